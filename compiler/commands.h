@@ -1,0 +1,11 @@
+/* commands.h — the subcommands of the `hdgc` CLI. Each lives in its own
+ * compiler/cmd_NAME.c, takes argv after the command name (argv[0] is the
+ * command name), prints its own --help, and returns the process exit code
+ * (0 success, 1 user-facing error, 2 bad usage). */
+#ifndef HDG_COMMANDS_H
+#define HDG_COMMANDS_H
+
+int hdg_cmd_mesh(int argc, char **argv);   /* cmd_mesh.c  */
+int hdg_cmd_check(int argc, char **argv);  /* cmd_check.c */
+
+#endif

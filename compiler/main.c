@@ -1,0 +1,58 @@
+/* main.c — the `hdgc` command-line entry point: dispatches to subcommands. */
+#include <stdio.h>
+#include <string.h>
+
+#include "compiler/commands.h"
+#include "hdg.h"
+
+typedef struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} command;
+
+static const command commands[] = {
+    {"check", hdg_cmd_check, "parse and check a .hdg problem; print diagnostics or a summary"},
+    {"mesh", hdg_cmd_mesh, "build or read a mesh, validate it, print its statistics"},
+};
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "hdgc %s — a compiler and runtime for discontinuous finite element methods\n"
+            "\n"
+            "usage: hdgc <command> [options] [args]\n"
+            "       hdgc <command> --help     options of one command\n"
+            "       hdgc --version\n"
+            "\n"
+            "commands:\n",
+            HDG_VERSION);
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f,
+            "\n"
+            "A problem is a .hdg file (see docs/language.md and examples/); a mesh is\n"
+            "square:N[,perturb=p][,domain=[a,b]^2] or a Gmsh .msh file (2.2 or 4.1 ASCII).\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *name = argv[1];
+    if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(name, "--version") || !strcmp(name, "-V")) {
+        printf("hdgc %s\n", HDG_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (!strcmp(name, commands[i].name)) return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "hdgc: unknown command '%s' (try 'hdgc --help')\n", name);
+    return 2;
+}
