@@ -8,6 +8,10 @@
 #ifndef HDG_H
 #define HDG_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #include <stddef.h>
 
 #ifndef HDG_VERSION
@@ -42,5 +46,9 @@ void hdg_error_clear(hdg_error *err);
 
 /* Short name of a status code ("input error", "I/O error", ...). */
 const char *hdg_status_name(hdg_status code);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -3,6 +3,10 @@
 #ifndef HDG_UTIL_H
 #define HDG_UTIL_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #include <stdarg.h>
 #include <stddef.h>
 #include "hdg.h"
@@ -43,5 +47,9 @@ double hdg_wtime(void);
 
 /* 64-bit FNV-1a hash (cache keys, checksums). */
 unsigned long long hdg_hash64(const void *data, size_t n, unsigned long long seed);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

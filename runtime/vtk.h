@@ -1,0 +1,66 @@
+/* vtk.h — VTK XML output (.vtu for ParaView) of discontinuous high-order
+ * nodal fields on triangles, and ParaView collections (.pvd) for time series.
+ *
+ * The writer does not know the reference element of the solver. The caller
+ * samples each field on the equispaced lattice of degree p of every element,
+ * in this fixed order ("lattice order"):
+ *     for j = 0..p, for i = 0..p-j:  (r, s) = (-1 + 2i/p, -1 + 2j/p)
+ * on the reference triangle v0 = (-1,-1), v1 = (1,-1), v2 = (-1,1), so there
+ * are n_lat = (p+1)(p+2)/2 values per element (hdg_vtk_lattice gives the
+ * points). p = 0 means one value per element, at the centroid. A lattice
+ * point lies at x = -(r+s)/2 x0 + (1+r)/2 x1 + (1+s)/2 x2 (same for y) in an
+ * element with vertices (x0,y0), (x1,y1), (x2,y2).
+ *
+ * Points are duplicated per element (fields are discontinuous). The file is
+ * ASCII XML with Float64 data printed with %.17g (exact round-trip). */
+#ifndef HDG_VTK_H
+#define HDG_VTK_H
+
+#include "hdg.h"
+
+enum {
+    /* One cell per element: VTK_TRIANGLE (5) for p = 1, VTK_LAGRANGE_TRIANGLE
+     * (69) for p >= 2, its points in VTK's order: the 3 vertices, the p-1
+     * points of edges v0-v1, v1-v2, v2-v0 (each walked in that direction),
+     * then the interior, recursively laid out as a triangle of degree p-3. */
+    HDG_VTK_LAGRANGE = 0,
+    /* Each element cut into p^2 linear triangles (VTK_TRIANGLE) on its
+     * lattice; works in every VTK reader. */
+    HDG_VTK_SUBDIVIDE = 1
+};
+
+#define HDG_VTK_MAX_DEGREE 255
+
+/* n_lat = (p+1)(p+2)/2, the number of lattice points of degree p (0 if p < 0). */
+int hdg_vtk_lattice_size(int p);
+
+/* The reference coordinates of the lattice of degree p in lattice order:
+ * r[k], s[k] for k < n_lat (p = 0: the centroid (-1/3, -1/3)). */
+void hdg_vtk_lattice(int p, double *r, double *s);
+
+/* VTK's Lagrange-triangle point order: lat[k] = the lattice index of VTK
+ * point k, for k < n_lat (p >= 0). */
+void hdg_vtk_lagrange_order(int p, int *lat);
+
+/* Writes an UnstructuredGrid .vtu file.
+ *   vxy     ne*6 vertex coordinates: x0,y0,x1,y1,x2,y2 per element (CCW)
+ *   names   nfields distinct, non-empty field names
+ *   values  nfields arrays of ne*n_lat values in lattice order, element by element
+ *   mode    HDG_VTK_LAGRANGE or HDG_VTK_SUBDIVIDE
+ * p = 0 writes one linear triangle per element with the fields as cell data;
+ * otherwise the fields are point data. Non-finite coordinates or values are
+ * refused (HDG_EINPUT naming the field and element) before the file is
+ * touched; an unwritable path gives HDG_EIO (and no partial file is left). */
+hdg_status hdg_vtk_write(const char *path, int ne, const double *vxy, int p, int nfields,
+                         const char *const *names, const double *const *values, int mode,
+                         hdg_error *err);
+
+/* Writes a ParaView collection listing n data files with their times
+ * (times = NULL uses 0, 1, 2, ...). files are paths as given to
+ * hdg_vtk_write (absolute or relative to the current directory); the
+ * collection stores each relative to the directory of the .pvd file, so the
+ * output folder can be moved as a whole. */
+hdg_status hdg_pvd_write(const char *path, int n, const char *const *files, const double *times,
+                         hdg_error *err);
+
+#endif
