@@ -1,0 +1,413 @@
+// jit.cpp — in-process C compiler for generated kernels (see jit.h).
+//
+// The project's only C++ file. Pipeline:
+//   C source --Clang (cc1 invocation, EmitLLVMOnlyAction)--> LLVM IR
+//            --PassBuilder -O3 for the host TargetMachine--> optimized IR
+//            --codegen--> ELF object in memory --> disk cache
+//            --ORC LLJIT (libm and the process as symbol sources)--> addresses.
+// A cache hit starts at the object and skips Clang and the optimizer.
+#include "backends/c/jit.h"
+
+extern "C" {
+#include "support/cache.h"
+#include "support/util.h"
+}
+
+#include <clang/Basic/Diagnostic.h>
+#include <clang/Basic/DiagnosticOptions.h>
+#include <clang/Basic/Version.h>
+#include <clang/CodeGen/CodeGenAction.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/CompilerInvocation.h>
+#include <clang/Frontend/TextDiagnosticPrinter.h>
+#include <clang/Lex/PreprocessorOptions.h>
+#include <llvm/ADT/StringMap.h>
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Module.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Object/ObjectFile.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/Host.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+using namespace llvm;
+
+// Bump when the pipeline changes in a way that changes the objects it makes.
+static const char JIT_REVISION[] = "hdgc-jit-1";
+
+struct hdg_jit {
+    std::unique_ptr<orc::LLJIT> lljit;
+    std::string reported; // errors ORC reports outside of a call's result
+};
+
+// ---- the host: target, CPU, Clang resource directory (found once) ---------
+
+namespace {
+struct Host {
+    bool ok = false;
+    std::string error;
+    std::string triple, cpu, version, resource_dir;
+    std::vector<std::string> features; // "+avx2", "-avx512f", ... sorted
+    std::vector<std::string> sys_includes;
+};
+} // namespace
+
+static bool has_stddef(const std::string &dir)
+{
+    return !dir.empty() && sys::fs::exists(dir + "/include/stddef.h");
+}
+
+// HDGC_CLANG_RESOURCE_DIR, then the directory CMake found, then the
+// layouts LLVM packages use (lib/clang/<full version> or <major>).
+static std::string find_resource_dir()
+{
+    std::vector<std::string> tries;
+    if (const char *env = std::getenv("HDGC_CLANG_RESOURCE_DIR")) tries.push_back(env);
+    tries.push_back(HDG_CLANG_RESOURCE_DIR);
+    tries.push_back(HDG_LLVM_LIBRARY_DIR "/clang/" CLANG_VERSION_STRING);
+    tries.push_back(HDG_LLVM_LIBRARY_DIR "/clang/" + std::to_string(CLANG_VERSION_MAJOR));
+    for (const std::string &dir : tries)
+        if (has_stddef(dir)) return dir;
+    return "";
+}
+
+static Host make_host()
+{
+    Host h;
+    InitializeNativeTarget();
+    InitializeNativeTargetAsmPrinter();
+    InitializeNativeTargetAsmParser();
+    h.triple = sys::getProcessTriple();
+    h.cpu = sys::getHostCPUName().str();
+    StringMap<bool> feats;
+    if (sys::getHostCPUFeatures(feats))
+        for (const auto &f : feats) h.features.push_back((f.second ? "+" : "-") + f.first().str());
+    std::sort(h.features.begin(), h.features.end());
+    Triple tt(h.triple);
+    h.version = "clang " CLANG_VERSION_STRING " " + tt.getArchName().str() + " " + h.cpu;
+
+    // Only the C library's headers (math.h, stdint.h): Debian multiarch, then /usr/include.
+    std::string multiarch = "/usr/include/" + tt.getArchName().str() + "-linux-gnu";
+    for (const std::string &dir : {multiarch, std::string("/usr/include")})
+        if (sys::fs::is_directory(dir)) h.sys_includes.push_back(dir);
+
+    std::string e;
+    h.resource_dir = find_resource_dir();
+    if (!TargetRegistry::lookupTarget(h.triple, e))
+        h.error = "LLVM cannot generate code for " + h.triple + ": " + e;
+    else if (h.resource_dir.empty())
+        h.error = "Clang resource directory not found (tried " HDG_CLANG_RESOURCE_DIR
+                  "); set HDGC_CLANG_RESOURCE_DIR";
+    h.ok = h.error.empty();
+    return h;
+}
+
+static const Host &host()
+{
+    static const Host h = make_host(); // thread-safe one-time initialization
+    return h;
+}
+
+// ---- C -> LLVM IR (Clang) -------------------------------------------------
+
+static std::vector<std::string> cc1_args(const std::string &file, int opt_level)
+{
+    const Host &h = host();
+    std::vector<std::string> a = {
+        "-triple", h.triple, "-target-cpu", h.cpu,
+        "-std=c11", "-O" + std::to_string(opt_level), "-disable-llvm-passes",
+        "-ffp-contract=on", "-mrelocation-model", "pic", "-pic-level", "2",
+        "-fgnuc-version=4.2.1", "-ferror-limit", "10",
+        "-Werror=implicit-function-declaration",
+        "-resource-dir", h.resource_dir, "-internal-isystem", h.resource_dir + "/include"};
+    for (const std::string &f : h.features) a.insert(a.end(), {"-target-feature", f});
+    for (const std::string &d : h.sys_includes) a.insert(a.end(), {"-internal-externc-isystem", d});
+    a.insert(a.end(), {"-main-file-name", file, "-x", "c", file});
+    return a;
+}
+
+// Parses source; on failure returns null and leaves Clang's diagnostics in diag.
+static std::unique_ptr<Module> c_to_ir(const char *source, const std::string &file,
+                                       int opt_level, LLVMContext &ctx, std::string &diag)
+{
+    raw_string_ostream out(diag);
+    std::vector<std::string> args = cc1_args(file, opt_level);
+    std::vector<const char *> argv;
+    for (const std::string &s : args) argv.push_back(s.c_str());
+
+    auto inv = std::make_shared<clang::CompilerInvocation>();
+    {
+        IntrusiveRefCntPtr<clang::DiagnosticOptions> opts = new clang::DiagnosticOptions();
+        clang::TextDiagnosticPrinter printer(out, opts.get());
+        clang::DiagnosticsEngine diags(new clang::DiagnosticIDs(), opts, &printer, false);
+        if (!clang::CompilerInvocation::CreateFromArgs(*inv, argv, diags)) return nullptr;
+    }
+    inv->getPreprocessorOpts().addRemappedFile(
+        file, MemoryBuffer::getMemBufferCopy(source, file).release());
+
+    clang::CompilerInstance ci;
+    ci.setInvocation(inv);
+    ci.createDiagnostics(new clang::TextDiagnosticPrinter(out, &ci.getDiagnosticOpts()), true);
+    ci.setVerboseOutputStream(out); // "N errors generated." goes here, not to stderr
+    clang::EmitLLVMOnlyAction action(&ctx);
+    bool ok = ci.ExecuteAction(action);
+    std::unique_ptr<Module> mod = action.takeModule();
+    return ok ? std::move(mod) : nullptr;
+}
+
+// ---- IR -> optimized IR -> object ----------------------------------------
+
+static std::unique_ptr<TargetMachine> host_machine(int opt_level)
+{
+    const Host &h = host();
+    std::string e, feats;
+    for (const std::string &f : h.features) feats += (feats.empty() ? "" : ",") + f;
+    const Target *t = TargetRegistry::lookupTarget(h.triple, e);
+    static const CodeGenOpt::Level levels[] = {CodeGenOpt::None, CodeGenOpt::Less,
+                                               CodeGenOpt::Default, CodeGenOpt::Aggressive};
+    TargetOptions opts; // IEEE: no unsafe math; fuses only fmuladd (contract=on)
+    return std::unique_ptr<TargetMachine>(t->createTargetMachine(
+        h.triple, h.cpu, feats, opts, Reloc::PIC_, CodeModel::Small, levels[opt_level]));
+}
+
+static void optimize(Module &m, TargetMachine &tm, int opt_level)
+{
+    // Declared in this order so they are destroyed in reverse.
+    LoopAnalysisManager lam;
+    FunctionAnalysisManager fam;
+    CGSCCAnalysisManager cgam;
+    ModuleAnalysisManager mam;
+    PipelineTuningOptions pto;
+    pto.LoopVectorization = pto.SLPVectorization = opt_level >= 2;
+    PassBuilder pb(&tm, pto);
+    pb.registerModuleAnalyses(mam);
+    pb.registerCGSCCAnalyses(cgam);
+    pb.registerFunctionAnalyses(fam);
+    pb.registerLoopAnalyses(lam);
+    pb.crossRegisterProxies(lam, fam, cgam, mam);
+    static const OptimizationLevel *levels[] = {&OptimizationLevel::O0, &OptimizationLevel::O1,
+                                                &OptimizationLevel::O2, &OptimizationLevel::O3};
+    ModulePassManager mpm = opt_level == 0
+                                ? pb.buildO0DefaultPipeline(OptimizationLevel::O0)
+                                : pb.buildPerModuleDefaultPipeline(*levels[opt_level]);
+    mpm.run(m, mam);
+}
+
+static bool emit_object(Module &m, TargetMachine &tm, SmallVectorImpl<char> &obj)
+{
+    legacy::PassManager pm;
+    raw_svector_ostream os(obj);
+    if (tm.addPassesToEmitFile(pm, os, nullptr, CGFT_ObjectFile)) return false;
+    pm.run(m);
+    return true;
+}
+
+static hdg_status compile_object(const char *source, const std::string &file, int opt_level,
+                                 SmallVectorImpl<char> &obj, hdg_error *err)
+{
+    LLVMContext ctx;
+    std::string diag;
+    std::unique_ptr<Module> m = c_to_ir(source, file, opt_level, ctx, diag);
+    if (!m)
+        return hdg_fail(err, HDG_ECOMPILE, "%s: generated C failed to compile (a bug in hdgc):\n%s",
+                        file.c_str(), diag.c_str());
+    std::unique_ptr<TargetMachine> tm = host_machine(opt_level);
+    m->setDataLayout(tm->createDataLayout());
+    optimize(*m, *tm, opt_level);
+    if (!emit_object(*m, *tm, obj))
+        return hdg_fail(err, HDG_EINTERNAL, "%s: LLVM cannot emit an object file for %s",
+                        file.c_str(), host().triple.c_str());
+    return HDG_OK;
+}
+
+// ---- object -> process (ORC) ----------------------------------------------
+
+// Names of the symbols an object defines and exports.
+static std::vector<std::string> defined_symbols(MemoryBufferRef buf)
+{
+    std::vector<std::string> names;
+    auto obj = object::ObjectFile::createObjectFile(buf);
+    if (!obj) {
+        consumeError(obj.takeError());
+        return names;
+    }
+    for (const object::SymbolRef &sym : (*obj)->symbols()) {
+        Expected<uint32_t> flags = sym.getFlags();
+        Expected<StringRef> name = sym.getName();
+        if (flags && name && (*flags & object::SymbolRef::SF_Global) &&
+            !(*flags & object::SymbolRef::SF_Undefined) && !name->empty())
+            names.push_back(name->str());
+        if (!flags) consumeError(flags.takeError());
+        if (!name) consumeError(name.takeError());
+    }
+    return names;
+}
+
+// ORC's own message for e, or the more telling one it reported on the side
+// (for a missing symbol: "Symbols not found: [ name ]").
+static std::string take_message(hdg_jit *j, Error e)
+{
+    std::string msg = toString(std::move(e));
+    return j->reported.empty() ? msg : j->reported;
+}
+
+// Creates the LLJIT of j: a "main" library for the module whose link order
+// falls back to a "<process>" library that resolves from libm and the process.
+static Error make_lljit(hdg_jit *j)
+{
+    const Host &h = host();
+    orc::JITTargetMachineBuilder jtmb{Triple(h.triple)};
+    jtmb.setCPU(h.cpu).addFeatures(h.features).setRelocationModel(Reloc::PIC_);
+    jtmb.setCodeModel(CodeModel::Small);
+    auto jit = orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(jtmb)).create();
+    if (!jit) return jit.takeError();
+    j->lljit = std::move(*jit);
+    orc::ExecutionSession &es = j->lljit->getExecutionSession();
+    es.setErrorReporter([j](Error e) {
+        j->reported += (j->reported.empty() ? "" : "; ") + toString(std::move(e));
+    });
+    char prefix = j->lljit->getDataLayout().getGlobalPrefix();
+    orc::JITDylib &process = es.createBareJITDylib("<process>");
+    auto libm = orc::DynamicLibrarySearchGenerator::Load("libm.so.6", prefix);
+    if (libm)
+        process.addGenerator(std::move(*libm));
+    else
+        consumeError(libm.takeError()); // the process generator may still find libm
+    auto self = orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(prefix);
+    if (!self) return self.takeError();
+    process.addGenerator(std::move(*self));
+    j->lljit->getMainJITDylib().addToLinkOrder(process);
+    return Error::success();
+}
+
+// Adds the object and links it now (by looking up what it defines), so that
+// an unresolved symbol is reported here and not at the first hdg_jit_lookup.
+static hdg_status load_object(hdg_jit *j, std::unique_ptr<MemoryBuffer> obj,
+                              const std::string &file, hdg_error *err)
+{
+    if (Error e = make_lljit(j))
+        return hdg_fail(err, HDG_EINTERNAL, "%s: cannot start the JIT: %s", file.c_str(),
+                        toString(std::move(e)).c_str());
+    std::vector<std::string> names = defined_symbols(obj->getMemBufferRef());
+    if (Error e = j->lljit->addObjectFile(std::move(obj)))
+        return hdg_fail(err, HDG_ECOMPILE, "%s: cannot load the object: %s", file.c_str(),
+                        take_message(j, std::move(e)).c_str());
+    for (const std::string &name : names) {
+        auto sym = j->lljit->lookupLinkerMangled(name);
+        if (!sym)
+            return hdg_fail(err, HDG_ECOMPILE,
+                            "%s: cannot link the compiled module: %s "
+                            "(defined neither in the module nor in libm or the process)",
+                            file.c_str(), take_message(j, sym.takeError()).c_str());
+    }
+    return HDG_OK;
+}
+
+// ---- the C interface --------------------------------------------------------
+
+static std::string flags_key(int opt_level)
+{
+    std::string k = std::string(JIT_REVISION) + " -O" + std::to_string(opt_level);
+    for (const std::string &f : host().features) k += " " + f;
+    return k;
+}
+
+static void set_warning(hdg_jit_stats *stats, const char *w)
+{
+    if (!stats || !w || !*w || stats->warning[0]) return;
+    size_t n = strnlen(w, sizeof stats->warning - 1);
+    std::memcpy(stats->warning, w, n);
+    stats->warning[n] = '\0';
+}
+
+extern "C" hdg_status hdg_jit_compile(const char *source, const char *module_name,
+                                      const hdg_jit_options *opt, hdg_jit **out,
+                                      hdg_jit_stats *stats, hdg_error *err)
+{
+    hdg_jit_stats scratch;
+    if (!stats) stats = &scratch;
+    std::memset(stats, 0, sizeof *stats);
+    hdg_error_clear(err);
+    *out = nullptr;
+    if (!source || !module_name || !*module_name)
+        return hdg_fail(err, HDG_EINTERNAL, "hdg_jit_compile: no source or module name");
+    const Host &h = host();
+    if (!h.ok) return hdg_fail(err, HDG_EINTERNAL, "C backend: %s", h.error.c_str());
+    hdg_jit_options o = HDG_JIT_OPTIONS_DEFAULT;
+    if (opt) o = *opt;
+    int level = std::min(std::max(o.opt_level, 0), 3);
+    std::string file = std::string(module_name) + ".c";
+
+    char dir[4096] = "";
+    if (o.use_cache) {
+        hdg_error cerr;
+        if (hdg_cache_dir(o.cache_dir, dir, sizeof dir, &cerr) != HDG_OK) {
+            set_warning(stats, cerr.msg);
+            dir[0] = '\0';
+        }
+    }
+    std::string flags = flags_key(level);
+    const char *parts[] = {source, h.version.c_str(), flags.c_str()};
+    unsigned long long key = hdg_cache_key(parts, 3);
+
+    std::unique_ptr<hdg_jit> j(new hdg_jit());
+    void *data = nullptr;
+    size_t n = 0;
+    double t0 = hdg_wtime();
+    if (dir[0] && hdg_cache_get(dir, "o", key, &data, &n)) {
+        auto buf = MemoryBuffer::getMemBufferCopy(StringRef((const char *)data, n), file);
+        std::free(data);
+        hdg_status st = load_object(j.get(), std::move(buf), file, err);
+        if (st != HDG_OK) return st;
+        stats->cache_hit = 1;
+        stats->load_seconds = hdg_wtime() - t0;
+        *out = j.release();
+        return HDG_OK;
+    }
+
+    SmallVector<char, 0> obj;
+    hdg_status st = compile_object(source, file, level, obj, err);
+    if (st != HDG_OK) return st;
+    double t1 = hdg_wtime();
+    stats->compile_seconds = t1 - t0;
+    st = load_object(j.get(), MemoryBuffer::getMemBufferCopy(StringRef(obj.data(), obj.size()), file),
+                     file, err);
+    if (st != HDG_OK) return st;
+    stats->load_seconds = hdg_wtime() - t1;
+    if (dir[0]) {
+        char w[512];
+        if (hdg_cache_put(dir, "o", key, obj.data(), obj.size(), w, sizeof w) != 0)
+            set_warning(stats, w);
+    }
+    *out = j.release();
+    return HDG_OK;
+}
+
+extern "C" void *hdg_jit_lookup(hdg_jit *jit, const char *symbol)
+{
+    if (!jit || !symbol) return nullptr;
+    auto sym = jit->lljit->lookup(symbol);
+    if (!sym) {
+        consumeError(sym.takeError());
+        return nullptr;
+    }
+    return reinterpret_cast<void *>(static_cast<uintptr_t>(sym->getAddress()));
+}
+
+extern "C" void hdg_jit_free(hdg_jit *jit) { delete jit; }
+
+extern "C" const char *hdg_jit_version(void) { return host().version.c_str(); }
