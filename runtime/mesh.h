@@ -1,0 +1,106 @@
+/* mesh.h — triangle meshes: the structured generator (square:N), the Gmsh reader,
+ * and the topology every other layer relies on.
+ *
+ * Conventions (fixed; other layers depend on them):
+ *  - Triangles are counter-clockwise. Clockwise input is reoriented silently by
+ *    swapping its vertices 1 and 2 (counted in nreoriented).
+ *  - Reference triangle v0=(-1,-1), v1=(1,-1), v2=(-1,1). Local face j of an element
+ *    joins local vertex j to vertex (j+1)%3 (face 0: v0-v1, 1: v1-v2, 2: v2-v0).
+ *  - Global face f: fe[2f] is its FIRST element (the lowest-numbered element that
+ *    has it), fe[2f+1] the second one (-1 on a boundary face). The canonical
+ *    direction of f is the one in which fe[2f] traverses it (v_j -> v_{j+1});
+ *    fv[2f], fv[2f+1] are its vertices in that order. The second element
+ *    traverses it reversed. eforient[3e+j] = 0 when element e traverses its local
+ *    face j canonically, 1 when reversed. flf[2f+k] = local face index of f in fe[2f+k].
+ *  - Faces are numbered in order of first appearance scanning elements e = 0..ne-1,
+ *    local faces j = 0..2 (so fe[2f] < fe[2f+1] and faces are roughly element-local).
+ *  - Coupling list (row structure of the trace matrix, na = 5 blocks a row):
+ *      fnbr[5f+0] = f;
+ *      fnbr[5f+1], fnbr[5f+2] = local faces (flf[2f]+1)%3, (flf[2f]+2)%3 of fe[2f];
+ *      fnbr[5f+3], fnbr[5f+4] = local faces (flf[2f+1]+1)%3, (flf[2f+1]+2)%3 of fe[2f+1]
+ *                               (-1 on boundary faces: 3 valid entries there, 5 inside).
+ *    fnbr_elem[5f+a] is the element the block couples through and fnbr_lf[5f+a]
+ *    the local index of face fnbr[5f+a] in that element (for a = 0: fe[2f], flf[2f];
+ *    the diagonal block also collects fe[2f+1] when it exists). -1 for padding.
+ *  - Boundary markers: fmark[f] = 0 on interior faces, > 0 on boundary faces.
+ *    Marker ids run 1..nmarkers; marker_names[id] is the name, NULL for an id
+ *    that names nothing (Gmsh physical tags need not be contiguous; [0] unused).
+ *    square:N: 1 "bottom" (y = ymin), 2 "right", 3 "top", 4 "left".
+ *    Gmsh: the physical tag of the boundary line elements is the marker; the name
+ *    comes from $PhysicalNames (dimension 1) or is the decimal tag. Boundary faces
+ *    that no physical line covers get one extra marker named "boundary" (id =
+ *    largest tag + 1; "boundary_untagged" if a physical group already uses the name
+ *    "boundary"); their count is nuntagged. A physical line on an interior edge is
+ *    ignored; when two physical lines cover one face, the first in the file wins.
+ *  - Element numbers in messages are 0-based and always written "element E";
+ *    file positions are "path:LINE:" with 1-based lines.
+ */
+#ifndef HDG_MESH_H
+#define HDG_MESH_H
+
+#include "hdg.h"
+
+typedef struct hdg_mesh {
+    int nv, ne, nf, nbf;   /* vertices, elements, faces, boundary faces */
+    double *vx, *vy;       /* nv: vertex coordinates */
+    int *ev;               /* 3ne: vertices of element e, counter-clockwise */
+    int *ef;               /* 3ne: global face of local face j of element e */
+    int *eforient;         /* 3ne: 0 canonical, 1 reversed (see above) */
+    int *fv;               /* 2nf: face vertices in canonical direction */
+    int *fe;               /* 2nf: first and second element (-1: boundary) */
+    int *flf;              /* 2nf: local face index in fe[2f+k] (-1: none) */
+    int *fmark;            /* nf: 0 interior, > 0 boundary marker id */
+    int *fnbr;             /* 5nf: coupling list, -1 padding */
+    int *fnbr_elem;        /* 5nf: element each coupling goes through, -1 padding */
+    int *fnbr_lf;          /* 5nf: local face of fnbr[5f+a] in fnbr_elem[5f+a] */
+    int nmarkers;          /* largest marker id */
+    char **marker_names;   /* nmarkers+1 entries, [0] and unused ids NULL */
+    char *source;          /* the spec or path the mesh came from */
+    int nreoriented;       /* clockwise input triangles that were flipped */
+    int nuntagged;         /* boundary faces given the "boundary" marker */
+    int untagged_marker;   /* id of that marker, 0 if there is none */
+
+    /* Provenance (NULL for generated meshes), used in error messages. */
+    long long *vtag;       /* nv: Gmsh node tag of each vertex */
+    int *eline;            /* ne: 1-based file line defining each triangle */
+    /* Constructor input to hdg_mesh_build_topology: tagged boundary edges,
+     * 4 ints each (vertex a, vertex b, marker id, file line or 0). */
+    int ntag;
+    int *tag;
+} hdg_mesh;
+
+/* square:N on [x0,x1]x[y0,y1]: N x N cells, each cut by its diagonal from
+ * (xi,yj) to (xi+1,yj+1) into 2 triangles; 2N^2 triangles, (N+1)^2 vertices
+ * (vertex (i,j) has index j(N+1)+i), 3N^2+2N faces. perturb = p moves interior
+ * vertices by a pseudo-random offset in (-p h, p h) per coordinate (fixed seed,
+ * identical on every machine); always valid for p <= 0.25, checked anyway.
+ * 1 <= N <= 8000 (element counts stay far from INT_MAX). */
+hdg_status hdg_mesh_square(hdg_mesh *m, int N, double perturb, double x0, double x1,
+                           double y0, double y1, hdg_error *err);
+
+/* Gmsh .msh, format 2.2 or 4.1 ASCII: 3-node triangles, 2-node boundary lines
+ * (physical tags = markers), points ignored, anything else an error. */
+hdg_status hdg_mesh_read_gmsh(hdg_mesh *m, const char *path, hdg_error *err);
+
+/* "square:N[,perturb=p][,domain=[a,b]^2 | ,domain=[a,b]x[c,d]]" or a .msh path. */
+hdg_status hdg_mesh_load(hdg_mesh *m, const char *spec, hdg_error *err);
+
+/* From nv, vx, vy, ne, ev (and optionally tag, eline, vtag, markers): checks and
+ * reorients the triangles, builds faces, orientation, coupling lists and markers.
+ * Called by the constructors. Fails on degenerate triangles, overlapping
+ * triangles, non-manifold edges, tagged lines that are not mesh edges. */
+hdg_status hdg_mesh_build_topology(hdg_mesh *m, hdg_error *err);
+
+/* Frees every array and zeroes *m (safe on a zeroed or failed mesh). */
+void hdg_mesh_free(hdg_mesh *m);
+
+/* Marker id of a name, -1 if no marker has it. */
+int hdg_mesh_marker_id(const hdg_mesh *m, const char *name);
+
+/* Number of faces carrying marker id. */
+int hdg_mesh_marker_count(const hdg_mesh *m, int id);
+
+/* Sets marker id's name (grows the table; replaces an existing name). */
+void hdg_mesh_set_marker_name(hdg_mesh *m, int id, const char *name);
+
+#endif
