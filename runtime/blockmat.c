@@ -1,0 +1,373 @@
+/* blockmat.c — dense block trace matrix: neighbour lists, per-face-row
+ * assembly without atomics, symmetric Dirichlet elimination, threaded SpMV. */
+#include "runtime/blockmat.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/parallel.h"
+#include "support/util.h"
+
+#define MAXM_FIXED 12 /* SpMV has a constant-m kernel for m = 1..12 */
+
+#if defined(__GNUC__)
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define ALWAYS_INLINE inline
+#endif
+
+/* ---- topology checks ---- */
+
+/* Checks that fe/flf/ef agree for every face and every element. */
+static hdg_status check_topology(int nf, int ne, const int *ef, const int *fe, const int *flf,
+                                 hdg_error *err)
+{
+    if (nf < 0 || ne < 0) return hdg_fail(err, HDG_EINPUT, "negative face or element count");
+    if ((nf > 0 && (!fe || !flf)) || (ne > 0 && !ef))
+        return hdg_fail(err, HDG_EINPUT, "missing topology array (ef, fe or flf is NULL)");
+    for (int e = 0; e < ne; e++)
+        for (int j = 0; j < 3; j++) {
+            int f = ef[3 * e + j];
+            if (f < 0 || f >= nf)
+                return hdg_fail(err, HDG_EINPUT, "element %d local face %d: face %d out of range [0, %d)",
+                                e, j, f, nf);
+            int k0 = fe[2 * f] == e && flf[2 * f] == j;
+            int k1 = fe[2 * f + 1] == e && flf[2 * f + 1] == j;
+            if (!k0 && !k1)
+                return hdg_fail(err, HDG_EINPUT,
+                                "element %d local face %d is face %d, but face %d does not list it",
+                                e, j, f, f);
+        }
+    for (int f = 0; f < nf; f++) {
+        int count = 0;
+        for (int k = 0; k < 2; k++) {
+            int e = fe[2 * f + k], j = flf[2 * f + k];
+            if (e == -1) continue;
+            if (e < 0 || e >= ne)
+                return hdg_fail(err, HDG_EINPUT, "face %d: element %d out of range [0, %d)", f, e, ne);
+            if (j < 0 || j > 2)
+                return hdg_fail(err, HDG_EINPUT, "face %d: local face index %d not in 0..2", f, j);
+            if (ef[3 * e + j] != f)
+                return hdg_fail(err, HDG_EINPUT,
+                                "face %d: element %d local face %d is face %d, not %d", f, e, j,
+                                ef[3 * e + j], f);
+            count++;
+        }
+        if (count == 0) return hdg_fail(err, HDG_EINPUT, "face %d belongs to no element", f);
+        if (count == 2 && fe[2 * f] == fe[2 * f + 1])
+            return hdg_fail(err, HDG_EINPUT, "face %d lists element %d twice", f, fe[2 * f]);
+    }
+    return HDG_OK;
+}
+
+hdg_status hdg_blockmat_neighbours(int nf, int ne, const int *ef, const int *fe,
+                                   const int *flf, int *nbr, hdg_error *err)
+{
+    hdg_status st = check_topology(nf, ne, ef, fe, flf, err);
+    if (st) return st;
+    for (int l = 0; l < nf; l++) {
+        int *row = nbr + 5 * l;
+        row[0] = l;
+        for (int a = 1; a < 5; a++) row[a] = -1;
+        for (int k = 0; k < 2; k++) {
+            int e = fe[2 * l + k];
+            if (e < 0) continue;
+            for (int s = 0; s < 2; s++) {
+                int g = ef[3 * e + (flf[2 * l + k] + 1 + s) % 3];
+                int seen = 0;
+                for (int a = 0; a < 5; a++) seen |= row[a] == g;
+                if (!seen) row[1 + 2 * k + s] = g;
+            }
+        }
+    }
+    return HDG_OK;
+}
+
+/* ---- construction ---- */
+
+hdg_status hdg_blockmat_init(hdg_blockmat *B, int nf, int m, int na, const int *nbr,
+                             hdg_error *err)
+{
+    memset(B, 0, sizeof *B);
+    if (nf < 0 || m < 1 || na < 1)
+        return hdg_fail(err, HDG_EINPUT, "block matrix: bad sizes nf=%d m=%d na=%d", nf, m, na);
+    if ((double)nf * na * m * m > (double)LLONG_MAX / 16 || (double)nf * na > INT_MAX)
+        return hdg_fail(err, HDG_EINPUT, "block matrix: too large (nf=%d m=%d na=%d)", nf, m, na);
+    if (nf > 0 && !nbr) return hdg_fail(err, HDG_EINPUT, "block matrix: neighbour list is NULL");
+    for (int l = 0; l < nf; l++) {
+        const int *row = nbr + (size_t)l * na;
+        if (row[0] != l)
+            return hdg_fail(err, HDG_EINPUT, "block matrix: row %d: first block is face %d, not the diagonal",
+                            l, row[0]);
+        for (int a = 1; a < na; a++) {
+            if (row[a] < -1 || row[a] >= nf)
+                return hdg_fail(err, HDG_EINPUT, "block matrix: row %d block %d: face %d out of range [0, %d)",
+                                l, a, row[a], nf);
+            for (int b = 0; b < a; b++)
+                if (row[a] >= 0 && row[a] == row[b])
+                    return hdg_fail(err, HDG_EINPUT, "block matrix: row %d lists face %d twice", l, row[a]);
+        }
+    }
+    size_t nblk = (size_t)nf * na;
+    B->nf = nf;
+    B->m = m;
+    B->na = na;
+    B->nbr = hdg_xmalloc(sizeof(int) * (nblk ? nblk : 1));
+    if (nblk) memcpy(B->nbr, nbr, sizeof(int) * nblk);
+    B->A = hdg_xcalloc(nblk * m * m, sizeof(double));
+    return HDG_OK;
+}
+
+void hdg_blockmat_free(hdg_blockmat *B)
+{
+    if (!B) return;
+    free(B->nbr);
+    free(B->A);
+    memset(B, 0, sizeof *B);
+}
+
+/* ---- assembly ---- */
+
+typedef struct assembly {
+    hdg_blockmat *B;
+    double *rhs;
+    const double *Ke, *Fe, *flip;
+    const int *ef, *eforient, *fe, *flf;
+    const int *slot; /* (l*2+k)*3+i -> block index a in row l */
+} assembly;
+
+static const double *face_sign(const assembly *as, int e, int j)
+{
+    return as->eforient && as->eforient[3 * e + j] ? as->flip : NULL;
+}
+
+/* Adds S_j Ke[j,i] S_i into blk (m x m). */
+static void add_block(double *blk, const double *K, int ld, int m, const double *sj, const double *si)
+{
+    for (int p = 0; p < m; p++) {
+        double sp = sj ? sj[p] : 1.0;
+        for (int q = 0; q < m; q++) blk[p * m + q] += sp * K[(size_t)p * ld + q] * (si ? si[q] : 1.0);
+    }
+}
+
+static void assemble_rows(long long l0, long long l1, void *vctx)
+{
+    const assembly *as = vctx;
+    hdg_blockmat *B = as->B;
+    int m = B->m, na = B->na, ld = 3 * m;
+    for (long long l = l0; l < l1; l++) {
+        memset(hdg_blockmat_block(B, (int)l, 0), 0, sizeof(double) * na * m * m);
+        if (as->rhs) memset(as->rhs + l * m, 0, sizeof(double) * m);
+        for (int k = 0; k < 2; k++) {
+            int e = as->fe[2 * l + k], j = as->flf[2 * l + k];
+            if (e < 0) continue;
+            const double *sj = face_sign(as, e, j);
+            const double *Kj = as->Ke + (size_t)e * ld * ld + (size_t)j * m * ld;
+            for (int i = 0; i < 3; i++) {
+                int a = as->slot[(l * 2 + k) * 3 + i];
+                add_block(hdg_blockmat_block(B, (int)l, a), Kj + i * m, ld, m, sj, face_sign(as, e, i));
+            }
+            if (as->rhs) {
+                const double *F = as->Fe + (size_t)e * ld + j * m;
+                for (int p = 0; p < m; p++) as->rhs[l * m + p] += (sj ? sj[p] : 1.0) * F[p];
+            }
+        }
+    }
+}
+
+/* Finds, for every (face, element side, element-local face), the block of the
+ * face row that receives the contribution; fails on a missing neighbour. */
+static hdg_status build_slots(const hdg_blockmat *B, const int *ef, const int *fe, const int *flf,
+                              int *slot, hdg_error *err)
+{
+    for (int l = 0; l < B->nf; l++) {
+        const int *row = B->nbr + (size_t)l * B->na;
+        for (int k = 0; k < 2; k++) {
+            int e = fe[2 * l + k];
+            for (int i = 0; i < 3; i++) {
+                int *s = &slot[(l * 2 + k) * 3 + i];
+                *s = -1;
+                if (e < 0) continue;
+                int g = ef[3 * e + i];
+                for (int a = 0; a < B->na && *s < 0; a++)
+                    if (row[a] == g) *s = a;
+                if (*s < 0)
+                    return hdg_fail(err, HDG_EINPUT,
+                                    "assembly: face %d couples to face %d through element %d, "
+                                    "but row %d has no block for face %d", l, g, e, l, g);
+            }
+        }
+    }
+    return HDG_OK;
+}
+
+hdg_status hdg_blockmat_assemble(hdg_blockmat *B, double *rhs, int ne, const double *Ke,
+                                 const double *Fe, const int *ef, const int *eforient,
+                                 const int *fe, const int *flf, const double *flip,
+                                 hdg_error *err)
+{
+    hdg_status st = check_topology(B->nf, ne, ef, fe, flf, err);
+    if (st) return st;
+    if (ne > 0 && !Ke) return hdg_fail(err, HDG_EINPUT, "assembly: element matrices are NULL");
+    if (eforient)
+        for (int i = 0; i < 3 * ne; i++) {
+            if (eforient[i] != 0 && eforient[i] != 1)
+                return hdg_fail(err, HDG_EINPUT, "assembly: element %d local face %d: orientation %d is not 0 or 1",
+                                i / 3, i % 3, eforient[i]);
+            if (eforient[i] && !flip)
+                return hdg_fail(err, HDG_EINPUT,
+                                "assembly: element %d local face %d is reversed but no flip vector was given",
+                                i / 3, i % 3);
+        }
+    int *slot = hdg_xmalloc(sizeof(int) * ((size_t)B->nf * 6 + 1));
+    st = build_slots(B, ef, fe, flf, slot, err);
+    if (!st) {
+        assembly as = {B, rhs && Fe ? rhs : NULL, Ke, Fe, flip, ef, eforient, fe, flf, slot};
+        hdg_parallel_for_grain(B->nf, 64, assemble_rows, &as);
+    }
+    free(slot);
+    return st;
+}
+
+/* ---- Dirichlet elimination ---- */
+
+typedef struct dirichlet {
+    hdg_blockmat *B;
+    double *rhs;
+    const unsigned char *isd;
+    const double *xD;
+} dirichlet;
+
+static void dirichlet_rows(long long l0, long long l1, void *vctx)
+{
+    const dirichlet *d = vctx;
+    hdg_blockmat *B = d->B;
+    int m = B->m, na = B->na;
+    for (long long l = l0; l < l1; l++) {
+        const int *row = B->nbr + l * na;
+        double *r = d->rhs + l * m;
+        if (d->isd[l]) {
+            memset(hdg_blockmat_block(B, (int)l, 0), 0, sizeof(double) * na * m * m);
+            double *diag = hdg_blockmat_block(B, (int)l, 0);
+            for (int p = 0; p < m; p++) {
+                diag[p * m + p] = 1.0;
+                r[p] = d->xD[l * m + p];
+            }
+            continue;
+        }
+        for (int a = 0; a < na; a++) {
+            int g = row[a];
+            if (g < 0 || !d->isd[g]) continue;
+            double *blk = hdg_blockmat_block(B, (int)l, a);
+            const double *xg = d->xD + (size_t)g * m;
+            for (int p = 0; p < m; p++) {
+                double s = 0.0;
+                for (int q = 0; q < m; q++) s += blk[p * m + q] * xg[q];
+                r[p] -= s;
+            }
+            memset(blk, 0, sizeof(double) * m * m);
+        }
+    }
+}
+
+void hdg_blockmat_apply_dirichlet(hdg_blockmat *B, double *rhs,
+                                  const unsigned char *is_dirichlet, const double *xD)
+{
+    dirichlet d = {B, rhs, is_dirichlet, xD};
+    hdg_parallel_for_grain(B->nf, 64, dirichlet_rows, &d);
+}
+
+/* ---- SpMV ---- */
+
+typedef struct spmv_job {
+    const hdg_blockmat *B;
+    const double *x;
+    double *y;
+} spmv_job;
+
+/* Rows [l0, l1) for a block size m that is a compile-time constant after
+ * inlining into the switch below (m <= MAXM_FIXED). */
+static ALWAYS_INLINE void
+spmv_rows_fixed(const hdg_blockmat *B, const double *restrict x, double *restrict y,
+                long long l0, long long l1, const int m)
+{
+    const int na = B->na;
+    for (long long l = l0; l < l1; l++) {
+        const double *restrict Al = B->A + (size_t)l * na * m * m;
+        const int *nl = B->nbr + l * na;
+        double acc[MAXM_FIXED] = {0};
+        for (int a = 0; a < na; a++) {
+            int g = nl[a];
+            if (g < 0) continue;
+            double xa[MAXM_FIXED];
+            for (int q = 0; q < m; q++) xa[q] = x[(size_t)g * m + q];
+            const double *restrict Ab = Al + a * m * m;
+            for (int p = 0; p < m; p++) {
+                double s = 0.0;
+                for (int q = 0; q < m; q++) s += Ab[p * m + q] * xa[q];
+                acc[p] += s;
+            }
+        }
+        for (int p = 0; p < m; p++) y[l * m + p] = acc[p];
+    }
+}
+
+static void spmv_rows_generic(const hdg_blockmat *B, const double *x, double *y, long long l0,
+                              long long l1)
+{
+    const int m = B->m, na = B->na;
+    for (long long l = l0; l < l1; l++) {
+        double *yl = y + l * m;
+        for (int p = 0; p < m; p++) yl[p] = 0.0;
+        for (int a = 0; a < na; a++) {
+            int g = B->nbr[l * na + a];
+            if (g < 0) continue;
+            const double *Ab = hdg_blockmat_block(B, (int)l, a), *xa = x + (size_t)g * m;
+            for (int p = 0; p < m; p++) {
+                double s = 0.0;
+                for (int q = 0; q < m; q++) s += Ab[p * m + q] * xa[q];
+                yl[p] += s;
+            }
+        }
+    }
+}
+
+static void spmv_rows(long long l0, long long l1, void *vctx)
+{
+    const spmv_job *j = vctx;
+    const hdg_blockmat *B = j->B;
+    switch (B->m) {
+#define CASE(M) case M: spmv_rows_fixed(B, j->x, j->y, l0, l1, M); break;
+    CASE(1) CASE(2) CASE(3) CASE(4) CASE(5) CASE(6)
+    CASE(7) CASE(8) CASE(9) CASE(10) CASE(11) CASE(12)
+#undef CASE
+    default: spmv_rows_generic(B, j->x, j->y, l0, l1);
+    }
+}
+
+void hdg_blockmat_spmv(const hdg_blockmat *B, const double *x, double *y)
+{
+    spmv_job j = {B, x, y};
+    hdg_parallel_for_grain(B->nf, 64, spmv_rows, &j);
+}
+
+/* ---- performance arithmetic ---- */
+
+long long hdg_blockmat_nblocks(const hdg_blockmat *B)
+{
+    long long n = 0;
+    for (long long i = 0; i < (long long)B->nf * B->na; i++) n += B->nbr[i] >= 0;
+    return n;
+}
+
+double hdg_blockmat_spmv_bytes(const hdg_blockmat *B)
+{
+    double nf = B->nf, na = B->na, m = B->m;
+    return 8.0 * (nf * na * m * m + 2.0 * nf * m) + 4.0 * nf * na;
+}
+
+double hdg_blockmat_spmv_flops(const hdg_blockmat *B)
+{
+    return 2.0 * (double)B->m * B->m * (double)hdg_blockmat_nblocks(B);
+}

@@ -1,0 +1,83 @@
+/* blockmat.h — the HDG trace matrix in dense block format (seed 000).
+ *
+ * Face l owns one row of na face blocks, each m x m (m = dofs per face):
+ *     y_l = sum_a A[l][a] x_{nbr[l][a]},    a = 0..na-1,
+ * with nbr[l][0] = l (the diagonal block) and nbr = -1 for padding (boundary
+ * faces have 3 real blocks out of 5 on triangles). Block (l, a) is stored
+ * row-major at A + ((size_t)l*na + a)*m*m, so the blocks of a row are
+ * contiguous. Faces: l = 0..nf-1; vectors are face-major, x[g*m + q].
+ *
+ * Assembly gathers each face row from its one or two elements (parallel over
+ * rows, no atomics). Element conventions, shared with the kernels:
+ *  - Ke: ne matrices of (3m) x (3m), row-major; row/column index j*m + p is
+ *    dof p of element-local face j (j = 0, 1, 2);
+ *  - Fe: ne vectors of 3m entries, same ordering (may be NULL);
+ *  - ef[3e+j]: face of element e's local face j;
+ *  - fe[2f+k], flf[2f+k] (k = 0, 1): the elements of face f and f's local index
+ *    in them; fe = -1 for none (a boundary face has one element);
+ *  - eforient[3e+j]: 0 when the element's parametrisation of local face j is
+ *    the face's canonical one, 1 when reversed (NULL: all 0);
+ *  - flip[m]: the diagonal of the map from canonical to reversed face dofs,
+ *    e.g. (-1)^i for an orthonormal Legendre modal basis (NULL allowed only
+ *    when no face is reversed). Element e then adds S_j Ke[j,i] S_i to the
+ *    block coupling face ef[3e+j] (row) to face ef[3e+i] (column), with
+ *    S = diag(flip) on reversed faces and I otherwise, and S_j Fe[j] to the
+ *    right-hand side of face ef[3e+j]. */
+#ifndef HDG_BLOCKMAT_H
+#define HDG_BLOCKMAT_H
+
+#include "hdg.h"
+
+typedef struct hdg_blockmat {
+    int nf;     /* faces = block rows */
+    int m;      /* dofs per face (block size) */
+    int na;     /* blocks per row (5 on triangles) */
+    int *nbr;   /* nf*na face indices, -1 = padding; nbr[l*na] == l */
+    double *A;  /* nf*na*m*m values */
+} hdg_blockmat;
+
+/* Fills nbr (nf*5 ints) for a triangle mesh: row l lists l, then the other two
+ * faces of its element fe[2l] in local order (flf+1, flf+2 mod 3), then those
+ * of fe[2l+1], -1 where there is no second element (or a face repeats). */
+hdg_status hdg_blockmat_neighbours(int nf, int ne, const int *ef, const int *fe,
+                                   const int *flf, int *nbr, hdg_error *err);
+
+/* Allocates a zero matrix with the given neighbour lists (nbr is copied;
+ * checked: 0 <= entries < nf or -1, nbr[l*na] == l, no repeated face in a row). */
+hdg_status hdg_blockmat_init(hdg_blockmat *B, int nf, int m, int na, const int *nbr,
+                             hdg_error *err);
+void hdg_blockmat_free(hdg_blockmat *B);
+
+/* Overwrites every block (and rhs when both rhs and Fe are given) by gathering
+ * the element matrices; see the conventions above. The topology is checked
+ * first (ef/fe/flf consistent, every coupled face present in the row). */
+hdg_status hdg_blockmat_assemble(hdg_blockmat *B, double *rhs, int ne, const double *Ke,
+                                 const double *Fe, const int *ef, const int *eforient,
+                                 const int *fe, const int *flf, const double *flip,
+                                 hdg_error *err);
+
+/* Symmetric Dirichlet elimination. For faces with is_dirichlet[f] != 0 the
+ * value x_D = xD[f*m .. f*m+m-1] is known (entries of other faces ignored):
+ * rhs_l -= A[l][a] x_D for every Dirichlet neighbour of a free row l, then
+ * Dirichlet rows and columns become identity (diagonal block I, other blocks
+ * zeroed) and rhs = x_D on Dirichlet faces. Symmetric input stays symmetric. */
+void hdg_blockmat_apply_dirichlet(hdg_blockmat *B, double *rhs,
+                                  const unsigned char *is_dirichlet, const double *xD);
+
+/* y = B x (threaded over face rows; x and y must not alias). */
+void hdg_blockmat_spmv(const hdg_blockmat *B, const double *x, double *y);
+
+/* Block (l, a) and its values. */
+static inline double *hdg_blockmat_block(const hdg_blockmat *B, int l, int a)
+{
+    return B->A + ((size_t)l * B->na + a) * B->m * B->m;
+}
+
+/* Performance arithmetic (MATH.md): bytes one SpMV moves,
+ * 8 (nf na m^2 + 2 nf m) + 4 nf na, and its flops, 2 m^2 per non-padding block. */
+double hdg_blockmat_spmv_bytes(const hdg_blockmat *B);
+double hdg_blockmat_spmv_flops(const hdg_blockmat *B);
+/* Number of non-padding blocks. */
+long long hdg_blockmat_nblocks(const hdg_blockmat *B);
+
+#endif

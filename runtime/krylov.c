@@ -1,0 +1,640 @@
+/* krylov.c — PCG, restarted GMRES, host vector operations, and the Jacobi /
+ * face-block Jacobi preconditioners of the trace system. */
+#include "runtime/krylov.h"
+
+#include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/parallel.h"
+#include "support/util.h"
+
+#define VEC_GRAIN 8192 /* vector entries per chunk, at least */
+
+/* ==== host vector operations ==== */
+
+typedef struct vec_job {
+    const double *x;
+    double *y;
+    double a;
+} vec_job;
+
+static double *host_alloc(void *ctx, long long n)
+{
+    return hdg_xmalloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+}
+
+static void host_free(void *ctx, double *x) { free(x); }
+
+static double dot_part(long long b, long long e, void *vctx)
+{
+    const vec_job *j = vctx;
+    const double *x = j->x, *y = j->y;
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    long long i = b;
+    for (; i + 4 <= e; i += 4) {
+        s0 += x[i] * y[i];
+        s1 += x[i + 1] * y[i + 1];
+        s2 += x[i + 2] * y[i + 2];
+        s3 += x[i + 3] * y[i + 3];
+    }
+    for (; i < e; i++) s0 += x[i] * y[i];
+    return (s0 + s1) + (s2 + s3);
+}
+
+static double host_dot(void *ctx, long long n, const double *x, const double *y)
+{
+    vec_job j = {x, (double *)y, 0};
+    return hdg_parallel_sum(n, dot_part, &j);
+}
+
+static double host_norm2(void *ctx, long long n, const double *x)
+{
+    return sqrt(host_dot(ctx, n, x, x));
+}
+
+static void axpy_range(long long b, long long e, void *vctx)
+{
+    const vec_job *j = vctx;
+    for (long long i = b; i < e; i++) j->y[i] += j->a * j->x[i];
+}
+
+static void xpay_range(long long b, long long e, void *vctx)
+{
+    const vec_job *j = vctx;
+    for (long long i = b; i < e; i++) j->y[i] = j->x[i] + j->a * j->y[i];
+}
+
+static void copy_range(long long b, long long e, void *vctx)
+{
+    const vec_job *j = vctx;
+    memcpy(j->y + b, j->x + b, sizeof(double) * (size_t)(e - b));
+}
+
+static void scal_range(long long b, long long e, void *vctx)
+{
+    const vec_job *j = vctx;
+    for (long long i = b; i < e; i++) j->y[i] *= j->a;
+}
+
+static void set_range(long long b, long long e, void *vctx)
+{
+    const vec_job *j = vctx;
+    for (long long i = b; i < e; i++) j->y[i] = j->a;
+}
+
+static void host_axpy(void *ctx, long long n, double a, const double *x, double *y)
+{
+    vec_job j = {x, y, a};
+    hdg_parallel_for_grain(n, VEC_GRAIN, axpy_range, &j);
+}
+
+static void host_xpay(void *ctx, long long n, const double *x, double a, double *y)
+{
+    vec_job j = {x, y, a};
+    hdg_parallel_for_grain(n, VEC_GRAIN, xpay_range, &j);
+}
+
+static void host_copy(void *ctx, long long n, const double *x, double *y)
+{
+    vec_job j = {x, y, 0};
+    hdg_parallel_for_grain(n, VEC_GRAIN, copy_range, &j);
+}
+
+static void host_scal(void *ctx, long long n, double a, double *x)
+{
+    vec_job j = {NULL, x, a};
+    hdg_parallel_for_grain(n, VEC_GRAIN, scal_range, &j);
+}
+
+static void host_set(void *ctx, long long n, double a, double *x)
+{
+    vec_job j = {NULL, x, a};
+    hdg_parallel_for_grain(n, VEC_GRAIN, set_range, &j);
+}
+
+static const hdg_vecops host_ops = {NULL,      host_alloc, host_free, host_dot,  host_norm2,
+                                    host_axpy, host_xpay,  host_copy, host_scal, host_set};
+
+const hdg_vecops *hdg_vecops_host(void) { return &host_ops; }
+
+/* ==== common solver plumbing ==== */
+
+hdg_solve_opts hdg_solve_opts_default(void)
+{
+    hdg_solve_opts o = {1e-10, 0.0, 1000, 30, 0, NULL, NULL};
+    return o;
+}
+
+typedef struct solver {
+    const char *name;    /* "CG", "GMRES(30)" */
+    const hdg_linop *A, *M;
+    const hdg_vecops *v;
+    hdg_solve_opts o;
+    long long n;
+    double bnorm, tol, t0;
+} solver;
+
+/* r = b - A x; returns ||r||. */
+static double residual(const solver *s, const double *b, const double *x, double *r)
+{
+    s->A->apply(s->A->ctx, x, r);
+    s->v->xpay(s->v->ctx, s->n, b, -1.0, r);
+    return s->v->norm2(s->v->ctx, s->n, r);
+}
+
+static void monitor(const solver *s, int it, double rnorm)
+{
+    if (s->o.monitor && s->o.verbose_every > 0 && it % s->o.verbose_every == 0)
+        s->o.monitor(s->o.monitor_ctx, it, rnorm / s->bnorm);
+}
+
+static void set_info(const solver *s, hdg_solve_info *info, int it, double rnorm, int converged)
+{
+    if (!info) return;
+    info->iterations = it;
+    info->residual = s->bnorm > 0 ? rnorm / s->bnorm : 0.0;
+    info->converged = converged;
+    info->seconds = hdg_wtime() - s->t0;
+}
+
+/* Checks the arguments, fills s, handles b = 0 and a NaN right-hand side.
+ * Returns 1 when the caller is done (with *st set). */
+static int solver_start(solver *s, const char *name, const hdg_linop *A, const hdg_linop *M,
+                        const double *b, double *x, const hdg_solve_opts *o, const hdg_vecops *v,
+                        hdg_solve_info *info, hdg_status *st, hdg_error *err)
+{
+    s->t0 = hdg_wtime();
+    s->name = name;
+    s->A = A;
+    s->M = M;
+    s->v = v ? v : hdg_vecops_host();
+    s->o = o ? *o : hdg_solve_opts_default();
+    s->n = A ? A->n : 0;
+    s->bnorm = 0;
+    if (info) memset(info, 0, sizeof *info);
+    if (!A || !A->apply || A->n < 0 || !b || !x) {
+        *st = hdg_fail(err, HDG_EINPUT, "%s: missing matrix, right-hand side or solution vector", name);
+        return 1;
+    }
+    if (M && (!M->apply || M->n != A->n)) {
+        *st = hdg_fail(err, HDG_EINPUT, "%s: preconditioner size %lld differs from matrix size %lld",
+                       name, M->n, A->n);
+        return 1;
+    }
+    s->bnorm = s->v->norm2(s->v->ctx, s->n, b);
+    if (!isfinite(s->bnorm)) {
+        set_info(s, info, 0, NAN, 0);
+        *st = hdg_fail(err, HDG_ESOLVER, "%s: right-hand side contains NaN or Inf", name);
+        return 1;
+    }
+    s->tol = fmax(s->o.rtol * s->bnorm, s->o.atol);
+    if (s->bnorm == 0) {
+        s->v->set(s->v->ctx, s->n, 0.0, x);
+        set_info(s, info, 0, 0.0, 1);
+        *st = HDG_OK;
+        return 1;
+    }
+    return 0;
+}
+
+static hdg_status not_converged(const solver *s, hdg_solve_info *info, int it, double rnorm,
+                                hdg_error *err)
+{
+    set_info(s, info, it, rnorm, 0);
+    return hdg_fail(err, HDG_ESOLVER, "%s did not converge: %d iterations, relative residual %.3g > rtol %.3g",
+                    s->name, it, rnorm / s->bnorm, s->o.rtol);
+}
+
+static hdg_status blew_up(const solver *s, hdg_solve_info *info, int it, double rnorm,
+                          const char *what, hdg_error *err)
+{
+    set_info(s, info, it, rnorm, 0);
+    return hdg_fail(err, HDG_ESOLVER, "%s breakdown at iteration %d: %s", s->name, it, what);
+}
+
+/* ==== preconditioned conjugate gradients ==== */
+
+static const char *rz_trouble(double rz)
+{
+    return isnan(rz) ? "NaN in r^T M r" : "r^T M r <= 0 (preconditioner not SPD)";
+}
+
+static const char *pq_trouble(double pq)
+{
+    return isnan(pq) ? "NaN in p^T A p" : "p^T A p <= 0 (matrix not SPD)";
+}
+
+typedef struct cg_vecs {
+    double *r, *z, *p, *q;
+} cg_vecs;
+
+static hdg_status cg_loop(solver *s, const double *b, double *x, cg_vecs *w, hdg_solve_info *info,
+                          hdg_error *err)
+{
+    const hdg_vecops *v = s->v;
+    void *vc = v->ctx;
+    long long n = s->n;
+    int it = 0;
+    for (;;) { /* (re)start from the true residual */
+        double rn = residual(s, b, x, w->r);
+        if (!isfinite(rn)) return blew_up(s, info, it, NAN, "NaN or Inf in the residual", err);
+        if (rn <= s->tol) {
+            set_info(s, info, it, rn, 1);
+            return HDG_OK;
+        }
+        if (it >= s->o.maxit) return not_converged(s, info, it, rn, err);
+        double *z = s->M ? w->z : w->r;
+        if (s->M) s->M->apply(s->M->ctx, w->r, z);
+        double rz = s->M ? v->dot(vc, n, w->r, z) : rn * rn;
+        if (!(rz > 0))
+            return blew_up(s, info, it, rn, rz_trouble(rz), err);
+        v->copy(vc, n, z, w->p);
+        for (;;) {
+            s->A->apply(s->A->ctx, w->p, w->q);
+            double pq = v->dot(vc, n, w->p, w->q);
+            if (!(pq > 0))
+                return blew_up(s, info, it, rn, pq_trouble(pq), err);
+            double alpha = rz / pq;
+            v->axpy(vc, n, alpha, w->p, x);
+            v->axpy(vc, n, -alpha, w->q, w->r);
+            it++;
+            rn = v->norm2(vc, n, w->r);
+            monitor(s, it, rn);
+            if (!isfinite(rn)) return blew_up(s, info, it, NAN, "NaN or Inf in the residual", err);
+            if (rn <= s->tol || it >= s->o.maxit) break; /* confirm on the true residual */
+            if (s->M) s->M->apply(s->M->ctx, w->r, z);
+            double rz_new = s->M ? v->dot(vc, n, w->r, z) : rn * rn;
+            if (!(rz_new > 0))
+                return blew_up(s, info, it, rn, rz_trouble(rz_new), err);
+            v->xpay(vc, n, z, rz_new / rz, w->p);
+            rz = rz_new;
+        }
+    }
+}
+
+hdg_status hdg_pcg(const hdg_linop *A, const hdg_linop *M, const double *b, double *x,
+                   const hdg_solve_opts *o, const hdg_vecops *v, hdg_solve_info *info,
+                   hdg_error *err)
+{
+    solver s;
+    hdg_status st;
+    if (solver_start(&s, "CG", A, M, b, x, o, v, info, &st, err)) return st;
+    cg_vecs w;
+    w.r = s.v->alloc(s.v->ctx, s.n);
+    w.z = M ? s.v->alloc(s.v->ctx, s.n) : NULL;
+    w.p = s.v->alloc(s.v->ctx, s.n);
+    w.q = s.v->alloc(s.v->ctx, s.n);
+    st = cg_loop(&s, b, x, &w, info, err);
+    s.v->free(s.v->ctx, w.r);
+    if (w.z) s.v->free(s.v->ctx, w.z);
+    s.v->free(s.v->ctx, w.p);
+    s.v->free(s.v->ctx, w.q);
+    return st;
+}
+
+/* ==== restarted GMRES, right preconditioning ==== */
+
+typedef struct gmres_work {
+    int m;
+    double **V;           /* m+1 basis vectors */
+    double *t, *u;        /* M^-1 v_j, correction */
+    double *H;            /* (m+1) x m Hessenberg, column-major: H[i + j*(m+1)] */
+    double *cs, *sn, *g, *y;
+} gmres_work;
+
+/* Applies the earlier rotations to column j of H, makes a new one that zeroes
+ * H(j+1, j), and rotates g. */
+static void givens_column(gmres_work *w, int j)
+{
+    int ld = w->m + 1;
+    double *h = w->H + (size_t)j * ld;
+    for (int i = 0; i < j; i++) {
+        double a = h[i], b = h[i + 1];
+        h[i] = w->cs[i] * a + w->sn[i] * b;
+        h[i + 1] = -w->sn[i] * a + w->cs[i] * b;
+    }
+    double r = hypot(h[j], h[j + 1]);
+    w->cs[j] = r > 0 ? h[j] / r : 1.0;
+    w->sn[j] = r > 0 ? h[j + 1] / r : 0.0;
+    h[j] = r;
+    h[j + 1] = 0.0;
+    w->g[j + 1] = -w->sn[j] * w->g[j];
+    w->g[j] = w->cs[j] * w->g[j];
+}
+
+/* One Arnoldi step: V[j+1] = A M^-1 V[j] orthogonalised (MGS, two passes);
+ * returns the norm before normalisation (0: the space is invariant). */
+static double arnoldi_step(solver *s, gmres_work *w, int j)
+{
+    const hdg_vecops *v = s->v;
+    void *vc = v->ctx;
+    long long n = s->n;
+    double *h = w->H + (size_t)j * (w->m + 1), *next = w->V[j + 1];
+    const double *src = w->V[j];
+    if (s->M) {
+        s->M->apply(s->M->ctx, w->V[j], w->t);
+        src = w->t;
+    }
+    s->A->apply(s->A->ctx, src, next);
+    for (int i = 0; i <= j + 1; i++) h[i] = 0.0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i <= j; i++) {
+            double c = v->dot(vc, n, next, w->V[i]);
+            h[i] += c;
+            v->axpy(vc, n, -c, w->V[i], next);
+        }
+    double hn = v->norm2(vc, n, next);
+    h[j + 1] = hn;
+    if (hn > 0 && isfinite(hn)) v->scal(vc, n, 1.0 / hn, next);
+    return hn;
+}
+
+/* x += M^-1 V y with H y = g (the first k columns). Returns 0 when the
+ * triangular system is singular. */
+static int gmres_update(solver *s, gmres_work *w, int k, double *x)
+{
+    int ld = w->m + 1;
+    for (int i = k - 1; i >= 0; i--) {
+        double d = w->H[i + (size_t)i * ld];
+        if (d == 0) return 0;
+        double t = w->g[i];
+        for (int c = i + 1; c < k; c++) t -= w->H[i + (size_t)c * ld] * w->y[c];
+        w->y[i] = t / d;
+    }
+    const hdg_vecops *v = s->v;
+    v->set(v->ctx, s->n, 0.0, w->u);
+    for (int i = 0; i < k; i++) v->axpy(v->ctx, s->n, w->y[i], w->V[i], w->u);
+    if (s->M) {
+        s->M->apply(s->M->ctx, w->u, w->t);
+        v->axpy(v->ctx, s->n, 1.0, w->t, x);
+    } else {
+        v->axpy(v->ctx, s->n, 1.0, w->u, x);
+    }
+    return 1;
+}
+
+static hdg_status gmres_loop(solver *s, const double *b, double *x, gmres_work *w,
+                             hdg_solve_info *info, hdg_error *err)
+{
+    int it = 0;
+    for (;;) { /* one restart cycle */
+        double beta = residual(s, b, x, w->V[0]);
+        if (!isfinite(beta)) return blew_up(s, info, it, NAN, "NaN or Inf in the residual", err);
+        if (beta <= s->tol) {
+            set_info(s, info, it, beta, 1);
+            return HDG_OK;
+        }
+        if (it >= s->o.maxit) return not_converged(s, info, it, beta, err);
+        s->v->scal(s->v->ctx, s->n, 1.0 / beta, w->V[0]);
+        for (int i = 0; i <= w->m; i++) w->g[i] = 0.0;
+        w->g[0] = beta;
+        int k = 0;
+        while (k < w->m && it < s->o.maxit) {
+            double hn = arnoldi_step(s, w, k);
+            if (!isfinite(hn)) return blew_up(s, info, it, NAN, "NaN or Inf in the Arnoldi vectors", err);
+            givens_column(w, k);
+            k++;
+            it++;
+            double est = fabs(w->g[k]);
+            monitor(s, it, est);
+            if (est <= s->tol || hn == 0) break;
+        }
+        if (!gmres_update(s, w, k, x))
+            return blew_up(s, info, it, NAN, "singular Hessenberg matrix (A or M singular)", err);
+    }
+}
+
+hdg_status hdg_gmres(const hdg_linop *A, const hdg_linop *M, const double *b, double *x,
+                     const hdg_solve_opts *o, const hdg_vecops *v, hdg_solve_info *info,
+                     hdg_error *err)
+{
+    int m = o && o->restart > 0 ? o->restart : hdg_solve_opts_default().restart;
+    char name[32];
+    snprintf(name, sizeof name, "GMRES(%d)", m);
+    solver s;
+    hdg_status st;
+    if (solver_start(&s, name, A, M, b, x, o, v, info, &st, err)) return st;
+    gmres_work w = {.m = m};
+    w.V = hdg_xcalloc((size_t)m + 1, sizeof(double *));
+    for (int i = 0; i <= m; i++) w.V[i] = s.v->alloc(s.v->ctx, s.n);
+    w.t = s.v->alloc(s.v->ctx, s.n);
+    w.u = s.v->alloc(s.v->ctx, s.n);
+    w.H = hdg_xcalloc((size_t)(m + 1) * m, sizeof(double));
+    w.cs = hdg_xcalloc((size_t)m, sizeof(double));
+    w.sn = hdg_xcalloc((size_t)m, sizeof(double));
+    w.g = hdg_xcalloc((size_t)m + 1, sizeof(double));
+    w.y = hdg_xcalloc((size_t)m, sizeof(double));
+    st = gmres_loop(&s, b, x, &w, info, err);
+    for (int i = 0; i <= m; i++) s.v->free(s.v->ctx, w.V[i]);
+    s.v->free(s.v->ctx, w.t);
+    s.v->free(s.v->ctx, w.u);
+    free(w.V);
+    free(w.H);
+    free(w.cs);
+    free(w.sn);
+    free(w.g);
+    free(w.y);
+    return st;
+}
+
+/* ==== matrices as operators ==== */
+
+static void blockmat_apply(void *ctx, const double *x, double *y) { hdg_blockmat_spmv(ctx, x, y); }
+static void csr_apply(void *ctx, const double *x, double *y) { hdg_csr_spmv(ctx, x, y); }
+
+hdg_linop hdg_blockmat_op(const hdg_blockmat *B)
+{
+    hdg_linop op = {(void *)B, (long long)B->nf * B->m, blockmat_apply};
+    return op;
+}
+
+hdg_linop hdg_csr_op(const hdg_csr *C)
+{
+    hdg_linop op = {(void *)C, C->n, csr_apply};
+    return op;
+}
+
+/* ==== preconditioners ==== */
+
+typedef struct precond {
+    int nf, m;
+    double *inv;          /* Jacobi: nf*m; block: nf*m*m (row-major inverses) */
+    atomic_int bad;       /* first face whose block is singular (block init) */
+} precond;
+
+static precond *precond_new(const hdg_blockmat *B, size_t nvals)
+{
+    precond *P = hdg_xcalloc(1, sizeof *P);
+    P->nf = B->nf;
+    P->m = B->m;
+    P->inv = hdg_xmalloc(sizeof(double) * (nvals ? nvals : 1));
+    atomic_init(&P->bad, -1);
+    return P;
+}
+
+typedef struct apply_job {
+    const precond *P;
+    const double *x;
+    double *y;
+} apply_job;
+
+static void jacobi_apply_range(long long b, long long e, void *vctx)
+{
+    const apply_job *j = vctx;
+    for (long long i = b; i < e; i++) j->y[i] = j->P->inv[i] * j->x[i];
+}
+
+static void jacobi_apply(void *ctx, const double *x, double *y)
+{
+    const precond *P = ctx;
+    apply_job j = {P, x, y};
+    hdg_parallel_for_grain((long long)P->nf * P->m, VEC_GRAIN, jacobi_apply_range, &j);
+}
+
+hdg_status hdg_precond_jacobi_init(hdg_linop *M, const hdg_blockmat *B, hdg_error *err)
+{
+    memset(M, 0, sizeof *M);
+    int m = B->m;
+    precond *P = precond_new(B, (size_t)B->nf * m);
+    for (int l = 0; l < B->nf; l++) {
+        const double *D = hdg_blockmat_block(B, l, 0);
+        for (int p = 0; p < m; p++) {
+            double d = D[p * m + p];
+            if (d == 0 || !isfinite(d)) {
+                free(P->inv);
+                free(P);
+                return hdg_fail(err, HDG_EINPUT,
+                                "Jacobi preconditioner: diagonal entry %g at face %d dof %d (row %lld)",
+                                d, l, p, (long long)l * m + p);
+            }
+            P->inv[(size_t)l * m + p] = 1.0 / d;
+        }
+    }
+    M->ctx = P;
+    M->n = (long long)B->nf * m;
+    M->apply = jacobi_apply;
+    return HDG_OK;
+}
+
+/* Inverse of the m x m row-major matrix A (destroyed) into Ainv, by LU with
+ * partial pivoting; returns 0 when singular. */
+static int invert_block(double *A, double *Ainv, int *piv, int m)
+{
+    for (int k = 0; k < m; k++) {
+        int r = k;
+        for (int i = k + 1; i < m; i++)
+            if (fabs(A[i * m + k]) > fabs(A[r * m + k])) r = i;
+        if (!(fabs(A[r * m + k]) > 0) || !isfinite(A[r * m + k])) return 0;
+        piv[k] = r;
+        if (r != k)
+            for (int c = 0; c < m; c++) {
+                double t = A[k * m + c];
+                A[k * m + c] = A[r * m + c];
+                A[r * m + c] = t;
+            }
+        for (int i = k + 1; i < m; i++) {
+            double f = A[i * m + k] /= A[k * m + k];
+            for (int c = k + 1; c < m; c++) A[i * m + c] -= f * A[k * m + c];
+        }
+    }
+    /* Solve L U X = P I: start from I with the row swaps applied... */
+    for (int i = 0; i < m * m; i++) Ainv[i] = i % (m + 1) == 0;
+    for (int k = 0; k < m; k++)
+        if (piv[k] != k)
+            for (int c = 0; c < m; c++) {
+                double t = Ainv[k * m + c];
+                Ainv[k * m + c] = Ainv[piv[k] * m + c];
+                Ainv[piv[k] * m + c] = t;
+            }
+    /* ...then forward (unit L) and back (U) substitution, column by column. */
+    for (int c = 0; c < m; c++) {
+        for (int i = 1; i < m; i++)
+            for (int k = 0; k < i; k++) Ainv[i * m + c] -= A[i * m + k] * Ainv[k * m + c];
+        for (int i = m - 1; i >= 0; i--) {
+            for (int k = i + 1; k < m; k++) Ainv[i * m + c] -= A[i * m + k] * Ainv[k * m + c];
+            Ainv[i * m + c] /= A[i * m + i];
+        }
+    }
+    for (int i = 0; i < m * m; i++)
+        if (!isfinite(Ainv[i])) return 0;
+    return 1;
+}
+
+typedef struct block_init_job {
+    precond *P;
+    const hdg_blockmat *B;
+} block_init_job;
+
+static void block_init_range(long long l0, long long l1, void *vctx)
+{
+    block_init_job *j = vctx;
+    int m = j->P->m;
+    double *work = hdg_xmalloc(sizeof(double) * (size_t)m * m);
+    int *piv = hdg_xmalloc(sizeof(int) * (size_t)m);
+    for (long long l = l0; l < l1; l++) {
+        memcpy(work, hdg_blockmat_block(j->B, (int)l, 0), sizeof(double) * m * m);
+        if (!invert_block(work, j->P->inv + (size_t)l * m * m, piv, m)) {
+            int cur = atomic_load(&j->P->bad);
+            while ((cur < 0 || l < cur) && !atomic_compare_exchange_weak(&j->P->bad, &cur, (int)l)) {
+            }
+        }
+    }
+    free(work);
+    free(piv);
+}
+
+static void block_apply_range(long long l0, long long l1, void *vctx)
+{
+    const apply_job *j = vctx;
+    int m = j->P->m;
+    for (long long l = l0; l < l1; l++) {
+        const double *Ai = j->P->inv + (size_t)l * m * m, *xl = j->x + l * m;
+        double *yl = j->y + l * m;
+        for (int p = 0; p < m; p++) {
+            double s = 0.0;
+            for (int q = 0; q < m; q++) s += Ai[p * m + q] * xl[q];
+            yl[p] = s;
+        }
+    }
+}
+
+static void block_apply(void *ctx, const double *x, double *y)
+{
+    const precond *P = ctx;
+    apply_job j = {P, x, y};
+    hdg_parallel_for_grain(P->nf, 256, block_apply_range, &j);
+}
+
+hdg_status hdg_precond_block_init(hdg_linop *M, const hdg_blockmat *B, hdg_error *err)
+{
+    memset(M, 0, sizeof *M);
+    int m = B->m;
+    precond *P = precond_new(B, (size_t)B->nf * m * m);
+    block_init_job j = {P, B};
+    hdg_parallel_for_grain(B->nf, 64, block_init_range, &j);
+    int bad = atomic_load(&P->bad);
+    if (bad >= 0) {
+        free(P->inv);
+        free(P);
+        return hdg_fail(err, HDG_EINPUT, "block Jacobi preconditioner: diagonal block of face %d is singular",
+                        bad);
+    }
+    M->ctx = P;
+    M->n = (long long)B->nf * m;
+    M->apply = block_apply;
+    return HDG_OK;
+}
+
+void hdg_precond_free(hdg_linop *M)
+{
+    if (!M) return;
+    precond *P = M->ctx;
+    if (P) {
+        free(P->inv);
+        free(P);
+    }
+    memset(M, 0, sizeof *M);
+}

@@ -1,0 +1,347 @@
+/* test_blockmat.c — dense block trace matrix: neighbour lists, per-face-row
+ * assembly against a plain dense global assembly, CSR copy, both SpMVs,
+ * symmetry, Dirichlet elimination, performance formulas, input errors. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/blockmat.h"
+#include "runtime/csr.h"
+#include "runtime/parallel.h"
+#include "solver_mesh.h"
+#include "test.h"
+
+/* Dense global assembly of sum_e S^T K_e S, the reference. */
+static double *dense_assembly(const test_topo *t, int m, const double *K, const double *F,
+                              const double *flip, double *rhs)
+{
+    int n = t->nf * m, ld = 3 * m;
+    double *G = calloc((size_t)n * n, sizeof(double));
+    memset(rhs, 0, sizeof(double) * n);
+    for (int e = 0; e < t->ne; e++)
+        for (int j = 0; j < 3; j++) {
+            int f = t->ef[3 * e + j];
+            for (int p = 0; p < m; p++) {
+                double sp = t->eforient[3 * e + j] ? flip[p] : 1.0;
+                rhs[f * m + p] += sp * F[e * ld + j * m + p];
+                for (int i = 0; i < 3; i++) {
+                    int g = t->ef[3 * e + i];
+                    for (int q = 0; q < m; q++) {
+                        double sq = t->eforient[3 * e + i] ? flip[q] : 1.0;
+                        G[(size_t)(f * m + p) * n + g * m + q] +=
+                            sp * K[(size_t)e * ld * ld + (j * m + p) * ld + i * m + q] * sq;
+                    }
+                }
+            }
+        }
+    return G;
+}
+
+/* The block matrix written out densely; also checks that padding blocks are zero. */
+static double *dense_of_blockmat(const hdg_blockmat *B)
+{
+    int n = B->nf * B->m, m = B->m;
+    double *D = calloc((size_t)n * n, sizeof(double));
+    int padding_nonzero = 0;
+    for (int l = 0; l < B->nf; l++)
+        for (int a = 0; a < B->na; a++) {
+            int g = B->nbr[l * B->na + a];
+            const double *blk = hdg_blockmat_block(B, l, a);
+            for (int p = 0; p < m; p++)
+                for (int q = 0; q < m; q++) {
+                    if (g < 0) padding_nonzero |= blk[p * m + q] != 0;
+                    else D[(size_t)(l * m + p) * n + g * m + q] = blk[p * m + q];
+                }
+        }
+    CHECK(!padding_nonzero, "padding blocks must stay zero");
+    return D;
+}
+
+static double *dense_of_csr(const hdg_csr *C, int *sorted)
+{
+    double *D = calloc((size_t)C->n * C->n, sizeof(double));
+    *sorted = 1;
+    for (int i = 0; i < C->n; i++)
+        for (int k = C->rowptr[i]; k < C->rowptr[i + 1]; k++) {
+            D[(size_t)i * C->n + C->col[k]] = C->val[k];
+            if (k > C->rowptr[i] && C->col[k] <= C->col[k - 1]) *sorted = 0;
+        }
+    return D;
+}
+
+static double max_abs(const double *x, size_t n)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++) s = fmax(s, fabs(x[i]));
+    return s;
+}
+
+static double asymmetry(const double *D, int n)
+{
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < i; j++) s = fmax(s, fabs(D[(size_t)i * n + j] - D[(size_t)j * n + i]));
+    return s;
+}
+
+/* Dense solve with partial pivoting (A destroyed); the reference for Dirichlet. */
+static void dense_solve(double *A, double *b, int n)
+{
+    for (int k = 0; k < n; k++) {
+        int r = k;
+        for (int i = k + 1; i < n; i++)
+            if (fabs(A[(size_t)i * n + k]) > fabs(A[(size_t)r * n + k])) r = i;
+        for (int c = 0; c < n; c++) {
+            double t = A[(size_t)k * n + c];
+            A[(size_t)k * n + c] = A[(size_t)r * n + c];
+            A[(size_t)r * n + c] = t;
+        }
+        double t = b[k];
+        b[k] = b[r];
+        b[r] = t;
+        for (int i = k + 1; i < n; i++) {
+            double f = A[(size_t)i * n + k] / A[(size_t)k * n + k];
+            for (int c = k; c < n; c++) A[(size_t)i * n + c] -= f * A[(size_t)k * n + c];
+            b[i] -= f * b[k];
+        }
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        double s = b[i];
+        for (int c = i + 1; c < n; c++) s -= A[(size_t)i * n + c] * b[c];
+        b[i] = s / A[(size_t)i * n + i];
+    }
+}
+
+static void check_neighbours(const test_topo *t, const int *nbr)
+{
+    int bad = 0;
+    for (int l = 0; l < t->nf; l++) {
+        int count = 0;
+        for (int a = 0; a < 5; a++) count += nbr[5 * l + a] >= 0;
+        bad |= nbr[5 * l] != l || count != (test_topo_is_boundary(t, l) ? 3 : 5);
+        for (int k = 0; k < 2; k++) /* slots 1+2k, 2+2k hold element k's other faces */
+            for (int s = 0; s < 2; s++) {
+                int e = t->fe[2 * l + k];
+                int want = e < 0 ? -1 : t->ef[3 * e + (t->flf[2 * l + k] + 1 + s) % 3];
+                bad |= nbr[5 * l + 1 + 2 * k + s] != want;
+            }
+    }
+    CHECK(!bad, "neighbour lists: diagonal first, 5 blocks inside, 3 on the boundary");
+}
+
+static void test_one(int N, int m)
+{
+    char what[128];
+    test_topo t;
+    test_topo_build(&t, N);
+    int n = t.nf * m;
+    double flip[64];
+    test_legendre_flip(flip, m);
+    double *K = test_element_matrices(t.ne, m, 0.5);
+    double *F = test_random_vector((long long)t.ne * 3 * m);
+    int *nbr = malloc(sizeof(int) * 5 * t.nf);
+    hdg_error err;
+    CHECK(hdg_blockmat_neighbours(t.nf, t.ne, t.ef, t.fe, t.flf, nbr, &err) == HDG_OK, "%s", err.msg);
+    check_neighbours(&t, nbr);
+    int reversed = 0;
+    for (int i = 0; i < 3 * t.ne; i++) reversed += t.eforient[i];
+    CHECK(reversed > 0 && reversed < 3 * t.ne, "mesh has both orientations (%d reversed)", reversed);
+
+    hdg_blockmat B;
+    CHECK(hdg_blockmat_init(&B, t.nf, m, 5, nbr, &err) == HDG_OK, "%s", err.msg);
+    double *rhs = malloc(sizeof(double) * n), *rhs_ref = malloc(sizeof(double) * n);
+    for (int i = 0; i < n; i++) rhs[i] = 1e300; /* must be overwritten */
+    CHECK(hdg_blockmat_assemble(&B, rhs, t.ne, K, F, t.ef, t.eforient, t.fe, t.flf, flip, &err) == HDG_OK,
+          "%s", err.msg);
+
+    double *G = dense_assembly(&t, m, K, F, flip, rhs_ref);
+    double *D = dense_of_blockmat(&B);
+    double scale = max_abs(G, (size_t)n * n), diff = 0, rdiff = 0;
+    for (size_t i = 0; i < (size_t)n * n; i++) diff = fmax(diff, fabs(D[i] - G[i]));
+    for (int i = 0; i < n; i++) rdiff = fmax(rdiff, fabs(rhs[i] - rhs_ref[i]));
+    snprintf(what, sizeof what, "N=%d m=%d: block assembly vs dense assembly", N, m);
+    CHECK_NEAR(diff / scale, 0, 1e-14, what);
+    snprintf(what, sizeof what, "N=%d m=%d: rhs vs dense", N, m);
+    CHECK_NEAR(rdiff / max_abs(rhs_ref, n), 0, 1e-14, what);
+    snprintf(what, sizeof what, "N=%d m=%d: symmetry", N, m);
+    CHECK_NEAR(asymmetry(D, n) / scale, 0, 1e-12, what);
+
+    /* CSR: the same values exactly, sorted columns */
+    hdg_csr C;
+    CHECK(hdg_csr_from_blockmat(&C, &B, &err) == HDG_OK, "%s", err.msg);
+    long long nblocks = hdg_blockmat_nblocks(&B);
+    CHECK(C.nnz == nblocks * m * m && C.n == n, "CSR size: nnz %d, blocks %lld", C.nnz, nblocks);
+    int sorted;
+    double *DC = dense_of_csr(&C, &sorted);
+    CHECK(sorted, "CSR columns ascend within a row");
+    CHECK(!memcmp(DC, D, sizeof(double) * (size_t)n * n), "CSR holds exactly the block values");
+
+    /* SpMV: block vs CSR vs dense, threaded vs serial */
+    double *x = test_random_vector(n), *y1 = malloc(sizeof(double) * n), *y2 = malloc(sizeof(double) * n);
+    double *y3 = malloc(sizeof(double) * n), *y4 = malloc(sizeof(double) * n);
+    hdg_parallel_set_threads(3);
+    hdg_blockmat_spmv(&B, x, y1);
+    hdg_csr_spmv(&C, x, y2);
+    hdg_parallel_set_threads(1);
+    hdg_blockmat_spmv(&B, x, y4);
+    hdg_parallel_set_threads(0);
+    double e12 = 0, e13 = 0;
+    for (int i = 0; i < n; i++) {
+        double s = 0, absax = 0;
+        for (int j = 0; j < n; j++) {
+            s += G[(size_t)i * n + j] * x[j];
+            absax += fabs(G[(size_t)i * n + j] * x[j]);
+        }
+        y3[i] = s;
+        e12 = fmax(e12, fabs(y1[i] - y2[i]) / absax);
+        e13 = fmax(e13, fabs(y1[i] - y3[i]) / absax);
+    }
+    snprintf(what, sizeof what, "N=%d m=%d: block SpMV vs CSR SpMV", N, m);
+    CHECK_NEAR(e12, 0, 1e-14, what);
+    snprintf(what, sizeof what, "N=%d m=%d: block SpMV vs dense product", N, m);
+    CHECK_NEAR(e13, 0, 1e-14, what);
+    CHECK(!memcmp(y1, y4, sizeof(double) * n), "m=%d: SpMV with 3 threads equals 1 thread bitwise", m);
+
+    /* performance formulas */
+    CHECK_NEAR(hdg_blockmat_spmv_bytes(&B), 8.0 * (t.nf * 5.0 * m * m + 2.0 * t.nf * m) + 4.0 * t.nf * 5, 0,
+               "block SpMV bytes");
+    CHECK_NEAR(hdg_csr_spmv_bytes(&C), 12.0 * C.nnz + 20.0 * n, 0, "CSR SpMV bytes");
+    CHECK_NEAR(hdg_blockmat_spmv_flops(&B), hdg_csr_spmv_flops(&C), 0, "same flops");
+
+    /* Dirichlet on the boundary faces */
+    unsigned char *isd = calloc(t.nf, 1);
+    double *xD = test_random_vector(n);
+    for (int f = 0; f < t.nf; f++) isd[f] = test_topo_is_boundary(&t, f);
+    hdg_blockmat_apply_dirichlet(&B, rhs, isd, xD);
+    free(D);
+    D = dense_of_blockmat(&B);
+    snprintf(what, sizeof what, "N=%d m=%d: symmetry after Dirichlet", N, m);
+    CHECK_NEAR(asymmetry(D, n) / scale, 0, 1e-12, what);
+    int rows_ok = 1;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            if (isd[i / m] || isd[j / m]) rows_ok &= D[(size_t)i * n + j] == (i == j);
+    CHECK(rows_ok, "m=%d: Dirichlet rows and columns are identity", m);
+    /* the eliminated system's solution: x = xD on Dirichlet faces and the
+     * original equations hold on free faces */
+    double *sol = malloc(sizeof(double) * n);
+    memcpy(sol, rhs, sizeof(double) * n);
+    dense_solve(D, sol, n);
+    double eD = 0, eF = 0;
+    for (int i = 0; i < n; i++) {
+        if (isd[i / m]) {
+            eD = fmax(eD, fabs(sol[i] - xD[i]));
+            continue;
+        }
+        double s = 0;
+        for (int j = 0; j < n; j++) s += G[(size_t)i * n + j] * sol[j];
+        eF = fmax(eF, fabs(s - rhs_ref[i]));
+    }
+    snprintf(what, sizeof what, "N=%d m=%d: solution equals x_D on Dirichlet faces", N, m);
+    CHECK_NEAR(eD, 0, 1e-12, what);
+    snprintf(what, sizeof what, "N=%d m=%d: free rows of the original system hold", N, m);
+    CHECK_NEAR(eF / scale, 0, 1e-10, what);
+
+    free(sol);
+    free(isd);
+    free(xD);
+    free(x);
+    free(y1);
+    free(y2);
+    free(y3);
+    free(y4);
+    free(DC);
+    hdg_csr_free(&C);
+    free(D);
+    free(G);
+    free(rhs);
+    free(rhs_ref);
+    hdg_blockmat_free(&B);
+    free(nbr);
+    free(F);
+    free(K);
+    test_topo_free(&t);
+}
+
+static void test_errors(void)
+{
+    test_topo t;
+    test_topo_build(&t, 2);
+    int m = 2;
+    double flip[2] = {1, -1};
+    double *K = test_element_matrices(t.ne, m, 0.5);
+    int *nbr = malloc(sizeof(int) * 5 * t.nf);
+    hdg_error err;
+    hdg_blockmat B;
+    CHECK(hdg_blockmat_neighbours(t.nf, t.ne, t.ef, t.fe, t.flf, nbr, &err) == HDG_OK, "%s", err.msg);
+
+    /* diagonal not first */
+    int save = nbr[5 * 3];
+    nbr[5 * 3] = nbr[5 * 3 + 1];
+    CHECK(hdg_blockmat_init(&B, t.nf, m, 5, nbr, &err) == HDG_EINPUT && strstr(err.msg, "not the diagonal"),
+          "init without the diagonal first: %s", err.msg);
+    nbr[5 * 3] = save;
+
+    /* a row without a needed neighbour */
+    int l = 0;
+    while (nbr[5 * l + 1] < 0) l++;
+    save = nbr[5 * l + 1];
+    nbr[5 * l + 1] = -1;
+    CHECK(hdg_blockmat_init(&B, t.nf, m, 5, nbr, &err) == HDG_OK, "%s", err.msg);
+    CHECK(hdg_blockmat_assemble(&B, NULL, t.ne, K, NULL, t.ef, t.eforient, t.fe, t.flf, flip, &err) ==
+              HDG_EINPUT && strstr(err.msg, "has no block"),
+          "missing neighbour: %s", err.msg);
+    hdg_blockmat_free(&B);
+    nbr[5 * l + 1] = save;
+
+    CHECK(hdg_blockmat_init(&B, t.nf, m, 5, nbr, &err) == HDG_OK, "%s", err.msg);
+    /* reversed faces without a flip vector */
+    CHECK(hdg_blockmat_assemble(&B, NULL, t.ne, K, NULL, t.ef, t.eforient, t.fe, t.flf, NULL, &err) ==
+              HDG_EINPUT && strstr(err.msg, "flip"),
+          "reversed without flip: %s", err.msg);
+    /* inconsistent topology */
+    int f0 = t.ef[0];
+    t.ef[0] = t.ef[1];
+    CHECK(hdg_blockmat_assemble(&B, NULL, t.ne, K, NULL, t.ef, t.eforient, t.fe, t.flf, flip, &err) ==
+              HDG_EINPUT && strstr(err.msg, "element 0"),
+          "inconsistent ef/fe: %s", err.msg);
+    t.ef[0] = f0;
+    CHECK(hdg_blockmat_assemble(&B, NULL, t.ne, K, NULL, t.ef, t.eforient, t.fe, t.flf, flip, &err) == HDG_OK,
+          "restored topology assembles: %s", err.msg);
+    hdg_blockmat_free(&B);
+
+    nbr[5 * 2 + 3] = t.nf + 7;
+    CHECK(hdg_blockmat_init(&B, t.nf, m, 5, nbr, &err) == HDG_EINPUT && strstr(err.msg, "out of range"),
+          "neighbour out of range: %s", err.msg);
+    CHECK(hdg_blockmat_init(&B, t.nf, 0, 5, nbr, &err) == HDG_EINPUT, "m = 0 rejected");
+    free(nbr);
+    free(K);
+    test_topo_free(&t);
+}
+
+int main(void)
+{
+    for (int m = 1; m <= 6; m++) test_one(6, m);
+    test_one(3, 9);
+    test_one(3, 12);
+    test_one(2, 13); /* generic SpMV kernel */
+    test_errors();
+
+    /* MATH.md: dense block SpMV moves about 0.7x the bytes of CSR */
+    test_topo t;
+    test_topo_build(&t, 16);
+    int *nbr = malloc(sizeof(int) * 5 * t.nf);
+    hdg_error err;
+    hdg_blockmat B;
+    hdg_csr C;
+    hdg_blockmat_neighbours(t.nf, t.ne, t.ef, t.fe, t.flf, nbr, &err);
+    CHECK(hdg_blockmat_init(&B, t.nf, 4, 5, nbr, &err) == HDG_OK, "%s", err.msg);
+    CHECK(hdg_csr_from_blockmat(&C, &B, &err) == HDG_OK, "%s", err.msg);
+    double ratio = hdg_blockmat_spmv_bytes(&B) / hdg_csr_spmv_bytes(&C);
+    CHECK(ratio > 0.65 && ratio < 0.75, "bytes block / CSR = %.3f for m = 4", ratio);
+    hdg_csr_free(&C);
+    hdg_blockmat_free(&B);
+    free(nbr);
+    test_topo_free(&t);
+    return test_summary("blockmat");
+}
