@@ -1,0 +1,88 @@
+/* diff.c — symbolic differentiation of expressions with respect to x, y or t.
+ * Calls of user funcs use the chain rule with the derivative of the func body
+ * (cached per func, component and variable); results are simplified by the
+ * folding constructors of expr.c. */
+#include "frontend/internal.h"
+
+static const hdg_expr *d(hdg_problem *p, const hdg_expr *e, hdg_var v);
+
+static const hdg_expr *num(hdg_problem *p, double v) { return ex_num(p, v); }
+
+/* d(body of f, component c) / d(formal var) in terms of f's formal coordinates. */
+static const hdg_expr *dbody(hdg_problem *p, int fi, int c, hdg_var var)
+{
+    hdg_func *f = &p->funcs[fi];
+    if (!f->dbody[c][var]) f->dbody[c][var] = d(p, f->body[c], var);
+    return f->dbody[c][var];
+}
+
+static const hdg_expr *d_call(hdg_problem *p, const hdg_expr *e, hdg_var v)
+{
+    const hdg_func *f = &p->funcs[e->index];
+    const hdg_expr *vals[3] = {NULL, NULL, NULL};
+    for (int i = 0; i < f->nargs; i++) {
+        const hdg_expr *a = e->kid[i];
+        if (!(a->kind == HDG_EX_COORD && a->index == (int)f->args[i])) vals[f->args[i]] = a;
+    }
+    const hdg_expr *sum = num(p, 0);
+    for (int i = 0; i < f->nargs; i++) {
+        const hdg_expr *da = d(p, e->kid[i], v);
+        if (hdg_expr_is_num(da, 0)) continue;
+        const hdg_expr *df = ex_subst(p, dbody(p, e->index, e->comp, f->args[i]), vals);
+        sum = ex_add(p, sum, ex_mul(p, df, da));
+    }
+    return sum;
+}
+
+static const hdg_expr *d_builtin(hdg_problem *p, const hdg_expr *e, hdg_var v)
+{
+    const hdg_expr *a = e->kid[0], *da = d(p, a, v);
+    if (hdg_expr_is_num(da, 0)) return da;
+    switch ((hdg_builtin)e->index) {
+    case HDG_FN_SIN: return ex_mul(p, ex_builtin(p, HDG_FN_COS, a), da);
+    case HDG_FN_COS: return ex_neg(p, ex_mul(p, ex_builtin(p, HDG_FN_SIN, a), da));
+    case HDG_FN_EXP: return ex_mul(p, e, da);
+    case HDG_FN_LOG: return ex_div(p, da, a);
+    case HDG_FN_SQRT: return ex_div(p, da, ex_mul(p, num(p, 2), e));
+    case HDG_FN_TANH: return ex_mul(p, ex_sub(p, num(p, 1), ex_pow(p, e, num(p, 2))), da);
+    case HDG_FN_ABS: return ex_if(p, ex_cmp(p, HDG_CMP_LT, a, num(p, 0)), ex_neg(p, da), da);
+    }
+    return num(p, 0);
+}
+
+static const hdg_expr *d(hdg_problem *p, const hdg_expr *e, hdg_var v)
+{
+    const hdg_expr *a = e->nkids > 0 ? e->kid[0] : NULL, *b = e->nkids > 1 ? e->kid[1] : NULL;
+    switch (e->kind) {
+    case HDG_EX_NUM: case HDG_EX_PI: case HDG_EX_PARAM: case HDG_EX_NORMAL: case HDG_EX_CMP:
+        return num(p, 0);
+    case HDG_EX_COORD: return num(p, e->index == (int)v ? 1 : 0);
+    case HDG_EX_NEG: return ex_neg(p, d(p, a, v));
+    case HDG_EX_ADD: return ex_add(p, d(p, a, v), d(p, b, v));
+    case HDG_EX_SUB: return ex_sub(p, d(p, a, v), d(p, b, v));
+    case HDG_EX_MUL: return ex_add(p, ex_mul(p, d(p, a, v), b), ex_mul(p, a, d(p, b, v)));
+    case HDG_EX_DIV: {
+        const hdg_expr *da = d(p, a, v), *db = d(p, b, v);
+        return ex_sub(p, ex_div(p, da, b), ex_div(p, ex_mul(p, a, db), ex_pow(p, b, num(p, 2))));
+    }
+    case HDG_EX_POW: {
+        const hdg_expr *da = d(p, a, v);
+        if (!hdg_expr_depends(b, v))   /* b a^(b-1) a' */
+            return ex_mul(p, ex_mul(p, b, ex_pow(p, a, ex_sub(p, b, num(p, 1)))), da);
+        const hdg_expr *db = d(p, b, v);   /* a^b (b' log a + b a'/a) */
+        return ex_mul(p, e, ex_add(p, ex_mul(p, db, ex_builtin(p, HDG_FN_LOG, a)),
+                                   ex_div(p, ex_mul(p, b, da), a)));
+    }
+    case HDG_EX_BUILTIN: return d_builtin(p, e, v);
+    case HDG_EX_IF: return ex_if(p, e->kid[0], d(p, e->kid[1], v), d(p, e->kid[2], v));
+    case HDG_EX_CALL: return d_call(p, e, v);
+    }
+    return num(p, 0);
+}
+
+const hdg_expr *hdg_expr_diff(hdg_problem *p, const hdg_expr *e, hdg_var var)
+{
+    if (ex_too_big(e)) return NULL;
+    const hdg_expr *r = d(p, e, var);
+    return ex_too_big(r) ? NULL : r;
+}

@@ -1,0 +1,341 @@
+/* frontend.h — the public interface of the weak-form language frontend.
+ *
+ * A .hdg file goes through lexer (flex) -> parser (bison) -> AST -> semantic
+ * analysis, which produces a CHECKED problem (hdg_problem): every name resolved,
+ * every shape checked, the method family (HDG or DG) decided, and every equation
+ * expanded into scalar "atoms"
+ *
+ *     coefficient(x, y, t, nx, ny, params) * trial * test     over a volume or a boundary
+ *
+ * which the IR lowering consumes without looking at the AST. Expressions
+ * (coefficients, boundary data, exact solutions) are trees of hdg_expr nodes that
+ * the lowering walks, and that hdg_expr_eval evaluates on the host.
+ *
+ * Diagnostics are collected in an hdg_diags (location + severity + message) and
+ * rendered to text by hdg_diags_render; the frontend never prints.
+ * The frontend includes no header of runtime/, ir/ or backends/.
+ * See docs/language.md for the language. */
+#ifndef HDG_FRONTEND_H
+#define HDG_FRONTEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "hdg.h"
+
+/* ---------------------------------------------------------------- diagnostics */
+
+typedef struct hdg_loc {
+    int line, col;      /* 1-based; line 0 = no position (command line, I/O) */
+} hdg_loc;
+
+typedef enum hdg_severity { HDG_DIAG_ERROR, HDG_DIAG_WARNING, HDG_DIAG_NOTE } hdg_severity;
+
+typedef struct hdg_diag {
+    hdg_severity severity;
+    hdg_loc loc;
+    char *msg;
+} hdg_diag;
+
+typedef struct hdg_diags {
+    hdg_diag *items;
+    int count, cap;
+    int nerrors, nwarnings;
+    int max_errors;        /* errors past this count are counted, not stored (default 50) */
+    char *file;            /* name shown in "file:line:col:" (NULL: none) */
+    char *src;             /* source text for echoing lines (may contain NUL bytes) */
+    size_t srclen;
+} hdg_diags;
+
+void hdg_diags_init(hdg_diags *d);
+void hdg_diags_free(hdg_diags *d);
+/* Copies the file name and the text used to echo source lines. */
+void hdg_diags_set_source(hdg_diags *d, const char *file, const char *src, size_t len);
+void hdg_diag_add(hdg_diags *d, hdg_severity sev, hdg_loc loc, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+/* Renders every diagnostic as "file:line:col: error: message\n<source line>\n<caret>\n"
+ * (no position: "error: message"). The caller frees the result. */
+char *hdg_diags_render(const hdg_diags *d);
+
+/* ---------------------------------------------------------------- expressions */
+
+typedef enum hdg_expr_kind {
+    HDG_EX_NUM,      /* num */
+    HDG_EX_PI,       /* the constant pi */
+    HDG_EX_PARAM,    /* index: problem->params[index] (its value is read at evaluation) */
+    HDG_EX_COORD,    /* index: hdg_var (x, y or t) */
+    HDG_EX_NORMAL,   /* index: 0 nx, 1 ny (outward unit normal of the element face) */
+    HDG_EX_NEG,      /* -kid[0] */
+    HDG_EX_ADD, HDG_EX_SUB, HDG_EX_MUL, HDG_EX_DIV, HDG_EX_POW,   /* kid[0] op kid[1] */
+    HDG_EX_CALL,     /* user func: index = func, comp = component, kid[0..nkids) = arguments
+                        bound to the func's formal coordinates (problem->funcs[index].args) */
+    HDG_EX_BUILTIN,  /* index: hdg_builtin, kid[0] the argument */
+    HDG_EX_CMP,      /* index: hdg_cmp, kid[0] op kid[1]: 1 when true, 0 when false */
+    HDG_EX_IF        /* kid[0] != 0 ? kid[1] : kid[2] */
+} hdg_expr_kind;
+
+typedef enum hdg_var { HDG_VAR_X, HDG_VAR_Y, HDG_VAR_T } hdg_var;
+typedef enum hdg_builtin {
+    HDG_FN_SIN, HDG_FN_COS, HDG_FN_EXP, HDG_FN_LOG, HDG_FN_SQRT, HDG_FN_TANH, HDG_FN_ABS
+} hdg_builtin;
+typedef enum hdg_cmp { HDG_CMP_LT, HDG_CMP_LE, HDG_CMP_GT, HDG_CMP_GE, HDG_CMP_EQ, HDG_CMP_NE } hdg_cmp;
+
+/* An immutable expression node. Nodes belong to the problem (freed with it) and
+ * may be shared between trees (a DAG); never modify one. */
+typedef struct hdg_expr {
+    hdg_expr_kind kind;
+    int index;                    /* see hdg_expr_kind */
+    int comp;                     /* HDG_EX_CALL: component of a vector func (0 or 1) */
+    int nkids;
+    double num;                   /* HDG_EX_NUM */
+    const struct hdg_expr *kid[3];
+    int depth;                    /* tree depth, calls counted through the func body */
+    int size;                     /* tree size with calls expanded (saturates) */
+} hdg_expr;
+
+struct hdg_problem;
+
+typedef struct hdg_eval_env {
+    double x, y, t, nx, ny;
+    const struct hdg_problem *problem;   /* param values and func bodies */
+} hdg_eval_env;
+
+/* Slow-path evaluation (checks, host-side boundary data, tests). */
+double hdg_expr_eval(const hdg_expr *e, const hdg_eval_env *env);
+
+/* d e / d var, simplified; nodes are allocated in p. NULL only when e is too
+ * large (more than HDG_EXPR_MAX_SIZE nodes when expanded). */
+const hdg_expr *hdg_expr_diff(struct hdg_problem *p, const hdg_expr *e, hdg_var var);
+/* e with every user func call replaced by the func's body (for code generation
+ * without function definitions). NULL when the result would be too large. */
+const hdg_expr *hdg_expr_inline(struct hdg_problem *p, const hdg_expr *e);
+/* e with t replaced by the number t0 (and folded). */
+const hdg_expr *hdg_expr_at_time(struct hdg_problem *p, const hdg_expr *e, double t0);
+
+bool hdg_expr_depends(const hdg_expr *e, hdg_var var);   /* mentions x, y or t */
+bool hdg_expr_has_normal(const hdg_expr *e);             /* mentions nx or ny */
+bool hdg_expr_is_num(const hdg_expr *e, double v);       /* a number equal to v */
+
+/* Text in the language's syntax ("2*pi^2*sin(pi*x)"); the caller frees it. */
+char *hdg_expr_str(const struct hdg_problem *p, const hdg_expr *e);
+
+const char *hdg_builtin_name(hdg_builtin f);   /* "sin" ... */
+const char *hdg_cmp_name(hdg_cmp c);           /* "<" ... */
+const char *hdg_var_name(hdg_var v);           /* "x", "y", "t" */
+
+#define HDG_EXPR_MAX_SIZE 200000
+#define HDG_EXPR_MAX_DEPTH 1000
+
+/* ---------------------------------------------------------------- the checked problem */
+
+typedef enum hdg_method { HDG_METHOD_HDG, HDG_METHOD_DG } hdg_method;
+
+typedef struct hdg_param {
+    const char *name;
+    double value;              /* after --set and after re-evaluating dependents */
+    const hdg_expr *expr;      /* its definition (numbers, pi, earlier params) */
+    bool overridden;           /* set by --set */
+    hdg_loc loc;
+} hdg_param;
+
+typedef struct hdg_func {
+    const char *name;
+    int nargs;                 /* 0..3 */
+    hdg_var args[3];           /* formal arguments, a subset of x, y, t in the written order */
+    int ncomp;                 /* 1 scalar, 2 vector */
+    const hdg_expr *body[2];   /* in terms of COORD nodes of its formal arguments */
+    hdg_loc loc;
+    const hdg_expr *dbody[2][3];   /* cache of d body / d var (internal) */
+} hdg_func;
+
+typedef enum hdg_space_kind { HDG_SPACE_L2, HDG_SPACE_TRACE } hdg_space_kind;
+
+typedef struct hdg_space {
+    const char *name;
+    hdg_space_kind kind;       /* L2(P k) on elements, trace(P k) on faces */
+    int degree;
+    hdg_loc loc;
+} hdg_space;
+
+typedef struct hdg_unknown {
+    const char *name;
+    int ncomp;                 /* 1 or 2 */
+    int space;                 /* index into spaces */
+    bool trace;                /* trace unknown (on faces, HDG) or element unknown */
+    int index;                 /* position among the element unknowns or among the trace unknowns */
+    int equation;              /* the equation that determines it */
+    const hdg_expr *exact[2];  /* NULL when no exact solution was given */
+    const hdg_expr *initial[2];/* DG: at t = 0 (given, else exact at t = 0, else 0) */
+    bool initial_given;
+    bool needs_exterior;       /* DG: some flux uses its exterior value */
+    hdg_loc loc;
+} hdg_unknown;
+
+typedef struct hdg_test {
+    const char *name;
+    int ncomp;
+    int space;
+    hdg_loc loc;
+} hdg_test;
+
+typedef enum hdg_domain { HDG_VOLUME, HDG_BOUNDARY } hdg_domain;
+typedef enum hdg_op { HDG_OP_VALUE, HDG_OP_DX, HDG_OP_DY } hdg_op;
+typedef enum hdg_side { HDG_SIDE_NONE, HDG_SIDE_INTERIOR, HDG_SIDE_EXTERIOR } hdg_side;
+typedef enum hdg_role {
+    HDG_ROLE_LOCAL_LOCAL,    /* HDG: element test x element unknown */
+    HDG_ROLE_LOCAL_TRACE,    /* HDG: element test x trace unknown */
+    HDG_ROLE_TRACE_LOCAL,    /* HDG: trace test x element unknown */
+    HDG_ROLE_TRACE_TRACE,    /* HDG: trace test x trace unknown */
+    HDG_ROLE_SOURCE,         /* no unknown: right-hand side (both families) */
+    HDG_ROLE_TIME,           /* DG: (dt(U), v) */
+    HDG_ROLE_VOLUME,         /* DG: volume term with an unknown */
+    HDG_ROLE_FLUX            /* DG: boundary term with an unknown (interior or exterior) */
+} hdg_role;
+
+/* A set of boundary markers ("all" or names). */
+typedef struct hdg_markers {
+    bool all;
+    int n;
+    const char **names;
+    hdg_loc *locs;
+} hdg_markers;
+
+/* One scalar term of an equation. The equation reads
+ *     sum over atoms with trial >= 0 of  integral( coef * trial * test )
+ *   = sum over atoms with trial <  0 of  integral( coef * test )
+ * i.e. unknown terms are on the left, sources on the right (signs already moved).
+ * The integral runs over the element (VOLUME) or over the faces of its boundary
+ * (BOUNDARY; markers == NULL: every face, interior and boundary; otherwise only
+ * the boundary faces carrying one of the markers). */
+typedef struct hdg_atom {
+    hdg_domain domain;
+    const hdg_markers *markers;
+    int test, test_comp;           /* test function (index into tests), component */
+    hdg_op test_op;
+    int trial;                     /* unknown index, -1 for a source atom */
+    int trial_comp;
+    hdg_op trial_op;
+    hdg_side side;                 /* element unknowns: INTERIOR or EXTERIOR (DG); trace and source: NONE */
+    bool dt;                       /* d/dt of the trial (DG) */
+    const hdg_expr *coef;          /* free of unknowns and tests; may use nx, ny on boundaries */
+    hdg_role role;
+    hdg_loc loc;                   /* the integral this atom comes from */
+} hdg_atom;
+
+typedef struct hdg_equation {
+    int test;                      /* its test function */
+    int unknown;                   /* the unknown it determines */
+    bool trace;                    /* HDG: its test lives in a trace space */
+    hdg_atom *atoms;
+    int natoms;
+    hdg_loc loc;
+} hdg_equation;
+
+typedef enum hdg_bc_kind {
+    HDG_BC_DIRICHLET,   /* HDG: trace unknown = value on the markers */
+    HDG_BC_NEUMANN,     /* HDG: flux = value on the markers (source atoms of a trace equation) */
+    HDG_BC_EXTERIOR     /* DG: exterior state of unknowns on the markers */
+} hdg_bc_kind;
+
+/* ext(unknown_comp) = sum_k terms[k].coef * unknown(terms[k].unknown)_(terms[k].comp) (interior) + data */
+typedef struct hdg_ext_term {
+    int unknown, comp;
+    const hdg_expr *coef;
+} hdg_ext_term;
+
+typedef struct hdg_ext_rule {
+    int unknown, comp;
+    hdg_ext_term *terms;
+    int nterms;
+    const hdg_expr *data;
+    hdg_loc loc;
+} hdg_ext_rule;
+
+typedef struct hdg_bc {
+    hdg_bc_kind kind;
+    const char *label;             /* "dirichlet", "neumann", or the user's name (e.g. "pec") */
+    hdg_markers markers;
+    hdg_loc loc;
+    int unknown;                   /* DIRICHLET, NEUMANN: the trace unknown concerned; EXTERIOR: -1 */
+    const hdg_expr *value[2];      /* DIRICHLET: data per component; NEUMANN: the flux value */
+    int flux;                      /* NEUMANN: index into flux_names */
+    int equation;                  /* NEUMANN: the trace equation that receives the source atoms */
+    hdg_ext_rule *rules;           /* EXTERIOR */
+    int nrules;
+} hdg_bc;
+
+typedef struct hdg_time {
+    bool given;
+    const char *method;            /* "lserk4" */
+    double final, cfl, dt;         /* dt = 0: from cfl */
+    hdg_loc loc;
+} hdg_time;
+
+typedef struct hdg_arena hdg_arena;
+
+typedef struct hdg_problem {
+    const char *name;
+    const char *file;
+    hdg_method method;
+    const char *mesh;              /* "triangle" */
+    const char *degree_name;       /* "k" */
+    int degree;                    /* after --order */
+    hdg_param *params;     int nparams;
+    hdg_func *funcs;       int nfuncs;
+    hdg_space *spaces;     int nspaces;
+    hdg_unknown *unknowns; int nunknowns;   /* element and trace unknowns, in declaration order */
+    int nelement, ntrace;
+    hdg_test *tests;       int ntests;      /* one per equation */
+    hdg_equation *equations; int nequations;
+    const char **flux_names; int nfluxes;
+    hdg_bc *bcs;           int nbcs;
+    hdg_time time;
+    const char **markers;  int nmarkers;    /* marker names the file mentions ("all" excluded) */
+    bool markers_all;                       /* some condition is on "all" */
+    hdg_loc loc, boundary_loc;              /* the 'problem' line; the first 'boundary' line */
+    hdg_arena *arena;
+} hdg_problem;
+
+/* --set name=value and --order k. */
+typedef struct hdg_setting {
+    const char *name;
+    double value;
+} hdg_setting;
+
+typedef struct hdg_frontend_options {
+    int order;                     /* > 0: overrides the degree */
+    const hdg_setting *sets;
+    int nsets;
+} hdg_frontend_options;
+
+/* Reads, parses and checks a file. Returns NULL when d holds errors (warnings
+ * alone still give a problem). opt may be NULL. */
+hdg_problem *hdg_problem_load(const char *path, const hdg_frontend_options *opt, hdg_diags *d);
+/* Same from text in memory (src may contain NUL bytes; len is its size). */
+hdg_problem *hdg_problem_parse(const char *file, const char *src, size_t len,
+                               const hdg_frontend_options *opt, hdg_diags *d);
+void hdg_problem_free(hdg_problem *p);
+
+/* Checks the boundary conditions against the markers of a mesh: every marker
+ * must have a condition (for every trace unknown in HDG, every unknown whose
+ * exterior value is used in DG), and every marker the file names must exist.
+ * Returns the number of errors added to d. */
+int hdg_problem_check_markers(const hdg_problem *p, const char *const *names, int n, hdg_diags *d);
+
+/* The `hdgc check` summary; the caller frees it. */
+char *hdg_problem_summary(const hdg_problem *p);
+/* One atom as text: "local-local  volume  1/kappa * q.x * r.x"; the caller frees it. */
+char *hdg_atom_str(const hdg_problem *p, const hdg_atom *a);
+
+const char *hdg_role_name(hdg_role r);       /* "local-local", ..., "time", "volume", "flux" */
+const char *hdg_method_name(hdg_method m);   /* "HDG", "DG" */
+
+/* Index of a name, -1 when absent. */
+int hdg_problem_param(const hdg_problem *p, const char *name);
+int hdg_problem_func(const hdg_problem *p, const char *name);
+int hdg_problem_unknown(const hdg_problem *p, const char *name);
+
+#endif

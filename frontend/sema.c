@@ -1,0 +1,1090 @@
+/* sema.c — semantic analysis: from the parser's declarations to a checked
+ * hdg_problem. Resolves names (one global scope plus the equation's test
+ * function), applies --order and --set, evaluates params, builds funcs, decides
+ * the method family (HDG: trace unknowns; DG: dt() terms), expands and
+ * classifies every equation (expand.c does the algebra), pairs equations with
+ * unknowns, and checks boundary conditions, exact solutions, initial conditions
+ * and time settings. Reports every error it can find in one run. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "frontend/sema.h"
+#include "support/util.h"
+
+/* ---------------------------------------------------------------- errors, symbols */
+
+void sema_error(sema *S, hdg_loc loc, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    for (int i = 0; i < S->d->count; i++) {   /* a flux used twice reports once */
+        const hdg_diag *g = &S->d->items[i];
+        if (g->loc.line == loc.line && g->loc.col == loc.col && !strcmp(g->msg, msg)) return;
+    }
+    hdg_diag_add(S->d, HDG_DIAG_ERROR, loc, "%s", msg);
+}
+
+static unsigned long long name_hash(const char *s) { return hdg_hash64(s, strlen(s), 0); }
+
+symbol *sema_lookup(sema *S, const char *name)
+{
+    if (!S->cap) return NULL;
+    unsigned mask = (unsigned)S->cap - 1;
+    for (unsigned i = (unsigned)name_hash(name) & mask;; i = (i + 1) & mask) {
+        if (!S->table[i]) return NULL;
+        if (!strcmp(S->table[i]->name, name)) return S->table[i];
+    }
+}
+
+static void table_put(sema *S, symbol *s)
+{
+    if (2 * (S->count + 1) > S->cap) {
+        symbol **old = S->table;
+        int oldcap = S->cap;
+        S->cap = S->cap ? 2 * S->cap : 256;
+        S->table = hdg_arena_alloc(S->tmp, (size_t)S->cap * sizeof(symbol *));
+        S->count = 0;
+        for (int i = 0; i < oldcap; i++)
+            if (old[i]) table_put(S, old[i]);
+    }
+    unsigned mask = (unsigned)S->cap - 1;
+    unsigned i = (unsigned)name_hash(s->name) & mask;
+    while (S->table[i]) i = (i + 1) & mask;
+    S->table[i] = s;
+    S->count++;
+}
+
+/* Defines a name; NULL (and an error) when it is taken. */
+static symbol *define(sema *S, const char *name, sym_kind kind, int index, hdg_loc loc)
+{
+    symbol *old = sema_lookup(S, name);
+    if (old) {
+        if (old->loc.line == 0)
+            sema_error(S, loc, "'%s' is a builtin name and cannot be redefined", name);
+        else
+            sema_error(S, loc, "duplicate definition of '%s' (first defined at %d:%d)", name,
+                       old->loc.line, old->loc.col);
+        return NULL;
+    }
+    symbol *s = hdg_arena_alloc(S->tmp, sizeof *s);
+    *s = (symbol){name, kind, index, loc, true, false};
+    table_put(S, s);
+    return s;
+}
+
+const char *sema_suggest(sema *S, const char *name, const char *test)
+{
+    const char **names = hdg_arena_alloc(S->tmp, (size_t)(S->count + 1) * sizeof(char *));
+    int n = 0;
+    for (int i = 0; i < S->cap; i++)
+        if (S->table[i]) names[n++] = S->table[i]->name;
+    if (test) names[n++] = test;
+    return hdg_closest_name(name, names, n);
+}
+
+static void define_builtins(sema *S)
+{
+    static const char *fns[] = {"sin", "cos", "exp", "log", "sqrt", "tanh", "abs"};
+    static const char *ops[] = {"grad", "div", "dx", "dy", "dot", "dt", "jump", "avg", "ext"};
+    hdg_loc none = {0, 0};
+    define(S, "pi", SYM_PI, 0, none);
+    define(S, "x", SYM_COORD, HDG_VAR_X, none);
+    define(S, "y", SYM_COORD, HDG_VAR_Y, none);
+    define(S, "t", SYM_COORD, HDG_VAR_T, none);
+    define(S, "nx", SYM_NORMAL, 0, none);
+    define(S, "ny", SYM_NORMAL, 1, none);
+    define(S, "n", SYM_VNORMAL, 0, none);
+    for (int i = 0; i < 7; i++) define(S, fns[i], SYM_FN, i, none);
+    for (int i = 0; i < 9; i++) define(S, ops[i], SYM_OP, i, none);
+}
+
+static const char *fmt_loc(sema *S, hdg_loc l)
+{
+    char *s = hdg_arena_alloc(S->tmp, 32);
+    snprintf(s, 32, "%d:%d", l.line, l.col);
+    return s;
+}
+
+/* "V" or "V^2" */
+static const char *space_str(sema *S, int space, int ncomp)
+{
+    const char *name = space >= 0 ? S->p->spaces[space].name : "?";
+    if (ncomp == 1) return name;
+    char *s = hdg_arena_alloc(S->tmp, strlen(name) + 8);
+    sprintf(s, "%s^%d", name, ncomp);
+    return s;
+}
+
+static ectx data_ctx(const char *where, unsigned coords, bool normals)
+{
+    ectx cx = {0};
+    cx.mode = X_DATA;
+    cx.coords = coords;
+    cx.normals = normals;
+    cx.where = where;
+    cx.test_id = -1;
+    cx.eq = -1;
+    return cx;
+}
+
+#define XYT 7u
+
+/* Expands a data expression (no unknowns, no tests) of ncomp components
+ * (0: either); NULL on errors. out[] gets the components. */
+static bool data_expr(sema *S, const ectx *cx, const ast *a, int want, int *ncomp,
+                      const hdg_expr *out[2], const char *what)
+{
+    val v = expand(S, cx, a);
+    if (v.kind == V_ERR) return false;
+    if (v.kind == V_FORM) {
+        sema_error(S, a->loc, "integrals (a, b) and <a, b> can only appear in equations");
+        return false;
+    }
+    if (want && v.ncomp != want) {
+        sema_error(S, a->loc, "%s is a %s, but a %s is expected", what, v.ncomp == 2 ? "vector" : "scalar",
+                   want == 2 ? "vector" : "scalar");
+        return false;
+    }
+    for (int c = 0; c < v.ncomp; c++) {
+        out[c] = val_data(S, &v, c);
+        if (ex_too_big(out[c])) {
+            sema_error(S, a->loc, "%s is too large when expanded (more than %d nodes or %d levels)", what,
+                       HDG_EXPR_MAX_SIZE, HDG_EXPR_MAX_DEPTH);
+            return false;
+        }
+    }
+    if (ncomp) *ncomp = v.ncomp;
+    return true;
+}
+
+/* ---------------------------------------------------------------- header declarations */
+
+static void header(sema *S, decl *ds, const hdg_frontend_options *opt)
+{
+    hdg_problem *p = S->p;
+    decl *first[3] = {NULL, NULL, NULL};
+    static const char *what[3] = {"problem", "mesh", "degree"};
+    for (decl *d = ds; d; d = d->next) {
+        int k = d->kind == D_PROBLEM ? 0 : d->kind == D_MESH ? 1 : d->kind == D_DEGREE ? 2 : -1;
+        if (k < 0) continue;
+        if (first[k]) {
+            sema_error(S, d->loc, "duplicate '%s' declaration (first at %s)", what[k], fmt_loc(S, first[k]->loc));
+            continue;
+        }
+        first[k] = d;
+        if (k == 0) {
+            p->name = d->name;
+            p->loc = d->loc;
+        } else if (k == 1) {
+            p->mesh = d->name;
+            if (strcmp(d->name, "triangle"))
+                sema_error(S, d->name_loc, "unsupported mesh '%s': only 'triangle' is supported", d->name);
+        } else {
+            p->degree_name = d->name;
+            if (!d->num_is_int || d->num < 1 || d->num > 20)
+                sema_error(S, d->num_loc, "the degree must be an integer between 1 and 20");
+            else
+                p->degree = (int)d->num;
+            define(S, d->name, SYM_DEGREE, 0, d->name_loc);
+        }
+    }
+    if (!p->mesh) p->mesh = "triangle";
+    if (!first[0]) sema_error(S, (hdg_loc){1, 1}, "missing 'problem NAME' declaration");
+    if (opt && opt->order) {
+        if (opt->order < 1 || opt->order > 20)
+            sema_error(S, (hdg_loc){0, 0}, "--order %d: the degree must be between 1 and 20", opt->order);
+        else
+            p->degree = opt->order;
+    }
+    if (!first[2] && !(opt && opt->order))
+        sema_error(S, first[0] ? first[0]->loc : (hdg_loc){1, 1}, "missing 'degree k = N' declaration");
+    if (!p->degree_name) p->degree_name = "k";
+    if (!p->degree) p->degree = 1;
+}
+
+static void space_decl(sema *S, decl *d)
+{
+    hdg_problem *p = S->p;
+    hdg_space *sp = &p->spaces[p->nspaces];
+    *sp = (hdg_space){d->name, HDG_SPACE_L2, p->degree, d->name_loc};
+    bool ok = true;
+    if (!strcmp(d->space_kind, "trace")) sp->kind = HDG_SPACE_TRACE;
+    else if (strcmp(d->space_kind, "L2")) {
+        sema_error(S, d->space_kind_loc, "unknown space kind '%s': use L2(P k) or trace(P k)", d->space_kind);
+        ok = false;
+    }
+    if (strcmp(d->poly, "P")) {
+        sema_error(S, d->poly_loc, "unknown polynomial space '%s': use P, as in L2(P k)", d->poly);
+        ok = false;
+    }
+    if (d->deg_name) {
+        symbol *s = sema_lookup(S, d->deg_name);
+        if (!s || s->kind != SYM_DEGREE) {
+            sema_error(S, d->deg_loc, "'%s' is not the degree; the degree is '%s'", d->deg_name, p->degree_name);
+            ok = false;
+        }
+    } else if (d->num < 1 || d->num > 20) {
+        sema_error(S, d->deg_loc, "a space degree must be an integer between 1 and 20");
+        ok = false;
+    } else {
+        sp->degree = (int)d->num;
+    }
+    symbol *s = define(S, d->name, SYM_SPACE, p->nspaces, d->name_loc);
+    if (s && !ok) s->failed = true;
+    p->nspaces++;
+}
+
+static int space_ref(sema *S, const char *name, hdg_loc loc)
+{
+    symbol *s = sema_lookup(S, name);
+    if (s && s->failed) return -1;
+    if (!s) {
+        const char *near = sema_suggest(S, name, NULL);
+        if (near) sema_error(S, loc, "undefined space '%s'; did you mean '%s'?", name, near);
+        else sema_error(S, loc, "undefined space '%s'", name);
+        return -1;
+    }
+    if (s->kind != SYM_SPACE) {
+        sema_error(S, loc, "'%s' is not a space", name);
+        return -1;
+    }
+    return s->index;
+}
+
+static bool power_ok(sema *S, const item *it)
+{
+    if (it->power == 1 || it->power == 2) return true;
+    sema_error(S, it->power_loc, "only scalars and 2-vectors are supported (%s^N with N = 1 or 2)", it->space);
+    return false;
+}
+
+static void unknown_decl(sema *S, decl *d, bool *failed)
+{
+    hdg_problem *p = S->p;
+    bool trace = d->kind == D_TRACE;
+    for (item *it = d->items.head; it; it = it->next) {
+        int id = p->nunknowns++;
+        hdg_unknown *u = &p->unknowns[id];
+        *u = (hdg_unknown){.name = it->name, .ncomp = 1, .space = -1, .trace = trace, .equation = -1,
+                           .loc = it->loc};
+        u->index = trace ? p->ntrace++ : p->nelement++;
+        symbol *s = define(S, it->name, SYM_UNKNOWN, id, it->loc);
+        int sp = space_ref(S, it->space, it->space_loc);
+        bool ok = sp >= 0 && power_ok(S, it);
+        if (sp >= 0 && p->spaces[sp].kind == HDG_SPACE_TRACE && !trace) {
+            sema_error(S, it->space_loc, "element unknown '%s' needs an L2 space, but '%s' is a trace space "
+                       "(declare it with 'trace %s : %s')", it->name, it->space, it->name, it->space);
+            ok = false;
+        }
+        if (sp >= 0 && p->spaces[sp].kind == HDG_SPACE_L2 && trace) {
+            sema_error(S, it->space_loc, "trace unknown '%s' needs a trace space, but '%s' is an L2 space",
+                       it->name, it->space);
+            ok = false;
+        }
+        if (ok) {
+            u->space = sp;
+            u->ncomp = it->power;
+        }
+        failed[id] = !ok || !s;
+        if (s && !ok) s->failed = true;
+    }
+}
+
+/* ---------------------------------------------------------------- params, funcs */
+
+static void apply_sets(sema *S, const hdg_frontend_options *opt, const double **override)
+{
+    for (int i = 0; opt && i < opt->nsets; i++) {
+        const char *name = opt->sets[i].name;
+        symbol *s = sema_lookup(S, name);
+        if (s && s->kind == SYM_PARAM) {
+            override[s->index] = &opt->sets[i].value;
+            continue;
+        }
+        if (s) {
+            sema_error(S, (hdg_loc){0, 0}, "--set %s: '%s' is not a param", name, name);
+            continue;
+        }
+        const char **names = hdg_arena_alloc(S->tmp, (size_t)(S->p->nparams + 1) * sizeof(char *));
+        for (int k = 0; k < S->p->nparams; k++) names[k] = S->p->params[k].name;
+        const char *near = hdg_closest_name(name, names, S->p->nparams);
+        if (near) sema_error(S, (hdg_loc){0, 0}, "--set %s: no param named '%s'; did you mean '%s'?", name, name, near);
+        else sema_error(S, (hdg_loc){0, 0}, "--set %s: no param named '%s'", name, name);
+    }
+}
+
+static void param_decl(sema *S, decl *d, symbol *s, const double *override)
+{
+    hdg_problem *p = S->p;
+    hdg_param *pa = &p->params[s->index];
+    char where[300];
+    snprintf(where, sizeof where, "param '%s'", d->name);
+    ectx cx = data_ctx(hdg_arena_strdup(S->tmp, where), 0, false);
+    const hdg_expr *e[2];
+    if (!data_expr(S, &cx, d->expr, 1, NULL, e, "a param")) {
+        s->failed = true;
+        return;
+    }
+    pa->expr = e[0];
+    hdg_eval_env env = {0, 0, 0, 0, 0, p};
+    pa->value = override ? *override : hdg_expr_eval(e[0], &env);
+    pa->overridden = override != NULL;
+    if (!isfinite(pa->value)) {
+        sema_error(S, d->name_loc, "param '%s' is not a finite number", d->name);
+        s->failed = true;
+        return;
+    }
+    s->ready = true;
+}
+
+static void func_decl(sema *S, decl *d, symbol *s)
+{
+    hdg_problem *p = S->p;
+    hdg_func *f = &p->funcs[s->index];
+    unsigned mask = 0;
+    bool ok = true;
+    for (item *it = d->items.head; it; it = it->next) {
+        int v = !strcmp(it->name, "x") ? HDG_VAR_X : !strcmp(it->name, "y") ? HDG_VAR_Y
+              : !strcmp(it->name, "t") ? HDG_VAR_T : -1;
+        if (v < 0) {
+            sema_error(S, it->loc, "func arguments must be x, y or t (funcs are functions of the coordinates)");
+            ok = false;
+        } else if (mask & (1u << v)) {
+            sema_error(S, it->loc, "argument '%s' appears twice", it->name);
+            ok = false;
+        } else {
+            mask |= 1u << v;
+            f->args[f->nargs++] = (hdg_var)v;
+        }
+    }
+    char where[300];
+    snprintf(where, sizeof where, "func '%s'", d->name);
+    ectx cx = data_ctx(hdg_arena_strdup(S->tmp, where), mask, false);
+    const hdg_expr *e[2] = {NULL, NULL};
+    if (!ok || !data_expr(S, &cx, d->expr, 0, &f->ncomp, e, "the func")) {
+        s->failed = true;
+        return;
+    }
+    f->body[0] = e[0];
+    f->body[1] = e[1];
+    s->ready = true;
+}
+
+/* Registers params, funcs, fluxes and unknowns, then builds params and funcs in
+ * file order (a param or func may use only those defined above it). */
+static void definitions(sema *S, decl *ds, const hdg_frontend_options *opt, bool *ufailed)
+{
+    hdg_problem *p = S->p;
+    for (decl *d = ds; d; d = d->next)
+        if (d->kind == D_SPACE) space_decl(S, d);
+    symbol **syms = hdg_arena_alloc(S->tmp, (size_t)(p->nparams + p->nfuncs + 1) * sizeof(symbol *));
+    int np = 0, nf = 0;
+    for (decl *d = ds; d; d = d->next) {
+        if (d->kind == D_PARAM || d->kind == D_FUNC) {
+            bool par = d->kind == D_PARAM;
+            int idx = par ? np++ : nf++;
+            if (par) p->params[idx] = (hdg_param){d->name, 0, NULL, false, d->name_loc};
+            else p->funcs[idx] = (hdg_func){.name = d->name, .ncomp = 1, .loc = d->name_loc};
+            symbol *s = define(S, d->name, par ? SYM_PARAM : SYM_FUNC, idx, d->name_loc);
+            if (s) s->ready = false;
+            syms[par ? idx : p->nparams + idx] = s;
+        } else if (d->kind == D_FLUX) {
+            flux_def *fl = &S->fluxes[S->nfluxes];
+            *fl = (flux_def){d->name, d->expr, d->name_loc, 0, 0, -1, 0};
+            p->flux_names[S->nfluxes] = d->name;
+            define(S, d->name, SYM_FLUX, S->nfluxes++, d->name_loc);
+        } else if (d->kind == D_UNKNOWN || d->kind == D_TRACE) {
+            unknown_decl(S, d, ufailed);
+        }
+    }
+    p->nfluxes = S->nfluxes;
+    const double **override = hdg_arena_alloc(S->tmp, (size_t)(p->nparams + 1) * sizeof(double *));
+    apply_sets(S, opt, override);
+    np = nf = 0;
+    for (decl *d = ds; d; d = d->next) {
+        if (d->kind == D_PARAM) {
+            int idx = np++;
+            if (syms[idx]) param_decl(S, d, syms[idx], override[idx]);
+            else p->params[idx].expr = ex_num(p, 0);
+        } else if (d->kind == D_FUNC) {
+            int idx = nf++;
+            if (syms[p->nparams + idx]) func_decl(S, d, syms[p->nparams + idx]);
+            if (!p->funcs[idx].body[0]) p->funcs[idx].body[0] = ex_num(p, 0);
+            if (p->funcs[idx].ncomp == 2 && !p->funcs[idx].body[1]) p->funcs[idx].body[1] = ex_num(p, 0);
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- method family */
+
+static const ast *find_dt(const ast *a)
+{
+    if (!a) return NULL;
+    if (a->kind == AST_CALL && !strcmp(a->name, "dt")) return a;
+    const ast *r;
+    if ((r = find_dt(a->a)) || (r = find_dt(a->b)) || (r = find_dt(a->c))) return r;
+    for (int i = 0; i < a->nargs; i++)
+        if ((r = find_dt(a->args[i]))) return r;
+    return NULL;
+}
+
+/* true when the equations can be expanded (the family is known). */
+static bool decide_method(sema *S, decl *ds)
+{
+    hdg_problem *p = S->p;
+    const ast *dt = NULL;
+    for (decl *d = ds; d && !dt; d = d->next) {
+        if (d->kind == D_EQUATION && !(dt = find_dt(d->lhs))) dt = find_dt(d->expr);
+        if (d->kind == D_FLUX) dt = find_dt(d->expr);
+    }
+    if (dt && p->ntrace > 0) {
+        sema_error(S, dt->loc, "dt() mixed with trace unknowns: a problem is either HDG (trace unknowns, "
+                               "steady) or DG (dt() terms, no trace unknowns)");
+        return false;
+    }
+    if (!dt && p->ntrace == 0) {
+        if (p->nequations > 0 && p->nunknowns > 0)
+            sema_error(S, p->loc, "cannot tell the method: the problem has no trace unknown (HDG) "
+                                  "and no dt() term (DG)");
+        return false;
+    }
+    p->method = dt ? HDG_METHOD_DG : HDG_METHOD_HDG;
+    return true;
+}
+
+/* ---------------------------------------------------------------- equations */
+
+typedef struct pairing {
+    bool *failed;        /* per unknown: its declaration had errors */
+    bool *reported;      /* per unknown: already named in a wrong-space error */
+    bool eq_failed;      /* some equation had errors (its unknown is unknown) */
+} pairing;
+
+static bool test_decl(sema *S, decl *d, int ei, pairing *pr)
+{
+    hdg_problem *p = S->p;
+    item *t = &d->test;
+    hdg_test *tt = &p->tests[ei];
+    *tt = (hdg_test){t->name, 1, -1, t->loc};
+    symbol *clash = sema_lookup(S, t->name);
+    if (clash) {
+        if (clash->loc.line == 0)
+            sema_error(S, t->loc, "'%s' is a builtin name and cannot be a test function", t->name);
+        else
+            sema_error(S, t->loc, "duplicate definition of '%s' (first defined at %d:%d)", t->name,
+                       clash->loc.line, clash->loc.col);
+        return false;
+    }
+    int sp = space_ref(S, t->space, t->space_loc);
+    if (sp < 0 || !power_ok(S, t)) return false;
+    tt->space = sp;
+    tt->ncomp = t->power;
+    (void)pr;
+    return true;
+}
+
+/* Pairs an HDG equation with the first unknown of its test's space and shape. */
+static void pair_hdg(sema *S, int ei, pairing *pr)
+{
+    hdg_problem *p = S->p;
+    const hdg_test *t = &p->tests[ei];
+    int left = -1;
+    for (int u = 0; u < p->nunknowns; u++) {
+        const hdg_unknown *x = &p->unknowns[u];
+        if (x->equation >= 0 || pr->failed[u]) continue;
+        if (x->space == t->space && x->ncomp == t->ncomp) {
+            p->unknowns[u].equation = ei;
+            p->equations[ei].unknown = u;
+            return;
+        }
+        if (left < 0 && !pr->reported[u]) left = u;
+    }
+    if (left >= 0) {
+        const hdg_unknown *x = &p->unknowns[left];
+        sema_error(S, t->loc, "test function '%s' is in %s, but the unknown left without an equation, "
+                   "'%s', is in %s", t->name, space_str(S, t->space, t->ncomp), x->name,
+                   space_str(S, x->space, x->ncomp));
+        pr->reported[left] = true;
+    } else {
+        sema_error(S, t->loc, "test function '%s' : %s matches no unknown without an equation",
+                   t->name, space_str(S, t->space, t->ncomp));
+    }
+}
+
+/* A DG equation determines the unknown under dt(). */
+static void pair_dg_(sema *S, int ei, pairing *pr);
+static void pair_dg(sema *S, int ei, pairing *pr)
+{
+    int before = S->d->nerrors;
+    pair_dg_(S, ei, pr);
+    if (S->d->nerrors != before && S->p->equations[ei].unknown < 0) pr->eq_failed = true;
+}
+
+static void pair_dg_(sema *S, int ei, pairing *pr)
+{
+    hdg_problem *p = S->p;
+    hdg_equation *e = &p->equations[ei];
+    const hdg_test *t = &p->tests[ei];
+    int u = -1;
+    for (int i = 0; i < e->natoms; i++) {
+        const hdg_atom *a = &e->atoms[i];
+        if (!a->dt) continue;
+        if (u >= 0 && a->trial != u) {
+            sema_error(S, a->loc, "dt() of two unknowns in one equation ('%s' and '%s')",
+                       p->unknowns[u].name, p->unknowns[a->trial].name);
+            return;
+        }
+        u = a->trial;
+    }
+    if (u < 0) {
+        sema_error(S, e->loc, "equation has no dt() term: in a DG problem each equation advances one "
+                              "unknown in time, as in (dt(u), v) = ...");
+        return;
+    }
+    hdg_unknown *x = &p->unknowns[u];
+    if (x->equation >= 0) {
+        sema_error(S, e->loc, "unknown '%s' is advanced by two equations (at %s and here)", x->name,
+                   fmt_loc(S, p->equations[x->equation].loc));
+        return;
+    }
+    if (x->space != t->space || x->ncomp != t->ncomp) {
+        sema_error(S, t->loc, "test function '%s' is in %s, but the equation advances '%s', which is in %s",
+                   t->name, space_str(S, t->space, t->ncomp), x->name, space_str(S, x->space, x->ncomp));
+        x->equation = ei;   /* reported: no "has no equation" as well */
+        e->unknown = u;
+        return;
+    }
+    x->equation = ei;
+    e->unknown = u;
+}
+
+static hdg_role role_of(const hdg_problem *p, const hdg_equation *e, const hdg_atom *a)
+{
+    if (a->trial < 0) return HDG_ROLE_SOURCE;
+    if (p->method == HDG_METHOD_DG)
+        return a->dt ? HDG_ROLE_TIME : a->domain == HDG_VOLUME ? HDG_ROLE_VOLUME : HDG_ROLE_FLUX;
+    bool tr = p->unknowns[a->trial].trace;
+    if (e->trace) return tr ? HDG_ROLE_TRACE_TRACE : HDG_ROLE_TRACE_LOCAL;
+    return tr ? HDG_ROLE_LOCAL_TRACE : HDG_ROLE_LOCAL_LOCAL;
+}
+
+/* Adds a side's atoms: trial atoms go left (sign), sources right (-sign). */
+static void put_atoms(sema *S, hdg_equation *e, const val *v, int sign)
+{
+    hdg_problem *p = S->p;
+    for (int i = 0; i < v->natoms; i++) {
+        const fatom *f = &v->atoms[i];
+        bool src = f->m.trial.id < 0;
+        const hdg_expr *c = (sign > 0) != src ? f->m.coef : ex_neg(p, f->m.coef);
+        if (hdg_expr_is_num(c, 0)) continue;
+        if (ex_too_big(c)) {
+            sema_error(S, f->loc, "term too large when expanded (more than %d nodes or %d levels)",
+                       HDG_EXPR_MAX_SIZE, HDG_EXPR_MAX_DEPTH);
+            continue;
+        }
+        hdg_atom *a = &e->atoms[e->natoms++];
+        *a = (hdg_atom){.domain = f->domain, .markers = NULL, .test = e->test,
+                        .test_comp = f->m.test.comp, .test_op = f->m.test.op,
+                        .trial = f->m.trial.id, .trial_comp = src ? 0 : f->m.trial.comp,
+                        .trial_op = f->m.trial.op, .side = f->m.trial.side, .dt = f->m.trial.dt,
+                        .coef = c, .loc = f->loc};
+        a->role = role_of(p, e, a);
+    }
+}
+
+static bool side_ok(sema *S, const val *v, const ast *a)
+{
+    if (v->kind == V_ERR) return false;
+    if (v->kind == V_FORM || val_is_zero(v)) return true;
+    sema_error(S, a->loc, "each side of an equation must be a sum of integrals (a, b) and <a, b>, or 0");
+    return false;
+}
+
+static void equation_decl(sema *S, decl *d, int ei, pairing *pr)
+{
+    hdg_problem *p = S->p;
+    hdg_equation *e = &p->equations[ei];
+    *e = (hdg_equation){.test = ei, .unknown = -1, .loc = d->loc};
+    if (!test_decl(S, d, ei, pr)) {
+        pr->eq_failed = true;
+        return;
+    }
+    const hdg_test *t = &p->tests[ei];
+    e->trace = p->spaces[t->space].kind == HDG_SPACE_TRACE;
+    if (e->trace && p->method == HDG_METHOD_DG) {
+        sema_error(S, t->loc, "test function '%s' is in the trace space %s, but a DG problem has no trace "
+                   "unknowns", t->name, p->spaces[t->space].name);
+        return;
+    }
+    ectx cx = {0};
+    cx.mode = X_EQUATION;
+    cx.coords = XYT;
+    cx.where = "an equation";
+    cx.test = t->name;
+    cx.test_id = ei;
+    cx.test_ncomp = t->ncomp;
+    cx.test_trace = e->trace;
+    cx.eq = ei;
+    cx.hdg = p->method == HDG_METHOD_HDG;
+    val l = expand(S, &cx, d->lhs);
+    val r = expand(S, &cx, d->expr);
+    bool ok = side_ok(S, &l, d->lhs);
+    ok = side_ok(S, &r, d->expr) && ok;
+    if (!ok) {
+        pr->eq_failed = true;
+        return;
+    }
+    e->atoms = hdg_arena_alloc(p->arena, (size_t)(l.natoms + r.natoms + 1) * sizeof(hdg_atom));
+    put_atoms(S, e, &l, 1);
+    put_atoms(S, e, &r, -1);
+    if (p->method == HDG_METHOD_DG) pair_dg(S, ei, pr);
+    else pair_hdg(S, ei, pr);
+}
+
+/* ---------------------------------------------------------------- boundary conditions */
+
+static bool markers_decl(sema *S, decl *d, hdg_markers *m)
+{
+    m->names = hdg_arena_alloc(S->p->arena, (size_t)d->markers.n * sizeof(char *));
+    m->locs = hdg_arena_alloc(S->p->arena, (size_t)d->markers.n * sizeof(hdg_loc));
+    bool ok = true;
+    for (item *it = d->markers.head; it; it = it->next) {
+        if (!it->name) {
+            sema_error(S, it->loc, "a boundary marker is a name or an integer tag");
+            ok = false;
+            continue;
+        }
+        if (!strcmp(it->name, "all")) {
+            if (d->markers.n > 1) {
+                sema_error(S, it->loc, "'all' cannot be combined with other markers");
+                ok = false;
+            }
+            m->all = true;
+            continue;
+        }
+        for (int k = 0; k < m->n; k++)
+            if (!strcmp(m->names[k], it->name)) {
+                sema_error(S, it->loc, "boundary marker '%s' appears twice", it->name);
+                ok = false;
+            }
+        m->names[m->n] = hdg_arena_strdup(S->p->arena, it->name);
+        m->locs[m->n++] = it->loc;
+    }
+    return ok;
+}
+
+static bool bc_covers_unknown(const hdg_bc *b, int u)
+{
+    if (b->kind != HDG_BC_EXTERIOR) return b->unknown == u;
+    for (int i = 0; i < b->nrules; i++)
+        if (b->rules[i].unknown == u) return true;
+    return false;
+}
+
+/* Two conditions for one unknown on one marker. */
+static void check_overlap(sema *S, int bi)
+{
+    hdg_problem *p = S->p;
+    const hdg_bc *b = &p->bcs[bi];
+    for (int u = 0; u < p->nunknowns; u++) {
+        if (!bc_covers_unknown(b, u)) continue;
+        for (int j = 0; j < bi; j++) {
+            const hdg_bc *a = &p->bcs[j];
+            if (!bc_covers_unknown(a, u)) continue;
+            if (a->markers.all || b->markers.all) {
+                sema_error(S, b->loc, "this boundary condition for '%s' overlaps the one at %s (on '%s')",
+                           p->unknowns[u].name, fmt_loc(S, a->loc),
+                           a->markers.all ? "all" : a->markers.names[0]);
+                return;
+            }
+            for (int k = 0; k < b->markers.n; k++)
+                for (int l = 0; l < a->markers.n; l++)
+                    if (!strcmp(b->markers.names[k], a->markers.names[l])) {
+                        sema_error(S, b->markers.locs[k], "boundary marker '%s' already has a condition "
+                                   "for '%s' (at %s)", b->markers.names[k], p->unknowns[u].name,
+                                   fmt_loc(S, a->loc));
+                        return;
+                    }
+        }
+    }
+}
+
+static void dirichlet(sema *S, decl *d, hdg_bc *b)
+{
+    hdg_problem *p = S->p;
+    symbol *s = sema_lookup(S, d->name);
+    if (s && s->failed) return;
+    if (!s || s->kind != SYM_UNKNOWN || !p->unknowns[s->index].trace) {
+        if (s && s->kind == SYM_UNKNOWN)
+            sema_error(S, d->name_loc, "dirichlet condition on '%s', which is not a trace unknown: in HDG "
+                       "the boundary data goes on the trace unknown", d->name);
+        else if (!s)
+            sema_error(S, d->name_loc, "undefined name '%s'", d->name);
+        else
+            sema_error(S, d->name_loc, "dirichlet condition on '%s', which is %s, not a trace unknown",
+                       d->name, s->kind == SYM_FLUX ? "a flux" : "not an unknown");
+        return;
+    }
+    const hdg_unknown *u = &p->unknowns[s->index];
+    ectx cx = data_ctx("boundary data", XYT, true);
+    if (!data_expr(S, &cx, d->expr, u->ncomp, NULL, b->value, "the dirichlet data")) return;
+    b->unknown = s->index;
+}
+
+static void neumann(sema *S, decl *d, hdg_bc *b)
+{
+    hdg_problem *p = S->p;
+    symbol *s = sema_lookup(S, d->name);
+    if (!s || s->kind != SYM_FLUX) {
+        sema_error(S, d->name_loc, "a neumann condition names a flux: 'boundary neumann qn = g on M' "
+                   "with 'flux qn = ...' used as <qn, mu> in a trace equation");
+        return;
+    }
+    const flux_def *fl = &S->fluxes[s->index];
+    if (fl->trace_eq < 0) {
+        sema_error(S, d->name_loc, "flux '%s' appears in no boundary integral of a trace equation, "
+                   "so a neumann condition cannot use it", fl->name);
+        return;
+    }
+    if (fl->trace_eqs > 1) {
+        sema_error(S, d->name_loc, "flux '%s' appears in several trace equations: the neumann condition "
+                   "is ambiguous", fl->name);
+        return;
+    }
+    hdg_equation *e = &p->equations[fl->trace_eq];
+    int nc = p->tests[e->test].ncomp;
+    ectx cx = data_ctx("boundary data", XYT, true);
+    if (!data_expr(S, &cx, d->expr, nc, NULL, b->value, "the neumann data")) return;
+    b->flux = s->index;
+    b->equation = fl->trace_eq;
+    b->unknown = e->unknown;
+    hdg_atom *atoms = hdg_arena_alloc(p->arena, (size_t)(e->natoms + nc) * sizeof(hdg_atom));
+    memcpy(atoms, e->atoms, (size_t)e->natoms * sizeof(hdg_atom));
+    for (int c = 0; c < nc; c++)   /* <g, mu> on the markers, on the right-hand side */
+        atoms[e->natoms++] = (hdg_atom){.domain = HDG_BOUNDARY, .markers = &b->markers, .test = e->test,
+                                        .test_comp = c, .trial = -1, .coef = b->value[c],
+                                        .role = HDG_ROLE_SOURCE, .loc = d->loc};
+    e->atoms = atoms;
+}
+
+static void exterior(sema *S, decl *d, hdg_bc *b)
+{
+    hdg_problem *p = S->p;
+    b->rules = hdg_arena_alloc(p->arena, (size_t)(2 * d->items.n) * sizeof(hdg_ext_rule));
+    int *seen = hdg_arena_alloc(S->tmp, (size_t)(p->nunknowns + 1) * sizeof(int));
+    for (item *it = d->items.head; it; it = it->next) {
+        const ast *l = it->lhs;
+        symbol *s = NULL;
+        if (l->kind == AST_CALL && !strcmp(l->name, "ext") && l->nargs == 1 && l->args[0]->kind == AST_NAME)
+            s = sema_lookup(S, l->args[0]->name);
+        if (s && s->failed) continue;
+        if (!s || s->kind != SYM_UNKNOWN || p->unknowns[s->index].trace) {
+            sema_error(S, l->loc, "expected ext(u) = ..., with u an element unknown, on the left of '='");
+            continue;
+        }
+        int u = s->index;
+        if (seen[u]) {
+            sema_error(S, l->loc, "ext(%s) is defined twice in this boundary condition", s->name);
+            continue;
+        }
+        seen[u] = 1;
+        ectx cx = data_ctx("an exterior state", XYT, true);
+        cx.mode = X_EXT;
+        val v = expand(S, &cx, it->expr);
+        if (v.kind == V_ERR) continue;
+        if (v.kind == V_FORM) {
+            sema_error(S, it->expr->loc, "integrals (a, b) and <a, b> can only appear in equations");
+            continue;
+        }
+        const hdg_unknown *x = &p->unknowns[u];
+        if (v.ncomp != x->ncomp) {
+            sema_error(S, it->expr->loc, "ext(%s) is a %s, but this is a %s", x->name,
+                       x->ncomp == 2 ? "vector" : "scalar", v.ncomp == 2 ? "vector" : "scalar");
+            continue;
+        }
+        for (int c = 0; c < x->ncomp; c++) {
+            hdg_ext_rule *r = &b->rules[b->nrules++];
+            *r = (hdg_ext_rule){.unknown = u, .comp = c, .loc = l->loc};
+            r->terms = hdg_arena_alloc(p->arena, (size_t)(v.c[c].n + 1) * sizeof(hdg_ext_term));
+            r->data = ex_num(p, 0);
+            for (int i = 0; i < v.c[c].n; i++) {
+                const mono *m = &v.c[c].m[i];
+                if (m->trial.id < 0) r->data = ex_add(p, r->data, m->coef);
+                else r->terms[r->nterms++] = (hdg_ext_term){m->trial.id, m->trial.comp, m->coef};
+            }
+        }
+    }
+    for (int u = 0; u < p->nunknowns; u++)
+        if (p->unknowns[u].needs_exterior && !seen[u])
+            sema_error(S, d->loc, "boundary condition '%s' does not define ext(%s), which a flux uses",
+                       d->label, p->unknowns[u].name);
+}
+
+static void boundary_decls(sema *S, decl *ds)
+{
+    hdg_problem *p = S->p;
+    for (decl *d = ds; d; d = d->next) {
+        if (d->kind != D_BCVALUE && d->kind != D_BCEXT) continue;
+        if (!p->boundary_loc.line) p->boundary_loc = d->loc;
+        hdg_bc *b = &p->bcs[p->nbcs];
+        *b = (hdg_bc){.label = d->label, .loc = d->loc, .unknown = -1, .flux = -1, .equation = -1};
+        if (!markers_decl(S, d, &b->markers)) continue;
+        bool dir = !strcmp(d->label, "dirichlet"), neu = !strcmp(d->label, "neumann");
+        if (d->kind == D_BCVALUE && !dir && !neu) {
+            sema_error(S, d->label_loc, "unknown boundary condition '%s': use dirichlet, neumann, or "
+                       "'boundary NAME on MARKERS: ext(u) = ...'", d->label);
+            continue;
+        }
+        if (d->kind == D_BCVALUE && p->method == HDG_METHOD_DG) {
+            sema_error(S, d->label_loc, "%s conditions are for HDG problems; a DG problem defines the "
+                       "exterior state: 'boundary NAME on MARKERS: ext(u) = ...'", d->label);
+            continue;
+        }
+        if (d->kind == D_BCEXT && p->method == HDG_METHOD_HDG) {
+            sema_error(S, d->label_loc, "exterior states ext(u) = ... are for DG problems; an HDG problem "
+                       "uses 'boundary dirichlet' or 'boundary neumann'");
+            continue;
+        }
+        b->kind = d->kind == D_BCEXT ? HDG_BC_EXTERIOR : dir ? HDG_BC_DIRICHLET : HDG_BC_NEUMANN;
+        int before = S->d->nerrors;
+        if (b->kind == HDG_BC_DIRICHLET) dirichlet(S, d, b);
+        else if (b->kind == HDG_BC_NEUMANN) neumann(S, d, b);
+        else exterior(S, d, b);
+        if (S->d->nerrors != before) continue;
+        check_overlap(S, p->nbcs);
+        p->nbcs++;
+    }
+}
+
+static void marker_list(sema *S)
+{
+    hdg_problem *p = S->p;
+    int total = 0;
+    for (int i = 0; i < p->nbcs; i++) total += p->bcs[i].markers.n;
+    p->markers = hdg_arena_alloc(p->arena, (size_t)(total + 1) * sizeof(char *));
+    for (int i = 0; i < p->nbcs; i++) {
+        const hdg_markers *m = &p->bcs[i].markers;
+        p->markers_all |= m->all;
+        for (int k = 0; k < m->n; k++) {
+            bool dup = false;
+            for (int j = 0; j < p->nmarkers && !dup; j++) dup = !strcmp(p->markers[j], m->names[k]);
+            if (!dup) p->markers[p->nmarkers++] = m->names[k];
+        }
+    }
+}
+
+/* Every trace unknown (HDG) / every unknown a flux needs outside (DG) has a condition. */
+static void coverage(sema *S, const pairing *pr)
+{
+    hdg_problem *p = S->p;
+    for (int u = 0; u < p->nunknowns; u++) {
+        const hdg_unknown *x = &p->unknowns[u];
+        if (pr->failed[u]) continue;
+        bool need = p->method == HDG_METHOD_HDG ? x->trace : x->needs_exterior;
+        if (!need) continue;
+        bool have = false;
+        for (int i = 0; i < p->nbcs && !have; i++) have = bc_covers_unknown(&p->bcs[i], u);
+        if (have) continue;
+        if (x->trace)
+            sema_error(S, x->loc, "trace unknown '%s' has no boundary condition (e.g. 'boundary dirichlet "
+                       "%s = 0 on all')", x->name, x->name);
+        else
+            sema_error(S, x->loc, "no boundary condition defines ext(%s), which a flux uses (e.g. "
+                       "'boundary wall on all: ext(%s) = %s')", x->name, x->name, x->name);
+    }
+}
+
+/* ---------------------------------------------------------------- exact, initial, time */
+
+static void solutions(sema *S, decl *d, const pairing *pr)
+{
+    hdg_problem *p = S->p;
+    bool initial = d->kind == D_INITIAL;
+    if (initial && p->method != HDG_METHOD_DG) {
+        sema_error(S, d->loc, "initial conditions are for time-dependent (DG) problems");
+        return;
+    }
+    for (item *it = d->items.head; it; it = it->next) {
+        symbol *s = sema_lookup(S, it->name);
+        if (s && s->failed) continue;
+        if (!s || s->kind != SYM_UNKNOWN) {
+            sema_error(S, it->loc, "%s for '%s', which is not an unknown",
+                       initial ? "initial condition" : "exact solution", it->name);
+            continue;
+        }
+        hdg_unknown *u = &p->unknowns[s->index];
+        if (pr->failed[s->index]) continue;
+        const hdg_expr **slot = initial ? u->initial : u->exact;
+        if (slot[0]) {
+            sema_error(S, it->loc, "duplicate %s for '%s'", initial ? "initial condition" : "exact solution",
+                       it->name);
+            continue;
+        }
+        ectx cx = data_ctx(initial ? "an initial condition" : "an exact solution", XYT, false);
+        const hdg_expr *e[2] = {NULL, NULL};
+        if (!data_expr(S, &cx, it->expr, u->ncomp, NULL, e,
+                       initial ? "the initial condition" : "the exact solution"))
+            continue;
+        for (int c = 0; c < u->ncomp; c++) slot[c] = initial ? hdg_expr_at_time(p, e[c], 0) : e[c];
+        if (initial) u->initial_given = true;
+    }
+}
+
+static void default_initial(sema *S)
+{
+    hdg_problem *p = S->p;
+    if (p->method != HDG_METHOD_DG) return;
+    for (int u = 0; u < p->nunknowns; u++) {
+        hdg_unknown *x = &p->unknowns[u];
+        if (x->initial_given) continue;
+        for (int c = 0; c < x->ncomp; c++)
+            x->initial[c] = x->exact[c] ? hdg_expr_at_time(p, x->exact[c], 0) : ex_num(p, 0);
+    }
+}
+
+static void time_decl(sema *S, decl *d)
+{
+    hdg_problem *p = S->p;
+    hdg_time *tm = &p->time;
+    if (tm->given) {
+        sema_error(S, d->loc, "duplicate 'time' declaration (first at %s)", fmt_loc(S, tm->loc));
+        return;
+    }
+    *tm = (hdg_time){true, d->name, 0, 1, 0, d->loc};
+    if (p->method != HDG_METHOD_DG) {
+        sema_error(S, d->loc, "time settings are for time-dependent (DG) problems, with dt() terms");
+        return;
+    }
+    if (strcmp(d->name, "lserk4"))
+        sema_error(S, d->name_loc, "unknown time-stepping method '%s': the supported one is 'lserk4'", d->name);
+    static const char *keys[] = {"final", "cfl", "dt"};
+    bool seen[3] = {false, false, false};
+    for (item *it = d->items.head; it; it = it->next) {
+        int k = -1;
+        for (int i = 0; i < 3; i++)
+            if (!strcmp(it->name, keys[i])) k = i;
+        if (k < 0) {
+            const char *near = hdg_closest_name(it->name, keys, 3);
+            if (near) sema_error(S, it->loc, "unknown time setting '%s'; did you mean '%s'?", it->name, near);
+            else sema_error(S, it->loc, "unknown time setting '%s' (use final, cfl, dt)", it->name);
+            continue;
+        }
+        if (seen[k]) {
+            sema_error(S, it->loc, "duplicate time setting '%s'", it->name);
+            continue;
+        }
+        seen[k] = true;
+        ectx cx = data_ctx("the time settings", 0, false);
+        const hdg_expr *e[2];
+        if (!data_expr(S, &cx, it->expr, 1, NULL, e, "a time setting")) continue;
+        hdg_eval_env env = {0, 0, 0, 0, 0, p};
+        double v = hdg_expr_eval(e[0], &env);
+        if (!(v > 0) || !isfinite(v)) {
+            sema_error(S, it->expr->loc, "time setting '%s' must be a positive number", it->name);
+            continue;
+        }
+        if (k == 0) tm->final = v;
+        else if (k == 1) tm->cfl = v;
+        else tm->dt = v;
+    }
+    if (!seen[0]) sema_error(S, d->loc, "the time settings need 'final = T'");
+}
+
+/* ---------------------------------------------------------------- driver */
+
+static void count_decls(sema *S, decl *ds)
+{
+    hdg_problem *p = S->p;
+    int np = 0, nf = 0, ns = 0, nu = 0, ne = 0, nfl = 0, nb = 0;
+    for (decl *d = ds; d; d = d->next) {
+        switch (d->kind) {
+        case D_PARAM: np++; break;
+        case D_FUNC: nf++; break;
+        case D_SPACE: ns++; break;
+        case D_UNKNOWN: case D_TRACE: nu += d->items.n; break;
+        case D_EQUATION: ne++; break;
+        case D_FLUX: nfl++; break;
+        case D_BCVALUE: case D_BCEXT: nb++; break;
+        default: break;
+        }
+    }
+    hdg_arena *A = p->arena;
+    p->params = hdg_arena_alloc(A, (size_t)(np + 1) * sizeof(hdg_param));
+    p->funcs = hdg_arena_alloc(A, (size_t)(nf + 1) * sizeof(hdg_func));
+    p->spaces = hdg_arena_alloc(A, (size_t)(ns + 1) * sizeof(hdg_space));
+    p->unknowns = hdg_arena_alloc(A, (size_t)(nu + 1) * sizeof(hdg_unknown));
+    p->tests = hdg_arena_alloc(A, (size_t)(ne + 1) * sizeof(hdg_test));
+    p->equations = hdg_arena_alloc(A, (size_t)(ne + 1) * sizeof(hdg_equation));
+    p->flux_names = hdg_arena_alloc(A, (size_t)(nfl + 1) * sizeof(char *));
+    p->bcs = hdg_arena_alloc(A, (size_t)(nb + 1) * sizeof(hdg_bc));
+    S->fluxes = hdg_arena_alloc(S->tmp, (size_t)(nfl + 1) * sizeof(flux_def));
+    p->nparams = np;
+    p->nfuncs = nf;
+    p->nequations = p->ntests = ne;
+}
+
+static void equations(sema *S, decl *ds, pairing *pr)
+{
+    hdg_problem *p = S->p;
+    int ei = 0;
+    for (decl *d = ds; d; d = d->next)
+        if (d->kind == D_EQUATION) equation_decl(S, d, ei++, pr);
+    for (int i = 0; i < p->nequations; i++)   /* DG: which unknowns need an exterior state */
+        for (int k = 0; k < p->equations[i].natoms; k++) {
+            const hdg_atom *a = &p->equations[i].atoms[k];
+            if (a->side == HDG_SIDE_EXTERIOR) p->unknowns[a->trial].needs_exterior = true;
+        }
+    for (int u = 0; u < p->nunknowns && !pr->eq_failed; u++)
+        if (p->unknowns[u].equation < 0 && !pr->failed[u] && !pr->reported[u])
+            sema_error(S, p->unknowns[u].loc, "unknown '%s' has no equation", p->unknowns[u].name);
+}
+
+hdg_problem *hdg_sema(const char *file, decl *ds, const hdg_frontend_options *opt, hdg_diags *d,
+                      hdg_arena *arena)
+{
+    int errors_before = d->nerrors;
+    hdg_problem *p = hdg_xcalloc(1, sizeof *p);
+    p->arena = arena;
+    p->file = hdg_arena_strdup(p->arena, file ? file : "<input>");
+    sema S = {.p = p, .d = d, .tmp = hdg_arena_new()};
+    if (!ds) {
+        sema_error(&S, (hdg_loc){1, 1}, "empty problem: expected 'problem NAME' and its declarations");
+    } else {
+        count_decls(&S, ds);
+        define_builtins(&S);
+        header(&S, ds, opt);
+        int nu = 0;
+        for (decl *x = ds; x; x = x->next)
+            if (x->kind == D_UNKNOWN || x->kind == D_TRACE) nu += x->items.n;
+        pairing pr = {hdg_arena_alloc(S.tmp, (size_t)(nu + 1) * sizeof(bool)),
+                      hdg_arena_alloc(S.tmp, (size_t)(nu + 1) * sizeof(bool)), false};
+        definitions(&S, ds, opt, pr.failed);
+        if (p->nunknowns == 0) sema_error(&S, p->loc.line ? p->loc : (hdg_loc){1, 1}, "the problem declares no unknowns");
+        else if (p->nequations == 0) sema_error(&S, p->loc.line ? p->loc : (hdg_loc){1, 1}, "the problem has no equations");
+        if (decide_method(&S, ds)) {
+            equations(&S, ds, &pr);
+            boundary_decls(&S, ds);
+            coverage(&S, &pr);
+            for (decl *x = ds; x; x = x->next)
+                if (x->kind == D_EXACT || x->kind == D_INITIAL) solutions(&S, x, &pr);
+            default_initial(&S);
+            for (decl *x = ds; x; x = x->next)
+                if (x->kind == D_TIME) time_decl(&S, x);
+            if (p->method == HDG_METHOD_DG && !p->time.given)
+                sema_error(&S, p->loc, "a DG problem needs time settings, e.g. 'time lserk4, final = 1, "
+                                       "cfl = 0.75'");
+            marker_list(&S);
+        }
+    }
+    hdg_arena_free(S.tmp);
+    if (d->nerrors != errors_before) {
+        hdg_problem_free(p);
+        return NULL;
+    }
+    return p;
+}

@@ -1,0 +1,116 @@
+/* sema.h — state shared by the semantic analysis (sema.c) and the expansion of
+ * expressions into sums of monomials (expand.c). Internal to the frontend. */
+#ifndef HDG_FRONTEND_SEMA_H
+#define HDG_FRONTEND_SEMA_H
+
+#include "frontend/internal.h"
+
+typedef enum sym_kind {
+    SYM_PI, SYM_COORD, SYM_NORMAL, SYM_VNORMAL, SYM_FN, SYM_OP,   /* builtins */
+    SYM_DEGREE, SYM_PARAM, SYM_FUNC, SYM_SPACE, SYM_UNKNOWN, SYM_FLUX
+} sym_kind;
+
+/* Builtin operators (SYM_OP). */
+enum { OP_GRAD, OP_DIV, OP_DX, OP_DY, OP_DOT, OP_DT, OP_JUMP, OP_AVG, OP_EXT };
+
+typedef struct symbol {
+    const char *name;
+    sym_kind kind;
+    int index;              /* into the problem's table of that kind, or the builtin id */
+    hdg_loc loc;            /* definition (line 0 for builtins) */
+    bool ready;             /* params, funcs: processed (defined above the use) */
+    bool failed;            /* its definition had errors: uses stay silent */
+} symbol;
+
+typedef struct flux_def {
+    const char *name;
+    ast *body;
+    hdg_loc loc;
+    int visiting;           /* cycle detection while inlining */
+    int ncomp;              /* 0 until expanded once */
+    int trace_eq;           /* first trace equation using it in a boundary integral, -1 */
+    int trace_eqs;          /* number of distinct trace equations using it */
+} flux_def;
+
+/* A factor of a monomial: an unknown (trial) or the test function. id -1: none. */
+typedef struct fac {
+    int id, comp;
+    hdg_op op;
+    hdg_side side;
+    bool dt;
+} fac;
+
+typedef struct mono {
+    const hdg_expr *coef;
+    fac trial, test;
+} mono;
+
+typedef struct poly {
+    mono *m;
+    int n;
+} poly;
+
+typedef struct fatom {
+    mono m;
+    hdg_domain domain;
+    hdg_loc loc;
+} fatom;
+
+typedef enum { V_ERR, V_FIELD, V_FORM } val_kind;
+
+/* The value of an expression: a pointwise field (1 or 2 components, each a sum of
+ * monomials), or a form (a sum of integrals, as atoms). */
+typedef struct val {
+    val_kind kind;
+    int ncomp;
+    poly c[2];
+    fatom *atoms;
+    int natoms;
+} val;
+
+/* Where an expression is being expanded. */
+typedef enum { X_DATA, X_EQUATION, X_EXT } xmode;
+
+typedef struct ectx {
+    xmode mode;
+    int integral;           /* 0 outside integrals, 1 volume, 2 boundary */
+    bool normals;           /* nx, ny, n allowed here */
+    unsigned coords;        /* allowed coordinates: bit hdg_var */
+    const char *where;      /* "in func 'f'", "in an exact solution", ... for messages */
+    const char *test;       /* equation: the test function's name */
+    int test_id, test_ncomp;
+    bool test_trace;        /* the test lives in a trace space */
+    int eq;                 /* equation index or -1 */
+    int flux_depth;
+    bool hdg;               /* method family while expanding equations */
+} ectx;
+
+typedef struct sema {
+    hdg_problem *p;
+    hdg_diags *d;
+    hdg_arena *tmp;         /* scratch: polys, atoms, symbol table */
+    symbol **table;         /* open addressing, power-of-two capacity */
+    int cap, count;
+    flux_def *fluxes;
+    int nfluxes;
+    bool dt_mixed_reported;
+} sema;
+
+symbol *sema_lookup(sema *S, const char *name);
+void sema_error(sema *S, hdg_loc loc, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* "did you mean" over every name in scope (and the equation's test). */
+const char *sema_suggest(sema *S, const char *name, const char *test);
+
+/* expand.c */
+val expand(sema *S, const ectx *cx, const ast *a);
+bool val_is_zero(const val *v);
+/* A field free of unknowns and tests: its component expressions (NULL-padded). */
+bool val_is_data(const val *v);
+const hdg_expr *val_data(sema *S, const val *v, int c);
+const char *unknown_label(sema *S, const fac *f);   /* "u", "q.x" ... */
+
+#endif
