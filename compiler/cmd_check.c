@@ -1,5 +1,6 @@
-/* cmd_check.c — `hdgc check FILE.hdg [--order k] [--set name=value]...`: parses
- * and checks a problem; prints the diagnostics (exit 1) or a summary of the
+/* cmd_check.c — `hdgc check FILE.hdg [--order k] [--set name=value]... [--mesh M]`:
+ * parses and checks a problem (and, with --mesh, its boundary conditions against
+ * the mesh's markers); prints the diagnostics (exit 1) or a summary of the
  * checked problem (exit 0). Bad usage exits 2. */
 #include <errno.h>
 #include <stdio.h>
@@ -8,10 +9,11 @@
 
 #include "compiler/commands.h"
 #include "frontend/frontend.h"
+#include "runtime/mesh.h"
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: hdgc check FILE.hdg [--order k] [--set name=value]...\n");
+    fprintf(f, "usage: hdgc check FILE.hdg [--order k] [--set name=value]... [--mesh MESH]\n");
 }
 
 static void help(void)
@@ -27,6 +29,9 @@ static void help(void)
            "options:\n"
            "  --order k           use polynomial degree k (1..20) instead of the file's\n"
            "  --set name=value    override a param (repeatable; value is a number)\n"
+           "  --mesh MESH         also check the boundary conditions against the markers of\n"
+           "                      MESH (square:N or a .msh file, see 'hdgc mesh --help'):\n"
+           "                      every marker needs a condition, every named marker must exist\n"
            "  --help              this text\n"
            "\n"
            "Bad usage exits 2.\n");
@@ -49,9 +54,24 @@ static bool parse_number(const char *s, double *v)
     return *s && !*end && errno == 0;
 }
 
+/* Loads the mesh and checks the markers; true when that gave errors. */
+static bool check_mesh(const hdg_problem *p, const char *spec, hdg_diags *d)
+{
+    hdg_mesh m;
+    hdg_error err;
+    hdg_error_clear(&err);
+    if (hdg_mesh_load(&m, spec, &err)) {
+        hdg_diag_add(d, HDG_DIAG_ERROR, (hdg_loc){0, 0}, "--mesh %s: %s", spec, err.msg);
+        return true;
+    }
+    int n = hdg_problem_check_mesh_markers(p, (const char *const *)m.marker_names, m.nmarkers + 1, d);
+    hdg_mesh_free(&m);
+    return n > 0;
+}
+
 int hdg_cmd_check(int argc, char **argv)
 {
-    const char *path = NULL;
+    const char *path = NULL, *mesh = NULL;
     hdg_frontend_options opt = {0};
     hdg_setting *sets = calloc((size_t)argc, sizeof *sets);
     int rc = 2;
@@ -79,6 +99,9 @@ int hdg_cmd_check(int argc, char **argv)
             }
             *eq = '\0';
             sets[opt.nsets++] = (hdg_setting){arg, v};
+        } else if (!strcmp(a, "--mesh")) {
+            if (i + 1 >= argc) { rc = bad_usage("--mesh needs a mesh (square:N or FILE.msh)%s", ""); goto done; }
+            mesh = argv[++i];
         } else if (a[0] == '-' && a[1]) {
             rc = bad_usage("unknown option '%s'", a);
             goto done;
@@ -97,6 +120,10 @@ int hdg_cmd_check(int argc, char **argv)
     hdg_diags d;
     hdg_diags_init(&d);
     hdg_problem *p = hdg_problem_load(path, &opt, &d);
+    if (p && mesh && check_mesh(p, mesh, &d)) {
+        hdg_problem_free(p);
+        p = NULL;
+    }
     char *text = hdg_diags_render(&d);
     fputs(text, stderr);
     free(text);

@@ -7,5 +7,8 @@
 
 int hdg_cmd_mesh(int argc, char **argv);   /* cmd_mesh.c  */
 int hdg_cmd_check(int argc, char **argv);  /* cmd_check.c */
+int hdg_cmd_run(int argc, char **argv);    /* cmd_run.c   */
+int hdg_cmd_convergence(int argc, char **argv); /* cmd_convergence.c */
+int hdg_cmd_bench(int argc, char **argv);  /* cmd_bench.c */
 
 #endif

@@ -13,7 +13,10 @@ typedef struct command {
 
 static const command commands[] = {
     {"check", hdg_cmd_check, "parse and check a .hdg problem; print diagnostics or a summary"},
+    {"run", hdg_cmd_run, "solve a problem on a mesh and report errors, iterations, timings"},
+    {"convergence", hdg_cmd_convergence, "run a problem over orders and meshes; table of errors and rates"},
     {"mesh", hdg_cmd_mesh, "build or read a mesh, validate it, print its statistics"},
+    {"bench", hdg_cmd_bench, "benchmarks: trace SpMV vs CSR vs STREAM triad"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -148,6 +148,8 @@ const char *hdg_closest_name(const char *s, const char *const *names, int n)
     for (int i = 0; i < n; i++) {
         if (!names[i] || !strcmp(names[i], s)) continue;
         int dist = edit_distance(s, names[i]);
+        size_t longer = strlen(s) > strlen(names[i]) ? strlen(s) : strlen(names[i]);
+        if (2 * (size_t)dist > longer) continue;   /* 'tau' is not a misspelt 'u' */
         if (dist <= limit && dist < bestd) best = names[i], bestd = dist;
     }
     return best;

@@ -39,13 +39,13 @@ static const hdg_expr *d_builtin(hdg_problem *p, const hdg_expr *e, hdg_var v)
     const hdg_expr *a = e->kid[0], *da = d(p, a, v);
     if (hdg_expr_is_num(da, 0)) return da;
     switch ((hdg_builtin)e->index) {
-    case HDG_FN_SIN: return ex_mul(p, ex_builtin(p, HDG_FN_COS, a), da);
-    case HDG_FN_COS: return ex_neg(p, ex_mul(p, ex_builtin(p, HDG_FN_SIN, a), da));
-    case HDG_FN_EXP: return ex_mul(p, e, da);
-    case HDG_FN_LOG: return ex_div(p, da, a);
-    case HDG_FN_SQRT: return ex_div(p, da, ex_mul(p, num(p, 2), e));
-    case HDG_FN_TANH: return ex_mul(p, ex_sub(p, num(p, 1), ex_pow(p, e, num(p, 2))), da);
-    case HDG_FN_ABS: return ex_if(p, ex_cmp(p, HDG_CMP_LT, a, num(p, 0)), ex_neg(p, da), da);
+    case HDG_BUILTIN_SIN: return ex_mul(p, ex_builtin(p, HDG_BUILTIN_COS, a), da);
+    case HDG_BUILTIN_COS: return ex_neg(p, ex_mul(p, ex_builtin(p, HDG_BUILTIN_SIN, a), da));
+    case HDG_BUILTIN_EXP: return ex_mul(p, e, da);
+    case HDG_BUILTIN_LOG: return ex_div(p, da, a);
+    case HDG_BUILTIN_SQRT: return ex_div(p, da, ex_mul(p, num(p, 2), e));
+    case HDG_BUILTIN_TANH: return ex_mul(p, ex_sub(p, num(p, 1), ex_pow(p, e, num(p, 2))), da);
+    case HDG_BUILTIN_ABS: return ex_if(p, ex_cmp(p, HDG_CMP_LT, a, num(p, 0)), ex_neg(p, da), da);
     }
     return num(p, 0);
 }
@@ -70,7 +70,7 @@ static const hdg_expr *d(hdg_problem *p, const hdg_expr *e, hdg_var v)
         if (!hdg_expr_depends(b, v))   /* b a^(b-1) a' */
             return ex_mul(p, ex_mul(p, b, ex_pow(p, a, ex_sub(p, b, num(p, 1)))), da);
         const hdg_expr *db = d(p, b, v);   /* a^b (b' log a + b a'/a) */
-        return ex_mul(p, e, ex_add(p, ex_mul(p, db, ex_builtin(p, HDG_FN_LOG, a)),
+        return ex_mul(p, e, ex_add(p, ex_mul(p, db, ex_builtin(p, HDG_BUILTIN_LOG, a)),
                                    ex_div(p, ex_mul(p, b, da), a)));
     }
     case HDG_EX_BUILTIN: return d_builtin(p, e, v);

@@ -534,7 +534,7 @@ static val name_value(sema *S, const ectx *cx, const ast *a)
     symbol *s = sema_lookup(S, a->name);
     if (s && s->failed) return err();   /* its definition was already reported */
     if (!s) {
-        const char *near = sema_suggest(S, a->name, cx->test);
+        const char *near = sema_suggest(S, a->name, cx->test, SUGGEST_VALUE);
         if (near) sema_error(S, a->loc, "undefined name '%s'; did you mean '%s'?", a->name, near);
         else sema_error(S, a->loc, "undefined name '%s'", a->name);
         return err();
@@ -786,7 +786,7 @@ static val call_value(sema *S, const ectx *cx, const ast *a)
     }
     symbol *s = sema_lookup(S, a->name);
     if (!s) {
-        const char *near = sema_suggest(S, a->name, NULL);
+        const char *near = sema_suggest(S, a->name, NULL, SUGGEST_CALL);
         if (near) sema_error(S, a->loc, "undefined function '%s'; did you mean '%s'?", a->name, near);
         else sema_error(S, a->loc, "undefined function '%s'", a->name);
         return err();

@@ -132,13 +132,13 @@ const hdg_expr *ex_pow(hdg_problem *p, const hdg_expr *a, const hdg_expr *b)
 static double builtin(hdg_builtin f, double v)
 {
     switch (f) {
-    case HDG_FN_SIN: return sin(v);
-    case HDG_FN_COS: return cos(v);
-    case HDG_FN_EXP: return exp(v);
-    case HDG_FN_LOG: return log(v);
-    case HDG_FN_SQRT: return sqrt(v);
-    case HDG_FN_TANH: return tanh(v);
-    case HDG_FN_ABS: return fabs(v);
+    case HDG_BUILTIN_SIN: return sin(v);
+    case HDG_BUILTIN_COS: return cos(v);
+    case HDG_BUILTIN_EXP: return exp(v);
+    case HDG_BUILTIN_LOG: return log(v);
+    case HDG_BUILTIN_SQRT: return sqrt(v);
+    case HDG_BUILTIN_TANH: return tanh(v);
+    case HDG_BUILTIN_ABS: return fabs(v);
     }
     return NAN;
 }

@@ -79,7 +79,7 @@ typedef enum hdg_expr_kind {
 
 typedef enum hdg_var { HDG_VAR_X, HDG_VAR_Y, HDG_VAR_T } hdg_var;
 typedef enum hdg_builtin {
-    HDG_FN_SIN, HDG_FN_COS, HDG_FN_EXP, HDG_FN_LOG, HDG_FN_SQRT, HDG_FN_TANH, HDG_FN_ABS
+    HDG_BUILTIN_SIN, HDG_BUILTIN_COS, HDG_BUILTIN_EXP, HDG_BUILTIN_LOG, HDG_BUILTIN_SQRT, HDG_BUILTIN_TANH, HDG_BUILTIN_ABS
 } hdg_builtin;
 typedef enum hdg_cmp { HDG_CMP_LT, HDG_CMP_LE, HDG_CMP_GT, HDG_CMP_GE, HDG_CMP_EQ, HDG_CMP_NE } hdg_cmp;
 
@@ -156,7 +156,9 @@ typedef enum hdg_space_kind { HDG_SPACE_L2, HDG_SPACE_TRACE } hdg_space_kind;
 typedef struct hdg_space {
     const char *name;
     hdg_space_kind kind;       /* L2(P k) on elements, trace(P k) on faces */
-    int degree;
+    int degree;                /* after --order: problem degree + degree_offset, or the fixed number */
+    int degree_offset;         /* L2(P k+1) -> 1; 0 for P k and for a fixed number */
+    bool degree_fixed;         /* L2(P 2): a number, not following the problem degree */
     hdg_loc loc;
 } hdg_space;
 
@@ -165,8 +167,16 @@ typedef struct hdg_unknown {
     int ncomp;                 /* 1 or 2 */
     int space;                 /* index into spaces */
     bool trace;                /* trace unknown (on faces, HDG) or element unknown */
-    int index;                 /* position among the element unknowns or among the trace unknowns */
+    bool post;                 /* HDG post-processed unknown ('postprocess ustar : W'): an element
+                                  unknown computed element by element AFTER the trace solve and the
+                                  recovery of the element unknowns; not part of the main system and
+                                  not counted in nelement / ntrace (trace is false) */
+    int index;                 /* position among the element unknowns, among the trace unknowns,
+                                  or (post) among the post-processed unknowns */
     int equation;              /* the equation that determines it */
+    int mean;                  /* post: the element unknown of the main system whose element mean
+                                  it takes ('mean ustar = u': (ustar, 1)_K = (u, 1)_K per component);
+                                  -1 for every other unknown */
     const hdg_expr *exact[2];  /* NULL when no exact solution was given */
     const hdg_expr *initial[2];/* DG: at t = 0 (given, else exact at t = 0, else 0) */
     bool initial_given;
@@ -192,7 +202,12 @@ typedef enum hdg_role {
     HDG_ROLE_SOURCE,         /* no unknown: right-hand side (both families) */
     HDG_ROLE_TIME,           /* DG: (dt(U), v) */
     HDG_ROLE_VOLUME,         /* DG: volume term with an unknown */
-    HDG_ROLE_FLUX            /* DG: boundary term with an unknown (interior or exterior) */
+    HDG_ROLE_FLUX,           /* DG: boundary term with an unknown (interior or exterior) */
+    HDG_ROLE_POST,           /* HDG post-processing: post test x the post-processed unknown (volume) */
+    HDG_ROLE_POST_SOURCE     /* HDG post-processing: post test x an element unknown of the main
+                                system, known data once the main system is solved (volume);
+                                it sits on the LEFT like every trial atom: the post system is
+                                  sum POST atoms * ustar = sum SOURCE atoms - sum POST_SOURCE atoms */
 } hdg_role;
 
 /* A set of boundary markers ("all" or names). */
@@ -229,6 +244,9 @@ typedef struct hdg_equation {
     int test;                      /* its test function */
     int unknown;                   /* the unknown it determines */
     bool trace;                    /* HDG: its test lives in a trace space */
+    bool post;                     /* HDG: a post-processing equation (unknown is a post unknown);
+                                      its atoms are all VOLUME, with roles POST, POST_SOURCE or
+                                      SOURCE (trial -1); it is no part of the main system */
     hdg_atom *atoms;
     int natoms;
     hdg_loc loc;
@@ -286,8 +304,9 @@ typedef struct hdg_problem {
     hdg_param *params;     int nparams;
     hdg_func *funcs;       int nfuncs;
     hdg_space *spaces;     int nspaces;
-    hdg_unknown *unknowns; int nunknowns;   /* element and trace unknowns, in declaration order */
-    int nelement, ntrace;
+    hdg_unknown *unknowns; int nunknowns;   /* element, trace and post unknowns, in declaration order */
+    int nelement, ntrace;                   /* main system: element and trace unknowns */
+    int npost;                              /* HDG post-processed unknowns (post == true) */
     hdg_test *tests;       int ntests;      /* one per equation */
     hdg_equation *equations; int nequations;
     const char **flux_names; int nfluxes;
@@ -324,13 +343,23 @@ void hdg_problem_free(hdg_problem *p);
  * exterior value is used in DG), and every marker the file names must exist.
  * Returns the number of errors added to d. */
 int hdg_problem_check_markers(const hdg_problem *p, const char *const *names, int n, hdg_diags *d);
+/* Same with the mesh's table of marker names by id (names_by_id[id], NULL for
+ * unused ids, e.g. hdg_mesh.marker_names with nids = nmarkers + 1): a marker
+ * written in the file as an integer tag ("on 2, 3") also matches the mesh
+ * marker of that id. */
+int hdg_problem_check_mesh_markers(const hdg_problem *p, const char *const *names_by_id, int nids,
+                                   hdg_diags *d);
+/* Does a boundary face with mesh marker (name, id) belong to the set m? True for
+ * "all", for a name written in the file, and for an integer tag equal to id
+ * (id <= 0 or name NULL: that half is not compared). */
+bool hdg_markers_match(const hdg_markers *m, const char *name, int id);
 
 /* The `hdgc check` summary; the caller frees it. */
 char *hdg_problem_summary(const hdg_problem *p);
 /* One atom as text: "local-local  volume  1/kappa * q.x * r.x"; the caller frees it. */
 char *hdg_atom_str(const hdg_problem *p, const hdg_atom *a);
 
-const char *hdg_role_name(hdg_role r);       /* "local-local", ..., "time", "volume", "flux" */
+const char *hdg_role_name(hdg_role r);   /* "local-local", ..., "flux", "post", "post-source" */
 const char *hdg_method_name(hdg_method m);   /* "HDG", "DG" */
 
 /* Index of a name, -1 when absent. */

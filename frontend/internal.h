@@ -55,6 +55,7 @@ typedef struct item {
     const char *space;      /* unknown/trace: the space name */
     hdg_loc space_loc;
     int power;              /* V^2 -> 2; 1 when absent */
+    int deg_offset;         /* degree reference k + N: N (-1 when N is not an integer) */
     hdg_loc power_loc;
     ast *lhs, *expr;
     struct item *next;
@@ -67,13 +68,15 @@ typedef struct ilist {
 
 typedef enum decl_kind {
     D_PROBLEM, D_MESH, D_DEGREE, D_PARAM, D_FUNC, D_SPACE, D_UNKNOWN, D_TRACE,
-    D_FLUX, D_EQUATION, D_BCVALUE, D_BCEXT, D_EXACT, D_INITIAL, D_TIME
+    D_FLUX, D_EQUATION, D_BCVALUE, D_BCEXT, D_EXACT, D_INITIAL, D_TIME,
+    D_POST, D_MEAN
 } decl_kind;
 
 typedef struct decl {
     decl_kind kind;
     hdg_loc loc;            /* the keyword */
-    const char *name;       /* declared name; BCVALUE: the unknown/flux; TIME: method */
+    const char *name;       /* declared name; BCVALUE: the unknown/flux; TIME: method;
+                               MEAN: the post unknown (label: the unknown whose mean it takes) */
     hdg_loc name_loc;
     const char *label;      /* BC: dirichlet / neumann / user label */
     hdg_loc label_loc;
@@ -81,12 +84,14 @@ typedef struct decl {
     double num;             /* DEGREE */
     bool num_is_int;
     hdg_loc num_loc;
-    /* SPACE: kind(poly deg) */
+    /* SPACE: kind(poly deg), deg = NAME, NUMBER or NAME + NUMBER (deg_offset) */
     const char *space_kind, *poly, *deg_name;
+    int deg_offset;
+    hdg_loc deg_offset_loc;
     hdg_loc space_kind_loc, poly_loc, deg_loc;
     /* EQUATION: for test : space^power */
     item test;
-    ilist items;            /* FUNC args, UNKNOWN/TRACE, EXACT/INITIAL, BCEXT rules, TIME options */
+    ilist items;            /* FUNC args, UNKNOWN/TRACE/POST, EXACT/INITIAL, BCEXT rules, TIME options */
     ilist markers;          /* BC */
     bool markers_given;
     struct decl *next;

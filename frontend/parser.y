@@ -37,7 +37,7 @@ static void hdg_yyerror(HDG_YYLTYPE *loc, yyscan_t scanner, parse_ctx *pc, const
 %token PROBLEM "problem" MESH "mesh" DEGREE "degree" PARAM "param" FUNC "func"
 %token SPACE "space" UNKNOWN "unknown" TRACE "trace" FLUX "flux"
 %token EQUATION "equation" BOUNDARY "boundary" EXACT "exact" INITIAL "initial"
-%token TIME "time" FOR "for" ON "on" IF "if"
+%token TIME "time" FOR "for" ON "on" IF "if" POSTPROCESS "postprocess" MEAN "mean"
 %token LE "<=" GE ">=" EQ "==" NE "!="
 
 %type <node> expr primary cond
@@ -85,13 +85,20 @@ decl:
         d->space_kind = $4->name; d->space_kind_loc = $4->loc;
         d->poly = $6; d->poly_loc = L(@6);
         d->deg_name = $7->name; d->deg_loc = $7->loc; d->num = $7->power;
-        decl_add(pc, d);
+        d->deg_offset = $7->deg_offset; d->deg_offset_loc = $7->power_loc; decl_add(pc, d);
     }
   | UNKNOWN typed_list {
         decl *d = decl_new(pc, D_UNKNOWN, L(@1)); d->items = $2; decl_add(pc, d);
     }
   | TRACE typed_list {
         decl *d = decl_new(pc, D_TRACE, L(@1)); d->items = $2; decl_add(pc, d);
+    }
+  | POSTPROCESS typed_list {
+        decl *d = decl_new(pc, D_POST, L(@1)); d->items = $2; decl_add(pc, d);
+    }
+  | MEAN NAME '=' NAME {
+        decl *d = decl_new(pc, D_MEAN, L(@1));
+        d->name = $2; d->name_loc = L(@2); d->label = $4; d->label_loc = L(@4); decl_add(pc, d);
     }
   | FLUX NAME '=' expr {
         decl *d = decl_new(pc, D_FLUX, L(@1));
@@ -144,6 +151,10 @@ space_kind:
 
 degree_ref:
     NAME                      { $$ = item_new(pc, $1, L(@1)); $$->power = -1; }
+  | NAME '+' NUMBER {
+        $$ = item_new(pc, $1, L(@1)); $$->power = -1;
+        $$->deg_offset = $3.is_int && $3.value >= 1 ? (int)$3.value : -1; $$->power_loc = L(@3);
+    }
   | NUMBER {
         $$ = item_new(pc, NULL, L(@1));
         $$->power = $1.is_int ? (int)$1.value : -2;

@@ -77,11 +77,26 @@ int hdg_problem_unknown(const hdg_problem *p, const char *name)
 
 /* ---------------------------------------------------------------- markers of a mesh */
 
-static bool bc_covers(const hdg_bc *b, int u, const char *marker)
+/* An integer tag written in the file ("on 2, 3"): its value, else -1. */
+static long marker_tag(const char *s)
 {
-    bool on = b->markers.all;
-    for (int k = 0; k < b->markers.n && !on; k++) on = !strcmp(b->markers.names[k], marker);
-    if (!on) return false;
+    if (!*s || strspn(s, "0123456789") != strlen(s) || strlen(s) > 9) return -1;
+    return strtol(s, NULL, 10);
+}
+
+bool hdg_markers_match(const hdg_markers *m, const char *name, int id)
+{
+    if (m->all) return true;
+    for (int k = 0; k < m->n; k++) {
+        if (name && !strcmp(m->names[k], name)) return true;
+        if (id > 0 && marker_tag(m->names[k]) == id) return true;
+    }
+    return false;
+}
+
+static bool bc_covers(const hdg_bc *b, int u, const char *marker, int id)
+{
+    if (!hdg_markers_match(&b->markers, marker, id)) return false;
     if (b->kind != HDG_BC_EXTERIOR) return b->unknown == u;
     for (int i = 0; i < b->nrules; i++)
         if (b->rules[i].unknown == u) return true;
@@ -93,27 +108,42 @@ static bool needs_condition(const hdg_problem *p, const hdg_unknown *u)
     return p->method == HDG_METHOD_HDG ? u->trace : u->needs_exterior;
 }
 
-int hdg_problem_check_markers(const hdg_problem *p, const char *const *names, int n, hdg_diags *d)
+/* Is the file's marker in the mesh? by_id: names[i] is the name of marker id i. */
+static bool marker_exists(const char *name, const char *const *names, int n, bool by_id)
+{
+    if (find(name, names, n) >= 0) return true;
+    long tag = marker_tag(name);
+    return by_id && tag > 0 && tag < n && names[tag];
+}
+
+static void unknown_marker(const hdg_markers *m, int k, const char *const *names, int n, bool by_id,
+                           hdg_diags *d)
+{
+    const char *near = hdg_closest_name(m->names[k], names, n);
+    if (near && marker_tag(m->names[k]) < 0) {
+        hdg_diag_add(d, HDG_DIAG_ERROR, m->locs[k], "boundary marker '%s' is not in the mesh; did you mean '%s'?",
+                     m->names[k], near);
+        return;
+    }
+    hdg_str list;
+    hdg_str_init(&list);
+    for (int i = 0; i < n; i++) {
+        if (!names[i]) continue;
+        hdg_str_printf(&list, "%s%s", list.len ? ", " : "", names[i]);
+        if (by_id) hdg_str_printf(&list, " (%d)", i);
+    }
+    hdg_diag_add(d, HDG_DIAG_ERROR, m->locs[k], "boundary marker '%s' is not in the mesh (its markers: %s)",
+                 m->names[k], list.len ? list.s : "none");
+    hdg_str_free(&list);
+}
+
+static int check_markers(const hdg_problem *p, const char *const *names, int n, bool by_id, hdg_diags *d)
 {
     int before = d->nerrors;
     for (int b = 0; b < p->nbcs; b++) {
         const hdg_markers *m = &p->bcs[b].markers;
-        for (int k = 0; k < m->n; k++) {
-            if (find(m->names[k], names, n) >= 0) continue;
-            const char *near = hdg_closest_name(m->names[k], names, n);
-            if (near)
-                hdg_diag_add(d, HDG_DIAG_ERROR, m->locs[k],
-                             "boundary marker '%s' is not in the mesh; did you mean '%s'?", m->names[k], near);
-            else {
-                hdg_str list;
-                hdg_str_init(&list);
-                for (int i = 0; i < n; i++)
-                    if (names[i]) hdg_str_printf(&list, "%s%s", list.len ? ", " : "", names[i]);
-                hdg_diag_add(d, HDG_DIAG_ERROR, m->locs[k], "boundary marker '%s' is not in the mesh "
-                             "(its markers: %s)", m->names[k], list.len ? list.s : "none");
-                hdg_str_free(&list);
-            }
-        }
+        for (int k = 0; k < m->n; k++)
+            if (!marker_exists(m->names[k], names, n, by_id)) unknown_marker(m, k, names, n, by_id, d);
     }
     int nneed = 0;
     for (int u = 0; u < p->nunknowns; u++) nneed += needs_condition(p, &p->unknowns[u]);
@@ -122,9 +152,19 @@ int hdg_problem_check_markers(const hdg_problem *p, const char *const *names, in
         if (!names[i] || find(names[i], names, i) >= 0) continue;
         for (int u = 0; u < p->nunknowns; u++) {
             if (!needs_condition(p, &p->unknowns[u])) continue;
-            bool covered = false;
-            for (int b = 0; b < p->nbcs && !covered; b++) covered = bc_covers(&p->bcs[b], u, names[i]);
-            if (covered) continue;
+            int first = -1, twice = -1;
+            for (int b = 0; b < p->nbcs && twice < 0; b++)
+                if (bc_covers(&p->bcs[b], u, names[i], by_id ? i : 0)) {
+                    if (first < 0) first = b;
+                    else twice = b;
+                }
+            if (twice >= 0) {   /* by name and by tag */
+                hdg_diag_add(d, HDG_DIAG_ERROR, p->bcs[twice].loc, "boundary marker '%s' has two conditions "
+                             "for '%s' (this one and the one at %d:%d)", names[i], p->unknowns[u].name,
+                             p->bcs[first].loc.line, p->bcs[first].loc.col);
+                continue;
+            }
+            if (first >= 0) continue;
             if (nneed == 1)
                 hdg_diag_add(d, HDG_DIAG_ERROR, at, "boundary marker '%s' has no boundary condition", names[i]);
             else
@@ -135,13 +175,23 @@ int hdg_problem_check_markers(const hdg_problem *p, const char *const *names, in
     return d->nerrors - before;
 }
 
+int hdg_problem_check_markers(const hdg_problem *p, const char *const *names, int n, hdg_diags *d)
+{
+    return check_markers(p, names, n, false, d);
+}
+
+int hdg_problem_check_mesh_markers(const hdg_problem *p, const char *const *names_by_id, int nids, hdg_diags *d)
+{
+    return check_markers(p, names_by_id, nids, true, d);
+}
+
 /* ---------------------------------------------------------------- printing */
 
 const char *hdg_role_name(hdg_role r)
 {
     static const char *names[] = {"local-local", "local-trace", "trace-local", "trace-trace",
-                                  "source", "time", "volume", "flux"};
-    return (unsigned)r < 8 ? names[r] : "?";
+                                  "source", "time", "volume", "flux", "post", "post-source"};
+    return (unsigned)r < sizeof names / sizeof names[0] ? names[r] : "?";
 }
 
 const char *hdg_method_name(hdg_method m) { return m == HDG_METHOD_DG ? "DG" : "HDG"; }
@@ -274,7 +324,9 @@ static void summary_header(hdg_str *b, const hdg_problem *p)
         size_t start = b->len;
         hdg_str_printf(b, "  %s : %s", u->name, space_text(p, u->space, u->ncomp, buf, sizeof buf));
         while (b->len < start + 16) hdg_str_putc(b, ' ');
-        hdg_str_printf(b, " %s %d\n", u->trace ? "trace" : "element", u->index);
+        hdg_str_printf(b, " %s %d", u->trace ? "trace" : u->post ? "post" : "element", u->index);
+        if (u->post && u->mean >= 0) hdg_str_printf(b, ", mean of %s", p->unknowns[u->mean].name);
+        hdg_str_putc(b, '\n');
     }
     if (p->nfluxes) {
         hdg_str_puts(b, "fluxes:");
@@ -291,7 +343,8 @@ static void summary_equations(hdg_str *b, const hdg_problem *p)
         const hdg_test *t = &p->tests[e->test];
         hdg_str_printf(b, "equation %d (line %d): test %s : %s, %s equation for %s\n", i + 1, e->loc.line,
                        t->name, space_text(p, t->space, t->ncomp, buf, sizeof buf),
-                       p->method == HDG_METHOD_DG ? "evolution" : e->trace ? "trace" : "local",
+                       p->method == HDG_METHOD_DG ? "evolution" : e->post ? "post-processing"
+                       : e->trace ? "trace" : "local",
                        e->unknown >= 0 ? p->unknowns[e->unknown].name : "?");
         for (int k = 0; k < e->natoms; k++) {
             size_t start = b->len;

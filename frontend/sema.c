@@ -77,12 +77,21 @@ static symbol *define(sema *S, const char *name, sym_kind kind, int index, hdg_l
     return s;
 }
 
-const char *sema_suggest(sema *S, const char *name, const char *test)
+static bool callable(sym_kind k) { return k == SYM_FN || k == SYM_OP || k == SYM_FUNC; }
+
+const char *sema_suggest(sema *S, const char *name, const char *test, sugg_kind want)
 {
     const char **names = hdg_arena_alloc(S->tmp, (size_t)(S->count + 1) * sizeof(char *));
     int n = 0;
-    for (int i = 0; i < S->cap; i++)
-        if (S->table[i]) names[n++] = S->table[i]->name;
+    for (int i = 0; i < S->cap; i++) {
+        const symbol *s = S->table[i];
+        if (!s) continue;
+        if ((want == SUGGEST_VALUE && s->kind == SYM_SPACE) || (want == SUGGEST_CALL && !callable(s->kind)) ||
+            (want == SUGGEST_SPACE && s->kind != SYM_SPACE) || (want == SUGGEST_UNKNOWN && s->kind != SYM_UNKNOWN))
+            continue;
+        if (want == SUGGEST_VALUE && (s->kind == SYM_OP || s->kind == SYM_FN)) continue;   /* not values */
+        names[n++] = s->name;
+    }
     if (test) names[n++] = test;
     return hdg_closest_name(name, names, n);
 }
@@ -211,11 +220,17 @@ static void space_decl(sema *S, decl *d)
 {
     hdg_problem *p = S->p;
     hdg_space *sp = &p->spaces[p->nspaces];
-    *sp = (hdg_space){d->name, HDG_SPACE_L2, p->degree, d->name_loc};
+    *sp = (hdg_space){.name = d->name, .kind = HDG_SPACE_L2, .degree = p->degree, .loc = d->name_loc};
     bool ok = true;
     if (!strcmp(d->space_kind, "trace")) sp->kind = HDG_SPACE_TRACE;
     else if (strcmp(d->space_kind, "L2")) {
-        sema_error(S, d->space_kind_loc, "unknown space kind '%s': use L2(P k) or trace(P k)", d->space_kind);
+        const char *kinds[] = {"L2", "trace"};
+        const char *near = hdg_closest_name(d->space_kind, kinds, 2);
+        if (near)
+            sema_error(S, d->space_kind_loc, "unknown space kind '%s'; did you mean '%s'? (use L2(P k) or "
+                       "trace(P k))", d->space_kind, near);
+        else
+            sema_error(S, d->space_kind_loc, "unknown space kind '%s': use L2(P k) or trace(P k)", d->space_kind);
         ok = false;
     }
     if (strcmp(d->poly, "P")) {
@@ -227,12 +242,19 @@ static void space_decl(sema *S, decl *d)
         if (!s || s->kind != SYM_DEGREE) {
             sema_error(S, d->deg_loc, "'%s' is not the degree; the degree is '%s'", d->deg_name, p->degree_name);
             ok = false;
+        } else if (d->deg_offset < 0 || d->deg_offset > 4) {
+            sema_error(S, d->deg_offset_loc, "in P %s+N, N must be an integer between 1 and 4", d->deg_name);
+            ok = false;
+        } else {
+            sp->degree_offset = d->deg_offset;
+            sp->degree = p->degree + d->deg_offset;
         }
     } else if (d->num < 1 || d->num > 20) {
         sema_error(S, d->deg_loc, "a space degree must be an integer between 1 and 20");
         ok = false;
     } else {
         sp->degree = (int)d->num;
+        sp->degree_fixed = true;
     }
     symbol *s = define(S, d->name, SYM_SPACE, p->nspaces, d->name_loc);
     if (s && !ok) s->failed = true;
@@ -244,7 +266,7 @@ static int space_ref(sema *S, const char *name, hdg_loc loc)
     symbol *s = sema_lookup(S, name);
     if (s && s->failed) return -1;
     if (!s) {
-        const char *near = sema_suggest(S, name, NULL);
+        const char *near = sema_suggest(S, name, NULL, SUGGEST_SPACE);
         if (near) sema_error(S, loc, "undefined space '%s'; did you mean '%s'?", name, near);
         else sema_error(S, loc, "undefined space '%s'", name);
         return -1;
@@ -266,19 +288,23 @@ static bool power_ok(sema *S, const item *it)
 static void unknown_decl(sema *S, decl *d, bool *failed)
 {
     hdg_problem *p = S->p;
-    bool trace = d->kind == D_TRACE;
+    bool trace = d->kind == D_TRACE, post = d->kind == D_POST;
     for (item *it = d->items.head; it; it = it->next) {
         int id = p->nunknowns++;
         hdg_unknown *u = &p->unknowns[id];
-        *u = (hdg_unknown){.name = it->name, .ncomp = 1, .space = -1, .trace = trace, .equation = -1,
-                           .loc = it->loc};
-        u->index = trace ? p->ntrace++ : p->nelement++;
+        *u = (hdg_unknown){.name = it->name, .ncomp = 1, .space = -1, .trace = trace, .post = post,
+                           .equation = -1, .mean = -1, .loc = it->loc};
+        u->index = trace ? p->ntrace++ : post ? p->npost++ : p->nelement++;
         symbol *s = define(S, it->name, SYM_UNKNOWN, id, it->loc);
         int sp = space_ref(S, it->space, it->space_loc);
         bool ok = sp >= 0 && power_ok(S, it);
         if (sp >= 0 && p->spaces[sp].kind == HDG_SPACE_TRACE && !trace) {
-            sema_error(S, it->space_loc, "element unknown '%s' needs an L2 space, but '%s' is a trace space "
-                       "(declare it with 'trace %s : %s')", it->name, it->space, it->name, it->space);
+            if (post)
+                sema_error(S, it->space_loc, "post-processed unknown '%s' needs an L2 space, but '%s' is a "
+                           "trace space", it->name, it->space);
+            else
+                sema_error(S, it->space_loc, "element unknown '%s' needs an L2 space, but '%s' is a trace "
+                           "space (declare it with 'trace %s : %s')", it->name, it->space, it->name, it->space);
             ok = false;
         }
         if (sp >= 0 && p->spaces[sp].kind == HDG_SPACE_L2 && trace) {
@@ -398,7 +424,7 @@ static void definitions(sema *S, decl *ds, const hdg_frontend_options *opt, bool
             *fl = (flux_def){d->name, d->expr, d->name_loc, 0, 0, -1, 0};
             p->flux_names[S->nfluxes] = d->name;
             define(S, d->name, SYM_FLUX, S->nfluxes++, d->name_loc);
-        } else if (d->kind == D_UNKNOWN || d->kind == D_TRACE) {
+        } else if (d->kind == D_UNKNOWN || d->kind == D_TRACE || d->kind == D_POST) {
             unknown_decl(S, d, ufailed);
         }
     }
@@ -496,7 +522,7 @@ static void pair_hdg(sema *S, int ei, pairing *pr)
     int left = -1;
     for (int u = 0; u < p->nunknowns; u++) {
         const hdg_unknown *x = &p->unknowns[u];
-        if (x->equation >= 0 || pr->failed[u]) continue;
+        if (x->equation >= 0 || pr->failed[u] || x->post) continue;
         if (x->space == t->space && x->ncomp == t->ncomp) {
             p->unknowns[u].equation = ei;
             p->equations[ei].unknown = u;
@@ -566,6 +592,7 @@ static void pair_dg_(sema *S, int ei, pairing *pr)
 static hdg_role role_of(const hdg_problem *p, const hdg_equation *e, const hdg_atom *a)
 {
     if (a->trial < 0) return HDG_ROLE_SOURCE;
+    if (e->post) return p->unknowns[a->trial].post ? HDG_ROLE_POST : HDG_ROLE_POST_SOURCE;
     if (p->method == HDG_METHOD_DG)
         return a->dt ? HDG_ROLE_TIME : a->domain == HDG_VOLUME ? HDG_ROLE_VOLUME : HDG_ROLE_FLUX;
     bool tr = p->unknowns[a->trial].trace;
@@ -595,6 +622,57 @@ static void put_atoms(sema *S, hdg_equation *e, const val *v, int sign)
                         .coef = c, .loc = f->loc};
         a->role = role_of(p, e, a);
     }
+}
+
+/* HDG: the post-processed unknown an equation's terms use (-1: none); false
+ * when they use two. */
+static bool find_post(sema *S, const val *l, const val *r, int *pu)
+{
+    const val *sides[2] = {l, r};
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < sides[k]->natoms; i++) {
+            const fatom *f = &sides[k]->atoms[i];
+            int u = f->m.trial.id;
+            if (u < 0 || !S->p->unknowns[u].post || u == *pu) continue;
+            if (*pu >= 0) {
+                sema_error(S, f->loc, "two post-processed unknowns in one equation ('%s' and '%s'): each "
+                           "post-processing equation determines one", S->p->unknowns[*pu].name,
+                           S->p->unknowns[u].name);
+                return false;
+            }
+            *pu = u;
+        }
+    return true;
+}
+
+/* A post-processing equation: volume integrals, element unknowns of the main
+ * system as data, its test in the space of the post-processed unknown pu. */
+static void pair_post(sema *S, int ei, int pu, pairing *pr)
+{
+    hdg_problem *p = S->p;
+    hdg_equation *e = &p->equations[ei];
+    const hdg_test *t = &p->tests[ei];
+    hdg_unknown *x = &p->unknowns[pu];
+    int before = S->d->nerrors;
+    for (int i = 0; i < e->natoms; i++) {
+        const hdg_atom *a = &e->atoms[i];
+        if (a->trial >= 0 && p->unknowns[a->trial].trace)
+            sema_error(S, a->loc, "trace unknown '%s' in the post-processing equation for '%s': "
+                       "post-processing uses only element unknowns", p->unknowns[a->trial].name, x->name);
+        else if (a->domain == HDG_BOUNDARY)
+            sema_error(S, a->loc, "boundary integral in the post-processing equation for '%s': "
+                       "post-processing equations have volume integrals (a, b) only", x->name);
+    }
+    if (t->space != x->space || t->ncomp != x->ncomp)
+        sema_error(S, t->loc, "test function '%s' is in %s, but the post-processed unknown '%s' is in %s",
+                   t->name, space_str(S, t->space, t->ncomp), x->name, space_str(S, x->space, x->ncomp));
+    if (x->equation >= 0)
+        sema_error(S, e->loc, "post-processed unknown '%s' has two equations (at %s and here)", x->name,
+                   fmt_loc(S, p->equations[x->equation].loc));
+    else
+        x->equation = ei;
+    e->unknown = pu;
+    if (S->d->nerrors != before) pr->eq_failed = true;
 }
 
 static bool side_ok(sema *S, const val *v, const ast *a)
@@ -639,10 +717,17 @@ static void equation_decl(sema *S, decl *d, int ei, pairing *pr)
         pr->eq_failed = true;
         return;
     }
+    int pu = -1;
+    if (p->method == HDG_METHOD_HDG && !find_post(S, &l, &r, &pu)) {
+        pr->eq_failed = true;
+        return;
+    }
+    e->post = pu >= 0;
     e->atoms = hdg_arena_alloc(p->arena, (size_t)(l.natoms + r.natoms + 1) * sizeof(hdg_atom));
     put_atoms(S, e, &l, 1);
     put_atoms(S, e, &r, -1);
     if (p->method == HDG_METHOD_DG) pair_dg(S, ei, pr);
+    else if (e->post) pair_post(S, ei, pu, pr);
     else pair_hdg(S, ei, pr);
 }
 
@@ -825,6 +910,36 @@ static void exterior(sema *S, decl *d, hdg_bc *b)
                        d->label, p->unknowns[u].name);
 }
 
+/* One boundary condition; false when it had errors (reported, or silent
+ * because a name it uses was already reported). */
+static bool boundary_decl(sema *S, decl *d, hdg_bc *b)
+{
+    hdg_problem *p = S->p;
+    int before = S->d->nerrors;
+    if (!markers_decl(S, d, &b->markers)) return false;
+    bool dir = !strcmp(d->label, "dirichlet"), neu = !strcmp(d->label, "neumann");
+    if (d->kind == D_BCVALUE && !dir && !neu) {
+        sema_error(S, d->label_loc, "unknown boundary condition '%s': use dirichlet, neumann, or "
+                   "'boundary NAME on MARKERS: ext(u) = ...'", d->label);
+        return false;
+    }
+    if (d->kind == D_BCVALUE && p->method == HDG_METHOD_DG) {
+        sema_error(S, d->label_loc, "%s conditions are for HDG problems; a DG problem defines the "
+                   "exterior state: 'boundary NAME on MARKERS: ext(u) = ...'", d->label);
+        return false;
+    }
+    if (d->kind == D_BCEXT && p->method == HDG_METHOD_HDG) {
+        sema_error(S, d->label_loc, "exterior states ext(u) = ... are for DG problems; an HDG problem "
+                   "uses 'boundary dirichlet' or 'boundary neumann'");
+        return false;
+    }
+    b->kind = d->kind == D_BCEXT ? HDG_BC_EXTERIOR : dir ? HDG_BC_DIRICHLET : HDG_BC_NEUMANN;
+    if (b->kind == HDG_BC_DIRICHLET) dirichlet(S, d, b);
+    else if (b->kind == HDG_BC_NEUMANN) neumann(S, d, b);
+    else exterior(S, d, b);
+    return S->d->nerrors == before && (b->kind == HDG_BC_EXTERIOR || b->unknown >= 0);
+}
+
 static void boundary_decls(sema *S, decl *ds)
 {
     hdg_problem *p = S->p;
@@ -833,29 +948,10 @@ static void boundary_decls(sema *S, decl *ds)
         if (!p->boundary_loc.line) p->boundary_loc = d->loc;
         hdg_bc *b = &p->bcs[p->nbcs];
         *b = (hdg_bc){.label = d->label, .loc = d->loc, .unknown = -1, .flux = -1, .equation = -1};
-        if (!markers_decl(S, d, &b->markers)) continue;
-        bool dir = !strcmp(d->label, "dirichlet"), neu = !strcmp(d->label, "neumann");
-        if (d->kind == D_BCVALUE && !dir && !neu) {
-            sema_error(S, d->label_loc, "unknown boundary condition '%s': use dirichlet, neumann, or "
-                       "'boundary NAME on MARKERS: ext(u) = ...'", d->label);
+        if (!boundary_decl(S, d, b)) {
+            S->bc_failed = true;
             continue;
         }
-        if (d->kind == D_BCVALUE && p->method == HDG_METHOD_DG) {
-            sema_error(S, d->label_loc, "%s conditions are for HDG problems; a DG problem defines the "
-                       "exterior state: 'boundary NAME on MARKERS: ext(u) = ...'", d->label);
-            continue;
-        }
-        if (d->kind == D_BCEXT && p->method == HDG_METHOD_HDG) {
-            sema_error(S, d->label_loc, "exterior states ext(u) = ... are for DG problems; an HDG problem "
-                       "uses 'boundary dirichlet' or 'boundary neumann'");
-            continue;
-        }
-        b->kind = d->kind == D_BCEXT ? HDG_BC_EXTERIOR : dir ? HDG_BC_DIRICHLET : HDG_BC_NEUMANN;
-        int before = S->d->nerrors;
-        if (b->kind == HDG_BC_DIRICHLET) dirichlet(S, d, b);
-        else if (b->kind == HDG_BC_NEUMANN) neumann(S, d, b);
-        else exterior(S, d, b);
-        if (S->d->nerrors != before) continue;
         check_overlap(S, p->nbcs);
         p->nbcs++;
     }
@@ -882,6 +978,7 @@ static void marker_list(sema *S)
 static void coverage(sema *S, const pairing *pr)
 {
     hdg_problem *p = S->p;
+    if (S->bc_failed) return;
     for (int u = 0; u < p->nunknowns; u++) {
         const hdg_unknown *x = &p->unknowns[u];
         if (pr->failed[u]) continue;
@@ -897,6 +994,76 @@ static void coverage(sema *S, const pairing *pr)
             sema_error(S, x->loc, "no boundary condition defines ext(%s), which a flux uses (e.g. "
                        "'boundary wall on all: ext(%s) = %s')", x->name, x->name, x->name);
     }
+}
+
+/* ---------------------------------------------------------------- post-processing */
+
+/* 'mean ustar = u': the post-processed unknown takes the element mean of u. */
+static void mean_decl(sema *S, decl *d, const pairing *pr, decl **first)
+{
+    hdg_problem *p = S->p;
+    symbol *s = sema_lookup(S, d->name);
+    if (s && s->failed) return;
+    if (!s || s->kind != SYM_UNKNOWN || !p->unknowns[s->index].post) {
+        sema_error(S, d->name_loc, "mean constraint for '%s', which is not a post-processed unknown "
+                   "(declare it with 'postprocess %s : W')", d->name, d->name);
+        return;
+    }
+    hdg_unknown *x = &p->unknowns[s->index];
+    if (pr->failed[s->index]) return;
+    if (first[s->index]) {
+        sema_error(S, d->loc, "duplicate mean constraint for '%s' (first at %s)", x->name,
+                   fmt_loc(S, first[s->index]->loc));
+        return;
+    }
+    first[s->index] = d;
+    symbol *m = sema_lookup(S, d->label);
+    if (m && m->failed) return;
+    if (!m) {
+        const char *near = sema_suggest(S, d->label, NULL, SUGGEST_UNKNOWN);
+        if (near) sema_error(S, d->label_loc, "undefined name '%s'; did you mean '%s'?", d->label, near);
+        else sema_error(S, d->label_loc, "undefined name '%s'", d->label);
+        return;
+    }
+    const hdg_unknown *u = m->kind == SYM_UNKNOWN ? &p->unknowns[m->index] : NULL;
+    if (!u || u->trace || u->post) {
+        sema_error(S, d->label_loc, "the mean of '%s' must be that of an element unknown of the main "
+                   "system, and '%s' is %s", x->name, d->label,
+                   !u ? "not an unknown" : u->trace ? "a trace unknown" : "a post-processed unknown");
+        return;
+    }
+    if (u->ncomp != x->ncomp) {
+        sema_error(S, d->label_loc, "'%s' is a %s but '%s' is a %s: a mean constraint needs the same shape",
+                   x->name, x->ncomp == 2 ? "vector" : "scalar", u->name, u->ncomp == 2 ? "vector" : "scalar");
+        return;
+    }
+    x->mean = m->index;
+}
+
+static void postprocessing(sema *S, decl *ds, pairing *pr)
+{
+    hdg_problem *p = S->p;
+    decl **first = hdg_arena_alloc(S->tmp, (size_t)(p->nunknowns + 1) * sizeof(decl *));
+    for (decl *d = ds; d; d = d->next)
+        if (d->kind == D_MEAN) mean_decl(S, d, pr, first);
+    for (int u = 0; u < p->nunknowns; u++) {
+        const hdg_unknown *x = &p->unknowns[u];
+        if (!x->post || pr->failed[u] || first[u]) continue;
+        sema_error(S, x->loc, "post-processed unknown '%s' has no mean constraint: add 'mean %s = u' "
+                   "with u the element unknown whose element means it keeps", x->name, x->name);
+    }
+}
+
+/* DG problems have no post-processing step. */
+static void no_post(sema *S, decl *ds, pairing *pr)
+{
+    hdg_problem *p = S->p;
+    for (decl *d = ds; d; d = d->next)
+        if (d->kind == D_POST)
+            sema_error(S, d->loc, "postprocess is for HDG problems (a local step after the trace solve); "
+                       "this problem is DG");
+    for (int u = 0; u < p->nunknowns; u++)
+        if (p->unknowns[u].post) pr->failed[u] = true;
 }
 
 /* ---------------------------------------------------------------- exact, initial, time */
@@ -1006,7 +1173,7 @@ static void count_decls(sema *S, decl *ds)
         case D_PARAM: np++; break;
         case D_FUNC: nf++; break;
         case D_SPACE: ns++; break;
-        case D_UNKNOWN: case D_TRACE: nu += d->items.n; break;
+        case D_UNKNOWN: case D_TRACE: case D_POST: nu += d->items.n; break;
         case D_EQUATION: ne++; break;
         case D_FLUX: nfl++; break;
         case D_BCVALUE: case D_BCEXT: nb++; break;
@@ -1039,9 +1206,16 @@ static void equations(sema *S, decl *ds, pairing *pr)
             const hdg_atom *a = &p->equations[i].atoms[k];
             if (a->side == HDG_SIDE_EXTERIOR) p->unknowns[a->trial].needs_exterior = true;
         }
-    for (int u = 0; u < p->nunknowns && !pr->eq_failed; u++)
-        if (p->unknowns[u].equation < 0 && !pr->failed[u] && !pr->reported[u])
-            sema_error(S, p->unknowns[u].loc, "unknown '%s' has no equation", p->unknowns[u].name);
+    for (int u = 0; u < p->nunknowns && !pr->eq_failed && p->nequations > 0; u++) {
+        const hdg_unknown *x = &p->unknowns[u];
+        if (x->equation >= 0 || pr->failed[u] || pr->reported[u]) continue;
+        if (x->post)
+            sema_error(S, x->loc, "post-processed unknown '%s' has no equation: add one with a test "
+                       "function in %s, e.g. 'equation (grad(%s), grad(w)) = ... for w : %s'", x->name,
+                       space_str(S, x->space, x->ncomp), x->name, space_str(S, x->space, x->ncomp));
+        else
+            sema_error(S, x->loc, "unknown '%s' has no equation", x->name);
+    }
 }
 
 hdg_problem *hdg_sema(const char *file, decl *ds, const hdg_frontend_options *opt, hdg_diags *d,
@@ -1060,14 +1234,16 @@ hdg_problem *hdg_sema(const char *file, decl *ds, const hdg_frontend_options *op
         header(&S, ds, opt);
         int nu = 0;
         for (decl *x = ds; x; x = x->next)
-            if (x->kind == D_UNKNOWN || x->kind == D_TRACE) nu += x->items.n;
+            if (x->kind == D_UNKNOWN || x->kind == D_TRACE || x->kind == D_POST) nu += x->items.n;
         pairing pr = {hdg_arena_alloc(S.tmp, (size_t)(nu + 1) * sizeof(bool)),
                       hdg_arena_alloc(S.tmp, (size_t)(nu + 1) * sizeof(bool)), false};
         definitions(&S, ds, opt, pr.failed);
         if (p->nunknowns == 0) sema_error(&S, p->loc.line ? p->loc : (hdg_loc){1, 1}, "the problem declares no unknowns");
         else if (p->nequations == 0) sema_error(&S, p->loc.line ? p->loc : (hdg_loc){1, 1}, "the problem has no equations");
         if (decide_method(&S, ds)) {
+            if (p->method == HDG_METHOD_DG) no_post(&S, ds, &pr);
             equations(&S, ds, &pr);
+            postprocessing(&S, ds, &pr);
             boundary_decls(&S, ds);
             coverage(&S, &pr);
             for (decl *x = ds; x; x = x->next)

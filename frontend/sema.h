@@ -94,6 +94,7 @@ typedef struct sema {
     flux_def *fluxes;
     int nfluxes;
     bool dt_mixed_reported;
+    bool bc_failed;         /* some boundary condition had errors: no coverage errors then */
 } sema;
 
 symbol *sema_lookup(sema *S, const char *name);
@@ -102,8 +103,9 @@ void sema_error(sema *S, hdg_loc loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
-/* "did you mean" over every name in scope (and the equation's test). */
-const char *sema_suggest(sema *S, const char *name, const char *test);
+/* "did you mean" over the names in scope of the wanted kind (and the equation's test). */
+typedef enum { SUGGEST_VALUE, SUGGEST_CALL, SUGGEST_SPACE, SUGGEST_UNKNOWN } sugg_kind;
+const char *sema_suggest(sema *S, const char *name, const char *test, sugg_kind want);
 
 /* expand.c */
 val expand(sema *S, const ectx *cx, const ast *a);

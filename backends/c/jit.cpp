@@ -47,7 +47,7 @@ extern "C" {
 using namespace llvm;
 
 // Bump when the pipeline changes in a way that changes the objects it makes.
-static const char JIT_REVISION[] = "hdgc-jit-1";
+static const char JIT_REVISION[] = "hdgc-jit-2";
 
 struct hdg_jit {
     std::unique_ptr<orc::LLJIT> lljit;
@@ -193,6 +193,10 @@ static void optimize(Module &m, TargetMachine &tm, int opt_level)
     ModuleAnalysisManager mam;
     PipelineTuningOptions pto;
     pto.LoopVectorization = pto.SLPVectorization = opt_level >= 2;
+    // No partial/runtime unrolling (clang -fno-unroll-loops): generated kernels
+    // have many constant-trip loops, and unrolling them all costs 5-6x in compile
+    // time (2.9 s vs 0.48 s for poisson k = 3) for no measurable kernel speed.
+    pto.LoopUnrolling = false;
     PassBuilder pb(&tm, pto);
     pb.registerModuleAnalyses(mam);
     pb.registerCGSCCAnalyses(cgam);

@@ -1,0 +1,455 @@
+/* cmd_bench.c — `hdgc bench spmv`: the trace-matrix SpMV benchmark of issue 5.
+ *
+ * Builds a mesh, its face coupling lists and an HDG-structured trace matrix
+ * (random symmetric, diagonally dominant element matrices K_e gathered by the
+ * real per-face assembly, face orientations included), copies it to CSR, and
+ * times dense-block SpMV against CSR SpMV next to a STREAM triad measured in
+ * the same run. Prints bandwidths, ratios, and the agreement of the products. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/commands.h"
+#include "runtime/blockmat.h"
+#include "runtime/csr.h"
+#include "runtime/mesh.h"
+#include "runtime/parallel.h"
+#include "runtime/report.h"
+#include "runtime/stream.h"
+#include "support/util.h"
+
+#define AGREE_TOL 1e-14
+#define MIN_BATCH_S 0.02 /* one timed sample runs SpMVs for at least this long */
+
+typedef struct options {
+    int order, sweep, kmin, kmax, reps, threads;
+    size_t triad_mib;
+    const char *mesh, *json;
+} options;
+
+/* One measured order. */
+typedef struct result {
+    int k, m, nf, threads;
+    double block_bytes, csr_bytes, flops;
+    double block_best, block_median, csr_best, csr_median; /* seconds per SpMV */
+    double reldiff;
+    long long nnz;
+} result;
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: hdgc bench spmv [--order k | --sweep [--orders a..b]] [--mesh SPEC]\n"
+               "                       [--reps R] [--threads T] [--triad-mib S] [--json F]\n");
+}
+
+static void help(void)
+{
+    usage(stdout);
+    printf("\n"
+           "Benchmarks the HDG trace-matrix SpMV: dense block format (seed 000) against\n"
+           "CSR, next to a STREAM triad measured in the same run.\n"
+           "\n"
+           "The matrix has the exact HDG structure of the mesh: m = k+1 dofs per face,\n"
+           "one row of 5 blocks of m x m per face (3 on boundary faces), assembled face\n"
+           "by face from random symmetric, diagonally dominant element matrices\n"
+           "(deterministic: the same run gives the same matrix). The CSR matrix is a\n"
+           "value-for-value copy. Both products are checked to agree within a relative\n"
+           "%g (max |y_block - y_csr| / max |y_csr|); a larger difference exits 1.\n"
+           "\n"
+           "options:\n"
+           "  --order k        polynomial degree on faces, 1..10 (default 2)\n"
+           "  --mesh SPEC      square:N[,perturb=p] or a Gmsh .msh (default square:256)\n"
+           "  --sweep          run k = 1..6 (or --orders a..b) and print one table\n"
+           "  --orders a..b    the range of --sweep\n"
+           "  --reps R         timed samples per format (default 10); each sample runs\n"
+           "                   enough SpMVs to last >= %.0f ms; best and median reported\n"
+           "  --threads T      thread count (default: HDG_THREADS or all CPUs)\n"
+           "  --triad-mib S    size of each of the 3 triad arrays in MiB (default %zu;\n"
+           "                   keep it far above the last-level cache)\n"
+           "  --json F         also write the figures to the JSON file F\n"
+           "  --help           this text\n"
+           "\n"
+           "Bytes per SpMV (MATH.md): dense block 8 (nf na m^2 + 2 nf m) + 4 nf na,\n"
+           "CSR 12 nnz + 20 n. GB/s = bytes / best time; %%triad = that over the triad's\n"
+           "GB/s (best of runs before and after the SpMVs). Keep the matrix far above the\n"
+           "last-level cache for bandwidth figures: the dense block matrix of square:N\n"
+           "is about 0.64 N^2 MB at k = 1, 1.3 N^2 MB at k = 2 and 6.3 N^2 MB at k = 6\n"
+           "(square:512: 167 MB at k = 1). The thread count also follows HDG_THREADS.\n",
+           AGREE_TOL, MIN_BATCH_S * 1e3, HDG_STREAM_DEFAULT_BYTES >> 20);
+}
+
+/* ---- a deterministic HDG-structured matrix ---- */
+
+static unsigned long long splitmix(unsigned long long *s)
+{
+    unsigned long long z = (*s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static double uniform(unsigned long long *s) /* in [-1, 1) */
+{
+    return (double)(splitmix(s) >> 11) * 0x1.0p-52 - 1.0;
+}
+
+/* ne element matrices of (3m) x (3m): symmetric, off-diagonal entries in
+ * [-1, 1), diagonal 1 + 3m (strictly dominant). */
+static double *random_element_matrices(int ne, int m)
+{
+    int n = 3 * m;
+    double *K = hdg_xmalloc(sizeof(double) * (size_t)ne * n * n);
+    unsigned long long s = 12345;
+    for (int e = 0; e < ne; e++) {
+        double *Ke = K + (size_t)e * n * n;
+        for (int i = 0; i < n; i++) {
+            Ke[i * n + i] = 1.0 + n + 0.5 * uniform(&s);
+            for (int j = i + 1; j < n; j++) Ke[i * n + j] = Ke[j * n + i] = uniform(&s);
+        }
+    }
+    return K;
+}
+
+static hdg_status build_matrix(const hdg_mesh *M, int m, hdg_blockmat *B, hdg_error *err)
+{
+    int *nbr = hdg_xmalloc(sizeof(int) * 5 * (size_t)(M->nf ? M->nf : 1));
+    hdg_status st = hdg_blockmat_neighbours(M->nf, M->ne, M->ef, M->fe, M->flf, nbr, err);
+    if (!st) st = hdg_blockmat_init(B, M->nf, m, 5, nbr, err);
+    free(nbr);
+    if (st) return st;
+    double *flip = hdg_xmalloc(sizeof(double) * m);
+    for (int i = 0; i < m; i++) flip[i] = i % 2 ? -1.0 : 1.0; /* orthonormal Legendre */
+    double *K = random_element_matrices(M->ne, m);
+    st = hdg_blockmat_assemble(B, NULL, M->ne, K, NULL, M->ef, M->eforient, M->fe, M->flf, flip, err);
+    free(K);
+    free(flip);
+    if (st) hdg_blockmat_free(B);
+    return st;
+}
+
+/* ---- timing ---- */
+
+typedef struct kernel {
+    const hdg_blockmat *B;
+    const hdg_csr *C;
+    const double *x;
+    double *y;
+} kernel;
+
+static void run_block(const kernel *k) { hdg_blockmat_spmv(k->B, k->x, k->y); }
+static void run_csr(const kernel *k) { hdg_csr_spmv(k->C, k->x, k->y); }
+
+/* Seconds per call of one batch of `batch` calls. */
+static double time_batch(void (*fn)(const kernel *), const kernel *k, int batch)
+{
+    double t0 = hdg_wtime();
+    for (int i = 0; i < batch; i++) fn(k);
+    return (hdg_wtime() - t0) / batch;
+}
+
+/* Calls per sample so that one sample lasts about MIN_BATCH_S. */
+static int batch_size(void (*fn)(const kernel *), const kernel *k)
+{
+    double t = time_batch(fn, k, 1);
+    t = fmin(t, time_batch(fn, k, 1));
+    if (t <= 0) return 1000;
+    double b = ceil(MIN_BATCH_S / t);
+    return b > 1000 ? 1000 : (int)b;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void best_median(double *t, int n, double *best, double *median)
+{
+    qsort(t, n, sizeof *t, cmp_double);
+    *best = t[0];
+    *median = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+}
+
+/* Times both formats with their samples interleaved (block, CSR, block, ...)
+ * so that load from other processes hits both alike. */
+static void time_both(const kernel *kb, const kernel *kc, int reps, result *r)
+{
+    int bb = batch_size(run_block, kb), bc = batch_size(run_csr, kc);
+    double *tb = hdg_xmalloc(sizeof(double) * reps), *tc = hdg_xmalloc(sizeof(double) * reps);
+    for (int i = 0; i < reps; i++) {
+        tb[i] = time_batch(run_block, kb, bb);
+        tc[i] = time_batch(run_csr, kc, bc);
+    }
+    best_median(tb, reps, &r->block_best, &r->block_median);
+    best_median(tc, reps, &r->csr_best, &r->csr_median);
+    free(tb);
+    free(tc);
+}
+
+/* max |a - b| / max |b| */
+static double relative_difference(const double *a, const double *b, size_t n)
+{
+    double d = 0.0, s = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        d = fmax(d, fabs(a[i] - b[i]));
+        s = fmax(s, fabs(b[i]));
+    }
+    return s > 0 ? d / s : d;
+}
+
+/* Builds the matrices for order k on mesh M, checks agreement, times both. */
+static hdg_status bench_order(const hdg_mesh *M, int k, int reps, result *r, hdg_error *err)
+{
+    memset(r, 0, sizeof *r);
+    int m = k + 1;
+    hdg_blockmat B;
+    hdg_csr C;
+    hdg_status st = build_matrix(M, m, &B, err);
+    if (st) return st;
+    if ((st = hdg_csr_from_blockmat(&C, &B, err))) {
+        hdg_blockmat_free(&B);
+        return st;
+    }
+    size_t n = (size_t)B.nf * m;
+    double *x = hdg_xmalloc(sizeof(double) * n), *yb = hdg_xcalloc(n, sizeof(double)),
+           *yc = hdg_xcalloc(n, sizeof(double));
+    unsigned long long s = 777;
+    for (size_t i = 0; i < n; i++) x[i] = uniform(&s);
+    kernel kb = {&B, &C, x, yb}, kc = {&B, &C, x, yc};
+    run_block(&kb);
+    run_csr(&kc);
+    r->reldiff = relative_difference(yb, yc, n);
+    time_both(&kb, &kc, reps, r);
+    r->k = k;
+    r->m = m;
+    r->nf = B.nf;
+    r->nnz = C.nnz;
+    r->threads = hdg_parallel_threads();
+    r->block_bytes = hdg_blockmat_spmv_bytes(&B);
+    r->csr_bytes = hdg_csr_spmv_bytes(&C);
+    r->flops = hdg_blockmat_spmv_flops(&B);
+    free(x);
+    free(yb);
+    free(yc);
+    hdg_csr_free(&C);
+    hdg_blockmat_free(&B);
+    return HDG_OK;
+}
+
+/* ---- output ---- */
+
+static double gbs(double bytes, double t) { return bytes / t / 1e9; }
+
+static int agrees(const result *r) { return r->reldiff <= AGREE_TOL; }
+
+static void print_single(const result *r, double triad)
+{
+    printf("matrix: %d face rows, m = %d, %lld nonzeros; dense block %.1f MB, CSR %.1f MB per SpMV\n",
+           r->nf, r->m, r->nnz, r->block_bytes / 1e6, r->csr_bytes / 1e6);
+    printf("\n%-12s %10s %10s %9s %9s %8s\n", "format", "best ms", "median ms", "GB/s", "GFLOP/s",
+           "%triad");
+    printf("%-12s %10.3f %10.3f %9.2f %9.2f %7.1f%%\n", "dense block", r->block_best * 1e3,
+           r->block_median * 1e3, gbs(r->block_bytes, r->block_best), r->flops / r->block_best / 1e9,
+           100 * gbs(r->block_bytes, r->block_best) / triad);
+    printf("%-12s %10.3f %10.3f %9.2f %9.2f %7.1f%%\n", "CSR", r->csr_best * 1e3, r->csr_median * 1e3,
+           gbs(r->csr_bytes, r->csr_best), r->flops / r->csr_best / 1e9,
+           100 * gbs(r->csr_bytes, r->csr_best) / triad);
+    printf("%-12s %10s %10s %9.2f\n\n", "triad", "", "", triad);
+    printf("block/triad bandwidth: %.3f\n", gbs(r->block_bytes, r->block_best) / triad);
+    printf("block vs CSR speedup: %.3fx (best), %.3fx (median)\n", r->csr_best / r->block_best,
+           r->csr_median / r->block_median);
+    printf("relative difference max|y_block - y_csr|/max|y_csr|: %.3e (%s, tolerance %.0e)\n",
+           r->reldiff, agrees(r) ? "agree" : "DISAGREE", AGREE_TOL);
+}
+
+static void print_sweep(const result *r, int n, double triad)
+{
+    printf("%2s %2s %9s %9s %9s %9s %9s %9s %8s %8s %10s\n", "k", "m", "block MB", "CSR MB",
+           "block ms", "CSR ms", "blk GB/s", "CSR GB/s", "blk/trd", "blk/CSR", "rel.diff");
+    for (int i = 0; i < n; i++, r++)
+        printf("%2d %2d %9.1f %9.1f %9.3f %9.3f %9.2f %9.2f %8.3f %7.3fx %10.2e%s\n", r->k, r->m,
+               r->block_bytes / 1e6, r->csr_bytes / 1e6, r->block_best * 1e3, r->csr_best * 1e3,
+               gbs(r->block_bytes, r->block_best), gbs(r->csr_bytes, r->csr_best),
+               gbs(r->block_bytes, r->block_best) / triad, r->csr_best / r->block_best, r->reldiff,
+               agrees(r) ? "" : " DISAGREE");
+    printf("triad: %.2f GB/s; times are best of the samples\n", triad);
+}
+
+static void report_result(hdg_report *j, const result *r, double triad)
+{
+    hdg_report_int(j, "order", r->k);
+    hdg_report_int(j, "m", r->m);
+    hdg_report_int(j, "faces", r->nf);
+    hdg_report_number(j, "flops", r->flops);
+    hdg_report_number(j, "block.bytes", r->block_bytes);
+    hdg_report_number(j, "block.best_s", r->block_best);
+    hdg_report_number(j, "block.median_s", r->block_median);
+    hdg_report_number(j, "block.gbs", gbs(r->block_bytes, r->block_best));
+    hdg_report_number(j, "block.gflops", r->flops / r->block_best / 1e9);
+    hdg_report_int(j, "csr.nnz", r->nnz);
+    hdg_report_number(j, "csr.bytes", r->csr_bytes);
+    hdg_report_number(j, "csr.best_s", r->csr_best);
+    hdg_report_number(j, "csr.median_s", r->csr_median);
+    hdg_report_number(j, "csr.gbs", gbs(r->csr_bytes, r->csr_best));
+    hdg_report_number(j, "csr.gflops", r->flops / r->csr_best / 1e9);
+    hdg_report_number(j, "ratio.block_triad", gbs(r->block_bytes, r->block_best) / triad);
+    hdg_report_number(j, "ratio.block_csr_speedup", r->csr_best / r->block_best);
+    hdg_report_number(j, "ratio.block_csr_speedup_median", r->csr_median / r->block_median);
+    hdg_report_number(j, "reldiff", r->reldiff);
+    hdg_report_bool(j, "agree", agrees(r));
+}
+
+static int write_json(const options *o, const hdg_mesh *M, const result *res, int n, double triad)
+{
+    hdg_report *j = hdg_report_new();
+    hdg_report_string(j, "benchmark", "spmv");
+    hdg_report_string(j, "mesh.spec", o->mesh);
+    hdg_report_int(j, "mesh.elements", M->ne);
+    hdg_report_int(j, "mesh.faces", M->nf);
+    hdg_report_int(j, "threads", hdg_parallel_threads());
+    hdg_report_int(j, "reps", o->reps);
+    hdg_report_number(j, "triad.gbs", triad);
+    hdg_report_int(j, "triad.bytes_per_array", (long long)(o->triad_mib << 20));
+    if (o->sweep)
+        for (int i = 0; i < n; i++) report_result(hdg_report_array_push_object(j, "sweep"), &res[i], triad);
+    else
+        report_result(j, &res[0], triad);
+    hdg_error err;
+    hdg_error_clear(&err);
+    hdg_status st = hdg_report_write(j, o->json, &err);
+    hdg_report_free(j);
+    if (st) fprintf(stderr, "hdgc: error: %s\n", err.msg);
+    return st ? 1 : 0;
+}
+
+/* ---- command line ---- */
+
+static int bad_usage(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "hdgc bench: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n");
+    usage(stderr);
+    return 2;
+}
+
+static int parse_int(const char *s, int lo, int hi, int *out)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || v < lo || v > hi) return 0;
+    *out = (int)v;
+    return 1;
+}
+
+/* Returns -1 when the options are fine, else the exit code. */
+static int parse_options(int argc, char **argv, options *o)
+{
+    *o = (options){.order = 2, .kmin = 1, .kmax = 6, .reps = 10,
+                   .triad_mib = HDG_STREAM_DEFAULT_BYTES >> 20, .mesh = "square:256"};
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int n;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            help();
+            return 0;
+        }
+        if (!strcmp(a, "--sweep")) {
+            o->sweep = 1;
+            continue;
+        }
+        if (strcmp(a, "--order") && strcmp(a, "--mesh") && strcmp(a, "--reps") && strcmp(a, "--json") &&
+            strcmp(a, "--threads") && strcmp(a, "--orders") && strcmp(a, "--triad-mib"))
+            return bad_usage(a[0] == '-' ? "unknown option '%s'" : "unexpected argument '%s'", a);
+        if (!v) return bad_usage("option %s needs a value", a);
+        i++;
+        if (!strcmp(a, "--mesh")) o->mesh = v;
+        else if (!strcmp(a, "--json")) o->json = v;
+        else if (!strcmp(a, "--order")) {
+            if (!parse_int(v, 1, 10, &o->order)) return bad_usage("--order needs an integer 1..10, not '%s'", v);
+        } else if (!strcmp(a, "--reps")) {
+            if (!parse_int(v, 1, 1000, &o->reps)) return bad_usage("--reps needs an integer 1..1000, not '%s'", v);
+        } else if (!strcmp(a, "--threads")) {
+            if (!parse_int(v, 1, HDG_MAX_THREADS, &o->threads))
+                return bad_usage("--threads needs a positive integer, not '%s'", v);
+        } else if (!strcmp(a, "--triad-mib")) {
+            if (!parse_int(v, 1, 1 << 16, &n)) return bad_usage("--triad-mib needs a positive integer, not '%s'", v);
+            o->triad_mib = (size_t)n;
+        } else {
+            char lo[16], hi[16];
+            if (sscanf(v, "%15[0-9]..%15[0-9]%n", lo, hi, &n) != 2 || v[n] || !parse_int(lo, 1, 10, &o->kmin) ||
+                !parse_int(hi, o->kmin, 10, &o->kmax))
+                return bad_usage("--orders needs a range a..b with 1 <= a <= b <= 10, not '%s'", v);
+            o->sweep = 1;
+        }
+    }
+    return -1;
+}
+
+static int bench_spmv(int argc, char **argv)
+{
+    options o;
+    int rc = parse_options(argc, argv, &o);
+    if (rc >= 0) return rc;
+    if (o.threads) hdg_parallel_set_threads(o.threads);
+    hdg_mesh M;
+    hdg_error err;
+    hdg_error_clear(&err);
+    if (hdg_mesh_load(&M, o.mesh, &err)) {
+        fprintf(stderr, "hdgc: error: %s\n", err.msg);
+        return 1;
+    }
+    int k0 = o.sweep ? o.kmin : o.order, k1 = o.sweep ? o.kmax : o.order, n = k1 - k0 + 1;
+    size_t triad_bytes = o.triad_mib << 20;
+    printf("spmv benchmark: mesh %s (%d elements, %d faces), threads %d, %d samples per format\n",
+           o.mesh, M.ne, M.nf, hdg_parallel_threads(), o.reps);
+    if (o.sweep) printf("orders: k = %d..%d\n", k0, k1);
+    else printf("order: k = %d\n", o.order);
+    fflush(stdout);
+    double triad = hdg_stream_triad(triad_bytes, 5);
+    result *res = hdg_xcalloc((size_t)n, sizeof *res);
+    for (int i = 0; i < n && rc < 0; i++)
+        if (bench_order(&M, k0 + i, o.reps, &res[i], &err)) {
+            fprintf(stderr, "hdgc: error: %s\n", err.msg);
+            rc = 1;
+        }
+    if (rc < 0) triad = fmax(triad, hdg_stream_triad(triad_bytes, 5));
+    if (rc < 0 && triad <= 0) {
+        fprintf(stderr, "hdgc: error: cannot allocate the triad arrays (3 x %zu MiB)\n", o.triad_mib);
+        rc = 1;
+    }
+    if (rc < 0) {
+        printf("triad: %.2f GB/s (3 arrays of %zu MiB, best of 10)\n", triad, o.triad_mib);
+        if (o.sweep) print_sweep(res, n, triad);
+        else print_single(&res[0], triad);
+        rc = 0;
+        for (int i = 0; i < n; i++)
+            if (!agrees(&res[i])) {
+                fprintf(stderr, "hdgc: error: dense-block and CSR products differ at k = %d "
+                                "(relative %.3e > %.0e)\n", res[i].k, res[i].reldiff, AGREE_TOL);
+                rc = 1;
+            }
+        if (o.json && write_json(&o, &M, res, n, triad)) rc = 1;
+    }
+    free(res);
+    hdg_mesh_free(&M);
+    return rc;
+}
+
+int hdg_cmd_bench(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        if (argc < 2) {
+            fprintf(stderr, "hdgc bench: no benchmark given (available: spmv)\n");
+            usage(stderr);
+            return 2;
+        }
+        help();
+        return 0;
+    }
+    if (!strcmp(argv[1], "spmv")) return bench_spmv(argc, argv);
+    fprintf(stderr, "hdgc bench: unknown benchmark '%s' (available: spmv)\n", argv[1]);
+    usage(stderr);
+    return 2;
+}

@@ -1,0 +1,103 @@
+/* pipeline.c — IR module -> optimized kernels -> C source -> JIT -> function
+ * pointers (see pipeline.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/c/emit.h"
+#include "compiler/pipeline.h"
+#include "runtime/parallel.h"
+#include "support/util.h"
+
+static hdg_status optimize_all(hdg_ir_module *m, const hdg_compile_options *o, hdg_error *err)
+{
+    for (int i = 0; i < m->nkernels; i++) {
+        hdg_status st = o->no_optimize ? hdg_ir_verify(m->kernels[i], err)
+                                       : hdg_ir_optimize(m->kernels[i],
+                                                         o->ir_flags ? o->ir_flags : HDG_IR_OPT_DEFAULT,
+                                                         err);
+        if (st) return st;
+    }
+    return HDG_OK;
+}
+
+hdg_status hdg_compile_c(hdg_ir_module *m, const hdg_compile_options *opt, hdg_compiled *out,
+                         hdg_error *err)
+{
+    hdg_compile_options o = HDG_COMPILE_OPTIONS_DEFAULT;
+    if (opt) o = *opt;
+    memset(out, 0, sizeof *out);
+    double t0 = hdg_wtime();
+    hdg_status st = optimize_all(m, &o, err);
+    if (st) return st;
+    double t1 = hdg_wtime();
+    hdg_emit_c_options eo = {0};
+    eo.line_directives = o.line_directives;
+    hdg_str src;
+    hdg_str_init(&src);
+    st = hdg_emit_c(m, &src, &eo, err);
+    double t2 = hdg_wtime();
+    if (st) { hdg_str_free(&src); return st; }
+    const char *keep = getenv("HDGC_KEEP_SOURCE");   /* debugging: a copy of the C source */
+    if (keep && *keep) {
+        FILE *f = fopen(keep, "w");
+        if (f) fputs(src.s, f), fclose(f);
+    }
+    hdg_jit_options jo = HDG_JIT_OPTIONS_DEFAULT;
+    jo.opt_level = o.opt_level;
+    jo.use_cache = o.use_cache;
+    st = hdg_jit_compile(src.s, m->name, &jo, &out->jit, &out->stats, err);
+    out->source_bytes = src.len;
+    hdg_str_free(&src);
+    if (st) return st;
+    out->t_optimize = t1 - t0;
+    out->t_emit = t2 - t1;
+    out->t_compile = hdg_wtime() - t2;
+    out->nkernels = m->nkernels;
+    out->fn = hdg_xcalloc((size_t)m->nkernels + 1, sizeof *out->fn);
+    out->info = hdg_xcalloc((size_t)m->nkernels + 1, sizeof *out->info);
+    for (int i = 0; i < m->nkernels; i++) {
+        hdg_ir_kernel_info(m->kernels[i], &out->info[i]);
+        out->fn[i] = (hdg_kernel_fn)hdg_jit_lookup(out->jit, m->kernels[i]->name);
+        if (!out->fn[i]) {
+            hdg_compiled_free(out);
+            return hdg_fail(err, HDG_EINTERNAL, "kernel '%s' not found in the compiled module '%s'",
+                            m->kernels[i]->name, m->name);
+        }
+    }
+    return HDG_OK;
+}
+
+hdg_kernel_fn hdg_compiled_find(const hdg_compiled *c, const char *name,
+                                const hdg_kernel_info **info)
+{
+    for (int i = 0; i < c->nkernels; i++)
+        if (!strcmp(c->info[i].name, name)) {
+            if (info) *info = &c->info[i];
+            return c->fn[i];
+        }
+    return NULL;
+}
+
+void hdg_compiled_free(hdg_compiled *c)
+{
+    if (!c) return;
+    free(c->fn);
+    free(c->info);
+    hdg_jit_free(c->jit);
+    memset(c, 0, sizeof *c);
+}
+
+typedef struct launch_ctx { hdg_kernel_fn fn; const hdg_kargs *a; } launch_ctx;
+
+static void launch_range(long long b, long long e, void *ctx)
+{
+    launch_ctx *c = ctx;
+    c->fn(b, e, c->a);
+}
+
+void hdg_launch(hdg_kernel_fn fn, long long nitems, const hdg_kargs *a)
+{
+    launch_ctx c = {fn, a};
+    hdg_parallel_for(nitems, launch_range, &c);
+}

@@ -1,0 +1,53 @@
+/* pipeline.h — the compiler driver: a checked problem's IR module -> kernels
+ * the runtime can call.
+ *
+ *   hdg_compile_c:  optimize every kernel (ir/), emit one C11 translation unit
+ *                   (backends/c/emit.h), compile it in-process (backends/c/jit.h,
+ *                   with the on-disk cache), look every kernel up by name.
+ *   hdg_launch:     runs one kernel over [0, nitems) split across the thread
+ *                   pool (runtime/parallel.h); outputs are written per item
+ *                   only, so any split is race-free.
+ *
+ * The runtime never sees this header: it receives hdg_kernel_fn pointers and
+ * hdg_kernel_info (include/hdg_kernel.h). */
+#ifndef HDG_PIPELINE_H
+#define HDG_PIPELINE_H
+
+#include "backends/c/jit.h"
+#include "hdg.h"
+#include "hdg_kernel.h"
+#include "ir/ir.h"
+
+typedef struct hdg_compile_options {
+    unsigned ir_flags;        /* hdg_ir_optimize flags; 0 means HDG_IR_OPT_DEFAULT */
+    int no_optimize;          /* 1: skip the IR passes (debugging) */
+    int opt_level;            /* Clang -O level, default 3 */
+    int use_cache;            /* default 1 (HDGC_CACHE=off also disables it) */
+    int line_directives;      /* emit #line into the .hdg file (see emit.h) */
+    const char *source_file;  /* shown in origins, e.g. "poisson.hdg" */
+} hdg_compile_options;
+
+#define HDG_COMPILE_OPTIONS_DEFAULT {0, 0, 3, 1, 0, NULL}
+
+typedef struct hdg_compiled {
+    int nkernels;                 /* = module->nkernels, same order */
+    hdg_kernel_fn *fn;
+    hdg_kernel_info *info;
+    hdg_jit *jit;
+    hdg_jit_stats stats;          /* cache_hit, compile_seconds, load_seconds, warning */
+    double t_optimize, t_emit, t_compile;   /* seconds */
+    size_t source_bytes;
+} hdg_compiled;
+
+/* Optimizes the module's kernels in place, emits C and compiles it. */
+hdg_status hdg_compile_c(hdg_ir_module *m, const hdg_compile_options *opt, hdg_compiled *out,
+                         hdg_error *err);
+/* The kernel called `name`, or NULL; *info (if info != NULL) gets its metadata. */
+hdg_kernel_fn hdg_compiled_find(const hdg_compiled *c, const char *name,
+                                const hdg_kernel_info **info);
+void hdg_compiled_free(hdg_compiled *c);
+
+/* Runs fn(begin, end, a) over [0, nitems) on the thread pool. */
+void hdg_launch(hdg_kernel_fn fn, long long nitems, const hdg_kargs *a);
+
+#endif

@@ -1,0 +1,77 @@
+/* run.c — hdg_run_problem: mesh, marker check, then the driver of the
+ * problem's method family (run_hdg.c or run_dg.c). See run.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/run.h"
+#include "runtime/mesh.h"
+#include "support/util.h"
+
+void hdg_run_options_default(hdg_run_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->mesh = "square:8";
+    o->backend = "c";
+    o->precond = "block";
+    o->rtol = 1e-10;
+    o->use_cache = 1;
+}
+
+/* Every mesh marker has a condition and every marker the file names exists. */
+static hdg_status check_markers(const hdg_problem *p, const hdg_mesh *m, hdg_error *err)
+{
+    const char **names = hdg_xcalloc((size_t)m->nmarkers + 1, sizeof *names);
+    int n = 0;
+    for (int id = 1; id <= m->nmarkers; id++)
+        if (m->marker_names[id] && hdg_mesh_marker_count(m, id) > 0) names[n++] = m->marker_names[id];
+    hdg_diags d;
+    hdg_diags_init(&d);
+    hdg_diags_set_source(&d, p->file, NULL, 0);
+    int nerr = hdg_problem_check_markers(p, names, n, &d);
+    free(names);
+    hdg_status st = HDG_OK;
+    if (nerr) {
+        char *text = hdg_diags_render(&d);
+        size_t len = strlen(text);
+        while (len && text[len - 1] == '\n') text[--len] = '\0';
+        st = hdg_fail(err, HDG_EINPUT, "%s\n(mesh %s)", text, m->source ? m->source : "");
+        free(text);
+    }
+    hdg_diags_free(&d);
+    return st;
+}
+
+hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg_report *rep,
+                           hdg_error *err)
+{
+    hdg_run_options o;
+    hdg_run_options_default(&o);
+    if (opt) o = *opt;
+    if (!o.mesh) o.mesh = "square:8";
+    if (!o.backend) o.backend = "c";
+    if (strcmp(o.backend, "c") && strcmp(o.backend, "auto"))
+        return hdg_fail(err, HDG_EINPUT, "backend '%s' is not available in this build of the "
+                        "runner (use --backend c)", o.backend);
+    double t0 = hdg_wtime();
+    hdg_report_string(rep, "problem", p->name);
+    hdg_report_string(rep, "file", p->file);
+    hdg_report_string(rep, "method", hdg_method_name(p->method));
+    hdg_report_int(rep, "order", p->degree);
+    hdg_report_string(rep, "backend", "c");
+    hdg_mesh mesh;
+    hdg_status st = hdg_mesh_load(&mesh, o.mesh, err);
+    if (st) return st;
+    double t1 = hdg_wtime();
+    hdg_report_string(rep, "mesh.source", o.mesh);
+    hdg_report_int(rep, "mesh.elements", mesh.ne);
+    hdg_report_int(rep, "mesh.faces", mesh.nf);
+    hdg_report_int(rep, "mesh.boundary_faces", mesh.nbf);
+    hdg_report_number(rep, "timings.parse", o.t_parse);
+    hdg_report_number(rep, "timings.mesh", t1 - t0);
+    st = check_markers(p, &mesh, err);
+    if (!st) st = p->method == HDG_METHOD_HDG ? hdg_run_hdg(p, &mesh, &o, rep, err)
+                                             : hdg_run_dg(p, &mesh, &o, rep, err);
+    hdg_report_number(rep, "timings.total", hdg_wtime() - t0 + o.t_parse);
+    hdg_mesh_free(&mesh);
+    return st;
+}

@@ -1,0 +1,52 @@
+/* run.h — running a checked problem end to end (`hdgc run`, `hdgc convergence`).
+ *
+ * hdg_run_problem loads the mesh, lowers the problem (HDG or explicit DG,
+ * decided by the frontend from the equations), compiles its kernels and runs
+ * the runtime's driver for that family:
+ *   run_hdg.c  static condensation, trace system, solve, recovery, post-processing
+ *   run_dg.c   LSERK4 time stepping
+ * Results go into a JSON report (runtime/report.h; the paths are listed in
+ * docs/cli.md) and a short human summary is written to opt->log (may be NULL). */
+#ifndef HDG_RUN_H
+#define HDG_RUN_H
+
+#include <stdio.h>
+
+#include "frontend/frontend.h"
+#include "hdg.h"
+#include "runtime/report.h"
+
+typedef struct hdg_run_options {
+    const char *mesh;          /* "square:N[,...]" or a .msh file; NULL: "square:8" */
+    const char *backend;       /* "c" (default), "cuda", "auto" */
+    const char *solver;        /* "cg", "gmres"; NULL: cg for symmetric problems, else gmres */
+    const char *precond;       /* "jacobi", "block" (default), "none" */
+    double rtol;               /* <= 0: 1e-10 */
+    int maxit;                 /* <= 0: solver default */
+    int restart;               /* GMRES restart length (<= 0: 100) */
+    const char *vtk;           /* output file (.vtu; DG: .pvd time series) or NULL */
+    int every;                 /* DG: write every n steps (0: only the end) */
+    double cfl;                /* DG: > 0 overrides the file's cfl */
+    double final_time;         /* DG: > 0 overrides the file's final time */
+    int use_cache;             /* kernel cache (default 1) */
+    int progress;              /* DG: progress line on stderr */
+    FILE *log;                 /* summary lines, or NULL */
+    double t_parse;            /* seconds spent parsing (reported as timings.parse) */
+} hdg_run_options;
+
+void hdg_run_options_default(hdg_run_options *o);
+
+/* Runs p; fills rep (problem, order, backend, mesh.*, dofs.*, solver.*, errors.*,
+ * timings.*, compile.*). HDG_ESOLVER when the solver does not converge or a time
+ * integration blows up (the report is still filled). */
+hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg_report *rep,
+                           hdg_error *err);
+
+/* The two drivers (called by hdg_run_problem after the mesh is loaded). */
+struct hdg_mesh;
+hdg_status hdg_run_hdg(const hdg_problem *p, struct hdg_mesh *mesh, const hdg_run_options *opt,
+                       hdg_report *rep, hdg_error *err);
+hdg_status hdg_run_dg(const hdg_problem *p, struct hdg_mesh *mesh, const hdg_run_options *opt,
+                      hdg_report *rep, hdg_error *err);
+
+#endif

@@ -1,0 +1,72 @@
+/* lower.h — lowering of a checked problem (frontend/frontend.h) into the
+ * element-batch IR (ir/ir.h).
+ *
+ * HDG problems become one module with these kernels:
+ *   <name>_local    per element: local matrices by quadrature of every atom,
+ *                   static condensation K_e = D - C A^-1 B, F_e = F_t - C A^-1 F_l
+ *   <name>_recover  per element: element unknowns from the element's trace values,
+ *                   x = A^-1 (F_l - B uhat_e)
+ *   <name>_errors   per element: squared L2 errors of every element unknown
+ *                   component against its exact solution
+ *   <name>_dirichlet_<i>  per listed face: L2 projection of the i-th Dirichlet
+ *                   condition's data onto the face basis
+ *
+ * Bases: element unknowns use the orthonormal Dubiner basis of degree k
+ * (modal), trace unknowns the orthonormal Legendre basis on each face in the
+ * face parameter t in [-1,1] of the element's own local face (from vertex j to
+ * vertex j+1). A face seen reversed by an element therefore has its trace
+ * coefficients multiplied by (-1)^a (the "flip" vector).
+ *
+ * Element geometry (the kernels' geom slot), HDG_G_* offsets below, then one
+ * flag per (marker set, local face): 1 when the face carries a marker of that
+ * set (boundary atoms restricted to markers, e.g. Neumann data). */
+#ifndef HDG_LOWER_H
+#define HDG_LOWER_H
+
+#include "frontend/frontend.h"
+#include "hdg.h"
+#include "ir/ir.h"
+
+enum {
+    HDG_G_X0 = 0, HDG_G_Y0, HDG_G_X1, HDG_G_Y1, HDG_G_X2, HDG_G_Y2,   /* vertices, CCW */
+    HDG_G_J, HDG_G_RX, HDG_G_RY, HDG_G_SX, HDG_G_SY,                 /* affine map */
+    HDG_G_FACE0,                 /* per local face j: nx, ny, sJ at HDG_G_FACE0 + 3j */
+    HDG_G_FIXED = HDG_G_FACE0 + 9 /* marker-set flags start here: + 3*set + j */
+};
+
+/* Per-face geometry of the Dirichlet kernels: the face's endpoints in its
+ * canonical direction. */
+enum { HDG_GF_XA = 0, HDG_GF_YA, HDG_GF_XB, HDG_GF_YB, HDG_GF_SIZE };
+
+#define HDG_LOWER_MAX_BC 16
+
+typedef struct hdg_lowered {
+    hdg_ir_module *mod;
+    int k;                 /* polynomial degree */
+    int np;                /* Dubiner modes per component: (k+1)(k+2)/2 */
+    int nl;                /* element dofs: sum of ncomp * np over element unknowns */
+    int m;                 /* trace dofs per face: (k+1) * sum of trace components */
+    int nt;                /* 3 m */
+    int ngeom;             /* element geometry values per element */
+    int nsets;             /* marker sets (flags in the geometry) */
+    const hdg_markers *sets[16];
+    int uoff[32];          /* element unknown u (problem index): first dof; -1 for trace unknowns */
+    int toff[32];          /* trace unknown u: first dof inside a face's m dofs; -1 otherwise */
+    int kpost;             /* degree of the post-processed unknown (its space's degree) */
+    int npp;               /* its Dubiner modes per component: (kpost+1)(kpost+2)/2 */
+    int post_unknown;      /* the post-processed unknown (problem index), -1: none */
+    char post[64];         /* post-processing kernel name ("" when none) */
+    int nerr;              /* squared-error outputs per element (one per component with an exact) */
+    int err_unknown[64], err_comp[64];
+    int ndir;              /* Dirichlet conditions */
+    int dir_bc[HDG_LOWER_MAX_BC];   /* index into problem->bcs */
+    char local[64], recover[64], errors[64];
+    char dirichlet[HDG_LOWER_MAX_BC][64];
+} hdg_lowered;
+
+/* Lowers an HDG problem at its degree. Unsupported features give HDG_EINPUT
+ * with the location of the construct. */
+hdg_status hdg_lower_hdg(const hdg_problem *p, hdg_lowered *out, hdg_error *err);
+void hdg_lowered_free(hdg_lowered *l);
+
+#endif

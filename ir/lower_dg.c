@@ -1,0 +1,746 @@
+/* lower_dg.c — explicit nodal DG: checked problem -> volume, surface, fused
+ * right-hand side, LSERK4 stage update, initial condition and error kernels
+ * (see lower_dg.h for the discretisation, the data layout and the slots).
+ * Nothing here knows a problem by name: fields, terms, fluxes and boundary
+ * states all come from the atoms of the checked problem. */
+#include "ir/lower_dg.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/geometry.h"
+#include "runtime/mesh.h"
+#include "runtime/quadrature.h"
+#include "runtime/refel.h"
+#include "support/util.h"
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+typedef struct dgc {
+    const hdg_problem *p;
+    hdg_dg_lowered *L;
+    hdg_refel re;
+    int F, Np, Nfp;
+    int field_of[64][2];            /* [unknown][comp] -> field, -1 */
+    int *rowf;                      /* [equation*2 + test_comp] -> field */
+    const hdg_atom *tatom[HDG_DG_MAX_FIELDS];
+    int needs_ext[HDG_DG_MAX_FIELDS];
+    /* tables */
+    hdg_ir_tensor *Dr, *Ds, *Sr, *Ss, *LIFT, *r, *s, *Fm, *FmR, *rf, *sf;
+    hdg_ir_tensor *Iq, *wq, *rq, *sq;
+    int nq;
+} dgc;
+
+/* Variables visible to a coefficient: NULL where undefined. */
+typedef struct xenv { hdg_ir_expr *x, *y, *t, *nx, *ny; } xenv;
+
+static hdg_status fail_at(const dgc *c, hdg_loc loc, const char *what, hdg_error *err)
+{
+    return hdg_fail(err, HDG_EINPUT, "%s:%d:%d: %s", c->p->file ? c->p->file : "<input>", loc.line,
+                    loc.col, what);
+}
+
+/* ------------------------------------------------------------ expressions */
+
+static hdg_ir_expr *lx(hdg_ir_kernel *k, const hdg_problem *p, const hdg_expr *e, const xenv *v);
+
+static hdg_ir_expr *undefined(hdg_ir_kernel *k, const char *what)
+{
+    hdg_ir_builder_error(k, "'%s' is not defined here", what);
+    return hdg_ir_num(k, 0);
+}
+
+static hdg_ir_expr *lx_call(hdg_ir_kernel *k, const hdg_problem *p, const hdg_expr *e, const xenv *v)
+{
+    const hdg_func *fn = &p->funcs[e->index];
+    xenv inner = *v;
+    for (int i = 0; i < fn->nargs && i < e->nkids; i++) {
+        hdg_ir_expr *a = lx(k, p, e->kid[i], v);
+        if (fn->args[i] == HDG_VAR_X) inner.x = a;
+        else if (fn->args[i] == HDG_VAR_Y) inner.y = a;
+        else inner.t = a;
+    }
+    return lx(k, p, fn->body[e->comp], &inner);
+}
+
+static hdg_ir_expr *lx_builtin(hdg_ir_kernel *k, int b, hdg_ir_expr *a)
+{
+    static const hdg_ir_fn map[] = {
+        [HDG_BUILTIN_SIN] = HDG_FN_SIN,   [HDG_BUILTIN_COS] = HDG_FN_COS,
+        [HDG_BUILTIN_EXP] = HDG_FN_EXP,   [HDG_BUILTIN_LOG] = HDG_FN_LOG,
+        [HDG_BUILTIN_SQRT] = HDG_FN_SQRT, [HDG_BUILTIN_TANH] = HDG_FN_TANH,
+        [HDG_BUILTIN_ABS] = HDG_FN_ABS,
+    };
+    if (b < 0 || b >= (int)(sizeof map / sizeof map[0])) return undefined(k, "builtin");
+    return hdg_ir_call(k, map[b], a);
+}
+
+static hdg_ir_expr *lx(hdg_ir_kernel *k, const hdg_problem *p, const hdg_expr *e, const xenv *v)
+{
+    static const hdg_ir_op cmp[] = { HDG_E_LT, HDG_E_LE, HDG_E_GT, HDG_E_GE, HDG_E_EQ, HDG_E_NE };
+    hdg_ir_expr *a, *b, *x;
+    switch (e->kind) {
+    case HDG_EX_NUM: return hdg_ir_num(k, e->num);
+    case HDG_EX_PI: return hdg_ir_num(k, M_PI);
+    case HDG_EX_PARAM: return hdg_ir_param(k, e->index, p->params[e->index].name);
+    case HDG_EX_COORD:
+        x = e->index == HDG_VAR_X ? v->x : e->index == HDG_VAR_Y ? v->y : v->t;
+        return x ? x : undefined(k, hdg_var_name((hdg_var)e->index));
+    case HDG_EX_NORMAL:
+        x = e->index == 0 ? v->nx : v->ny;
+        return x ? x : undefined(k, e->index == 0 ? "nx" : "ny");
+    case HDG_EX_NEG: return hdg_ir_neg(k, lx(k, p, e->kid[0], v));
+    case HDG_EX_ADD: return hdg_ir_add(k, lx(k, p, e->kid[0], v), lx(k, p, e->kid[1], v));
+    case HDG_EX_SUB: return hdg_ir_sub(k, lx(k, p, e->kid[0], v), lx(k, p, e->kid[1], v));
+    case HDG_EX_MUL: return hdg_ir_mul(k, lx(k, p, e->kid[0], v), lx(k, p, e->kid[1], v));
+    case HDG_EX_DIV: return hdg_ir_div(k, lx(k, p, e->kid[0], v), lx(k, p, e->kid[1], v));
+    case HDG_EX_POW:
+        a = lx(k, p, e->kid[0], v);
+        if (e->kid[1]->kind == HDG_EX_NUM && e->kid[1]->num == floor(e->kid[1]->num) &&
+            fabs(e->kid[1]->num) <= 64)
+            return hdg_ir_powi(k, a, (int)e->kid[1]->num);
+        return hdg_ir_pow(k, a, lx(k, p, e->kid[1], v));
+    case HDG_EX_CALL: return lx_call(k, p, e, v);
+    case HDG_EX_BUILTIN: return lx_builtin(k, e->index, lx(k, p, e->kid[0], v));
+    case HDG_EX_CMP:
+        if (e->index < 0 || e->index > 5) return undefined(k, "comparison");
+        return hdg_ir_cmp(k, cmp[e->index], lx(k, p, e->kid[0], v), lx(k, p, e->kid[1], v));
+    case HDG_EX_IF:
+        a = lx(k, p, e->kid[0], v);
+        if (a->type == HDG_IR_DOUBLE) a = hdg_ir_cmp(k, HDG_E_NE, a, hdg_ir_num(k, 0));
+        b = lx(k, p, e->kid[1], v);
+        return hdg_ir_select(k, a, b, lx(k, p, e->kid[2], v));
+    }
+    return undefined(k, "expression");
+}
+
+/* ---------------------------------------------------------------- analysis */
+
+static const char *field_name(const dgc *c, int f) { return c->L->field_name[f]; }
+
+static int atom_field(const dgc *c, const hdg_atom *a)
+{
+    return a->trial >= 0 ? c->field_of[a->trial][a->trial_comp] : -1;
+}
+
+static int row_field(const dgc *c, int eq, const hdg_atom *a) { return c->rowf[eq * 2 + a->test_comp]; }
+
+static int set_index(dgc *c, const hdg_markers *m, hdg_error *err, hdg_loc loc)
+{
+    if (!m) return -1;
+    for (int s = 0; s < c->L->nsets; s++)
+        if (c->L->sets[s] == m) return s;
+    if (c->L->nsets == HDG_DG_MAX_SETS) {
+        fail_at(c, loc, "too many distinct marker sets in boundary terms", err);
+        return -2;
+    }
+    c->L->sets[c->L->nsets] = m;
+    return c->L->nsets++;
+}
+
+static hdg_status analyze_fields(dgc *c, hdg_error *err)
+{
+    const hdg_problem *p = c->p;
+    hdg_dg_lowered *L = c->L;
+    if (p->method != HDG_METHOD_DG)
+        return hdg_fail(err, HDG_EINPUT, "problem '%s' is not a DG problem (no dt() terms)", p->name);
+    if (p->nunknowns > 64) return hdg_fail(err, HDG_EINPUT, "too many unknowns");
+    for (int u = 0; u < p->nunknowns; u++) {
+        const hdg_unknown *U = &p->unknowns[u];
+        c->field_of[u][0] = c->field_of[u][1] = -1;
+        if (U->trace)
+            return fail_at(c, U->loc, "trace unknowns have no place in an explicit DG problem", err);
+        for (int comp = 0; comp < U->ncomp; comp++) {
+            if (L->nfields == HDG_DG_MAX_FIELDS) return fail_at(c, U->loc, "too many fields", err);
+            int f = L->nfields++;
+            c->field_of[u][comp] = f;
+            L->field_unknown[f] = u;
+            L->field_comp[f] = comp;
+            if (U->ncomp == 1) snprintf(L->field_name[f], sizeof L->field_name[f], "%s", U->name);
+            else snprintf(L->field_name[f], sizeof L->field_name[f], "%s.%c", U->name, "xy"[comp]);
+        }
+    }
+    c->F = L->nfields;
+    if (c->F == 0) return hdg_fail(err, HDG_EINPUT, "problem '%s' has no unknowns", p->name);
+    return HDG_OK;
+}
+
+/* Every equation row (test component) needs exactly one dt() term, on a field of
+ * its own: the mass matrix is diagonal in the fields. */
+static hdg_status analyze_rows(dgc *c, hdg_error *err)
+{
+    const hdg_problem *p = c->p;
+    char msg[512];
+    c->rowf = hdg_xmalloc(sizeof(int) * 2 * (size_t)(p->nequations + 1));
+    for (int i = 0; i < 2 * p->nequations; i++) c->rowf[i] = -1;
+    for (int e = 0; e < p->nequations; e++) {
+        const hdg_equation *q = &p->equations[e];
+        for (int i = 0; i < q->natoms; i++) {
+            const hdg_atom *a = &q->atoms[i];
+            if (a->role != HDG_ROLE_TIME) continue;
+            if (a->trial < 0 || a->test_op != HDG_OP_VALUE || a->trial_op != HDG_OP_VALUE ||
+                a->domain != HDG_VOLUME)
+                return fail_at(c, a->loc, "a dt() term must be (c*dt(U), v) over the element", err);
+            int f = atom_field(c, a);
+            if (c->rowf[e * 2 + a->test_comp] >= 0) {
+                snprintf(msg, sizeof msg,
+                         "more than one dt() term for one test function component: the explicit DG "
+                         "lowering needs a mass matrix that is diagonal in the fields (%s and %s)",
+                         field_name(c, c->rowf[e * 2 + a->test_comp]), field_name(c, f));
+                return fail_at(c, a->loc, msg, err);
+            }
+            if (c->tatom[f]) {
+                snprintf(msg, sizeof msg, "dt(%s) appears in two equation rows", field_name(c, f));
+                return fail_at(c, a->loc, msg, err);
+            }
+            c->rowf[e * 2 + a->test_comp] = f;
+            c->tatom[f] = a;
+        }
+        int ncomp = p->tests[q->test].ncomp;
+        for (int comp = 0; comp < ncomp; comp++)
+            if (c->rowf[e * 2 + comp] < 0) {
+                snprintf(msg, sizeof msg, "equation %d has no dt() term for test component %d", e + 1, comp);
+                return fail_at(c, q->loc, msg, err);
+            }
+    }
+    for (int f = 0; f < c->F; f++)
+        if (!c->tatom[f]) {
+            snprintf(msg, sizeof msg, "no equation has a dt(%s) term", field_name(c, f));
+            return fail_at(c, p->unknowns[c->L->field_unknown[f]].loc, msg, err);
+        }
+    return HDG_OK;
+}
+
+static const hdg_ext_rule *find_rule(const dgc *c, const hdg_bc *bc, int f)
+{
+    for (int r = 0; r < bc->nrules; r++)
+        if (c->field_of[bc->rules[r].unknown][bc->rules[r].comp] == f) return &bc->rules[r];
+    return NULL;
+}
+
+static hdg_status analyze_atoms(dgc *c, hdg_error *err)
+{
+    const hdg_problem *p = c->p;
+    for (int e = 0; e < p->nequations; e++) {
+        const hdg_equation *q = &p->equations[e];
+        for (int i = 0; i < q->natoms; i++) {
+            const hdg_atom *a = &q->atoms[i];
+            switch (a->role) {
+            case HDG_ROLE_TIME: break;
+            case HDG_ROLE_VOLUME:
+                if (a->trial_op != HDG_OP_VALUE && a->test_op != HDG_OP_VALUE)
+                    return fail_at(c, a->loc, "a volume term with derivatives on both the unknown and "
+                                              "the test function (second order) is not supported by "
+                                              "explicit DG", err);
+                if (a->side == HDG_SIDE_EXTERIOR)
+                    return fail_at(c, a->loc, "ext() is only defined on faces", err);
+                break;
+            case HDG_ROLE_SOURCE:
+                if (a->domain == HDG_BOUNDARY && a->test_op != HDG_OP_VALUE)
+                    return fail_at(c, a->loc, "derivatives of the test function on faces are not supported", err);
+                if (a->domain == HDG_BOUNDARY && set_index(c, a->markers, err, a->loc) == -2) return HDG_EINPUT;
+                break;
+            case HDG_ROLE_FLUX:
+                if (a->trial_op != HDG_OP_VALUE || a->test_op != HDG_OP_VALUE)
+                    return fail_at(c, a->loc, "derivatives inside a face term are not supported by "
+                                              "explicit DG (only values and jumps)", err);
+                if (a->side == HDG_SIDE_EXTERIOR) c->needs_ext[atom_field(c, a)] = 1;
+                if (set_index(c, a->markers, err, a->loc) == -2) return HDG_EINPUT;
+                break;
+            default:
+                return fail_at(c, a->loc, "this term belongs to an HDG problem, not to explicit DG", err);
+            }
+        }
+    }
+    for (int b = 0; b < p->nbcs; b++) {
+        const hdg_bc *bc = &p->bcs[b];
+        if (bc->kind != HDG_BC_EXTERIOR)
+            return fail_at(c, bc->loc, "explicit DG takes boundary conditions as exterior states "
+                                       "(ext(U) = ...)", err);
+        for (int f = 0; f < c->F; f++)
+            if (c->needs_ext[f] && !find_rule(c, bc, f)) {
+                char msg[400];
+                snprintf(msg, sizeof msg, "boundary condition '%s' gives no exterior value for %s, "
+                                          "which a flux uses", bc->label, field_name(c, f));
+                return fail_at(c, bc->loc, msg, err);
+            }
+    }
+    return HDG_OK;
+}
+
+/* ---------------------------------------------------------------- tables */
+
+static void make_tables(dgc *c, hdg_error *err)
+{
+    hdg_refel *re = &c->re;
+    hdg_ir_module *m = c->L->mod;
+    int Np = re->Np, Nfp = re->Nfp;
+    c->Dr = hdg_ir_table(m, "Dr", HDG_SHAPE(Np, Np), re->Dr);
+    c->Ds = hdg_ir_table(m, "Ds", HDG_SHAPE(Np, Np), re->Ds);
+    c->LIFT = hdg_ir_table(m, "LIFT", HDG_SHAPE(Np, 3 * Nfp), re->LIFT);
+    c->r = hdg_ir_table(m, "rnode", HDG_SHAPE(Np), re->r);
+    c->s = hdg_ir_table(m, "snode", HDG_SHAPE(Np), re->s);
+    /* weak derivatives Sr = M^-1 Dr^T M, Ss likewise */
+    double *S = hdg_xcalloc((size_t)Np * Np * 2, sizeof(double));
+    for (int d = 0; d < 2; d++) {
+        const double *D = d ? re->Ds : re->Dr;
+        double *T = hdg_xcalloc((size_t)Np * Np, sizeof(double));   /* D^T M */
+        for (int i = 0; i < Np; i++)
+            for (int j = 0; j < Np; j++)
+                for (int l = 0; l < Np; l++) T[i * Np + j] += D[l * Np + i] * re->M[l * Np + j];
+        for (int i = 0; i < Np; i++)
+            for (int j = 0; j < Np; j++)
+                for (int l = 0; l < Np; l++) S[d * Np * Np + i * Np + j] += re->Minv[i * Np + l] * T[l * Np + j];
+        free(T);
+    }
+    c->Sr = hdg_ir_table(m, "Sr", HDG_SHAPE(Np, Np), S);
+    c->Ss = hdg_ir_table(m, "Ss", HDG_SHAPE(Np, Np), S + Np * Np);
+    free(S);
+    int *fm = hdg_xmalloc(sizeof(int) * 6 * (size_t)Nfp);
+    double *rs = hdg_xmalloc(sizeof(double) * 6 * (size_t)Nfp);
+    for (int f = 0; f < 3; f++)
+        for (int i = 0; i < Nfp; i++) {
+            int n = re->Fmask[f * Nfp + i];
+            fm[f * Nfp + i] = n;
+            fm[3 * Nfp + f * Nfp + i] = re->Fmask[f * Nfp + Nfp - 1 - i];
+            rs[f * Nfp + i] = re->r[n];
+            rs[3 * Nfp + f * Nfp + i] = re->s[n];
+        }
+    c->Fm = hdg_ir_table_int(m, "Fmask", HDG_SHAPE(3, Nfp), fm);
+    c->FmR = hdg_ir_table_int(m, "FmaskRev", HDG_SHAPE(3, Nfp), fm + 3 * Nfp);
+    c->rf = hdg_ir_table(m, "rface", HDG_SHAPE(3, Nfp), rs);
+    c->sf = hdg_ir_table(m, "sface", HDG_SHAPE(3, Nfp), rs + 3 * Nfp);
+    free(fm);
+    free(rs);
+    hdg_quad2d q = {0};
+    if (hdg_quad_triangle(&q, 2 * re->N + 2, err) == HDG_OK) {
+        double *I = hdg_xmalloc(sizeof(double) * (size_t)q.n * Np);
+        hdg_refel_interp(re, q.n, q.r, q.s, I);
+        c->nq = q.n;
+        c->Iq = hdg_ir_table(m, "Iq", HDG_SHAPE(q.n, Np), I);
+        c->wq = hdg_ir_table(m, "wq", HDG_SHAPE(q.n), q.w);
+        c->rq = hdg_ir_table(m, "rq", HDG_SHAPE(q.n), q.r);
+        c->sq = hdg_ir_table(m, "sq", HDG_SHAPE(q.n), q.s);
+        free(I);
+    }
+    hdg_quad2d_free(&q);
+}
+
+/* ---------------------------------------------------------------- helpers */
+
+static hdg_ir_expr *gv(hdg_ir_kernel *k, hdg_ir_tensor *G, hdg_ir_expr *idx) { return hdg_ir_ld1(k, G, idx); }
+static hdg_ir_expr *gi(hdg_ir_kernel *k, hdg_ir_tensor *G, int idx) { return hdg_ir_ld1(k, G, hdg_ir_int(k, idx)); }
+
+/* Physical point of reference point (r, s): x = -(r+s)/2 x0 + (1+r)/2 x1 + (1+s)/2 x2. */
+static void map_point(hdg_ir_kernel *k, hdg_ir_tensor *G, hdg_ir_expr *r, hdg_ir_expr *s, hdg_ir_expr **x,
+                      hdg_ir_expr **y)
+{
+    hdg_ir_expr *half = hdg_ir_num(k, 0.5), *one = hdg_ir_num(k, 1);
+    hdg_ir_expr *l0 = hdg_ir_let(k, "l0", hdg_ir_mul(k, hdg_ir_neg(k, half), hdg_ir_add(k, r, s)));
+    hdg_ir_expr *l1 = hdg_ir_let(k, "l1", hdg_ir_mul(k, half, hdg_ir_add(k, one, r)));
+    hdg_ir_expr *l2 = hdg_ir_let(k, "l2", hdg_ir_mul(k, half, hdg_ir_add(k, one, s)));
+    hdg_ir_expr *c[2];
+    for (int d = 0; d < 2; d++)
+        c[d] = hdg_ir_add(k, hdg_ir_add(k, hdg_ir_mul(k, l0, gi(k, G, DG_G_X0 + d)), hdg_ir_mul(k, l1, gi(k, G, DG_G_X1 + d))),
+                          hdg_ir_mul(k, l2, gi(k, G, DG_G_X2 + d)));
+    *x = hdg_ir_let(k, "x", c[0]);
+    *y = hdg_ir_let(k, "y", c[1]);
+}
+
+static hdg_ir_expr *add_term(hdg_ir_kernel *k, hdg_ir_expr *sum, hdg_ir_expr *t)
+{
+    return sum ? hdg_ir_add(k, sum, t) : t;
+}
+
+/* ---------------------------------------------------------------- volume */
+
+static void build_volume(dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *U, hdg_ir_tensor *G, hdg_ir_tensor *R)
+{
+    const hdg_problem *p = c->p;
+    int F = c->F, Np = c->Np, nweak = 0, nderiv = 0;
+    for (int e = 0; e < p->nequations; e++)
+        for (int i = 0; i < p->equations[e].natoms; i++) {
+            const hdg_atom *a = &p->equations[e].atoms[i];
+            if (a->domain != HDG_VOLUME || a->role == HDG_ROLE_TIME) continue;
+            if (a->test_op != HDG_OP_VALUE) nweak++;
+            else if (a->trial_op != HDG_OP_VALUE) nderiv++;
+        }
+    hdg_ir_tensor *Ur = NULL, *Us = NULL, *W = NULL, *Wr = NULL, *Ws = NULL;
+    hdg_ir_expr *t = hdg_ir_time(k);
+    if (nderiv) {   /* reference derivatives of every field: Ur = U Dr^T */
+        Ur = hdg_ir_local(k, "Ur", HDG_IR_DOUBLE, HDG_SHAPE(F, Np));
+        Us = hdg_ir_local(k, "Us", HDG_IR_DOUBLE, HDG_SHAPE(F, Np));
+        hdg_ir_matmul(k, Ur, 1.0, U, 0, c->Dr, 1, 0.0);
+        hdg_ir_matmul(k, Us, 1.0, U, 0, c->Ds, 1, 0.0);
+    }
+    if (nweak) {    /* weak-form terms (c U, dv/dx): W = c U at the nodes, then Sr, Ss */
+        W = hdg_ir_local(k, "W", HDG_IR_DOUBLE, HDG_SHAPE(nweak, Np));
+        Wr = hdg_ir_local(k, "Wr", HDG_IR_DOUBLE, HDG_SHAPE(nweak, Np));
+        Ws = hdg_ir_local(k, "Ws", HDG_IR_DOUBLE, HDG_SHAPE(nweak, Np));
+        hdg_ir_expr *j = hdg_ir_for(k, "j", Np), *x, *y;
+        map_point(k, G, hdg_ir_ld1(k, c->r, j), hdg_ir_ld1(k, c->s, j), &x, &y);
+        xenv v = { x, y, t, NULL, NULL };
+        int w = 0;
+        for (int e = 0; e < p->nequations; e++)
+            for (int i = 0; i < p->equations[e].natoms; i++) {
+                const hdg_atom *a = &p->equations[e].atoms[i];
+                if (a->domain != HDG_VOLUME || a->role == HDG_ROLE_TIME || a->test_op == HDG_OP_VALUE) continue;
+                hdg_ir_expr *val = lx(k, p, a->coef, &v);
+                if (a->trial >= 0) val = hdg_ir_mul(k, val, hdg_ir_ld2(k, U, hdg_ir_int(k, atom_field(c, a)), j));
+                hdg_ir_assign(k, hdg_ir_ld2(k, W, hdg_ir_int(k, w++), j), val);
+            }
+        hdg_ir_end(k);
+        hdg_ir_matmul(k, Wr, 1.0, W, 0, c->Sr, 1, 0.0);
+        hdg_ir_matmul(k, Ws, 1.0, W, 0, c->Ss, 1, 0.0);
+    }
+    hdg_ir_expr *i = hdg_ir_for(k, "i", Np), *x, *y;
+    map_point(k, G, hdg_ir_ld1(k, c->r, i), hdg_ir_ld1(k, c->s, i), &x, &y);
+    xenv v = { x, y, t, NULL, NULL };
+    hdg_ir_expr *rx = gi(k, G, DG_G_RX), *ry = gi(k, G, DG_G_RY), *sx = gi(k, G, DG_G_SX), *sy = gi(k, G, DG_G_SY);
+    hdg_ir_expr *sum[HDG_DG_MAX_FIELDS] = {0};
+    int w = 0;
+    for (int e = 0; e < p->nequations; e++)
+        for (int n = 0; n < p->equations[e].natoms; n++) {
+            const hdg_atom *a = &p->equations[e].atoms[n];
+            if (a->domain != HDG_VOLUME || a->role == HDG_ROLE_TIME) continue;
+            int fr = row_field(c, e, a), fu = atom_field(c, a);
+            hdg_ir_expr *term;
+            hdg_ir_set_origin(k, p->file, a->loc.line, a->loc.col, NULL);
+            if (a->test_op != HDG_OP_VALUE) {
+                hdg_ir_expr *wi = hdg_ir_int(k, w++);
+                hdg_ir_expr *dr = hdg_ir_ld2(k, Wr, wi, i), *ds = hdg_ir_ld2(k, Ws, wi, i);
+                int dx = a->test_op == HDG_OP_DX;
+                term = hdg_ir_add(k, hdg_ir_mul(k, dx ? rx : ry, dr), hdg_ir_mul(k, dx ? sx : sy, ds));
+            } else {
+                term = lx(k, p, a->coef, &v);
+                if (fu >= 0) {
+                    hdg_ir_expr *fi = hdg_ir_int(k, fu), *val;
+                    if (a->trial_op == HDG_OP_VALUE) val = hdg_ir_ld2(k, U, fi, i);
+                    else {
+                        int dx = a->trial_op == HDG_OP_DX;
+                        val = hdg_ir_add(k, hdg_ir_mul(k, dx ? rx : ry, hdg_ir_ld2(k, Ur, fi, i)),
+                                         hdg_ir_mul(k, dx ? sx : sy, hdg_ir_ld2(k, Us, fi, i)));
+                    }
+                    term = hdg_ir_mul(k, term, val);
+                }
+            }
+            /* unknown terms move to the right-hand side */
+            sum[fr] = fu >= 0 ? (sum[fr] ? hdg_ir_sub(k, sum[fr], term) : hdg_ir_neg(k, term)) : add_term(k, sum[fr], term);
+        }
+    hdg_ir_set_origin(k, NULL, 0, 0, NULL);
+    for (int f = 0; f < F; f++)
+        if (sum[f]) hdg_ir_accum(k, hdg_ir_ld2(k, R, hdg_ir_int(k, f), i), sum[f]);
+    hdg_ir_end(k);
+}
+
+/* ---------------------------------------------------------------- surface */
+
+/* The exterior value of field f on a boundary face: the rule of the condition
+ * the face carries (selected by its index bc), in terms of interior values. */
+static hdg_ir_expr *boundary_value(dgc *c, hdg_ir_kernel *k, int f, hdg_ir_expr *bc, hdg_ir_expr *const *uin,
+                                   const xenv *v)
+{
+    const hdg_problem *p = c->p;
+    hdg_ir_expr *val = NULL;
+    for (int b = p->nbcs - 1; b >= 0; b--) {
+        const hdg_ext_rule *r = find_rule(c, &p->bcs[b], f);
+        hdg_ir_expr *rv = NULL;
+        for (int j = 0; j < r->nterms; j++) {
+            int g = c->field_of[r->terms[j].unknown][r->terms[j].comp];
+            rv = add_term(k, rv, hdg_ir_mul(k, lx(k, p, r->terms[j].coef, v), uin[g]));
+        }
+        if (r->data) rv = add_term(k, rv, lx(k, p, r->data, v));
+        if (!rv) rv = hdg_ir_num(k, 0);
+        val = val ? hdg_ir_select(k, hdg_ir_cmp(k, HDG_E_EQ, bc, hdg_ir_int(k, b)), rv, val) : rv;
+    }
+    return val ? val : hdg_ir_num(k, 0);
+}
+
+static hdg_ir_expr *marker_guard(dgc *c, hdg_ir_kernel *k, const hdg_atom *a, hdg_ir_tensor *M, hdg_ir_expr *f,
+                                 hdg_ir_expr *term)
+{
+    if (!a->markers) return term;
+    int s = 0;
+    while (c->L->sets[s] != a->markers) s++;
+    hdg_ir_expr *flag = hdg_ir_ld1(k, M, hdg_ir_add(k, hdg_ir_int(k, DG_M_SETS + 3 * s), f));
+    return hdg_ir_select(k, hdg_ir_cmp(k, HDG_E_NE, flag, hdg_ir_int(k, 0)), term, hdg_ir_num(k, 0));
+}
+
+static void build_surface(dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *U, hdg_ir_tensor *G, hdg_ir_tensor *M,
+                          hdg_ir_tensor *R)
+{
+    const hdg_problem *p = c->p;
+    int F = c->F, Nfp = c->Nfp;
+    hdg_ir_tensor *Gf = hdg_ir_local(k, "flux", HDG_IR_DOUBLE, HDG_SHAPE(F, 3 * Nfp));
+    hdg_ir_fill(k, Gf, hdg_ir_num(k, 0));
+    hdg_ir_expr *t = hdg_ir_time(k);
+    hdg_ir_expr *f = hdg_ir_for(k, "f", 3);
+    hdg_ir_expr *g0 = hdg_ir_add(k, hdg_ir_int(k, DG_G_FACE0), hdg_ir_mul(k, hdg_ir_int(k, 3), f));
+    hdg_ir_expr *nx = hdg_ir_let(k, "nx", gv(k, G, g0));
+    hdg_ir_expr *ny = hdg_ir_let(k, "ny", gv(k, G, hdg_ir_add(k, g0, hdg_ir_int(k, 1))));
+    hdg_ir_expr *fs = hdg_ir_let(k, "fscale", gv(k, G, hdg_ir_add(k, g0, hdg_ir_int(k, 2))));
+    hdg_ir_expr *nb = hdg_ir_let(k, "nbr", hdg_ir_ld1(k, M, hdg_ir_add(k, hdg_ir_int(k, DG_M_NBR), f)));
+    hdg_ir_expr *nlf = hdg_ir_let(k, "nlf", hdg_ir_ld1(k, M, hdg_ir_add(k, hdg_ir_int(k, DG_M_NLF), f)));
+    hdg_ir_expr *bc = hdg_ir_let(k, "bc", hdg_ir_ld1(k, M, hdg_ir_add(k, hdg_ir_int(k, DG_M_BC), f)));
+    hdg_ir_expr *i = hdg_ir_for(k, "i", Nfp), *x, *y;
+    map_point(k, G, hdg_ir_ld2(k, c->rf, f, i), hdg_ir_ld2(k, c->sf, f, i), &x, &y);
+    xenv v = { x, y, t, nx, ny };
+    hdg_ir_expr *node = hdg_ir_let(k, "node", hdg_ir_ld2(k, c->Fm, f, i));
+    hdg_ir_expr *enode = hdg_ir_let(k, "enode", hdg_ir_ld2(k, c->FmR, nlf, i));
+    hdg_ir_expr *uin[HDG_DG_MAX_FIELDS], *uex[HDG_DG_MAX_FIELDS] = {0};
+    char name[80];
+    for (int g = 0; g < F; g++) {
+        snprintf(name, sizeof name, "%s_in", field_name(c, g));
+        uin[g] = hdg_ir_let(k, name, hdg_ir_ld2(k, U, hdg_ir_int(k, g), node));
+    }
+    hdg_ir_expr *interior = hdg_ir_cmp(k, HDG_E_LT, bc, hdg_ir_int(k, 0));
+    for (int g = 0; g < F; g++) {
+        if (!c->needs_ext[g]) continue;
+        hdg_ir_expr *nbv = hdg_ir_load_row(k, U, nb, 2, (hdg_ir_expr *[]){ hdg_ir_int(k, g), enode });
+        snprintf(name, sizeof name, "%s_ex", field_name(c, g));
+        uex[g] = hdg_ir_let(k, name, hdg_ir_select(k, interior, nbv, boundary_value(c, k, g, bc, uin, &v)));
+    }
+    hdg_ir_expr *sum[HDG_DG_MAX_FIELDS] = {0};
+    for (int e = 0; e < p->nequations; e++)
+        for (int n = 0; n < p->equations[e].natoms; n++) {
+            const hdg_atom *a = &p->equations[e].atoms[n];
+            if (a->domain != HDG_BOUNDARY) continue;
+            int fr = row_field(c, e, a), fu = atom_field(c, a);
+            hdg_ir_expr *term = lx(k, p, a->coef, &v);
+            if (fu >= 0) term = hdg_ir_mul(k, term, a->side == HDG_SIDE_EXTERIOR ? uex[fu] : uin[fu]);
+            term = marker_guard(c, k, a, M, f, term);
+            sum[fr] = fu >= 0 ? (sum[fr] ? hdg_ir_sub(k, sum[fr], term) : hdg_ir_neg(k, term)) : add_term(k, sum[fr], term);
+        }
+    hdg_ir_expr *fi = hdg_ir_add(k, hdg_ir_mul(k, f, hdg_ir_int(k, Nfp)), i);
+    for (int g = 0; g < F; g++)
+        if (sum[g]) hdg_ir_assign(k, hdg_ir_ld2(k, Gf, hdg_ir_int(k, g), fi), hdg_ir_mul(k, fs, sum[g]));
+    hdg_ir_end(k);
+    hdg_ir_end(k);
+    /* lift: R += flux LIFT^T */
+    hdg_ir_matmul(k, R, 1.0, Gf, 0, c->LIFT, 1, 1.0);
+}
+
+/* ---------------------------------------------------------------- kernels */
+
+static const char *kernel_name(hdg_ir_kernel *k, char *dst) { snprintf(dst, 64, "%s", k->name); return dst; }
+
+static void build_rhs(dgc *c, const char *suffix, int vol, int surf, char *name_out)
+{
+    const hdg_problem *p = c->p;
+    char name[128];
+    snprintf(name, sizeof name, "%s_%s", p->name, suffix);
+    hdg_ir_kernel *k = hdg_ir_kernel_new(c->L->mod, name, HDG_KITEM_ELEMENT);
+    int F = c->F, Np = c->Np;
+    hdg_ir_tensor *U = hdg_ir_input(k, "U", HDG_SHAPE(F, Np), "state: fields x nodes");
+    hdg_ir_tensor *G = hdg_ir_geom(k, "g", HDG_SHAPE(DG_G_SIZE), "vertices, J, rx ry sx sy, (nx ny Fscale) x 3");
+    hdg_ir_tensor *M = surf ? hdg_ir_imap(k, "fmap", c->L->nimap, "neighbour, its local face, bc, marker flags")
+                            : NULL;
+    hdg_ir_tensor *rhs = hdg_ir_output(k, "rhs", HDG_SHAPE(F, Np), "dU/dt: fields x nodes");
+    hdg_ir_tensor *R = hdg_ir_local(k, "R", HDG_IR_DOUBLE, HDG_SHAPE(F, Np));
+    hdg_ir_fill(k, R, hdg_ir_num(k, 0));
+    if (vol) build_volume(c, k, U, G, R);
+    if (surf) build_surface(c, k, U, G, M, R);
+    hdg_ir_expr *i = hdg_ir_for(k, "i", Np), *x = NULL, *y = NULL;
+    int need_xy = 0;
+    for (int f = 0; f < F; f++) need_xy |= !hdg_expr_is_num(c->tatom[f]->coef, 1.0);
+    if (need_xy) map_point(k, G, hdg_ir_ld1(k, c->r, i), hdg_ir_ld1(k, c->s, i), &x, &y);
+    xenv v = { x, y, hdg_ir_time(k), NULL, NULL };
+    for (int f = 0; f < F; f++) {
+        hdg_ir_expr *fi = hdg_ir_int(k, f), *val = hdg_ir_ld2(k, R, fi, i);
+        if (!hdg_expr_is_num(c->tatom[f]->coef, 1.0)) val = hdg_ir_div(k, val, lx(k, p, c->tatom[f]->coef, &v));
+        if (vol) hdg_ir_assign(k, hdg_ir_ld2(k, rhs, fi, i), val);
+        else hdg_ir_accum(k, hdg_ir_ld2(k, rhs, fi, i), val);
+    }
+    hdg_ir_end(k);
+    kernel_name(k, name_out);
+}
+
+static void build_update(dgc *c)
+{
+    char name[128];
+    snprintf(name, sizeof name, "%s_update", c->p->name);
+    hdg_ir_kernel *k = hdg_ir_kernel_new(c->L->mod, name, HDG_KITEM_ELEMENT);
+    int n = c->F * c->Np;
+    hdg_ir_tensor *rhs = hdg_ir_input(k, "rhs", HDG_SHAPE(n), "dU/dt");
+    hdg_ir_tensor *U = hdg_ir_output(k, "U", HDG_SHAPE(n), "state, updated in place");
+    hdg_ir_tensor *res = hdg_ir_output(k, "res", HDG_SHAPE(n), "LSERK4 residual, updated in place");
+    hdg_ir_expr *a = hdg_ir_param(k, c->L->p_rka, "rk_a"), *b = hdg_ir_param(k, c->L->p_rkb, "rk_b");
+    hdg_ir_expr *dt = hdg_ir_param(k, c->L->p_dt, "dt");
+    hdg_ir_expr *i = hdg_ir_for(k, "i", n);
+    hdg_ir_expr *r = hdg_ir_let(k, "r", hdg_ir_add(k, hdg_ir_mul(k, a, hdg_ir_ld1(k, res, i)),
+                                                   hdg_ir_mul(k, dt, hdg_ir_ld1(k, rhs, i))));
+    hdg_ir_assign(k, hdg_ir_ld1(k, res, i), r);
+    hdg_ir_accum(k, hdg_ir_ld1(k, U, i), hdg_ir_mul(k, b, r));
+    hdg_ir_end(k);
+    kernel_name(k, c->L->update);
+}
+
+static void build_initial(dgc *c)
+{
+    const hdg_problem *p = c->p;
+    char name[128];
+    snprintf(name, sizeof name, "%s_initial", p->name);
+    hdg_ir_kernel *k = hdg_ir_kernel_new(c->L->mod, name, HDG_KITEM_ELEMENT);
+    hdg_ir_tensor *G = hdg_ir_geom(k, "g", HDG_SHAPE(DG_G_SIZE), "element geometry");
+    hdg_ir_tensor *U = hdg_ir_output(k, "U", HDG_SHAPE(c->F, c->Np), "initial state");
+    hdg_ir_expr *i = hdg_ir_for(k, "i", c->Np), *x, *y;
+    map_point(k, G, hdg_ir_ld1(k, c->r, i), hdg_ir_ld1(k, c->s, i), &x, &y);
+    xenv v = { x, y, hdg_ir_time(k), NULL, NULL };
+    for (int f = 0; f < c->F; f++) {
+        const hdg_expr *e = p->unknowns[c->L->field_unknown[f]].initial[c->L->field_comp[f]];
+        hdg_ir_assign(k, hdg_ir_ld2(k, U, hdg_ir_int(k, f), i), e ? lx(k, p, e, &v) : hdg_ir_num(k, 0));
+    }
+    hdg_ir_end(k);
+    kernel_name(k, c->L->initial);
+}
+
+static void build_errors(dgc *c)
+{
+    const hdg_problem *p = c->p;
+    hdg_dg_lowered *L = c->L;
+    char name[128];
+    snprintf(name, sizeof name, "%s_errors", p->name);
+    hdg_ir_kernel *k = hdg_ir_kernel_new(L->mod, name, HDG_KITEM_ELEMENT);
+    int F = c->F, nout = L->nerr + F;
+    hdg_ir_tensor *U = hdg_ir_input(k, "U", HDG_SHAPE(F, c->Np), "state");
+    hdg_ir_tensor *G = hdg_ir_geom(k, "g", HDG_SHAPE(DG_G_SIZE), "element geometry");
+    hdg_ir_tensor *E = hdg_ir_output(k, "E", HDG_SHAPE(nout), "squared errors, then int U_f^2");
+    hdg_ir_tensor *Uq = hdg_ir_local(k, "Uq", HDG_IR_DOUBLE, HDG_SHAPE(F, c->nq));
+    hdg_ir_tensor *El = hdg_ir_local(k, "El", HDG_IR_DOUBLE, HDG_SHAPE(nout));
+    hdg_ir_matmul(k, Uq, 1.0, U, 0, c->Iq, 1, 0.0);
+    hdg_ir_fill(k, El, hdg_ir_num(k, 0));
+    hdg_ir_expr *q = hdg_ir_for(k, "q", c->nq), *x, *y;
+    map_point(k, G, hdg_ir_ld1(k, c->rq, q), hdg_ir_ld1(k, c->sq, q), &x, &y);
+    xenv v = { x, y, hdg_ir_time(k), NULL, NULL };
+    hdg_ir_expr *wj = hdg_ir_let(k, "wJ", hdg_ir_mul(k, hdg_ir_ld1(k, c->wq, q), gi(k, G, DG_G_J)));
+    int n = 0;
+    for (int f = 0; f < F; f++) {
+        hdg_ir_expr *u = hdg_ir_ld2(k, Uq, hdg_ir_int(k, f), q);
+        const hdg_expr *ex = p->unknowns[L->field_unknown[f]].exact[L->field_comp[f]];
+        if (ex) {
+            hdg_ir_expr *d = hdg_ir_let(k, "d", hdg_ir_sub(k, u, lx(k, p, ex, &v)));
+            hdg_ir_accum(k, hdg_ir_ld1(k, El, hdg_ir_int(k, n++)), hdg_ir_mul(k, wj, hdg_ir_mul(k, d, d)));
+        }
+        hdg_ir_accum(k, hdg_ir_ld1(k, El, hdg_ir_int(k, L->nerr + f)), hdg_ir_mul(k, wj, hdg_ir_mul(k, u, u)));
+    }
+    hdg_ir_end(k);
+    hdg_ir_copy(k, E, El);
+    kernel_name(k, L->errors);
+}
+
+/* ---------------------------------------------------------------- entry */
+
+hdg_status hdg_lower_dg(const hdg_problem *p, hdg_dg_lowered *out, hdg_error *err)
+{
+    memset(out, 0, sizeof *out);
+    dgc c = {0};
+    c.p = p;
+    c.L = out;
+    hdg_status st = analyze_fields(&c, err);
+    if (!st) st = analyze_rows(&c, err);
+    if (!st) st = analyze_atoms(&c, err);
+    if (!st) st = hdg_refel_init(&c.re, p->degree, err);
+    if (st) {
+        free(c.rowf);
+        hdg_refel_free(&c.re);
+        return st;
+    }
+    out->N = p->degree;
+    out->Np = c.Np = c.re.Np;
+    out->Nfp = c.Nfp = c.re.Nfp;
+    out->ngeom = DG_G_SIZE;
+    out->nimap = DG_M_SETS + 3 * out->nsets;
+    out->nparams = p->nparams + 3;
+    out->p_rka = p->nparams;
+    out->p_rkb = p->nparams + 1;
+    out->p_dt = p->nparams + 2;
+    memcpy(out->needs_ext, c.needs_ext, sizeof c.needs_ext);
+    for (int f = 0; f < c.F; f++)
+        if (p->unknowns[out->field_unknown[f]].exact[out->field_comp[f]]) out->err_field[out->nerr++] = f;
+    out->mod = hdg_ir_module_new(p->name);
+    make_tables(&c, err);
+    if (!c.Iq) st = HDG_EINTERNAL;
+    if (!st) {
+        build_rhs(&c, "volume", 1, 0, out->volume);
+        build_rhs(&c, "surface", 0, 1, out->surface);
+        build_rhs(&c, "rhs", 1, 1, out->rhs);
+        build_update(&c);
+        build_initial(&c);
+        build_errors(&c);
+        st = hdg_ir_verify_module(out->mod, err);
+    }
+    free(c.rowf);
+    hdg_refel_free(&c.re);
+    if (st) hdg_dg_lowered_free(out);
+    return st;
+}
+
+void hdg_dg_lowered_free(hdg_dg_lowered *l)
+{
+    if (!l) return;
+    hdg_ir_module_free(l->mod);
+    l->mod = NULL;
+}
+
+/* ---------------------------------------------------------------- mesh data */
+
+static int markers_have(const hdg_markers *ms, const char *name)
+{
+    if (ms->all) return 1;
+    for (int i = 0; i < ms->n; i++)
+        if (name && !strcmp(ms->names[i], name)) return 1;
+    return 0;
+}
+
+hdg_status hdg_dg_fill_maps(const hdg_dg_lowered *L, const hdg_problem *p, const hdg_mesh *m,
+                            const hdg_geom *g, double *geom, int *fmap, hdg_error *err)
+{
+    int any_ext = 0;
+    for (int f = 0; f < L->nfields; f++) any_ext |= L->needs_ext[f];
+    for (int e = 0; e < m->ne; e++) {
+        double *G = geom + (size_t)e * L->ngeom;
+        int *M = fmap + (size_t)e * L->nimap;
+        for (int v = 0; v < 3; v++) {
+            G[DG_G_X0 + 2 * v] = m->vx[m->ev[3 * e + v]];
+            G[DG_G_Y0 + 2 * v] = m->vy[m->ev[3 * e + v]];
+        }
+        G[DG_G_J] = g->J[e];
+        G[DG_G_RX] = g->rx[e];
+        G[DG_G_RY] = g->ry[e];
+        G[DG_G_SX] = g->sx[e];
+        G[DG_G_SY] = g->sy[e];
+        for (int j = 0; j < 3; j++) {
+            G[DG_G_FACE0 + 3 * j] = g->nx[3 * e + j];
+            G[DG_G_FACE0 + 3 * j + 1] = g->ny[3 * e + j];
+            G[DG_G_FACE0 + 3 * j + 2] = g->Fscale[3 * e + j];
+            int f = m->ef[3 * e + j];
+            int side = (m->fe[2 * f] == e && m->flf[2 * f] == j) ? 0 : 1;
+            int other = m->fe[2 * f + 1 - side];
+            for (int s = 0; s < L->nsets; s++) M[DG_M_SETS + 3 * s + j] = 0;
+            if (other >= 0) {
+                M[DG_M_NBR + j] = other;
+                M[DG_M_NLF + j] = m->flf[2 * f + 1 - side];
+                M[DG_M_BC + j] = -1;
+                continue;
+            }
+            const char *name = m->fmark[f] > 0 && m->fmark[f] <= m->nmarkers ? m->marker_names[m->fmark[f]] : NULL;
+            M[DG_M_NBR + j] = e;
+            M[DG_M_NLF + j] = j;
+            M[DG_M_BC + j] = -1;
+            for (int b = 0; b < p->nbcs; b++)
+                if (p->bcs[b].kind == HDG_BC_EXTERIOR && markers_have(&p->bcs[b].markers, name)) {
+                    M[DG_M_BC + j] = b;
+                    break;
+                }
+            if (M[DG_M_BC + j] < 0 && any_ext)
+                return hdg_fail(err, HDG_EINPUT, "boundary face %d of element %d has marker '%s' but no boundary "
+                                                 "condition gives exterior values there", f, e, name ? name : "?");
+            for (int s = 0; s < L->nsets; s++) M[DG_M_SETS + 3 * s + j] = markers_have(L->sets[s], name);
+        }
+    }
+    return HDG_OK;
+}

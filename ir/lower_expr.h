@@ -1,0 +1,24 @@
+/* lower_expr.h — expressions of the language (frontend/frontend.h hdg_expr)
+ * as IR expressions, shared by the HDG and DG lowerings.
+ *
+ * The caller says what x, y, t, nx, ny are at the point of evaluation (IR
+ * expressions, e.g. loads of the quadrature point's coordinates); params
+ * become a->params[index] reads; user funcs are expanded in place with their
+ * arguments bound (CSE removes the repetitions). */
+#ifndef HDG_LOWER_EXPR_H
+#define HDG_LOWER_EXPR_H
+
+#include "frontend/frontend.h"
+#include "ir/ir.h"
+
+typedef struct hdg_lower_env {
+    const hdg_problem *p;
+    hdg_ir_expr *coord[3];    /* x, y, t (NULL: use of it is an error) */
+    hdg_ir_expr *normal[2];   /* nx, ny (NULL: not available here) */
+} hdg_lower_env;
+
+/* NULL (with a builder error recorded in k) when the expression uses something
+ * the environment does not provide. */
+hdg_ir_expr *hdg_lower_expr(hdg_ir_kernel *k, const hdg_lower_env *env, const hdg_expr *e);
+
+#endif

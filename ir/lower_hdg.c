@@ -1,0 +1,665 @@
+/* lower_hdg.c — HDG problems -> IR kernels (see lower.h for the kernels, the
+ * bases and the geometry layout).
+ *
+ * Every atom of every equation (frontend.h: coef * trial * test over the
+ * element or its boundary) becomes one quadrature loop that adds into one of
+ * the local blocks, chosen by the kinds of its test and trial:
+ *
+ *                      trial element    trial trace    source
+ *     element test     A                B              Fl
+ *     trace test       C                D              Ft
+ *
+ * B and D carry Fl and Ft as an extra last column, so one Schur complement
+ * gives [K_e | F_e] = [D | Ft] - C A^-1 [B | Fl]. The recovery kernel rebuilds
+ * A, B, Fl from the same atoms and solves A x = Fl - B uhat_e. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/lower.h"
+#include "ir/lower_expr.h"
+#include "runtime/quadrature.h"
+#include "runtime/refel.h"
+#include "support/util.h"
+
+/* reference vertices of the triangle */
+static const double VR[3] = {-1, 1, -1}, VS[3] = {-1, -1, 1};
+
+typedef struct lower {
+    const hdg_problem *p;
+    hdg_lowered *L;
+    hdg_ir_module *m;
+    int k, np, nk;          /* degree, Dubiner modes, Legendre modes (k+1) */
+    /* volume rule and the Dubiner basis at its points */
+    int nvq;
+    hdg_ir_tensor *vw, *vlam, *vP, *vPr, *vPs;
+    /* face rule: weights, Legendre values, per local face the Dubiner basis */
+    int nfq;
+    hdg_ir_tensor *fw, *fL, *flam, *fP, *fPr, *fPs;
+    hdg_error *err;
+} lower;
+
+/* ---------------------------------------------------------------- tables */
+
+static void barycentric(double r, double s, double *lam)
+{
+    lam[0] = -(r + s) / 2;
+    lam[1] = (1 + r) / 2;
+    lam[2] = (1 + s) / 2;
+}
+
+/* Volume rule of degree deg, with basis tables named by prefix. */
+static hdg_status volume_tables(lower *c, int deg, const char *pre, int *nq, hdg_ir_tensor **w,
+                                hdg_ir_tensor **lam, hdg_ir_tensor **P, hdg_ir_tensor **Pr,
+                                hdg_ir_tensor **Ps, int N)
+{
+    hdg_quad2d q;
+    hdg_status st = hdg_quad_triangle(&q, deg, c->err);
+    if (st) return st;
+    int np = (N + 1) * (N + 2) / 2;
+    double *l = hdg_xmalloc(sizeof(double) * 3 * (size_t)q.n);
+    double *B = hdg_xmalloc(sizeof(double) * (size_t)(q.n * np));
+    double *Br = hdg_xmalloc(sizeof(double) * (size_t)(q.n * np));
+    double *Bs = hdg_xmalloc(sizeof(double) * (size_t)(q.n * np));
+    for (int i = 0; i < q.n; i++) barycentric(q.r[i], q.s[i], l + 3 * i);
+    hdg_dubiner_eval(N, q.n, q.r, q.s, B, Br, Bs);
+    char name[64];
+    snprintf(name, sizeof name, "%s_w", pre);
+    *w = hdg_ir_table(c->m, name, HDG_SHAPE(q.n), q.w);
+    snprintf(name, sizeof name, "%s_lam", pre);
+    *lam = hdg_ir_table(c->m, name, HDG_SHAPE(q.n, 3), l);
+    snprintf(name, sizeof name, "%s_P", pre);
+    *P = hdg_ir_table(c->m, name, HDG_SHAPE(q.n, np), B);
+    if (Pr) {
+        snprintf(name, sizeof name, "%s_Pr", pre);
+        *Pr = hdg_ir_table(c->m, name, HDG_SHAPE(q.n, np), Br);
+        snprintf(name, sizeof name, "%s_Ps", pre);
+        *Ps = hdg_ir_table(c->m, name, HDG_SHAPE(q.n, np), Bs);
+    }
+    *nq = q.n;
+    free(l), free(B), free(Br), free(Bs);
+    hdg_quad2d_free(&q);
+    return HDG_OK;
+}
+
+/* Gauss-Legendre points on [-1,1]; per local face j the reference points
+ * (1-t)/2 v_j + (1+t)/2 v_{j+1}, their barycentric coordinates and the
+ * Dubiner basis there; the orthonormal Legendre basis at t. */
+static hdg_status face_tables(lower *c)
+{
+    int n = c->k + 3, np = c->np, nk = c->nk;
+    double *t = hdg_xmalloc(sizeof(double) * (size_t)n), *w = hdg_xmalloc(sizeof(double) * (size_t)n);
+    hdg_status st = hdg_gauss_legendre(n, t, w, c->err);
+    if (st) { free(t), free(w); return st; }
+    double *Lg = hdg_xmalloc(sizeof(double) * (size_t)(n * nk));
+    hdg_legendre_eval(c->k, n, t, Lg, NULL);
+    double *r = hdg_xmalloc(sizeof(double) * (size_t)(3 * n)), *s = hdg_xmalloc(sizeof(double) * (size_t)(3 * n));
+    double *lam = hdg_xmalloc(sizeof(double) * (size_t)(9 * n));
+    for (int j = 0; j < 3; j++)
+        for (int q = 0; q < n; q++) {
+            int a = j, b = (j + 1) % 3, i = j * n + q;
+            r[i] = (1 - t[q]) / 2 * VR[a] + (1 + t[q]) / 2 * VR[b];
+            s[i] = (1 - t[q]) / 2 * VS[a] + (1 + t[q]) / 2 * VS[b];
+            barycentric(r[i], s[i], lam + 3 * i);
+        }
+    double *P = hdg_xmalloc(sizeof(double) * (size_t)(3 * n * np));
+    double *Pr = hdg_xmalloc(sizeof(double) * (size_t)(3 * n * np));
+    double *Ps = hdg_xmalloc(sizeof(double) * (size_t)(3 * n * np));
+    hdg_dubiner_eval(c->k, 3 * n, r, s, P, Pr, Ps);
+    c->nfq = n;
+    c->fw = hdg_ir_table(c->m, "face_w", HDG_SHAPE(n), w);
+    c->fL = hdg_ir_table(c->m, "face_L", HDG_SHAPE(n, nk), Lg);
+    c->flam = hdg_ir_table(c->m, "face_lam", HDG_SHAPE(3, n, 3), lam);
+    c->fP = hdg_ir_table(c->m, "face_P", HDG_SHAPE(3, n, np), P);
+    c->fPr = hdg_ir_table(c->m, "face_Pr", HDG_SHAPE(3, n, np), Pr);
+    c->fPs = hdg_ir_table(c->m, "face_Ps", HDG_SHAPE(3, n, np), Ps);
+    free(t), free(w), free(Lg), free(r), free(s), free(lam), free(P), free(Pr), free(Ps);
+    return HDG_OK;
+}
+
+/* ---------------------------------------------------------------- helpers */
+
+static hdg_ir_expr *I(hdg_ir_kernel *k, long long v) { return hdg_ir_int(k, v); }
+
+static hdg_ir_expr *G(hdg_ir_kernel *k, hdg_ir_tensor *g, hdg_ir_expr *idx)
+{
+    return hdg_ir_ld1(k, g, idx);
+}
+
+static hdg_ir_expr *Gc(hdg_ir_kernel *k, hdg_ir_tensor *g, int idx) { return G(k, g, I(k, idx)); }
+
+/* physical coordinate (v = 0: x, 1: y) from barycentric loads */
+static hdg_ir_expr *coord(hdg_ir_kernel *k, hdg_ir_tensor *g, hdg_ir_expr *l0, hdg_ir_expr *l1,
+                          hdg_ir_expr *l2, int v)
+{
+    hdg_ir_expr *x = hdg_ir_mul(k, l0, Gc(k, g, HDG_G_X0 + v));
+    x = hdg_ir_add(k, x, hdg_ir_mul(k, l1, Gc(k, g, HDG_G_X1 + v)));
+    return hdg_ir_add(k, x, hdg_ir_mul(k, l2, Gc(k, g, HDG_G_X2 + v)));
+}
+
+/* Element basis function i (an index expression) with op, at volume point q
+ * (face < 0) or at face point q of local face `face`. */
+static hdg_ir_expr *basis_op(hdg_ir_kernel *k, hdg_ir_tensor *g, hdg_op op, hdg_ir_tensor *P,
+                             hdg_ir_tensor *Pr, hdg_ir_tensor *Ps, hdg_ir_expr *face,
+                             hdg_ir_expr *q, hdg_ir_expr *i)
+{
+#define AT(T) (face ? hdg_ir_ld3(k, T, face, q, i) : hdg_ir_ld2(k, T, q, i))
+    if (op == HDG_OP_VALUE) return AT(P);
+    int rg = op == HDG_OP_DX ? HDG_G_RX : HDG_G_RY, sg = op == HDG_OP_DX ? HDG_G_SX : HDG_G_SY;
+    return hdg_ir_add(k, hdg_ir_mul(k, Gc(k, g, rg), AT(Pr)), hdg_ir_mul(k, Gc(k, g, sg), AT(Ps)));
+#undef AT
+}
+
+static hdg_ir_expr *elem_basis(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, hdg_op op,
+                               hdg_ir_expr *face, hdg_ir_expr *q, hdg_ir_expr *i)
+{
+    if (face) return basis_op(k, g, op, c->fP, c->fPr, c->fPs, face, q, i);
+    return basis_op(k, g, op, c->vP, c->vPr, c->vPs, NULL, q, i);
+}
+
+static const hdg_unknown *unk(const lower *c, int u) { return &c->p->unknowns[u]; }
+
+/* ---------------------------------------------------------------- atoms */
+
+/* The blocks of a local system under construction. */
+typedef struct blocks {
+    hdg_ir_tensor *A, *B, *C, *D;   /* D and C may be NULL (recovery kernel) */
+} blocks;
+
+typedef struct side {
+    int trace;       /* 1: trace space (face modes), 0: element (Dubiner modes) */
+    int base;        /* first dof (element) or offset inside the face's m (trace) */
+    int n;           /* modes */
+    hdg_op op;
+} side;
+
+static side test_side(const lower *c, const hdg_equation *eq, const hdg_atom *a)
+{
+    const hdg_unknown *u = unk(c, eq->unknown);
+    side s = {eq->trace, 0, eq->trace ? c->nk : c->np, a->test_op};
+    s.base = eq->trace ? c->L->toff[eq->unknown] + a->test_comp * c->nk
+                       : c->L->uoff[eq->unknown] + a->test_comp * c->np;
+    (void)u;
+    return s;
+}
+
+static side trial_side(const lower *c, const hdg_atom *a)
+{
+    side s = {0, c->L->nt, 1, a->trial_op};   /* a source: the last column */
+    if (a->trial < 0) return s;
+    const hdg_unknown *u = unk(c, a->trial);
+    s.trace = u->trace;
+    s.n = u->trace ? c->nk : c->np;
+    s.base = u->trace ? c->L->toff[a->trial] + a->trial_comp * c->nk
+                      : c->L->uoff[a->trial] + a->trial_comp * c->np;
+    return s;
+}
+
+static int marker_set(lower *c, const hdg_markers *mk)
+{
+    for (int i = 0; i < c->L->nsets; i++)
+        if (c->L->sets[i] == mk) return i;
+    return -1;
+}
+
+/* Index of a row/column: element dofs base + i; trace dofs face*m + base + i;
+ * the source column is the constant base. */
+static hdg_ir_expr *dof(lower *c, hdg_ir_kernel *k, const side *s, int source, hdg_ir_expr *face,
+                        hdg_ir_expr *i)
+{
+    if (source) return I(k, s->base);
+    hdg_ir_expr *x = hdg_ir_add(k, I(k, s->base), i);
+    if (s->trace) x = hdg_ir_add(k, hdg_ir_mul(k, face, I(k, c->L->m)), x);
+    return x;
+}
+
+/* Value of a basis function of a side at the current point. */
+static hdg_ir_expr *basis(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const side *s, int source,
+                          hdg_ir_expr *face, hdg_ir_expr *q, hdg_ir_expr *i)
+{
+    if (source) return NULL;
+    if (s->trace) return hdg_ir_ld2(k, c->fL, q, i);
+    return elem_basis(c, k, g, s->op, face, q, i);
+}
+
+static void set_origin(lower *c, hdg_ir_kernel *k, const hdg_atom *a)
+{
+    char *text = hdg_atom_str(c->p, a);
+    hdg_ir_set_origin(k, c->p->file, a->loc.line, a->loc.col, text);
+    free(text);
+}
+
+/* Adds one atom's integral to the right block. Returns 0 if the atom does not
+ * belong to the blocks given (e.g. trace rows in the recovery kernel). */
+static int emit_atom(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const blocks *bk,
+                     const hdg_equation *eq, const hdg_atom *a)
+{
+    side ts = test_side(c, eq, a), rs = trial_side(c, a);
+    int source = a->trial < 0;
+    hdg_ir_tensor *dst = !ts.trace ? (source || rs.trace ? bk->B : bk->A)
+                                   : (source || rs.trace ? bk->D : bk->C);
+    if (!dst) return 0;
+    set_origin(c, k, a);
+    hdg_lower_env env = {c->p, {NULL, NULL, hdg_ir_time(k)}, {NULL, NULL}};
+    hdg_ir_expr *face = NULL, *scale, *q;
+    int boundary = a->domain == HDG_BOUNDARY;
+    if (boundary) {
+        face = hdg_ir_for(k, "f", 3);
+        hdg_ir_expr *fb = hdg_ir_add(k, I(k, HDG_G_FACE0), hdg_ir_mul(k, face, I(k, 3)));
+        env.normal[0] = hdg_ir_let(k, "nx", G(k, g, fb));
+        env.normal[1] = hdg_ir_let(k, "ny", G(k, g, hdg_ir_add(k, fb, I(k, 1))));
+        scale = G(k, g, hdg_ir_add(k, fb, I(k, 2)));
+        if (a->markers) {
+            int set = marker_set(c, a->markers);
+            hdg_ir_expr *fl = hdg_ir_add(k, I(k, HDG_G_FIXED + 3 * set), face);
+            scale = hdg_ir_mul(k, scale, G(k, g, fl));
+        }
+        scale = hdg_ir_let(k, "sJ", scale);
+        q = hdg_ir_for(k, "q", c->nfq);
+        hdg_ir_expr *l[3];
+        for (int v = 0; v < 3; v++) l[v] = hdg_ir_ld3(k, c->flam, face, q, I(k, v));
+        env.coord[0] = hdg_ir_let(k, "x", coord(k, g, l[0], l[1], l[2], 0));
+        env.coord[1] = hdg_ir_let(k, "y", coord(k, g, l[0], l[1], l[2], 1));
+        scale = hdg_ir_mul(k, hdg_ir_ld1(k, c->fw, q), scale);
+    } else {
+        q = hdg_ir_for(k, "q", c->nvq);
+        hdg_ir_expr *l[3];
+        for (int v = 0; v < 3; v++) l[v] = hdg_ir_ld2(k, c->vlam, q, I(k, v));
+        env.coord[0] = hdg_ir_let(k, "x", coord(k, g, l[0], l[1], l[2], 0));
+        env.coord[1] = hdg_ir_let(k, "y", coord(k, g, l[0], l[1], l[2], 1));
+        scale = hdg_ir_mul(k, hdg_ir_ld1(k, c->vw, q), Gc(k, g, HDG_G_J));
+    }
+    hdg_ir_expr *coef = hdg_lower_expr(k, &env, a->coef);
+    if (!coef) coef = hdg_ir_num(k, 0);   /* the builder error is reported by verify */
+    hdg_ir_expr *cw = hdg_ir_let(k, "c", hdg_ir_mul(k, scale, coef));
+    hdg_ir_expr *i = hdg_ir_for(k, "i", ts.n);
+    hdg_ir_expr *ti = hdg_ir_let(k, "ti", hdg_ir_mul(k, cw, basis(c, k, g, &ts, 0, face, q, i)));
+    hdg_ir_expr *row = dof(c, k, &ts, 0, face, i);
+    if (source) {
+        hdg_ir_accum(k, hdg_ir_ld2(k, dst, row, I(k, c->L->nt)), ti);
+    } else {
+        hdg_ir_expr *jj = hdg_ir_for(k, "j", rs.n);
+        hdg_ir_expr *col = dof(c, k, &rs, 0, face, jj);
+        hdg_ir_accum(k, hdg_ir_ld2(k, dst, row, col),
+                     hdg_ir_mul(k, ti, basis(c, k, g, &rs, 0, face, q, jj)));
+        hdg_ir_end(k);
+    }
+    hdg_ir_end(k);   /* i */
+    hdg_ir_end(k);   /* q */
+    if (boundary) hdg_ir_end(k);
+    hdg_ir_set_origin(k, NULL, 0, 0, NULL);
+    return 1;
+}
+
+static void emit_system(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const blocks *bk)
+{
+    for (int e = 0; e < c->p->nequations; e++) {
+        const hdg_equation *eq = &c->p->equations[e];
+        if (eq->post) continue;
+        for (int t = 0; t < eq->natoms; t++) emit_atom(c, k, g, bk, eq, &eq->atoms[t]);
+    }
+}
+
+/* ---------------------------------------------------------------- kernels */
+
+static hdg_ir_tensor *elem_geom(lower *c, hdg_ir_kernel *k)
+{
+    return hdg_ir_geom(k, "g", HDG_SHAPE(c->L->ngeom),
+                       "vertices, J, rx ry sx sy, per face nx ny sJ, marker-set flags");
+}
+
+static void local_kernel(lower *c)
+{
+    hdg_lowered *L = c->L;
+    snprintf(L->local, sizeof L->local, "%s_local", c->m->name);
+    hdg_ir_kernel *k = hdg_ir_kernel_new(c->m, L->local, HDG_KITEM_ELEMENT);
+    hdg_ir_tensor *g = elem_geom(c, k);
+    hdg_ir_tensor *Ke = hdg_ir_output(k, "Ke", HDG_SHAPE(L->nt, L->nt), "element trace matrix K_e");
+    hdg_ir_tensor *Fe = hdg_ir_output(k, "Fe", HDG_SHAPE(L->nt), "element trace load F_e");
+    blocks bk = {hdg_ir_local(k, "A", HDG_IR_DOUBLE, HDG_SHAPE(L->nl, L->nl)),
+                 hdg_ir_local(k, "B", HDG_IR_DOUBLE, HDG_SHAPE(L->nl, L->nt + 1)),
+                 hdg_ir_local(k, "C", HDG_IR_DOUBLE, HDG_SHAPE(L->nt, L->nl)),
+                 hdg_ir_local(k, "D", HDG_IR_DOUBLE, HDG_SHAPE(L->nt, L->nt + 1))};
+    hdg_ir_tensor *piv = hdg_ir_local(k, "piv", HDG_IR_INT, HDG_SHAPE(L->nl));
+    hdg_ir_tensor *W = hdg_ir_local(k, "W", HDG_IR_DOUBLE, HDG_SHAPE(L->nl, L->nt + 1));
+    hdg_ir_fill(k, bk.A, hdg_ir_num(k, 0));
+    hdg_ir_fill(k, bk.B, hdg_ir_num(k, 0));
+    hdg_ir_fill(k, bk.C, hdg_ir_num(k, 0));
+    hdg_ir_fill(k, bk.D, hdg_ir_num(k, 0));
+    emit_system(c, k, g, &bk);
+    hdg_ir_schur(k, bk.D, bk.A, piv, bk.B, bk.C, bk.D, W);
+    hdg_ir_expr *i = hdg_ir_for(k, "i", L->nt);
+    hdg_ir_expr *j = hdg_ir_for(k, "j", L->nt);
+    hdg_ir_assign(k, hdg_ir_ld2(k, Ke, i, j), hdg_ir_ld2(k, bk.D, i, j));
+    hdg_ir_end(k);
+    hdg_ir_assign(k, hdg_ir_ld1(k, Fe, i), hdg_ir_ld2(k, bk.D, i, I(k, L->nt)));
+    hdg_ir_end(k);
+}
+
+static void recover_kernel(lower *c)
+{
+    hdg_lowered *L = c->L;
+    snprintf(L->recover, sizeof L->recover, "%s_recover", c->m->name);
+    hdg_ir_kernel *k = hdg_ir_kernel_new(c->m, L->recover, HDG_KITEM_ELEMENT);
+    hdg_ir_tensor *g = elem_geom(c, k);
+    hdg_ir_tensor *uh = hdg_ir_input(k, "uhat", HDG_SHAPE(L->nt),
+                                     "trace dofs of the element's faces, element orientation");
+    hdg_ir_tensor *x = hdg_ir_output(k, "x", HDG_SHAPE(L->nl), "element dofs (modal)");
+    blocks bk = {hdg_ir_local(k, "A", HDG_IR_DOUBLE, HDG_SHAPE(L->nl, L->nl)),
+                 hdg_ir_local(k, "B", HDG_IR_DOUBLE, HDG_SHAPE(L->nl, L->nt + 1)), NULL, NULL};
+    hdg_ir_tensor *piv = hdg_ir_local(k, "piv", HDG_IR_INT, HDG_SHAPE(L->nl));
+    hdg_ir_tensor *r = hdg_ir_local(k, "r", HDG_IR_DOUBLE, HDG_SHAPE(L->nl));
+    hdg_ir_fill(k, bk.A, hdg_ir_num(k, 0));
+    hdg_ir_fill(k, bk.B, hdg_ir_num(k, 0));
+    emit_system(c, k, g, &bk);
+    hdg_ir_expr *i = hdg_ir_for(k, "i", L->nl);
+    hdg_ir_assign(k, hdg_ir_ld1(k, r, i), hdg_ir_ld2(k, bk.B, i, I(k, L->nt)));
+    hdg_ir_expr *j = hdg_ir_for(k, "j", L->nt);
+    hdg_ir_accum(k, hdg_ir_ld1(k, r, i),
+                 hdg_ir_neg(k, hdg_ir_mul(k, hdg_ir_ld2(k, bk.B, i, j), hdg_ir_ld1(k, uh, j))));
+    hdg_ir_end(k);
+    hdg_ir_end(k);
+    hdg_ir_lu(k, bk.A, piv);
+    hdg_ir_lu_solve(k, bk.A, piv, r);
+    hdg_ir_copy(k, x, r);
+}
+
+/* Squared L2 errors of every component with an exact solution, on a rule of
+ * degree 2k+6 (the errors of post-processed unknowns use their own basis). */
+static hdg_status errors_kernel(lower *c)
+{
+    hdg_lowered *L = c->L;
+    snprintf(L->errors, sizeof L->errors, "%s_errors", c->m->name);
+    int nq, kp = L->post_unknown >= 0 && L->kpost > c->k ? L->kpost : c->k;
+    hdg_ir_tensor *w, *lam, *P, *Pp = NULL;
+    hdg_status st = volume_tables(c, 2 * kp + 6, "err", &nq, &w, &lam, &P, NULL, NULL, c->k);
+    if (st) return st;
+    if (L->post_unknown >= 0) {
+        hdg_ir_tensor *w2, *lam2;
+        st = volume_tables(c, 2 * kp + 6, "errp", &nq, &w2, &lam2, &Pp, NULL, NULL, L->kpost);
+        if (st) return st;
+    }
+    hdg_ir_kernel *k = hdg_ir_kernel_new(c->m, L->errors, HDG_KITEM_ELEMENT);
+    hdg_ir_tensor *g = elem_geom(c, k);
+    hdg_ir_tensor *x = hdg_ir_input(k, "x", HDG_SHAPE(L->nl), "element dofs (modal)");
+    hdg_ir_tensor *xp = L->post_unknown >= 0
+        ? hdg_ir_input(k, "xpost", HDG_SHAPE(L->npp * unk(c, L->post_unknown)->ncomp),
+                       "post-processed dofs (modal)")
+        : NULL;
+    int ne = L->nerr > 0 ? L->nerr : 1;
+    hdg_ir_tensor *out = hdg_ir_output(k, "err2", HDG_SHAPE(ne), "squared L2 errors per component");
+    hdg_ir_tensor *acc = hdg_ir_local(k, "acc", HDG_IR_DOUBLE, HDG_SHAPE(ne));
+    hdg_ir_tensor *val = hdg_ir_local(k, "val", HDG_IR_DOUBLE, HDG_SHAPE(ne));
+    hdg_ir_fill(k, acc, hdg_ir_num(k, 0));
+    hdg_ir_expr *q = hdg_ir_for(k, "q", nq);
+    hdg_ir_expr *l[3];
+    for (int v = 0; v < 3; v++) l[v] = hdg_ir_ld2(k, lam, q, I(k, v));
+    hdg_lower_env env = {c->p, {NULL, NULL, hdg_ir_time(k)}, {NULL, NULL}};
+    env.coord[0] = hdg_ir_let(k, "x", coord(k, g, l[0], l[1], l[2], 0));
+    env.coord[1] = hdg_ir_let(k, "y", coord(k, g, l[0], l[1], l[2], 1));
+    hdg_ir_expr *wj = hdg_ir_let(k, "wJ", hdg_ir_mul(k, hdg_ir_ld1(k, w, q), Gc(k, g, HDG_G_J)));
+    hdg_ir_fill(k, val, hdg_ir_num(k, 0));
+    for (int t = 0; t < L->nerr; t++) {
+        int u = L->err_unknown[t], post = u == L->post_unknown;
+        hdg_ir_tensor *src = post ? xp : x, *B = post ? Pp : P;
+        int n = post ? L->npp : c->np;
+        int base = post ? L->err_comp[t] * L->npp : L->uoff[u] + L->err_comp[t] * c->np;
+        hdg_ir_expr *i = hdg_ir_for(k, "i", n);
+        hdg_ir_accum(k, hdg_ir_ld1(k, val, I(k, t)),
+                     hdg_ir_mul(k, hdg_ir_ld1(k, src, hdg_ir_add(k, I(k, base), i)),
+                                hdg_ir_ld2(k, B, q, i)));
+        hdg_ir_end(k);
+        hdg_ir_expr *ex = hdg_lower_expr(k, &env, unk(c, u)->exact[L->err_comp[t]]);
+        if (!ex) ex = hdg_ir_num(k, 0);
+        hdg_ir_expr *d = hdg_ir_let(k, "d", hdg_ir_sub(k, hdg_ir_ld1(k, val, I(k, t)), ex));
+        hdg_ir_accum(k, hdg_ir_ld1(k, acc, I(k, t)), hdg_ir_mul(k, wj, hdg_ir_mul(k, d, d)));
+    }
+    hdg_ir_end(k);
+    hdg_ir_copy(k, out, acc);
+    return HDG_OK;
+}
+
+/* Post-processing: per element, the post unknown (degree k+1, npp modes per
+ * component) from its volume equation with the main system's element unknowns
+ * as data; the equation's row of the constant mode (Dubiner mode 0) is
+ * replaced, per component, by the mean constraint: with orthonormal modes
+ * (v, 1)_K = J sqrt(2) v_0, so the constraint is ustar_0 = u_0. */
+static hdg_status post_kernel(lower *c)
+{
+    hdg_lowered *L = c->L;
+    const hdg_problem *p = c->p;
+    int pu = L->post_unknown;
+    const hdg_unknown *U = unk(c, pu);
+    const hdg_equation *eq = &p->equations[U->equation];
+    int nc = U->ncomp, npp = L->npp, N = nc * npp, nq;
+    hdg_ir_tensor *w, *lam, *P1, *Pr1, *Ps1, *P0, *Pr0, *Ps0, *w0, *lam0;
+    hdg_status st = volume_tables(c, 2 * L->kpost + 6, "post", &nq, &w, &lam, &P1, &Pr1, &Ps1, L->kpost);
+    if (!st) st = volume_tables(c, 2 * L->kpost + 6, "postk", &nq, &w0, &lam0, &P0, &Pr0, &Ps0, c->k);
+    if (st) return st;
+    snprintf(L->post, sizeof L->post, "%s_post", c->m->name);
+    hdg_ir_kernel *k = hdg_ir_kernel_new(c->m, L->post, HDG_KITEM_ELEMENT);
+    hdg_ir_tensor *g = elem_geom(c, k);
+    hdg_ir_tensor *x = hdg_ir_input(k, "x", HDG_SHAPE(L->nl), "element dofs (modal)");
+    hdg_ir_tensor *out = hdg_ir_output(k, "xpost", HDG_SHAPE(N), "post-processed dofs (modal)");
+    hdg_ir_tensor *A = hdg_ir_local(k, "A", HDG_IR_DOUBLE, HDG_SHAPE(N, N));
+    hdg_ir_tensor *r = hdg_ir_local(k, "r", HDG_IR_DOUBLE, HDG_SHAPE(N));
+    hdg_ir_tensor *val = hdg_ir_local(k, "val", HDG_IR_DOUBLE, HDG_SCALAR);
+    hdg_ir_tensor *piv = hdg_ir_local(k, "piv", HDG_IR_INT, HDG_SHAPE(N));
+    hdg_ir_fill(k, A, hdg_ir_num(k, 0));
+    hdg_ir_fill(k, r, hdg_ir_num(k, 0));
+    for (int t = 0; t < eq->natoms; t++) {
+        const hdg_atom *a = &eq->atoms[t];
+        if (a->domain != HDG_VOLUME)
+            return hdg_fail(c->err, HDG_EINPUT, "%s:%d:%d: post-processing equations take volume "
+                            "integrals only", p->file, a->loc.line, a->loc.col);
+        set_origin(c, k, a);
+        hdg_lower_env env = {p, {NULL, NULL, hdg_ir_time(k)}, {NULL, NULL}};
+        hdg_ir_expr *q = hdg_ir_for(k, "q", nq), *l[3];
+        for (int v = 0; v < 3; v++) l[v] = hdg_ir_ld2(k, lam, q, I(k, v));
+        env.coord[0] = hdg_ir_let(k, "x", coord(k, g, l[0], l[1], l[2], 0));
+        env.coord[1] = hdg_ir_let(k, "y", coord(k, g, l[0], l[1], l[2], 1));
+        hdg_ir_expr *coef = hdg_lower_expr(k, &env, a->coef);
+        if (!coef) coef = hdg_ir_num(k, 0);
+        hdg_ir_expr *cw = hdg_ir_let(k, "c", hdg_ir_mul(k, hdg_ir_mul(k, hdg_ir_ld1(k, w, q),
+                                                                        Gc(k, g, HDG_G_J)), coef));
+        int known = a->trial >= 0 && a->trial != pu;
+        if (known) {   /* the value of the known field (or its derivative) at q */
+            int base = L->uoff[a->trial] + a->trial_comp * c->np;
+            hdg_ir_assign(k, hdg_ir_ld0(k, val), hdg_ir_num(k, 0));
+            hdg_ir_expr *j = hdg_ir_for(k, "j", c->np);
+            hdg_ir_accum(k, hdg_ir_ld0(k, val),
+                         hdg_ir_mul(k, hdg_ir_ld1(k, x, hdg_ir_add(k, I(k, base), j)),
+                                    basis_op(k, g, a->trial_op, P0, Pr0, Ps0, NULL, q, j)));
+            hdg_ir_end(k);
+        }
+        hdg_ir_expr *i = hdg_ir_for(k, "i", npp);
+        hdg_ir_expr *row = hdg_ir_add(k, I(k, a->test_comp * npp), i);
+        hdg_ir_expr *ti = hdg_ir_let(k, "ti", hdg_ir_mul(k, cw, basis_op(k, g, a->test_op, P1, Pr1, Ps1,
+                                                                         NULL, q, i)));
+        if (a->trial < 0) {
+            hdg_ir_accum(k, hdg_ir_ld1(k, r, row), ti);
+        } else if (known) {
+            hdg_ir_accum(k, hdg_ir_ld1(k, r, row), hdg_ir_neg(k, hdg_ir_mul(k, ti, hdg_ir_ld0(k, val))));
+        } else {
+            hdg_ir_expr *j = hdg_ir_for(k, "j", npp);
+            hdg_ir_accum(k, hdg_ir_ld2(k, A, row, hdg_ir_add(k, I(k, a->trial_comp * npp), j)),
+                         hdg_ir_mul(k, ti, basis_op(k, g, a->trial_op, P1, Pr1, Ps1, NULL, q, j)));
+            hdg_ir_end(k);
+        }
+        hdg_ir_end(k);
+        hdg_ir_end(k);
+    }
+    hdg_ir_set_origin(k, p->file, eq->loc.line, eq->loc.col, "mean constraint");
+    for (int cp = 0; cp < nc; cp++) {
+        int row = cp * npp;
+        hdg_ir_expr *j = hdg_ir_for(k, "j", N);
+        hdg_ir_assign(k, hdg_ir_ld2(k, A, I(k, row), j), hdg_ir_num(k, 0));
+        hdg_ir_end(k);
+        hdg_ir_assign(k, hdg_ir_ld2(k, A, I(k, row), I(k, row)), hdg_ir_num(k, 1));
+        hdg_ir_assign(k, hdg_ir_ld1(k, r, I(k, row)),
+                      hdg_ir_ld1(k, x, I(k, L->uoff[U->mean] + cp * c->np)));
+    }
+    hdg_ir_lu(k, A, piv);
+    hdg_ir_lu_solve(k, A, piv, r);
+    hdg_ir_copy(k, out, r);
+    return HDG_OK;
+}
+
+/* L2 projection of Dirichlet data onto the orthonormal Legendre basis of a
+ * face, in the face's canonical direction (endpoints in the face geometry). */
+static hdg_status dirichlet_kernel(lower *c, int ib, int bc)
+{
+    hdg_lowered *L = c->L;
+    const hdg_bc *b = &c->p->bcs[bc];
+    const hdg_unknown *u = unk(c, b->unknown);
+    snprintf(L->dirichlet[ib], sizeof L->dirichlet[ib], "%s_dirichlet_%d", c->m->name, ib);
+    int n = c->k + 4, nk = c->nk;
+    double *t = hdg_xmalloc(sizeof(double) * (size_t)n), *w = hdg_xmalloc(sizeof(double) * (size_t)n);
+    double *Lg = hdg_xmalloc(sizeof(double) * (size_t)(n * nk));
+    hdg_status st = hdg_gauss_legendre(n, t, w, c->err);
+    if (st) { free(t), free(w), free(Lg); return st; }
+    hdg_legendre_eval(c->k, n, t, Lg, NULL);
+    char name[64];
+    snprintf(name, sizeof name, "dir%d_t", ib);
+    hdg_ir_tensor *tt = hdg_ir_table(c->m, name, HDG_SHAPE(n), t);
+    snprintf(name, sizeof name, "dir%d_w", ib);
+    hdg_ir_tensor *tw = hdg_ir_table(c->m, name, HDG_SHAPE(n), w);
+    snprintf(name, sizeof name, "dir%d_L", ib);
+    hdg_ir_tensor *tL = hdg_ir_table(c->m, name, HDG_SHAPE(n, nk), Lg);
+    free(t), free(w), free(Lg);
+    hdg_ir_kernel *k = hdg_ir_kernel_new(c->m, L->dirichlet[ib], HDG_KITEM_FACE);
+    hdg_ir_set_origin(k, c->p->file, b->loc.line, b->loc.col, "boundary condition");
+    hdg_ir_tensor *g = hdg_ir_geom(k, "g", HDG_SHAPE(HDG_GF_SIZE), "face endpoints xa ya xb yb");
+    hdg_ir_tensor *out = hdg_ir_output(k, "uD", HDG_SHAPE(u->ncomp * nk),
+                                       "projected Dirichlet data, canonical face orientation");
+    hdg_ir_tensor *acc = hdg_ir_local(k, "acc", HDG_IR_DOUBLE, HDG_SHAPE(u->ncomp * nk));
+    hdg_ir_fill(k, acc, hdg_ir_num(k, 0));
+    hdg_ir_expr *dx = hdg_ir_let(k, "dx", hdg_ir_sub(k, Gc(k, g, HDG_GF_XB), Gc(k, g, HDG_GF_XA)));
+    hdg_ir_expr *dy = hdg_ir_let(k, "dy", hdg_ir_sub(k, Gc(k, g, HDG_GF_YB), Gc(k, g, HDG_GF_YA)));
+    hdg_ir_expr *len = hdg_ir_let(k, "len", hdg_ir_call(k, HDG_FN_SQRT,
+                                  hdg_ir_add(k, hdg_ir_mul(k, dx, dx), hdg_ir_mul(k, dy, dy))));
+    hdg_lower_env env = {c->p, {NULL, NULL, hdg_ir_time(k)},
+                         {hdg_ir_div(k, dy, len), hdg_ir_neg(k, hdg_ir_div(k, dx, len))}};
+    hdg_ir_expr *q = hdg_ir_for(k, "q", n);
+    hdg_ir_expr *s = hdg_ir_let(k, "s", hdg_ir_div(k, hdg_ir_add(k, hdg_ir_num(k, 1), hdg_ir_ld1(k, tt, q)),
+                                                  hdg_ir_num(k, 2)));
+    env.coord[0] = hdg_ir_let(k, "x", hdg_ir_add(k, Gc(k, g, HDG_GF_XA), hdg_ir_mul(k, s, dx)));
+    env.coord[1] = hdg_ir_let(k, "y", hdg_ir_add(k, Gc(k, g, HDG_GF_YA), hdg_ir_mul(k, s, dy)));
+    for (int cp = 0; cp < u->ncomp; cp++) {
+        hdg_ir_expr *v = hdg_lower_expr(k, &env, b->value[cp]);
+        if (!v) v = hdg_ir_num(k, 0);
+        hdg_ir_expr *wv = hdg_ir_let(k, "wv", hdg_ir_mul(k, hdg_ir_ld1(k, tw, q), v));
+        hdg_ir_expr *a = hdg_ir_for(k, "a", nk);
+        hdg_ir_accum(k, hdg_ir_ld1(k, acc, hdg_ir_add(k, I(k, cp * nk), a)),
+                     hdg_ir_mul(k, wv, hdg_ir_ld2(k, tL, q, a)));
+        hdg_ir_end(k);
+    }
+    hdg_ir_end(k);
+    hdg_ir_copy(k, out, acc);
+    return HDG_OK;
+}
+
+/* ---------------------------------------------------------------- layout */
+
+static hdg_status layout(lower *c)
+{
+    const hdg_problem *p = c->p;
+    hdg_lowered *L = c->L;
+    if (p->nunknowns > 32) return hdg_fail(c->err, HDG_EINPUT, "%s: more than 32 unknowns", p->file);
+    int nl = 0, tr = 0;
+    L->post_unknown = -1;
+    for (int u = 0; u < p->nunknowns; u++) {
+        const hdg_unknown *x = &p->unknowns[u];
+        L->uoff[u] = L->toff[u] = -1;
+        if (x->post) {
+            if (L->post_unknown >= 0)
+                return hdg_fail(c->err, HDG_EINPUT, "%s:%d:%d: only one postprocess unknown is "
+                                "supported", p->file, x->loc.line, x->loc.col);
+            if (x->mean < 0 || p->unknowns[x->mean].ncomp != x->ncomp)
+                return hdg_fail(c->err, HDG_EINPUT, "%s:%d:%d: '%s' needs a 'mean' constraint with "
+                                "an element unknown of the same shape", p->file, x->loc.line,
+                                x->loc.col, x->name);
+            L->post_unknown = u;
+            L->kpost = p->spaces[x->space].degree;
+            L->npp = (L->kpost + 1) * (L->kpost + 2) / 2;
+            continue;
+        }
+        if (x->trace) { L->toff[u] = tr; tr += x->ncomp * c->nk; }
+        else { L->uoff[u] = nl; nl += x->ncomp * c->np; }
+    }
+    if (!tr) return hdg_fail(c->err, HDG_EINPUT, "%s: an HDG problem needs a trace unknown", p->file);
+    L->nl = nl, L->m = tr, L->nt = 3 * tr;
+    for (int e = 0; e < p->nequations; e++) {
+        const hdg_equation *eq = &p->equations[e];
+        const hdg_unknown *u = &p->unknowns[eq->unknown];
+        if (eq->post) continue;
+        if (p->tests[eq->test].ncomp != u->ncomp)
+            return hdg_fail(c->err, HDG_EINPUT,
+                            "%s:%d:%d: the test function of this equation has %d component(s) but "
+                            "the unknown it determines ('%s') has %d",
+                            p->file, eq->loc.line, eq->loc.col, p->tests[eq->test].ncomp, u->name,
+                            u->ncomp);
+        for (int t = 0; t < eq->natoms; t++) {
+            const hdg_markers *mk = eq->atoms[t].markers;
+            if (!mk || eq->atoms[t].domain != HDG_BOUNDARY || marker_set(c, mk) >= 0) continue;
+            if (L->nsets == 16)
+                return hdg_fail(c->err, HDG_EINPUT, "%s: more than 16 boundary marker sets", p->file);
+            L->sets[L->nsets++] = mk;
+        }
+    }
+    L->ngeom = HDG_G_FIXED + 3 * L->nsets;
+    for (int u = 0; u < p->nunknowns; u++) {
+        const hdg_unknown *x = &p->unknowns[u];
+        if (x->trace) continue;
+        for (int cp = 0; cp < x->ncomp; cp++)
+            if (x->exact[cp] && L->nerr < 64) {
+                L->err_unknown[L->nerr] = u;
+                L->err_comp[L->nerr++] = cp;
+            }
+    }
+    for (int b = 0; b < p->nbcs; b++)
+        if (p->bcs[b].kind == HDG_BC_DIRICHLET) {
+            if (L->ndir == HDG_LOWER_MAX_BC)
+                return hdg_fail(c->err, HDG_EINPUT, "%s: more than %d Dirichlet conditions", p->file,
+                                HDG_LOWER_MAX_BC);
+            L->dir_bc[L->ndir++] = b;
+        }
+    return HDG_OK;
+}
+
+hdg_status hdg_lower_hdg(const hdg_problem *p, hdg_lowered *out, hdg_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (p->method != HDG_METHOD_HDG)
+        return hdg_fail(err, HDG_EINPUT, "%s: not an HDG problem", p->file);
+    lower c = {.p = p, .L = out, .err = err, .k = p->degree};
+    c.np = (c.k + 1) * (c.k + 2) / 2;
+    c.nk = c.k + 1;
+    out->k = c.k;
+    out->np = c.np;
+    hdg_status st = layout(&c);
+    if (st) return st;
+    c.m = out->mod = hdg_ir_module_new(p->name);
+    int deg = 2 * c.k + 4;
+    if ((st = volume_tables(&c, deg, "vol", &c.nvq, &c.vw, &c.vlam, &c.vP, &c.vPr, &c.vPs, c.k)) ||
+        (st = face_tables(&c)))
+        goto fail;
+    local_kernel(&c);
+    recover_kernel(&c);
+    if (out->post_unknown >= 0 && (st = post_kernel(&c))) goto fail;
+    if ((st = errors_kernel(&c))) goto fail;
+    for (int i = 0; i < out->ndir; i++)
+        if ((st = dirichlet_kernel(&c, i, out->dir_bc[i]))) goto fail;
+    if ((st = hdg_ir_verify_module(out->mod, err))) goto fail;
+    return HDG_OK;
+fail:
+    hdg_lowered_free(out);
+    return st;
+}
+
+void hdg_lowered_free(hdg_lowered *l)
+{
+    if (!l) return;
+    hdg_ir_module_free(l->mod);
+    l->mod = NULL;
+}

@@ -1,0 +1,23 @@
+# HDG end to end (issue 5): convergence rates through the language, solver checks, CLI.
+hdg_unit_test(hdg_poisson test_hdg.c)
+foreach(group high variants gmsh convdiff solver)
+  add_test(NAME hdg_${group} COMMAND test_hdg_poisson ${group}
+           WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+endforeach()
+
+set(POISSON ${HDG_EXAMPLES}/poisson.hdg)
+hdg_cli_test(run_poisson 0 -e "L2 error u +[0-9.]+e-0[5-9]" -e "L2 error ustar" -e "iterations"
+  -- $<TARGET_FILE:hdgc> run ${POISSON})
+hdg_cli_test(run_not_converged 1 -e "CG did not converge: 3 iterations"
+  -- $<TARGET_FILE:hdgc> run ${POISSON} --maxit 3)
+hdg_cli_test(run_bad_solver 1 -e "unknown solver 'bicg'"
+  -- $<TARGET_FILE:hdgc> run ${POISSON} --solver bicg)
+hdg_cli_test(run_bad_order 2 -e "--order 0: expected an integer"
+  -- $<TARGET_FILE:hdgc> run ${POISSON} --order 0)
+hdg_cli_test(run_missing_file 1 -e "nonexistent.hdg"
+  -- $<TARGET_FILE:hdgc> run nonexistent.hdg)
+hdg_cli_test(run_bad_mesh 1 -e "error"
+  -- $<TARGET_FILE:hdgc> run ${POISSON} --mesh data/bad_degenerate.msh)
+hdg_cli_test(run_help 0 -e "usage: hdgc run" -e "--precond" -- $<TARGET_FILE:hdgc> run --help)
+hdg_cli_test(convergence_poisson 0 -e "poisson, order 2" -e " 8 +1\\.40[0-9]+e-03 +2\\.9[0-9]"
+  -- $<TARGET_FILE:hdgc> convergence ${POISSON} --orders 2 --meshes 4,8 --json /dev/null)
