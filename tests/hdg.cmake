@@ -21,3 +21,4 @@ hdg_cli_test(run_bad_mesh 1 -e "error"
 hdg_cli_test(run_help 0 -e "usage: hdgc run" -e "--precond" -- $<TARGET_FILE:hdgc> run --help)
 hdg_cli_test(convergence_poisson 0 -e "poisson, order 2" -e " 8 +1\\.40[0-9]+e-03 +2\\.9[0-9]"
   -- $<TARGET_FILE:hdgc> convergence ${POISSON} --orders 2 --meshes 4,8 --json /dev/null)
+hdg_unit_test(hdg_local test_hdg_local.c)
