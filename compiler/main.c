@@ -15,6 +15,8 @@ static const command commands[] = {
     {"check", hdg_cmd_check, "parse and check a .hdg problem; print diagnostics or a summary"},
     {"run", hdg_cmd_run, "solve a problem on a mesh and report errors, iterations, timings"},
     {"convergence", hdg_cmd_convergence, "run a problem over orders and meshes; table of errors and rates"},
+    {"ir", hdg_cmd_ir, "print the IR of a problem's kernels with their cost per element"},
+    {"emit", hdg_cmd_emit, "write a problem's generated kernels as C or CUDA source"},
     {"mesh", hdg_cmd_mesh, "build or read a mesh, validate it, print its statistics"},
     {"bench", hdg_cmd_bench, "benchmarks: trace SpMV vs CSR vs STREAM triad"},
 };

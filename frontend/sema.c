@@ -653,6 +653,16 @@ static void pair_post(sema *S, int ei, int pu, pairing *pr)
     hdg_equation *e = &p->equations[ei];
     const hdg_test *t = &p->tests[ei];
     hdg_unknown *x = &p->unknowns[pu];
+    if (t->space != x->space || t->ncomp != x->ncomp) {   /* most likely a main equation using ustar */
+        hdg_loc at = e->loc;
+        for (int i = e->natoms - 1; i >= 0; i--)
+            if (e->atoms[i].trial == pu) at = e->atoms[i].loc;
+        sema_error(S, at, "post-processed unknown '%s' in an equation tested in %s: it is computed after the "
+                   "solve and appears only in its own post-processing equation, tested in %s", x->name,
+                   space_str(S, t->space, t->ncomp), space_str(S, x->space, x->ncomp));
+        pr->eq_failed = true;
+        return;
+    }
     int before = S->d->nerrors;
     for (int i = 0; i < e->natoms; i++) {
         const hdg_atom *a = &e->atoms[i];
@@ -663,9 +673,6 @@ static void pair_post(sema *S, int ei, int pu, pairing *pr)
             sema_error(S, a->loc, "boundary integral in the post-processing equation for '%s': "
                        "post-processing equations have volume integrals (a, b) only", x->name);
     }
-    if (t->space != x->space || t->ncomp != x->ncomp)
-        sema_error(S, t->loc, "test function '%s' is in %s, but the post-processed unknown '%s' is in %s",
-                   t->name, space_str(S, t->space, t->ncomp), x->name, space_str(S, x->space, x->ncomp));
     if (x->equation >= 0)
         sema_error(S, e->loc, "post-processed unknown '%s' has two equations (at %s and here)", x->name,
                    fmt_loc(S, p->equations[x->equation].loc));

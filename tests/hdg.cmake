@@ -22,3 +22,13 @@ hdg_cli_test(run_help 0 -e "usage: hdgc run" -e "--precond" -- $<TARGET_FILE:hdg
 hdg_cli_test(convergence_poisson 0 -e "poisson, order 2" -e " 8 +1\\.40[0-9]+e-03 +2\\.9[0-9]"
   -- $<TARGET_FILE:hdgc> convergence ${POISSON} --orders 2 --meshes 4,8 --json /dev/null)
 hdg_unit_test(hdg_local test_hdg_local.c)
+
+# hdgc ir / hdgc emit (issue 4)
+hdg_cli_test(ir_poisson 0 -e "kernel poisson_local \\(per element\\) +flops [0-9]+ +read 160 B +write 336 B"
+  -e "poisson.hdg:[0-9]+:[0-9]+: local-trace" -- $<TARGET_FILE:hdgc> ir ${POISSON} --order 1)
+hdg_cli_test(ir_bad_order 2 -e "--order 99: expected an integer" -- $<TARGET_FILE:hdgc> ir ${POISSON} --order 99)
+foreach(ex poisson reaction_diffusion convection_diffusion maxwell2d acoustics2d advection2d)
+  add_test(NAME emit_c_${ex} COMMAND sh -c
+    "rm -rf emit_${ex} && '$<TARGET_FILE:hdgc>' emit '${HDG_EXAMPLES}/${ex}.hdg' --order 3 -o emit_${ex} && '${CMAKE_C_COMPILER}' -std=c11 -Wall -Werror -c emit_${ex}/${ex}.c -o emit_${ex}/${ex}.o"
+    WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+endforeach()

@@ -1,0 +1,76 @@
+/* module.c — problem -> IR module for the inspection commands (module.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/module.h"
+#include "ir/lower.h"
+#include "ir/lower_dg.h"
+
+hdg_status hdg_problem_module(const hdg_problem *p, int optimize, hdg_ir_module **out,
+                              hdg_error *err)
+{
+    hdg_status st;
+    *out = NULL;
+    if (p->method == HDG_METHOD_HDG) {
+        hdg_lowered L;
+        if ((st = hdg_lower_hdg(p, &L, err))) return st;
+        *out = L.mod;
+    } else {
+        hdg_dg_lowered L;
+        if ((st = hdg_lower_dg(p, &L, err))) return st;
+        *out = L.mod;
+        L.mod = NULL;
+        hdg_dg_lowered_free(&L);
+    }
+    for (int i = 0; optimize && i < (*out)->nkernels; i++)
+        if ((st = hdg_ir_optimize((*out)->kernels[i], HDG_IR_OPT_DEFAULT, err))) {
+            hdg_ir_module_free(*out);
+            *out = NULL;
+            return st;
+        }
+    return HDG_OK;
+}
+
+hdg_problem *hdg_cli_load_problem(const char *path, const hdg_frontend_options *fo)
+{
+    hdg_diags d;
+    hdg_diags_init(&d);
+    hdg_problem *p = hdg_problem_load(path, fo, &d);
+    char *text = hdg_diags_render(&d);
+    fputs(text, stderr);
+    free(text);
+    hdg_diags_free(&d);
+    return p;
+}
+
+int hdg_cli_problem_option(const char *cmd, int argc, char **argv, int *i,
+                           hdg_frontend_options *fo, hdg_setting *sets)
+{
+    const char *a = argv[*i];
+    if (strcmp(a, "--order") && strcmp(a, "--set")) return 0;
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "hdgc %s: %s needs a value\n", cmd, a);
+        return -1;
+    }
+    char *v = argv[++*i], *end;
+    if (!strcmp(a, "--order")) {
+        long k = strtol(v, &end, 10);
+        if (end == v || *end || k < 1 || k > 20) {
+            fprintf(stderr, "hdgc %s: --order %s: expected an integer between 1 and 20\n", cmd, v);
+            return -1;
+        }
+        fo->order = (int)k;
+        return 1;
+    }
+    char *eq = strchr(v, '=');
+    double d = eq ? strtod(eq + 1, &end) : 0;
+    if (!eq || eq == v || !eq[1] || *end) {
+        fprintf(stderr, "hdgc %s: --set %s: expected name=number\n", cmd, v);
+        return -1;
+    }
+    *eq = '\0';
+    sets[fo->nsets++] = (hdg_setting){v, d};
+    fo->sets = sets;
+    return 1;
+}

@@ -1,0 +1,28 @@
+/* module.h — a checked problem's IR module, whatever its method family
+ * (for `hdgc ir` and `hdgc emit`; the run drivers keep the lowering's layout
+ * information and call the lowerings themselves). */
+#ifndef HDG_MODULE_H
+#define HDG_MODULE_H
+
+#include "frontend/frontend.h"
+#include "hdg.h"
+#include "ir/ir.h"
+
+/* Lowers p (HDG or DG) and, when optimize is set, runs the default IR passes
+ * on every kernel. The caller frees *out with hdg_ir_module_free. */
+hdg_status hdg_problem_module(const hdg_problem *p, int optimize, hdg_ir_module **out,
+                              hdg_error *err);
+
+/* Loads and checks a .hdg file for a CLI command; prints the diagnostics to
+ * stderr. NULL on errors. */
+hdg_problem *hdg_cli_load_problem(const char *path, const hdg_frontend_options *fo);
+
+
+
+/* Shared option parsing of the inspection commands: if argv[*i] is --order k
+ * or --set name=value, consumes it (advancing *i) and returns 1; returns -1
+ * after printing an error for a bad value; 0 when the option is not one of
+ * these. sets must have room for argc entries. */
+int hdg_cli_problem_option(const char *cmd, int argc, char **argv, int *i,
+                           hdg_frontend_options *fo, hdg_setting *sets);
+#endif
