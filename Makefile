@@ -4,7 +4,7 @@ ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_GEN  := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 
-.PHONY: all deps build run test test-asan fuzz clean
+.PHONY: all deps build run test test-asan test-gpu fuzz clean
 
 all: build
 
@@ -22,6 +22,11 @@ run: build
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# test-gpu: the tests labelled gpu (device kernels vs the C backend); they fail
+# instead of skipping when no GPU is usable.
+test-gpu: build
+	cd $(BUILD) && HDG_REQUIRE_GPU=1 ctest -L gpu --output-on-failure
 
 test-asan: deps
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DHDG_SANITIZE=ON $(CMAKE_GEN)

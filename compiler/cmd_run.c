@@ -179,6 +179,8 @@ int hdg_cmd_run(int argc, char **argv)
     hdg_report *rep = hdg_report_new();
     hdg_error err = {0};
     hdg_status st = hdg_run_problem(p, &A.ro, rep, &err);
+    const char *note = hdg_report_get_string(rep, "backend_note");
+    if (note && !A.quiet) fprintf(stderr, "hdgc run: %s\n", note);
     if (!A.quiet && (!st || st == HDG_ESOLVER)) summary(stdout, rep, p);
     if (st) fprintf(stderr, "hdgc run: error: %s\n", err.msg);
     if (A.json) {

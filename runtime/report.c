@@ -223,3 +223,9 @@ double hdg_report_get_number(const hdg_report *r, const char *path, int *found)
     if (found) *found = ok;
     return v;
 }
+
+const char *hdg_report_get_string(const hdg_report *r, const char *path)
+{
+    const cJSON *item = r && path ? lookup(r->node, path) : NULL;
+    return cJSON_IsString(item) ? item->valuestring : NULL;
+}

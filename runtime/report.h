@@ -55,5 +55,7 @@ hdg_status hdg_report_write(const hdg_report *r, const char *path, hdg_error *er
 /* The number at path. *found (when non-NULL) is 1 if path names a number
  * (or a null, which reads as NaN), else 0 and the result is NaN. */
 double hdg_report_get_number(const hdg_report *r, const char *path, int *found);
+/* The string at path, or NULL when absent or not a string (owned by r). */
+const char *hdg_report_get_string(const hdg_report *r, const char *path);
 
 #endif

@@ -32,3 +32,8 @@ foreach(ex poisson reaction_diffusion convection_diffusion maxwell2d acoustics2d
     "rm -rf emit_${ex} && '$<TARGET_FILE:hdgc>' emit '${HDG_EXAMPLES}/${ex}.hdg' --order 3 -o emit_${ex} && '${CMAKE_C_COMPILER}' -std=c11 -Wall -Werror -c emit_${ex}/${ex}.c -o emit_${ex}/${ex}.o"
     WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
 endforeach()
+
+# backends: cuda must say clearly why it cannot run; auto falls back to c and says so
+hdg_cli_test(run_backend_cuda 1 -e "--backend cuda: " -- $<TARGET_FILE:hdgc> run ${POISSON} --order 1 --mesh square:2 --backend cuda)
+hdg_cli_test(run_backend_auto 0 -e "auto chose c: " -e "L2 error u" -- $<TARGET_FILE:hdgc> run ${POISSON} --order 1 --mesh square:2 --backend auto)
+hdg_cli_test(run_backend_bad 1 -e "unknown backend 'opencl'" -- $<TARGET_FILE:hdgc> run ${POISSON} --backend opencl)
