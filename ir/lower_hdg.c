@@ -36,6 +36,13 @@ typedef struct lower {
     /* face rule: weights, Legendre values, per local face the Dubiner basis */
     int nfq;
     hdg_ir_tensor *fw, *fL, *flam, *fP, *fPr, *fPs;
+    /* host copies of the main rules' basis values, for the reference tensors:
+     * vb[0..2] = P, Pr, Ps at the volume points (nvq x np); fb[0..2] at the
+     * face points (3 x nfq x np); fLh (nfq x nk) */
+    double *vwh, *vb[3], *fwh, *fb[3], *fLh;
+    /* reference tensors made so far (NULL until needed), see ref_tables() */
+    hdg_ir_tensor *Tvv[3][3], *Tv[3], *Tff[3][3], *Tfl[3], *Tll, *Tl, *Tf[3];
+    int ref_tensors;        /* use them for atoms with x,y-independent coefficients */
     hdg_error *err;
 } lower;
 
@@ -107,14 +114,39 @@ static hdg_status face_tables(lower *c)
     double *Ps = hdg_xmalloc(sizeof(double) * (size_t)(3 * n * np));
     hdg_dubiner_eval(c->k, 3 * n, r, s, P, Pr, Ps);
     c->nfq = n;
+    c->fwh = hdg_xmalloc(sizeof(double) * (size_t)n);
+    memcpy(c->fwh, w, sizeof(double) * (size_t)n);
+    c->fLh = hdg_xmalloc(sizeof(double) * (size_t)(n * nk));
+    memcpy(c->fLh, Lg, sizeof(double) * (size_t)(n * nk));
+    c->fb[0] = P, c->fb[1] = Pr, c->fb[2] = Ps;
     c->fw = hdg_ir_table(c->m, "face_w", HDG_SHAPE(n), w);
     c->fL = hdg_ir_table(c->m, "face_L", HDG_SHAPE(n, nk), Lg);
     c->flam = hdg_ir_table(c->m, "face_lam", HDG_SHAPE(3, n, 3), lam);
     c->fP = hdg_ir_table(c->m, "face_P", HDG_SHAPE(3, n, np), P);
     c->fPr = hdg_ir_table(c->m, "face_Pr", HDG_SHAPE(3, n, np), Pr);
     c->fPs = hdg_ir_table(c->m, "face_Ps", HDG_SHAPE(3, n, np), Ps);
-    free(t), free(w), free(Lg), free(r), free(s), free(lam), free(P), free(Pr), free(Ps);
+    free(t), free(w), free(Lg), free(r), free(s), free(lam);
     return HDG_OK;
+}
+
+/* Host basis values at the main volume rule (for the reference tensors). */
+static hdg_status volume_host(lower *c, int deg)
+{
+    hdg_quad2d q;
+    hdg_status st = hdg_quad_triangle(&q, deg, c->err);
+    if (st) return st;
+    c->vwh = hdg_xmalloc(sizeof(double) * (size_t)q.n);
+    memcpy(c->vwh, q.w, sizeof(double) * (size_t)q.n);
+    for (int i = 0; i < 3; i++) c->vb[i] = hdg_xmalloc(sizeof(double) * (size_t)(q.n * c->np));
+    hdg_dubiner_eval(c->k, q.n, q.r, q.s, c->vb[0], c->vb[1], c->vb[2]);
+    hdg_quad2d_free(&q);
+    return HDG_OK;
+}
+
+static void host_free(lower *c)
+{
+    free(c->vwh), free(c->fwh), free(c->fLh);
+    for (int i = 0; i < 3; i++) free(c->vb[i]), free(c->fb[i]);
 }
 
 /* ---------------------------------------------------------------- helpers */
@@ -229,6 +261,204 @@ static void set_origin(lower *c, hdg_ir_kernel *k, const hdg_atom *a)
     free(text);
 }
 
+/* ------------------------------------------------ reference-tensor path
+ * An atom whose coefficient does not depend on x or y (constant, params, t,
+ * or on faces the normal, which is constant per face of an affine element)
+ * needs no quadrature loop per element: its integral is
+ *     scale * coef * sum_ab g_a g_b T_ab[i][j]
+ * with T_ab the integrals of products of reference basis values or reference
+ * derivatives, computed once at compile time (module tables), and g_a the
+ * affine factors (1, or rx, sx for d/dx, ry, sy for d/dy). */
+
+typedef struct bterm { int kind, g; } bterm;   /* kind 0 value, 1 d/dr, 2 d/ds; g geom index or -1 */
+
+static int side_terms(hdg_op op, bterm *t)
+{
+    if (op == HDG_OP_VALUE) { t[0] = (bterm){0, -1}; return 1; }
+    t[0] = (bterm){1, op == HDG_OP_DX ? HDG_G_RX : HDG_G_RY};
+    t[1] = (bterm){2, op == HDG_OP_DX ? HDG_G_SX : HDG_G_SY};
+    return 2;
+}
+
+static const char *KIND[3] = {"P", "Pr", "Ps"};
+
+/* sum_q w[q] X[q][i] Y[q][j] for nb blocks (faces) */
+static double *integrate(int nb, int nq, const double *w, const double *X, int nx, const double *Y, int ny)
+{
+    double *T = hdg_xcalloc((size_t)nb * nx * (ny ? ny : 1), sizeof(double));
+    for (int b = 0; b < nb; b++)
+        for (int q = 0; q < nq; q++)
+            for (int i = 0; i < nx; i++) {
+                double xi = w[q] * X[((size_t)b * nq + q) * nx + i];
+                if (!ny) { T[(size_t)b * nx + i] += xi; continue; }
+                for (int j = 0; j < ny; j++)
+                    T[((size_t)b * nx + i) * ny + j] += xi * Y[((size_t)b * nq + q) * ny + j];
+            }
+    return T;
+}
+
+static hdg_ir_tensor *table_vv(lower *c, int a, int b)
+{
+    if (!c->Tvv[a][b]) {
+        char name[32];
+        snprintf(name, sizeof name, "T_%s_%s", KIND[a], KIND[b]);
+        double *T = integrate(1, c->nvq, c->vwh, c->vb[a], c->np, c->vb[b], c->np);
+        c->Tvv[a][b] = hdg_ir_table(c->m, name, HDG_SHAPE(c->np, c->np), T);
+        free(T);
+    }
+    return c->Tvv[a][b];
+}
+
+static hdg_ir_tensor *table_v(lower *c, int a)
+{
+    if (!c->Tv[a]) {
+        char name[32];
+        snprintf(name, sizeof name, "T_%s", KIND[a]);
+        double *T = integrate(1, c->nvq, c->vwh, c->vb[a], c->np, NULL, 0);
+        c->Tv[a] = hdg_ir_table(c->m, name, HDG_SHAPE(c->np), T);
+        free(T);
+    }
+    return c->Tv[a];
+}
+
+static hdg_ir_tensor *table_ff(lower *c, int a, int b)
+{
+    if (!c->Tff[a][b]) {
+        char name[32];
+        snprintf(name, sizeof name, "TF_%s_%s", KIND[a], KIND[b]);
+        double *T = integrate(3, c->nfq, c->fwh, c->fb[a], c->np, c->fb[b], c->np);
+        c->Tff[a][b] = hdg_ir_table(c->m, name, HDG_SHAPE(3, c->np, c->np), T);
+        free(T);
+    }
+    return c->Tff[a][b];
+}
+
+/* element basis (kind a) x Legendre, per face: the face rule's L repeated per face */
+static hdg_ir_tensor *table_fl(lower *c, int a)
+{
+    if (!c->Tfl[a]) {
+        char name[32];
+        snprintf(name, sizeof name, "TF_%s_L", KIND[a]);
+        int n = c->nfq, nk = c->nk;
+        double *L3 = hdg_xmalloc(sizeof(double) * 3 * (size_t)(n * nk));
+        for (int f = 0; f < 3; f++) memcpy(L3 + (size_t)f * n * nk, c->fLh, sizeof(double) * (size_t)(n * nk));
+        double *T = integrate(3, n, c->fwh, c->fb[a], c->np, L3, nk);
+        c->Tfl[a] = hdg_ir_table(c->m, name, HDG_SHAPE(3, c->np, nk), T);
+        free(T), free(L3);
+    }
+    return c->Tfl[a];
+}
+
+static hdg_ir_tensor *table_f(lower *c, int a)
+{
+    if (!c->Tf[a]) {
+        char name[32];
+        snprintf(name, sizeof name, "TF_%s", KIND[a]);
+        double *T = integrate(3, c->nfq, c->fwh, c->fb[a], c->np, NULL, 0);
+        c->Tf[a] = hdg_ir_table(c->m, name, HDG_SHAPE(3, c->np), T);
+        free(T);
+    }
+    return c->Tf[a];
+}
+
+static hdg_ir_tensor *table_ll(lower *c)
+{
+    if (!c->Tll) {
+        double *T = integrate(1, c->nfq, c->fwh, c->fLh, c->nk, c->fLh, c->nk);
+        c->Tll = hdg_ir_table(c->m, "TF_L_L", HDG_SHAPE(c->nk, c->nk), T);
+        free(T);
+    }
+    return c->Tll;
+}
+
+static hdg_ir_tensor *table_l(lower *c)
+{
+    if (!c->Tl) {
+        double *T = integrate(1, c->nfq, c->fwh, c->fLh, c->nk, NULL, 0);
+        c->Tl = hdg_ir_table(c->m, "TF_L", HDG_SHAPE(c->nk), T);
+        free(T);
+    }
+    return c->Tl;
+}
+
+static hdg_ir_expr *gfac(hdg_ir_kernel *k, hdg_ir_tensor *g, const bterm *t, hdg_ir_expr *v)
+{
+    return t->g < 0 ? v : hdg_ir_mul(k, Gc(k, g, t->g), v);
+}
+
+/* The reference-tensor value of test mode i against trial mode j (or the
+ * source integral when rs is NULL). */
+static hdg_ir_expr *ref_value(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const side *ts,
+                              const side *rs, hdg_ir_expr *f, hdg_ir_expr *i, hdg_ir_expr *j)
+{
+    bterm ta[2], ra[2];
+    int nta = ts->trace ? 1 : side_terms(ts->op, ta), nra = !rs || rs->trace ? 1 : side_terms(rs->op, ra);
+    if (ts->trace) ta[0] = (bterm){0, -1};
+    if (!rs || rs->trace) ra[0] = (bterm){0, -1};
+    hdg_ir_expr *sum = NULL;
+    for (int x = 0; x < nta; x++)
+        for (int y = 0; y < nra; y++) {
+            hdg_ir_expr *v;
+            if (!rs) {
+                if (ts->trace) v = hdg_ir_ld1(k, table_l(c), i);
+                else v = f ? hdg_ir_ld2(k, table_f(c, ta[x].kind), f, i) : hdg_ir_ld1(k, table_v(c, ta[x].kind), i);
+            } else if (!ts->trace && !rs->trace) {
+                v = f ? hdg_ir_ld3(k, table_ff(c, ta[x].kind, ra[y].kind), f, i, j)
+                      : hdg_ir_ld2(k, table_vv(c, ta[x].kind, ra[y].kind), i, j);
+            } else if (!ts->trace) {
+                v = hdg_ir_ld3(k, table_fl(c, ta[x].kind), f, i, j);
+            } else if (!rs->trace) {
+                v = hdg_ir_ld3(k, table_fl(c, ra[y].kind), f, j, i);
+            } else {
+                v = hdg_ir_ld2(k, table_ll(c), i, j);
+            }
+            v = gfac(k, g, &ta[x], gfac(k, g, &ra[y], v));
+            sum = sum ? hdg_ir_add(k, sum, v) : v;
+        }
+    return sum;
+}
+
+static int coef_is_constant(const hdg_atom *a)
+{
+    return !hdg_expr_depends(a->coef, HDG_VAR_X) && !hdg_expr_depends(a->coef, HDG_VAR_Y);
+}
+
+static void emit_atom_ref(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, hdg_ir_tensor *dst,
+                          const side *ts, const side *rs, const hdg_atom *a)
+{
+    hdg_lower_env env = {c->p, {NULL, NULL, hdg_ir_time(k)}, {NULL, NULL}};
+    hdg_ir_expr *face = NULL, *scale;
+    int boundary = a->domain == HDG_BOUNDARY;
+    if (boundary) {
+        face = hdg_ir_for(k, "f", 3);
+        hdg_ir_expr *fb = hdg_ir_add(k, I(k, HDG_G_FACE0), hdg_ir_mul(k, face, I(k, 3)));
+        env.normal[0] = hdg_ir_let(k, "nx", G(k, g, fb));
+        env.normal[1] = hdg_ir_let(k, "ny", G(k, g, hdg_ir_add(k, fb, I(k, 1))));
+        scale = G(k, g, hdg_ir_add(k, fb, I(k, 2)));
+        if (a->markers)
+            scale = hdg_ir_mul(k, scale, G(k, g, hdg_ir_add(k, I(k, HDG_G_FIXED + 3 * marker_set(c, a->markers)),
+                                                           face)));
+    } else {
+        scale = Gc(k, g, HDG_G_J);
+    }
+    hdg_ir_expr *coef = hdg_lower_expr(k, &env, a->coef);
+    if (!coef) coef = hdg_ir_num(k, 0);
+    hdg_ir_expr *cw = hdg_ir_let(k, "c", hdg_ir_mul(k, scale, coef));
+    hdg_ir_expr *i = hdg_ir_for(k, "i", ts->n);
+    hdg_ir_expr *row = dof(c, k, ts, 0, face, i);
+    if (a->trial < 0) {
+        hdg_ir_accum(k, hdg_ir_ld2(k, dst, row, I(k, c->L->nt)),
+                     hdg_ir_mul(k, cw, ref_value(c, k, g, ts, NULL, face, i, NULL)));
+    } else {
+        hdg_ir_expr *j = hdg_ir_for(k, "j", rs->n);
+        hdg_ir_accum(k, hdg_ir_ld2(k, dst, row, dof(c, k, rs, 0, face, j)),
+                     hdg_ir_mul(k, cw, ref_value(c, k, g, ts, rs, face, i, j)));
+        hdg_ir_end(k);
+    }
+    hdg_ir_end(k);
+    if (boundary) hdg_ir_end(k);
+}
+
 /* Adds one atom's integral to the right block. Returns 0 if the atom does not
  * belong to the blocks given (e.g. trace rows in the recovery kernel). */
 static int emit_atom(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const blocks *bk,
@@ -240,6 +470,11 @@ static int emit_atom(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const blocks 
                                    : (source || rs.trace ? bk->D : bk->C);
     if (!dst) return 0;
     set_origin(c, k, a);
+    if (c->ref_tensors && coef_is_constant(a)) {
+        emit_atom_ref(c, k, g, dst, &ts, &rs, a);
+        hdg_ir_set_origin(k, NULL, 0, 0, NULL);
+        return 1;
+    }
     hdg_lower_env env = {c->p, {NULL, NULL, hdg_ir_time(k)}, {NULL, NULL}};
     hdg_ir_expr *face = NULL, *scale, *q;
     int boundary = a->domain == HDG_BOUNDARY;
@@ -641,8 +876,9 @@ hdg_status hdg_lower_hdg(const hdg_problem *p, hdg_lowered *out, hdg_error *err)
     if (st) return st;
     c.m = out->mod = hdg_ir_module_new(p->name);
     int deg = 2 * c.k + 4;
+    c.ref_tensors = !getenv("HDGC_NO_REF_TENSORS");
     if ((st = volume_tables(&c, deg, "vol", &c.nvq, &c.vw, &c.vlam, &c.vP, &c.vPr, &c.vPs, c.k)) ||
-        (st = face_tables(&c)))
+        (st = volume_host(&c, deg)) || (st = face_tables(&c)))
         goto fail;
     local_kernel(&c);
     recover_kernel(&c);
@@ -651,8 +887,10 @@ hdg_status hdg_lower_hdg(const hdg_problem *p, hdg_lowered *out, hdg_error *err)
     for (int i = 0; i < out->ndir; i++)
         if ((st = dirichlet_kernel(&c, i, out->dir_bc[i]))) goto fail;
     if ((st = hdg_ir_verify_module(out->mod, err))) goto fail;
+    host_free(&c);
     return HDG_OK;
 fail:
+    host_free(&c);
     hdg_lowered_free(out);
     return st;
 }
