@@ -33,6 +33,7 @@ typedef struct result {
     int k, m, nf, threads;
     double block_bytes, csr_bytes, flops;
     double block_best, block_median, csr_best, csr_median; /* seconds per SpMV */
+    double triad; /* GB/s, best of the passes interleaved with the SpMVs */
     double reldiff;
     long long nnz;
 } result;
@@ -63,7 +64,8 @@ static void help(void)
            "  --sweep          run k = 1..6 (or --orders a..b) and print one table\n"
            "  --orders a..b    the range of --sweep\n"
            "  --reps R         timed samples per format (default 10); each sample runs\n"
-           "                   enough SpMVs to last >= %.0f ms; best and median reported\n"
+           "                   enough SpMVs to last >= %.0f ms; best and median reported;\n"
+           "                   a triad pass follows each pair of samples\n"
            "  --threads T      thread count (default: HDG_THREADS or all CPUs)\n"
            "  --triad-mib S    size of each of the 3 triad arrays in MiB (default %zu;\n"
            "                   keep it far above the last-level cache)\n"
@@ -72,7 +74,8 @@ static void help(void)
            "\n"
            "Bytes per SpMV (MATH.md): dense block 8 (nf na m^2 + 2 nf m) + 4 nf na,\n"
            "CSR 12 nnz + 20 n. GB/s = bytes / best time; %%triad = that over the triad's\n"
-           "GB/s (best of runs before and after the SpMVs). Keep the matrix far above the\n"
+           "GB/s (the best of the passes interleaved with the samples, so that the load of\n"
+           "a shared machine affects both alike). Keep the matrix far above the\n"
            "last-level cache for bandwidth figures: the dense block matrix of square:N\n"
            "is about 0.64 N^2 MB at k = 1, 1.3 N^2 MB at k = 2 and 6.3 N^2 MB at k = 6\n"
            "(square:512: 167 MB at k = 1). The thread count also follows HDG_THREADS.\n",
@@ -171,15 +174,17 @@ static void best_median(double *t, int n, double *best, double *median)
     *median = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
 }
 
-/* Times both formats with their samples interleaved (block, CSR, block, ...)
- * so that load from other processes hits both alike. */
-static void time_both(const kernel *kb, const kernel *kc, int reps, result *r)
+/* Times both formats and the triad with their samples interleaved (block,
+ * CSR, triad, block, ...) so that load from other processes hits all alike. */
+static void time_all(const kernel *kb, const kernel *kc, hdg_triad *triad, int reps, result *r)
 {
     int bb = batch_size(run_block, kb), bc = batch_size(run_csr, kc);
     double *tb = hdg_xmalloc(sizeof(double) * reps), *tc = hdg_xmalloc(sizeof(double) * reps);
+    r->triad = 0.0;
     for (int i = 0; i < reps; i++) {
         tb[i] = time_batch(run_block, kb, bb);
         tc[i] = time_batch(run_csr, kc, bc);
+        r->triad = fmax(r->triad, hdg_triad_pass(triad));
     }
     best_median(tb, reps, &r->block_best, &r->block_median);
     best_median(tc, reps, &r->csr_best, &r->csr_median);
@@ -199,7 +204,8 @@ static double relative_difference(const double *a, const double *b, size_t n)
 }
 
 /* Builds the matrices for order k on mesh M, checks agreement, times both. */
-static hdg_status bench_order(const hdg_mesh *M, int k, int reps, result *r, hdg_error *err)
+static hdg_status bench_order(const hdg_mesh *M, int k, int reps, hdg_triad *triad, result *r,
+                              hdg_error *err)
 {
     memset(r, 0, sizeof *r);
     int m = k + 1;
@@ -220,7 +226,7 @@ static hdg_status bench_order(const hdg_mesh *M, int k, int reps, result *r, hdg
     run_block(&kb);
     run_csr(&kc);
     r->reldiff = relative_difference(yb, yc, n);
-    time_both(&kb, &kc, reps, r);
+    time_all(&kb, &kc, triad, reps, r);
     r->k = k;
     r->m = m;
     r->nf = B.nf;
@@ -243,8 +249,10 @@ static double gbs(double bytes, double t) { return bytes / t / 1e9; }
 
 static int agrees(const result *r) { return r->reldiff <= AGREE_TOL; }
 
-static void print_single(const result *r, double triad)
+static void print_single(const result *r)
 {
+    double triad = r->triad;
+    printf("triad: %.2f GB/s (best of the passes run between the SpMV samples)\n", triad);
     printf("matrix: %d face rows, m = %d, %lld nonzeros; dense block %.1f MB, CSR %.1f MB per SpMV\n",
            r->nf, r->m, r->nnz, r->block_bytes / 1e6, r->csr_bytes / 1e6);
     printf("\n%-12s %10s %10s %9s %9s %8s\n", "format", "best ms", "median ms", "GB/s", "GFLOP/s",
@@ -263,21 +271,22 @@ static void print_single(const result *r, double triad)
            r->reldiff, agrees(r) ? "agree" : "DISAGREE", AGREE_TOL);
 }
 
-static void print_sweep(const result *r, int n, double triad)
+static void print_sweep(const result *r, int n)
 {
-    printf("%2s %2s %9s %9s %9s %9s %9s %9s %8s %8s %10s\n", "k", "m", "block MB", "CSR MB",
-           "block ms", "CSR ms", "blk GB/s", "CSR GB/s", "blk/trd", "blk/CSR", "rel.diff");
+    printf("%2s %2s %9s %9s %9s %9s %9s %9s %9s %8s %8s %10s\n", "k", "m", "block MB", "CSR MB",
+           "block ms", "CSR ms", "blk GB/s", "CSR GB/s", "trd GB/s", "blk/trd", "blk/CSR", "rel.diff");
     for (int i = 0; i < n; i++, r++)
-        printf("%2d %2d %9.1f %9.1f %9.3f %9.3f %9.2f %9.2f %8.3f %7.3fx %10.2e%s\n", r->k, r->m,
+        printf("%2d %2d %9.1f %9.1f %9.3f %9.3f %9.2f %9.2f %9.2f %8.3f %7.3fx %10.2e%s\n", r->k, r->m,
                r->block_bytes / 1e6, r->csr_bytes / 1e6, r->block_best * 1e3, r->csr_best * 1e3,
-               gbs(r->block_bytes, r->block_best), gbs(r->csr_bytes, r->csr_best),
-               gbs(r->block_bytes, r->block_best) / triad, r->csr_best / r->block_best, r->reldiff,
+               gbs(r->block_bytes, r->block_best), gbs(r->csr_bytes, r->csr_best), r->triad,
+               gbs(r->block_bytes, r->block_best) / r->triad, r->csr_best / r->block_best, r->reldiff,
                agrees(r) ? "" : " DISAGREE");
-    printf("triad: %.2f GB/s; times are best of the samples\n", triad);
+    printf("times and GB/s: best of the samples; triad: best of the passes run between them\n");
 }
 
-static void report_result(hdg_report *j, const result *r, double triad)
+static void report_result(hdg_report *j, const result *r)
 {
+    double triad = r->triad;
     hdg_report_int(j, "order", r->k);
     hdg_report_int(j, "m", r->m);
     hdg_report_int(j, "faces", r->nf);
@@ -293,6 +302,7 @@ static void report_result(hdg_report *j, const result *r, double triad)
     hdg_report_number(j, "csr.median_s", r->csr_median);
     hdg_report_number(j, "csr.gbs", gbs(r->csr_bytes, r->csr_best));
     hdg_report_number(j, "csr.gflops", r->flops / r->csr_best / 1e9);
+    hdg_report_number(j, "triad.gbs", triad);
     hdg_report_number(j, "ratio.block_triad", gbs(r->block_bytes, r->block_best) / triad);
     hdg_report_number(j, "ratio.block_csr_speedup", r->csr_best / r->block_best);
     hdg_report_number(j, "ratio.block_csr_speedup_median", r->csr_median / r->block_median);
@@ -300,7 +310,7 @@ static void report_result(hdg_report *j, const result *r, double triad)
     hdg_report_bool(j, "agree", agrees(r));
 }
 
-static int write_json(const options *o, const hdg_mesh *M, const result *res, int n, double triad)
+static int write_json(const options *o, const hdg_mesh *M, const result *res, int n)
 {
     hdg_report *j = hdg_report_new();
     hdg_report_string(j, "benchmark", "spmv");
@@ -309,12 +319,11 @@ static int write_json(const options *o, const hdg_mesh *M, const result *res, in
     hdg_report_int(j, "mesh.faces", M->nf);
     hdg_report_int(j, "threads", hdg_parallel_threads());
     hdg_report_int(j, "reps", o->reps);
-    hdg_report_number(j, "triad.gbs", triad);
-    hdg_report_int(j, "triad.bytes_per_array", (long long)(o->triad_mib << 20));
+    hdg_report_int(j, "triad_bytes_per_array", (long long)(o->triad_mib << 20));
     if (o->sweep)
-        for (int i = 0; i < n; i++) report_result(hdg_report_array_push_object(j, "sweep"), &res[i], triad);
+        for (int i = 0; i < n; i++) report_result(hdg_report_array_push_object(j, "sweep"), &res[i]);
     else
-        report_result(j, &res[0], triad);
+        report_result(j, &res[0]);
     hdg_error err;
     hdg_error_clear(&err);
     hdg_status st = hdg_report_write(j, o->json, &err);
@@ -401,28 +410,30 @@ static int bench_spmv(int argc, char **argv)
         return 1;
     }
     int k0 = o.sweep ? o.kmin : o.order, k1 = o.sweep ? o.kmax : o.order, n = k1 - k0 + 1;
-    size_t triad_bytes = o.triad_mib << 20;
     printf("spmv benchmark: mesh %s (%d elements, %d faces), threads %d, %d samples per format\n",
            o.mesh, M.ne, M.nf, hdg_parallel_threads(), o.reps);
     if (o.sweep) printf("orders: k = %d..%d\n", k0, k1);
     else printf("order: k = %d\n", o.order);
     fflush(stdout);
-    double triad = hdg_stream_triad(triad_bytes, 5);
+    hdg_triad triad;
+    if (hdg_triad_init(&triad, o.triad_mib << 20)) {
+        fprintf(stderr, "hdgc: error: cannot allocate the triad arrays (3 x %zu MiB)\n", o.triad_mib);
+        hdg_mesh_free(&M);
+        return 1;
+    }
     result *res = hdg_xcalloc((size_t)n, sizeof *res);
     for (int i = 0; i < n && rc < 0; i++)
-        if (bench_order(&M, k0 + i, o.reps, &res[i], &err)) {
+        if (bench_order(&M, k0 + i, o.reps, &triad, &res[i], &err)) {
             fprintf(stderr, "hdgc: error: %s\n", err.msg);
             rc = 1;
+        } else if (res[i].triad <= 0) {
+            fprintf(stderr, "hdgc: error: the triad computed a wrong result\n");
+            rc = 1;
         }
-    if (rc < 0) triad = fmax(triad, hdg_stream_triad(triad_bytes, 5));
-    if (rc < 0 && triad <= 0) {
-        fprintf(stderr, "hdgc: error: cannot allocate the triad arrays (3 x %zu MiB)\n", o.triad_mib);
-        rc = 1;
-    }
+    hdg_triad_free(&triad);
     if (rc < 0) {
-        printf("triad: %.2f GB/s (3 arrays of %zu MiB, best of 10)\n", triad, o.triad_mib);
-        if (o.sweep) print_sweep(res, n, triad);
-        else print_single(&res[0], triad);
+        if (o.sweep) print_sweep(res, n);
+        else print_single(&res[0]);
         rc = 0;
         for (int i = 0; i < n; i++)
             if (!agrees(&res[i])) {
@@ -430,7 +441,7 @@ static int bench_spmv(int argc, char **argv)
                                 "(relative %.3e > %.0e)\n", res[i].k, res[i].reldiff, AGREE_TOL);
                 rc = 1;
             }
-        if (o.json && write_json(&o, &M, res, n, triad)) rc = 1;
+        if (o.json && write_json(&o, &M, res, n)) rc = 1;
     }
     free(res);
     hdg_mesh_free(&M);

@@ -360,6 +360,9 @@ static void report_sizes(hdg_run *r)
     hdg_report_int(R, "dofs.element_per_element", r->L.nl);
     hdg_report_int(R, "compile.cache_hits", r->cc.stats.cache_hit ? 1 : 0);
     hdg_report_number(R, "compile.seconds", r->cc.stats.compile_seconds);
+    hdg_report_number(R, "compile.ir_passes_seconds", r->cc.t_optimize);
+    hdg_report_number(R, "compile.emit_seconds", r->cc.t_emit);
+    hdg_report_number(R, "compile.load_seconds", r->cc.stats.load_seconds);
     hdg_report_int(R, "compile.source_bytes", (long long)r->cc.source_bytes);
     if (r->cc.stats.warning[0]) hdg_report_string(R, "compile.warning", r->cc.stats.warning);
 }

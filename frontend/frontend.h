@@ -11,6 +11,15 @@
  * (coefficients, boundary data, exact solutions) are trees of hdg_expr nodes that
  * the lowering walks, and that hdg_expr_eval evaluates on the host.
  *
+ * HDG post-processing ('postprocess ustar : W', 'mean ustar = u' in the file):
+ * unknowns[i].post marks the post-processed unknowns (npost of them, not in
+ * nelement/ntrace); each has one equation with equations[e].post set, whose
+ * atoms are VOLUME atoms with roles HDG_ROLE_POST (trial = the post unknown),
+ * HDG_ROLE_POST_SOURCE (trial = an element unknown of the main system, known
+ * once the main system is solved) or HDG_ROLE_SOURCE (trial -1), and
+ * unknowns[i].mean gives the element unknown whose element mean it keeps.
+ * The main system is every equation with post == false.
+ *
  * Diagnostics are collected in an hdg_diags (location + severity + message) and
  * rendered to text by hdg_diags_render; the frontend never prints.
  * The frontend includes no header of runtime/, ir/ or backends/.

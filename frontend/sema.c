@@ -212,7 +212,10 @@ static void header(sema *S, decl *ds, const hdg_frontend_options *opt)
     }
     if (!first[2] && !(opt && opt->order))
         sema_error(S, first[0] ? first[0]->loc : (hdg_loc){1, 1}, "missing 'degree k = N' declaration");
-    if (!p->degree_name) p->degree_name = "k";
+    if (!p->degree_name) {   /* none declared (an error unless --order): 'k' still names it */
+        p->degree_name = "k";
+        if (!sema_lookup(S, "k")) define(S, "k", SYM_DEGREE, 0, (hdg_loc){1, 1});
+    }
     if (!p->degree) p->degree = 1;
 }
 
@@ -849,6 +852,7 @@ static void neumann(sema *S, decl *d, hdg_bc *b)
         return;
     }
     hdg_equation *e = &p->equations[fl->trace_eq];
+    if (!e->atoms || e->unknown < 0) return;   /* the trace equation had errors (reported) */
     int nc = p->tests[e->test].ncomp;
     ectx cx = data_ctx("boundary data", XYT, true);
     if (!data_expr(S, &cx, d->expr, nc, NULL, b->value, "the neumann data")) return;
@@ -856,7 +860,7 @@ static void neumann(sema *S, decl *d, hdg_bc *b)
     b->equation = fl->trace_eq;
     b->unknown = e->unknown;
     hdg_atom *atoms = hdg_arena_alloc(p->arena, (size_t)(e->natoms + nc) * sizeof(hdg_atom));
-    memcpy(atoms, e->atoms, (size_t)e->natoms * sizeof(hdg_atom));
+    if (e->natoms) memcpy(atoms, e->atoms, (size_t)e->natoms * sizeof(hdg_atom));
     for (int c = 0; c < nc; c++)   /* <g, mu> on the markers, on the right-hand side */
         atoms[e->natoms++] = (hdg_atom){.domain = HDG_BOUNDARY, .markers = &b->markers, .test = e->test,
                                         .test_comp = c, .trial = -1, .coef = b->value[c],

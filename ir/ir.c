@@ -46,7 +46,34 @@ const char *hdg_ir_strdup(hdg_ir_module *m, const char *s)
 
 /* ------------------------------------------------------ identifier hygiene */
 
-struct hdg_ir_names { const char **slot; size_t cap, count; };
+struct hdg_ir_names {
+    const char **slot; size_t cap, count;
+    /* per base name, the next numeric suffix to try (names are never removed,
+     * so every smaller suffix is still taken): keeps naming linear */
+    struct { char *base; int next; } *suf;
+    size_t scap, scount;
+};
+
+static int *suffix_slot(struct hdg_ir_names *n, const char *base)
+{
+    if (2 * (n->scount + 1) > n->scap) {
+        size_t oldcap = n->scap;
+        __typeof__(n->suf) old = n->suf;
+        n->scap = oldcap ? 2 * oldcap : 64;
+        n->suf = hdg_xcalloc(n->scap, sizeof *n->suf);
+        n->scount = 0;
+        for (size_t i = 0; i < oldcap; i++)
+            if (old[i].base) *suffix_slot(n, old[i].base) = old[i].next, free(old[i].base);
+        free(old);
+    }
+    size_t h = (size_t)hdg_hash64(base, strlen(base), 0) & (n->scap - 1);
+    for (; n->suf[h].base; h = (h + 1) & (n->scap - 1))
+        if (!strcmp(n->suf[h].base, base)) return &n->suf[h].next;
+    n->suf[h].base = hdg_xstrdup(base);
+    n->suf[h].next = 2;
+    n->scount++;
+    return &n->suf[h].next;
+}
 
 static struct hdg_ir_names *names_new(hdg_ir_module *m)
 {
@@ -146,8 +173,12 @@ static const char *unique_name(hdg_ir_module *m, struct hdg_ir_names *into, cons
     }
     snprintf(buf, sizeof buf, "%s", base);
     int digit_end = isdigit((unsigned char)base[strlen(base) - 1]);
-    for (int i = 2; name_taken(m, into, buf); i++)
-        snprintf(buf, sizeof buf, digit_end ? "%s_%d" : "%s%d", base, i);
+    if (name_taken(m, into, buf)) {
+        int *next = suffix_slot(into, base), i = *next;
+        do snprintf(buf, sizeof buf, digit_end ? "%s_%d" : "%s%d", base, i++);
+        while (name_taken(m, into, buf));
+        *next = i;
+    }
     const char *r = hdg_ir_strdup(m, buf);
     names_add(into, r);
     return r;
@@ -176,6 +207,8 @@ void hdg_ir_module_free(hdg_ir_module *m)
     free(m->tables);
     for (int i = 0; i < a->nnames; i++) {
         free(a->names[i]->slot);
+        for (size_t j = 0; j < a->names[i]->scap; j++) free(a->names[i]->suf[j].base);
+        free(a->names[i]->suf);
         free(a->names[i]);
     }
     free(a->names);

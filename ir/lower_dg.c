@@ -30,7 +30,7 @@ typedef struct dgc {
     const hdg_atom *tatom[HDG_DG_MAX_FIELDS];
     int needs_ext[HDG_DG_MAX_FIELDS];
     /* tables */
-    hdg_ir_tensor *Dr, *Ds, *Sr, *Ss, *LIFT, *r, *s, *Fm, *FmR, *rf, *sf;
+    hdg_ir_tensor *DrsT, *SrsT, *LIFTT, *r, *s, *Fm, *FmR, *rf, *sf;   /* see make_tables */
     hdg_ir_tensor *Iq, *wq, *rq, *sq;
     int nq;
 } dgc;
@@ -274,32 +274,73 @@ static hdg_status analyze_atoms(dgc *c, hdg_error *err)
 
 /* ---------------------------------------------------------------- tables */
 
+/* Volume terms of the problem: weak-form ones (derivative on the test
+ * function) and strong-form ones (derivative on the unknown); deriv[f] = 1
+ * when a strong-form term differentiates field f. */
+static void count_volume(const dgc *c, int *nweak, int *deriv)
+{
+    const hdg_problem *p = c->p;
+    *nweak = 0;
+    for (int f = 0; f < c->F; f++) deriv[f] = 0;
+    for (int e = 0; e < p->nequations; e++)
+        for (int i = 0; i < p->equations[e].natoms; i++) {
+            const hdg_atom *a = &p->equations[e].atoms[i];
+            if (a->domain != HDG_VOLUME || a->role == HDG_ROLE_TIME) continue;
+            if (a->test_op != HDG_OP_VALUE) (*nweak)++;
+            else if (a->trial_op != HDG_OP_VALUE && atom_field(c, a) >= 0) deriv[atom_field(c, a)] = 1;
+        }
+}
+
+/* T = [A^T | B^T] (n x 2n) for two n x n matrices: row j holds column j of A
+ * then column j of B, so products over j run along contiguous rows. */
+static double *pair_transposed(const double *A, const double *B, int n)
+{
+    double *T = hdg_xmalloc(sizeof(double) * 2 * (size_t)n * n);
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++) {
+            T[j * 2 * n + i] = A[i * n + j];
+            T[j * 2 * n + n + i] = B[i * n + j];
+        }
+    return T;
+}
+
 static void make_tables(dgc *c, hdg_error *err)
 {
     hdg_refel *re = &c->re;
     hdg_ir_module *m = c->L->mod;
-    int Np = re->Np, Nfp = re->Nfp;
-    c->Dr = hdg_ir_table(m, "Dr", HDG_SHAPE(Np, Np), re->Dr);
-    c->Ds = hdg_ir_table(m, "Ds", HDG_SHAPE(Np, Np), re->Ds);
-    c->LIFT = hdg_ir_table(m, "LIFT", HDG_SHAPE(Np, 3 * Nfp), re->LIFT);
-    c->r = hdg_ir_table(m, "rnode", HDG_SHAPE(Np), re->r);
-    c->s = hdg_ir_table(m, "snode", HDG_SHAPE(Np), re->s);
-    /* weak derivatives Sr = M^-1 Dr^T M, Ss likewise */
-    double *S = hdg_xcalloc((size_t)Np * Np * 2, sizeof(double));
-    for (int d = 0; d < 2; d++) {
-        const double *D = d ? re->Ds : re->Dr;
-        double *T = hdg_xcalloc((size_t)Np * Np, sizeof(double));   /* D^T M */
-        for (int i = 0; i < Np; i++)
-            for (int j = 0; j < Np; j++)
-                for (int l = 0; l < Np; l++) T[i * Np + j] += D[l * Np + i] * re->M[l * Np + j];
-        for (int i = 0; i < Np; i++)
-            for (int j = 0; j < Np; j++)
-                for (int l = 0; l < Np; l++) S[d * Np * Np + i * Np + j] += re->Minv[i * Np + l] * T[l * Np + j];
+    int Np = re->Np, Nfp = re->Nfp, nweak, deriv[HDG_DG_MAX_FIELDS], nderiv = 0;
+    count_volume(c, &nweak, deriv);
+    for (int f = 0; f < c->F; f++) nderiv += deriv[f];
+    if (nderiv) {
+        double *T = pair_transposed(re->Dr, re->Ds, Np);
+        c->DrsT = hdg_ir_table(m, "DrsT", HDG_SHAPE(Np, 2 * Np), T);
         free(T);
     }
-    c->Sr = hdg_ir_table(m, "Sr", HDG_SHAPE(Np, Np), S);
-    c->Ss = hdg_ir_table(m, "Ss", HDG_SHAPE(Np, Np), S + Np * Np);
-    free(S);
+    double *LT = hdg_xmalloc(sizeof(double) * 3 * (size_t)Nfp * Np);
+    for (int i = 0; i < Np; i++)
+        for (int k = 0; k < 3 * Nfp; k++) LT[k * Np + i] = re->LIFT[i * 3 * Nfp + k];
+    c->LIFTT = hdg_ir_table(m, "LIFTT", HDG_SHAPE(3 * Nfp, Np), LT);
+    free(LT);
+    c->r = hdg_ir_table(m, "rnode", HDG_SHAPE(Np), re->r);
+    c->s = hdg_ir_table(m, "snode", HDG_SHAPE(Np), re->s);
+    if (nweak) {   /* weak derivatives Sr = M^-1 Dr^T M, Ss likewise */
+        double *S = hdg_xcalloc((size_t)Np * Np * 2, sizeof(double));
+        for (int d = 0; d < 2; d++) {
+            const double *D = d ? re->Ds : re->Dr;
+            double *T = hdg_xcalloc((size_t)Np * Np, sizeof(double));   /* D^T M */
+            for (int i = 0; i < Np; i++)
+                for (int j = 0; j < Np; j++)
+                    for (int l = 0; l < Np; l++) T[i * Np + j] += D[l * Np + i] * re->M[l * Np + j];
+            for (int i = 0; i < Np; i++)
+                for (int j = 0; j < Np; j++)
+                    for (int l = 0; l < Np; l++) S[d * Np * Np + i * Np + j] += re->Minv[i * Np + l] * T[l * Np + j];
+            free(T);
+        }
+        double *T = pair_transposed(S, S + Np * Np, Np);
+        c->SrsT = hdg_ir_table(m, "SrsT", HDG_SHAPE(Np, 2 * Np), T);
+        free(T);
+        free(S);
+    }
     int *fm = hdg_xmalloc(sizeof(int) * 6 * (size_t)Nfp);
     double *rs = hdg_xmalloc(sizeof(double) * 6 * (size_t)Nfp);
     for (int f = 0; f < 3; f++)
@@ -356,31 +397,72 @@ static hdg_ir_expr *add_term(hdg_ir_kernel *k, hdg_ir_expr *sum, hdg_ir_expr *t)
     return sum ? hdg_ir_add(k, sum, t) : t;
 }
 
+/* ---------------------------------------------------------------- products */
+
+/* Rows of the inner loop of a product done per pass over the table: the
+ * accumulator rows are loaded and stored once per JUNROLL table rows. */
+enum { JUNROLL = 4 };
+
+/* C[crow[g]][i] (+)= sum_j A[arow[g]][j] T[j][i] for g < n, j < K (the rows
+ * of the table T, K x w), i < w. The sum over j is outermost and the loop
+ * over i innermost, running along rows of T and C with a constant trip
+ * count, so the C compiler vectorises it; one pass over i serves all n rows
+ * and JUNROLL values of j. accumulate = 0 overwrites C. */
+static void product(hdg_ir_kernel *k, hdg_ir_tensor *C, const int *crow, hdg_ir_tensor *A, const int *arow,
+                    int n, hdg_ir_tensor *T, int accumulate)
+{
+    int K = T->shape[0], w = T->shape[1];
+    hdg_ir_expr *a[HDG_DG_MAX_FIELDS][JUNROLL], *row[JUNROLL];
+    for (int j0 = 0; j0 < K;) {
+        /* JUNROLL rows per pass (the first pass alone when it assigns), then the rest */
+        int u = K - j0 >= JUNROLL ? JUNROLL : K - j0;
+        int nb = u == JUNROLL && (accumulate || j0 > 0) ? (K - j0) / JUNROLL : 1;
+        hdg_ir_expr *jb = nb > 1 ? hdg_ir_for(k, "jb", nb) : hdg_ir_int(k, 0);
+        for (int q = 0; q < u; q++) {
+            row[q] = hdg_ir_add(k, hdg_ir_int(k, j0 + q), hdg_ir_mul(k, jb, hdg_ir_int(k, u)));
+            for (int g = 0; g < n; g++)
+                a[g][q] = hdg_ir_let(k, "a", hdg_ir_ld2(k, A, hdg_ir_int(k, arow[g]), row[q]));
+        }
+        hdg_ir_expr *i = hdg_ir_for(k, "i", w);
+        for (int g = 0; g < n; g++) {
+            hdg_ir_expr *sum = NULL;
+            for (int q = 0; q < u; q++)
+                sum = add_term(k, sum, hdg_ir_mul(k, a[g][q], hdg_ir_ld2(k, T, row[q], i)));
+            hdg_ir_expr *dst = hdg_ir_ld2(k, C, hdg_ir_int(k, crow[g]), i);
+            if (accumulate || j0 > 0) hdg_ir_accum(k, dst, sum);
+            else hdg_ir_assign(k, dst, sum);
+        }
+        hdg_ir_end(k);
+        if (nb > 1) hdg_ir_end(k);
+        j0 += nb * u;
+    }
+}
+
 /* ---------------------------------------------------------------- volume */
 
+/* R = the volume part of the right-hand side (every row assigned). Strong
+ * terms take reference derivatives only of the fields they differentiate,
+ * D = [U Dr^T | U Ds^T] in one product per element; weak terms form W = c U
+ * at the nodes and take [W Sr^T | W Ss^T]. Then one pass over the nodes
+ * combines them with the geometric factors and the coefficients. */
 static void build_volume(dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *U, hdg_ir_tensor *G, hdg_ir_tensor *R)
 {
     const hdg_problem *p = c->p;
-    int F = c->F, Np = c->Np, nweak = 0, nderiv = 0;
-    for (int e = 0; e < p->nequations; e++)
-        for (int i = 0; i < p->equations[e].natoms; i++) {
-            const hdg_atom *a = &p->equations[e].atoms[i];
-            if (a->domain != HDG_VOLUME || a->role == HDG_ROLE_TIME) continue;
-            if (a->test_op != HDG_OP_VALUE) nweak++;
-            else if (a->trial_op != HDG_OP_VALUE) nderiv++;
-        }
-    hdg_ir_tensor *Ur = NULL, *Us = NULL, *W = NULL, *Wr = NULL, *Ws = NULL;
+    int F = c->F, Np = c->Np, nweak, deriv[HDG_DG_MAX_FIELDS], drow[HDG_DG_MAX_FIELDS], nd = 0;
+    int rows[HDG_DG_MAX_FIELDS], fields[HDG_DG_MAX_FIELDS];
+    count_volume(c, &nweak, deriv);
+    for (int f = 0; f < F; f++) drow[f] = deriv[f] ? nd++ : -1;
+    hdg_ir_tensor *D = NULL, *W = NULL, *Wd = NULL;
     hdg_ir_expr *t = hdg_ir_time(k);
-    if (nderiv) {   /* reference derivatives of every field: Ur = U Dr^T */
-        Ur = hdg_ir_local(k, "Ur", HDG_IR_DOUBLE, HDG_SHAPE(F, Np));
-        Us = hdg_ir_local(k, "Us", HDG_IR_DOUBLE, HDG_SHAPE(F, Np));
-        hdg_ir_matmul(k, Ur, 1.0, U, 0, c->Dr, 1, 0.0);
-        hdg_ir_matmul(k, Us, 1.0, U, 0, c->Ds, 1, 0.0);
+    if (nd) {
+        D = hdg_ir_local(k, "D", HDG_IR_DOUBLE, HDG_SHAPE(nd, 2 * Np));
+        for (int f = 0; f < F; f++)
+            if (deriv[f]) rows[drow[f]] = drow[f], fields[drow[f]] = f;
+        product(k, D, rows, U, fields, nd, c->DrsT, 0);
     }
-    if (nweak) {    /* weak-form terms (c U, dv/dx): W = c U at the nodes, then Sr, Ss */
+    if (nweak) {    /* weak-form terms (c U, dv/dx): W = c U at the nodes */
         W = hdg_ir_local(k, "W", HDG_IR_DOUBLE, HDG_SHAPE(nweak, Np));
-        Wr = hdg_ir_local(k, "Wr", HDG_IR_DOUBLE, HDG_SHAPE(nweak, Np));
-        Ws = hdg_ir_local(k, "Ws", HDG_IR_DOUBLE, HDG_SHAPE(nweak, Np));
+        Wd = hdg_ir_local(k, "Wd", HDG_IR_DOUBLE, HDG_SHAPE(nweak, 2 * Np));
         hdg_ir_expr *j = hdg_ir_for(k, "j", Np), *x, *y;
         map_point(k, G, hdg_ir_ld1(k, c->r, j), hdg_ir_ld1(k, c->s, j), &x, &y);
         xenv v = { x, y, t, NULL, NULL };
@@ -394,10 +476,11 @@ static void build_volume(dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *U, hdg_ir_tens
                 hdg_ir_assign(k, hdg_ir_ld2(k, W, hdg_ir_int(k, w++), j), val);
             }
         hdg_ir_end(k);
-        hdg_ir_matmul(k, Wr, 1.0, W, 0, c->Sr, 1, 0.0);
-        hdg_ir_matmul(k, Ws, 1.0, W, 0, c->Ss, 1, 0.0);
+        for (int w2 = 0; w2 < nweak; w2++) rows[w2] = w2;
+        product(k, Wd, rows, W, rows, nweak, c->SrsT, 0);
     }
     hdg_ir_expr *i = hdg_ir_for(k, "i", Np), *x, *y;
+    hdg_ir_expr *iNp = hdg_ir_add(k, i, hdg_ir_int(k, Np));
     map_point(k, G, hdg_ir_ld1(k, c->r, i), hdg_ir_ld1(k, c->s, i), &x, &y);
     xenv v = { x, y, t, NULL, NULL };
     hdg_ir_expr *rx = gi(k, G, DG_G_RX), *ry = gi(k, G, DG_G_RY), *sx = gi(k, G, DG_G_SX), *sy = gi(k, G, DG_G_SY);
@@ -412,18 +495,19 @@ static void build_volume(dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *U, hdg_ir_tens
             hdg_ir_set_origin(k, p->file, a->loc.line, a->loc.col, NULL);
             if (a->test_op != HDG_OP_VALUE) {
                 hdg_ir_expr *wi = hdg_ir_int(k, w++);
-                hdg_ir_expr *dr = hdg_ir_ld2(k, Wr, wi, i), *ds = hdg_ir_ld2(k, Ws, wi, i);
+                hdg_ir_expr *dr = hdg_ir_ld2(k, Wd, wi, i), *ds = hdg_ir_ld2(k, Wd, wi, iNp);
                 int dx = a->test_op == HDG_OP_DX;
                 term = hdg_ir_add(k, hdg_ir_mul(k, dx ? rx : ry, dr), hdg_ir_mul(k, dx ? sx : sy, ds));
             } else {
                 term = lx(k, p, a->coef, &v);
                 if (fu >= 0) {
-                    hdg_ir_expr *fi = hdg_ir_int(k, fu), *val;
-                    if (a->trial_op == HDG_OP_VALUE) val = hdg_ir_ld2(k, U, fi, i);
+                    hdg_ir_expr *val;
+                    if (a->trial_op == HDG_OP_VALUE) val = hdg_ir_ld2(k, U, hdg_ir_int(k, fu), i);
                     else {
                         int dx = a->trial_op == HDG_OP_DX;
-                        val = hdg_ir_add(k, hdg_ir_mul(k, dx ? rx : ry, hdg_ir_ld2(k, Ur, fi, i)),
-                                         hdg_ir_mul(k, dx ? sx : sy, hdg_ir_ld2(k, Us, fi, i)));
+                        hdg_ir_expr *di = hdg_ir_int(k, drow[fu]);
+                        val = hdg_ir_add(k, hdg_ir_mul(k, dx ? rx : ry, hdg_ir_ld2(k, D, di, i)),
+                                         hdg_ir_mul(k, dx ? sx : sy, hdg_ir_ld2(k, D, di, iNp)));
                     }
                     term = hdg_ir_mul(k, term, val);
                 }
@@ -433,7 +517,7 @@ static void build_volume(dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *U, hdg_ir_tens
         }
     hdg_ir_set_origin(k, NULL, 0, 0, NULL);
     for (int f = 0; f < F; f++)
-        if (sum[f]) hdg_ir_accum(k, hdg_ir_ld2(k, R, hdg_ir_int(k, f), i), sum[f]);
+        hdg_ir_assign(k, hdg_ir_ld2(k, R, hdg_ir_int(k, f), i), sum[f] ? sum[f] : hdg_ir_num(k, 0));
     hdg_ir_end(k);
 }
 
@@ -476,7 +560,6 @@ static void build_surface(dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *U, hdg_ir_ten
     const hdg_problem *p = c->p;
     int F = c->F, Nfp = c->Nfp;
     hdg_ir_tensor *Gf = hdg_ir_local(k, "flux", HDG_IR_DOUBLE, HDG_SHAPE(F, 3 * Nfp));
-    hdg_ir_fill(k, Gf, hdg_ir_num(k, 0));
     hdg_ir_expr *t = hdg_ir_time(k);
     hdg_ir_expr *f = hdg_ir_for(k, "f", 3);
     hdg_ir_expr *g0 = hdg_ir_add(k, hdg_ir_int(k, DG_G_FACE0), hdg_ir_mul(k, hdg_ir_int(k, 3), f));
@@ -516,34 +599,54 @@ static void build_surface(dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *U, hdg_ir_ten
             sum[fr] = fu >= 0 ? (sum[fr] ? hdg_ir_sub(k, sum[fr], term) : hdg_ir_neg(k, term)) : add_term(k, sum[fr], term);
         }
     hdg_ir_expr *fi = hdg_ir_add(k, hdg_ir_mul(k, f, hdg_ir_int(k, Nfp)), i);
+    int rows[HDG_DG_MAX_FIELDS], nrows = 0;
     for (int g = 0; g < F; g++)
-        if (sum[g]) hdg_ir_assign(k, hdg_ir_ld2(k, Gf, hdg_ir_int(k, g), fi), hdg_ir_mul(k, fs, sum[g]));
+        if (sum[g]) {
+            hdg_ir_assign(k, hdg_ir_ld2(k, Gf, hdg_ir_int(k, g), fi), hdg_ir_mul(k, fs, sum[g]));
+            rows[nrows++] = g;
+        }
     hdg_ir_end(k);
     hdg_ir_end(k);
-    /* lift: R += flux LIFT^T */
-    hdg_ir_matmul(k, R, 1.0, Gf, 0, c->LIFT, 1, 1.0);
+    /* lift the fields that have a flux: R += flux LIFT^T, one product */
+    if (nrows) product(k, R, rows, Gf, rows, nrows, c->LIFTT, 1);
 }
 
 /* ---------------------------------------------------------------- kernels */
 
 static const char *kernel_name(hdg_ir_kernel *k, char *dst) { snprintf(dst, 64, "%s", k->name); return dst; }
 
-static void build_rhs(dgc *c, const char *suffix, int vol, int surf, char *name_out)
+/* What a right-hand-side kernel computes: the volume part, the surface part
+ * accumulated into rhs, both, or both followed by the LSERK4 stage. */
+typedef enum rhs_kind { RHS_VOLUME, RHS_SURFACE, RHS_FULL, RHS_STEP } rhs_kind;
+
+static void build_rhs(dgc *c, const char *suffix, rhs_kind kind, char *name_out)
 {
     const hdg_problem *p = c->p;
     char name[128];
     snprintf(name, sizeof name, "%s_%s", p->name, suffix);
     hdg_ir_kernel *k = hdg_ir_kernel_new(c->L->mod, name, HDG_KITEM_ELEMENT);
-    int F = c->F, Np = c->Np;
+    int F = c->F, Np = c->Np, vol = kind != RHS_SURFACE, surf = kind != RHS_VOLUME;
     hdg_ir_tensor *U = hdg_ir_input(k, "U", HDG_SHAPE(F, Np), "state: fields x nodes");
     hdg_ir_tensor *G = hdg_ir_geom(k, "g", HDG_SHAPE(DG_G_SIZE), "vertices, J, rx ry sx sy, (nx ny Fscale) x 3");
     hdg_ir_tensor *M = surf ? hdg_ir_imap(k, "fmap", c->L->nimap, "neighbour, its local face, bc, marker flags")
                             : NULL;
-    hdg_ir_tensor *rhs = hdg_ir_output(k, "rhs", HDG_SHAPE(F, Np), "dU/dt: fields x nodes");
+    hdg_ir_tensor *out, *res = NULL;
+    if (kind == RHS_STEP) {
+        out = hdg_ir_output(k, "Unew", HDG_SHAPE(F, Np), "state after the stage: U + b res");
+        res = hdg_ir_output(k, "res", HDG_SHAPE(F, Np), "LSERK4 residual, updated in place: a res + dt rhs");
+    } else {
+        out = hdg_ir_output(k, "rhs", HDG_SHAPE(F, Np), "dU/dt: fields x nodes");
+    }
     hdg_ir_tensor *R = hdg_ir_local(k, "R", HDG_IR_DOUBLE, HDG_SHAPE(F, Np));
-    hdg_ir_fill(k, R, hdg_ir_num(k, 0));
     if (vol) build_volume(c, k, U, G, R);
+    else hdg_ir_fill(k, R, hdg_ir_num(k, 0));
     if (surf) build_surface(c, k, U, G, M, R);
+    hdg_ir_expr *ra = NULL, *rb = NULL, *dt = NULL;
+    if (kind == RHS_STEP) {
+        ra = hdg_ir_param(k, c->L->p_rka, "rk_a");
+        rb = hdg_ir_param(k, c->L->p_rkb, "rk_b");
+        dt = hdg_ir_param(k, c->L->p_dt, "dt");
+    }
     hdg_ir_expr *i = hdg_ir_for(k, "i", Np), *x = NULL, *y = NULL;
     int need_xy = 0;
     for (int f = 0; f < F; f++) need_xy |= !hdg_expr_is_num(c->tatom[f]->coef, 1.0);
@@ -552,8 +655,16 @@ static void build_rhs(dgc *c, const char *suffix, int vol, int surf, char *name_
     for (int f = 0; f < F; f++) {
         hdg_ir_expr *fi = hdg_ir_int(k, f), *val = hdg_ir_ld2(k, R, fi, i);
         if (!hdg_expr_is_num(c->tatom[f]->coef, 1.0)) val = hdg_ir_div(k, val, lx(k, p, c->tatom[f]->coef, &v));
-        if (vol) hdg_ir_assign(k, hdg_ir_ld2(k, rhs, fi, i), val);
-        else hdg_ir_accum(k, hdg_ir_ld2(k, rhs, fi, i), val);
+        if (kind == RHS_STEP) {   /* res = a res + dt rhs; U + b res, as the update kernel does */
+            hdg_ir_expr *r = hdg_ir_let(k, "r", hdg_ir_add(k, hdg_ir_mul(k, ra, hdg_ir_ld2(k, res, fi, i)),
+                                                           hdg_ir_mul(k, dt, val)));
+            hdg_ir_assign(k, hdg_ir_ld2(k, res, fi, i), r);
+            hdg_ir_assign(k, hdg_ir_ld2(k, out, fi, i), hdg_ir_add(k, hdg_ir_ld2(k, U, fi, i), hdg_ir_mul(k, rb, r)));
+        } else if (vol) {
+            hdg_ir_assign(k, hdg_ir_ld2(k, out, fi, i), val);
+        } else {
+            hdg_ir_accum(k, hdg_ir_ld2(k, out, fi, i), val);
+        }
     }
     hdg_ir_end(k);
     kernel_name(k, name_out);
@@ -663,11 +774,12 @@ hdg_status hdg_lower_dg(const hdg_problem *p, hdg_dg_lowered *out, hdg_error *er
         if (p->unknowns[out->field_unknown[f]].exact[out->field_comp[f]]) out->err_field[out->nerr++] = f;
     out->mod = hdg_ir_module_new(p->name);
     make_tables(&c, err);
-    if (!c.Iq) st = HDG_EINTERNAL;
+    if (!c.Iq || !c.LIFTT) st = HDG_EINTERNAL;
     if (!st) {
-        build_rhs(&c, "volume", 1, 0, out->volume);
-        build_rhs(&c, "surface", 0, 1, out->surface);
-        build_rhs(&c, "rhs", 1, 1, out->rhs);
+        build_rhs(&c, "volume", RHS_VOLUME, out->volume);
+        build_rhs(&c, "surface", RHS_SURFACE, out->surface);
+        build_rhs(&c, "rhs", RHS_FULL, out->rhs);
+        build_rhs(&c, "step", RHS_STEP, out->step);
         build_update(&c);
         build_initial(&c);
         build_errors(&c);

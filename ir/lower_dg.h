@@ -71,7 +71,7 @@ typedef struct hdg_dg_lowered {
     int needs_ext[HDG_DG_MAX_FIELDS];          /* some flux uses ext(field) */
     int nerr;                                  /* fields with an exact solution */
     int err_field[HDG_DG_MAX_FIELDS];
-    char volume[64], surface[64], rhs[64], update[64], initial[64], errors[64];
+    char volume[64], surface[64], rhs[64], step[64], update[64], initial[64], errors[64];
 } hdg_dg_lowered;
 
 /* Lowers a DG problem at p->degree. Unsupported forms (coupled mass terms,

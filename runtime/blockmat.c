@@ -379,10 +379,17 @@ static void spmv_rows(long long l0, long long l1, void *vctx)
     }
 }
 
+/* Each thread gets at least this many bytes of A: waking a worker costs more
+ * than a few microseconds of streaming (much more on a loaded machine), so
+ * small matrices run on one thread. */
+#define SPMV_MIN_CHUNK_BYTES (128 << 10)
+
 void hdg_blockmat_spmv(const hdg_blockmat *B, const double *x, double *y)
 {
     spmv_job j = {B, x, y};
-    hdg_parallel_for_grain(B->nf, 64, spmv_rows, &j);
+    long long row_bytes = 8LL * B->na * B->m * B->m;
+    long long grain = SPMV_MIN_CHUNK_BYTES / row_bytes;
+    hdg_parallel_for_grain(B->nf, grain > 64 ? grain : 64, spmv_rows, &j);
 }
 
 /* ---- performance arithmetic ---- */

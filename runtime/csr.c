@@ -108,10 +108,16 @@ static void spmv_rows(long long i0, long long i1, void *vctx)
     }
 }
 
+/* Each thread gets at least this many bytes of values and columns (see
+ * SPMV_MIN_CHUNK_BYTES in blockmat.c). */
+#define SPMV_MIN_CHUNK_BYTES (128 << 10)
+
 void hdg_csr_spmv(const hdg_csr *C, const double *x, double *y)
 {
     spmv_job j = {C, x, y};
-    hdg_parallel_for_grain(C->n, 256, spmv_rows, &j);
+    long long row_bytes = C->n > 0 ? 12LL * C->nnz / C->n + 1 : 1;
+    long long grain = SPMV_MIN_CHUNK_BYTES / row_bytes;
+    hdg_parallel_for_grain(C->n, grain > 256 ? grain : 256, spmv_rows, &j);
 }
 
 double hdg_csr_spmv_bytes(const hdg_csr *C)

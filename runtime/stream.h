@@ -16,4 +16,22 @@
  * the timed loop. Returns 0 when the arrays cannot be allocated. */
 double hdg_stream_triad(size_t bytes_per_array, int reps);
 
+/* The same triad with arrays that outlive one measurement, so that a
+ * benchmark can interleave triad passes with its own kernels (on a shared
+ * machine, load then hits both alike). */
+typedef struct hdg_triad {
+    double *a, *b, *c;
+    long long n; /* elements per array */
+} hdg_triad;
+
+/* Allocates and first-touches the arrays (0: HDG_STREAM_DEFAULT_BYTES each).
+ * Returns 0 on success, -1 when they cannot be allocated (t is then empty). */
+int hdg_triad_init(hdg_triad *t, size_t bytes_per_array);
+
+/* One timed pass a = b + 3c; returns its bandwidth in GB/s (24 bytes per
+ * element, as above), or 0 if the result is wrong or the pass took no time. */
+double hdg_triad_pass(hdg_triad *t);
+
+void hdg_triad_free(hdg_triad *t);
+
 #endif

@@ -1,72 +1,220 @@
 /* bench_dg.c — explicit DG throughput (not a test; built as bench_dg):
- * examples/maxwell2d.hdg on square:M (default 128) for N = 1..8, a few LSERK4
- * steps each through hdg_run_dg, reporting RHS evaluations per second, DoF
- * updates per second (whole steps) and the bandwidth of one RHS evaluation
- * against a STREAM triad measured in the same run.
- *   usage: bench_dg [M] [Nmin] [Nmax] [steps]
- * Bytes per RHS evaluation, counted as the minimum traffic: read U and write
- * rhs (2 x 8 B per DoF) plus the per-element geometry (8 B x 20) and face map
- * (4 B x 9); neighbour values are assumed to come from cache. */
+ * examples/maxwell2d.hdg on square:M (default 128) for N = Nmin..Nmax.
+ *   usage: bench_dg [M] [Nmin] [Nmax] [rounds] [steps]
+ * Per degree and round it times, on the same random state,
+ *   rhs     the fused right-hand-side kernel <name>_rhs alone (RHS evals/s);
+ *   2-pass  one LSERK4 stage as <name>_rhs then <name>_update;
+ *   stage   one LSERK4 stage as the fused <name>_step kernel, if the module
+ *           has one (looked up by name, so this file also builds against
+ *           trees without it);
+ * then runs `steps` whole LSERK4 steps through hdg_run_dg (energy watched
+ * every step, as in a real run) for DoF updates per second. Every figure is
+ * the median over the rounds; rounds sweep all degrees in turn so that load
+ * from other jobs on a shared machine spreads over all of them. A STREAM
+ * triad is measured before every degree of every round; bandwidth fractions
+ * use the median triad.
+ * Bytes are the minimum traffic per element: rhs reads U and writes rhs
+ * (16 B per DoF); a fused stage reads U and res and writes U' and res (32 B
+ * per DoF); the two-pass stage adds the update's rhs, res, U traffic (56 B per
+ * DoF in all); each pass also reads the geometry (8 B x 20) and the face map
+ * (4 B x 9). Neighbour values are assumed to come from cache. GFlop/s use the
+ * rhs kernel's cost-model flop count (hdg_kernel_info.flops). */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "compiler/pipeline.h"
 #include "compiler/run.h"
+#include "ir/lower_dg.h"
 #include "runtime/geometry.h"
 #include "runtime/lserk4.h"
 #include "runtime/mesh.h"
 #include "runtime/parallel.h"
 #include "runtime/stream.h"
+#include "support/util.h"
+
+#define MAXR 15
+#define MAXN 10
+
+typedef struct sample { double triad, rhs, twopass, stage, dofs_per_s; } sample;
+
+typedef struct bench {
+    hdg_mesh m;
+    hdg_geom g;
+    double rmin;
+    int N;
+    hdg_problem *p;
+    hdg_dg_lowered L;
+    hdg_compiled comp;
+    hdg_kernel_fn rhs, update, step;
+    const hdg_kernel_info *irhs;
+    double *geom, *params, *U, *U2, *R, *res;
+    int *fmap;
+    long long n;
+} bench;
+
+/* Launches per second of fn(a) over the mesh: repeats until 0.25 s have passed. */
+static double rate(const bench *b, hdg_kernel_fn f1, const hdg_kargs *a1, hdg_kernel_fn f2, const hdg_kargs *a2)
+{
+    long long reps = 0;
+    double t0 = hdg_wtime(), t;
+    do {
+        hdg_launch(f1, b->m.ne, a1);
+        if (f2) hdg_launch(f2, b->m.ne, a2);
+        reps++;
+        t = hdg_wtime() - t0;
+    } while (t < 0.25 || reps < 3);
+    return reps / t;
+}
+
+static int setup(bench *b, int N)
+{
+    hdg_error err;
+    hdg_setting none = { NULL, 0 };
+    hdg_frontend_options fo = { N, &none, 0 };
+    hdg_diags d;
+    hdg_diags_init(&d);
+    b->N = N;
+    b->p = hdg_problem_load(HDG_EXAMPLES "/maxwell2d.hdg", &fo, &d);
+    hdg_diags_free(&d);
+    if (!b->p) return -1;
+    hdg_compile_options co = HDG_COMPILE_OPTIONS_DEFAULT;
+    if (hdg_lower_dg(b->p, &b->L, &err) || hdg_compile_c(b->L.mod, &co, &b->comp, &err)) {
+        fprintf(stderr, "bench_dg: %s\n", err.msg);
+        return -1;
+    }
+    char name[128];
+    snprintf(name, sizeof name, "%s_step", b->p->name);
+    b->rhs = hdg_compiled_find(&b->comp, b->L.rhs, &b->irhs);
+    b->update = hdg_compiled_find(&b->comp, b->L.update, NULL);
+    b->step = hdg_compiled_find(&b->comp, name, NULL);
+    if (!b->rhs || !b->update) return -1;
+    int ne = b->m.ne;
+    b->n = (long long)ne * b->L.nfields * b->L.Np;
+    b->geom = hdg_xmalloc(sizeof(double) * (size_t)ne * b->L.ngeom);
+    b->fmap = hdg_xmalloc(sizeof(int) * (size_t)ne * b->L.nimap);
+    if (hdg_dg_fill_maps(&b->L, b->p, &b->m, &b->g, b->geom, b->fmap, &err)) {
+        fprintf(stderr, "bench_dg: %s\n", err.msg);
+        return -1;
+    }
+    b->params = hdg_xcalloc((size_t)b->L.nparams, sizeof(double));
+    for (int i = 0; i < b->p->nparams; i++) b->params[i] = b->p->params[i].value;
+    b->params[b->L.p_rka] = hdg_lserk4_a[1];
+    b->params[b->L.p_rkb] = hdg_lserk4_b[1];
+    b->params[b->L.p_dt] = 1e-9;   /* tiny steps: the state stays bounded however often we run */
+    double *v[4];
+    for (int k = 0; k < 4; k++) v[k] = hdg_xmalloc(sizeof(double) * (size_t)b->n);
+    b->U = v[0], b->U2 = v[1], b->R = v[2], b->res = v[3];
+    unsigned long long s = 88172645463325252ULL;
+    for (long long i = 0; i < b->n; i++) {
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        b->U[i] = (double)(s >> 11) / 9007199254740992.0 - 0.5;
+        b->U2[i] = b->R[i] = b->res[i] = 0;
+    }
+    return 0;
+}
+
+static void teardown(bench *b)
+{
+    free(b->geom), free(b->fmap), free(b->params);
+    free(b->U), free(b->U2), free(b->R), free(b->res);
+    hdg_compiled_free(&b->comp);
+    hdg_dg_lowered_free(&b->L);
+    hdg_problem_free(b->p);
+    b->p = NULL;
+}
+
+static int measure(bench *b, int steps, sample *out)
+{
+    hdg_error err;
+    hdg_kargs ar = { .nitems = b->m.ne, .geom = b->geom, .params = b->params, .t = 0.1 };
+    ar.in[0] = b->U, ar.imap[0] = b->fmap, ar.out[0] = b->R;
+    hdg_kargs au = ar;
+    au.in[0] = b->R, au.imap[0] = NULL, au.out[0] = b->U2, au.out[1] = b->res;
+    hdg_kargs as = ar;
+    as.out[0] = b->U2, as.out[1] = b->res;
+    out->triad = hdg_stream_triad(0, 3);
+    out->rhs = rate(b, b->rhs, &ar, NULL, NULL);
+    out->twopass = rate(b, b->rhs, &ar, b->update, &au);
+    out->stage = b->step ? rate(b, b->step, &as, NULL, NULL) : 0;
+    hdg_run_options o;
+    memset(&o, 0, sizeof o);
+    o.use_cache = 1;
+    o.cfl = 0.75;
+    o.final_time = (steps - 0.5) * hdg_dg_dt(b->N, b->rmin, 0.75);
+    hdg_report *rep = hdg_report_new();
+    int rc = 0;
+    if (hdg_run_dg(b->p, &b->m, &o, rep, &err)) {
+        fprintf(stderr, "bench_dg: %s\n", err.msg);
+        rc = -1;
+    }
+    out->dofs_per_s = hdg_report_get_number(rep, "perf.dof_updates_per_s", NULL);
+    hdg_report_free(rep);
+    return rc;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(const sample *s, int n, size_t off)
+{
+    double v[MAXR];
+    for (int i = 0; i < n; i++) v[i] = *(const double *)((const char *)&s[i] + off);
+    qsort(v, (size_t)n, sizeof v[0], cmp);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
 
 int main(int argc, char **argv)
 {
     int M = argc > 1 ? atoi(argv[1]) : 128, n0 = argc > 2 ? atoi(argv[2]) : 1, n1 = argc > 3 ? atoi(argv[3]) : 8;
-    int steps = argc > 4 ? atoi(argv[4]) : 4;
+    int rounds = argc > 4 ? atoi(argv[4]) : 3, steps = argc > 5 ? atoi(argv[5]) : 2;
+    if (n0 < 1) n0 = 1;
+    if (n1 > MAXN) n1 = MAXN;
+    if (rounds < 1) rounds = 1;
+    if (rounds > MAXR) rounds = MAXR;
     hdg_error err;
-    hdg_mesh m = {0};
-    hdg_geom g = {0};
-    if (hdg_mesh_square(&m, M, 0, 0, 1, 0, 1, &err) || hdg_geom_init(&g, &m, &err)) {
+    bench b;
+    memset(&b, 0, sizeof b);
+    if (hdg_mesh_square(&b.m, M, 0, 0, 1, 0, 1, &err) || hdg_geom_init(&b.g, &b.m, &err)) {
         fprintf(stderr, "bench_dg: %s\n", err.msg);
         return 1;
     }
-    double rmin = 1e300;
-    for (int e = 0; e < m.ne; e++) rmin = fmin(rmin, g.rin[e]);
-    double triad = hdg_stream_triad(0, 5);
-    printf("square:%d (%d elements), %d threads, STREAM triad %.2f GB/s, %d steps per order\n", M, m.ne,
-           hdg_parallel_threads(), triad, steps);
-    printf("%2s %10s %12s %14s %10s %8s %8s\n", "N", "dofs", "rhs evals/s", "dof updates/s", "rhs GB/s", "of triad",
-           "GFlop/s");
-    for (int N = n0; N <= n1; N++) {
-        hdg_setting none = { NULL, 0 };
-        hdg_frontend_options fo = { N, &none, 0 };
-        hdg_diags d;
-        hdg_diags_init(&d);
-        hdg_problem *p = hdg_problem_load(HDG_EXAMPLES "/maxwell2d.hdg", &fo, &d);
-        hdg_diags_free(&d);
-        if (!p) return 1;
-        hdg_run_options o;
-        memset(&o, 0, sizeof o);
-        o.use_cache = 1;
-        o.cfl = 0.75;
-        o.final_time = (steps - 0.5) * hdg_dg_dt(N, rmin, 0.75);
-        hdg_report *rep = hdg_report_new();
-        if (hdg_run_dg(p, &m, &o, rep, &err)) {
-            fprintf(stderr, "bench_dg: %s\n", err.msg);
-            return 1;
+    b.rmin = 1e300;
+    for (int e = 0; e < b.m.ne; e++) b.rmin = fmin(b.rmin, b.g.rin[e]);
+    static sample S[MAXN + 1][MAXR];
+    long long dofs[MAXN + 1], flops[MAXN + 1];
+    for (int r = 0; r < rounds; r++)
+        for (int N = n0; N <= n1; N++) {
+            if (setup(&b, N) || measure(&b, steps, &S[N][r])) return 1;
+            dofs[N] = b.n;
+            flops[N] = b.irhs->flops;
+            fprintf(stderr, "round %d N %d: triad %.2f GB/s, rhs %.1f/s, 2-pass stage %.1f/s, stage %.1f/s, "
+                            "%.3e DoF/s\n", r + 1, N, S[N][r].triad, S[N][r].rhs, S[N][r].twopass, S[N][r].stage,
+                    S[N][r].dofs_per_s);
+            teardown(&b);
         }
-        double dofs = hdg_report_get_number(rep, "dofs.total", NULL);
-        double evals = hdg_report_get_number(rep, "perf.rhs_evals_per_s", NULL);
-        double upd = hdg_report_get_number(rep, "perf.dof_updates_per_s", NULL);
-        double gf = hdg_report_get_number(rep, "perf.rhs_gflops", NULL);
-        double bytes = dofs * 16 + (double)m.ne * (8 * 20 + 4 * 9);
-        double gbs = bytes * evals * 1e-9;
-        printf("%2d %10.0f %12.1f %14.3e %10.2f %7.1f%% %8.2f\n", N, dofs, evals, upd, gbs, 100 * gbs / triad, gf);
-        fflush(stdout);
-        hdg_report_free(rep);
-        hdg_problem_free(p);
+    printf("square:%d (%d elements), %d threads, maxwell2d, medians of %d rounds, %d steps per run\n", M, b.m.ne,
+           hdg_parallel_threads(), rounds, steps);
+    printf("%2s %8s %6s %7s %9s %7s %7s %9s %9s %7s %11s\n", "N", "DoFs", "triad", "flop/el", "rhs/s", "GFlop/s",
+           "of trd", "2-pass/s", "stage/s", "of trd", "DoF upd/s");
+    for (int N = n0; N <= n1; N++) {
+        double tr = median(S[N], rounds, offsetof(sample, triad));
+        double rh = median(S[N], rounds, offsetof(sample, rhs));
+        double tp = median(S[N], rounds, offsetof(sample, twopass));
+        double st = median(S[N], rounds, offsetof(sample, stage));
+        double du = median(S[N], rounds, offsetof(sample, dofs_per_s));
+        double per_el = (8 * 20 + 4 * 9) * (double)b.m.ne;
+        double rhs_gbs = (16 * (double)dofs[N] + per_el) * rh * 1e-9;
+        double st_gbs = (32 * (double)dofs[N] + per_el) * st * 1e-9;
+        printf("%2d %8lld %6.2f %7lld %9.1f %7.2f %6.1f%% %9.1f %9.1f %6.1f%% %11.3e\n", N, dofs[N], tr, flops[N], rh,
+               (double)flops[N] * b.m.ne * rh * 1e-9, 100 * rhs_gbs / tr, tp, st, 100 * st_gbs / tr, du);
     }
-    hdg_geom_free(&g);
-    hdg_mesh_free(&m);
+    hdg_geom_free(&b.g);
+    hdg_mesh_free(&b.m);
     return 0;
 }

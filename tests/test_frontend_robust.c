@@ -3,6 +3,8 @@
  * every prefix of an example, empty file, a directory, a missing file, and
  * expressions that explode when expanded. Each must end with diagnostics (or a
  * problem), never a crash or a hang; every diagnostic has a sane position. */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -190,8 +192,35 @@ static void test_files(void)
     CHECK(parse("empty", "", 0) == 1, "empty text");
 }
 
+/* Regression inputs (tests/data/frontend/fuzz/: what `make fuzz` or a bug report
+ * ever found): each must give errors or a problem, no crash. */
+static void test_regressions(void)
+{
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/frontend/fuzz", HDG_TEST_DATA);
+    DIR *dp = opendir(dir);
+    CHECK(dp != NULL, "open %s", dir);
+    if (!dp) return;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(dp));) {
+        if (e->d_name[0] == '.') continue;
+        char path[1024], *text = NULL;
+        size_t len;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        hdg_error err;
+        hdg_error_clear(&err);
+        if (hdg_read_file(path, &text, &len, &err) != HDG_OK) continue;
+        parse(e->d_name, text, len);
+        free(text);
+        n++;
+    }
+    closedir(dp);
+    CHECK(n >= 4, "%d regression inputs", n);
+}
+
 int main(void)
 {
+    test_regressions();
     test_nesting();
     test_long_line();
     test_junk();

@@ -118,6 +118,21 @@ static void num_lit(hdg_str *out, double v)
     hdg_str_puts(out, buf);
 }
 
+/* Table entries are written as hexadecimal floating constants (C99, C++17):
+ * exact like %.17g but about 3x faster to print, which matters for the warm
+ * path (a cache hit still emits the source to hash it). */
+static void num_lit_hex(hdg_str *out, double v)
+{
+    char buf[48];
+    if (v != v || v > 1.7976931348623157e308 || v < -1.7976931348623157e308) {
+        num_lit(out, v);
+        return;
+    }
+    if (v == 0) { hdg_str_puts(out, v == 0 && 1 / v < 0 ? "-0.0" : "0.0"); return; }
+    snprintf(buf, sizeof buf, "%a", v);
+    hdg_str_puts(out, buf);
+}
+
 static void table_values(const hdg_ir_tensor *t, int dim, int offset, int indent, hdg_str *out)
 {
     int stride = 1;
@@ -132,7 +147,7 @@ static void table_values(const hdg_ir_tensor *t, int dim, int offset, int indent
         }
         if (i) hdg_str_puts(out, ", ");
         if (t->type == HDG_IR_INT) hdg_str_printf(out, "%d", t->idata[offset + i]);
-        else num_lit(out, t->data[offset + i]);
+        else num_lit_hex(out, t->data[offset + i]);
     }
     if (dim + 1 < t->rank) hdg_str_printf(out, "\n%*s", indent, "");
     hdg_str_putc(out, '}');
