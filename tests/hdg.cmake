@@ -37,3 +37,8 @@ endforeach()
 hdg_cli_test(run_backend_cuda 1 -e "--backend cuda: " -- $<TARGET_FILE:hdgc> run ${POISSON} --order 1 --mesh square:2 --backend cuda)
 hdg_cli_test(run_backend_auto 0 -e "auto chose c: " -e "L2 error u" -- $<TARGET_FILE:hdgc> run ${POISSON} --order 1 --mesh square:2 --backend auto)
 hdg_cli_test(run_backend_bad 1 -e "unknown backend 'opencl'" -- $<TARGET_FILE:hdgc> run ${POISSON} --backend opencl)
+
+# a second identical run compiles nothing (kernel cache, issue 4)
+add_test(NAME run_cache_second_hit COMMAND sh -c
+  "rm -rf kcache && HDGC_CACHE_DIR=kcache '$<TARGET_FILE:hdgc>' run '${POISSON}' --order 2 --mesh square:2 --json first.json >/dev/null && HDGC_CACHE_DIR=kcache '$<TARGET_FILE:hdgc>' run '${POISSON}' --order 2 --mesh square:2 --json second.json | grep -q 'kernels from cache' && grep -Eq '\"cache_hits\":[[:space:]]*0' first.json && grep -Eq '\"cache_hits\":[[:space:]]*1' second.json"
+  WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
