@@ -48,4 +48,4 @@ fuzz:
 	  $(FUZZ_BUILD)/corpus examples tests/data/frontend
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -25,12 +25,13 @@ typedef struct dgc {
     hdg_dg_lowered *L;
     hdg_refel re;
     int F, Np, Nfp;
+    int Npp;                        /* Np rounded up to DG_PAD: row length of scratch and tables */
     int field_of[64][2];            /* [unknown][comp] -> field, -1 */
     int *rowf;                      /* [equation*2 + test_comp] -> field */
     const hdg_atom *tatom[HDG_DG_MAX_FIELDS];
     int needs_ext[HDG_DG_MAX_FIELDS];
     /* tables */
-    hdg_ir_tensor *DrsT, *SrsT, *LIFTT, *r, *s, *Fm, *FmR, *rf, *sf;   /* see make_tables */
+    hdg_ir_tensor *DrsT, *SrsT, *LIFTT, *MT, *r, *s, *Fm, *FmR, *rf, *sf;   /* see make_tables */
     hdg_ir_tensor *Iq, *wq, *rq, *sq;
     int nq;
 } dgc;
@@ -291,15 +292,16 @@ static void count_volume(const dgc *c, int *nweak, int *deriv)
         }
 }
 
-/* T = [A^T | B^T] (n x 2n) for two n x n matrices: row j holds column j of A
- * then column j of B, so products over j run along contiguous rows. */
-static double *pair_transposed(const double *A, const double *B, int n)
+/* T = [A^T 0 | B^T 0] (n x 2 npad) for two n x n matrices: row j holds
+ * column j of A, zeros up to npad, then column j of B and zeros, so products
+ * over j run along contiguous rows whose halves start on a SIMD boundary. */
+static double *pair_transposed(const double *A, const double *B, int n, int npad)
 {
-    double *T = hdg_xmalloc(sizeof(double) * 2 * (size_t)n * n);
+    double *T = hdg_xcalloc(2 * (size_t)n * npad, sizeof(double));
     for (int j = 0; j < n; j++)
         for (int i = 0; i < n; i++) {
-            T[j * 2 * n + i] = A[i * n + j];
-            T[j * 2 * n + n + i] = B[i * n + j];
+            T[j * 2 * npad + i] = A[i * n + j];
+            T[j * 2 * npad + npad + i] = B[i * n + j];
         }
     return T;
 }
@@ -308,19 +310,24 @@ static void make_tables(dgc *c, hdg_error *err)
 {
     hdg_refel *re = &c->re;
     hdg_ir_module *m = c->L->mod;
-    int Np = re->Np, Nfp = re->Nfp, nweak, deriv[HDG_DG_MAX_FIELDS], nderiv = 0;
+    int Np = re->Np, Npp = c->Npp, Nfp = re->Nfp, nweak, deriv[HDG_DG_MAX_FIELDS], nderiv = 0;
     count_volume(c, &nweak, deriv);
     for (int f = 0; f < c->F; f++) nderiv += deriv[f];
     if (nderiv) {
-        double *T = pair_transposed(re->Dr, re->Ds, Np);
-        c->DrsT = hdg_ir_table(m, "DrsT", HDG_SHAPE(Np, 2 * Np), T);
+        double *T = pair_transposed(re->Dr, re->Ds, Np, Npp);
+        c->DrsT = hdg_ir_table(m, "DrsT", HDG_SHAPE(Np, 2 * Npp), T);
         free(T);
     }
-    double *LT = hdg_xmalloc(sizeof(double) * 3 * (size_t)Nfp * Np);
+    double *LT = hdg_xcalloc(3 * (size_t)Nfp * Npp, sizeof(double));   /* LIFT^T, rows padded */
     for (int i = 0; i < Np; i++)
-        for (int k = 0; k < 3 * Nfp; k++) LT[k * Np + i] = re->LIFT[i * 3 * Nfp + k];
-    c->LIFTT = hdg_ir_table(m, "LIFTT", HDG_SHAPE(3 * Nfp, Np), LT);
+        for (int k = 0; k < 3 * Nfp; k++) LT[k * Npp + i] = re->LIFT[i * 3 * Nfp + k];
+    c->LIFTT = hdg_ir_table(m, "LIFTT", HDG_SHAPE(3 * Nfp, Npp), LT);
     free(LT);
+    double *MT = hdg_xcalloc((size_t)Np * Npp, sizeof(double));   /* M^T = M, rows padded */
+    for (int i = 0; i < Np; i++)
+        for (int j = 0; j < Np; j++) MT[j * Npp + i] = re->M[i * Np + j];
+    c->MT = hdg_ir_table(m, "MT", HDG_SHAPE(Np, Npp), MT);
+    free(MT);
     c->r = hdg_ir_table(m, "rnode", HDG_SHAPE(Np), re->r);
     c->s = hdg_ir_table(m, "snode", HDG_SHAPE(Np), re->s);
     if (nweak) {   /* weak derivatives Sr = M^-1 Dr^T M, Ss likewise */
@@ -336,8 +343,8 @@ static void make_tables(dgc *c, hdg_error *err)
                     for (int l = 0; l < Np; l++) S[d * Np * Np + i * Np + j] += re->Minv[i * Np + l] * T[l * Np + j];
             free(T);
         }
-        double *T = pair_transposed(S, S + Np * Np, Np);
-        c->SrsT = hdg_ir_table(m, "SrsT", HDG_SHAPE(Np, 2 * Np), T);
+        double *T = pair_transposed(S, S + Np * Np, Np, Npp);
+        c->SrsT = hdg_ir_table(m, "SrsT", HDG_SHAPE(Np, 2 * Npp), T);
         free(T);
         free(S);
     }
@@ -399,9 +406,17 @@ static hdg_ir_expr *add_term(hdg_ir_kernel *k, hdg_ir_expr *sum, hdg_ir_expr *t)
 
 /* ---------------------------------------------------------------- products */
 
-/* Rows of the inner loop of a product done per pass over the table: the
- * accumulator rows are loaded and stored once per JUNROLL table rows. */
+/* Table rows per pass of a product's inner loop: the accumulator rows are
+ * loaded and stored once per JUNROLL table rows (the emitted C is compiled
+ * without loop unrolling, so this is the only unrolling there is). 4 was
+ * fastest of 1, 2, 3, 4, 6, 8 for maxwell2d, N = 1..8, on znver3. */
 enum { JUNROLL = 4 };
+
+/* Doubles per SIMD register (AVX2): row strides of the scratch tensors the
+ * products accumulate into are multiples of it, so rows never overlap
+ * within a vector and the C compiler's dependence check lets the loops
+ * vectorise at full width. */
+enum { DG_PAD = 4 };
 
 /* C[crow[g]][i] (+)= sum_j A[arow[g]][j] T[j][i] for g < n, j < K (the rows
  * of the table T, K x w), i < w. The sum over j is outermost and the loop
@@ -448,21 +463,21 @@ static void product(hdg_ir_kernel *k, hdg_ir_tensor *C, const int *crow, hdg_ir_
 static void build_volume(dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *U, hdg_ir_tensor *G, hdg_ir_tensor *R)
 {
     const hdg_problem *p = c->p;
-    int F = c->F, Np = c->Np, nweak, deriv[HDG_DG_MAX_FIELDS], drow[HDG_DG_MAX_FIELDS], nd = 0;
+    int F = c->F, Np = c->Np, Npp = c->Npp, nweak, deriv[HDG_DG_MAX_FIELDS], drow[HDG_DG_MAX_FIELDS], nd = 0;
     int rows[HDG_DG_MAX_FIELDS], fields[HDG_DG_MAX_FIELDS];
     count_volume(c, &nweak, deriv);
     for (int f = 0; f < F; f++) drow[f] = deriv[f] ? nd++ : -1;
     hdg_ir_tensor *D = NULL, *W = NULL, *Wd = NULL;
     hdg_ir_expr *t = hdg_ir_time(k);
     if (nd) {
-        D = hdg_ir_local(k, "D", HDG_IR_DOUBLE, HDG_SHAPE(nd, 2 * Np));
+        D = hdg_ir_local(k, "D", HDG_IR_DOUBLE, HDG_SHAPE(nd, 2 * Npp));
         for (int f = 0; f < F; f++)
             if (deriv[f]) rows[drow[f]] = drow[f], fields[drow[f]] = f;
         product(k, D, rows, U, fields, nd, c->DrsT, 0);
     }
     if (nweak) {    /* weak-form terms (c U, dv/dx): W = c U at the nodes */
-        W = hdg_ir_local(k, "W", HDG_IR_DOUBLE, HDG_SHAPE(nweak, Np));
-        Wd = hdg_ir_local(k, "Wd", HDG_IR_DOUBLE, HDG_SHAPE(nweak, 2 * Np));
+        W = hdg_ir_local(k, "W", HDG_IR_DOUBLE, HDG_SHAPE(nweak, Npp));
+        Wd = hdg_ir_local(k, "Wd", HDG_IR_DOUBLE, HDG_SHAPE(nweak, 2 * Npp));
         hdg_ir_expr *j = hdg_ir_for(k, "j", Np), *x, *y;
         map_point(k, G, hdg_ir_ld1(k, c->r, j), hdg_ir_ld1(k, c->s, j), &x, &y);
         xenv v = { x, y, t, NULL, NULL };
@@ -480,7 +495,7 @@ static void build_volume(dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *U, hdg_ir_tens
         product(k, Wd, rows, W, rows, nweak, c->SrsT, 0);
     }
     hdg_ir_expr *i = hdg_ir_for(k, "i", Np), *x, *y;
-    hdg_ir_expr *iNp = hdg_ir_add(k, i, hdg_ir_int(k, Np));
+    hdg_ir_expr *iNp = hdg_ir_add(k, i, hdg_ir_int(k, Npp));
     map_point(k, G, hdg_ir_ld1(k, c->r, i), hdg_ir_ld1(k, c->s, i), &x, &y);
     xenv v = { x, y, t, NULL, NULL };
     hdg_ir_expr *rx = gi(k, G, DG_G_RX), *ry = gi(k, G, DG_G_RY), *sx = gi(k, G, DG_G_SX), *sy = gi(k, G, DG_G_SY);
@@ -519,6 +534,12 @@ static void build_volume(dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *U, hdg_ir_tens
     for (int f = 0; f < F; f++)
         hdg_ir_assign(k, hdg_ir_ld2(k, R, hdg_ir_int(k, f), i), sum[f] ? sum[f] : hdg_ir_num(k, 0));
     hdg_ir_end(k);
+    if (Npp > Np) {   /* the padding of R, which the lift runs over */
+        hdg_ir_expr *f = hdg_ir_for(k, "f", F), *ip = hdg_ir_for(k, "i", Npp - Np);
+        hdg_ir_assign(k, hdg_ir_ld2(k, R, f, hdg_ir_add(k, ip, hdg_ir_int(k, Np))), hdg_ir_num(k, 0));
+        hdg_ir_end(k);
+        hdg_ir_end(k);
+    }
 }
 
 /* ---------------------------------------------------------------- surface */
@@ -554,6 +575,30 @@ static hdg_ir_expr *marker_guard(dgc *c, hdg_ir_kernel *k, const hdg_atom *a, hd
     return hdg_ir_select(k, hdg_ir_cmp(k, HDG_E_NE, flag, hdg_ir_int(k, 0)), term, hdg_ir_num(k, 0));
 }
 
+/* Per local face f: its normal, Fscale, neighbour, the neighbour's local face
+ * and the boundary condition index, as lets. */
+typedef struct face_vals { hdg_ir_expr *nx, *ny, *fs, *nbr, *nlf, *bc; } face_vals;
+
+static face_vals face_lets(hdg_ir_kernel *k, hdg_ir_tensor *G, hdg_ir_tensor *M, hdg_ir_expr *f)
+{
+    face_vals v;
+    hdg_ir_expr *g0 = hdg_ir_add(k, hdg_ir_int(k, DG_G_FACE0), hdg_ir_mul(k, hdg_ir_int(k, 3), f));
+    v.nx = hdg_ir_let(k, "nx", gv(k, G, g0));
+    v.ny = hdg_ir_let(k, "ny", gv(k, G, hdg_ir_add(k, g0, hdg_ir_int(k, 1))));
+    v.fs = hdg_ir_let(k, "fscale", gv(k, G, hdg_ir_add(k, g0, hdg_ir_int(k, 2))));
+    v.nbr = hdg_ir_let(k, "nbr", hdg_ir_ld1(k, M, hdg_ir_add(k, hdg_ir_int(k, DG_M_NBR), f)));
+    v.nlf = hdg_ir_let(k, "nlf", hdg_ir_ld1(k, M, hdg_ir_add(k, hdg_ir_int(k, DG_M_NLF), f)));
+    v.bc = hdg_ir_let(k, "bc", hdg_ir_ld1(k, M, hdg_ir_add(k, hdg_ir_int(k, DG_M_BC), f)));
+    return v;
+}
+
+/* R += LIFT (Fscale * flux): per face node, the interior values, the
+ * exterior values (neighbour, or the boundary rule of the face's condition)
+ * and the flux of every field into the local flux (fields x 3 Nfp); then one
+ * product lifts all fields that have a flux. (Gathering all face values
+ * first, in a loop of their own, and evaluating the fluxes in a second,
+ * vectorised loop measured 15% slower for N <= 3 and at best 5% faster at
+ * N = 8 on square:128, so the single loop stays.) */
 static void build_surface(dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *U, hdg_ir_tensor *G, hdg_ir_tensor *M,
                           hdg_ir_tensor *R)
 {
@@ -562,30 +607,24 @@ static void build_surface(dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *U, hdg_ir_ten
     hdg_ir_tensor *Gf = hdg_ir_local(k, "flux", HDG_IR_DOUBLE, HDG_SHAPE(F, 3 * Nfp));
     hdg_ir_expr *t = hdg_ir_time(k);
     hdg_ir_expr *f = hdg_ir_for(k, "f", 3);
-    hdg_ir_expr *g0 = hdg_ir_add(k, hdg_ir_int(k, DG_G_FACE0), hdg_ir_mul(k, hdg_ir_int(k, 3), f));
-    hdg_ir_expr *nx = hdg_ir_let(k, "nx", gv(k, G, g0));
-    hdg_ir_expr *ny = hdg_ir_let(k, "ny", gv(k, G, hdg_ir_add(k, g0, hdg_ir_int(k, 1))));
-    hdg_ir_expr *fs = hdg_ir_let(k, "fscale", gv(k, G, hdg_ir_add(k, g0, hdg_ir_int(k, 2))));
-    hdg_ir_expr *nb = hdg_ir_let(k, "nbr", hdg_ir_ld1(k, M, hdg_ir_add(k, hdg_ir_int(k, DG_M_NBR), f)));
-    hdg_ir_expr *nlf = hdg_ir_let(k, "nlf", hdg_ir_ld1(k, M, hdg_ir_add(k, hdg_ir_int(k, DG_M_NLF), f)));
-    hdg_ir_expr *bc = hdg_ir_let(k, "bc", hdg_ir_ld1(k, M, hdg_ir_add(k, hdg_ir_int(k, DG_M_BC), f)));
+    face_vals fv = face_lets(k, G, M, f);
     hdg_ir_expr *i = hdg_ir_for(k, "i", Nfp), *x, *y;
     map_point(k, G, hdg_ir_ld2(k, c->rf, f, i), hdg_ir_ld2(k, c->sf, f, i), &x, &y);
-    xenv v = { x, y, t, nx, ny };
+    xenv v = { x, y, t, fv.nx, fv.ny };
     hdg_ir_expr *node = hdg_ir_let(k, "node", hdg_ir_ld2(k, c->Fm, f, i));
-    hdg_ir_expr *enode = hdg_ir_let(k, "enode", hdg_ir_ld2(k, c->FmR, nlf, i));
+    hdg_ir_expr *enode = hdg_ir_let(k, "enode", hdg_ir_ld2(k, c->FmR, fv.nlf, i));
     hdg_ir_expr *uin[HDG_DG_MAX_FIELDS], *uex[HDG_DG_MAX_FIELDS] = {0};
     char name[80];
     for (int g = 0; g < F; g++) {
         snprintf(name, sizeof name, "%s_in", field_name(c, g));
         uin[g] = hdg_ir_let(k, name, hdg_ir_ld2(k, U, hdg_ir_int(k, g), node));
     }
-    hdg_ir_expr *interior = hdg_ir_cmp(k, HDG_E_LT, bc, hdg_ir_int(k, 0));
+    hdg_ir_expr *interior = hdg_ir_cmp(k, HDG_E_LT, fv.bc, hdg_ir_int(k, 0));
     for (int g = 0; g < F; g++) {
         if (!c->needs_ext[g]) continue;
-        hdg_ir_expr *nbv = hdg_ir_load_row(k, U, nb, 2, (hdg_ir_expr *[]){ hdg_ir_int(k, g), enode });
+        hdg_ir_expr *nbv = hdg_ir_load_row(k, U, fv.nbr, 2, (hdg_ir_expr *[]){ hdg_ir_int(k, g), enode });
         snprintf(name, sizeof name, "%s_ex", field_name(c, g));
-        uex[g] = hdg_ir_let(k, name, hdg_ir_select(k, interior, nbv, boundary_value(c, k, g, bc, uin, &v)));
+        uex[g] = hdg_ir_let(k, name, hdg_ir_select(k, interior, nbv, boundary_value(c, k, g, fv.bc, uin, &v)));
     }
     hdg_ir_expr *sum[HDG_DG_MAX_FIELDS] = {0};
     for (int e = 0; e < p->nequations; e++)
@@ -602,12 +641,12 @@ static void build_surface(dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *U, hdg_ir_ten
     int rows[HDG_DG_MAX_FIELDS], nrows = 0;
     for (int g = 0; g < F; g++)
         if (sum[g]) {
-            hdg_ir_assign(k, hdg_ir_ld2(k, Gf, hdg_ir_int(k, g), fi), hdg_ir_mul(k, fs, sum[g]));
+            hdg_ir_assign(k, hdg_ir_ld2(k, Gf, hdg_ir_int(k, g), fi), hdg_ir_mul(k, fv.fs, sum[g]));
             rows[nrows++] = g;
         }
     hdg_ir_end(k);
     hdg_ir_end(k);
-    /* lift the fields that have a flux: R += flux LIFT^T, one product */
+    /* lift the fields that have a flux: R += flux LIFT^T, one product over the 3 Nfp face nodes */
     if (nrows) product(k, R, rows, Gf, rows, nrows, c->LIFTT, 1);
 }
 
@@ -637,7 +676,7 @@ static void build_rhs(dgc *c, const char *suffix, rhs_kind kind, char *name_out)
     } else {
         out = hdg_ir_output(k, "rhs", HDG_SHAPE(F, Np), "dU/dt: fields x nodes");
     }
-    hdg_ir_tensor *R = hdg_ir_local(k, "R", HDG_IR_DOUBLE, HDG_SHAPE(F, Np));
+    hdg_ir_tensor *R = hdg_ir_local(k, "R", HDG_IR_DOUBLE, HDG_SHAPE(F, c->Npp));
     if (vol) build_volume(c, k, U, G, R);
     else hdg_ir_fill(k, R, hdg_ir_num(k, 0));
     if (surf) build_surface(c, k, U, G, M, R);
@@ -647,14 +686,14 @@ static void build_rhs(dgc *c, const char *suffix, rhs_kind kind, char *name_out)
         rb = hdg_ir_param(k, c->L->p_rkb, "rk_b");
         dt = hdg_ir_param(k, c->L->p_dt, "dt");
     }
-    hdg_ir_expr *i = hdg_ir_for(k, "i", Np), *x = NULL, *y = NULL;
-    int need_xy = 0;
-    for (int f = 0; f < F; f++) need_xy |= !hdg_expr_is_num(c->tatom[f]->coef, 1.0);
-    if (need_xy) map_point(k, G, hdg_ir_ld1(k, c->r, i), hdg_ir_ld1(k, c->s, i), &x, &y);
-    xenv v = { x, y, hdg_ir_time(k), NULL, NULL };
-    for (int f = 0; f < F; f++) {
-        hdg_ir_expr *fi = hdg_ir_int(k, f), *val = hdg_ir_ld2(k, R, fi, i);
-        if (!hdg_expr_is_num(c->tatom[f]->coef, 1.0)) val = hdg_ir_div(k, val, lx(k, p, c->tatom[f]->coef, &v));
+    for (int f = 0; f < F; f++) {   /* one loop per field: one contiguous stream per tensor */
+        hdg_ir_expr *fi = hdg_ir_int(k, f), *i = hdg_ir_for(k, "i", Np), *val = hdg_ir_ld2(k, R, fi, i);
+        if (!hdg_expr_is_num(c->tatom[f]->coef, 1.0)) {
+            hdg_ir_expr *x, *y;
+            map_point(k, G, hdg_ir_ld1(k, c->r, i), hdg_ir_ld1(k, c->s, i), &x, &y);
+            xenv v = { x, y, hdg_ir_time(k), NULL, NULL };
+            val = hdg_ir_div(k, val, lx(k, p, c->tatom[f]->coef, &v));
+        }
         if (kind == RHS_STEP) {   /* res = a res + dt rhs; U + b res, as the update kernel does */
             hdg_ir_expr *r = hdg_ir_let(k, "r", hdg_ir_add(k, hdg_ir_mul(k, ra, hdg_ir_ld2(k, res, fi, i)),
                                                            hdg_ir_mul(k, dt, val)));
@@ -665,8 +704,8 @@ static void build_rhs(dgc *c, const char *suffix, rhs_kind kind, char *name_out)
         } else {
             hdg_ir_accum(k, hdg_ir_ld2(k, out, fi, i), val);
         }
+        hdg_ir_end(k);
     }
-    hdg_ir_end(k);
     kernel_name(k, name_out);
 }
 
@@ -707,6 +746,34 @@ static void build_initial(dgc *c)
     }
     hdg_ir_end(k);
     kernel_name(k, c->L->initial);
+}
+
+/* Per element E = 1/2 J sum_f U_f^T M U_f (the discrete energy, exact for
+ * the nodal polynomials): M U for all fields in one product, then the dots. */
+static void build_energy(dgc *c)
+{
+    char name[128];
+    snprintf(name, sizeof name, "%s_energy", c->p->name);
+    hdg_ir_kernel *k = hdg_ir_kernel_new(c->L->mod, name, HDG_KITEM_ELEMENT);
+    int F = c->F, rows[HDG_DG_MAX_FIELDS];
+    hdg_ir_tensor *U = hdg_ir_input(k, "U", HDG_SHAPE(F, c->Np), "state");
+    hdg_ir_tensor *G = hdg_ir_geom(k, "g", HDG_SHAPE(DG_G_SIZE), "element geometry");
+    hdg_ir_tensor *E = hdg_ir_output(k, "E", HDG_SHAPE(1), "1/2 int sum_f U_f^2");
+    hdg_ir_tensor *MU = hdg_ir_local(k, "MU", HDG_IR_DOUBLE, HDG_SHAPE(F, c->Npp));
+    hdg_ir_tensor *S = hdg_ir_local(k, "S", HDG_IR_DOUBLE, HDG_SHAPE(1));
+    for (int f = 0; f < F; f++) rows[f] = f;
+    product(k, MU, rows, U, rows, F, c->MT, 0);
+    hdg_ir_expr *s0 = hdg_ir_ld1(k, S, hdg_ir_int(k, 0));
+    hdg_ir_assign(k, s0, hdg_ir_num(k, 0));
+    hdg_ir_expr *i = hdg_ir_for(k, "i", c->Np);
+    for (int f = 0; f < F; f++) {
+        hdg_ir_expr *fi = hdg_ir_int(k, f);
+        hdg_ir_accum(k, s0, hdg_ir_mul(k, hdg_ir_ld2(k, U, fi, i), hdg_ir_ld2(k, MU, fi, i)));
+    }
+    hdg_ir_end(k);
+    hdg_ir_assign(k, hdg_ir_ld1(k, E, hdg_ir_int(k, 0)),
+                  hdg_ir_mul(k, hdg_ir_mul(k, hdg_ir_num(k, 0.5), gi(k, G, DG_G_J)), s0));
+    kernel_name(k, c->L->energy);
 }
 
 static void build_errors(dgc *c)
@@ -763,6 +830,7 @@ hdg_status hdg_lower_dg(const hdg_problem *p, hdg_dg_lowered *out, hdg_error *er
     out->N = p->degree;
     out->Np = c.Np = c.re.Np;
     out->Nfp = c.Nfp = c.re.Nfp;
+    c.Npp = (c.Np + DG_PAD - 1) / DG_PAD * DG_PAD;
     out->ngeom = DG_G_SIZE;
     out->nimap = DG_M_SETS + 3 * out->nsets;
     out->nparams = p->nparams + 3;
@@ -783,6 +851,7 @@ hdg_status hdg_lower_dg(const hdg_problem *p, hdg_dg_lowered *out, hdg_error *er
         build_update(&c);
         build_initial(&c);
         build_errors(&c);
+        build_energy(&c);
         st = hdg_ir_verify_module(out->mod, err);
     }
     free(c.rowf);

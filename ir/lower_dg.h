@@ -22,17 +22,27 @@
  * Kernels (all per element):
  *   <name>_volume   out rhs = volume part / c_T
  *   <name>_surface  out rhs += surface part / c_T   (rhs is read: HDG_KSLOT_READS)
- *   <name>_rhs      volume + surface fused (what the driver runs)
- *   <name>_update   LSERK4 stage: res = a res + dt rhs; U += b res
- *                   (a, b, dt are the parameters p_rka, p_rkb, p_dt)
+ *   <name>_rhs      volume + surface fused
+ *   <name>_step     one LSERK4 stage fused with the right-hand side (what the
+ *                   driver runs): res = a res + dt rhs(U); Unew = U + b res,
+ *                   with rhs never stored (a, b, dt are the parameters p_rka,
+ *                   p_rkb, p_dt); U and Unew are distinct buffers, since
+ *                   neighbours read U
+ *   <name>_update   the stage update alone: res = a res + dt rhs; U += b res
  *   <name>_initial  U at the nodes from the initial conditions (at a->t)
  *   <name>_errors   per element: squared L2 errors of the fields with an exact
  *                   solution (nerr values), then int U_f^2 for every field
  *                   (nfields values), by a rule of degree 2N+2
+ *   <name>_energy   per element: 1/2 sum_f U_f^T M U_f J (the discrete energy)
+ *
+ * The dense parts (reference derivatives of the fields the volume terms
+ * differentiate, the lift, M U) are products with the sum over the table row
+ * outermost and a contiguous, constant-trip inner loop over the nodes, on
+ * scratch rows padded to the SIMD width, so the C compiler vectorises them.
  *
  * Slots: in[0] = U (or rhs for update), geom = DG_G_* below, imap[0] = the
- * face map DG_M_* below (rhs/surface kernels), out[0] = rhs / U / errors,
- * out[1] = res (update). */
+ * face map DG_M_* below (rhs/surface/step kernels), out[0] = rhs / Unew / U /
+ * errors / energy, out[1] = res (step, update). */
 #ifndef HDG_LOWER_DG_H
 #define HDG_LOWER_DG_H
 
@@ -71,7 +81,7 @@ typedef struct hdg_dg_lowered {
     int needs_ext[HDG_DG_MAX_FIELDS];          /* some flux uses ext(field) */
     int nerr;                                  /* fields with an exact solution */
     int err_field[HDG_DG_MAX_FIELDS];
-    char volume[64], surface[64], rhs[64], step[64], update[64], initial[64], errors[64];
+    char volume[64], surface[64], rhs[64], step[64], update[64], initial[64], errors[64], energy[64];
 } hdg_dg_lowered;
 
 /* Lowers a DG problem at p->degree. Unsupported forms (coupled mass terms,

@@ -3,7 +3,10 @@
  *   1. the generated right-hand side (fused kernel, and volume then surface
  *      kernels) of examples/maxwell2d.hdg equals a plain Hesthaven-Warburton
  *      Maxwell RHS written here (node pairs found by coordinates) to 1e-13,
- *      on a perturbed square and on a Gmsh mesh, upwind and central;
+ *      on a perturbed square and on a Gmsh mesh, upwind and central, N = 1,
+ *      3, 4, 5, 8; the fused LSERK4 stage kernel equals rhs + update, the
+ *      energy kernel a plain 1/2 sum J u^T M u; weak-form advection (test
+ *      function differentiated) gives the same rhs as the strong form;
  *   2. LSERK4 is 4th order on y' = -y + cos(t) (plain integrator);
  *   3. Maxwell Ez converges at rate >= N+1-0.6, N = 2..5, on square:4 -> 8,
  *      square:4,perturb=0.2 -> 8, and the Gmsh mesh maxwell05 -> its
@@ -121,6 +124,61 @@ static void hw_maxwell_rhs(const hdg_refel *re, const hdg_mesh *m, const hdg_geo
     free(fl);
 }
 
+/* The fused stage kernel equals the LSERK4 update applied to the rhs kernel's
+ * output: res' = a res + dt rhs, U' = U + b res' (rhs in r1, a->in[0] = U). */
+static void check_step(const hdg_compiled *comp, const hdg_dg_lowered *L, const hdg_kargs *a0, const hdg_mesh *m,
+                       const double *U, const double *r1, size_t n)
+{
+    const hdg_kernel_info *info = NULL;
+    hdg_kernel_fn fstep = hdg_compiled_find(comp, L->step, &info);
+    CHECK(fstep != NULL, "kernel %s", L->step);
+    if (!fstep) return;
+    CHECK(info->in[0].flags & HDG_KSLOT_GATHER && info->out[1].flags & HDG_KSLOT_READS, "step slots");
+    double *params = malloc(sizeof(double) * L->nparams), *Un = malloc(sizeof(double) * n);
+    double *res = malloc(sizeof(double) * n), *res0 = malloc(sizeof(double) * n);
+    memcpy(params, a0->params, sizeof(double) * L->nparams);
+    double ra = hdg_lserk4_a[2], rb = hdg_lserk4_b[2], dt = 0.0123;
+    params[L->p_rka] = ra, params[L->p_rkb] = rb, params[L->p_dt] = dt;
+    for (size_t i = 0; i < n; i++) res[i] = res0[i] = urand();
+    hdg_kargs a = *a0;
+    a.params = params;
+    a.out[0] = Un;
+    a.out[1] = res;
+    hdg_launch(fstep, m->ne, &a);
+    double du = 0, dr = 0;
+    for (size_t i = 0; i < n; i++) {
+        double r = ra * res0[i] + dt * r1[i];
+        dr = fmax(dr, fabs(res[i] - r));
+        du = fmax(du, fabs(Un[i] - (U[i] + rb * r)));
+    }
+    CHECK(dr <= 1e-14 && du <= 1e-14, "fused stage differs from rhs + update: res %.3g, U %.3g", dr, du);
+    free(params); free(Un); free(res); free(res0);
+}
+
+/* The energy kernel equals 1/2 sum_e J_e sum_f u^T M u computed plainly. */
+static void check_energy(const hdg_compiled *comp, const hdg_dg_lowered *L, const hdg_refel *re, const hdg_geom *g,
+                         const hdg_kargs *a0, const double *U, int ne)
+{
+    hdg_kernel_fn fen = hdg_compiled_find(comp, L->energy, NULL);
+    CHECK(fen != NULL, "kernel %s", L->energy);
+    if (!fen) return;
+    double *E = malloc(sizeof(double) * ne), sum = 0, ref = 0;
+    hdg_kargs a = *a0;
+    a.out[0] = E;
+    hdg_launch(fen, ne, &a);
+    int Np = re->Np, F = L->nfields;
+    for (int e = 0; e < ne; e++) {
+        sum += E[e];
+        for (int f = 0; f < F; f++) {
+            const double *u = U + ((size_t)e * F + f) * Np;
+            for (int i = 0; i < Np; i++)
+                for (int j = 0; j < Np; j++) ref += 0.5 * g->J[e] * u[i] * re->M[i * Np + j] * u[j];
+        }
+    }
+    CHECK(ref > 0 && fabs(sum - ref) <= 1e-13 * ref, "energy kernel %.17g vs %.17g", sum, ref);
+    free(E);
+}
+
 static void check_rhs(const char *mesh_spec, int order, double alpha)
 {
     hdg_problem *p = load("maxwell2d.hdg", order, "alpha", alpha);
@@ -174,6 +232,8 @@ static void check_rhs(const char *mesh_spec, int order, double alpha)
           order, alpha, d1, scale);
     CHECK(d2 <= 1e-13 * scale, "%s N=%d alpha=%g: volume+surface differ from H&W by %.3g (scale %.3g)", mesh_spec,
           order, alpha, d2, scale);
+    check_step(&comp, &L, &a, &m, U, r1, n);
+    check_energy(&comp, &L, &re, &g, &a, U, m.ne);
     free(geom); free(fmap); free(U); free(r1); free(r2); free(ref); free(params);
 out:
     hdg_compiled_free(&comp);
@@ -182,6 +242,80 @@ out:
     hdg_geom_free(&g);
     hdg_mesh_free(&m);
     hdg_problem_free(p);
+}
+
+/* Weak form (derivatives on the test function, lifted by Sr = M^-1 Dr^T M)
+ * and strong form of upwind advection give the same right-hand side: with
+ * exact integration, -(a.grad u, v) + <(an - |an|)/2 jump(u), v> equals
+ * (u, a.grad v) - <F*, v>, F* = (an + |an|)/2 u + (an - |an|)/2 ext(u). */
+static const char *advection_src(int weak)
+{
+    static char src[2048];
+    snprintf(src, sizeof src,
+             "problem adv%s\nmesh triangle\ndegree N = 3\nparam ax = 0.8\nparam ay = -0.45\n"
+             "func g(x, y, t) = sin(x - t) * cos(2*y)\nspace V = L2(P N)\nunknown u : V\n%s\n"
+             "boundary inflow on all: ext(u) = g(x, y, t)\ntime lserk4, final = 1, cfl = 0.5\n",
+             weak ? "weak" : "strong",
+             weak ? "equation (dt(u), v) - (ax*u, dx(v)) - (ay*u, dy(v)) = -<((ax*nx + ay*ny) + abs(ax*nx + "
+                    "ay*ny))/2*u + ((ax*nx + ay*ny) - abs(ax*nx + ay*ny))/2*ext(u), v> for v : V"
+                  : "equation (dt(u), v) + (ax*dx(u) + ay*dy(u), v) = <(ax*nx + ay*ny - abs(ax*nx + ay*ny))/2 * "
+                    "jump(u), v> for v : V");
+    return src;
+}
+
+static void test_weak_strong(void)
+{
+    hdg_error err;
+    hdg_mesh m = {0};
+    hdg_geom g = {0};
+    CHECK(hdg_mesh_load(&m, "square:3,perturb=0.2", &err) == HDG_OK, "%s", err.msg);
+    CHECK(hdg_geom_init(&g, &m, &err) == HDG_OK, "%s", err.msg);
+    double *out[2] = {0}, *U = NULL;
+    size_t n = 0;
+    for (int weak = 0; weak < 2; weak++) {
+        const char *src = advection_src(weak);
+        hdg_diags d;
+        hdg_diags_init(&d);
+        hdg_problem *p = hdg_problem_parse("adv.hdg", src, strlen(src), NULL, &d);
+        if (!p) {
+            char *t = hdg_diags_render(&d);
+            CHECK(0, "advection (%s form) rejected: %s", weak ? "weak" : "strong", t);
+            free(t);
+        }
+        hdg_diags_free(&d);
+        if (!p) break;
+        hdg_dg_lowered L;
+        hdg_compiled comp = {0};
+        CHECK(hdg_lower_dg(p, &L, &err) == HDG_OK, "lower: %s", err.msg);
+        CHECK(hdg_compile_c(L.mod, NULL, &comp, &err) == HDG_OK, "compile: %s", err.msg);
+        hdg_kernel_fn frhs = hdg_compiled_find(&comp, L.rhs, NULL);
+        CHECK(frhs != NULL, "kernel %s", L.rhs);
+        n = (size_t)m.ne * L.Np;
+        if (!U) {
+            U = malloc(sizeof(double) * n);
+            for (size_t i = 0; i < n; i++) U[i] = urand();
+        }
+        double *geom = malloc(sizeof(double) * m.ne * L.ngeom), *params = calloc((size_t)L.nparams, sizeof(double));
+        int *fmap = malloc(sizeof(int) * m.ne * L.nimap);
+        for (int i = 0; i < p->nparams; i++) params[i] = p->params[i].value;
+        CHECK(hdg_dg_fill_maps(&L, p, &m, &g, geom, fmap, &err) == HDG_OK, "%s", err.msg);
+        out[weak] = calloc(n, sizeof(double));
+        hdg_kargs a = { .nitems = m.ne, .geom = geom, .params = params, .t = 0.3, .in = { U }, .imap = { fmap } };
+        a.out[0] = out[weak];
+        if (frhs) hdg_launch(frhs, m.ne, &a);
+        free(geom); free(params); free(fmap);
+        hdg_compiled_free(&comp);
+        hdg_dg_lowered_free(&L);
+        hdg_problem_free(p);
+    }
+    if (out[0] && out[1]) {
+        double scale = 0, d = 0;
+        for (size_t i = 0; i < n; i++) scale = fmax(scale, fabs(out[0][i])), d = fmax(d, fabs(out[0][i] - out[1][i]));
+        CHECK(scale > 1 && d <= 1e-12 * scale, "weak and strong advection differ by %.3g (scale %.3g)", d, scale);
+    }
+    free(out[0]); free(out[1]); free(U);
+    hdg_geom_free(&g);
+    hdg_mesh_free(&m);
 }
 
 /* ------------------------------------------------------------- 2. LSERK4 */
@@ -400,6 +534,9 @@ int main(void)
     check_rhs("square:3,perturb=0.2", 3, 1);
     check_rhs("square:3,perturb=0.2", 4, 0);
     check_rhs(HDG_TEST_DATA "/maxwell05_v22.msh", 5, 1);
+    check_rhs("square:2", 1, 1);
+    check_rhs("square:2", 8, 1);
+    test_weak_strong();
     test_energy();
     test_rates();
     return test_summary("dg");

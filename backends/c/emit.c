@@ -94,7 +94,7 @@ const char *hdg_emit_c_abi_header(void) { return abi_header; }
 
 static hdg_emit_c_options resolve(const hdg_emit_c_options *o)
 {
-    hdg_emit_c_options r = { 0, "hdgc_kernels.c", 0, "static inline", "static const", "restrict" };
+    hdg_emit_c_options r = { 0, "hdgc_kernels.c", 0, "static inline", "static const", "restrict", NULL, 0 };
     if (!o) return r;
     r.line_directives = o->line_directives;
     r.no_header = o->no_header;
@@ -102,6 +102,8 @@ static hdg_emit_c_options resolve(const hdg_emit_c_options *o)
     if (o->helper_qualifier) r.helper_qualifier = o->helper_qualifier;
     if (o->table_qualifier) r.table_qualifier = o->table_qualifier;
     if (o->restrict_kw) r.restrict_kw = o->restrict_kw;
+    r.loop_pragma = o->loop_pragma;
+    r.loop_pragma_min = o->loop_pragma_min;
     return r;
 }
 
@@ -367,6 +369,9 @@ static const char *const helper_text[] = {
 static void put_template(hdg_str *out, const char *text, const hdg_emit_c_options *opt)
 {
     for (const char *p = text; *p; p++) {
+        /* the loop pragma goes before the helpers' outermost loops (4 spaces in) */
+        if (opt->loop_pragma && p - text >= 5 && !strncmp(p - 5, "\n    for (", 10))
+            hdg_str_printf(out, "%s\n    ", opt->loop_pragma);
         if (p[0] == '@' && p[1] == 'Q') hdg_str_puts(out, opt->helper_qualifier), p++;
         else if (p[0] == '@' && p[1] == 'R') hdg_str_puts(out, opt->restrict_kw), p++;
         else hdg_str_putc(out, *p);
@@ -682,6 +687,10 @@ static void stmt(ectx *c, const hdg_ir_stmt *s, int ind)
     switch (s->kind) {
     case HDG_S_FOR: {
         const char *v = s->var->name;
+        if (c->opt.loop_pragma && s->var->extent >= c->opt.loop_pragma_min) {
+            hdg_str_printf(out, "%s\n", c->opt.loop_pragma);
+            indent(c, ind);
+        }
         hdg_str_printf(out, "for (int %s = 0; %s < %d; ++%s) {\n", v, v, s->var->extent, v);
         if (back) line_back(c);
         block(c, s->body.first, ind + 4);

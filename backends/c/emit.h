@@ -28,6 +28,12 @@ typedef struct hdg_emit_c_options {
     const char *helper_qualifier;   /* default "static inline" */
     const char *table_qualifier;    /* default "static const" */
     const char *restrict_kw;        /* default "restrict" */
+    /* A line printed before every loop of at least loop_pragma_min iterations,
+     * and before every loop of the dense-op helpers (e.g. "#pragma unroll 1" for
+     * NVRTC, which otherwise unrolls every constant-trip loop: 35 s of PTX
+     * generation for poisson at k = 8). NULL: none. */
+    const char *loop_pragma;
+    int loop_pragma_min;
 } hdg_emit_c_options;
 
 /* The whole translation unit. Verifies the module first (an invalid module is
