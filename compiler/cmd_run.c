@@ -14,7 +14,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: hdgc run FILE.hdg [--mesh square:N | FILE.msh] [--order k] [--set name=value]...\n"
                "                [--backend c|cuda|auto] [--solver cg|gmres] [--precond block|jacobi|none]\n"
-               "                [--rtol r] [--maxit n] [--restart m]\n"
+               "                [--format block|csr] [--rtol r] [--maxit n] [--restart m]\n"
                "                [--vtk out.vtu|out.pvd] [--every n] [--cfl c] [--final-time T]\n"
                "                [--json report.json] [--no-cache] [--quiet]\n");
 }
@@ -36,6 +36,8 @@ static void help(void)
            "  --backend NAME      c (default), cuda or auto\n"
            "  --solver NAME       cg or gmres (default: cg when the trace matrix is symmetric)\n"
            "  --precond NAME      block (face-block Jacobi, default), jacobi or none\n"
+           "  --format NAME       trace matrix the solver multiplies with: block (dense blocks of\n"
+           "                      seed 000, default) or csr (for comparison)\n"
            "  --rtol r            relative residual tolerance of the solver (default 1e-10)\n"
            "  --maxit n           iteration limit (default max(1000, 2 x unknowns))\n"
            "  --restart m         GMRES restart length (default 100)\n"
@@ -97,6 +99,7 @@ static int parse_args(int argc, char **argv, run_args *A)
         else if (!strcmp(a, "--backend")) A->ro.backend = v;
         else if (!strcmp(a, "--solver")) A->ro.solver = v;
         else if (!strcmp(a, "--precond")) A->ro.precond = v;
+        else if (!strcmp(a, "--format")) A->ro.format = v;
         else if (!strcmp(a, "--vtk")) A->ro.vtk = v;
         else if (!strcmp(a, "--json")) A->json = v;
         else if (!strcmp(a, "--order")) {

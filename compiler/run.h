@@ -21,6 +21,7 @@ typedef struct hdg_run_options {
     const char *backend;       /* "c" (default), "cuda", "auto" */
     const char *solver;        /* "cg", "gmres"; NULL: cg for symmetric problems, else gmres */
     const char *precond;       /* "jacobi", "block" (default), "none" */
+    const char *format;        /* trace matrix for the solver's products: "block" (default), "csr" */
     double rtol;               /* <= 0: 1e-10 */
     int maxit;                 /* <= 0: solver default */
     int restart;               /* GMRES restart length (<= 0: 100) */

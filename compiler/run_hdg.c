@@ -10,6 +10,7 @@
 #include "compiler/run.h"
 #include "ir/lower.h"
 #include "runtime/blockmat.h"
+#include "runtime/csr.h"
 #include "runtime/geometry.h"
 #include "runtime/krylov.h"
 #include "runtime/mesh.h"
@@ -200,9 +201,18 @@ static hdg_status solve_stage(hdg_run *r, hdg_error *err)
     r->x = hdg_xcalloc((size_t)n, sizeof(double));
     const char *solver = o->solver ? o->solver : (r->symmetric ? "cg" : "gmres");
     const char *pc = o->precond ? o->precond : "block";
+    const char *fmt = o->format ? o->format : "block";
+    hdg_csr csr;
+    memset(&csr, 0, sizeof csr);
     hdg_linop A = hdg_blockmat_op(&r->B), M;
     memset(&M, 0, sizeof M);
     hdg_status st = HDG_OK;
+    if (!strcmp(fmt, "csr")) {
+        if ((st = hdg_csr_from_blockmat(&csr, &r->B, err))) return st;
+        A = hdg_csr_op(&csr);
+    } else if (strcmp(fmt, "block")) {
+        return hdg_fail(err, HDG_EINPUT, "unknown matrix format '%s' (block, csr)", fmt);
+    }
     if (!strcmp(pc, "block")) st = hdg_precond_block_init(&M, &r->B, err);
     else if (!strcmp(pc, "jacobi")) st = hdg_precond_jacobi_init(&M, &r->B, err);
     else if (strcmp(pc, "none")) st = hdg_fail(err, HDG_EINPUT, "unknown preconditioner '%s' "
@@ -221,6 +231,8 @@ static hdg_status solve_stage(hdg_run *r, hdg_error *err)
         st = hdg_gmres(&A, M.apply ? &M : NULL, r->rhs, r->x, &so, NULL, &info, err);
     else st = hdg_fail(err, HDG_EINPUT, "unknown solver '%s' (cg, gmres)", solver);
     hdg_precond_free(&M);
+    hdg_csr_free(&csr);
+    hdg_report_string(r->rep, "solver.format", fmt);
     hdg_report_string(r->rep, "solver.method", solver);
     hdg_report_string(r->rep, "solver.precond", pc);
     hdg_report_number(r->rep, "solver.rtol", so.rtol);
