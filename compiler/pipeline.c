@@ -21,6 +21,41 @@ static hdg_status optimize_all(hdg_ir_module *m, const hdg_compile_options *o, h
     return HDG_OK;
 }
 
+/* The kernel whose text contains line `line` of the generated source (the
+ * emitter heads every kernel with a comment "/" "* kernel NAME (per ..."). */
+void hdg_kernel_at_line(const char *src, long line, char *name, size_t n)
+{
+    long l = 1;
+    name[0] = '\0';
+    for (const char *p = src; *p && l <= line; p++) {
+        if ((p == src || p[-1] == '\n') && !strncmp(p, "/* kernel ", 10)) {
+            size_t k = 0;
+            for (const char *q = p + 10; *q && *q != ' ' && k + 1 < n; q++) name[k++] = *q;
+            name[k] = '\0';
+        }
+        if (*p == '\n') l++;
+    }
+}
+
+/* Clang's message names "<module>.c:LINE:COL"; say which kernel that is. */
+static void name_failing_kernel(const char *src, const char *module, hdg_error *err)
+{
+    char pat[160], kname[128];
+    snprintf(pat, sizeof pat, "%s.c:", module);
+    const char *at = strstr(err->msg, pat);
+    if (!at) return;
+    long line = strtol(at + strlen(pat), NULL, 10);
+    hdg_kernel_at_line(src, line, kname, sizeof kname);
+    if (!kname[0]) return;
+    char msg[sizeof err->msg + 512];
+    snprintf(msg, sizeof msg, "in generated kernel '%s' (line %ld of %s.c): %s", kname, line, module,
+             err->msg);
+    size_t len = strlen(msg);
+    if (len >= sizeof err->msg) len = sizeof err->msg - 1;
+    memcpy(err->msg, msg, len);
+    err->msg[len] = '\0';
+}
+
 hdg_status hdg_compile_c(hdg_ir_module *m, const hdg_compile_options *opt, hdg_compiled *out,
                          hdg_error *err)
 {
@@ -47,6 +82,7 @@ hdg_status hdg_compile_c(hdg_ir_module *m, const hdg_compile_options *opt, hdg_c
     jo.opt_level = o.opt_level;
     jo.use_cache = o.use_cache;
     st = hdg_jit_compile(src.s, m->name, &jo, &out->jit, &out->stats, err);
+    if (st == HDG_ECOMPILE) name_failing_kernel(src.s, m->name, err);
     out->source_bytes = src.len;
     hdg_str_free(&src);
     if (st) return st;

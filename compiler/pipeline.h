@@ -47,6 +47,10 @@ hdg_kernel_fn hdg_compiled_find(const hdg_compiled *c, const char *name,
                                 const hdg_kernel_info **info);
 void hdg_compiled_free(hdg_compiled *c);
 
+/* The kernel whose generated text contains line `line` of src ("" when none):
+ * compile errors in generated code (a compiler bug) name the kernel with it. */
+void hdg_kernel_at_line(const char *src, long line, char *name, size_t n);
+
 /* Runs fn(begin, end, a) over [0, nitems) on the thread pool. */
 void hdg_launch(hdg_kernel_fn fn, long long nitems, const hdg_kargs *a);
 

@@ -283,8 +283,27 @@ static void check_problem(const problem_forms *pf, int k, const double *xy)
     hdg_problem_free(p);
 }
 
+/* Compile errors in generated code name the kernel: the line -> kernel map. */
+static void kernel_lines(void)
+{
+    const char *src = "#include <math.h>\n"                       /* 1 */
+                      "/* kernel poisson_local (per element): */\n"  /* 2 */
+                      "void poisson_local(void) {\n"                 /* 3 */
+                      "}\n"                                          /* 4 */
+                      "/* kernel poisson_recover (per element): */\n"/* 5 */
+                      "void poisson_recover(void) {\n";              /* 6 */
+    char name[64];
+    hdg_kernel_at_line(src, 1, name, sizeof name);
+    CHECK(!strcmp(name, ""), "line 1: no kernel ('%s')", name);
+    hdg_kernel_at_line(src, 3, name, sizeof name);
+    CHECK(!strcmp(name, "poisson_local"), "line 3: '%s'", name);
+    hdg_kernel_at_line(src, 6, name, sizeof name);
+    CHECK(!strcmp(name, "poisson_recover"), "line 6: '%s'", name);
+}
+
 int main(void)
 {
+    kernel_lines();
     static const problem_forms forms[] = {
         {"poisson.hdg", "kappa", NULL, NULL, NULL, "tau", "f"},
         {"reaction_diffusion.hdg", "kappa", "c", NULL, NULL, "tau", "f"},
