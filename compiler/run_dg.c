@@ -32,7 +32,7 @@ typedef struct dgrun {
     hdg_geom g;
     double *geom, *params, *U, *U2, *res, *E, *Eel;   /* U2: the other state buffer */
     int *fmap;
-    int *pos;                         /* kernel position of mesh element e (see order_elements) */
+    int *pos;                         /* kernel position of mesh element e (hdg_dg_order_elements) */
     hdg_kernel_fn k_step, k_initial, k_errors, k_energy;
     const hdg_kernel_info *i_step;
     long long n;                      /* ne * F * Np */
@@ -58,62 +58,6 @@ static double energy(dgrun *r)
 }
 
 /* ------------------------------------------------------------------ setup */
-
-typedef struct { unsigned long long key; int e; } zkey;
-
-static int zkey_cmp(const void *a, const void *b)
-{
-    const zkey *x = a, *y = b;
-    return x->key < y->key ? -1 : x->key > y->key ? 1 : x->e - y->e;
-}
-
-static unsigned long long spread16(unsigned long long v)   /* bits b -> 2b */
-{
-    v &= 0xffff;
-    v = (v | v << 8) & 0x00ff00ff;
-    v = (v | v << 4) & 0x0f0f0f0f;
-    v = (v | v << 2) & 0x33333333;
-    return (v | v << 1) & 0x55555555;
-}
-
-/* The kernels see the elements in Morton (Z-curve) order of their centroids,
- * so that neighbours lie close in memory and the face values a stage reads
- * from them come from cache. (In the row-by-row numbering of square:N the
- * neighbour across a horizontal edge is 2N elements ahead, not yet touched:
- * at N = 4 on square:128 its loads were 40% of the surface kernel's time.)
- * Reorders the rows of geom and fmap (and the neighbour numbers in fmap);
- * r->pos[e] is the position of mesh element e. */
-static void order_elements(dgrun *r)
-{
-    const hdg_mesh *m = r->mesh;
-    int ne = m->ne, ng = r->L.ngeom, nm = r->L.nimap;
-    double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
-    for (int v = 0; v < m->nv; v++)
-        x0 = fmin(x0, m->vx[v]), x1 = fmax(x1, m->vx[v]), y0 = fmin(y0, m->vy[v]), y1 = fmax(y1, m->vy[v]);
-    double sx = 65535 / fmax(x1 - x0, 1e-300), sy = 65535 / fmax(y1 - y0, 1e-300);
-    zkey *z = hdg_xmalloc(sizeof(zkey) * (size_t)ne);
-    for (int e = 0; e < ne; e++) {
-        const int *v = m->ev + 3 * e;
-        double cx = (m->vx[v[0]] + m->vx[v[1]] + m->vx[v[2]]) / 3, cy = (m->vy[v[0]] + m->vy[v[1]] + m->vy[v[2]]) / 3;
-        z[e].key = spread16((unsigned long long)((cx - x0) * sx)) | spread16((unsigned long long)((cy - y0) * sy)) << 1;
-        z[e].e = e;
-    }
-    qsort(z, (size_t)ne, sizeof z[0], zkey_cmp);
-    double *geom = hdg_xmalloc(sizeof(double) * (size_t)ne * ng);
-    int *fmap = hdg_xmalloc(sizeof(int) * (size_t)ne * nm);
-    for (int k = 0; k < ne; k++) r->pos[z[k].e] = k;
-    for (int k = 0; k < ne; k++) {
-        memcpy(geom + (size_t)k * ng, r->geom + (size_t)z[k].e * ng, sizeof(double) * ng);
-        int *M = fmap + (size_t)k * nm;
-        memcpy(M, r->fmap + (size_t)z[k].e * nm, sizeof(int) * nm);
-        for (int j = 0; j < 3; j++) M[DG_M_NBR + j] = r->pos[M[DG_M_NBR + j]];
-    }
-    free(r->geom);
-    free(r->fmap);
-    r->geom = geom;
-    r->fmap = fmap;
-    free(z);
-}
 
 static hdg_status setup(dgrun *r, const hdg_run_options *opt, hdg_report *rep, hdg_error *err)
 {
@@ -142,7 +86,7 @@ static hdg_status setup(dgrun *r, const hdg_run_options *opt, hdg_report *rep, h
     r->fmap = hdg_xmalloc(sizeof(int) * (size_t)ne * r->L.nimap);
     if ((st = hdg_dg_fill_maps(&r->L, p, r->mesh, &r->g, r->geom, r->fmap, err))) return st;
     r->pos = hdg_xmalloc(sizeof(int) * (size_t)ne);
-    order_elements(r);
+    hdg_dg_order_elements(&r->L, r->mesh, r->geom, r->fmap, r->pos);
     r->params = hdg_xcalloc((size_t)r->L.nparams, sizeof(double));
     for (int i = 0; i < p->nparams; i++) r->params[i] = p->params[i].value;
     r->U = hdg_xcalloc((size_t)r->n, sizeof(double));

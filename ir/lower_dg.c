@@ -1,6 +1,8 @@
 /* lower_dg.c — explicit nodal DG: checked problem -> volume, surface, fused
- * right-hand side, LSERK4 stage update, initial condition and error kernels
- * (see lower_dg.h for the discretisation, the data layout and the slots).
+ * right-hand side, fused LSERK4 stage, stage update, initial condition, error
+ * and energy kernels (see lower_dg.h for the discretisation, the data layout
+ * and the slots); the kernels' per-element geometry, face maps and element
+ * order for a mesh.
  * Nothing here knows a problem by name: fields, terms, fluxes and boundary
  * states all come from the atoms of the checked problem. */
 #include "ir/lower_dg.h"
@@ -924,4 +926,54 @@ hdg_status hdg_dg_fill_maps(const hdg_dg_lowered *L, const hdg_problem *p, const
         }
     }
     return HDG_OK;
+}
+
+/* ---------------------------------------------------------------- element order */
+
+typedef struct { unsigned long long key; int e; } zkey;
+
+static int zkey_cmp(const void *a, const void *b)
+{
+    const zkey *x = a, *y = b;
+    return x->key < y->key ? -1 : x->key > y->key ? 1 : x->e - y->e;
+}
+
+static unsigned long long spread16(unsigned long long v)   /* bits b -> 2b */
+{
+    v &= 0xffff;
+    v = (v | v << 8) & 0x00ff00ff;
+    v = (v | v << 4) & 0x0f0f0f0f;
+    v = (v | v << 2) & 0x33333333;
+    return (v | v << 1) & 0x55555555;
+}
+
+void hdg_dg_order_elements(const hdg_dg_lowered *L, const hdg_mesh *m, double *geom, int *fmap, int *pos)
+{
+    int ne = m->ne, ng = L->ngeom, nm = L->nimap;
+    double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
+    for (int v = 0; v < m->nv; v++)
+        x0 = fmin(x0, m->vx[v]), x1 = fmax(x1, m->vx[v]), y0 = fmin(y0, m->vy[v]), y1 = fmax(y1, m->vy[v]);
+    double sx = 65535 / fmax(x1 - x0, 1e-300), sy = 65535 / fmax(y1 - y0, 1e-300);
+    zkey *z = hdg_xmalloc(sizeof(zkey) * (size_t)ne);
+    for (int e = 0; e < ne; e++) {
+        const int *v = m->ev + 3 * e;
+        double cx = (m->vx[v[0]] + m->vx[v[1]] + m->vx[v[2]]) / 3, cy = (m->vy[v[0]] + m->vy[v[1]] + m->vy[v[2]]) / 3;
+        z[e].key = spread16((unsigned long long)((cx - x0) * sx)) | spread16((unsigned long long)((cy - y0) * sy)) << 1;
+        z[e].e = e;
+    }
+    qsort(z, (size_t)ne, sizeof z[0], zkey_cmp);
+    double *g2 = hdg_xmalloc(sizeof(double) * (size_t)ne * ng);
+    int *f2 = hdg_xmalloc(sizeof(int) * (size_t)ne * nm);
+    for (int k = 0; k < ne; k++) pos[z[k].e] = k;
+    for (int k = 0; k < ne; k++) {
+        memcpy(g2 + (size_t)k * ng, geom + (size_t)z[k].e * ng, sizeof(double) * ng);
+        int *M = f2 + (size_t)k * nm;
+        memcpy(M, fmap + (size_t)z[k].e * nm, sizeof(int) * nm);
+        for (int j = 0; j < 3; j++) M[DG_M_NBR + j] = pos[M[DG_M_NBR + j]];
+    }
+    memcpy(geom, g2, sizeof(double) * (size_t)ne * ng);
+    memcpy(fmap, f2, sizeof(int) * (size_t)ne * nm);
+    free(g2);
+    free(f2);
+    free(z);
 }

@@ -1,5 +1,6 @@
 # Explicit nodal DG (ir/lower_dg.c, compiler/run_dg.c, runtime/lserk4.c).
-#   dg            generated RHS vs a plain Hesthaven-Warburton Maxwell RHS (1e-13),
+#   dg            generated RHS vs a plain Hesthaven-Warburton Maxwell RHS (1e-13), fused
+#                 stage vs rhs + update, energy kernel, weak vs strong form, element order,
 #                 LSERK4 order, convergence rates (Maxwell on square, perturbed and
 #                 Gmsh meshes; acoustics; advection), energy (upwind, central,
 #                 1000 steps), blow-up detection, rejected forms
@@ -13,7 +14,7 @@ hdg_cli_test(dg_cli_advection 0 -e "L2 error +u +[0-9.]+e-0[3-9]" --
   $<TARGET_FILE:hdgc> run ${HDG_EXAMPLES}/advection2d.hdg --mesh square:4,perturb=0.2 --order 3 --final-time 0.2)
 hdg_cli_test(dg_cli_blowup 1 -e "blew up at step [0-9]+ \\(t = " --
   $<TARGET_FILE:hdgc> run ${HDG_EXAMPLES}/maxwell2d.hdg --mesh square:4 --order 3 --cfl 20 --final-time 3)
-# Benchmark (built, not a test): bench_dg [M] [Nmin] [Nmax] [steps]; see docs/performance.md.
+# Benchmark (built, not a test): bench_dg [M] [Nmin] [Nmax] [rounds] [steps]; see docs/performance.md.
 add_executable(bench_dg bench_dg.c)
 target_link_libraries(bench_dg PRIVATE hdgc_lib)
 target_include_directories(bench_dg PRIVATE ${HDG_TEST_DIR})

@@ -6,7 +6,8 @@
  *      on a perturbed square and on a Gmsh mesh, upwind and central, N = 1,
  *      3, 4, 5, 8; the fused LSERK4 stage kernel equals rhs + update, the
  *      energy kernel a plain 1/2 sum J u^T M u; weak-form advection (test
- *      function differentiated) gives the same rhs as the strong form;
+ *      function differentiated) gives the same rhs as the strong form; in
+ *      the Morton element order the rhs rows are the same, moved;
  *   2. LSERK4 is 4th order on y' = -y + cos(t) (plain integrator);
  *   3. Maxwell Ez converges at rate >= N+1-0.6, N = 2..5, on square:4 -> 8,
  *      square:4,perturb=0.2 -> 8, and the Gmsh mesh maxwell05 -> its
@@ -155,6 +156,38 @@ static void check_step(const hdg_compiled *comp, const hdg_dg_lowered *L, const 
     free(params); free(Un); free(res); free(res0);
 }
 
+/* In the element order of hdg_dg_order_elements (a permutation, neighbours
+ * renumbered) the rhs kernel gives the same rows, moved: rhs'[pos[e]] = rhs[e]
+ * exactly (the same arithmetic per element). */
+static void check_order(const hdg_dg_lowered *L, const hdg_mesh *m, hdg_kernel_fn frhs, const hdg_kargs *a0,
+                        const double *U, const double *r1, int width)
+{
+    int ne = m->ne;
+    double *geom = malloc(sizeof(double) * ne * L->ngeom), *U2 = malloc(sizeof(double) * ne * width);
+    double *r2 = malloc(sizeof(double) * ne * width);
+    int *fmap = malloc(sizeof(int) * ne * L->nimap), *pos = malloc(sizeof(int) * ne), *seen = calloc(ne, sizeof(int));
+    memcpy(geom, a0->geom, sizeof(double) * ne * L->ngeom);
+    memcpy(fmap, a0->imap[0], sizeof(int) * ne * L->nimap);
+    hdg_dg_order_elements(L, m, geom, fmap, pos);
+    int perm = 1, moved = 0;
+    for (int e = 0; e < ne; e++) {
+        if (pos[e] < 0 || pos[e] >= ne || seen[pos[e]]++) perm = 0;
+        else memcpy(U2 + (size_t)pos[e] * width, U + (size_t)e * width, sizeof(double) * width);
+        moved += pos[e] != e;
+    }
+    CHECK(perm && (ne < 16 || moved > 0), "element order is not a permutation (or moves nothing: %d)", moved);
+    if (perm) {
+        hdg_kargs a = *a0;
+        a.geom = geom, a.imap[0] = fmap, a.in[0] = U2, a.out[0] = r2;
+        hdg_launch(frhs, ne, &a);
+        double d = 0;
+        for (int e = 0; e < ne; e++)
+            for (int i = 0; i < width; i++) d = fmax(d, fabs(r2[(size_t)pos[e] * width + i] - r1[(size_t)e * width + i]));
+        CHECK(d == 0, "rhs in Morton element order differs by %.3g", d);
+    }
+    free(geom); free(U2); free(r2); free(fmap); free(pos); free(seen);
+}
+
 /* The energy kernel equals 1/2 sum_e J_e sum_f u^T M u computed plainly. */
 static void check_energy(const hdg_compiled *comp, const hdg_dg_lowered *L, const hdg_refel *re, const hdg_geom *g,
                          const hdg_kargs *a0, const double *U, int ne)
@@ -233,6 +266,7 @@ static void check_rhs(const char *mesh_spec, int order, double alpha)
     CHECK(d2 <= 1e-13 * scale, "%s N=%d alpha=%g: volume+surface differ from H&W by %.3g (scale %.3g)", mesh_spec,
           order, alpha, d2, scale);
     check_step(&comp, &L, &a, &m, U, r1, n);
+    check_order(&L, &m, frhs, &a, U, r1, 3 * re.Np);
     check_energy(&comp, &L, &re, &g, &a, U, m.ne);
     free(geom); free(fmap); free(U); free(r1); free(r2); free(ref); free(params);
 out:
