@@ -133,6 +133,7 @@ static int parse_args(int argc, char **argv, run_args *A)
 static void summary(FILE *f, const hdg_report *r, const hdg_problem *p)
 {
     int found;
+    if (p->method == HDG_METHOD_DG) goto times;   /* the DG driver logs its own summary */
     fprintf(f, "%s (%s, order %d) on %s: %.0f elements, %.0f faces\n", p->name,
             hdg_method_name(p->method), p->degree, p->file,
             hdg_report_get_number(r, "mesh.elements", &found), hdg_report_get_number(r, "mesh.faces", &found));
@@ -147,8 +148,9 @@ static void summary(FILE *f, const hdg_report *r, const hdg_problem *p)
         double e = hdg_report_get_number(r, path, &found);
         if (found) fprintf(f, "  L2 error %-8s %.6e\n", p->unknowns[u].name, e);
     }
+times:;
     static const char *stages[] = {"parse", "lower", "compile", "local", "assemble", "solve",
-                                   "recover", "postprocess", "errors", "total"};
+                                   "recover", "postprocess", "errors", "setup", "stages", "output", "total"};
     fprintf(f, "  time:");
     for (size_t i = 0; i < sizeof stages / sizeof *stages; i++) {
         char path[64];
