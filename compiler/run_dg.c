@@ -382,13 +382,13 @@ hdg_status hdg_run_dg(const hdg_problem *p, struct hdg_mesh *mesh, const hdg_run
     if (opt->log) {
         fprintf(opt->log, "%s: DG N = %d, %d elements, %lld dofs, %lld steps of dt = %.4g to t = %g (%.3g s)\n",
                 p->name, r.L.N, ne, r.n, nsteps, dt, final, t_steps);
-        fprintf(opt->log, "energy: %.10g -> %.10g\n", e0, eprev);
+        fprintf(opt->log, "  energy %.10g -> %.10g\n", e0, eprev);
         for (int u = 0; u < p->nunknowns; u++) {
             char path[96];
             int found = 0;
             snprintf(path, sizeof path, "errors.%s", p->unknowns[u].name);
             double ev = hdg_report_get_number(rep, path, &found);
-            if (found) fprintf(opt->log, "L2 error %s: %.6e\n", p->unknowns[u].name, ev);
+            if (found) fprintf(opt->log, "  L2 error %-8s %.6e\n", p->unknowns[u].name, ev);
         }
     }
 done:
