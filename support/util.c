@@ -134,6 +134,8 @@ char *hdg_str_take(hdg_str *b)
     return s;
 }
 
+#define HDG_READ_MAX (1 << 30)
+
 hdg_status hdg_read_file(const char *path, char **data, size_t *len, hdg_error *err)
 {
     struct stat st;
@@ -143,6 +145,8 @@ hdg_status hdg_read_file(const char *path, char **data, size_t *len, hdg_error *
         return hdg_fail(err, HDG_EIO, "%s: cannot open: %s", path, strerror(errno));
     if (S_ISDIR(st.st_mode))
         return hdg_fail(err, HDG_EIO, "%s: is a directory, not a file", path);
+    if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
+        return hdg_fail(err, HDG_EIO, "%s: is a device, not a file", path);
     FILE *f = fopen(path, "rb");
     if (!f) return hdg_fail(err, HDG_EIO, "%s: cannot open: %s", path, strerror(errno));
     hdg_str b;
@@ -150,6 +154,11 @@ hdg_status hdg_read_file(const char *path, char **data, size_t *len, hdg_error *
     char chunk[65536];
     size_t n;
     while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (b.len + n > HDG_READ_MAX) {   /* e.g. an endless pipe */
+            fclose(f);
+            hdg_str_free(&b);
+            return hdg_fail(err, HDG_EIO, "%s: larger than %d MiB, refused", path, HDG_READ_MAX >> 20);
+        }
         reserve(&b, n);
         memcpy(b.s + b.len, chunk, n);
         b.len += n;

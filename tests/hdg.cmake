@@ -42,3 +42,6 @@ hdg_cli_test(run_backend_bad 1 -e "unknown backend 'opencl'" -- $<TARGET_FILE:hd
 add_test(NAME run_cache_second_hit COMMAND sh -c
   "rm -rf kcache && HDGC_CACHE_DIR=kcache '$<TARGET_FILE:hdgc>' run '${POISSON}' --order 2 --mesh square:2 --json first.json >/dev/null && HDGC_CACHE_DIR=kcache '$<TARGET_FILE:hdgc>' run '${POISSON}' --order 2 --mesh square:2 --json second.json | grep -q 'kernels from cache' && grep -Eq '\"cache_hits\":[[:space:]]*0' first.json && grep -Eq '\"cache_hits\":[[:space:]]*1' second.json"
   WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+
+# a device is refused, not read forever
+hdg_cli_test(check_device 1 -e "/dev/zero: is a device, not a file" -- $<TARGET_FILE:hdgc> check /dev/zero)
