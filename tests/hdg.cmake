@@ -45,3 +45,11 @@ add_test(NAME run_cache_second_hit COMMAND sh -c
 
 # a device is refused, not read forever
 hdg_cli_test(check_device 1 -e "/dev/zero: is a device, not a file" -- $<TARGET_FILE:hdgc> check /dev/zero)
+
+# --vtk: the solution as high-order Lagrange triangles, checked by an independent XML reader
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_Interpreter_FOUND)
+  add_test(NAME run_vtk COMMAND sh -c
+    "'$<TARGET_FILE:hdgc>' run '${POISSON}' --order 3 --mesh square:2 --vtk run_vtk.vtu --quiet && '${Python3_EXECUTABLE}' '${HDG_TEST_DIR}/check_vtu.py' run_vtk.vtu:80:8 +u +q_x +q_y"
+    WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+endif()
