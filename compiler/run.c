@@ -28,16 +28,22 @@ static hdg_status check_markers(const hdg_problem *p, const hdg_mesh *m, hdg_err
         if (m->marker_names[id] && hdg_mesh_marker_count(m, id) > 0) names[n++] = m->marker_names[id];
     hdg_diags d;
     hdg_diags_init(&d);
-    hdg_diags_set_source(&d, p->file, NULL, 0);
+    char *text = NULL;   /* the source, to echo the lines the messages point at */
+    size_t len = 0;
+    hdg_error rerr;
+    if (hdg_read_file(p->file, &text, &len, &rerr)) text = NULL, len = 0;
+    hdg_diags_set_source(&d, p->file, text, len);
+    free(text);
     int nerr = hdg_problem_check_markers(p, names, n, &d);
     free(names);
     hdg_status st = HDG_OK;
     if (nerr) {
-        char *text = hdg_diags_render(&d);
-        size_t len = strlen(text);
-        while (len && text[len - 1] == '\n') text[--len] = '\0';
-        st = hdg_fail(err, HDG_EINPUT, "%s\n(mesh %s)", text, m->source ? m->source : "");
-        free(text);
+        char *msg = hdg_diags_render(&d);
+        size_t n = strlen(msg);
+        while (n && msg[n - 1] == '\n') msg[--n] = '\0';
+        st = hdg_fail(err, HDG_EINPUT, "the boundary markers of mesh '%s' do not match the "
+                      "problem's boundary conditions:\n%s", m->source ? m->source : "", msg);
+        free(msg);
     }
     hdg_diags_free(&d);
     return st;

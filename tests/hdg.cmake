@@ -53,3 +53,7 @@ if(Python3_Interpreter_FOUND)
     "'$<TARGET_FILE:hdgc>' run '${POISSON}' --order 3 --mesh square:2 --vtk run_vtk.vtu --quiet && '${Python3_EXECUTABLE}' '${HDG_TEST_DIR}/check_vtu.py' run_vtk.vtu:80:8 +u +q_x +q_y"
     WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
 endif()
+hdg_cli_test(run_marker_mismatch 1 -e "do not match the problem's boundary conditions"
+  -e "convection_diffusion.hdg:29:34: error: boundary marker 'left' is not in the mesh"
+  -e "marker 'boundary' has no boundary condition"
+  -- $<TARGET_FILE:hdgc> run ${HDG_EXAMPLES}/convection_diffusion.hdg --mesh data/maxwell05_v22.msh)
