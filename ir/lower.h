@@ -5,7 +5,9 @@
  *   <name>_local    per element: local matrices by quadrature of every atom,
  *                   static condensation K_e = D - C A^-1 B, F_e = F_t - C A^-1 F_l
  *   <name>_recover  per element: element unknowns from the element's trace values,
- *                   x = A^-1 (F_l - B uhat_e)
+ *                   x = A^-1 (F_l - B uhat_e), by block elimination over the
+ *                   components of the element unknowns when A's block
+ *                   structure (known from the atoms) makes that cheaper
  *   <name>_errors   per element: squared L2 errors of every element unknown
  *                   component against its exact solution
  *   <name>_dirichlet_<i>  per listed face: L2 projection of the i-th Dirichlet

@@ -12,6 +12,7 @@
  * B and D carry Fl and Ft as an extra last column, so one Schur complement
  * gives [K_e | F_e] = [D | Ft] - C A^-1 [B | Fl]. The recovery kernel rebuilds
  * A, B, Fl from the same atoms and solves A x = Fl - B uhat_e. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -535,6 +536,307 @@ static void emit_system(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const bloc
     }
 }
 
+/* ------------------------------------------------ block elimination of A
+ * A is made of np x np blocks, one per (test component, trial component) of
+ * the element unknowns; the atoms say at compile time which blocks are
+ * structurally nonzero. The element unknowns are eliminated one component
+ * (np dofs) at a time, the cheapest first (fewest coupled rows and columns),
+ * with the fill-in tracked here: each step factors only its np x np diagonal
+ * block (pivoting inside it) and updates only the blocks it couples. Where no
+ * remaining component has a structurally nonzero diagonal block the rest goes
+ * in one dense group. A component whose diagonal block is a multiple of the
+ * orthonormal mass matrix (elim_diagonal) and has taken no fill-in is
+ * eliminated by scaling its rows: no LU. When the plan saves less than a fifth of the flops of
+ * the dense LU of all of A (or HDGC_NO_BLOCK_ELIM is set) the dense path
+ * stays. The extra rows and columns (xr, xc) are the right-hand side in the
+ * recovery (no rows, one column), or in the opt-in local kernel the trace
+ * rows of C, D and the trace columns plus source of B, D.
+ *
+ * The recovery uses it by default: x agrees with the dense solve to rounding.
+ * The local kernel keeps the dense LU unless HDGC_BLOCK_LOCAL is set: with
+ * the order fixed (the mass blocks of q pivot before u, where partial
+ * pivoting over all of A picks rows of the u equation) K_e matches the dense
+ * one to 1e-15 element by element, yet the global solution of poisson at
+ * k = 8..10 comes out 10-50x less accurate (6.8e-12 instead of 1.2e-13 on
+ * square:32, k = 8), so the 2.6x faster path is not the default. */
+
+#define ELIM_MAX 64   /* element components: at most 32 unknowns of 2 components */
+
+typedef struct elim_plan {
+    int nc, nstep;                  /* components, steps */
+    int ng[ELIM_MAX], g[ELIM_MAX][ELIM_MAX];       /* step s eliminates g[s][0..ng) */
+    int nr[ELIM_MAX], r[ELIM_MAX][ELIM_MAX];       /* remaining components it updates (rows) */
+    int ncl[ELIM_MAX], cl[ELIM_MAX][ELIM_MAX];     /* ... (columns) */
+    int diag[ELIM_MAX];             /* step s: one component whose block is diagonal */
+    double flops, dense;
+} elim_plan;
+
+/* nz[i][j]: some atom adds into the block (element component i, component j). */
+static void elim_structure(const lower *c, unsigned char nz[ELIM_MAX][ELIM_MAX])
+{
+    memset(nz, 0, sizeof(unsigned char) * ELIM_MAX * ELIM_MAX);
+    for (int e = 0; e < c->p->nequations; e++) {
+        const hdg_equation *eq = &c->p->equations[e];
+        if (eq->post || eq->trace) continue;
+        for (int t = 0; t < eq->natoms; t++) {
+            const hdg_atom *a = &eq->atoms[t];
+            if (a->trial < 0 || unk(c, a->trial)->trace) continue;
+            int i = c->L->uoff[eq->unknown] / c->np + a->test_comp;
+            int j = c->L->uoff[a->trial] / c->np + a->trial_comp;
+            nz[i][j] = 1;
+        }
+    }
+}
+
+/* diag[e]: the block (e, e) is diagonal: every atom adding into it is a
+ * volume integral of value times value with a coefficient independent of x
+ * and y, i.e. a multiple of the mass matrix of the orthonormal basis, whose
+ * off-diagonal entries are rounding (checked on the volume rule). */
+static void elim_diagonal(const lower *c, int *diag)
+{
+    int np = c->np, nc = c->L->nl / np, any[ELIM_MAX] = {0};
+    for (int e = 0; e < nc; e++) diag[e] = 1;
+    double *T = integrate(1, c->nvq, c->vwh, c->vb[0], np, c->vb[0], np), off = 0, dmin = 1;
+    for (int i = 0; i < np; i++)
+        for (int j = 0; j < np; j++) {
+            double v = fabs(T[i * np + j]);
+            if (i == j) dmin = v < dmin ? v : dmin;
+            else off = v > off ? v : off;
+        }
+    free(T);
+    int mass_diagonal = off <= 1e-13 * dmin;
+    for (int e = 0; e < c->p->nequations; e++) {
+        const hdg_equation *eq = &c->p->equations[e];
+        if (eq->post || eq->trace) continue;
+        for (int t = 0; t < eq->natoms; t++) {
+            const hdg_atom *a = &eq->atoms[t];
+            if (a->trial < 0 || unk(c, a->trial)->trace) continue;
+            int i = c->L->uoff[eq->unknown] / np + a->test_comp;
+            int j = c->L->uoff[a->trial] / np + a->trial_comp;
+            if (i != j) continue;
+            any[i] = 1;
+            if (!mass_diagonal || a->domain != HDG_VOLUME || a->test_op != HDG_OP_VALUE ||
+                a->trial_op != HDG_OP_VALUE || !coef_is_constant(a))
+                diag[i] = 0;
+        }
+    }
+    for (int e = 0; e < nc; e++) diag[e] &= any[e];
+}
+
+/* LU of g, solve for ncl columns, update of nr x ncl */
+static double elim_flops(double g, double nr, double ncl)
+{
+    return 2.0 / 3.0 * g * g * g + 2.0 * g * g * ncl + 2.0 * nr * g * ncl;
+}
+
+/* Returns 1 when the block plan is worth it. */
+static int elim_plan_make(const lower *c, int xr, int xc, elim_plan *P)
+{
+    int np = c->np, nc = c->L->nl / np;
+    unsigned char nz[ELIM_MAX][ELIM_MAX];
+    int done[ELIM_MAX] = {0}, diag[ELIM_MAX];
+    memset(P, 0, sizeof *P);
+    P->nc = nc;
+    P->dense = elim_flops(c->L->nl, xr, xc);
+    if (nc < 2 || nc > ELIM_MAX || getenv("HDGC_NO_BLOCK_ELIM")) return 0;
+    elim_structure(c, nz);
+    elim_diagonal(c, diag);
+    for (int left = nc; left > 0;) {
+        int s = P->nstep++, in[ELIM_MAX] = {0};
+        double best = -1;
+        int pick = -1;
+        for (int e = 0; e < nc; e++) {
+            if (done[e] || !nz[e][e]) continue;
+            int rr = 0, cc = 0;
+            for (int o = 0; o < nc; o++)
+                if (!done[o] && o != e) rr += nz[o][e], cc += nz[e][o];
+            double f = diag[e] ? 2.0 * ((double)rr * np + xr) * np * ((double)cc * np + xc)
+                               : elim_flops(np, (double)rr * np + xr, (double)cc * np + xc);
+            if (pick < 0 || f < best) pick = e, best = f;
+        }
+        for (int e = 0; e < nc; e++)   /* the group: the pick, or all that is left */
+            if (!done[e] && (pick < 0 || e == pick)) in[e] = 1, P->g[s][P->ng[s]++] = e;
+        for (int o = 0; o < nc; o++) {
+            if (done[o] || in[o]) continue;
+            int rz = 0, cz = 0;
+            for (int x = 0; x < P->ng[s]; x++) rz |= nz[o][P->g[s][x]], cz |= nz[P->g[s][x]][o];
+            if (rz) P->r[s][P->nr[s]++] = o;
+            if (cz) P->cl[s][P->ncl[s]++] = o;
+        }
+        for (int a = 0; a < P->nr[s]; a++)   /* fill-in */
+            for (int b = 0; b < P->ncl[s]; b++) {
+                nz[P->r[s][a]][P->cl[s][b]] = 1;
+                if (P->r[s][a] == P->cl[s][b]) diag[P->r[s][a]] = 0;
+            }
+        P->diag[s] = pick >= 0 && diag[pick];
+        double nr = (double)np * P->nr[s] + xr, ncl = (double)np * P->ncl[s] + xc;
+        P->flops += P->diag[s] ? np * ncl + 2.0 * nr * np * ncl : elim_flops((double)np * P->ng[s], nr, ncl);
+        for (int x = 0; x < P->ng[s]; x++) done[P->g[s][x]] = 1;
+        left -= P->ng[s];
+    }
+    return P->nstep > 1 && P->flops < 0.8 * P->dense;
+}
+
+/* "q.x" for element component comp */
+static void comp_name(const lower *c, int comp, char *buf, size_t n)
+{
+    for (int u = 0; u < c->p->nunknowns; u++) {
+        const hdg_unknown *x = unk(c, u);
+        int o = c->L->uoff[u];
+        if (o < 0 || comp < o / c->np || comp >= o / c->np + x->ncomp) continue;
+        if (x->ncomp == 1) snprintf(buf, n, "%s", x->name);
+        else snprintf(buf, n, "%s.%c", x->name, "xy"[comp - o / c->np]);
+        return;
+    }
+    snprintf(buf, n, "?");
+}
+
+static void elim_origin(lower *c, hdg_ir_kernel *k, const elim_plan *P)
+{
+    hdg_str s;
+    hdg_str_init(&s);
+    hdg_str_printf(&s, "block elimination of A (%d x %d) by components:", c->L->nl, c->L->nl);
+    for (int st = 0; st < P->nstep; st++) {
+        if (st) hdg_str_puts(&s, ",");
+        for (int x = 0; x < P->ng[st]; x++) {
+            char name[80];
+            comp_name(c, P->g[st][x], name, sizeof name);
+            hdg_str_printf(&s, "%s%s%s", x ? "+" : " ", name, P->diag[st] ? " (diagonal)" : "");
+        }
+    }
+    hdg_str_printf(&s, " (%.3g Mflop instead of %.3g)", P->flops / 1e6, P->dense / 1e6);
+    hdg_ir_set_origin(k, c->p->file, 0, 0, s.s);
+    hdg_str_free(&s);
+}
+
+/* dst[dr + i][dc + j] (+)= src[sr + i][sc + j] */
+static void copy_block(hdg_ir_kernel *k, hdg_ir_tensor *dst, int dr, int dc, hdg_ir_tensor *src,
+                       int sr, int sc, int nr, int ncl, int acc)
+{
+    if (nr <= 0 || ncl <= 0) return;
+    hdg_ir_expr *i = hdg_ir_for(k, "i", nr), *j = hdg_ir_for(k, "j", ncl);
+    hdg_ir_expr *d = hdg_ir_ld2(k, dst, hdg_ir_add(k, I(k, dr), i), hdg_ir_add(k, I(k, dc), j));
+    hdg_ir_expr *v = hdg_ir_ld2(k, src, hdg_ir_add(k, I(k, sr), i), hdg_ir_add(k, I(k, sc), j));
+    if (acc) hdg_ir_accum(k, d, v);
+    else hdg_ir_assign(k, d, v);
+    hdg_ir_end(k);
+    hdg_ir_end(k);
+}
+
+/* position of component e among the remaining ones (in dofs); e = -1: the extra rows/columns */
+static int elim_pos(const int *left, int nc, int np, int e)
+{
+    int p = 0;
+    for (int o = 0; o < nc && (e < 0 || o < e); o++) p += left[o] ? np : 0;
+    return p;
+}
+
+/* Runs the plan on M (rows: the element components then xr rows; columns:
+ * the components then xc columns). Returns the final xr x xc matrix (NULL
+ * when xr = 0); W[s] gets step s's A_gg^-1 [A_g,cols | extra columns]. */
+static hdg_ir_tensor *elim_emit(lower *c, hdg_ir_kernel *k, const elim_plan *P, hdg_ir_tensor *M,
+                                int xr, int xc, hdg_ir_tensor **W)
+{
+    int np = c->np, nc = P->nc, left[ELIM_MAX];
+    for (int e = 0; e < nc; e++) left[e] = 1;
+    for (int s = 0; s < P->nstep; s++) {
+        int g = np * P->ng[s], nr = np * P->nr[s] + xr, ncl = np * P->ncl[s] + xc;
+        int X = elim_pos(left, nc, np, -1);
+        hdg_ir_tensor *Wg = W[s] = hdg_ir_local(k, "Wg", HDG_IR_DOUBLE, HDG_SHAPE(g, ncl));
+        if (P->diag[s]) {   /* Wg = rows of M scaled by the inverse diagonal */
+            int pa = elim_pos(left, nc, np, P->g[s][0]);
+            for (int b = -1; b < P->ncl[s]; b++) {
+                int cb = b < 0 ? xc : np, wb = b < 0 ? ncl - xc : b * np;
+                int mb = b < 0 ? X : elim_pos(left, nc, np, P->cl[s][b]);
+                hdg_ir_expr *i = hdg_ir_for(k, "i", np), *j = hdg_ir_for(k, "j", cb);
+                hdg_ir_expr *ri = hdg_ir_add(k, I(k, pa), i);
+                hdg_ir_assign(k, hdg_ir_ld2(k, Wg, i, hdg_ir_add(k, I(k, wb), j)),
+                              hdg_ir_div(k, hdg_ir_ld2(k, M, ri, hdg_ir_add(k, I(k, mb), j)),
+                                         hdg_ir_ld2(k, M, ri, ri)));
+                hdg_ir_end(k);
+                hdg_ir_end(k);
+            }
+        } else {
+            hdg_ir_tensor *A = hdg_ir_local(k, "Ag", HDG_IR_DOUBLE, HDG_SHAPE(g, g));
+            hdg_ir_tensor *piv = hdg_ir_local(k, "pivg", HDG_IR_INT, HDG_SHAPE(g));
+            for (int a = 0; a < P->ng[s]; a++) {
+                int pa = elim_pos(left, nc, np, P->g[s][a]);
+                for (int b = 0; b < P->ng[s]; b++)
+                    copy_block(k, A, a * np, b * np, M, pa, elim_pos(left, nc, np, P->g[s][b]), np, np, 0);
+                for (int b = 0; b < P->ncl[s]; b++)
+                    copy_block(k, Wg, a * np, b * np, M, pa, elim_pos(left, nc, np, P->cl[s][b]), np, np, 0);
+                copy_block(k, Wg, a * np, ncl - xc, M, pa, X, np, xc, 0);
+            }
+            hdg_ir_lu(k, A, piv);
+            hdg_ir_lu_solve(k, A, piv, Wg);
+        }
+        hdg_ir_tensor *U = NULL;
+        if (nr > 0) {
+            hdg_ir_tensor *Lg = hdg_ir_local(k, "Lg", HDG_IR_DOUBLE, HDG_SHAPE(nr, g));
+            U = hdg_ir_local(k, "Ug", HDG_IR_DOUBLE, HDG_SHAPE(nr, ncl));
+            for (int b = 0; b < P->ng[s]; b++) {
+                int pb = elim_pos(left, nc, np, P->g[s][b]);
+                for (int a = 0; a < P->nr[s]; a++)
+                    copy_block(k, Lg, a * np, b * np, M, elim_pos(left, nc, np, P->r[s][a]), pb, np, np, 0);
+                copy_block(k, Lg, nr - xr, b * np, M, X, pb, xr, np, 0);
+            }
+            hdg_ir_matmul(k, U, -1.0, Lg, 0, Wg, 0, 0.0);
+        }
+        int old[ELIM_MAX];
+        memcpy(old, left, sizeof left);
+        for (int x = 0; x < P->ng[s]; x++) left[P->g[s][x]] = 0;
+        int rest = elim_pos(left, nc, np, -1);
+        if (rest + xr == 0) break;   /* recovery: nothing left to update */
+        hdg_ir_tensor *N = hdg_ir_local(k, "M", HDG_IR_DOUBLE, HDG_SHAPE(rest + xr, rest + xc));
+        /* N = M without the group's rows and columns, plus U where it lands */
+        for (int a = -1; a < nc; a++) {
+            if (a >= 0 && !left[a]) continue;
+            int ra = a < 0 ? xr : np, da = elim_pos(left, nc, np, a), sa = elim_pos(old, nc, np, a);
+            for (int b = -1; b < nc; b++) {
+                if (b >= 0 && !left[b]) continue;
+                int cb = b < 0 ? xc : np;
+                copy_block(k, N, da, elim_pos(left, nc, np, b), M, sa, elim_pos(old, nc, np, b), ra, cb, 0);
+            }
+        }
+        for (int a = -1; a < P->nr[s]; a++) {
+            int comp = a < 0 ? -1 : P->r[s][a], ra = a < 0 ? xr : np, ua = a < 0 ? nr - xr : a * np;
+            for (int b = -1; b < P->ncl[s]; b++) {
+                int comp2 = b < 0 ? -1 : P->cl[s][b], cb = b < 0 ? xc : np, ub = b < 0 ? ncl - xc : b * np;
+                copy_block(k, N, elim_pos(left, nc, np, comp), elim_pos(left, nc, np, comp2), U, ua, ub,
+                           ra, cb, 1);
+            }
+        }
+        M = N;
+    }
+    return xr > 0 ? M : NULL;
+}
+
+/* After elim_emit with no extra rows: back substitution in reverse order,
+ * X (nl x xc) = A^-1 times the xc extra columns. */
+static void elim_back(lower *c, hdg_ir_kernel *k, const elim_plan *P, hdg_ir_tensor *const *W,
+                      hdg_ir_tensor *X, int xc)
+{
+    int np = c->np;
+    for (int s = P->nstep - 1; s >= 0; s--) {
+        int x0 = np * P->ncl[s];
+        for (int a = 0; a < P->ng[s]; a++) {
+            hdg_ir_expr *i = hdg_ir_for(k, "i", np), *col = hdg_ir_for(k, "col", xc);
+            hdg_ir_expr *row = hdg_ir_add(k, I(k, a * np), i);
+            hdg_ir_expr *dst = hdg_ir_ld2(k, X, hdg_ir_add(k, I(k, P->g[s][a] * np), i), col);
+            hdg_ir_assign(k, dst, hdg_ir_ld2(k, W[s], row, hdg_ir_add(k, I(k, x0), col)));
+            for (int b = 0; b < P->ncl[s]; b++) {
+                hdg_ir_expr *j = hdg_ir_for(k, "j", np);
+                hdg_ir_expr *w = hdg_ir_ld2(k, W[s], row, hdg_ir_add(k, I(k, b * np), j));
+                hdg_ir_expr *v = hdg_ir_ld2(k, X, hdg_ir_add(k, I(k, P->cl[s][b] * np), j), col);
+                hdg_ir_accum(k, dst, hdg_ir_neg(k, hdg_ir_mul(k, w, v)));
+                hdg_ir_end(k);
+            }
+            hdg_ir_end(k);
+            hdg_ir_end(k);
+        }
+    }
+}
+
 /* ---------------------------------------------------------------- kernels */
 
 static hdg_ir_tensor *elem_geom(lower *c, hdg_ir_kernel *k)
@@ -562,13 +864,31 @@ static void local_kernel(lower *c)
     hdg_ir_fill(k, bk.C, hdg_ir_num(k, 0));
     hdg_ir_fill(k, bk.D, hdg_ir_num(k, 0));
     emit_system(c, k, g, &bk);
-    hdg_ir_schur(k, bk.D, bk.A, piv, bk.B, bk.C, bk.D, W);
+    elim_plan P;
+    hdg_ir_tensor *S = bk.D;
+    if (getenv("HDGC_BLOCK_LOCAL") && elim_plan_make(c, L->nt, L->nt + 1, &P)) {
+        /* opt-in: M = [A B; C D], eliminated component by component; 2.6x
+         * faster at k = 8 but the fixed block order (no pivoting across
+         * components) costs digits of the solution: see the block elimination notes */
+        int nl = L->nl, nt = L->nt;
+        hdg_ir_tensor *M = hdg_ir_local(k, "M", HDG_IR_DOUBLE, HDG_SHAPE(nl + nt, nl + nt + 1)), *Wg[ELIM_MAX];
+        elim_origin(c, k, &P);
+        copy_block(k, M, 0, 0, bk.A, 0, 0, nl, nl, 0);
+        copy_block(k, M, 0, nl, bk.B, 0, 0, nl, nt + 1, 0);
+        copy_block(k, M, nl, 0, bk.C, 0, 0, nt, nl, 0);
+        copy_block(k, M, nl, nl, bk.D, 0, 0, nt, nt + 1, 0);
+        S = elim_emit(c, k, &P, M, nt, nt + 1, Wg);
+    } else {
+        hdg_ir_set_origin(k, c->p->file, 0, 0, "dense LU of A (partial pivoting over all of A)");
+        hdg_ir_schur(k, bk.D, bk.A, piv, bk.B, bk.C, bk.D, W);
+    }
     hdg_ir_expr *i = hdg_ir_for(k, "i", L->nt);
     hdg_ir_expr *j = hdg_ir_for(k, "j", L->nt);
-    hdg_ir_assign(k, hdg_ir_ld2(k, Ke, i, j), hdg_ir_ld2(k, bk.D, i, j));
+    hdg_ir_assign(k, hdg_ir_ld2(k, Ke, i, j), hdg_ir_ld2(k, S, i, j));
     hdg_ir_end(k);
-    hdg_ir_assign(k, hdg_ir_ld1(k, Fe, i), hdg_ir_ld2(k, bk.D, i, I(k, L->nt)));
+    hdg_ir_assign(k, hdg_ir_ld1(k, Fe, i), hdg_ir_ld2(k, S, i, I(k, L->nt)));
     hdg_ir_end(k);
+    hdg_ir_set_origin(k, NULL, 0, 0, NULL);
 }
 
 static void recover_kernel(lower *c)
@@ -594,9 +914,25 @@ static void recover_kernel(lower *c)
                  hdg_ir_neg(k, hdg_ir_mul(k, hdg_ir_ld2(k, bk.B, i, j), hdg_ir_ld1(k, uh, j))));
     hdg_ir_end(k);
     hdg_ir_end(k);
-    hdg_ir_lu(k, bk.A, piv);
-    hdg_ir_lu_solve(k, bk.A, piv, r);
+    elim_plan P;
+    if (elim_plan_make(c, 0, 1, &P)) {   /* M = [A | r], component by component */
+        hdg_ir_tensor *M = hdg_ir_local(k, "M", HDG_IR_DOUBLE, HDG_SHAPE(L->nl, L->nl + 1)), *Wg[ELIM_MAX];
+        elim_origin(c, k, &P);
+        copy_block(k, M, 0, 0, bk.A, 0, 0, L->nl, L->nl, 0);
+        hdg_ir_expr *ii = hdg_ir_for(k, "i", L->nl);
+        hdg_ir_assign(k, hdg_ir_ld2(k, M, ii, I(k, L->nl)), hdg_ir_ld1(k, r, ii));
+        hdg_ir_end(k);
+        hdg_ir_tensor *X = hdg_ir_local(k, "X", HDG_IR_DOUBLE, HDG_SHAPE(L->nl, 1));
+        elim_emit(c, k, &P, M, 0, 1, Wg);
+        elim_back(c, k, &P, Wg, X, 1);
+        hdg_ir_copy(k, r, X);
+    } else {
+        hdg_ir_set_origin(k, c->p->file, 0, 0, "dense LU of A");
+        hdg_ir_lu(k, bk.A, piv);
+        hdg_ir_lu_solve(k, bk.A, piv, r);
+    }
     hdg_ir_copy(k, x, r);
+    hdg_ir_set_origin(k, NULL, 0, 0, NULL);
 }
 
 /* Squared L2 errors of every component with an exact solution, on a rule of
