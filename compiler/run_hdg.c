@@ -309,45 +309,59 @@ static hdg_status errors_stage(hdg_run *r, hdg_error *err)
     return HDG_OK;
 }
 
-/* Element fields at the degree-k lattice, for the .vtu file. */
+/* Modal field (n modes of degree deg, stride per element, first mode at base)
+ * at the lattice points (lr, ls): a new array of ne * nlat values. */
+static double *lattice_values(int deg, int n, int nlat, const double *lr, const double *ls,
+                              const double *x, int ne, int stride, int base)
+{
+    double *P = hdg_xmalloc(sizeof(double) * (size_t)nlat * n);
+    hdg_dubiner_eval(deg, nlat, lr, ls, P, NULL, NULL);
+    double *v = hdg_xcalloc((size_t)ne * nlat, sizeof(double));
+    for (int e = 0; e < ne; e++)
+        for (int q = 0; q < nlat; q++) {
+            double s = 0;
+            for (int i = 0; i < n; i++) s += P[q * n + i] * x[(size_t)e * stride + base + i];
+            v[(size_t)e * nlat + q] = s;
+        }
+    free(P);
+    return v;
+}
+
+/* Element fields (and the post-processed one) as Lagrange triangles of the
+ * highest degree among them, for the .vtu file. */
 static hdg_status vtk_stage(hdg_run *r, hdg_error *err)
 {
     const hdg_problem *p = r->p;
-    int ne = r->mesh->ne, k = r->L.k, np = r->L.np;
-    int nlat = hdg_vtk_lattice_size(k);
+    const hdg_lowered *L = &r->L;
+    int ne = r->mesh->ne, post = L->post_unknown >= 0 && r->xp;
+    int deg = post && L->kpost > L->k ? L->kpost : L->k;
+    int nlat = hdg_vtk_lattice_size(deg);
     double *lr = hdg_xmalloc(sizeof(double) * (size_t)nlat), *ls = hdg_xmalloc(sizeof(double) * (size_t)nlat);
-    hdg_vtk_lattice(k, lr, ls);
-    double *P = hdg_xmalloc(sizeof(double) * (size_t)nlat * np);
-    hdg_dubiner_eval(k, nlat, lr, ls, P, NULL, NULL);
+    hdg_vtk_lattice(deg, lr, ls);
     int nf = 0;
     const char *names[64];
     double *vals[64];
     char namebuf[64][80];
     for (int u = 0; u < p->nunknowns && nf < 62; u++) {
         const hdg_unknown *x = &p->unknowns[u];
-        if (r->L.uoff[u] < 0) continue;
+        int is_post = post && u == L->post_unknown;
+        if (L->uoff[u] < 0 && !is_post) continue;
         for (int c = 0; c < x->ncomp; c++) {
             snprintf(namebuf[nf], sizeof namebuf[nf], x->ncomp > 1 ? "%s_%c" : "%s", x->name, "xy"[c]);
             names[nf] = namebuf[nf];
-            double *v = vals[nf] = hdg_xcalloc((size_t)ne * nlat, sizeof(double));
-            int base = r->L.uoff[u] + c * np;
-            for (int e = 0; e < ne; e++)
-                for (int q = 0; q < nlat; q++) {
-                    double s = 0;
-                    for (int i = 0; i < np; i++)
-                        s += P[q * np + i] * r->xe[(size_t)e * r->L.nl + base + i];
-                    v[(size_t)e * nlat + q] = s;
-                }
-            nf++;
+            int npost = L->npp * x->ncomp;
+            vals[nf++] = is_post ? lattice_values(L->kpost, L->npp, nlat, lr, ls, r->xp, ne, npost, c * L->npp)
+                                 : lattice_values(L->k, L->np, nlat, lr, ls, r->xe, ne, L->nl,
+                                                  L->uoff[u] + c * L->np);
         }
     }
     double *vxy = hdg_xmalloc(sizeof(double) * 6 * (size_t)ne);
     for (int e = 0; e < ne; e++)
-        for (int v = 0; v < 6; v++) vxy[6 * e + v] = r->geom[(size_t)e * r->L.ngeom + v];
-    hdg_status st = hdg_vtk_write(r->o->vtk, ne, vxy, k, nf, names, (const double *const *)vals,
+        for (int v = 0; v < 6; v++) vxy[6 * e + v] = r->geom[(size_t)e * L->ngeom + v];
+    hdg_status st = hdg_vtk_write(r->o->vtk, ne, vxy, deg, nf, names, (const double *const *)vals,
                                   HDG_VTK_LAGRANGE, err);
     for (int i = 0; i < nf; i++) free(vals[i]);
-    free(vxy), free(P), free(lr), free(ls);
+    free(vxy), free(lr), free(ls);
     return st;
 }
 
