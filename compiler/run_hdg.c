@@ -180,7 +180,7 @@ static hdg_status dirichlet_stage(hdg_run *r, hdg_error *err)
         hdg_launch(fn, n, &a);
         int off = r->L.toff[bc->unknown];
         for (int t = 0; t < n; t++) {
-            r->isdir[faces[t]] = 1;
+            r->isdir[faces[t]] |= (unsigned char)(1u << (r->p->unknowns[bc->unknown].index & 7));
             memcpy(r->xD + (size_t)faces[t] * m + off, uD + (size_t)t * nc * nk,
                    sizeof(double) * (size_t)(nc * nk));
         }
@@ -188,6 +188,14 @@ static hdg_status dirichlet_stage(hdg_run *r, hdg_error *err)
     }
     free(faces);
     free(fg);
+    /* The trace matrix eliminates whole faces: a face that is Dirichlet for one
+     * trace unknown must be Dirichlet for all of them. */
+    unsigned all = (1u << (r->p->ntrace < 8 ? r->p->ntrace : 8)) - 1;
+    for (int f = 0; f < M->nf && !st; f++)
+        if (r->isdir[f] && r->isdir[f] != all)
+            st = hdg_fail(err, HDG_EINPUT, "face %d (marker '%s') has a Dirichlet condition for some "
+                          "trace unknowns but not all; mixed conditions on one face are not "
+                          "supported yet", f, M->marker_names[M->fmark[f]] ? M->marker_names[M->fmark[f]] : "?");
     if (!st) hdg_blockmat_apply_dirichlet(&r->B, r->rhs, r->isdir, r->xD);
     return st;
 }

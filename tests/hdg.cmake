@@ -57,3 +57,10 @@ hdg_cli_test(run_marker_mismatch 1 -e "do not match the problem's boundary condi
   -e "convection_diffusion.hdg:29:34: error: boundary marker 'left' is not in the mesh"
   -e "marker 'boundary' has no boundary condition"
   -- $<TARGET_FILE:hdgc> run ${HDG_EXAMPLES}/convection_diffusion.hdg --mesh data/maxwell05_v22.msh)
+
+# several trace unknowns per face: two decoupled Poisson systems give the single-system
+# errors; a face Dirichlet for one trace unknown only is refused, not silently wrong
+hdg_cli_test(run_two_traces 0 -e "L2 error q1 +1\\.405333e-03" -e "L2 error u1 +6\\.484863e-04"
+  -e "L2 error u2 +2\\.5[0-9]+e-05" -- $<TARGET_FILE:hdgc> run data/hdg/two_traces.hdg --mesh square:8)
+hdg_cli_test(run_mixed_dirichlet 1 -e "Dirichlet condition for some trace unknowns but not all"
+  -- $<TARGET_FILE:hdgc> run data/hdg/two_traces_mixed.hdg --mesh square:4)
