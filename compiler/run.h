@@ -6,7 +6,7 @@
  *   run_hdg.c  static condensation, trace system, solve, recovery, post-processing
  *   run_dg.c   LSERK4 time stepping
  * Results go into a JSON report (runtime/report.h; the paths are listed in
- * docs/cli.md) and a short human summary is written to opt->log (may be NULL). */
+ * README.md, "The JSON report") and a short human summary is written to opt->log (may be NULL). */
 #ifndef HDG_RUN_H
 #define HDG_RUN_H
 

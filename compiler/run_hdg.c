@@ -200,8 +200,6 @@ static hdg_status dirichlet_stage(hdg_run *r, hdg_error *err)
     return st;
 }
 
-static void solve_monitor(void *ctx, int it, double res) { (void)ctx, (void)it, (void)res; }
-
 static hdg_status solve_stage(hdg_run *r, hdg_error *err)
 {
     const hdg_run_options *o = r->o;
@@ -231,7 +229,6 @@ static hdg_status solve_stage(hdg_run *r, hdg_error *err)
     if (o->maxit > 0) so.maxit = o->maxit;
     else so.maxit = (int)fmin(100000, fmax(1000, 2.0 * (double)n));
     so.restart = o->restart > 0 ? o->restart : 100;
-    so.monitor = solve_monitor;
     hdg_solve_info info;
     memset(&info, 0, sizeof info);
     if (!strcmp(solver, "cg")) st = hdg_pcg(&A, M.apply ? &M : NULL, r->rhs, r->x, &so, NULL, &info, err);

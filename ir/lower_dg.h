@@ -108,7 +108,6 @@ hdg_status hdg_dg_fill_maps(const hdg_dg_lowered *L, const hdg_problem *p, const
  * order.) Reorders the rows of geom and fmap as filled by hdg_dg_fill_maps
  * (neighbour numbers included); pos[e] receives the position of mesh element
  * e, i.e. its row in the state arrays. */
-#define HDG_DG_HAS_ORDER 1
 void hdg_dg_order_elements(const hdg_dg_lowered *L, const struct hdg_mesh *m, double *geom, int *fmap, int *pos);
 
 #endif

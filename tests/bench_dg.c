@@ -102,11 +102,9 @@ static int setup(bench *b, int N)
         fprintf(stderr, "bench_dg: %s\n", err.msg);
         return -1;
     }
-#ifdef HDG_DG_HAS_ORDER
     int *pos = hdg_xmalloc(sizeof(int) * (size_t)ne);
     hdg_dg_order_elements(&b->L, &b->m, b->geom, b->fmap, pos);
     free(pos);
-#endif
     b->params = hdg_xcalloc((size_t)b->L.nparams, sizeof(double));
     for (int i = 0; i < b->p->nparams; i++) b->params[i] = b->p->params[i].value;
     b->params[b->L.p_rka] = hdg_lserk4_a[1];
