@@ -22,10 +22,11 @@ void hdg_run_options_default(hdg_run_options *o)
 /* Every mesh marker has a condition and every marker the file names exists. */
 static hdg_status check_markers(const hdg_problem *p, const hdg_mesh *m, hdg_error *err)
 {
+    /* by id, as `hdgc check --mesh` does (integer tags in the file match ids);
+     * markers that name no boundary face need no condition */
     const char **names = hdg_xcalloc((size_t)m->nmarkers + 1, sizeof *names);
-    int n = 0;
     for (int id = 1; id <= m->nmarkers; id++)
-        if (m->marker_names[id] && hdg_mesh_marker_count(m, id) > 0) names[n++] = m->marker_names[id];
+        if (hdg_mesh_marker_count(m, id) > 0) names[id] = m->marker_names[id];
     hdg_diags d;
     hdg_diags_init(&d);
     char *text = NULL;   /* the source, to echo the lines the messages point at */
@@ -34,7 +35,7 @@ static hdg_status check_markers(const hdg_problem *p, const hdg_mesh *m, hdg_err
     if (hdg_read_file(p->file, &text, &len, &rerr)) text = NULL, len = 0;
     hdg_diags_set_source(&d, p->file, text, len);
     free(text);
-    int nerr = hdg_problem_check_markers(p, names, n, &d);
+    int nerr = hdg_problem_check_mesh_markers(p, names, m->nmarkers + 1, &d);
     free(names);
     hdg_status st = HDG_OK;
     if (nerr) {

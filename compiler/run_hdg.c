@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compiler/mesh_data.h"
 #include "compiler/pipeline.h"
 #include "compiler/run.h"
 #include "ir/lower.h"
@@ -54,43 +55,6 @@ static hdg_kernel_fn kernel(const hdg_run *r, const char *name, hdg_error *err)
     hdg_kernel_fn f = hdg_compiled_find(&r->cc, name, NULL);
     if (!f) hdg_fail(err, HDG_EINTERNAL, "kernel '%s' missing from the compiled module", name);
     return f;
-}
-
-/* ---------------------------------------------------------------- geometry */
-
-static int face_in_set(const hdg_mesh *m, int f, const hdg_markers *mk)
-{
-    int id = m->fmark[f];
-    if (id <= 0) return 0;
-    if (mk->all) return 1;
-    for (int i = 0; i < mk->n; i++)
-        if (m->marker_names[id] && !strcmp(m->marker_names[id], mk->names[i])) return 1;
-    return 0;
-}
-
-static void build_geom(hdg_run *r)
-{
-    const hdg_mesh *m = r->mesh;
-    const hdg_geom *g = &r->geo;
-    int ng = r->L.ngeom;
-    r->geom = hdg_xcalloc((size_t)m->ne * (size_t)ng, sizeof(double));
-    for (int e = 0; e < m->ne; e++) {
-        double *G = r->geom + (size_t)e * ng;
-        for (int v = 0; v < 3; v++) {
-            G[HDG_G_X0 + 2 * v] = m->vx[m->ev[3 * e + v]];
-            G[HDG_G_Y0 + 2 * v] = m->vy[m->ev[3 * e + v]];
-        }
-        G[HDG_G_J] = g->J[e];
-        G[HDG_G_RX] = g->rx[e], G[HDG_G_RY] = g->ry[e];
-        G[HDG_G_SX] = g->sx[e], G[HDG_G_SY] = g->sy[e];
-        for (int j = 0; j < 3; j++) {
-            G[HDG_G_FACE0 + 3 * j] = g->nx[3 * e + j];
-            G[HDG_G_FACE0 + 3 * j + 1] = g->ny[3 * e + j];
-            G[HDG_G_FACE0 + 3 * j + 2] = g->sJ[3 * e + j];
-            for (int s = 0; s < r->L.nsets; s++)
-                G[HDG_G_FIXED + 3 * s + j] = face_in_set(m, m->ef[3 * e + j], r->L.sets[s]);
-        }
-    }
 }
 
 /* ---------------------------------------------------------------- stages */
@@ -164,7 +128,7 @@ static hdg_status dirichlet_stage(hdg_run *r, hdg_error *err)
         const hdg_bc *bc = &r->p->bcs[r->L.dir_bc[i]];
         int n = 0, nc = r->p->unknowns[bc->unknown].ncomp;
         for (int f = 0; f < M->nf; f++)
-            if (face_in_set(M, f, &bc->markers)) {
+            if (hdg_face_on_markers(M, f, &bc->markers)) {
                 faces[n] = f;
                 double *g = fg + (size_t)n * HDG_GF_SIZE;
                 g[HDG_GF_XA] = M->vx[M->fv[2 * f]], g[HDG_GF_YA] = M->vy[M->fv[2 * f]];
@@ -421,7 +385,8 @@ hdg_status hdg_run_hdg(const hdg_problem *p, hdg_mesh *mesh, const hdg_run_optio
     STAGE("compile", hdg_compile_c(r.L.mod, &co, &r.cc, err));
     report_sizes(&r);
     STAGE("geometry", hdg_geom_init(&r.geo, mesh, err));
-    build_geom(&r);
+    r.geom = hdg_xcalloc((size_t)mesh->ne * (size_t)r.L.ngeom, sizeof(double));
+    hdg_hdg_fill_geom(&r.L, mesh, &r.geo, r.geom);
     STAGE("local", local_stage(&r, err));
     STAGE("assemble", assemble_stage(&r, err));
     STAGE("dirichlet", dirichlet_stage(&r, err));

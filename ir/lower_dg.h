@@ -90,24 +90,5 @@ typedef struct hdg_dg_lowered {
 hdg_status hdg_lower_dg(const hdg_problem *p, hdg_dg_lowered *out, hdg_error *err);
 void hdg_dg_lowered_free(hdg_dg_lowered *l);
 
-struct hdg_mesh;
-struct hdg_geom;
-/* Fills the kernels' per-element geometry (ne x ngeom doubles, DG_G_*) and face
- * map (ne x nimap ints, DG_M_*) for a mesh: boundary faces get the first
- * EXTERIOR condition whose markers include the face's marker. HDG_EINPUT when
- * a boundary face whose exterior values a flux needs has no condition. */
-hdg_status hdg_dg_fill_maps(const hdg_dg_lowered *L, const hdg_problem *p, const struct hdg_mesh *m,
-                            const struct hdg_geom *g, double *geom, int *fmap, hdg_error *err);
-
-/* Element order for the kernels: Morton (Z-curve) order of the centroids, so
- * that neighbours lie close in memory and the face values a stage reads from
- * them come from cache. (In the row-by-row numbering of square:N the
- * neighbour across a horizontal edge is 2N elements ahead and not yet
- * touched: at N = 4 on square:128 its loads took 40% of the surface kernel's
- * time, and a stage ran 1.3x (N = 4) to 2x (N = 1) slower than in this
- * order.) Reorders the rows of geom and fmap as filled by hdg_dg_fill_maps
- * (neighbour numbers included); pos[e] receives the position of mesh element
- * e, i.e. its row in the state arrays. */
-void hdg_dg_order_elements(const hdg_dg_lowered *L, const struct hdg_mesh *m, double *geom, int *fmap, int *pos);
 
 #endif

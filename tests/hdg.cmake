@@ -64,3 +64,6 @@ hdg_cli_test(run_two_traces 0 -e "L2 error q1 +1\\.405333e-03" -e "L2 error u1 +
   -e "L2 error u2 +2\\.5[0-9]+e-05" -- $<TARGET_FILE:hdgc> run data/hdg/two_traces.hdg --mesh square:8)
 hdg_cli_test(run_mixed_dirichlet 1 -e "Dirichlet condition for some trace unknowns but not all"
   -- $<TARGET_FILE:hdgc> run data/hdg/two_traces_mixed.hdg --mesh square:4)
+# boundary conditions by mesh marker id (integer tags) give the same solution as "all"
+hdg_cli_test(run_marker_ids 0 -e "L2 error u +2\\.729250e-05"
+  -- $<TARGET_FILE:hdgc> run data/hdg/poisson_tags.hdg --order 3 --mesh square:8)

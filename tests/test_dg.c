@@ -25,6 +25,7 @@
 
 #include "compiler/pipeline.h"
 #include "compiler/run.h"
+#include "compiler/mesh_data.h"
 #include "ir/lower_dg.h"
 #include "runtime/geometry.h"
 #include "runtime/lserk4.h"
