@@ -262,6 +262,42 @@ static void set_origin(lower *c, hdg_ir_kernel *k, const hdg_atom *a)
     free(text);
 }
 
+/* Opens the loop over the three local faces for a boundary atom: binds nx, ny
+ * in env and returns the face index; *scale = sJ of the face, times the
+ * marker-set flag when the atom is restricted to markers. */
+static hdg_ir_expr *open_faces(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const hdg_atom *a,
+                               hdg_lower_env *env, hdg_ir_expr **scale)
+{
+    hdg_ir_expr *face = hdg_ir_for(k, "f", 3);
+    hdg_ir_expr *fb = hdg_ir_add(k, I(k, HDG_G_FACE0), hdg_ir_mul(k, face, I(k, 3)));
+    env->normal[0] = hdg_ir_let(k, "nx", G(k, g, fb));
+    env->normal[1] = hdg_ir_let(k, "ny", G(k, g, hdg_ir_add(k, fb, I(k, 1))));
+    *scale = G(k, g, hdg_ir_add(k, fb, I(k, 2)));
+    if (a->markers) {
+        hdg_ir_expr *fl = hdg_ir_add(k, I(k, HDG_G_FIXED + 3 * marker_set(c, a->markers)), face);
+        *scale = hdg_ir_mul(k, *scale, G(k, g, fl));
+    }
+    return face;
+}
+
+/* Binds x, y in env at the point with barycentric coordinates l[0..2]. */
+static void bind_xy(hdg_ir_kernel *k, hdg_ir_tensor *g, hdg_ir_expr *const *l, hdg_lower_env *env)
+{
+    env->coord[0] = hdg_ir_let(k, "x", coord(k, g, l[0], l[1], l[2], 0));
+    env->coord[1] = hdg_ir_let(k, "y", coord(k, g, l[0], l[1], l[2], 1));
+}
+
+/* Opens the loop over the points of a volume rule (weights w, barycentric
+ * coordinates lam) and binds x, y; returns the point index. */
+static hdg_ir_expr *open_points(hdg_ir_kernel *k, hdg_ir_tensor *g, hdg_ir_tensor *lam, int nq,
+                                hdg_lower_env *env)
+{
+    hdg_ir_expr *q = hdg_ir_for(k, "q", nq), *l[3];
+    for (int v = 0; v < 3; v++) l[v] = hdg_ir_ld2(k, lam, q, I(k, v));
+    bind_xy(k, g, l, env);
+    return q;
+}
+
 /* ------------------------------------------------ reference-tensor path
  * An atom whose coefficient does not depend on x or y (constant, params, t,
  * or on faces the normal, which is constant per face of an affine element)
@@ -428,20 +464,9 @@ static void emit_atom_ref(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, hdg_ir_t
                           const side *ts, const side *rs, const hdg_atom *a)
 {
     hdg_lower_env env = {c->p, {NULL, NULL, hdg_ir_time(k)}, {NULL, NULL}};
-    hdg_ir_expr *face = NULL, *scale;
+    hdg_ir_expr *scale = Gc(k, g, HDG_G_J);
     int boundary = a->domain == HDG_BOUNDARY;
-    if (boundary) {
-        face = hdg_ir_for(k, "f", 3);
-        hdg_ir_expr *fb = hdg_ir_add(k, I(k, HDG_G_FACE0), hdg_ir_mul(k, face, I(k, 3)));
-        env.normal[0] = hdg_ir_let(k, "nx", G(k, g, fb));
-        env.normal[1] = hdg_ir_let(k, "ny", G(k, g, hdg_ir_add(k, fb, I(k, 1))));
-        scale = G(k, g, hdg_ir_add(k, fb, I(k, 2)));
-        if (a->markers)
-            scale = hdg_ir_mul(k, scale, G(k, g, hdg_ir_add(k, I(k, HDG_G_FIXED + 3 * marker_set(c, a->markers)),
-                                                           face)));
-    } else {
-        scale = Gc(k, g, HDG_G_J);
-    }
+    hdg_ir_expr *face = boundary ? open_faces(c, k, g, a, &env, &scale) : NULL;
     hdg_ir_expr *coef = hdg_lower_expr(k, &env, a->coef);
     if (!coef) coef = hdg_ir_num(k, 0);
     hdg_ir_expr *cw = hdg_ir_let(k, "c", hdg_ir_mul(k, scale, coef));
@@ -480,29 +505,15 @@ static int emit_atom(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const blocks 
     hdg_ir_expr *face = NULL, *scale, *q;
     int boundary = a->domain == HDG_BOUNDARY;
     if (boundary) {
-        face = hdg_ir_for(k, "f", 3);
-        hdg_ir_expr *fb = hdg_ir_add(k, I(k, HDG_G_FACE0), hdg_ir_mul(k, face, I(k, 3)));
-        env.normal[0] = hdg_ir_let(k, "nx", G(k, g, fb));
-        env.normal[1] = hdg_ir_let(k, "ny", G(k, g, hdg_ir_add(k, fb, I(k, 1))));
-        scale = G(k, g, hdg_ir_add(k, fb, I(k, 2)));
-        if (a->markers) {
-            int set = marker_set(c, a->markers);
-            hdg_ir_expr *fl = hdg_ir_add(k, I(k, HDG_G_FIXED + 3 * set), face);
-            scale = hdg_ir_mul(k, scale, G(k, g, fl));
-        }
+        face = open_faces(c, k, g, a, &env, &scale);
         scale = hdg_ir_let(k, "sJ", scale);
         q = hdg_ir_for(k, "q", c->nfq);
         hdg_ir_expr *l[3];
         for (int v = 0; v < 3; v++) l[v] = hdg_ir_ld3(k, c->flam, face, q, I(k, v));
-        env.coord[0] = hdg_ir_let(k, "x", coord(k, g, l[0], l[1], l[2], 0));
-        env.coord[1] = hdg_ir_let(k, "y", coord(k, g, l[0], l[1], l[2], 1));
+        bind_xy(k, g, l, &env);
         scale = hdg_ir_mul(k, hdg_ir_ld1(k, c->fw, q), scale);
     } else {
-        q = hdg_ir_for(k, "q", c->nvq);
-        hdg_ir_expr *l[3];
-        for (int v = 0; v < 3; v++) l[v] = hdg_ir_ld2(k, c->vlam, q, I(k, v));
-        env.coord[0] = hdg_ir_let(k, "x", coord(k, g, l[0], l[1], l[2], 0));
-        env.coord[1] = hdg_ir_let(k, "y", coord(k, g, l[0], l[1], l[2], 1));
+        q = open_points(k, g, c->vlam, c->nvq, &env);
         scale = hdg_ir_mul(k, hdg_ir_ld1(k, c->vw, q), Gc(k, g, HDG_G_J));
     }
     hdg_ir_expr *coef = hdg_lower_expr(k, &env, a->coef);
@@ -962,12 +973,8 @@ static hdg_status errors_kernel(lower *c)
     hdg_ir_tensor *acc = hdg_ir_local(k, "acc", HDG_IR_DOUBLE, HDG_SHAPE(ne));
     hdg_ir_tensor *val = hdg_ir_local(k, "val", HDG_IR_DOUBLE, HDG_SHAPE(ne));
     hdg_ir_fill(k, acc, hdg_ir_num(k, 0));
-    hdg_ir_expr *q = hdg_ir_for(k, "q", nq);
-    hdg_ir_expr *l[3];
-    for (int v = 0; v < 3; v++) l[v] = hdg_ir_ld2(k, lam, q, I(k, v));
     hdg_lower_env env = {c->p, {NULL, NULL, hdg_ir_time(k)}, {NULL, NULL}};
-    env.coord[0] = hdg_ir_let(k, "x", coord(k, g, l[0], l[1], l[2], 0));
-    env.coord[1] = hdg_ir_let(k, "y", coord(k, g, l[0], l[1], l[2], 1));
+    hdg_ir_expr *q = open_points(k, g, lam, nq, &env);
     hdg_ir_expr *wj = hdg_ir_let(k, "wJ", hdg_ir_mul(k, hdg_ir_ld1(k, w, q), Gc(k, g, HDG_G_J)));
     hdg_ir_fill(k, val, hdg_ir_num(k, 0));
     for (int t = 0; t < L->nerr; t++) {
@@ -1025,10 +1032,7 @@ static hdg_status post_kernel(lower *c)
                             "integrals only", p->file, a->loc.line, a->loc.col);
         set_origin(c, k, a);
         hdg_lower_env env = {p, {NULL, NULL, hdg_ir_time(k)}, {NULL, NULL}};
-        hdg_ir_expr *q = hdg_ir_for(k, "q", nq), *l[3];
-        for (int v = 0; v < 3; v++) l[v] = hdg_ir_ld2(k, lam, q, I(k, v));
-        env.coord[0] = hdg_ir_let(k, "x", coord(k, g, l[0], l[1], l[2], 0));
-        env.coord[1] = hdg_ir_let(k, "y", coord(k, g, l[0], l[1], l[2], 1));
+        hdg_ir_expr *q = open_points(k, g, lam, nq, &env);
         hdg_ir_expr *coef = hdg_lower_expr(k, &env, a->coef);
         if (!coef) coef = hdg_ir_num(k, 0);
         hdg_ir_expr *cw = hdg_ir_let(k, "c", hdg_ir_mul(k, hdg_ir_mul(k, hdg_ir_ld1(k, w, q),
