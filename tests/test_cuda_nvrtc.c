@@ -29,9 +29,9 @@ static void test_module(void)
     CHECK(c.arch == 90 && c.nkernels == 4, "arch %d, %d kernels", c.arch, c.nkernels);
     CHECK(strstr(src, "extern \"C\" __global__ void __launch_bounds__(128) mass(long long begin, long long end, hdg_kargs hdg_args)"),
           "kernel signature (kargs by value):\n%.3000s", src);
-    CHECK(strstr(src, "static __constant__ double phi[3][3] = {\n    {0.66666666666666663,"), "phi in constant memory");
+    CHECK(strstr(src, "static __constant__ double phi[3][3] = {\n    {0x1.5555555555555p-1,"), "phi in constant memory");
     CHECK(strstr(src, "static __device__ const int fmask[3][2]"), "fmask read at per-face indices: __device__ const");
-    CHECK(strstr(src, "static __constant__ double odd[4] = {1.5, -0.25, HUGE_VAL, NAN};"), "non-finite table values");
+    CHECK(strstr(src, "static __constant__ double odd[4] = {0x1.8p+0, -0x1p-2, HUGE_VAL, NAN};"), "non-finite table values");
     CHECK(strstr(src, "static __device__ __forceinline__ void hdg_lu(int n, double *__restrict__ A"), "dense helpers on the device");
     CHECK(strstr(src, "const double *__restrict__ J = a->geom + e * 1;"), "slot pointers with __restrict__");
     CHECK(strstr(src, "/* mass.hdg:3:1: (u, v) */"), "origins as comments");

@@ -155,6 +155,11 @@ static void table_values(const hdg_ir_tensor *t, int dim, int offset, int indent
     hdg_str_putc(out, '}');
 }
 
+void hdg_emit_c_table_init(const hdg_ir_tensor *t, int indent, hdg_str *out)
+{
+    table_values(t, 0, 0, indent, out);
+}
+
 static void mark_expr_tables(const hdg_ir_expr *e, unsigned char *used)
 {
     if (e->op == HDG_E_LOAD) used[e->t->id] = 1;

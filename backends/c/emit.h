@@ -46,6 +46,9 @@ const char *hdg_emit_c_abi_header(void);
 
 /* Pieces (the module must verify; opt may be NULL): */
 void hdg_emit_c_tables(const hdg_ir_module *m, hdg_str *out, const hdg_emit_c_options *opt);
+/* The braced initializer of a table ({..} nested by rank; doubles as exact
+ * hexadecimal constants), starting at the current column `indent`. */
+void hdg_emit_c_table_init(const hdg_ir_tensor *t, int indent, hdg_str *out);
 void hdg_emit_c_helpers(const hdg_ir_module *m, hdg_str *out, const hdg_emit_c_options *opt);
 /* The statements for one item: declarations of the item's slot pointers and
  * locals, then the body, each line indented by `indent` spaces. Expects

@@ -100,37 +100,6 @@ static void place_block(place_ctx *c, const hdg_ir_stmt *s)
     }
 }
 
-static void num_lit(hdg_str *out, double v)
-{
-    char buf[48];
-    if (v != v) { hdg_str_puts(out, "NAN"); return; }
-    if (v > 1.7976931348623157e308) { hdg_str_puts(out, "HUGE_VAL"); return; }
-    if (v < -1.7976931348623157e308) { hdg_str_puts(out, "-HUGE_VAL"); return; }
-    snprintf(buf, sizeof buf - 2, "%.17g", v);   /* exact round trip */
-    if (!strpbrk(buf, ".eEn")) strcat(buf, ".0");
-    hdg_str_puts(out, buf);
-}
-
-static void table_values(const hdg_ir_tensor *t, int dim, int offset, int indent, hdg_str *out)
-{
-    int stride = 1;
-    for (int d = dim + 1; d < t->rank; d++) stride *= t->shape[d];
-    hdg_str_putc(out, '{');
-    int n = t->rank && dim < 3 ? t->shape[dim] : 1;
-    for (int i = 0; i < n; i++) {
-        if (dim + 1 < t->rank) {
-            hdg_str_printf(out, "%s\n%*s", i ? "," : "", indent + 4, "");
-            table_values(t, dim + 1, offset + i * stride, indent + 4, out);
-            continue;
-        }
-        if (i) hdg_str_puts(out, ", ");
-        if (t->type == HDG_IR_INT) hdg_str_printf(out, "%d", t->idata[offset + i]);
-        else num_lit(out, t->data[offset + i]);
-    }
-    if (dim + 1 < t->rank) hdg_str_printf(out, "\n%*s", indent, "");
-    hdg_str_putc(out, '}');
-}
-
 static void emit_tables(const hdg_ir_module *m, const cuda_opts *o, hdg_str *out)
 {
     place_ctx c;
@@ -149,7 +118,7 @@ static void emit_tables(const hdg_ir_module *m, const cuda_opts *o, hdg_str *out
         if (t->rank == 0) hdg_str_puts(out, "[1]");
         for (int d = 0; d < t->rank; d++) hdg_str_printf(out, "[%d]", t->shape[d]);
         hdg_str_puts(out, " = ");
-        table_values(t, 0, 0, 0, out);
+        hdg_emit_c_table_init(t, 0, out);
         hdg_str_puts(out, ";\n");
     }
     free(c.tab);
