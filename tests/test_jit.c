@@ -5,6 +5,7 @@
 #include "backends/c/jit.h"
 #include "support/util.h"
 #include "test.h"
+#include "test_fs.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -40,26 +41,6 @@ static const char *kernel_source(void)
 }
 
 static char root[] = "/tmp/hdgc-test-jit-XXXXXX";
-
-static void rm_tree(const char *path)
-{
-    struct stat st;
-    if (lstat(path, &st) != 0) return;
-    if (S_ISDIR(st.st_mode)) {
-        DIR *d = opendir(path);
-        struct dirent *e;
-        while (d && (e = readdir(d)) != NULL) {
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-            char sub[4096];
-            snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
-            rm_tree(sub);
-        }
-        if (d) closedir(d);
-        rmdir(path);
-    } else {
-        unlink(path);
-    }
-}
 
 /* The single *.o entry in dir (0 if there is not exactly one). */
 static int only_entry(const char *dir, char *path, size_t n)
