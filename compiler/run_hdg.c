@@ -219,12 +219,7 @@ static hdg_status recover_stage(hdg_run *r, hdg_error *err)
     hdg_kernel_fn f = kernel(r, r->L.recover, err);
     if (!f) return err->code;
     double *uh = hdg_xmalloc(sizeof(double) * (size_t)M->ne * nt);
-    for (int e = 0; e < M->ne; e++)
-        for (int j = 0; j < 3; j++) {
-            int fc = M->ef[3 * e + j], rev = M->eforient[3 * e + j];
-            for (int i = 0; i < m; i++)
-                uh[(size_t)e * nt + j * m + i] = r->x[(size_t)fc * m + i] * (rev ? r->flip[i] : 1);
-        }
+    hdg_blockmat_scatter_to_elements(M->ne, m, M->ef, M->eforient, r->flip, r->x, uh);
     r->xe = hdg_xmalloc(sizeof(double) * (size_t)M->ne * nl);
     hdg_kargs a = kargs(r, r->geom, M->ne);
     a.in[0] = uh;

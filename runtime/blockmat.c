@@ -411,3 +411,30 @@ double hdg_blockmat_spmv_flops(const hdg_blockmat *B)
 {
     return 2.0 * (double)B->m * B->m * (double)hdg_blockmat_nblocks(B);
 }
+
+typedef struct scatter_ctx {
+    int m;
+    const int *ef, *eforient;
+    const double *flip, *x;
+    double *out;
+} scatter_ctx;
+
+static void scatter_range(long long b, long long end, void *ctx)
+{
+    const scatter_ctx *c = ctx;
+    int m = c->m;
+    for (long long e = b; e < end; e++)
+        for (int j = 0; j < 3; j++) {
+            const double *xf = c->x + (size_t)c->ef[3 * e + j] * m;
+            double *o = c->out + ((size_t)e * 3 + j) * m;
+            int rev = c->eforient && c->eforient[3 * e + j];
+            for (int i = 0; i < m; i++) o[i] = rev ? c->flip[i] * xf[i] : xf[i];
+        }
+}
+
+void hdg_blockmat_scatter_to_elements(int ne, int m, const int *ef, const int *eforient,
+                                      const double *flip, const double *x, double *out)
+{
+    scatter_ctx c = {m, ef, eforient, flip, x, out};
+    hdg_parallel_for(ne, scatter_range, &c);
+}

@@ -56,6 +56,13 @@ hdg_status hdg_blockmat_assemble(hdg_blockmat *B, double *rhs, int ne, const dou
                                  const int *fe, const int *flf, const double *flip,
                                  hdg_error *err);
 
+/* The transpose of the element gather of assembly: for every element, its
+ * three faces' values of a face vector x (nf*m, canonical orientation) in the
+ * element's own orientation (S_j x_{ef[3e+j]}, same S and flip as above), as
+ * ne vectors of 3m entries (out, ordered like Fe). Threaded over elements. */
+void hdg_blockmat_scatter_to_elements(int ne, int m, const int *ef, const int *eforient,
+                                      const double *flip, const double *x, double *out);
+
 /* Symmetric Dirichlet elimination. For faces with is_dirichlet[f] != 0 the
  * value x_D = xD[f*m .. f*m+m-1] is known (entries of other faces ignored):
  * rhs_l -= A[l][a] x_D for every Dirichlet neighbour of a free row l, then

@@ -198,6 +198,23 @@ static void test_one(int N, int m)
     }
     snprintf(what, sizeof what, "N=%d m=%d: block SpMV vs CSR SpMV", N, m);
     CHECK_NEAR(e12, 0, 1e-14, what);
+
+    /* scatter to elements is the transpose of the element gather of assembly:
+     * x . (B x) = sum_e (S x)_e . K_e (S x)_e */
+    double *xe = malloc(sizeof(double) * (size_t)t.ne * 3 * m), xBx = 0, sum = 0, absum = 0;
+    hdg_blockmat_scatter_to_elements(t.ne, m, t.ef, t.eforient, flip, x, xe);
+    for (int i = 0; i < n; i++) xBx += x[i] * y1[i];
+    for (int e = 0; e < t.ne; e++) {
+        const double *Ke = K + (size_t)e * 9 * m * m, *v = xe + (size_t)e * 3 * m;
+        for (int i = 0; i < 3 * m; i++)
+            for (int j = 0; j < 3 * m; j++) {
+                sum += v[i] * Ke[i * 3 * m + j] * v[j];
+                absum += fabs(v[i] * Ke[i * 3 * m + j] * v[j]);
+            }
+    }
+    free(xe);
+    snprintf(what, sizeof what, "N=%d m=%d: scatter_to_elements is the transpose of assembly", N, m);
+    CHECK_NEAR((xBx - sum) / absum, 0, 1e-14, what);
     snprintf(what, sizeof what, "N=%d m=%d: block SpMV vs dense product", N, m);
     CHECK_NEAR(e13, 0, 1e-14, what);
     CHECK(!memcmp(y1, y4, sizeof(double) * n), "m=%d: SpMV with 3 threads equals 1 thread bitwise", m);
