@@ -16,7 +16,7 @@ hdg_cli_test(run_bad_order 2 -e "--order 0: expected an integer"
   -- $<TARGET_FILE:hdgc> run ${POISSON} --order 0)
 hdg_cli_test(run_missing_file 1 -e "nonexistent.hdg"
   -- $<TARGET_FILE:hdgc> run nonexistent.hdg)
-hdg_cli_test(run_bad_mesh 1 -e "error"
+hdg_cli_test(run_bad_mesh 1 -e "bad_degenerate.msh:15: degenerate triangle: element 1"
   -- $<TARGET_FILE:hdgc> run ${POISSON} --mesh data/bad_degenerate.msh)
 hdg_cli_test(run_help 0 -e "usage: hdgc run" -e "--precond" -- $<TARGET_FILE:hdgc> run --help)
 hdg_cli_test(convergence_poisson 0 -e "poisson, order 2" -e " 8 +1\\.40[0-9]+e-03 +2\\.9[0-9]"
