@@ -13,7 +13,6 @@
 static const char kernels[] =
     "/* hdgc runtime kernels: vector ops, dense-block SpMV (seed 000), preconditioners. */\n"
     "#define HDG_BLOCK 256\n"
-    "#define HDG_RBLOCKS 512\n"
     "\n"
     "/* bandwidth reference and vecops copy: y = x */\n"
     "extern \"C\" __global__ void __launch_bounds__(HDG_BLOCK) hdg_rt_copy(long long n, const double *__restrict__ x,\n"
@@ -60,7 +59,7 @@ static const char kernels[] =
     "    return s[0];\n"
     "}\n"
     "\n"
-    "/* Launched with exactly HDG_RBLOCKS blocks: partial[b] = sum over the items of block b. */\n"
+    "/* partial[b] = sum over the items of block b (launched with nparts blocks). */\n"
     "extern \"C\" __global__ void __launch_bounds__(HDG_BLOCK) hdg_rt_dot(long long n, const double *__restrict__ x,\n"
     "                                                                  const double *__restrict__ y,\n"
     "                                                                  double *__restrict__ partial)\n"
@@ -74,13 +73,13 @@ static const char kernels[] =
     "    if (threadIdx.x == 0) partial[blockIdx.x] = b;\n"
     "}\n"
     "\n"
-    "/* One block: result[0] = sum of the HDG_RBLOCKS partials. */\n"
-    "extern \"C\" __global__ void __launch_bounds__(HDG_BLOCK) hdg_rt_reduce(const double *__restrict__ partial,\n"
+    "/* One block: result[0] = sum of the nparts partials. */\n"
+    "extern \"C\" __global__ void __launch_bounds__(HDG_BLOCK) hdg_rt_reduce(int nparts, const double *__restrict__ partial,\n"
     "                                                                     double *__restrict__ result)\n"
     "{\n"
     "    __shared__ double s[HDG_BLOCK];\n"
     "    double t = 0.0;\n"
-    "    for (int i = threadIdx.x; i < HDG_RBLOCKS; i += HDG_BLOCK) t += partial[i];\n"
+    "    for (int i = threadIdx.x; i < nparts; i += HDG_BLOCK) t += partial[i];\n"
     "    s[threadIdx.x] = t;\n"
     "    double b = hdg_block_sum(s);\n"
     "    if (threadIdx.x == 0) result[0] = b;\n"
@@ -161,7 +160,11 @@ hdg_status hdg_cuda_linalg_init(hdg_cuda_linalg *L, hdg_cuda_device *dev, hdg_cu
     };
     hdg_status st = HDG_OK;
     for (size_t i = 0; i < sizeof fns / sizeof *fns && !st; i++) st = hdg_cuda_module_function(mod, fns[i].name, fns[i].f, err);
-    if (!st) st = hdg_cuda_alloc(dev, sizeof(double) * HDG_CUDA_RT_REDUCE_BLOCKS, &L->partial, err);
+    /* partials: 4 per multiprocessor (528 on an H100), a fixed number per
+     * device so that reductions repeat bit for bit */
+    int sms = hdg_cuda_device_props(dev)->sm_count;
+    L->nparts = sms < 1 ? 1 : sms > 256 ? 1024 : 4 * sms;
+    if (!st) st = hdg_cuda_alloc(dev, sizeof(double) * (size_t)L->nparts, &L->partial, err);
     if (!st) st = hdg_cuda_alloc(dev, sizeof(double), &L->result, err);
     if (st) {
         hdg_cuda_linalg_free(L);
@@ -235,9 +238,9 @@ static double v_dot(void *ctx, long long n, const double *x, const double *y)
     if (L->failed) return NAN;
     hdg_cuptr dx = (hdg_cuptr)(uintptr_t)x, dy = (hdg_cuptr)(uintptr_t)y;
     void *p1[] = { &n, &dx, &dy, &L->partial };
-    void *p2[] = { &L->partial, &L->result };
+    void *p2[] = { &L->nparts, &L->partial, &L->result };
     double r = NAN;
-    hdg_status st = launch(L, L->dot, "hdg_rt_dot", HDG_CUDA_RT_REDUCE_BLOCKS, p1, &e);
+    hdg_status st = launch(L, L->dot, "hdg_rt_dot", (unsigned)L->nparts, p1, &e);
     if (!st) st = launch(L, L->reduce, "hdg_rt_reduce", 1, p2, &e);
     if (!st) st = hdg_cuda_download(L->dev, &r, L->result, sizeof r, &e);
     keep(L, st, &e);

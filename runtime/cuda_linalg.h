@@ -32,14 +32,15 @@
 #include "runtime/krylov.h"
 #include "support/util.h"
 
-enum { HDG_CUDA_RT_BLOCK = 256, HDG_CUDA_RT_REDUCE_BLOCKS = 512 };
+enum { HDG_CUDA_RT_BLOCK = 256 };
 
 typedef struct hdg_cuda_linalg {
     hdg_cuda_device *dev;
     hdg_cuda_module *mod;       /* owned */
     int m, na;                  /* the block shape the module was compiled for */
     hdg_cuda_func *copy, *axpy, *xpay, *scal, *set, *dot, *reduce, *spmv, *diag, *block;
-    hdg_cuptr partial;          /* HDG_CUDA_RT_REDUCE_BLOCKS doubles */
+    int nparts;                 /* blocks of the dot kernel: 4 per SM, at most 1024 */
+    hdg_cuptr partial;          /* nparts doubles */
     hdg_cuptr result;           /* 1 double */
     hdg_vecops ops;             /* ctx = this struct */
     int failed;
