@@ -9,14 +9,13 @@
 #include "compiler/mesh_data.h"
 #include "compiler/pipeline.h"
 #include "compiler/run.h"
+#include "compiler/run_hdg_common.h"
 #include "ir/lower.h"
 #include "runtime/blockmat.h"
 #include "runtime/csr.h"
 #include "runtime/geometry.h"
 #include "runtime/krylov.h"
 #include "runtime/mesh.h"
-#include "runtime/refel.h"
-#include "runtime/vtk.h"
 #include "support/util.h"
 
 typedef struct hdg_run {
@@ -70,9 +69,6 @@ static hdg_status local_stage(hdg_run *r, hdg_error *err)
     a.out[0] = r->Ke;
     a.out[1] = r->Fe;
     hdg_launch(f, ne, &a);
-    /* The trace equation may be written with either sign; CG needs a positive
-     * diagonal, so a system with a negative trace diagonal is negated (the
-     * equation times -1: same solution). Symmetry is measured on K_e. */
     double diag = 0, amax = 0, asym = 0;
     for (long long e = 0; e < ne; e++) {
         const double *K = r->Ke + e * (long long)nt * nt;
@@ -84,31 +80,25 @@ static hdg_status local_stage(hdg_run *r, hdg_error *err)
             }
         }
     }
-    if (!isfinite(diag))
-        return hdg_fail(err, HDG_ESOLVER, "the element matrices contain NaN or Inf "
-                        "(a singular local system? check tau > 0 and the coefficients)");
-    r->symmetric = asym <= 1e-12 * amax;
-    if (diag < 0) {
-        r->negated = 1;
+    hdg_status st = hdg_hdg_trace_sign(r->rep, diag, amax, asym, &r->negated, &r->symmetric, err);
+    if (st) return st;
+    if (r->negated) {
         for (long long i = 0; i < (long long)ne * nt * nt; i++) r->Ke[i] = -r->Ke[i];
         for (long long i = 0; i < (long long)ne * nt; i++) r->Fe[i] = -r->Fe[i];
     }
-    hdg_report_number(r->rep, "trace_matrix.symmetry_defect", amax > 0 ? asym / amax : 0);
-    hdg_report_bool(r->rep, "trace_matrix.negated", r->negated);
     return HDG_OK;
 }
 
 static hdg_status assemble_stage(hdg_run *r, hdg_error *err)
 {
     const hdg_mesh *M = r->mesh;
-    int m = r->L.m, nk = r->L.k + 1;
+    int m = r->L.m;
     int *nbr = hdg_xmalloc(sizeof(int) * 5 * (size_t)M->nf);
     hdg_status st = hdg_blockmat_neighbours(M->nf, M->ne, M->ef, M->fe, M->flf, nbr, err);
     if (!st) st = hdg_blockmat_init(&r->B, M->nf, m, 5, nbr, err);
     free(nbr);
     if (st) return st;
-    r->flip = hdg_xmalloc(sizeof(double) * (size_t)m);
-    for (int i = 0; i < m; i++) r->flip[i] = (i % nk) % 2 ? -1 : 1;
+    r->flip = hdg_hdg_flip(&r->L);
     r->rhs = hdg_xcalloc((size_t)M->nf * m, sizeof(double));
     return hdg_blockmat_assemble(&r->B, r->rhs, M->ne, r->Ke, r->Fe, M->ef, M->eforient, M->fe,
                                  M->flf, r->flip, err);
@@ -125,89 +115,53 @@ static hdg_status dirichlet_stage(hdg_run *r, hdg_error *err)
     double *fg = hdg_xmalloc(sizeof(double) * HDG_GF_SIZE * (size_t)(M->nbf + 1));
     hdg_status st = HDG_OK;
     for (int i = 0; i < r->L.ndir && !st; i++) {
-        const hdg_bc *bc = &r->p->bcs[r->L.dir_bc[i]];
-        int n = 0, nc = r->p->unknowns[bc->unknown].ncomp;
-        for (int f = 0; f < M->nf; f++)
-            if (hdg_face_on_markers(M, f, &bc->markers)) {
-                faces[n] = f;
-                double *g = fg + (size_t)n * HDG_GF_SIZE;
-                g[HDG_GF_XA] = M->vx[M->fv[2 * f]], g[HDG_GF_YA] = M->vy[M->fv[2 * f]];
-                g[HDG_GF_XB] = M->vx[M->fv[2 * f + 1]], g[HDG_GF_YB] = M->vy[M->fv[2 * f + 1]];
-                n++;
-            }
+        int n = hdg_hdg_dirichlet_faces(r->p, &r->L, M, i, faces, fg);
         if (!n) continue;
         hdg_kernel_fn fn = kernel(r, r->L.dirichlet[i], err);
         if (!fn) { st = err->code; break; }
+        int nc = r->p->unknowns[r->p->bcs[r->L.dir_bc[i]].unknown].ncomp;
         double *uD = hdg_xmalloc(sizeof(double) * (size_t)n * nc * nk);
         hdg_kargs a = kargs(r, fg, n);
         a.out[0] = uD;
         hdg_launch(fn, n, &a);
-        int off = r->L.toff[bc->unknown];
-        for (int t = 0; t < n; t++) {
-            r->isdir[faces[t]] |= (unsigned char)(1u << (r->p->unknowns[bc->unknown].index & 7));
-            memcpy(r->xD + (size_t)faces[t] * m + off, uD + (size_t)t * nc * nk,
-                   sizeof(double) * (size_t)(nc * nk));
-        }
+        hdg_hdg_dirichlet_store(r->p, &r->L, i, faces, n, uD, r->isdir, r->xD);
         free(uD);
     }
     free(faces);
     free(fg);
-    /* The trace matrix eliminates whole faces: a face that is Dirichlet for one
-     * trace unknown must be Dirichlet for all of them. */
-    unsigned all = (1u << (r->p->ntrace < 8 ? r->p->ntrace : 8)) - 1;
-    for (int f = 0; f < M->nf && !st; f++)
-        if (r->isdir[f] && r->isdir[f] != all)
-            st = hdg_fail(err, HDG_EINPUT, "face %d (marker '%s') has a Dirichlet condition for some "
-                          "trace unknowns but not all; mixed conditions on one face are not "
-                          "supported yet", f, M->marker_names[M->fmark[f]] ? M->marker_names[M->fmark[f]] : "?");
+    if (!st) st = hdg_hdg_dirichlet_check(r->p, M, r->isdir, err);
     if (!st) hdg_blockmat_apply_dirichlet(&r->B, r->rhs, r->isdir, r->xD);
     return st;
 }
 
 static hdg_status solve_stage(hdg_run *r, hdg_error *err)
 {
-    const hdg_run_options *o = r->o;
     long long n = (long long)r->B.nf * r->B.m;
     r->x = hdg_xcalloc((size_t)n, sizeof(double));
-    const char *solver = o->solver ? o->solver : (r->symmetric ? "cg" : "gmres");
-    const char *pc = o->precond ? o->precond : "block";
-    const char *fmt = o->format ? o->format : "block";
+    hdg_hdg_solver s;
+    hdg_status st = hdg_hdg_choose_solver(r->o, r->symmetric, n, &s, err);
+    if (st) return st;
     hdg_csr csr;
     memset(&csr, 0, sizeof csr);
     hdg_linop A = hdg_blockmat_op(&r->B), M;
     memset(&M, 0, sizeof M);
-    hdg_status st = HDG_OK;
-    if (!strcmp(fmt, "csr")) {
+    if (!strcmp(s.format, "csr")) {
         if ((st = hdg_csr_from_blockmat(&csr, &r->B, err))) return st;
         A = hdg_csr_op(&csr);
-    } else if (strcmp(fmt, "block")) {
-        return hdg_fail(err, HDG_EINPUT, "unknown matrix format '%s' (block, csr)", fmt);
     }
-    if (!strcmp(pc, "block")) st = hdg_precond_block_init(&M, &r->B, err);
-    else if (!strcmp(pc, "jacobi")) st = hdg_precond_jacobi_init(&M, &r->B, err);
-    else if (strcmp(pc, "none")) st = hdg_fail(err, HDG_EINPUT, "unknown preconditioner '%s' "
-                                               "(jacobi, block, none)", pc);
-    if (st) return st;
-    hdg_solve_opts so = hdg_solve_opts_default();
-    if (o->rtol > 0) so.rtol = o->rtol;
-    if (o->maxit > 0) so.maxit = o->maxit;
-    else so.maxit = (int)fmin(100000, fmax(1000, 2.0 * (double)n));
-    so.restart = o->restart > 0 ? o->restart : 100;
+    if (!strcmp(s.precond, "block")) st = hdg_precond_block_init(&M, &r->B, err);
+    else if (!strcmp(s.precond, "jacobi")) st = hdg_precond_jacobi_init(&M, &r->B, err);
+    if (st) {
+        hdg_csr_free(&csr);
+        return st;
+    }
     hdg_solve_info info;
     memset(&info, 0, sizeof info);
-    if (!strcmp(solver, "cg")) st = hdg_pcg(&A, M.apply ? &M : NULL, r->rhs, r->x, &so, NULL, &info, err);
-    else if (!strcmp(solver, "gmres"))
-        st = hdg_gmres(&A, M.apply ? &M : NULL, r->rhs, r->x, &so, NULL, &info, err);
-    else st = hdg_fail(err, HDG_EINPUT, "unknown solver '%s' (cg, gmres)", solver);
+    if (!strcmp(s.method, "cg")) st = hdg_pcg(&A, M.apply ? &M : NULL, r->rhs, r->x, &s.so, NULL, &info, err);
+    else st = hdg_gmres(&A, M.apply ? &M : NULL, r->rhs, r->x, &s.so, NULL, &info, err);
     hdg_precond_free(&M);
     hdg_csr_free(&csr);
-    hdg_report_string(r->rep, "solver.format", fmt);
-    hdg_report_string(r->rep, "solver.method", solver);
-    hdg_report_string(r->rep, "solver.precond", pc);
-    hdg_report_number(r->rep, "solver.rtol", so.rtol);
-    hdg_report_int(r->rep, "solver.iterations", info.iterations);
-    hdg_report_number(r->rep, "solver.residual", info.residual);
-    hdg_report_bool(r->rep, "solver.converged", info.converged && !st);
+    hdg_hdg_report_solve(r->rep, &s, &info, st);
     return st;
 }
 
@@ -256,77 +210,14 @@ static hdg_status errors_stage(hdg_run *r, hdg_error *err)
     a.in[1] = r->xp;
     a.out[0] = e2;
     hdg_launch(f, ne, &a);
-    double tot[64] = {0};
-    for (int e = 0; e < ne; e++)
-        for (int t = 0; t < L->nerr; t++) tot[t] += e2[(size_t)e * L->nerr + t];
+    hdg_hdg_report_errors(r->p, L, e2, ne, r->rep);
     free(e2);
-    /* one figure per unknown: the L2 norm over its components */
-    for (int t = 0; t < L->nerr; t++) {
-        int u = L->err_unknown[t];
-        if (t > 0 && L->err_unknown[t - 1] == u) continue;
-        double s = 0;
-        for (int v = t; v < L->nerr && L->err_unknown[v] == u; v++) s += tot[v];
-        char path[160];
-        snprintf(path, sizeof path, "errors.%s", r->p->unknowns[u].name);
-        hdg_report_number(r->rep, path, sqrt(s));
-    }
     return HDG_OK;
 }
 
-/* Modal field (n modes of degree deg, stride per element, first mode at base)
- * at the lattice points (lr, ls): a new array of ne * nlat values. */
-static double *lattice_values(int deg, int n, int nlat, const double *lr, const double *ls,
-                              const double *x, int ne, int stride, int base)
-{
-    double *P = hdg_xmalloc(sizeof(double) * (size_t)nlat * n);
-    hdg_dubiner_eval(deg, nlat, lr, ls, P, NULL, NULL);
-    double *v = hdg_xcalloc((size_t)ne * nlat, sizeof(double));
-    for (int e = 0; e < ne; e++)
-        for (int q = 0; q < nlat; q++) {
-            double s = 0;
-            for (int i = 0; i < n; i++) s += P[q * n + i] * x[(size_t)e * stride + base + i];
-            v[(size_t)e * nlat + q] = s;
-        }
-    free(P);
-    return v;
-}
-
-/* Element fields (and the post-processed one) as Lagrange triangles of the
- * highest degree among them, for the .vtu file. */
 static hdg_status vtk_stage(hdg_run *r, hdg_error *err)
 {
-    const hdg_problem *p = r->p;
-    const hdg_lowered *L = &r->L;
-    int ne = r->mesh->ne, post = L->post_unknown >= 0 && r->xp;
-    int deg = post && L->kpost > L->k ? L->kpost : L->k;
-    int nlat = hdg_vtk_lattice_size(deg);
-    double *lr = hdg_xmalloc(sizeof(double) * (size_t)nlat), *ls = hdg_xmalloc(sizeof(double) * (size_t)nlat);
-    hdg_vtk_lattice(deg, lr, ls);
-    int nf = 0;
-    const char *names[64];
-    double *vals[64];
-    char namebuf[64][80];
-    for (int u = 0; u < p->nunknowns && nf < 62; u++) {
-        const hdg_unknown *x = &p->unknowns[u];
-        int is_post = post && u == L->post_unknown;
-        if (L->uoff[u] < 0 && !is_post) continue;
-        for (int c = 0; c < x->ncomp; c++) {
-            snprintf(namebuf[nf], sizeof namebuf[nf], x->ncomp > 1 ? "%s_%c" : "%s", x->name, "xy"[c]);
-            names[nf] = namebuf[nf];
-            int npost = L->npp * x->ncomp;
-            vals[nf++] = is_post ? lattice_values(L->kpost, L->npp, nlat, lr, ls, r->xp, ne, npost, c * L->npp)
-                                 : lattice_values(L->k, L->np, nlat, lr, ls, r->xe, ne, L->nl,
-                                                  L->uoff[u] + c * L->np);
-        }
-    }
-    double *vxy = hdg_xmalloc(sizeof(double) * 6 * (size_t)ne);
-    for (int e = 0; e < ne; e++)
-        for (int v = 0; v < 6; v++) vxy[6 * e + v] = r->geom[(size_t)e * L->ngeom + v];
-    hdg_status st = hdg_vtk_write(r->o->vtk, ne, vxy, deg, nf, names, (const double *const *)vals,
-                                  HDG_VTK_LAGRANGE, err);
-    for (int i = 0; i < nf; i++) free(vals[i]);
-    free(vxy), free(lr), free(ls);
-    return st;
+    return hdg_hdg_write_vtk(r->p, &r->L, r->mesh->ne, r->geom, r->xe, r->xp, r->o->vtk, err);
 }
 
 /* ---------------------------------------------------------------- driver */
@@ -344,10 +235,7 @@ static void run_free(hdg_run *r)
 static void report_sizes(hdg_run *r)
 {
     hdg_report *R = r->rep;
-    hdg_report_int(R, "dofs.trace", (long long)r->mesh->nf * r->L.m);
-    hdg_report_int(R, "dofs.trace_per_face", r->L.m);
-    hdg_report_int(R, "dofs.element", (long long)r->mesh->ne * r->L.nl);
-    hdg_report_int(R, "dofs.element_per_element", r->L.nl);
+    hdg_hdg_report_dofs(R, r->mesh, &r->L);
     hdg_report_int(R, "compile.cache_hits", r->cc.stats.cache_hit ? 1 : 0);
     hdg_report_number(R, "compile.seconds", r->cc.stats.compile_seconds);
     hdg_report_number(R, "compile.ir_passes_seconds", r->cc.t_optimize);
@@ -371,8 +259,7 @@ hdg_status hdg_run_hdg(const hdg_problem *p, hdg_mesh *mesh, const hdg_run_optio
     hdg_run r;
     memset(&r, 0, sizeof r);
     r.p = p, r.mesh = mesh, r.o = o, r.rep = rep;
-    r.params = hdg_xcalloc((size_t)p->nparams + 1, sizeof(double));
-    for (int i = 0; i < p->nparams; i++) r.params[i] = p->params[i].value;
+    r.params = hdg_hdg_params(p);
     hdg_status st;
     hdg_compile_options co = HDG_COMPILE_OPTIONS_DEFAULT;
     co.use_cache = o->use_cache;

@@ -1,0 +1,200 @@
+/* run_hdg_common.c — decisions, Dirichlet data, reports and output shared by
+ * the host and device HDG drivers (see run_hdg_common.h). */
+#include "compiler/run_hdg_common.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/mesh_data.h"
+#include "runtime/refel.h"
+#include "runtime/vtk.h"
+#include "support/util.h"
+
+double *hdg_hdg_params(const hdg_problem *p)
+{
+    double *v = hdg_xcalloc((size_t)p->nparams + 1, sizeof(double));
+    for (int i = 0; i < p->nparams; i++) v[i] = p->params[i].value;
+    return v;
+}
+
+double *hdg_hdg_flip(const hdg_lowered *L)
+{
+    int nk = L->k + 1;
+    double *flip = hdg_xmalloc(sizeof(double) * (size_t)L->m);
+    for (int i = 0; i < L->m; i++) flip[i] = (i % nk) % 2 ? -1 : 1;
+    return flip;
+}
+
+void hdg_hdg_report_dofs(hdg_report *R, const hdg_mesh *mesh, const hdg_lowered *L)
+{
+    hdg_report_int(R, "dofs.trace", (long long)mesh->nf * L->m);
+    hdg_report_int(R, "dofs.trace_per_face", L->m);
+    hdg_report_int(R, "dofs.element", (long long)mesh->ne * L->nl);
+    hdg_report_int(R, "dofs.element_per_element", L->nl);
+}
+
+/* The trace equation may be written with either sign; CG needs a positive
+ * diagonal, so a system with a negative trace diagonal is negated (the
+ * equation times -1: same solution). Symmetry is measured on K_e. */
+hdg_status hdg_hdg_trace_sign(hdg_report *rep, double diag, double amax, double asym, int *negated,
+                              int *symmetric, hdg_error *err)
+{
+    if (!isfinite(diag))
+        return hdg_fail(err, HDG_ESOLVER, "the element matrices contain NaN or Inf "
+                        "(a singular local system? check tau > 0 and the coefficients)");
+    *symmetric = asym <= 1e-12 * amax;
+    *negated = diag < 0;
+    hdg_report_number(rep, "trace_matrix.symmetry_defect", amax > 0 ? asym / amax : 0);
+    hdg_report_bool(rep, "trace_matrix.negated", *negated);
+    return HDG_OK;
+}
+
+hdg_status hdg_hdg_choose_solver(const hdg_run_options *o, int symmetric, long long n, hdg_hdg_solver *s,
+                                 hdg_error *err)
+{
+    s->method = o->solver ? o->solver : (symmetric ? "cg" : "gmres");
+    s->precond = o->precond ? o->precond : "block";
+    s->format = o->format ? o->format : "block";
+    if (strcmp(s->format, "block") && strcmp(s->format, "csr"))
+        return hdg_fail(err, HDG_EINPUT, "unknown matrix format '%s' (block, csr)", s->format);
+    if (strcmp(s->precond, "block") && strcmp(s->precond, "jacobi") && strcmp(s->precond, "none"))
+        return hdg_fail(err, HDG_EINPUT, "unknown preconditioner '%s' (jacobi, block, none)", s->precond);
+    if (strcmp(s->method, "cg") && strcmp(s->method, "gmres"))
+        return hdg_fail(err, HDG_EINPUT, "unknown solver '%s' (cg, gmres)", s->method);
+    s->so = hdg_solve_opts_default();
+    if (o->rtol > 0) s->so.rtol = o->rtol;
+    if (o->maxit > 0) s->so.maxit = o->maxit;
+    else s->so.maxit = (int)fmin(100000, fmax(1000, 2.0 * (double)n));
+    s->so.restart = o->restart > 0 ? o->restart : 100;
+    return HDG_OK;
+}
+
+void hdg_hdg_report_solve(hdg_report *rep, const hdg_hdg_solver *s, const hdg_solve_info *info, hdg_status st)
+{
+    hdg_report_string(rep, "solver.format", s->format);
+    hdg_report_string(rep, "solver.method", s->method);
+    hdg_report_string(rep, "solver.precond", s->precond);
+    hdg_report_number(rep, "solver.rtol", s->so.rtol);
+    hdg_report_int(rep, "solver.iterations", info->iterations);
+    hdg_report_number(rep, "solver.residual", info->residual);
+    hdg_report_bool(rep, "solver.converged", info->converged && !st);
+}
+
+/* ---------------------------------------------------------------- Dirichlet */
+
+int hdg_hdg_dirichlet_faces(const hdg_problem *p, const hdg_lowered *L, const hdg_mesh *M, int i, int *faces,
+                            double *fg)
+{
+    const hdg_bc *bc = &p->bcs[L->dir_bc[i]];
+    int n = 0;
+    for (int f = 0; f < M->nf; f++)
+        if (hdg_face_on_markers(M, f, &bc->markers)) {
+            faces[n] = f;
+            double *g = fg + (size_t)n * HDG_GF_SIZE;
+            g[HDG_GF_XA] = M->vx[M->fv[2 * f]], g[HDG_GF_YA] = M->vy[M->fv[2 * f]];
+            g[HDG_GF_XB] = M->vx[M->fv[2 * f + 1]], g[HDG_GF_YB] = M->vy[M->fv[2 * f + 1]];
+            n++;
+        }
+    return n;
+}
+
+void hdg_hdg_dirichlet_store(const hdg_problem *p, const hdg_lowered *L, int i, const int *faces, int n,
+                             const double *uD, unsigned char *isdir, double *xD)
+{
+    const hdg_bc *bc = &p->bcs[L->dir_bc[i]];
+    int nc = p->unknowns[bc->unknown].ncomp, nk = L->k + 1, off = L->toff[bc->unknown];
+    for (int t = 0; t < n; t++) {
+        isdir[faces[t]] |= (unsigned char)(1u << (p->unknowns[bc->unknown].index & 7));
+        memcpy(xD + (size_t)faces[t] * L->m + off, uD + (size_t)t * nc * nk, sizeof(double) * (size_t)(nc * nk));
+    }
+}
+
+/* The trace matrix eliminates whole faces: a face that is Dirichlet for one
+ * trace unknown must be Dirichlet for all of them. */
+hdg_status hdg_hdg_dirichlet_check(const hdg_problem *p, const hdg_mesh *M, const unsigned char *isdir,
+                                   hdg_error *err)
+{
+    unsigned all = (1u << (p->ntrace < 8 ? p->ntrace : 8)) - 1;
+    for (int f = 0; f < M->nf; f++)
+        if (isdir[f] && isdir[f] != all)
+            return hdg_fail(err, HDG_EINPUT, "face %d (marker '%s') has a Dirichlet condition for some "
+                            "trace unknowns but not all; mixed conditions on one face are not "
+                            "supported yet", f, M->marker_names[M->fmark[f]] ? M->marker_names[M->fmark[f]] : "?");
+    return HDG_OK;
+}
+
+/* ------------------------------------------------------------------ results */
+
+void hdg_hdg_report_errors(const hdg_problem *p, const hdg_lowered *L, const double *e2, int ne, hdg_report *rep)
+{
+    double tot[64] = {0};
+    for (int e = 0; e < ne; e++)
+        for (int t = 0; t < L->nerr; t++) tot[t] += e2[(size_t)e * L->nerr + t];
+    /* one figure per unknown: the L2 norm over its components */
+    for (int t = 0; t < L->nerr; t++) {
+        int u = L->err_unknown[t];
+        if (t > 0 && L->err_unknown[t - 1] == u) continue;
+        double s = 0;
+        for (int v = t; v < L->nerr && L->err_unknown[v] == u; v++) s += tot[v];
+        char path[160];
+        snprintf(path, sizeof path, "errors.%s", p->unknowns[u].name);
+        hdg_report_number(rep, path, sqrt(s));
+    }
+}
+
+/* Modal field (n modes of degree deg, stride per element, first mode at base)
+ * at the lattice points (lr, ls): a new array of ne * nlat values. */
+static double *lattice_values(int deg, int n, int nlat, const double *lr, const double *ls,
+                              const double *x, int ne, int stride, int base)
+{
+    double *P = hdg_xmalloc(sizeof(double) * (size_t)nlat * n);
+    hdg_dubiner_eval(deg, nlat, lr, ls, P, NULL, NULL);
+    double *v = hdg_xcalloc((size_t)ne * nlat, sizeof(double));
+    for (int e = 0; e < ne; e++)
+        for (int q = 0; q < nlat; q++) {
+            double s = 0;
+            for (int i = 0; i < n; i++) s += P[q * n + i] * x[(size_t)e * stride + base + i];
+            v[(size_t)e * nlat + q] = s;
+        }
+    free(P);
+    return v;
+}
+
+/* Element fields (and the post-processed one) as Lagrange triangles of the
+ * highest degree among them. */
+hdg_status hdg_hdg_write_vtk(const hdg_problem *p, const hdg_lowered *L, int ne, const double *geom,
+                             const double *xe, const double *xp, const char *path, hdg_error *err)
+{
+    int post = L->post_unknown >= 0 && xp;
+    int deg = post && L->kpost > L->k ? L->kpost : L->k;
+    int nlat = hdg_vtk_lattice_size(deg);
+    double *lr = hdg_xmalloc(sizeof(double) * (size_t)nlat), *ls = hdg_xmalloc(sizeof(double) * (size_t)nlat);
+    hdg_vtk_lattice(deg, lr, ls);
+    int nf = 0;
+    const char *names[64];
+    double *vals[64];
+    char namebuf[64][80];
+    for (int u = 0; u < p->nunknowns && nf < 62; u++) {
+        const hdg_unknown *x = &p->unknowns[u];
+        int is_post = post && u == L->post_unknown;
+        if (L->uoff[u] < 0 && !is_post) continue;
+        for (int c = 0; c < x->ncomp; c++) {
+            snprintf(namebuf[nf], sizeof namebuf[nf], x->ncomp > 1 ? "%s_%c" : "%s", x->name, "xy"[c]);
+            names[nf] = namebuf[nf];
+            int npost = L->npp * x->ncomp;
+            vals[nf++] = is_post ? lattice_values(L->kpost, L->npp, nlat, lr, ls, xp, ne, npost, c * L->npp)
+                                 : lattice_values(L->k, L->np, nlat, lr, ls, xe, ne, L->nl,
+                                                  L->uoff[u] + c * L->np);
+        }
+    }
+    double *vxy = hdg_xmalloc(sizeof(double) * 6 * (size_t)ne);
+    for (int e = 0; e < ne; e++)
+        for (int v = 0; v < 6; v++) vxy[6 * e + v] = geom[(size_t)e * L->ngeom + v];
+    hdg_status st = hdg_vtk_write(path, ne, vxy, deg, nf, names, (const double *const *)vals,
+                                  HDG_VTK_LAGRANGE, err);
+    for (int i = 0; i < nf; i++) free(vals[i]);
+    free(vxy), free(lr), free(ls);
+    return st;
+}

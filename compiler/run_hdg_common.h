@@ -1,0 +1,59 @@
+/* run_hdg_common.h — what the host HDG driver (run_hdg.c) and the device one
+ * (run_hdg_cuda.c) share: the decisions (sign and symmetry of the trace
+ * system, solver and preconditioner), the Dirichlet data of the boundary
+ * faces, and the reports and output made from the results. Each is one
+ * function so that both backends decide and report the same way. */
+#ifndef HDG_RUN_HDG_COMMON_H
+#define HDG_RUN_HDG_COMMON_H
+
+#include "compiler/run.h"
+#include "ir/lower.h"
+#include "runtime/krylov.h"
+#include "runtime/mesh.h"
+
+/* The problem's parameter values (nparams + 1 doubles, owned by the caller). */
+double *hdg_hdg_params(const hdg_problem *p);
+
+/* flip[m] of the trace basis: (-1)^i per face mode (runtime/blockmat.h). */
+double *hdg_hdg_flip(const hdg_lowered *L);
+
+/* dofs.* of the report. */
+void hdg_hdg_report_dofs(hdg_report *rep, const hdg_mesh *mesh, const hdg_lowered *L);
+
+/* From the sum of the element matrices' diagonals, their largest entry and
+ * largest asymmetry: fails on NaN/Inf, decides whether the system is negated
+ * (a negative trace diagonal: the equation times -1) and symmetric, reports. */
+hdg_status hdg_hdg_trace_sign(hdg_report *rep, double diag, double amax, double asym, int *negated,
+                              int *symmetric, hdg_error *err);
+
+/* The solver, preconditioner, matrix format (validated names) and options. */
+typedef struct hdg_hdg_solver {
+    const char *method, *precond, *format;
+    hdg_solve_opts so;
+} hdg_hdg_solver;
+hdg_status hdg_hdg_choose_solver(const hdg_run_options *o, int symmetric, long long n, hdg_hdg_solver *s,
+                                 hdg_error *err);
+void hdg_hdg_report_solve(hdg_report *rep, const hdg_hdg_solver *s, const hdg_solve_info *info, hdg_status st);
+
+/* Boundary faces of Dirichlet condition i of L (faces[n], their end points
+ * fg[n * HDG_GF_SIZE]): the number n. faces and fg hold nbf + 1 entries. */
+int hdg_hdg_dirichlet_faces(const hdg_problem *p, const hdg_lowered *L, const hdg_mesh *M, int i, int *faces,
+                            double *fg);
+/* Stores the projected values uD (n faces x ncomp*(k+1)) of condition i into
+ * xD (nf*m) and marks the faces in isdir (a bit per trace unknown). */
+void hdg_hdg_dirichlet_store(const hdg_problem *p, const hdg_lowered *L, int i, const int *faces, int n,
+                             const double *uD, unsigned char *isdir, double *xD);
+/* A face must be Dirichlet for all trace unknowns or none. */
+hdg_status hdg_hdg_dirichlet_check(const hdg_problem *p, const hdg_mesh *M, const unsigned char *isdir,
+                                   hdg_error *err);
+
+/* errors.<unknown> from the per-element squared errors e2 (ne * nerr),
+ * summed in element order. */
+void hdg_hdg_report_errors(const hdg_problem *p, const hdg_lowered *L, const double *e2, int ne, hdg_report *rep);
+
+/* The element fields xe (ne * nl) and the post-processed xp (ne * npost, or
+ * NULL) as a .vtu file. */
+hdg_status hdg_hdg_write_vtk(const hdg_problem *p, const hdg_lowered *L, int ne, const double *geom,
+                             const double *xe, const double *xp, const char *path, hdg_error *err);
+
+#endif
