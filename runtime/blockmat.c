@@ -176,13 +176,11 @@ static void assemble_rows(long long l0, long long l1, void *vctx)
     }
 }
 
-/* Finds, for every (face, element side, element-local face), the block of the
- * face row that receives the contribution; fails on a missing neighbour. */
-static hdg_status build_slots(const hdg_blockmat *B, const int *ef, const int *fe, const int *flf,
+hdg_status hdg_blockmat_slots(int nf, int na, const int *nbr, const int *ef, const int *fe, const int *flf,
                               int *slot, hdg_error *err)
 {
-    for (int l = 0; l < B->nf; l++) {
-        const int *row = B->nbr + (size_t)l * B->na;
+    for (int l = 0; l < nf; l++) {
+        const int *row = nbr + (size_t)l * na;
         for (int k = 0; k < 2; k++) {
             int e = fe[2 * l + k];
             for (int i = 0; i < 3; i++) {
@@ -190,7 +188,7 @@ static hdg_status build_slots(const hdg_blockmat *B, const int *ef, const int *f
                 *s = -1;
                 if (e < 0) continue;
                 int g = ef[3 * e + i];
-                for (int a = 0; a < B->na && *s < 0; a++)
+                for (int a = 0; a < na && *s < 0; a++)
                     if (row[a] == g) *s = a;
                 if (*s < 0)
                     return hdg_fail(err, HDG_EINPUT,
@@ -221,7 +219,7 @@ hdg_status hdg_blockmat_assemble(hdg_blockmat *B, double *rhs, int ne, const dou
                                 i / 3, i % 3);
         }
     int *slot = hdg_xmalloc(sizeof(int) * ((size_t)B->nf * 6 + 1));
-    st = build_slots(B, ef, fe, flf, slot, err);
+    st = hdg_blockmat_slots(B->nf, B->na, B->nbr, ef, fe, flf, slot, err);
     if (!st) {
         assembly as = {B, rhs && Fe ? rhs : NULL, Ke, Fe, flip, ef, eforient, fe, flf, slot};
         hdg_parallel_for_grain(B->nf, 64, assemble_rows, &as);

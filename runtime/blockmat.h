@@ -56,6 +56,12 @@ hdg_status hdg_blockmat_assemble(hdg_blockmat *B, double *rhs, int ne, const dou
                                  const int *fe, const int *flf, const double *flip,
                                  hdg_error *err);
 
+/* For every (face l, element side k, element-local face i), the block a of
+ * row l that receives the contribution: slot[(l*2+k)*3+i] (-1 where face l
+ * has no element k). Fails on a coupled face missing from the row. */
+hdg_status hdg_blockmat_slots(int nf, int na, const int *nbr, const int *ef, const int *fe, const int *flf,
+                              int *slot, hdg_error *err);
+
 /* The transpose of the element gather of assembly: for every element, its
  * three faces' values of a face vector x (nf*m, canonical orientation) in the
  * element's own orientation (S_j x_{ef[3e+j]}, same S and flip as above), as

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/cuda_trace.h"
 #include "runtime/dense.h"
 
 static const char kernels[] =
@@ -137,6 +138,7 @@ void hdg_cuda_linalg_source(int m, int na, hdg_str *out)
 {
     hdg_str_printf(out, "#define HDG_M %d\n#define HDG_NA %d\n", m, na);
     hdg_str_puts(out, kernels);
+    hdg_cuda_trace_source(out);
 }
 
 /* ------------------------------------------------------------------- setup */
@@ -156,7 +158,9 @@ hdg_status hdg_cuda_linalg_init(hdg_cuda_linalg *L, hdg_cuda_device *dev, hdg_cu
         { &L->copy, "hdg_rt_copy" }, { &L->axpy, "hdg_rt_axpy" }, { &L->xpay, "hdg_rt_xpay" },
         { &L->scal, "hdg_rt_scal" }, { &L->set, "hdg_rt_set" }, { &L->dot, "hdg_rt_dot" },
         { &L->reduce, "hdg_rt_reduce" }, { &L->spmv, "hdg_rt_spmv" }, { &L->diag, "hdg_rt_diag" },
-        { &L->block, "hdg_rt_block" },
+        { &L->block, "hdg_rt_block" }, { &L->kstats, "hdg_rt_kstats" }, { &L->assemble, "hdg_rt_assemble" },
+        { &L->dirichlet, "hdg_rt_dirichlet" }, { &L->scatter, "hdg_rt_scatter" }, { &L->jinit, "hdg_rt_jacobi_init" },
+        { &L->binit, "hdg_rt_block_init" },
     };
     hdg_status st = HDG_OK;
     for (size_t i = 0; i < sizeof fns / sizeof *fns && !st; i++) st = hdg_cuda_module_function(mod, fns[i].name, fns[i].f, err);
@@ -203,6 +207,15 @@ static hdg_status launch(hdg_cuda_linalg *L, hdg_cuda_func *f, const char *what,
                          hdg_error *err)
 {
     return hdg_cuda_launch(L->dev, f, what, grid, HDG_CUDA_RT_BLOCK, 0, params, err);
+}
+
+hdg_status hdg_cuda_linalg_launch(hdg_cuda_linalg *L, hdg_cuda_func *f, const char *what, long long n,
+                                  void **params, hdg_error *err)
+{
+    if (n <= 0) return HDG_OK;
+    long long grid = (n + HDG_CUDA_RT_BLOCK - 1) / HDG_CUDA_RT_BLOCK;
+    if (grid > 0x7fffffffLL) return hdg_fail(err, HDG_EDEVICE, "%s: %lld threads are too many for one launch", what, n);
+    return launch(L, f, what, (unsigned)grid, params, err);
 }
 
 /* Records the first error of an operation that cannot return one. */

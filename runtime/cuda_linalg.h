@@ -39,6 +39,7 @@ typedef struct hdg_cuda_linalg {
     hdg_cuda_module *mod;       /* owned */
     int m, na;                  /* the block shape the module was compiled for */
     hdg_cuda_func *copy, *axpy, *xpay, *scal, *set, *dot, *reduce, *spmv, *diag, *block;
+    hdg_cuda_func *kstats, *assemble, *dirichlet, *scatter, *jinit, *binit;   /* cuda_trace.h */
     int nparts;                 /* blocks of the dot kernel: 4 per SM, at most 1024 */
     hdg_cuptr partial;          /* nparts doubles */
     hdg_cuptr result;           /* 1 double */
@@ -58,6 +59,10 @@ hdg_status hdg_cuda_linalg_init(hdg_cuda_linalg *L, hdg_cuda_device *dev, hdg_cu
 void hdg_cuda_linalg_free(hdg_cuda_linalg *L);
 /* The first error of the vector operations since init (HDG_OK if none). */
 hdg_status hdg_cuda_linalg_check(const hdg_cuda_linalg *L, hdg_error *err);
+
+/* Launches f with one thread per item i < n (kernels that return for i >= n). */
+hdg_status hdg_cuda_linalg_launch(hdg_cuda_linalg *L, hdg_cuda_func *f, const char *what, long long n,
+                                  void **params, hdg_error *err);
 
 /* Vectors (device arrays of doubles). */
 hdg_status hdg_cuda_vec_upload(hdg_cuda_linalg *L, const double *host, long long n, hdg_cuptr *dev,
