@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/cuda/emu.h"
 #include "support/cache.h"
 #include "support/util.h"
 
@@ -96,6 +97,20 @@ void hdg_cuda_image_free(hdg_cuda_image *img)
     memset(img, 0, sizeof *img);
 }
 
+/* On the emulator (runtime/cuda_emu.h) the module image is the source text
+ * itself, compiled for the host at load by the JIT loader registered here;
+ * no NVRTC, no ptxas statistics. */
+static int emulated(hdg_cuda_device *dev) { return dev && hdg_cuda_device_props(dev)->emulated; }
+
+static void emulator_image(const char *source, hdg_cuda_image *img)
+{
+    memset(img, 0, sizeof *img);
+    hdg_cuda_emu_use_jit();
+    img->out.image = hdg_xstrdup(source);
+    img->out.image_size = strlen(source) + 1;
+    img->out.log = hdg_xstrdup("");
+}
+
 /* ------------------------------------------------------------ IR modules */
 
 int hdg_cuda_target_arch(hdg_cuda_device *dev)
@@ -153,7 +168,8 @@ hdg_status hdg_compile_cuda(hdg_ir_module *m, const hdg_cuda_compile_options *op
     no.arch = out->arch;
     no.ptx_only = o.ptx_only;
     no.line_info = o.line_info;
-    st = hdg_cuda_build(out->source, file, &no, o.use_cache, &out->image, err);
+    if (emulated(dev)) emulator_image(out->source, &out->image);
+    else st = hdg_cuda_build(out->source, file, &no, o.use_cache, &out->image, err);
     double t3 = hdg_wtime();
     for (int i = 0; i < nk && !st; i++) {
         hdg_ir_kernel_info(m->kernels[i], &out->info[i]);
@@ -229,7 +245,9 @@ hdg_status hdg_cuda_linalg_open(hdg_cuda_device *dev, int m, int na, int use_cac
     hdg_nvrtc_options no = {0};
     no.arch = hdg_cuda_target_arch(dev);
     hdg_cuda_image img;
-    hdg_status st = hdg_cuda_build(src.s, file, &no, use_cache, &img, err);
+    hdg_status st = HDG_OK;
+    if (emulated(dev)) emulator_image(src.s, &img);
+    else st = hdg_cuda_build(src.s, file, &no, use_cache, &img, err);
     hdg_str_free(&src);
     if (st) return st;
     hdg_cuda_module *mod = NULL;

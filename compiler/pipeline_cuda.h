@@ -5,6 +5,9 @@
  *
  * Without a device (dev = NULL) it stops after NVRTC: the kernels are
  * compiled and their register/stack/spill counts known (CI checks them).
+ * On the emulated device (hdg_cuda_props.emulated, runtime/cuda_emu.h) NVRTC
+ * is skipped: the source text is the image, compiled for the host when the
+ * module loads (backends/cuda/emu.h), and the stats say registers -1.
  * The runtime's own kernels (runtime/cuda_linalg.h) go through the same
  * build path (hdg_cuda_build) and are opened by hdg_cuda_linalg_open. */
 #ifndef HDG_PIPELINE_CUDA_H

@@ -1,7 +1,8 @@
-/* cuda_driver.c — libcuda.so.1 through dlopen (see cuda_driver.h). The few
- * driver types and constants used are declared here, so neither cuda.h nor
- * nvcc is needed at build time. Entry points with versioned names (_v2) are
- * looked up by the names the driver exports. */
+/* cuda_driver.c — libcuda.so.1 through dlopen, or the host emulator with
+ * HDGC_LIBCUDA=emulator (see cuda_driver.h). The few driver types and
+ * constants used are declared in cuda_api.h, so neither cuda.h nor nvcc is
+ * needed at build time. Entry points with versioned names (_v2) are looked
+ * up by the names the driver exports. */
 #include "runtime/cuda_driver.h"
 
 #include <dlfcn.h>
@@ -10,52 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/cuda_api.h"
+#include "runtime/cuda_emu.h"
 #include "support/util.h"
-
-typedef int CUresult;
-typedef int CUdevice;
-typedef void *CUcontext, *CUmodule, *CUfunction, *CUevent, *CUstream;
-
-enum {
-    CUDA_SUCCESS = 0, CUDA_ERROR_OUT_OF_MEMORY = 2, CUDA_ERROR_NO_DEVICE = 100,
-    ATTR_MAX_THREADS_PER_BLOCK = 1, ATTR_SM_COUNT = 16, ATTR_CC_MAJOR = 75, ATTR_CC_MINOR = 76,
-    ATTR_MAX_SHARED_OPTIN = 97,
-    FATTR_MAX_THREADS = 0, FATTR_SHARED = 1, FATTR_LOCAL = 3, FATTR_REGS = 4
-};
-
-/* The driver entry points, with the symbol each is resolved from. */
-typedef struct cuda_api {
-    CUresult (*Init)(unsigned);
-    CUresult (*DriverGetVersion)(int *);
-    CUresult (*DeviceGetCount)(int *);
-    CUresult (*DeviceGet)(CUdevice *, int);
-    CUresult (*DeviceGetName)(char *, int, CUdevice);
-    CUresult (*DeviceGetAttribute)(int *, int, CUdevice);
-    CUresult (*DeviceTotalMem)(size_t *, CUdevice);
-    CUresult (*DevicePrimaryCtxRetain)(CUcontext *, CUdevice);
-    CUresult (*DevicePrimaryCtxRelease)(CUdevice);
-    CUresult (*CtxSetCurrent)(CUcontext);
-    CUresult (*CtxSynchronize)(void);
-    CUresult (*MemGetInfo)(size_t *, size_t *);
-    CUresult (*MemAlloc)(hdg_cuptr *, size_t);
-    CUresult (*MemFree)(hdg_cuptr);
-    CUresult (*MemcpyHtoD)(hdg_cuptr, const void *, size_t);
-    CUresult (*MemcpyDtoH)(void *, hdg_cuptr, size_t);
-    CUresult (*MemcpyDtoD)(hdg_cuptr, hdg_cuptr, size_t);
-    CUresult (*MemsetD8)(hdg_cuptr, unsigned char, size_t);
-    CUresult (*ModuleLoadData)(CUmodule *, const void *);
-    CUresult (*ModuleUnload)(CUmodule);
-    CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
-    CUresult (*FuncGetAttribute)(int *, int, CUfunction);
-    CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                             unsigned, CUstream, void **, void **);
-    CUresult (*EventCreate)(CUevent *, unsigned);
-    CUresult (*EventRecord)(CUevent, CUstream);
-    CUresult (*EventSynchronize)(CUevent);
-    CUresult (*EventElapsedTime)(float *, CUevent, CUevent);
-    CUresult (*EventDestroy)(CUevent);
-    CUresult (*GetErrorName)(CUresult, const char **);
-} cuda_api;
 
 static const struct { size_t off; const char *names[2]; } symbols[] = {
 #define SYM(field, n1, n2) { offsetof(cuda_api, field), { n1, n2 } }
@@ -108,12 +66,19 @@ struct hdg_cuda_module {
 static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 static cuda_api api_table;
 static int api_state;          /* 0 not tried, 1 loaded, -1 failed */
+static int api_emulated;       /* the table is the host emulator's */
 static char api_error[512];
 
 static void load_api(void)
 {
     const char *env = getenv("HDGC_LIBCUDA");
     const char *name = env && *env ? env : "libcuda.so.1";
+    if (!strcmp(name, "emulator")) {
+        hdg_cuda_emu_api(&api_table);
+        api_emulated = 1;
+        api_state = 1;
+        return;
+    }
     void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         const char *why = dlerror();
@@ -153,13 +118,22 @@ static const char *cu_name(cuda_api *api, CUresult r)
     return s;
 }
 
+/* The emulator's account of its last failure, as ": detail" ("" on a GPU). */
+static const char *detail(char *buf, size_t n)
+{
+    const char *d = api_emulated ? hdg_cuda_emu_detail() : "";
+    snprintf(buf, n, "%s%s", *d ? ": " : "", d);
+    return buf;
+}
+
 /* Fails with "what: CUDA_ERROR_..." unless r is success. */
 static hdg_status check(cuda_api *api, CUresult r, const char *what, hdg_error *err)
 {
     if (r == CUDA_SUCCESS) return HDG_OK;
+    char d[1600];
     if (r == CUDA_ERROR_OUT_OF_MEMORY)
-        return hdg_fail(err, HDG_EDEVICE, "out of device memory: %s: %s", what, cu_name(api, r));
-    return hdg_fail(err, HDG_EDEVICE, "%s: %s (%d)", what, cu_name(api, r), r);
+        return hdg_fail(err, HDG_EDEVICE, "out of device memory: %s: %s%s", what, cu_name(api, r), detail(d, sizeof d));
+    return hdg_fail(err, HDG_EDEVICE, "%s: %s (%d)%s", what, cu_name(api, r), r, detail(d, sizeof d));
 }
 
 static hdg_status init_driver(cuda_api **api, int *count, hdg_error *err)
@@ -193,6 +167,7 @@ hdg_status hdg_cuda_device_open(int ordinal, hdg_cuda_device **out, hdg_error *e
     d->api = api;
     hdg_cuda_props *p = &d->props;
     p->ordinal = ordinal;
+    p->emulated = api_emulated;
     int attr[5] = { ATTR_CC_MAJOR, ATTR_CC_MINOR, ATTR_SM_COUNT, ATTR_MAX_THREADS_PER_BLOCK, ATTR_MAX_SHARED_OPTIN };
     int *dst[5] = { &p->cc_major, &p->cc_minor, &p->sm_count, &p->max_threads_per_block, &p->max_shared_per_block };
     if (!(st = check(api, api->DeviceGet(&d->dev, ordinal), "cuDeviceGet", err)) &&
@@ -321,9 +296,10 @@ hdg_status hdg_cuda_module_function(hdg_cuda_module *mod, const char *name, hdg_
 {
     CUfunction f = NULL;
     CUresult r = mod->dev->api->ModuleGetFunction(&f, mod->mod, name);
+    char d[1600];
     if (r != CUDA_SUCCESS)
-        return hdg_fail(err, HDG_EINTERNAL, "kernel '%s' not found in the loaded CUDA module: %s", name,
-                        cu_name(mod->dev->api, r));
+        return hdg_fail(err, HDG_EINTERNAL, "kernel '%s' not found in the loaded CUDA module: %s%s", name,
+                        cu_name(mod->dev->api, r), detail(d, sizeof d));
     *fn = (hdg_cuda_func *)f;
     return HDG_OK;
 }
@@ -346,8 +322,9 @@ hdg_status hdg_cuda_launch(hdg_cuda_device *d, hdg_cuda_func *fn, const char *wh
     if (!grid) return HDG_OK;
     CUresult r = d->api->LaunchKernel((CUfunction)fn, grid, 1, 1, block, 1, 1, shared_bytes, NULL, params, NULL);
     if (r == CUDA_SUCCESS) return HDG_OK;
-    return hdg_fail(err, HDG_EDEVICE, "launching CUDA kernel '%s' (grid %u, block %u, %u B shared) failed: %s (%d)",
-                    what, grid, block, shared_bytes, cu_name(d->api, r), r);
+    char dt[1600];
+    return hdg_fail(err, HDG_EDEVICE, "launching CUDA kernel '%s' (grid %u, block %u, %u B shared) failed: %s (%d)%s",
+                    what, grid, block, shared_bytes, cu_name(d->api, r), r, detail(dt, sizeof dt));
 }
 
 /* ------------------------------------------------------------------ timing */

@@ -15,7 +15,10 @@
  *   "out of device memory: allocating 512.0 MiB on NVIDIA H100 ... (1.2 GiB free of 79.1 GiB)"
  * and every other failure names the driver call and the CUresult name.
  * $HDGC_LIBCUDA overrides the library looked up (tests use a missing path to
- * check the message on machines with a GPU).
+ * check the message on machines with a GPU); HDGC_LIBCUDA=emulator selects
+ * the host emulator instead (runtime/cuda_emu.h: no GPU needed; module
+ * images are then CUDA source text), and the emulator's account of a failure
+ * follows the CUresult name in every message.
  *
  * All calls run on the default stream of the calling thread's current
  * context; hdg_cuda_device_open makes the context current on the calling
@@ -41,6 +44,7 @@ typedef struct hdg_cuda_props {
     int max_shared_per_block;     /* bytes, opt-in maximum */
     int driver_version;           /* e.g. 13000 */
     size_t total_mem;             /* bytes */
+    int emulated;                 /* 1: the host emulator (HDGC_LIBCUDA=emulator, runtime/cuda_emu.h) */
 } hdg_cuda_props;
 
 /* Loads libcuda (once), initialises the driver, retains the primary context
@@ -68,7 +72,8 @@ hdg_status hdg_cuda_sync(hdg_cuda_device *dev, hdg_error *err);
 /* Free and total device memory in bytes. */
 hdg_status hdg_cuda_mem_info(hdg_cuda_device *dev, size_t *free_b, size_t *total_b, hdg_error *err);
 
-/* Modules: image is a CUBIN (ELF) or a NUL-terminated PTX text. */
+/* Modules: image is a CUBIN (ELF) or a NUL-terminated PTX text; on the
+ * emulator, the NUL-terminated CUDA source. */
 hdg_status hdg_cuda_module_load(hdg_cuda_device *dev, const void *image, hdg_cuda_module **mod,
                                 hdg_error *err);
 void hdg_cuda_module_unload(hdg_cuda_module *mod);

@@ -124,28 +124,33 @@ static const Host &host()
 
 // ---- C -> LLVM IR (Clang) -------------------------------------------------
 
-static std::vector<std::string> cc1_args(const std::string &file, int opt_level)
+// C11, or with cxx C++17 without exceptions (cc1's default), RTTI and
+// thread-safe statics (which would need the C++ runtime).
+static std::vector<std::string> cc1_args(const std::string &file, int opt_level, bool cxx)
 {
     const Host &h = host();
     std::vector<std::string> a = {
         "-triple", h.triple, "-target-cpu", h.cpu,
-        "-std=c11", "-O" + std::to_string(opt_level), "-disable-llvm-passes",
+        cxx ? "-std=c++17" : "-std=c11", "-O" + std::to_string(opt_level), "-disable-llvm-passes",
         "-ffp-contract=on", "-mrelocation-model", "pic", "-pic-level", "2",
-        "-fgnuc-version=4.2.1", "-ferror-limit", "10",
-        "-Werror=implicit-function-declaration",
-        "-resource-dir", h.resource_dir, "-internal-isystem", h.resource_dir + "/include"};
+        "-fgnuc-version=4.2.1", "-ferror-limit", "10"};
+    if (cxx)
+        a.insert(a.end(), {"-fno-rtti", "-fno-threadsafe-statics"});
+    else
+        a.push_back("-Werror=implicit-function-declaration");
+    a.insert(a.end(), {"-resource-dir", h.resource_dir, "-internal-isystem", h.resource_dir + "/include"});
     for (const std::string &f : h.features) a.insert(a.end(), {"-target-feature", f});
     for (const std::string &d : h.sys_includes) a.insert(a.end(), {"-internal-externc-isystem", d});
-    a.insert(a.end(), {"-main-file-name", file, "-x", "c", file});
+    a.insert(a.end(), {"-main-file-name", file, "-x", cxx ? "c++" : "c", file});
     return a;
 }
 
 // Parses source; on failure returns null and leaves Clang's diagnostics in diag.
 static std::unique_ptr<Module> c_to_ir(const char *source, const std::string &file,
-                                       int opt_level, LLVMContext &ctx, std::string &diag)
+                                       int opt_level, bool cxx, LLVMContext &ctx, std::string &diag)
 {
     raw_string_ostream out(diag);
-    std::vector<std::string> args = cc1_args(file, opt_level);
+    std::vector<std::string> args = cc1_args(file, opt_level, cxx);
     std::vector<const char *> argv;
     for (const std::string &s : args) argv.push_back(s.c_str());
 
@@ -221,14 +226,14 @@ static bool emit_object(Module &m, TargetMachine &tm, SmallVectorImpl<char> &obj
 }
 
 static hdg_status compile_object(const char *source, const std::string &file, int opt_level,
-                                 SmallVectorImpl<char> &obj, hdg_error *err)
+                                 bool cxx, SmallVectorImpl<char> &obj, hdg_error *err)
 {
     LLVMContext ctx;
     std::string diag;
-    std::unique_ptr<Module> m = c_to_ir(source, file, opt_level, ctx, diag);
+    std::unique_ptr<Module> m = c_to_ir(source, file, opt_level, cxx, ctx, diag);
     if (!m)
-        return hdg_fail(err, HDG_ECOMPILE, "%s: generated C failed to compile (a bug in hdgc):\n%s",
-                        file.c_str(), diag.c_str());
+        return hdg_fail(err, HDG_ECOMPILE, "%s: generated %s failed to compile (a bug in hdgc):\n%s",
+                        file.c_str(), cxx ? "C++" : "C", diag.c_str());
     std::unique_ptr<TargetMachine> tm = host_machine(opt_level);
     m->setDataLayout(tm->createDataLayout());
     optimize(*m, *tm, opt_level);
@@ -323,10 +328,11 @@ static hdg_status load_object(hdg_jit *j, std::unique_ptr<MemoryBuffer> obj,
 
 // ---- the C interface --------------------------------------------------------
 
-static std::string flags_key(int opt_level)
+static std::string flags_key(int opt_level, bool cxx)
 {
     std::string k = std::string(JIT_REVISION) + " -O" + std::to_string(opt_level);
     for (const std::string &f : host().features) k += " " + f;
+    if (cxx) k += " -x c++ -std=c++17 -fno-rtti -fno-threadsafe-statics";
     return k;
 }
 
@@ -338,9 +344,9 @@ static void set_warning(hdg_jit_stats *stats, const char *w)
     stats->warning[n] = '\0';
 }
 
-extern "C" hdg_status hdg_jit_compile(const char *source, const char *module_name,
-                                      const hdg_jit_options *opt, hdg_jit **out,
-                                      hdg_jit_stats *stats, hdg_error *err)
+static hdg_status compile_module(const char *source, const char *module_name, bool cxx,
+                                 const hdg_jit_options *opt, hdg_jit **out,
+                                 hdg_jit_stats *stats, hdg_error *err)
 {
     hdg_jit_stats scratch;
     if (!stats) stats = &scratch;
@@ -354,7 +360,7 @@ extern "C" hdg_status hdg_jit_compile(const char *source, const char *module_nam
     hdg_jit_options o = HDG_JIT_OPTIONS_DEFAULT;
     if (opt) o = *opt;
     int level = std::min(std::max(o.opt_level, 0), 3);
-    std::string file = std::string(module_name) + ".c";
+    std::string file = std::string(module_name) + (cxx ? ".cpp" : ".c");
 
     char dir[4096] = "";
     if (o.use_cache) {
@@ -364,7 +370,7 @@ extern "C" hdg_status hdg_jit_compile(const char *source, const char *module_nam
             dir[0] = '\0';
         }
     }
-    std::string flags = flags_key(level);
+    std::string flags = flags_key(level, cxx);
     const char *parts[] = {source, h.version.c_str(), flags.c_str()};
     unsigned long long key = hdg_cache_key(parts, 3);
 
@@ -384,7 +390,7 @@ extern "C" hdg_status hdg_jit_compile(const char *source, const char *module_nam
     }
 
     SmallVector<char, 0> obj;
-    hdg_status st = compile_object(source, file, level, obj, err);
+    hdg_status st = compile_object(source, file, level, cxx, obj, err);
     if (st != HDG_OK) return st;
     double t1 = hdg_wtime();
     stats->compile_seconds = t1 - t0;
@@ -399,6 +405,20 @@ extern "C" hdg_status hdg_jit_compile(const char *source, const char *module_nam
     }
     *out = j.release();
     return HDG_OK;
+}
+
+extern "C" hdg_status hdg_jit_compile(const char *source, const char *module_name,
+                                      const hdg_jit_options *opt, hdg_jit **out,
+                                      hdg_jit_stats *stats, hdg_error *err)
+{
+    return compile_module(source, module_name, false, opt, out, stats, err);
+}
+
+extern "C" hdg_status hdg_jit_compile_cxx(const char *source, const char *module_name,
+                                          const hdg_jit_options *opt, hdg_jit **out,
+                                          hdg_jit_stats *stats, hdg_error *err)
+{
+    return compile_module(source, module_name, true, opt, out, stats, err);
 }
 
 extern "C" void *hdg_jit_lookup(hdg_jit *jit, const char *symbol)

@@ -5,9 +5,10 @@
  * file is cached on disk, keyed by the source, hdg_jit_version() and the
  * flags, so a warm compile reads it back and skips Clang entirely.
  *
- * The code is compiled as C11 at -O3 for the host CPU with IEEE semantics
- * (no -ffast-math; floating-point contraction into FMA within an expression
- * is allowed, errno is not set by math functions). Unresolved symbols are
+ * The code is compiled as C11 (or C++17: hdg_jit_compile_cxx) at -O3 for
+ * the host CPU with IEEE semantics (no -ffast-math; floating-point
+ * contraction into FMA within an expression is allowed, errno is not set by
+ * math functions). Unresolved symbols are
  * looked up in the process and in libm. Clang's resource directory is the one
  * found at build time; $HDGC_CLANG_RESOURCE_DIR overrides it. */
 #ifndef HDG_JIT_H
@@ -45,6 +46,14 @@ typedef struct hdg_jit_stats {
 hdg_status hdg_jit_compile(const char *source, const char *module_name,
                            const hdg_jit_options *opt, hdg_jit **out,
                            hdg_jit_stats *stats, hdg_error *err);
+
+/* The same for C++17 source ("<module_name>.cpp" in diagnostics), compiled
+ * without exceptions, RTTI or thread-safe statics, so it needs nothing of
+ * the C++ runtime: the CUDA emulator's modules (backends/cuda/emu.h). The
+ * cache key tells the languages apart. */
+hdg_status hdg_jit_compile_cxx(const char *source, const char *module_name,
+                               const hdg_jit_options *opt, hdg_jit **out,
+                               hdg_jit_stats *stats, hdg_error *err);
 
 /* Address of a symbol defined by the module, or NULL if absent. */
 void *hdg_jit_lookup(hdg_jit *jit, const char *symbol);
