@@ -16,6 +16,16 @@
 #include "hdg.h"
 #include "runtime/report.h"
 
+/* The solution handed back to a caller of hdg_run_problem (free with
+ * hdg_run_fields_free). HDG: x = the element unknowns' modal dofs, ne rows of
+ * dofs.element_per_element; xpost = the post-processed unknown, ne rows of
+ * npost (NULL when the problem has none). */
+typedef struct hdg_run_fields {
+    long long n, npost;        /* values in x, xpost */
+    double *x, *xpost;
+} hdg_run_fields;
+void hdg_run_fields_free(hdg_run_fields *f);
+
 typedef struct hdg_run_options {
     const char *mesh;          /* "square:N[,...]" or a .msh file; NULL: "square:8" */
     const char *backend;       /* "c" (default), "cuda", "auto" */
@@ -32,6 +42,7 @@ typedef struct hdg_run_options {
     int use_cache;             /* kernel cache (default 1) */
     int progress;              /* DG: progress line on stderr */
     FILE *log;                 /* summary lines, or NULL */
+    hdg_run_fields *fields;    /* NULL, or filled with the solution (HDG) */
     double t_parse;            /* seconds spent parsing (reported as timings.parse) */
 } hdg_run_options;
 
@@ -49,5 +60,14 @@ hdg_status hdg_run_hdg(const hdg_problem *p, struct hdg_mesh *mesh, const hdg_ru
                        hdg_report *rep, hdg_error *err);
 hdg_status hdg_run_dg(const hdg_problem *p, struct hdg_mesh *mesh, const hdg_run_options *opt,
                       hdg_report *rep, hdg_error *err);
+
+/* The same on a GPU (--backend cuda): run_hdg_cuda.c, run_dg_cuda.c. dev is
+ * open and current on the calling thread (not owned). Same report paths as
+ * the host drivers, plus device.* (name, memory) and timings of the device. */
+struct hdg_cuda_device;
+hdg_status hdg_run_hdg_cuda(const hdg_problem *p, struct hdg_mesh *mesh, const hdg_run_options *opt,
+                            struct hdg_cuda_device *dev, hdg_report *rep, hdg_error *err);
+hdg_status hdg_run_dg_cuda(const hdg_problem *p, struct hdg_mesh *mesh, const hdg_run_options *opt,
+                           struct hdg_cuda_device *dev, hdg_report *rep, hdg_error *err);
 
 #endif

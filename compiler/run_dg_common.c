@@ -1,0 +1,364 @@
+/* run_dg_common.c — the parts of the explicit DG drivers that do not depend
+ * on where the kernels run (see run_dg_common.h): mesh data, time step, the
+ * LSERK4 loop with its energy watch, VTK output and the report. */
+#include "compiler/run_dg_common.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/mesh_data.h"
+#include "runtime/lserk4.h"
+#include "runtime/vtk.h"
+#include "support/util.h"
+
+const hdg_run_options *hdg_dg_options(const hdg_run_options *opt, hdg_run_options *defaults)
+{
+    if (opt) return opt;
+    memset(defaults, 0, sizeof *defaults);
+    defaults->use_cache = 1;
+    return defaults;
+}
+
+/* ------------------------------------------------------------------ setup */
+
+hdg_status hdg_dg_lower_problem(hdg_dg_data *d, const hdg_problem *p, hdg_mesh *mesh, hdg_error *err)
+{
+    memset(d, 0, sizeof *d);
+    d->p = p;
+    d->mesh = mesh;
+    double t0 = hdg_wtime();
+    hdg_status st = hdg_lower_dg(p, &d->L, err);
+    d->t_lower = hdg_wtime() - t0;
+    return st;
+}
+
+/* final time, cfl and dt: the options override the file; a fixed dt in the
+ * file counts unless a cfl is given on the command line. */
+static hdg_status time_step(hdg_dg_data *d, const hdg_run_options *opt, hdg_error *err)
+{
+    const hdg_problem *p = d->p;
+    d->final = opt->final_time > 0 ? opt->final_time : p->time.final;
+    d->cfl = opt->cfl > 0 ? opt->cfl : (p->time.cfl > 0 ? p->time.cfl : 1.0);
+    double rmin = INFINITY;
+    for (int e = 0; e < d->mesh->ne; e++) rmin = fmin(rmin, d->g.rin[e]);
+    double dtmax = p->time.dt > 0 && !(opt->cfl > 0) ? p->time.dt : hdg_dg_dt(d->L.N, rmin, d->cfl);
+    if (!(d->final > 0) || !(dtmax > 0))
+        return hdg_fail(err, HDG_EINPUT, "DG problem '%s': the final time (%g) and the time step (%g) must be "
+                                         "positive (time lserk4, final = T, cfl = C)", p->name, d->final, dtmax);
+    d->nsteps = hdg_dg_nsteps(d->final, dtmax);
+    d->dt = d->final / (double)d->nsteps;
+    return HDG_OK;
+}
+
+hdg_status hdg_dg_prepare(hdg_dg_data *d, const hdg_run_options *opt, hdg_error *err)
+{
+    const hdg_problem *p = d->p;
+    hdg_status st;
+    if ((st = hdg_refel_init(&d->re, d->L.N, err))) return st;
+    if ((st = hdg_geom_init(&d->g, d->mesh, err))) return st;
+    int ne = d->mesh->ne;
+    d->n = (long long)ne * d->L.nfields * d->L.Np;
+    d->nerrout = d->L.nerr + d->L.nfields;
+    d->geom = hdg_xmalloc(sizeof(double) * (size_t)ne * d->L.ngeom);
+    d->fmap = hdg_xmalloc(sizeof(int) * (size_t)ne * d->L.nimap);
+    if ((st = hdg_dg_fill_maps(&d->L, p, d->mesh, &d->g, d->geom, d->fmap, err))) return st;
+    d->pos = hdg_xmalloc(sizeof(int) * (size_t)ne);
+    hdg_dg_order_elements(&d->L, d->mesh, d->geom, d->fmap, d->pos);
+    d->params = hdg_xcalloc((size_t)d->L.nparams, sizeof(double));
+    for (int i = 0; i < p->nparams; i++) d->params[i] = p->params[i].value;
+    return time_step(d, opt, err);
+}
+
+void hdg_dg_data_free(hdg_dg_data *d)
+{
+    free(d->geom);
+    free(d->fmap);
+    free(d->pos);
+    free(d->params);
+    hdg_geom_free(&d->g);
+    hdg_refel_free(&d->re);
+    hdg_dg_lowered_free(&d->L);
+    memset(d, 0, sizeof *d);
+}
+
+void hdg_dg_report_setup(hdg_report *rep, const hdg_dg_data *d, double t_compile, double t_setup, int cache_hit,
+                         int nkernels, long long source_bytes)
+{
+    hdg_report_number(rep, "timings.lower", d->t_lower);
+    hdg_report_number(rep, "timings.compile", t_compile);
+    hdg_report_int(rep, "compile.cache_hits", cache_hit ? 1 : 0);
+    hdg_report_int(rep, "compile.kernels", nkernels);
+    hdg_report_int(rep, "compile.source_bytes", source_bytes);
+    hdg_report_number(rep, "timings.setup", t_setup);
+}
+
+/* ------------------------------------------------------------------ output */
+
+typedef struct vtkout {
+    const char *path;       /* .pvd (series) or .vtu (final only) */
+    int series;
+    int p, nlat;
+    double *I, *vxy, **vals;
+    char **files;
+    double *times;
+    int nfiles;
+} vtkout;
+
+static void vtk_open(vtkout *v, const hdg_dg_data *d, const char *path)
+{
+    memset(v, 0, sizeof *v);
+    v->path = path;
+    size_t len = strlen(path);
+    v->series = len > 4 && !strcmp(path + len - 4, ".pvd");
+    v->p = d->L.N > 0 ? d->L.N : 1;
+    v->nlat = hdg_vtk_lattice_size(v->p);
+    double *lr = hdg_xmalloc(sizeof(double) * v->nlat * 2);
+    hdg_vtk_lattice(v->p, lr, lr + v->nlat);
+    v->I = hdg_xmalloc(sizeof(double) * (size_t)v->nlat * d->L.Np);
+    hdg_refel_interp(&d->re, v->nlat, lr, lr + v->nlat, v->I);
+    free(lr);
+    const hdg_mesh *m = d->mesh;
+    v->vxy = hdg_xmalloc(sizeof(double) * 6 * (size_t)m->ne);
+    for (int e = 0; e < m->ne; e++)
+        for (int k = 0; k < 3; k++) {
+            v->vxy[6 * e + 2 * k] = m->vx[m->ev[3 * e + k]];
+            v->vxy[6 * e + 2 * k + 1] = m->vy[m->ev[3 * e + k]];
+        }
+    v->vals = hdg_xmalloc(sizeof(double *) * d->L.nfields);
+    for (int f = 0; f < d->L.nfields; f++) v->vals[f] = hdg_xmalloc(sizeof(double) * (size_t)m->ne * v->nlat);
+}
+
+/* The state U (kernel rows) at time t, interpolated to the lattice in mesh order. */
+static hdg_status vtk_write(vtkout *v, const hdg_dg_data *d, const double *U, double t, hdg_error *err)
+{
+    int ne = d->mesh->ne, F = d->L.nfields, Np = d->L.Np;
+    for (int f = 0; f < F; f++)
+        for (int e = 0; e < ne; e++)
+            for (int q = 0; q < v->nlat; q++) {
+                double s = 0;
+                for (int j = 0; j < Np; j++) s += v->I[q * Np + j] * U[((size_t)d->pos[e] * F + f) * Np + j];
+                v->vals[f][(size_t)e * v->nlat + q] = s;
+            }
+    char names[HDG_DG_MAX_FIELDS][64];
+    const char *np[HDG_DG_MAX_FIELDS];
+    for (int f = 0; f < F; f++) {
+        snprintf(names[f], sizeof names[f], "%s", d->L.field_name[f]);
+        for (char *c = names[f]; *c; c++)
+            if (*c == '.') *c = '_';
+        np[f] = names[f];
+    }
+    hdg_str file;
+    hdg_str_init(&file);
+    if (v->series) {
+        hdg_str_printf(&file, "%.*s_%05d.vtu", (int)(strlen(v->path) - 4), v->path, v->nfiles);
+    } else {
+        hdg_str_printf(&file, "%s", v->path);
+    }
+    hdg_status st = hdg_vtk_write(file.s, ne, v->vxy, v->p, F, np, (const double *const *)v->vals,
+                                  HDG_VTK_LAGRANGE, err);
+    if (st) { hdg_str_free(&file); return st; }
+    v->files = hdg_xrealloc(v->files, sizeof(char *) * (v->nfiles + 1));
+    v->times = hdg_xrealloc(v->times, sizeof(double) * (v->nfiles + 1));
+    v->files[v->nfiles] = hdg_str_take(&file);
+    v->times[v->nfiles++] = t;
+    if (v->series) return hdg_pvd_write(v->path, v->nfiles, (const char *const *)v->files, v->times, err);
+    return HDG_OK;
+}
+
+static hdg_status vtk_write_state(vtkout *v, const hdg_dg_data *d, const hdg_dg_engine *eng, double t,
+                                  hdg_error *err)
+{
+    const double *U = NULL;
+    hdg_status st = eng->state(eng->ctx, &U, err);
+    return st ? st : vtk_write(v, d, U, t, err);
+}
+
+static void vtk_close(vtkout *v, int nfields)
+{
+    for (int i = 0; i < v->nfiles; i++) free(v->files[i]);
+    free(v->files);
+    free(v->times);
+    free(v->I);
+    free(v->vxy);
+    if (v->vals)
+        for (int f = 0; f < nfields; f++) free(v->vals[f]);
+    free(v->vals);
+}
+
+/* ------------------------------------------------------------------ energy, errors */
+
+/* 1/2 sum over fields of int U_f^2 (exact for the nodal polynomials): the
+ * <name>_energy kernel per element, summed here in kernel-row order. */
+static hdg_status energy(const hdg_dg_data *d, const hdg_dg_engine *eng, double *Eel, double *sum, hdg_error *err)
+{
+    hdg_status st = eng->energy(eng->ctx, Eel, err);
+    if (st) return st;
+    double s = 0;
+    for (int e = 0; e < d->mesh->ne; e++) s += Eel[e];
+    *sum = s;
+    return HDG_OK;
+}
+
+/* errors.<unknown>: sqrt of the summed squared errors of its fields. */
+static hdg_status report_errors(const hdg_dg_data *d, const hdg_dg_engine *eng, double t, double *E,
+                                hdg_report *rep, hdg_error *err)
+{
+    hdg_status st = eng->errors(eng->ctx, t, E, err);
+    if (st) return st;
+    int nout = d->nerrout;
+    double sums[2 * HDG_DG_MAX_FIELDS] = {0};
+    for (int e = 0; e < d->mesh->ne; e++)
+        for (int k = 0; k < nout; k++) sums[k] += E[(size_t)e * nout + k];
+    const hdg_problem *p = d->p;
+    for (int u = 0; u < p->nunknowns; u++) {   /* one entry per unknown, vector components combined */
+        double s = 0;
+        int have = 0;
+        for (int k = 0; k < d->L.nerr; k++)
+            if (d->L.field_unknown[d->L.err_field[k]] == u) { s += sums[k]; have = 1; }
+        if (!have) continue;
+        char path[96];
+        snprintf(path, sizeof path, "errors.%s", p->unknowns[u].name);
+        hdg_report_number(rep, path, sqrt(s));
+    }
+    return HDG_OK;
+}
+
+/* ------------------------------------------------------------------ the loop */
+
+static void progress(const hdg_run_options *opt, long long s, long long n, double t, double rate)
+{
+    if (opt->progress)
+        fprintf(stderr, "\rstep %lld/%lld  t = %.6g  %.1f steps/s   ", s, n, t, rate);
+}
+
+static void report_header(const hdg_dg_data *d, hdg_report *rep)
+{
+    hdg_report_string(rep, "method", "DG");
+    hdg_report_int(rep, "order", d->L.N);
+    hdg_report_int(rep, "dofs.total", d->n);
+    hdg_report_int(rep, "dofs.per_element", (long long)d->L.nfields * d->L.Np);
+    hdg_report_int(rep, "dofs.fields", d->L.nfields);
+    hdg_report_number(rep, "time.final", d->final);
+    hdg_report_number(rep, "time.cfl", d->cfl);
+    hdg_report_int(rep, "steps", d->nsteps);
+    hdg_report_number(rep, "dt", d->dt);
+}
+
+static void report_perf(const hdg_dg_data *d, const hdg_dg_engine *eng, double t_steps, double t_stages,
+                        double t_out, long long nstages, hdg_report *rep)
+{
+    int ne = d->mesh->ne;
+    hdg_report_number(rep, "timings.steps", t_steps);
+    hdg_report_number(rep, "timings.stages", t_stages);
+    hdg_report_number(rep, "timings.output", t_out);
+    hdg_report_int(rep, "perf.stage_evals", nstages);
+    if (t_stages > 0) {   /* a stage: right-hand side and update, one kernel */
+        const hdg_kernel_info *i = eng->step_info;
+        double bytes = (double)(i->bytes_read + i->bytes_written) * ne;
+        hdg_report_number(rep, "perf.stage_evals_per_s", nstages / t_stages);
+        hdg_report_number(rep, "perf.stage_gbytes_per_s", bytes * nstages / t_stages * 1e-9);
+        hdg_report_number(rep, "perf.stage_gflops", (double)i->flops * ne * nstages / t_stages * 1e-9);
+    }
+    if (t_steps > 0) hdg_report_number(rep, "perf.dof_updates_per_s", (double)d->n * d->nsteps / t_steps);
+}
+
+static void log_summary(const hdg_dg_data *d, const hdg_run_options *opt, double e0, double e1, double t_steps,
+                        const hdg_report *rep)
+{
+    const hdg_problem *p = d->p;
+    fprintf(opt->log, "%s: DG N = %d, %d elements, %lld dofs, %lld steps of dt = %.4g to t = %g (%.3g s)\n",
+            p->name, d->L.N, d->mesh->ne, d->n, d->nsteps, d->dt, d->final, t_steps);
+    fprintf(opt->log, "  energy %.10g -> %.10g\n", e0, e1);
+    for (int u = 0; u < p->nunknowns; u++) {
+        char path[96];
+        int found = 0;
+        snprintf(path, sizeof path, "errors.%s", p->unknowns[u].name);
+        double ev = hdg_report_get_number(rep, path, &found);
+        if (found) fprintf(opt->log, "  L2 error %-8s %.6e\n", p->unknowns[u].name, ev);
+    }
+}
+
+hdg_status hdg_dg_integrate(const hdg_dg_data *d, const hdg_dg_engine *eng, const hdg_run_options *opt,
+                            hdg_report *rep, hdg_error *err)
+{
+    int ne = d->mesh->ne;
+    long long nsteps = d->nsteps, s = 0, nstages = 0;
+    double final = d->final, dt = d->dt;
+    report_header(d, rep);
+    double *Eel = hdg_xcalloc((size_t)ne, sizeof(double));
+    double *E = hdg_xcalloc((size_t)ne * d->nerrout, sizeof(double));
+    vtkout v = {0};
+    double e0 = 0, eprev = 0, maxinc = 0, t_stages = 0;
+
+    hdg_status st = eng->initial(eng->ctx, err);
+    if (!st) st = energy(d, eng, Eel, &e0, err);
+    if (st) goto done;
+    eprev = e0;
+    hdg_report_number(rep, "energy.start", e0);
+    if (opt->vtk) {
+        vtk_open(&v, d, opt->vtk);
+        if (v.series && (st = vtk_write_state(&v, d, eng, 0.0, err))) goto done;
+    }
+    long long mon = nsteps <= 2000 ? 1 : nsteps / 2000;
+    double tstart = hdg_wtime(), tlast = tstart, t_out = 0;
+
+    for (s = 0; s < nsteps; s++) {
+        double t = (double)s * dt, secs = 0;
+        if ((st = eng->step(eng->ctx, t, dt, &secs, err))) goto done;
+        t_stages += secs;
+        nstages += 5;
+        long long done_steps = s + 1;
+        double tn = done_steps == nsteps ? final : (double)done_steps * dt;
+        if (done_steps % mon == 0 || done_steps == nsteps) {
+            double en;
+            if ((st = energy(d, eng, Eel, &en, err))) goto done;
+            if (!isfinite(en) || en > 1e8 * (e0 + 1e-300)) {
+                hdg_report_int(rep, "blowup.step", done_steps);
+                hdg_report_number(rep, "blowup.time", tn);
+                hdg_report_number(rep, "energy.end", en);
+                st = hdg_fail(err, HDG_ESOLVER, "DG time integration blew up at step %lld (t = %.6g): energy %g "
+                                                "(started at %g); try a smaller cfl", done_steps, tn, en, e0);
+                goto done;
+            }
+            if (eprev > 0) maxinc = fmax(maxinc, (en - eprev) / eprev);
+            eprev = en;
+        }
+        if (opt->vtk && v.series && opt->every > 0 && done_steps % opt->every == 0 && done_steps != nsteps) {
+            double t0 = hdg_wtime();
+            if ((st = vtk_write_state(&v, d, eng, tn, err))) goto done;
+            t_out += hdg_wtime() - t0;
+        }
+        double now = hdg_wtime();
+        if (opt->progress && now - tlast > 0.5) {
+            progress(opt, done_steps, nsteps, tn, done_steps / (now - tstart));
+            tlast = now;
+        }
+    }
+    double t_steps = hdg_wtime() - tstart;
+    if (opt->progress) progress(opt, nsteps, nsteps, final, nsteps / fmax(t_steps, 1e-9)), fputc('\n', stderr);
+    if (opt->vtk) {
+        double t0 = hdg_wtime();
+        if ((st = vtk_write_state(&v, d, eng, final, err))) goto done;
+        t_out += hdg_wtime() - t0;
+    }
+    hdg_report_number(rep, "energy.end", eprev);
+    hdg_report_number(rep, "energy.max_rel_increase", maxinc);
+    hdg_report_int(rep, "energy.samples", nsteps / mon);
+    double t0 = hdg_wtime();
+    if ((st = report_errors(d, eng, final, E, rep, err))) goto out;
+    hdg_report_number(rep, "timings.errors", hdg_wtime() - t0);
+    report_perf(d, eng, t_steps, t_stages, t_out, nstages, rep);
+    if (opt->log) log_summary(d, opt, e0, eprev, t_steps, rep);
+done:
+    if (st) {   /* the errors where it stopped, when they can still be had */
+        hdg_error ignored;
+        report_errors(d, eng, (double)s * dt, E, rep, &ignored);
+    }
+out:
+    vtk_close(&v, d->L.nfields);
+    free(E);
+    free(Eel);
+    return st;
+}

@@ -1,0 +1,81 @@
+/* run_dg_common.h — what the two explicit DG drivers share: run_dg.c (the
+ * kernels compiled to C and run on the host) and run_dg_cuda.c (the same
+ * lowering compiled with NVRTC and run on a GPU).
+ *
+ * Shared, so that both take the same steps and report the same things:
+ *   - the lowering and the per-element data the kernels read (geometry, face
+ *     map, Morton element order, parameters), built on the host;
+ *   - the time step (final time, cfl, dt = final / nsteps);
+ *   - the LSERK4 loop: where the energy is checked and a blow-up declared,
+ *     VTK output (.vtu, or a .pvd series with --every), progress, and the
+ *     report (steps, dt, energy.*, errors.*, timings.*, perf.*) and log.
+ * A driver supplies only how its kernels run, as an hdg_dg_engine: the
+ * initial state, one step (five stages), the per-element energies and
+ * errors brought to the host, and the state on the host for output. */
+#ifndef HDG_RUN_DG_COMMON_H
+#define HDG_RUN_DG_COMMON_H
+
+#include "compiler/run.h"
+#include "hdg_kernel.h"
+#include "ir/lower_dg.h"
+#include "runtime/geometry.h"
+#include "runtime/mesh.h"
+#include "runtime/refel.h"
+
+typedef struct hdg_dg_data {
+    const hdg_problem *p;
+    hdg_mesh *mesh;
+    hdg_dg_lowered L;
+    hdg_refel re;
+    hdg_geom g;
+    double *geom;           /* ne x L.ngeom, rows in kernel order */
+    int *fmap;              /* ne x L.nimap, rows in kernel order */
+    int *pos;               /* kernel row of mesh element e (hdg_dg_order_elements) */
+    double *params;         /* L.nparams: the problem's, then the stage values (0 here) */
+    long long n;            /* state values: ne * nfields * Np */
+    int nerrout;            /* values per element from the _errors kernel: nerr + nfields */
+    double final, cfl, dt;  /* final time, cfl, step (final / nsteps) */
+    long long nsteps;
+    double t_lower;         /* seconds */
+} hdg_dg_data;
+
+/* opt, or (opt NULL) defaults: everything 0 but the kernel cache on. */
+const hdg_run_options *hdg_dg_options(const hdg_run_options *opt, hdg_run_options *defaults);
+
+/* Clears d and lowers p (ir/lower_dg.h); d->t_lower. */
+hdg_status hdg_dg_lower_problem(hdg_dg_data *d, const hdg_problem *p, hdg_mesh *mesh, hdg_error *err);
+
+/* After the lowering: reference element, geometry, face maps in kernel
+ * order, parameters, and the time step (opt's final time and cfl override
+ * the file's). HDG_EINPUT when a boundary face lacks a condition or the final
+ * time or step is not positive. */
+hdg_status hdg_dg_prepare(hdg_dg_data *d, const hdg_run_options *opt, hdg_error *err);
+void hdg_dg_data_free(hdg_dg_data *d);
+
+/* timings.{lower,compile,setup} and compile.{cache_hits,kernels,source_bytes}. */
+void hdg_dg_report_setup(hdg_report *rep, const hdg_dg_data *d, double t_compile, double t_setup, int cache_hit,
+                         int nkernels, long long source_bytes);
+
+/* How a driver runs its kernels. Every call may fail (device errors). */
+typedef struct hdg_dg_engine {
+    void *ctx;
+    const hdg_kernel_info *step_info;   /* cost model of the stage kernel (perf.*) */
+    /* the state from the initial conditions (t = 0) */
+    hdg_status (*initial)(void *ctx, hdg_error *err);
+    /* one LSERK4 step from t: five stages; *seconds: time in the stage kernel */
+    hdg_status (*step)(void *ctx, double t, double dt, double *seconds, hdg_error *err);
+    /* the _energy kernel: ne values (kernel rows) into the host array Eel */
+    hdg_status (*energy)(void *ctx, double *Eel, hdg_error *err);
+    /* the _errors kernel at time t: ne x nerrout values into the host array E */
+    hdg_status (*errors)(void *ctx, double t, double *E, hdg_error *err);
+    /* the current state on the host (ne x nfields x Np, kernel rows) */
+    hdg_status (*state)(void *ctx, const double **U, hdg_error *err);
+} hdg_dg_engine;
+
+/* Integrates from the initial state to d->final in d->nsteps steps of
+ * d->dt, checking the energy (blow-up: HDG_ESOLVER with step and time),
+ * writes VTK when opt->vtk, and fills the report and the log. */
+hdg_status hdg_dg_integrate(const hdg_dg_data *d, const hdg_dg_engine *eng, const hdg_run_options *opt,
+                            hdg_report *rep, hdg_error *err);
+
+#endif
