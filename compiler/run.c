@@ -19,6 +19,13 @@ void hdg_run_options_default(hdg_run_options *o)
     o->use_cache = 1;
 }
 
+void hdg_run_fields_free(hdg_run_fields *f)
+{
+    if (!f) return;
+    free(f->x), free(f->xpost);
+    memset(f, 0, sizeof *f);
+}
+
 /* Every mesh marker has a condition and every marker the file names exists. */
 static hdg_status check_markers(const hdg_problem *p, const hdg_mesh *m, hdg_error *err)
 {
@@ -50,32 +57,25 @@ static hdg_status check_markers(const hdg_problem *p, const hdg_mesh *m, hdg_err
     return st;
 }
 
-/* c: the host. cuda: needs a GPU; the device drivers of the HDG and DG
- * pipelines are not written yet (issue 7), so a present GPU is reported as
- * such rather than silently replaced. auto: cuda when it can run, else c,
- * saying why in the report (backend_note) and on the log. */
-static hdg_status choose_backend(const char *want, const char **out, hdg_report *rep, hdg_error *err)
+/* c: the host. cuda: the GPU (an error saying why when none opens). auto:
+ * cuda when a GPU opens, else c, saying why in the report (backend_note). */
+static hdg_status choose_backend(const char *want, const char **out, hdg_cuda_device **dev, hdg_report *rep,
+                                 hdg_error *err)
 {
     *out = "c";
+    *dev = NULL;
     if (!strcmp(want, "c")) return HDG_OK;
     if (strcmp(want, "cuda") && strcmp(want, "auto"))
         return hdg_fail(err, HDG_EINPUT, "unknown backend '%s' (c, cuda, auto)", want);
-    hdg_cuda_device *dev = NULL;
     hdg_error derr = {0};
-    char note[2200];
-    if (hdg_cuda_device_open(0, &dev, &derr)) {
-        if (!strcmp(want, "cuda"))
-            return hdg_fail(err, HDG_EDEVICE, "--backend cuda: %s", derr.msg);
-        snprintf(note, sizeof note, "auto chose c: %s", derr.msg);
-    } else {
-        hdg_cuda_device_close(dev);
-        if (!strcmp(want, "cuda"))
-            return hdg_fail(err, HDG_EDEVICE, "--backend cuda: a GPU is present, but running the "
-                            "HDG and DG pipelines on it is not implemented yet (the kernels compile "
-                            "with `hdgc emit --backend cuda`); use --backend c");
-        snprintf(note, sizeof note, "auto chose c: a GPU is present but the device pipelines "
-                 "are not implemented yet");
+    if (!hdg_cuda_device_open(0, dev, &derr)) {
+        *out = "cuda";
+        if (!strcmp(want, "auto")) hdg_report_string(rep, "backend_note", "auto chose cuda: a GPU is present");
+        return HDG_OK;
     }
+    if (!strcmp(want, "cuda")) return hdg_fail(err, HDG_EDEVICE, "--backend cuda: %s", derr.msg);
+    char note[2200];
+    snprintf(note, sizeof note, "auto chose c: %s", derr.msg);
     hdg_report_string(rep, "backend_note", note);
     return HDG_OK;
 }
@@ -89,7 +89,8 @@ hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg
     if (!o.mesh) o.mesh = "square:8";
     if (!o.backend) o.backend = "c";
     const char *backend;
-    hdg_status bst = choose_backend(o.backend, &backend, rep, err);
+    hdg_cuda_device *dev = NULL;
+    hdg_status bst = choose_backend(o.backend, &backend, &dev, rep, err);
     if (bst) return bst;
     double t0 = hdg_wtime();
     hdg_report_string(rep, "problem", p->name);
@@ -99,7 +100,10 @@ hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg
     hdg_report_string(rep, "backend", backend);
     hdg_mesh mesh;
     hdg_status st = hdg_mesh_load(&mesh, o.mesh, err);
-    if (st) return st;
+    if (st) {
+        hdg_cuda_device_close(dev);
+        return st;
+    }
     double t1 = hdg_wtime();
     hdg_report_string(rep, "mesh.source", o.mesh);
     hdg_report_int(rep, "mesh.elements", mesh.ne);
@@ -108,8 +112,10 @@ hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg
     hdg_report_number(rep, "timings.parse", o.t_parse);
     hdg_report_number(rep, "timings.mesh", t1 - t0);
     st = check_markers(p, &mesh, err);
-    if (!st) st = p->method == HDG_METHOD_HDG ? hdg_run_hdg(p, &mesh, &o, rep, err)
-                                             : hdg_run_dg(p, &mesh, &o, rep, err);
+    int hdg = p->method == HDG_METHOD_HDG;
+    if (!st && dev) st = hdg ? hdg_run_hdg_cuda(p, &mesh, &o, dev, rep, err) : hdg_run_dg_cuda(p, &mesh, &o, dev, rep, err);
+    else if (!st) st = hdg ? hdg_run_hdg(p, &mesh, &o, rep, err) : hdg_run_dg(p, &mesh, &o, rep, err);
+    hdg_cuda_device_close(dev);
     hdg_report_number(rep, "timings.total", hdg_wtime() - t0 + o.t_parse);
     hdg_mesh_free(&mesh);
     return st;

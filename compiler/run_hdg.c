@@ -277,6 +277,13 @@ hdg_status hdg_run_hdg(const hdg_problem *p, hdg_mesh *mesh, const hdg_run_optio
     if (r.L.post_unknown >= 0) STAGE("postprocess", post_stage(&r, err));
     STAGE("errors", errors_stage(&r, err));
     if (o->vtk) STAGE("output", vtk_stage(&r, err));
+    if (o->fields) {   /* hand the element fields over */
+        o->fields->n = (long long)mesh->ne * r.L.nl;
+        o->fields->x = r.xe;
+        o->fields->npost = r.xp ? (long long)mesh->ne * r.L.npp * p->unknowns[r.L.post_unknown].ncomp : 0;
+        o->fields->xpost = r.xp;
+        r.xe = r.xp = NULL;
+    }
 done:
     run_free(&r);
     return st;

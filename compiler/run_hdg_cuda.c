@@ -1,0 +1,355 @@
+/* run_hdg_cuda.c — the HDG driver on a GPU (--backend cuda). The same
+ * lowering as run_hdg.c, its kernels compiled for the device
+ * (compiler/pipeline_cuda.h); the geometry goes to the device once, then
+ * every stage runs there: local systems, their statistics, trace assembly
+ * into the dense-block layout, Dirichlet elimination, the Krylov solve
+ * (runtime/krylov.h with the device vector ops), scatter to the elements,
+ * recovery, post-processing and errors. What comes back: one statistics
+ * triple and one squared error per element, the Dirichlet face values, and
+ * the element fields only when VTK output is asked for. The decisions and
+ * reports are the host driver's (run_hdg_common.h). */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/mesh_data.h"
+#include "compiler/pipeline_cuda.h"
+#include "compiler/run.h"
+#include "compiler/run_hdg_common.h"
+#include "runtime/blockmat.h"
+#include "runtime/cuda_trace.h"
+#include "runtime/geometry.h"
+#include "support/util.h"
+
+typedef struct drun {
+    const hdg_problem *p;
+    hdg_mesh *mesh;
+    const hdg_run_options *o;
+    hdg_report *rep;
+    hdg_cuda_device *dev;
+    hdg_lowered L;
+    hdg_cuda_compiled cc;
+    hdg_cuda_linalg la;
+    hdg_cuda_topology T;
+    hdg_cuda_blockmat B;
+    hdg_geom geo;
+    double *geom_h;                     /* ne * ngeom, kept for VTK */
+    hdg_cuptr geom, params, Ke, Fe, rhs, x, uh, xe, xp;
+    int negated, symmetric;
+} drun;
+
+#define DPTR(p) ((double *)(uintptr_t)(p))
+
+static hdg_kargs kargs(const drun *r, hdg_cuptr geom, long long n)
+{
+    hdg_kargs a;
+    memset(&a, 0, sizeof a);
+    a.nitems = n;
+    a.geom = DPTR(geom);
+    a.params = DPTR(r->params);
+    return a;
+}
+
+static hdg_status launch(drun *r, const char *name, long long n, const hdg_kargs *a, hdg_error *err)
+{
+    int k = hdg_cuda_compiled_find(&r->cc, name);
+    if (k < 0) return hdg_fail(err, HDG_EINTERNAL, "kernel '%s' missing from the compiled module", name);
+    return hdg_launch_cuda(&r->cc, k, n, a, err);
+}
+
+static hdg_status dalloc(drun *r, size_t doubles, hdg_cuptr *p, hdg_error *err)
+{
+    return hdg_cuda_alloc(r->dev, sizeof(double) * (doubles ? doubles : 1), p, err);
+}
+
+static hdg_status upload(drun *r, const void *h, size_t bytes, hdg_cuptr *p, hdg_error *err)
+{
+    hdg_status st = hdg_cuda_alloc(r->dev, bytes ? bytes : 1, p, err);
+    if (!st && bytes) st = hdg_cuda_upload(r->dev, *p, h, bytes, err);
+    return st;
+}
+
+/* ------------------------------------------------------------------ stages */
+
+static hdg_status setup_stage(drun *r, hdg_error *err)
+{
+    const hdg_mesh *M = r->mesh;
+    hdg_status st = hdg_geom_init(&r->geo, r->mesh, err);
+    if (st) return st;
+    r->geom_h = hdg_xcalloc((size_t)M->ne * (size_t)r->L.ngeom, sizeof(double));
+    hdg_hdg_fill_geom(&r->L, M, &r->geo, r->geom_h);
+    double *params = hdg_hdg_params(r->p);
+    st = upload(r, r->geom_h, sizeof(double) * (size_t)M->ne * r->L.ngeom, &r->geom, err);
+    if (!st) st = upload(r, params, sizeof(double) * ((size_t)r->p->nparams + 1), &r->params, err);
+    free(params);
+    return st;
+}
+
+static hdg_status local_stage(drun *r, hdg_error *err)
+{
+    int nt = r->L.nt, ne = r->mesh->ne;
+    hdg_cuptr stats = 0;
+    hdg_status st = dalloc(r, (size_t)ne * nt * nt, &r->Ke, err);
+    if (!st) st = dalloc(r, (size_t)ne * nt, &r->Fe, err);
+    hdg_kargs a = kargs(r, r->geom, ne);
+    a.out[0] = DPTR(r->Ke);
+    a.out[1] = DPTR(r->Fe);
+    if (!st) st = launch(r, r->L.local, ne, &a, err);
+    if (!st) st = dalloc(r, 3 * (size_t)ne, &stats, err);
+    if (!st) st = hdg_cuda_element_stats(&r->la, ne, nt, r->Ke, stats, err);
+    double *s = hdg_xmalloc(sizeof(double) * (3 * (size_t)ne + 1));
+    if (!st) st = hdg_cuda_download(r->dev, s, stats, sizeof(double) * 3 * (size_t)ne, err);
+    hdg_cuda_free(r->dev, stats);
+    double diag = 0, amax = 0, asym = 0;
+    for (int e = 0; e < ne && !st; e++) {
+        diag += s[3 * e];
+        amax = fmax(amax, s[3 * e + 1]);
+        asym = fmax(asym, s[3 * e + 2]);
+    }
+    free(s);
+    if (!st) st = hdg_hdg_trace_sign(r->rep, diag, amax, asym, &r->negated, &r->symmetric, err);
+    if (!st && r->negated) {
+        r->la.ops.scal(&r->la, (long long)ne * nt * nt, -1.0, DPTR(r->Ke));
+        r->la.ops.scal(&r->la, (long long)ne * nt, -1.0, DPTR(r->Fe));
+        st = hdg_cuda_linalg_check(&r->la, err);
+    }
+    return st;
+}
+
+static hdg_status assemble_stage(drun *r, hdg_error *err)
+{
+    const hdg_mesh *M = r->mesh;
+    int *nbr = hdg_xmalloc(sizeof(int) * 5 * ((size_t)M->nf + 1));
+    double *flip = hdg_hdg_flip(&r->L);
+    hdg_status st = hdg_blockmat_neighbours(M->nf, M->ne, M->ef, M->fe, M->flf, nbr, err);
+    if (!st) st = hdg_cuda_topology_upload(&r->la, M->ne, M->nf, M->ef, M->eforient, M->fe, M->flf, nbr, flip,
+                                           &r->T, err);
+    if (!st) st = hdg_cuda_blockmat_alloc(&r->la, M->nf, nbr, &r->B, err);
+    free(nbr);
+    free(flip);
+    if (!st) st = dalloc(r, (size_t)M->nf * r->L.m, &r->rhs, err);
+    if (!st) st = hdg_cuda_trace_assemble(&r->T, r->Ke, r->Fe, &r->B, r->rhs, err);
+    /* the element matrices are not needed any more: their memory is the
+     * largest allocation of the run */
+    if (!st) {
+        hdg_cuda_free(r->dev, r->Ke);
+        r->Ke = 0;
+    }
+    return st;
+}
+
+/* The Dirichlet kernels run on the device over the boundary faces; their
+ * values come back to be placed (a few faces), then the elimination runs on
+ * the device. */
+static hdg_status dirichlet_stage(drun *r, hdg_error *err)
+{
+    const hdg_mesh *M = r->mesh;
+    int m = r->L.m, nk = r->L.k + 1;
+    unsigned char *isdir = hdg_xcalloc((size_t)M->nf + 1, 1);
+    double *xD = hdg_xcalloc((size_t)M->nf * m + 1, sizeof(double));
+    int *faces = hdg_xmalloc(sizeof(int) * (size_t)(M->nbf + 1));
+    double *fg = hdg_xmalloc(sizeof(double) * HDG_GF_SIZE * (size_t)(M->nbf + 1));
+    hdg_cuptr dfg = 0, duD = 0, disd = 0, dxD = 0;
+    hdg_status st = HDG_OK;
+    for (int i = 0; i < r->L.ndir && !st; i++) {
+        int n = hdg_hdg_dirichlet_faces(r->p, &r->L, M, i, faces, fg);
+        if (!n) continue;
+        int nc = r->p->unknowns[r->p->bcs[r->L.dir_bc[i]].unknown].ncomp;
+        size_t nu = (size_t)n * nc * nk;
+        double *uD = hdg_xmalloc(sizeof(double) * nu);
+        st = upload(r, fg, sizeof(double) * HDG_GF_SIZE * (size_t)n, &dfg, err);
+        if (!st) st = dalloc(r, nu, &duD, err);
+        hdg_kargs a = kargs(r, dfg, n);
+        a.out[0] = DPTR(duD);
+        if (!st) st = launch(r, r->L.dirichlet[i], n, &a, err);
+        if (!st) st = hdg_cuda_download(r->dev, uD, duD, sizeof(double) * nu, err);
+        if (!st) hdg_hdg_dirichlet_store(r->p, &r->L, i, faces, n, uD, isdir, xD);
+        free(uD);
+        hdg_cuda_free(r->dev, dfg), hdg_cuda_free(r->dev, duD);
+        dfg = duD = 0;
+    }
+    if (!st) st = hdg_hdg_dirichlet_check(r->p, M, isdir, err);
+    if (!st) st = upload(r, isdir, (size_t)M->nf, &disd, err);
+    if (!st) st = upload(r, xD, sizeof(double) * (size_t)M->nf * m, &dxD, err);
+    if (!st) st = hdg_cuda_trace_dirichlet(&r->B, disd, dxD, r->rhs, err);
+    hdg_cuda_free(r->dev, disd), hdg_cuda_free(r->dev, dxD);
+    free(faces), free(fg), free(isdir), free(xD);
+    return st;
+}
+
+static hdg_status solve_stage(drun *r, hdg_error *err)
+{
+    long long n = (long long)r->B.nf * r->B.m;
+    hdg_hdg_solver s;
+    hdg_status st = hdg_hdg_choose_solver(r->o, r->symmetric, n, &s, err);
+    if (st) return st;
+    if (strcmp(s.format, "block"))
+        return hdg_fail(err, HDG_EINPUT, "--format %s: the device solver multiplies in the dense block "
+                        "format only (seed 000); use --format block or --backend c", s.format);
+    hdg_cuda_precond P;
+    memset(&P, 0, sizeof P);
+    if (!strcmp(s.precond, "block")) st = hdg_cuda_precond_block_dev(&r->B, &P, err);
+    else if (!strcmp(s.precond, "jacobi")) st = hdg_cuda_precond_jacobi_dev(&r->B, &P, err);
+    if (!st) st = dalloc(r, (size_t)n, &r->x, err);
+    if (!st) st = hdg_cuda_memset0(r->dev, r->x, sizeof(double) * (size_t)n, err);
+    if (st) {
+        hdg_cuda_precond_free(&P);
+        return st;
+    }
+    hdg_linop A = hdg_cuda_blockmat_op(&r->B), M = P.L ? hdg_cuda_precond_op(&P) : (hdg_linop){0};
+    hdg_solve_info info;
+    memset(&info, 0, sizeof info);
+    if (!strcmp(s.method, "cg"))
+        st = hdg_pcg(&A, M.apply ? &M : NULL, DPTR(r->rhs), DPTR(r->x), &s.so, &r->la.ops, &info, err);
+    else st = hdg_gmres(&A, M.apply ? &M : NULL, DPTR(r->rhs), DPTR(r->x), &s.so, &r->la.ops, &info, err);
+    hdg_error derr;
+    if (hdg_cuda_linalg_check(&r->la, &derr)) st = hdg_fail(err, derr.code, "%s", derr.msg);
+    hdg_cuda_precond_free(&P);
+    hdg_hdg_report_solve(r->rep, &s, &info, st);
+    return st;
+}
+
+static hdg_status recover_stage(drun *r, hdg_error *err)
+{
+    int ne = r->mesh->ne;
+    hdg_status st = dalloc(r, (size_t)ne * r->L.nt, &r->uh, err);
+    if (!st) st = hdg_cuda_trace_scatter(&r->T, r->x, r->uh, err);
+    if (!st) st = dalloc(r, (size_t)ne * r->L.nl, &r->xe, err);
+    hdg_kargs a = kargs(r, r->geom, ne);
+    a.in[0] = DPTR(r->uh);
+    a.out[0] = DPTR(r->xe);
+    if (!st) st = launch(r, r->L.recover, ne, &a, err);
+    return st;
+}
+
+static hdg_status post_stage(drun *r, hdg_error *err)
+{
+    int ne = r->mesh->ne, n = r->L.npp * r->p->unknowns[r->L.post_unknown].ncomp;
+    hdg_status st = dalloc(r, (size_t)ne * n, &r->xp, err);
+    hdg_kargs a = kargs(r, r->geom, ne);
+    a.in[0] = DPTR(r->xe);
+    a.out[0] = DPTR(r->xp);
+    if (!st) st = launch(r, r->L.post, ne, &a, err);
+    return st;
+}
+
+static hdg_status errors_stage(drun *r, hdg_error *err)
+{
+    if (!r->L.nerr) return HDG_OK;
+    int ne = r->mesh->ne;
+    size_t n = (size_t)ne * r->L.nerr;
+    hdg_cuptr de2 = 0;
+    double *e2 = hdg_xmalloc(sizeof(double) * (n + 1));
+    hdg_status st = dalloc(r, n, &de2, err);
+    hdg_kargs a = kargs(r, r->geom, ne);
+    a.in[0] = DPTR(r->xe);
+    a.in[1] = DPTR(r->xp);
+    a.out[0] = DPTR(de2);
+    if (!st) st = launch(r, r->L.errors, ne, &a, err);
+    if (!st) st = hdg_cuda_download(r->dev, e2, de2, sizeof(double) * n, err);
+    if (!st) hdg_hdg_report_errors(r->p, &r->L, e2, ne, r->rep);
+    hdg_cuda_free(r->dev, de2);
+    free(e2);
+    return st;
+}
+
+/* The element fields come back only for output: VTK, or the caller's
+ * hdg_run_fields. */
+static hdg_status output_stage(drun *r, hdg_error *err)
+{
+    int ne = r->mesh->ne, npost = r->xp ? r->L.npp * r->p->unknowns[r->L.post_unknown].ncomp : 0;
+    double *xe = hdg_xmalloc(sizeof(double) * ((size_t)ne * r->L.nl + 1));
+    double *xp = r->xp ? hdg_xmalloc(sizeof(double) * ((size_t)ne * npost + 1)) : NULL;
+    hdg_status st = hdg_cuda_download(r->dev, xe, r->xe, sizeof(double) * (size_t)ne * r->L.nl, err);
+    if (!st && xp) st = hdg_cuda_download(r->dev, xp, r->xp, sizeof(double) * (size_t)ne * npost, err);
+    if (!st && r->o->vtk) st = hdg_hdg_write_vtk(r->p, &r->L, ne, r->geom_h, xe, xp, r->o->vtk, err);
+    hdg_run_fields *f = r->o->fields;
+    if (!st && f) {
+        f->n = (long long)ne * r->L.nl, f->x = xe;
+        f->npost = (long long)ne * npost, f->xpost = xp;
+        xe = xp = NULL;
+    }
+    free(xe), free(xp);
+    return st;
+}
+
+/* ---------------------------------------------------------------- driver */
+
+static void report_device(drun *r)
+{
+    hdg_report *R = r->rep;
+    const hdg_cuda_props *d = hdg_cuda_device_props(r->dev);
+    hdg_report_string(R, "device.name", d->name);
+    hdg_report_int(R, "device.compute_capability", d->cc_major * 10 + d->cc_minor);
+    hdg_report_number(R, "device.memory_gib", (double)d->total_mem / (1024.0 * 1024.0 * 1024.0));
+    hdg_report_int(R, "compile.cache_hits", r->cc.image.cache_hit ? 1 : 0);
+    hdg_report_number(R, "compile.seconds", r->cc.t_compile);
+    hdg_report_number(R, "compile.ir_passes_seconds", r->cc.t_optimize);
+    hdg_report_number(R, "compile.emit_seconds", r->cc.t_emit);
+    hdg_report_number(R, "compile.load_seconds", r->cc.t_load);
+    hdg_report_int(R, "compile.source_bytes", r->cc.source ? (long long)strlen(r->cc.source) : 0);
+    if (r->cc.image.warning[0]) hdg_report_string(R, "compile.warning", r->cc.image.warning);
+    int k = hdg_cuda_compiled_find(&r->cc, r->L.local);
+    if (k >= 0 && r->cc.stats[k].registers >= 0) {
+        hdg_report_int(R, "device.local_kernel.registers", r->cc.stats[k].registers);
+        hdg_report_int(R, "device.local_kernel.stack_bytes", r->cc.stats[k].stack_bytes);
+    }
+}
+
+static void run_free(drun *r)
+{
+    hdg_cuptr *p[] = { &r->geom, &r->params, &r->Ke, &r->Fe, &r->rhs, &r->x, &r->uh, &r->xe, &r->xp };
+    for (size_t i = 0; i < sizeof p / sizeof *p; i++) hdg_cuda_free(r->dev, *p[i]);
+    hdg_cuda_blockmat_free(&r->B);
+    hdg_cuda_topology_free(&r->T);
+    hdg_cuda_linalg_free(&r->la);
+    hdg_cuda_compiled_free(&r->cc);
+    hdg_lowered_free(&r->L);
+    hdg_geom_free(&r->geo);
+    free(r->geom_h);
+}
+
+/* Stage times include the device work: each stage ends with a sync. */
+#define STAGE(name, call)                                                   \
+    do {                                                                    \
+        double t_ = hdg_wtime();                                            \
+        st = (call);                                                        \
+        if (!st) st = hdg_cuda_sync(r.dev, err);                            \
+        hdg_report_number(r.rep, "timings." name, hdg_wtime() - t_);        \
+        if (st) goto done;                                                  \
+    } while (0)
+
+static hdg_status compile_stage(drun *r, hdg_error *err)
+{
+    hdg_cuda_compile_options co = HDG_CUDA_COMPILE_OPTIONS_DEFAULT;
+    co.use_cache = r->o->use_cache;
+    hdg_status st = hdg_compile_cuda(r->L.mod, &co, r->dev, &r->cc, err);
+    if (!st) st = hdg_cuda_linalg_open(r->dev, r->L.m, 5, r->o->use_cache, &r->la, err);
+    return st;
+}
+
+hdg_status hdg_run_hdg_cuda(const hdg_problem *p, struct hdg_mesh *mesh, const hdg_run_options *o,
+                            struct hdg_cuda_device *dev, hdg_report *rep, hdg_error *err)
+{
+    drun r;
+    memset(&r, 0, sizeof r);
+    r.p = p, r.mesh = mesh, r.o = o, r.rep = rep, r.dev = dev;
+    hdg_status st;
+    STAGE("lower", hdg_lower_hdg(p, &r.L, err));
+    STAGE("compile", compile_stage(&r, err));
+    report_device(&r);
+    hdg_hdg_report_dofs(rep, mesh, &r.L);
+    STAGE("geometry", setup_stage(&r, err));
+    STAGE("local", local_stage(&r, err));
+    STAGE("assemble", assemble_stage(&r, err));
+    STAGE("dirichlet", dirichlet_stage(&r, err));
+    STAGE("solve", solve_stage(&r, err));
+    STAGE("recover", recover_stage(&r, err));
+    if (r.L.post_unknown >= 0) STAGE("postprocess", post_stage(&r, err));
+    STAGE("errors", errors_stage(&r, err));
+    if (o->vtk || o->fields) STAGE("output", output_stage(&r, err));
+done:
+    run_free(&r);
+    return st;
+}

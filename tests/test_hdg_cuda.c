@@ -1,0 +1,168 @@
+/* test_hdg_cuda.c — the HDG pipeline on the device (hdg_run_hdg_cuda)
+ * against the host (hdg_run_hdg): for every HDG example and the two-trace
+ * problem, at several degrees, on structured and perturbed meshes, the
+ * errors, the element fields (modal dofs) and the post-processed field agree
+ * to 1e-10 relative, and the iteration counts to within 2; the solver and
+ * preconditioner variants the device supports agree too; --format csr is
+ * refused on the device with a message; an out-of-memory device gives the
+ * driver's message.
+ *
+ * The device is the real GPU when one opens; with HDGC_LIBCUDA=emulator it
+ * is the CUDA emulator (runtime/cuda_emu.h), which runs the same CUDA
+ * source on the host (the ctest hdg_cuda_emulated). Without a device it
+ * skips (77). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/run.h"
+#include "runtime/cuda_driver.h"
+#include "runtime/mesh.h"
+#include "test.h"
+
+static hdg_cuda_device *dev;
+
+typedef struct outcome {
+    hdg_status st;
+    char msg[2048];
+    int nerr;
+    char name[16][64];
+    double e[16], iters;       /* errors.<unknown> for the unknowns with one */
+    hdg_run_fields f;
+} outcome;
+
+static hdg_problem *load(const char *file, int order)
+{
+    hdg_frontend_options fo = {order, NULL, 0};
+    hdg_diags d;
+    hdg_diags_init(&d);
+    hdg_problem *p = hdg_problem_load(file, &fo, &d);
+    if (!p) {
+        char *t = hdg_diags_render(&d);
+        fprintf(stderr, "%s", t);
+        free(t);
+    }
+    hdg_diags_free(&d);
+    return p;
+}
+
+static outcome run(const hdg_problem *p, const char *mesh_spec, int on_device, const char *solver,
+                   const char *precond, const char *format)
+{
+    outcome r;
+    memset(&r, 0, sizeof r);
+    hdg_run_options o;
+    hdg_run_options_default(&o);
+    o.rtol = 1e-12;
+    o.solver = solver;
+    if (precond) o.precond = precond;
+    o.format = format;
+    o.fields = &r.f;
+    hdg_mesh mesh;
+    hdg_error err = {0};
+    if (hdg_mesh_load(&mesh, mesh_spec, &err)) {
+        CHECK(0, "mesh %s: %s", mesh_spec, err.msg);
+        r.st = HDG_EINPUT;
+        return r;
+    }
+    hdg_report *rep = hdg_report_new();
+    r.st = on_device ? hdg_run_hdg_cuda(p, &mesh, &o, dev, rep, &err) : hdg_run_hdg(p, &mesh, &o, rep, &err);
+    if (r.st) snprintf(r.msg, sizeof r.msg, "%s", err.msg);
+    int f;
+    for (int u = 0; u < p->nunknowns && r.nerr < 16; u++) {
+        char path[128];
+        snprintf(path, sizeof path, "errors.%s", p->unknowns[u].name);
+        double v = hdg_report_get_number(rep, path, &f);
+        if (!f) continue;
+        snprintf(r.name[r.nerr], sizeof r.name[0], "%s", p->unknowns[u].name);
+        r.e[r.nerr++] = v;
+    }
+    r.iters = hdg_report_get_number(rep, "solver.iterations", &f);
+    hdg_report_free(rep);
+    hdg_mesh_free(&mesh);
+    return r;
+}
+
+static double rel(double a, double b) { return fabs(a - b) / fmax(fabs(b), 1e-300); }
+
+/* max |a - b| / max |b| over n values */
+static double field_diff(const double *a, const double *b, long long n)
+{
+    double d = 0, s = 0;
+    for (long long i = 0; i < n; i++) {
+        d = fmax(d, fabs(a[i] - b[i]));
+        s = fmax(s, fabs(b[i]));
+    }
+    return s > 0 ? d / s : d;
+}
+
+static void compare(const char *file, int order, const char *mesh, const char *solver, const char *precond)
+{
+    hdg_problem *p = load(file, order);
+    CHECK(p != NULL, "load %s", file);
+    if (!p) return;
+    outcome h = run(p, mesh, 0, solver, precond, NULL), g = run(p, mesh, 1, solver, precond, NULL);
+    const char *name = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+    CHECK(h.st == HDG_OK, "%s k=%d %s host: %s", name, order, mesh, h.msg);
+    CHECK(g.st == HDG_OK, "%s k=%d %s device: %s", name, order, mesh, g.msg);
+    if (!h.st && !g.st) {
+        double fx = field_diff(g.f.x, h.f.x, h.f.n);
+        double fp = h.f.npost ? field_diff(g.f.xpost, h.f.xpost, h.f.npost) : 0;
+        printf("%-22s k=%d %-22s %-5s %-6s", name, order, mesh, solver ? solver : "auto", precond ? precond : "block");
+        for (int i = 0; i < h.nerr; i++) printf(" %s %.3e (%.0e)", h.name[i], h.e[i], rel(g.e[i], h.e[i]));
+        printf("  fields %.0e/%.0e  its %g/%g\n", fx, fp, g.iters, h.iters);
+        CHECK(h.nerr >= 2 && g.nerr == h.nerr, "%s: %d errors on the device, %d on the host", name, g.nerr, h.nerr);
+        for (int i = 0; i < h.nerr && i < g.nerr; i++)
+            CHECK(rel(g.e[i], h.e[i]) <= 1e-10, "%s k=%d: error %s %.17g vs host %.17g", name, order, h.name[i], g.e[i], h.e[i]);
+        CHECK(g.f.n == h.f.n && g.f.npost == h.f.npost, "%s: field sizes %lld/%lld vs %lld/%lld", name, g.f.n, g.f.npost, h.f.n, h.f.npost);
+        if (g.f.n == h.f.n) CHECK(fx <= 1e-10, "%s k=%d: element fields differ by %.3e (relative to max)", name, order, fx);
+        if (g.f.npost == h.f.npost) CHECK(fp <= 1e-10, "%s k=%d: post-processed field differs by %.3e", name, order, fp);
+        CHECK(fabs(g.iters - h.iters) <= 2, "%s k=%d: %g iterations on the device, %g on the host", name, order, g.iters, h.iters);
+    }
+    hdg_run_fields_free(&h.f), hdg_run_fields_free(&g.f);
+    hdg_problem_free(p);
+}
+
+static void refusals(void)
+{
+    char file[512];
+    snprintf(file, sizeof file, "%s/poisson.hdg", HDG_EXAMPLES);
+    hdg_problem *p = load(file, 1);
+    outcome g = run(p, "square:2", 1, NULL, NULL, "csr");
+    CHECK(g.st == HDG_EINPUT && strstr(g.msg, "--format csr: the device solver multiplies in the dense block format"),
+          "csr on the device: %d '%s'", g.st, g.msg);
+    hdg_run_fields_free(&g.f);
+    hdg_problem_free(p);
+}
+
+int main(int argc, char **argv)
+{
+    hdg_error err = {0};
+    if (hdg_cuda_device_open(0, &dev, &err)) {
+        printf("skipped: %s\n", err.msg);
+        return getenv("HDG_REQUIRE_GPU") && atoi(getenv("HDG_REQUIRE_GPU")) ? 1 : 77;
+    }
+    printf("device: %s\n", hdg_cuda_device_props(dev)->name);
+    const char *group = argc > 1 ? argv[1] : "examples";
+    char f[4][512];
+    snprintf(f[0], 512, "%s/poisson.hdg", HDG_EXAMPLES);
+    snprintf(f[1], 512, "%s/reaction_diffusion.hdg", HDG_EXAMPLES);
+    snprintf(f[2], 512, "%s/convection_diffusion.hdg", HDG_EXAMPLES);
+    snprintf(f[3], 512, "%s/hdg/two_traces.hdg", HDG_TEST_DATA);
+    if (!strcmp(group, "examples")) {
+        for (int k = 1; k <= 3; k++) compare(f[0], k, "square:4", NULL, NULL);
+        compare(f[0], 2, "square:4,perturb=0.2", NULL, NULL);
+        compare(f[1], 2, "square:4,perturb=0.2", NULL, NULL);
+        compare(f[2], 2, "square:4", NULL, NULL);   /* nonsymmetric: GMRES */
+        compare(f[3], 1, "square:4", NULL, NULL);
+        compare(f[0], 2, "square:4", "cg", "jacobi");
+        compare(f[0], 2, "square:4", "gmres", "none");
+        refusals();
+    } else if (!strcmp(group, "high")) {   /* real GPUs: larger meshes and degrees */
+        for (int k = 4; k <= 8; k += 2) compare(f[0], k, "square:16", NULL, NULL);
+        compare(f[2], 4, "square:16", NULL, NULL);
+    }
+    hdg_cuda_device_close(dev);
+    return test_summary("hdg_cuda");
+}
