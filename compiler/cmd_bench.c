@@ -4,12 +4,15 @@
  * (random symmetric, diagonally dominant element matrices K_e gathered by the
  * real per-face assembly, face orientations included), copies it to CSR, and
  * times dense-block SpMV against CSR SpMV next to a STREAM triad measured in
- * the same run. Prints bandwidths, ratios, and the agreement of the products. */
+ * the same run. Prints bandwidths, ratios, and the agreement of the products.
+ * With --backend cuda the same matrix goes to the GPU (bench_spmv_cuda.h):
+ * dense block against the device copy kernel and cuSPARSE CSR. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "compiler/bench_spmv_cuda.h"
 #include "compiler/commands.h"
 #include "runtime/blockmat.h"
 #include "runtime/csr.h"
@@ -23,7 +26,7 @@
 #define MIN_BATCH_S 0.02 /* one timed sample runs SpMVs for at least this long */
 
 typedef struct options {
-    int order, sweep, kmin, kmax, reps, threads;
+    int order, sweep, kmin, kmax, reps, threads, cuda;
     size_t triad_mib;
     const char *mesh, *json;
 } options;
@@ -41,7 +44,8 @@ typedef struct result {
 static void usage(FILE *f)
 {
     fprintf(f, "usage: hdgc bench spmv [--order k | --sweep [--orders a..b]] [--mesh SPEC]\n"
-               "                       [--reps R] [--threads T] [--triad-mib S] [--json F]\n");
+               "                       [--reps R] [--threads T] [--triad-mib S] [--json F]\n"
+               "                       [--backend host|cuda]\n");
 }
 
 static void help(void)
@@ -70,6 +74,7 @@ static void help(void)
            "  --triad-mib S    size of each of the 3 triad arrays in MiB (default %zu;\n"
            "                   keep it far above the last-level cache)\n"
            "  --json F         also write the figures to the JSON file F\n"
+           "  --backend B      host (default) or cuda: the GPU columns below\n"
            "  --help           this text\n"
            "\n"
            "Bytes per SpMV (MATH.md): dense block 8 (nf na m^2 + 2 nf m) + 4 nf na,\n"
@@ -78,8 +83,28 @@ static void help(void)
            "a shared machine affects both alike). Keep the matrix far above the\n"
            "last-level cache for bandwidth figures: the dense block matrix of square:N\n"
            "is about 0.64 N^2 MB at k = 1, 1.3 N^2 MB at k = 2 and 6.3 N^2 MB at k = 6\n"
-           "(square:512: 167 MB at k = 1). The thread count also follows HDG_THREADS.\n",
-           AGREE_TOL, MIN_BATCH_S * 1e3, HDG_STREAM_DEFAULT_BYTES >> 20);
+           "(square:512: 167 MB at k = 1). The thread count also follows HDG_THREADS.\n"
+           "\n"
+           "--backend cuda (GPU 0; the host builds the same matrix and computes the\n"
+           "reference product; no triad):\n"
+           "  dense block    the block SpMV of seed 000 on the device (coalesced layout)\n"
+           "  cuSPARSE CSR   cusparseSpMV on the same matrix as CSR (32-bit indices,\n"
+           "                 CUSPARSE_SPMV_ALG_DEFAULT); libcusparse is loaded at run\n"
+           "                 time ($HDGC_LIBCUSPARSE overrides); when it is missing, or\n"
+           "                 on the CUDA emulator, a note says so and the column is skipped\n"
+           "  copy           the device copy kernel on an array of the matrix's size:\n"
+           "                 the bandwidth reference, 2 x 8 nf na m^2 bytes per call\n"
+           "  %%copy          GB/s over the copy kernel's GB/s (issue 7: block >= 80%%)\n"
+           "  blk/cusp       cuSPARSE time over block time (seed 000 reports 2x)\n"
+           "Device times come from CUDA events; each sample runs enough calls to last\n"
+           ">= %.0f ms on the device; the samples of the three kernels are interleaved.\n"
+           "The block and cuSPARSE products are checked against the host product\n"
+           "(relative %g) and the copy bit for bit; a larger difference exits 1. With\n"
+           "no usable GPU the driver's message is printed and the exit code is 1.\n"
+           "HDGC_LIBCUDA=emulator runs the device code on the host (no timings worth\n"
+           "reading).\n",
+           AGREE_TOL, MIN_BATCH_S * 1e3, HDG_STREAM_DEFAULT_BYTES >> 20, HDG_SPMV_CUDA_MIN_SAMPLE_S * 1e3,
+           HDG_SPMV_CUDA_TOL);
 }
 
 /* ---- a deterministic HDG-structured matrix ---- */
@@ -203,43 +228,63 @@ static double relative_difference(const double *a, const double *b, size_t n)
     return s > 0 ? d / s : d;
 }
 
+/* The matrices of order k on a mesh, a random x and the block product y = B x. */
+typedef struct problem {
+    hdg_blockmat B;
+    hdg_csr C;
+    double *x, *y;
+} problem;
+
+static hdg_status problem_build(const hdg_mesh *M, int k, problem *p, hdg_error *err)
+{
+    memset(p, 0, sizeof *p);
+    hdg_status st = build_matrix(M, k + 1, &p->B, err);
+    if (st) return st;
+    if ((st = hdg_csr_from_blockmat(&p->C, &p->B, err))) {
+        hdg_blockmat_free(&p->B);
+        return st;
+    }
+    size_t n = (size_t)p->B.nf * p->B.m;
+    p->x = hdg_xmalloc(sizeof(double) * n);
+    p->y = hdg_xcalloc(n, sizeof(double));
+    unsigned long long s = 777;
+    for (size_t i = 0; i < n; i++) p->x[i] = uniform(&s);
+    hdg_blockmat_spmv(&p->B, p->x, p->y);
+    return HDG_OK;
+}
+
+static void problem_free(problem *p)
+{
+    free(p->x);
+    free(p->y);
+    hdg_csr_free(&p->C);
+    hdg_blockmat_free(&p->B);
+}
+
 /* Builds the matrices for order k on mesh M, checks agreement, times both. */
 static hdg_status bench_order(const hdg_mesh *M, int k, int reps, hdg_triad *triad, result *r,
                               hdg_error *err)
 {
     memset(r, 0, sizeof *r);
-    int m = k + 1;
-    hdg_blockmat B;
-    hdg_csr C;
-    hdg_status st = build_matrix(M, m, &B, err);
+    problem p;
+    hdg_status st = problem_build(M, k, &p, err);
     if (st) return st;
-    if ((st = hdg_csr_from_blockmat(&C, &B, err))) {
-        hdg_blockmat_free(&B);
-        return st;
-    }
-    size_t n = (size_t)B.nf * m;
-    double *x = hdg_xmalloc(sizeof(double) * n), *yb = hdg_xcalloc(n, sizeof(double)),
-           *yc = hdg_xcalloc(n, sizeof(double));
-    unsigned long long s = 777;
-    for (size_t i = 0; i < n; i++) x[i] = uniform(&s);
-    kernel kb = {&B, &C, x, yb}, kc = {&B, &C, x, yc};
-    run_block(&kb);
+    size_t n = (size_t)p.B.nf * p.B.m;
+    double *yc = hdg_xcalloc(n, sizeof(double));
+    kernel kb = {&p.B, &p.C, p.x, p.y}, kc = {&p.B, &p.C, p.x, yc};
     run_csr(&kc);
-    r->reldiff = relative_difference(yb, yc, n);
+    r->reldiff = relative_difference(p.y, yc, n);
     time_all(&kb, &kc, triad, reps, r);
     r->k = k;
-    r->m = m;
-    r->nf = B.nf;
-    r->nnz = C.nnz;
+    r->m = k + 1;
+    r->nf = p.B.nf;
+    r->nnz = p.C.nnz;
     r->threads = hdg_parallel_threads();
-    r->block_bytes = hdg_blockmat_spmv_bytes(&B);
-    r->csr_bytes = hdg_csr_spmv_bytes(&C);
-    r->flops = hdg_blockmat_spmv_flops(&B);
-    free(x);
-    free(yb);
+    r->block_bytes = hdg_blockmat_spmv_bytes(&p.B);
+    r->csr_bytes = hdg_csr_spmv_bytes(&p.C);
+    r->flops = hdg_blockmat_spmv_flops(&p.B);
     free(yc);
-    hdg_csr_free(&C);
-    hdg_blockmat_free(&B);
+    problem_free(&p);
     return HDG_OK;
 }
 
@@ -310,7 +355,9 @@ static void report_result(hdg_report *j, const result *r)
     hdg_report_bool(j, "agree", agrees(r));
 }
 
-static int write_json(const options *o, const hdg_mesh *M, const result *res, int n)
+/* res: host results; with S (--backend cuda) dres instead. */
+static int write_json(const options *o, const hdg_mesh *M, const result *res, const hdg_spmv_cuda *S,
+                      const hdg_spmv_cuda_result *dres, int n)
 {
     hdg_report *j = hdg_report_new();
     hdg_report_string(j, "benchmark", "spmv");
@@ -319,11 +366,13 @@ static int write_json(const options *o, const hdg_mesh *M, const result *res, in
     hdg_report_int(j, "mesh.faces", M->nf);
     hdg_report_int(j, "threads", hdg_parallel_threads());
     hdg_report_int(j, "reps", o->reps);
-    hdg_report_int(j, "triad_bytes_per_array", (long long)(o->triad_mib << 20));
-    if (o->sweep)
-        for (int i = 0; i < n; i++) report_result(hdg_report_array_push_object(j, "sweep"), &res[i]);
-    else
-        report_result(j, &res[0]);
+    if (S) hdg_spmv_cuda_report(S, j);
+    else hdg_report_int(j, "triad_bytes_per_array", (long long)(o->triad_mib << 20));
+    for (int i = 0; i < n; i++) {
+        hdg_report *r = o->sweep ? hdg_report_array_push_object(j, "sweep") : j;
+        if (S) hdg_spmv_cuda_report_result(r, &dres[i]);
+        else report_result(r, &res[i]);
+    }
     hdg_error err;
     hdg_error_clear(&err);
     hdg_status st = hdg_report_write(j, o->json, &err);
@@ -369,13 +418,16 @@ static int parse_options(int argc, char **argv, options *o)
             continue;
         }
         if (strcmp(a, "--order") && strcmp(a, "--mesh") && strcmp(a, "--reps") && strcmp(a, "--json") &&
-            strcmp(a, "--threads") && strcmp(a, "--orders") && strcmp(a, "--triad-mib"))
+            strcmp(a, "--threads") && strcmp(a, "--orders") && strcmp(a, "--triad-mib") && strcmp(a, "--backend"))
             return bad_usage(a[0] == '-' ? "unknown option '%s'" : "unexpected argument '%s'", a);
         if (!v) return bad_usage("option %s needs a value", a);
         i++;
         if (!strcmp(a, "--mesh")) o->mesh = v;
         else if (!strcmp(a, "--json")) o->json = v;
-        else if (!strcmp(a, "--order")) {
+        else if (!strcmp(a, "--backend")) {
+            if (strcmp(v, "host") && strcmp(v, "cuda")) return bad_usage("--backend needs host or cuda, not '%s'", v);
+            o->cuda = !strcmp(v, "cuda");
+        }        else if (!strcmp(a, "--order")) {
             if (!parse_int(v, 1, 10, &o->order)) return bad_usage("--order needs an integer 1..10, not '%s'", v);
         } else if (!strcmp(a, "--reps")) {
             if (!parse_int(v, 1, 1000, &o->reps)) return bad_usage("--reps needs an integer 1..1000, not '%s'", v);
@@ -396,6 +448,61 @@ static int parse_options(int argc, char **argv, options *o)
     return -1;
 }
 
+/* ---- --backend cuda ---- */
+
+static void print_str(hdg_str *s)
+{
+    fputs(s->s ? s->s : "", stdout);
+    fflush(stdout);
+    hdg_str_free(s);
+}
+
+/* Orders k0 .. k0+n-1 on GPU 0: bench_spmv_cuda.h. */
+static int bench_device(const options *o, const hdg_mesh *M, int k0, int n)
+{
+    hdg_error err;
+    hdg_error_clear(&err);
+    hdg_spmv_cuda *S;
+    if (hdg_spmv_cuda_open(&S, &err)) {
+        fprintf(stderr, "hdgc: error: --backend cuda: %s\n", err.msg);
+        return 1;
+    }
+    hdg_str out;
+    hdg_str_init(&out);
+    hdg_spmv_cuda_describe(S, &out);
+    print_str(&out);
+    hdg_spmv_cuda_result *res = hdg_xcalloc((size_t)n, sizeof *res);
+    int rc = 0;
+    for (int i = 0; i < n && !rc; i++) {
+        problem p;
+        hdg_status st = problem_build(M, k0 + i, &p, &err);
+        if (!st) {
+            st = hdg_spmv_cuda_measure(S, &p.B, &p.C, p.x, p.y, o->reps, &res[i], &err);
+            problem_free(&p);
+        }
+        if (st) {
+            fprintf(stderr, "hdgc: error: %s\n", err.msg);
+            rc = 1;
+        }
+    }
+    if (!rc) {
+        if (o->sweep) hdg_spmv_cuda_format_sweep(res, n, &out);
+        else hdg_spmv_cuda_format_single(&res[0], &out);
+        print_str(&out);
+        for (int i = 0; i < n; i++)
+            if (!hdg_spmv_cuda_agrees(&res[i])) {
+                fprintf(stderr, "hdgc: error: a device result differs from the host at k = %d (block %.3e, "
+                                "cuSPARSE %.3e, tolerance %.0e; copy %s)\n", res[i].k, res[i].block_reldiff,
+                        res[i].csr_reldiff, HDG_SPMV_CUDA_TOL, res[i].copy_exact ? "exact" : "wrong");
+                rc = 1;
+            }
+        if (o->json && write_json(o, M, NULL, S, res, n)) rc = 1;
+    }
+    free(res);
+    hdg_spmv_cuda_close(S);
+    return rc;
+}
+
 static int bench_spmv(int argc, char **argv)
 {
     options o;
@@ -410,11 +517,17 @@ static int bench_spmv(int argc, char **argv)
         return 1;
     }
     int k0 = o.sweep ? o.kmin : o.order, k1 = o.sweep ? o.kmax : o.order, n = k1 - k0 + 1;
-    printf("spmv benchmark: mesh %s (%d elements, %d faces), threads %d, %d samples per format\n",
-           o.mesh, M.ne, M.nf, hdg_parallel_threads(), o.reps);
+    printf("spmv benchmark: mesh %s (%d elements, %d faces), %s%d, %d samples per %s\n", o.mesh, M.ne,
+           M.nf, o.cuda ? "backend cuda, host threads " : "threads ", hdg_parallel_threads(), o.reps,
+           o.cuda ? "kernel" : "format");
     if (o.sweep) printf("orders: k = %d..%d\n", k0, k1);
     else printf("order: k = %d\n", o.order);
     fflush(stdout);
+    if (o.cuda) {
+        rc = bench_device(&o, &M, k0, n);
+        hdg_mesh_free(&M);
+        return rc;
+    }
     hdg_triad triad;
     if (hdg_triad_init(&triad, o.triad_mib << 20)) {
         fprintf(stderr, "hdgc: error: cannot allocate the triad arrays (3 x %zu MiB)\n", o.triad_mib);
@@ -441,7 +554,7 @@ static int bench_spmv(int argc, char **argv)
                                 "(relative %.3e > %.0e)\n", res[i].k, res[i].reldiff, AGREE_TOL);
                 rc = 1;
             }
-        if (o.json && write_json(&o, &M, res, n)) rc = 1;
+        if (o.json && write_json(&o, &M, res, NULL, NULL, n)) rc = 1;
     }
     free(res);
     hdg_mesh_free(&M);
