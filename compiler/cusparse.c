@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "support/dl.h"
 #include "support/util.h"
 
 typedef int cusparseStatus_t;
@@ -60,21 +61,7 @@ static char api_error[1024], api_version[32], api_library[256];
 static void *open_lib(hdg_str *tried)
 {
     static const char *const names[] = { "libcusparse.so.12", "libcusparse.so", "libcusparse.so.13" };
-    static const char *const dirs[] = { "", "/usr/local/cuda/lib64/" };
-    const char *env = getenv("HDGC_LIBCUSPARSE");
-    if (env && *env) {
-        hdg_str_puts(tried, env);
-        snprintf(api_library, sizeof api_library, "%s", env);
-        return dlopen(env, RTLD_NOW | RTLD_LOCAL);
-    }
-    for (size_t d = 0; d < sizeof dirs / sizeof *dirs; d++)
-        for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-            snprintf(api_library, sizeof api_library, "%s%s", dirs[d], names[i]);
-            void *h = dlopen(api_library, RTLD_NOW | RTLD_LOCAL);
-            if (h) return h;
-            hdg_str_printf(tried, "%s%s", tried->len ? ", " : "", api_library);
-        }
-    return NULL;
+    return hdg_dlopen_first("HDGC_LIBCUSPARSE", names, 3, api_library, sizeof api_library, tried);
 }
 
 static void load_api(void)

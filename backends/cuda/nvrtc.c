@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "support/dl.h"
 #include "support/util.h"
 
 typedef int nvrtcResult;
@@ -49,21 +50,7 @@ static int archs[64], narchs;
 static void *open_lib(hdg_str *tried)
 {
     static const char *const names[] = { "libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2" };
-    static const char *const dirs[] = { "", "/usr/local/cuda/lib64/" };
-    const char *env = getenv("HDGC_LIBNVRTC");
-    if (env && *env) {
-        hdg_str_puts(tried, env);
-        return dlopen(env, RTLD_NOW | RTLD_LOCAL);
-    }
-    for (size_t d = 0; d < 2; d++)
-        for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-            char path[256];
-            snprintf(path, sizeof path, "%s%s", dirs[d], names[i]);
-            void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-            if (h) return h;
-            hdg_str_printf(tried, "%s%s", tried->len ? ", " : "", path);
-        }
-    return NULL;
+    return hdg_dlopen_first("HDGC_LIBNVRTC", names, 4, NULL, 0, tried);
 }
 
 static void load_api(void)
