@@ -32,24 +32,14 @@
 #include "runtime/mesh.h"
 #include "runtime/refel.h"
 #include "test.h"
+#include "test_problem.h"
 
 static hdg_problem *load(const char *name, int order, const char *set, double val)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", HDG_EXAMPLES, name);
     hdg_setting s = { set, val };
-    hdg_frontend_options fo = { order, set ? &s : NULL, set ? 1 : 0 };
-    hdg_diags d;
-    hdg_diags_init(&d);
-    hdg_problem *p = hdg_problem_load(path, &fo, &d);
-    if (!p) {
-        char *t = hdg_diags_render(&d);
-        fprintf(stderr, "%s", t);
-        free(t);
-    }
-    CHECK(p != NULL, "loading %s", path);
-    hdg_diags_free(&d);
-    return p;
+    return test_load_problem(path, order, set ? &s : NULL, set ? 1 : 0);
 }
 
 static unsigned long long rng = 0x9E3779B97F4A7C15ULL;

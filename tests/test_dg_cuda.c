@@ -29,6 +29,7 @@
 #include "runtime/mesh.h"
 #include "support/util.h"
 #include "test.h"
+#include "test_problem.h"
 
 static hdg_cuda_device *dev;
 
@@ -37,18 +38,7 @@ static hdg_problem *load(const char *name, int order, const char *set, double va
     char path[512];
     snprintf(path, sizeof path, "%s/%s", HDG_EXAMPLES, name);
     hdg_setting s = { set, val };
-    hdg_frontend_options fo = { order, set ? &s : NULL, set ? 1 : 0 };
-    hdg_diags d;
-    hdg_diags_init(&d);
-    hdg_problem *p = hdg_problem_load(path, &fo, &d);
-    if (!p) {
-        char *t = hdg_diags_render(&d);
-        fprintf(stderr, "%s", t);
-        free(t);
-    }
-    CHECK(p != NULL, "loading %s", path);
-    hdg_diags_free(&d);
-    return p;
+    return test_load_problem(path, order, set ? &s : NULL, set ? 1 : 0);
 }
 
 static size_t device_free(void)

@@ -12,6 +12,7 @@
 
 #include "compiler/run.h"
 #include "test.h"
+#include "test_problem.h"
 
 static char *example(const char *name)
 {
@@ -33,18 +34,8 @@ static result run(const char *file, int order, const char *mesh, const char *sol
                   const char *precond, double rtol, const hdg_setting *sets, int nsets)
 {
     result r = {HDG_EINPUT, NAN, NAN, NAN, NAN, NAN};
-    hdg_frontend_options fo = {order, sets, nsets};
-    hdg_diags d;
-    hdg_diags_init(&d);
-    hdg_problem *p = hdg_problem_load(file, &fo, &d);
-    if (!p) {
-        char *t = hdg_diags_render(&d);
-        fprintf(stderr, "%s", t);
-        free(t);
-        hdg_diags_free(&d);
-        return r;
-    }
-    hdg_diags_free(&d);
+    hdg_problem *p = test_load_problem(file, order, sets, nsets);
+    if (!p) return r;
     hdg_run_options o;
     hdg_run_options_default(&o);
     o.mesh = mesh;
