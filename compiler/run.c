@@ -70,7 +70,9 @@ static hdg_status choose_backend(const char *want, const char **out, hdg_cuda_de
     hdg_error derr = {0};
     if (!hdg_cuda_device_open(0, dev, &derr)) {
         *out = "cuda";
-        if (!strcmp(want, "auto")) hdg_report_string(rep, "backend_note", "auto chose cuda: a GPU is present");
+        char note[256];
+        snprintf(note, sizeof note, "auto chose cuda: %s", hdg_cuda_device_props(*dev)->name);
+        if (!strcmp(want, "auto")) hdg_report_string(rep, "backend_note", note);
         return HDG_OK;
     }
     if (!strcmp(want, "cuda")) return hdg_fail(err, HDG_EDEVICE, "--backend cuda: %s", derr.msg);

@@ -9,3 +9,13 @@ add_test(NAME hdg_cuda_high COMMAND test_hdg_cuda high WORKING_DIRECTORY ${CMAKE
 set_tests_properties(hdg_cuda_high PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu)
 add_test(NAME hdg_cuda_emulated COMMAND test_hdg_cuda examples WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
 set_tests_properties(hdg_cuda_emulated PROPERTIES ENVIRONMENT "HDGC_LIBCUDA=emulator;HDG_REQUIRE_GPU=1")
+# the CLI on the emulator: auto picks the device and says so; both families run
+hdg_cli_test(run_backend_auto_emulated 0 -e "auto chose cuda: hdgc CUDA emulator" -e "L2 error u +2\\.7292[0-9]+e-05"
+  -- $<TARGET_FILE:hdgc> run ${HDG_EXAMPLES}/poisson.hdg --backend auto)
+set_tests_properties(run_backend_auto_emulated PROPERTIES ENVIRONMENT "HDGC_LIBCUDA=emulator")
+hdg_cli_test(run_backend_cuda_dg_emulated 0 -e "L2 error Ez +2\\.2879[0-9]+e-07"
+  -- $<TARGET_FILE:hdgc> run ${HDG_EXAMPLES}/maxwell2d.hdg --backend cuda)
+set_tests_properties(run_backend_cuda_dg_emulated PROPERTIES ENVIRONMENT "HDGC_LIBCUDA=emulator")
+hdg_cli_test(run_backend_cuda_csr_emulated 1 -e "--format csr: the device solver multiplies in the dense block format only"
+  -- $<TARGET_FILE:hdgc> run ${HDG_EXAMPLES}/poisson.hdg --backend cuda --format csr)
+set_tests_properties(run_backend_cuda_csr_emulated PROPERTIES ENVIRONMENT "HDGC_LIBCUDA=emulator")
