@@ -290,7 +290,7 @@ hdg_status hdg_dg_integrate(const hdg_dg_data *d, const hdg_dg_engine *eng, cons
     double *Eel = hdg_xcalloc((size_t)ne, sizeof(double));
     double *E = hdg_xcalloc((size_t)ne * d->nerrout, sizeof(double));
     vtkout v = {0};
-    double e0 = 0, eprev = 0, maxinc = 0, t_stages = 0;
+    double e0 = 0, eprev = 0, maxinc = 0, t_stages = 0, tcur = 0;   /* tcur: time of the state */
 
     hdg_status st = eng->initial(eng->ctx, err);
     if (!st) st = energy(d, eng, Eel, &e0, err);
@@ -311,6 +311,7 @@ hdg_status hdg_dg_integrate(const hdg_dg_data *d, const hdg_dg_engine *eng, cons
         nstages += 5;
         long long done_steps = s + 1;
         double tn = done_steps == nsteps ? final : (double)done_steps * dt;
+        tcur = tn;
         if (done_steps % mon == 0 || done_steps == nsteps) {
             double en;
             if ((st = energy(d, eng, Eel, &en, err))) goto done;
@@ -354,7 +355,7 @@ hdg_status hdg_dg_integrate(const hdg_dg_data *d, const hdg_dg_engine *eng, cons
 done:
     if (st) {   /* the errors where it stopped, when they can still be had */
         hdg_error ignored;
-        report_errors(d, eng, (double)s * dt, E, rep, &ignored);
+        report_errors(d, eng, tcur, E, rep, &ignored);
     }
 out:
     vtk_close(&v, d->L.nfields);
