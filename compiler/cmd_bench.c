@@ -45,7 +45,9 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: hdgc bench spmv [--order k | --sweep [--orders a..b]] [--mesh SPEC]\n"
                "                       [--reps R] [--threads T] [--triad-mib S] [--json F]\n"
-               "                       [--backend host|cuda]\n");
+               "                       [--backend host|cuda]\n"
+               "       hdgc bench pipeline FILE.hdg [--orders a..b] [--mesh SPEC] [--backends c,cuda] ...\n"
+               "                       (stage times per backend: hdgc bench pipeline --help)\n");
 }
 
 static void help(void)
@@ -565,7 +567,7 @@ int hdg_cmd_bench(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         if (argc < 2) {
-            fprintf(stderr, "hdgc bench: no benchmark given (available: spmv)\n");
+            fprintf(stderr, "hdgc bench: no benchmark given (available: spmv, pipeline)\n");
             usage(stderr);
             return 2;
         }
@@ -573,7 +575,8 @@ int hdg_cmd_bench(int argc, char **argv)
         return 0;
     }
     if (!strcmp(argv[1], "spmv")) return bench_spmv(argc, argv);
-    fprintf(stderr, "hdgc bench: unknown benchmark '%s' (available: spmv)\n", argv[1]);
+    if (!strcmp(argv[1], "pipeline")) return hdg_cmd_bench_pipeline(argc, argv);
+    fprintf(stderr, "hdgc bench: unknown benchmark '%s' (available: spmv, pipeline)\n", argv[1]);
     usage(stderr);
     return 2;
 }

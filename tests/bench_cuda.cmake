@@ -56,3 +56,21 @@ hdg_cli_test(bench_cuda_bad_backend 2 -e "--backend needs host or cuda, not 'ope
 hdg_cli_test(bench_cuda_help 0 -e "--backend B +host \\(default\\) or cuda" -e "cuSPARSE CSR +cusparseSpMV"
   -e "HDGC_LIBCUSPARSE" -e "%copy" -e "blk/cusp" -e "on the CUDA emulator, a note says so"
   -- ${HDGC} bench spmv --help)
+
+# hdgc bench pipeline: stage times per backend in one run, errors compared (emulator for cuda)
+hdg_cli_test(bench_pipeline_emulated 0 -e "poisson \\(HDG\\) on square:4, best of 1"
+  -e " 1 c +[0-9.e+-]+ .* 1\\.00x +22" -e " 1 cuda +[0-9.e+-]+ " -e "k = 2: errors.q c 1\\.110197e-02, cuda 1\\.110197e-02: agree"
+  -- $<TARGET_FILE:hdgc> bench pipeline ${HDG_EXAMPLES}/poisson.hdg --orders 1..2 --mesh square:4 --reps 1)
+set_tests_properties(bench_pipeline_emulated PROPERTIES ENVIRONMENT "HDGC_LIBCUDA=emulator")
+hdg_cli_test(bench_pipeline_dg_emulated 0 -e "maxwell2d \\(DG\\) on square:4" -e "errors.Hx c [0-9.e+-]+, cuda [0-9.e+-]+: agree"
+  -- $<TARGET_FILE:hdgc> bench pipeline ${HDG_EXAMPLES}/maxwell2d.hdg --mesh square:4 --reps 1 --final-time 0.1)
+set_tests_properties(bench_pipeline_dg_emulated PROPERTIES ENVIRONMENT "HDGC_LIBCUDA=emulator")
+hdg_cli_test(bench_pipeline_host_only 0 -e " 1 c " -n " cuda "
+  -- $<TARGET_FILE:hdgc> bench pipeline ${HDG_EXAMPLES}/poisson.hdg --orders 1..1 --mesh square:2 --backends c --reps 1)
+hdg_cli_test(bench_pipeline_no_gpu 1 -e "order 1, backend cuda: --backend cuda: no CUDA driver"
+  -- $<TARGET_FILE:hdgc> bench pipeline ${HDG_EXAMPLES}/poisson.hdg --orders 1..1 --mesh square:2 --reps 1)
+set_tests_properties(bench_pipeline_no_gpu PROPERTIES ENVIRONMENT "HDGC_LIBCUDA=/nonexistent/libcuda.so.1")
+hdg_cli_test(bench_pipeline_bad 2 -e "--backends: unknown backend 'opencl'"
+  -- $<TARGET_FILE:hdgc> bench pipeline ${HDG_EXAMPLES}/poisson.hdg --backends c,opencl)
+hdg_cli_test(bench_pipeline_help 0 -e "usage: hdgc bench pipeline" -e "--orders 1..9"
+  -- $<TARGET_FILE:hdgc> bench pipeline --help)
