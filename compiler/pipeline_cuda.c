@@ -154,6 +154,8 @@ hdg_status hdg_compile_cuda(hdg_ir_module *m, const hdg_cuda_compile_options *op
     eo.line_directives = o.line_directives;
     eo.file_name = file;
     eo.block = o.block;
+    eo.mapping = o.mapping;
+    if (dev) eo.max_shared = hdg_cuda_device_props(dev)->max_shared_per_block;
     hdg_str src;
     hdg_str_init(&src);
     st = hdg_emit_cuda(m, &src, &eo, out->shape, err);
@@ -181,7 +183,11 @@ hdg_status hdg_compile_cuda(hdg_ir_module *m, const hdg_cuda_compile_options *op
         }
     }
     if (!st && dev) st = hdg_cuda_module_load(dev, out->image.out.image, &out->mod, err);
-    for (int i = 0; i < nk && !st && dev; i++) st = hdg_cuda_module_function(out->mod, out->info[i].name, &out->fn[i], err);
+    for (int i = 0; i < nk && !st && dev; i++) {
+        st = hdg_cuda_module_function(out->mod, out->info[i].name, &out->fn[i], err);
+        if (!st && out->shape[i].shared_bytes > HDG_CUDA_SHARED_DEFAULT)
+            st = hdg_cuda_func_set_max_shared(dev, out->fn[i], out->info[i].name, out->shape[i].shared_bytes, err);
+    }
     if (st) {
         hdg_cuda_compiled_free(out);
         return st;

@@ -3,6 +3,11 @@
  * for the device's sm_XX, or PTX) with an on-disk cache (support/cache.h) ->
  * cuModuleLoadData -> one CUfunction per kernel, launched by hdg_launch_cuda.
  *
+ * Kernels mapped a thread block per item (backends/cuda/emit.h) with more
+ * than 48 KiB of dynamic shared memory are allowed it right after the
+ * module loads (hdg_cuda_func_set_max_shared); the shared memory a block
+ * may have is the device's (227 KiB on sm_90 without a device).
+ *
  * Without a device (dev = NULL) it stops after NVRTC: the kernels are
  * compiled and their register/stack/spill counts known (CI checks them).
  * On the emulated device (hdg_cuda_props.emulated, runtime/cuda_emu.h) NVRTC
@@ -30,9 +35,11 @@ typedef struct hdg_cuda_compile_options {
     int ptx_only;             /* 1: compute_XX PTX, JIT-compiled by the driver at load */
     int block;                /* threads per block, 0: the emitter's default (128) */
     int line_info;            /* -lineinfo for profilers */
+    int mapping;              /* HDG_CUDA_MAPPING_* (backends/cuda/emit.h): 0 auto (or $HDGC_CUDA_MAPPING),
+                                 1 item per thread, 2 block per item where the locals fit */
 } hdg_cuda_compile_options;
 
-#define HDG_CUDA_COMPILE_OPTIONS_DEFAULT {0, 0, 1, 0, 0, 0, 0, 0}
+#define HDG_CUDA_COMPILE_OPTIONS_DEFAULT {0, 0, 1, 0, 0, 0, 0, 0, 0}
 
 /* An NVRTC result with its cache status: out.image, out.log, out.stats. */
 typedef struct hdg_cuda_image {

@@ -25,8 +25,11 @@ enum {
 enum {   /* CUdevice_attribute and CUfunction_attribute values */
     ATTR_MAX_THREADS_PER_BLOCK = 1, ATTR_SM_COUNT = 16, ATTR_CC_MAJOR = 75, ATTR_CC_MINOR = 76,
     ATTR_MAX_SHARED_OPTIN = 97,
-    FATTR_MAX_THREADS = 0, FATTR_SHARED = 1, FATTR_LOCAL = 3, FATTR_REGS = 4
+    FATTR_MAX_THREADS = 0, FATTR_SHARED = 1, FATTR_LOCAL = 3, FATTR_REGS = 4, FATTR_MAX_DYN_SHARED = 8
 };
+
+/* Dynamic shared memory a kernel may launch with before FATTR_MAX_DYN_SHARED is raised. */
+enum { CUDA_DYN_SHARED_DEFAULT = 48 * 1024 };
 
 /* The driver entry points (cuda_driver.c lists the symbol each comes from). */
 typedef struct cuda_api {
@@ -52,6 +55,7 @@ typedef struct cuda_api {
     CUresult (*ModuleUnload)(CUmodule);
     CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
     CUresult (*FuncGetAttribute)(int *, int, CUfunction);
+    CUresult (*FuncSetAttribute)(CUfunction, int, int);
     CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                              unsigned, CUstream, void **, void **);
     CUresult (*EventCreate)(CUevent *, unsigned);

@@ -39,6 +39,7 @@ static const struct { size_t off; const char *names[2]; } symbols[] = {
     SYM(ModuleUnload, "cuModuleUnload", NULL),
     SYM(ModuleGetFunction, "cuModuleGetFunction", NULL),
     SYM(FuncGetAttribute, "cuFuncGetAttribute", NULL),
+    SYM(FuncSetAttribute, "cuFuncSetAttribute", NULL),
     SYM(LaunchKernel, "cuLaunchKernel", NULL),
     SYM(EventCreate, "cuEventCreate", NULL),
     SYM(EventRecord, "cuEventRecord", NULL),
@@ -314,6 +315,17 @@ hdg_status hdg_cuda_func_attributes(hdg_cuda_device *d, hdg_cuda_func *fn, hdg_c
         (st = check(d->api, d->api->FuncGetAttribute(&a->max_threads, FATTR_MAX_THREADS, f), "cuFuncGetAttribute", err)))
         return st;
     return check(d->api, d->api->FuncGetAttribute(&a->shared_bytes, FATTR_SHARED, f), "cuFuncGetAttribute", err);
+}
+
+hdg_status hdg_cuda_func_set_max_shared(hdg_cuda_device *d, hdg_cuda_func *fn, const char *what, int bytes,
+                                        hdg_error *err)
+{
+    CUresult r = d->api->FuncSetAttribute((CUfunction)fn, FATTR_MAX_DYN_SHARED, bytes);
+    if (r == CUDA_SUCCESS) return HDG_OK;
+    char dt[1600];
+    return hdg_fail(err, HDG_EDEVICE, "allowing CUDA kernel '%s' %d B of dynamic shared memory "
+                    "(cuFuncSetAttribute, MAX_DYNAMIC_SHARED_SIZE_BYTES) failed: %s (%d)%s",
+                    what, bytes, cu_name(d->api, r), r, detail(dt, sizeof dt));
 }
 
 hdg_status hdg_cuda_launch(hdg_cuda_device *d, hdg_cuda_func *fn, const char *what, unsigned grid,

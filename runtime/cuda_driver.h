@@ -86,6 +86,13 @@ typedef struct hdg_cuda_func_attrs { int registers, local_bytes, max_threads, sh
 hdg_status hdg_cuda_func_attributes(hdg_cuda_device *dev, hdg_cuda_func *fn, hdg_cuda_func_attrs *a,
                                     hdg_error *err);
 
+/* Allows fn up to `bytes` of dynamic shared memory per block
+ * (cuFuncSetAttribute, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES): a
+ * launch with more than 48 KiB fails without it. At most the device's
+ * max_shared_per_block. `what` names the kernel in errors. */
+hdg_status hdg_cuda_func_set_max_shared(hdg_cuda_device *dev, hdg_cuda_func *fn, const char *what, int bytes,
+                                        hdg_error *err);
+
 /* cuLaunchKernel on the default stream; params as for the driver API (an
  * array of pointers to the argument values). `what` names the kernel in errors. */
 hdg_status hdg_cuda_launch(hdg_cuda_device *dev, hdg_cuda_func *fn, const char *what,

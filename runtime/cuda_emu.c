@@ -48,6 +48,7 @@ typedef struct emu_func {
     void (*run)(void **);
     int (*check)(void **);
     int max_threads, barriers, nargs;
+    int max_dyn_shared;       /* cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES), 48 KiB by default */
 } emu_func;
 
 struct emu_module {
@@ -552,6 +553,7 @@ static CUresult emu_module_function(CUfunction *out, CUmodule h, const char *nam
         f->max_threads = attr[0] > 0 && attr[0] < EMU_MAX_THREADS ? attr[0] : EMU_MAX_THREADS;
         f->barriers = attr[1];
         f->nargs = attr[2];
+        f->max_dyn_shared = CUDA_DYN_SHARED_DEFAULT;
         m->fn = hdg_xrealloc(m->fn, (size_t)(m->nfn + 1) * sizeof *m->fn);
         m->fn[m->nfn++] = f;
         *out = f;
@@ -576,8 +578,25 @@ static CUresult emu_func_attribute(int *v, int attr, CUfunction h)
     if (!r) switch (attr) {
         case FATTR_MAX_THREADS: *v = f->max_threads; break;
         case FATTR_SHARED: case FATTR_LOCAL: case FATTR_REGS: *v = 0; break;
+        case FATTR_MAX_DYN_SHARED: *v = f->max_dyn_shared; break;
         default: r = fail(CUDA_ERROR_INVALID_VALUE, "cuFuncGetAttribute: attribute %d is not emulated", attr);
         }
+    pthread_mutex_unlock(&lock);
+    return r;
+}
+
+/* Only the dynamic shared memory limit can be set, up to the opt-in maximum. */
+static CUresult emu_func_set_attribute(CUfunction h, int attr, int v)
+{
+    pthread_mutex_lock(&lock);
+    emu_func *f = h;
+    CUresult r = live_func(f) ? CUDA_SUCCESS : fail(CUDA_ERROR_INVALID_HANDLE, "cuFuncSetAttribute: not a function of a loaded module");
+    if (!r && attr != FATTR_MAX_DYN_SHARED)
+        r = fail(CUDA_ERROR_INVALID_VALUE, "cuFuncSetAttribute: attribute %d is not emulated", attr);
+    if (!r && (v < 0 || v > EMU_SHARED_OPTIN))
+        r = fail(CUDA_ERROR_INVALID_VALUE, "cuFuncSetAttribute: %d B of dynamic shared memory for kernel '%s', the device "
+                 "allows at most %d B", v, f->name, EMU_SHARED_OPTIN);
+    if (!r) f->max_dyn_shared = v;
     pthread_mutex_unlock(&lock);
     return r;
 }
@@ -914,6 +933,10 @@ static CUresult check_launch(const emu_func *f, hdg_cuda_emu_dim3 g, hdg_cuda_em
     if (shared > EMU_SHARED_OPTIN)
         return fail(CUDA_ERROR_INVALID_VALUE, "cuLaunchKernel: %u B of dynamic shared memory, the device has %d B", shared,
                     EMU_SHARED_OPTIN);
+    if (shared > (unsigned)f->max_dyn_shared)
+        return fail(CUDA_ERROR_INVALID_VALUE, "cuLaunchKernel: %u B of dynamic shared memory, kernel '%s' is allowed %d B "
+                    "(raise CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES with cuFuncSetAttribute first)", shared,
+                    f->name, f->max_dyn_shared);
     return CUDA_SUCCESS;
 }
 
@@ -1039,7 +1062,7 @@ void hdg_cuda_emu_api(cuda_api *a)
         emu_init, emu_driver_version, emu_device_count, emu_device_get, emu_device_name, emu_device_attribute,
         emu_total_mem, emu_ctx_retain, emu_ctx_release, emu_ctx_set_current, emu_ctx_synchronize, emu_mem_info,
         emu_mem_alloc, emu_mem_free, emu_htod, emu_dtoh, emu_dtod, emu_memset, emu_module_load, emu_module_unload,
-        emu_module_function, emu_func_attribute, emu_launch, emu_event_create, emu_event_record, emu_event_sync,
+        emu_module_function, emu_func_attribute, emu_func_set_attribute, emu_launch, emu_event_create, emu_event_record, emu_event_sync,
         emu_event_elapsed, emu_event_destroy, emu_error_name,
     };
     *a = t;

@@ -2,7 +2,12 @@
  * with NVRTC for sm_90 at k = 1, 4, 8 (issue 7; runs without a GPU): the same
  * lowering and IR passes as the C backend, then the CUDA emitter, then NVRTC
  * to a CUBIN with ptxas statistics. Prints registers and stack per kernel so
- * register pressure of generated kernels is visible in the test log.
+ * register pressure of generated kernels is visible in the test log, with
+ * each kernel's mapping (backends/cuda/emit.h: "thread" = an item per
+ * thread, "block" = a thread block per item) and dynamic shared memory.
+ * With HDGC_CUDA_MAPPING=block every kernel whose locals fit in shared memory
+ * is mapped a block per item (the ctests cuda_examples_block_*), and then
+ * the HDG local kernels at k = 4 and 8 must be, with no stack left for locals.
  * usage: test_cuda_examples [EXAMPLE]   (all six when none is given)
  * Exit 77 (skip) only when libnvrtc itself is missing. */
 #include <stdio.h>
@@ -32,7 +37,8 @@ static void one(const char *example, int k)
     CHECK(st == HDG_OK, "%s k=%d lowers: %s", example, k, err.msg);
     hdg_str src;
     hdg_str_init(&src);
-    if (!st) st = hdg_emit_cuda(m, &src, NULL, NULL, &err);
+    hdg_cuda_shape *shape = hdg_xcalloc((size_t)(m ? m->nkernels : 0) + 1, sizeof *shape);
+    if (!st) st = hdg_emit_cuda(m, &src, NULL, shape, &err);
     CHECK(st == HDG_OK, "%s k=%d emits CUDA: %s", example, k, err.msg);
     hdg_nvrtc_output out;
     memset(&out, 0, sizeof out);
@@ -49,12 +55,24 @@ static void one(const char *example, int k)
         for (int i = 0; i < m->nkernels; i++) {
             const hdg_nvrtc_stats *s = hdg_nvrtc_find_stats(&out, m->kernels[i]->name);
             CHECK(s && s->registers > 0, "%s k=%d: ptxas statistics for %s", example, k, m->kernels[i]->name);
+            const hdg_cuda_shape *sh = &shape[i];
             if (s)
-                printf("%-22s k=%d %-34s regs %3d stack %7d B spills %d/%d B\n", example, k, s->name,
-                       s->registers, s->stack_bytes, s->spill_stores, s->spill_loads);
+                printf("%-22s k=%d %-34s %-6s block %3d shared %6d B regs %3d stack %7d B spills %d/%d B\n", example,
+                       k, s->name, sh->mapping == HDG_CUDA_BLOCK_PER_ITEM ? "block" : "thread", sh->block,
+                       sh->shared_bytes, s->registers, s->stack_bytes, s->spill_stores, s->spill_loads);
+            const char *env = getenv("HDGC_CUDA_MAPPING");
+            size_t len = strlen(m->kernels[i]->name);
+            int local = len > 6 && !strcmp(m->kernels[i]->name + len - 6, "_local");
+            if (env && !strcmp(env, "block") && local && k >= 4) {
+                CHECK(sh->mapping == HDG_CUDA_BLOCK_PER_ITEM && sh->shared_bytes > 0 && sh->shared_bytes <= 232448,
+                      "%s k=%d: %s a block per element (shared %d B)", example, k, s ? s->name : "?", sh->shared_bytes);
+                CHECK(s && s->stack_bytes < 1024, "%s k=%d: %s stack %d B with its locals in shared memory", example, k,
+                      s ? s->name : "?", s ? s->stack_bytes : -1);
+            }
         }
     }
     hdg_nvrtc_output_free(&out);
+    free(shape);
     hdg_str_free(&src);
     hdg_ir_module_free(m);
     hdg_problem_free(p);

@@ -94,7 +94,7 @@ const char *hdg_emit_c_abi_header(void) { return abi_header; }
 
 static hdg_emit_c_options resolve(const hdg_emit_c_options *o)
 {
-    hdg_emit_c_options r = { 0, "hdgc_kernels.c", 0, "static inline", "static const", "restrict", NULL, 0 };
+    hdg_emit_c_options r = { 0, "hdgc_kernels.c", 0, "static inline", "static const", "restrict", NULL, 0, "hdg_" };
     if (!o) return r;
     r.line_directives = o->line_directives;
     r.no_header = o->no_header;
@@ -104,6 +104,7 @@ static hdg_emit_c_options resolve(const hdg_emit_c_options *o)
     if (o->restrict_kw) r.restrict_kw = o->restrict_kw;
     r.loop_pragma = o->loop_pragma;
     r.loop_pragma_min = o->loop_pragma_min;
+    if (o->dense_prefix) r.dense_prefix = o->dense_prefix;
     return r;
 }
 
@@ -397,12 +398,14 @@ void hdg_emit_c_helpers(const hdg_ir_module *m, hdg_str *out, const hdg_emit_c_o
 
 /* ------------------------------------------------------------- expressions */
 
-typedef struct ectx {
+/* The printer of one kernel's statements (public as hdg_emit_c_printer). */
+typedef struct hdg_emit_c_printer {
     const hdg_ir_kernel *k;
     hdg_str *out;
     hdg_emit_c_options opt;
     int *live;                  /* by var id: the let is needed (others are not printed) */
     const hdg_ir_origin *last;  /* last origin printed as a comment */
+    unsigned char *used;        /* by tensor id: U_REF, U_ITEM (see declarations) */
 } ectx;
 
 static void expr(ectx *c, const hdg_ir_expr *e);
@@ -639,7 +642,7 @@ static void dense(ectx *c, const hdg_ir_stmt *s)
         int m, k, k2, q;
         hdg_ir_matrix_dims(s->A, s->transa, &m, &k);
         hdg_ir_matrix_dims(s->B, s->transb, &k2, &q);
-        hdg_str_printf(out, "hdg_matmul(%d, %d, %d, ", m, q, k);
+        hdg_str_printf(out, "%smatmul(%d, %d, %d, ", c->opt.dense_prefix, m, q, k);
         num_lit(out, s->alpha);
         hdg_str_puts(out, ", ");
         base(c, s->A);
@@ -652,13 +655,13 @@ static void dense(ectx *c, const hdg_ir_stmt *s)
         break;
     }
     case HDG_S_LU:
-        hdg_str_printf(out, "hdg_lu(%d, ", n);
+        hdg_str_printf(out, "%slu(%d, ", c->opt.dense_prefix, n);
         base(c, s->A);
         hdg_str_puts(out, ", ");
         base(c, s->piv);
         break;
     case HDG_S_LU_SOLVE:
-        hdg_str_printf(out, "hdg_lu_solve(%d, %d, ", n, cols(s->B));
+        hdg_str_printf(out, "%slu_solve(%d, %d, ", c->opt.dense_prefix, n, cols(s->B));
         base(c, s->A);
         hdg_str_puts(out, ", ");
         base(c, s->piv);
@@ -666,11 +669,11 @@ static void dense(ectx *c, const hdg_ir_stmt *s)
         base(c, s->B);
         break;
     case HDG_S_CHOL:
-        hdg_str_printf(out, "hdg_chol(%d, ", n);
+        hdg_str_printf(out, "%schol(%d, ", c->opt.dense_prefix, n);
         base(c, s->A);
         break;
     case HDG_S_CHOL_SOLVE:
-        hdg_str_printf(out, "hdg_chol_solve(%d, %d, ", n, cols(s->B));
+        hdg_str_printf(out, "%schol_solve(%d, %d, ", c->opt.dense_prefix, n, cols(s->B));
         base(c, s->A);
         hdg_str_puts(out, ", ");
         base(c, s->B);
@@ -804,20 +807,53 @@ static void declare(ectx *c, const hdg_ir_tensor *t, int ind)
     }
 }
 
+hdg_emit_c_printer *hdg_emit_c_printer_new(const hdg_ir_kernel *k, hdg_str *out, const hdg_emit_c_options *o)
+{
+    ectx *c = hdg_xcalloc(1, sizeof *c);
+    c->k = k;
+    c->out = out;
+    c->opt = resolve(o);
+    c->used = hdg_xcalloc((size_t)k->m->next_tensor_id + 1, 1);
+    c->live = live_lets(k, c->used);
+    return c;
+}
+
+void hdg_emit_c_printer_free(hdg_emit_c_printer *c)
+{
+    if (!c) return;
+    free(c->used);
+    free(c->live);
+    free(c);
+}
+
+int hdg_emit_c_uses(const hdg_emit_c_printer *c, const hdg_ir_tensor *t)
+{
+    return (c->used[t->id] & (t->kind == HDG_IR_LOCAL ? U_REF : U_ITEM)) != 0;
+}
+
+int hdg_emit_c_live(const hdg_emit_c_printer *c, const hdg_ir_var *v) { return c->live[v->id]; }
+
+void hdg_emit_c_decls(hdg_emit_c_printer *c, int ind, int locals)
+{
+    for (int pass = 0; pass < 1 + (locals != 0); pass++)   /* slot pointers first, then locals */
+        for (int i = 0; i < c->k->ntensors; i++) {
+            const hdg_ir_tensor *t = c->k->tensors[i];
+            if ((t->kind == HDG_IR_LOCAL) == pass && hdg_emit_c_uses(c, t)) declare(c, t, ind);
+        }
+}
+
+void hdg_emit_c_stmt(hdg_emit_c_printer *c, const hdg_ir_stmt *s, int ind) { stmt(c, s, ind); }
+void hdg_emit_c_block(hdg_emit_c_printer *c, const hdg_ir_stmt *first, int ind) { block(c, first, ind); }
+void hdg_emit_c_expr(hdg_emit_c_printer *c, const hdg_ir_expr *e) { expr(c, e); }
+int hdg_emit_c_origin(hdg_emit_c_printer *c, const hdg_ir_stmt *s, int ind) { return origin(c, s, ind); }
+void hdg_emit_c_line_back(hdg_emit_c_printer *c) { line_back(c); }
+
 void hdg_emit_c_item(const hdg_ir_kernel *k, hdg_str *out, int ind, const hdg_emit_c_options *o)
 {
-    ectx c = { k, out, resolve(o), NULL, NULL };
-    unsigned char *u = hdg_xcalloc((size_t)k->m->next_tensor_id + 1, 1);
-    c.live = live_lets(k, u);
-    for (int pass = 0; pass < 2; pass++)   /* slot pointers first, then locals */
-        for (int i = 0; i < k->ntensors; i++) {
-            const hdg_ir_tensor *t = k->tensors[i];
-            int local = t->kind == HDG_IR_LOCAL;
-            if (local == pass && (u[t->id] & (local ? U_REF : U_ITEM))) declare(&c, t, ind);
-        }
-    block(&c, k->body.first, ind);
-    free(u);
-    free(c.live);
+    hdg_emit_c_printer *c = hdg_emit_c_printer_new(k, out, o);
+    hdg_emit_c_decls(c, ind, 1);
+    block(c, k->body.first, ind);
+    hdg_emit_c_printer_free(c);
 }
 
 static void kernel(const hdg_ir_kernel *k, hdg_str *out, const hdg_emit_c_options *opt)

@@ -34,6 +34,10 @@ typedef struct hdg_emit_c_options {
      * generation for poisson at k = 8). NULL: none. */
     const char *loop_pragma;
     int loop_pragma_min;
+    /* Name prefix of the dense-op helpers the statements call (default
+     * "hdg_": hdg_lu, hdg_matmul, ...). A backend with its own versions of
+     * the same signatures (CUDA's block-cooperative hdg_blk_lu, ...) sets it. */
+    const char *dense_prefix;
 } hdg_emit_c_options;
 
 /* The whole translation unit. Verifies the module first (an invalid module is
@@ -54,5 +58,30 @@ void hdg_emit_c_helpers(const hdg_ir_module *m, hdg_str *out, const hdg_emit_c_o
  * locals, then the body, each line indented by `indent` spaces. Expects
  * `long long e` (the item) and `const hdg_kargs *a` in scope. */
 void hdg_emit_c_item(const hdg_ir_kernel *k, hdg_str *out, int indent, const hdg_emit_c_options *opt);
+
+/* The same printer, statement by statement, for a backend that arranges an
+ * item's statements itself (CUDA's block-per-item mapping: loops spread over
+ * a thread block, locals in shared memory). hdg_emit_c_item is
+ * decls(indent, 1) + block(body). */
+typedef struct hdg_emit_c_printer hdg_emit_c_printer;
+hdg_emit_c_printer *hdg_emit_c_printer_new(const hdg_ir_kernel *k, hdg_str *out, const hdg_emit_c_options *opt);
+void hdg_emit_c_printer_free(hdg_emit_c_printer *p);
+/* 1 when the item's code uses t: a local referenced anywhere, or a slot
+ * read or written at the item (so its pointer is declared). */
+int hdg_emit_c_uses(const hdg_emit_c_printer *p, const hdg_ir_tensor *t);
+/* 1 when the let binding v is printed (its value is needed). */
+int hdg_emit_c_live(const hdg_emit_c_printer *p, const hdg_ir_var *v);
+/* Declarations of the slot pointers the item uses, then (locals != 0) of its locals as arrays. */
+void hdg_emit_c_decls(hdg_emit_c_printer *p, int indent, int locals);
+/* One statement (a loop with its body; nothing for an unused let), preceded
+ * by its origin when that changes; the statements of a block; an expression. */
+void hdg_emit_c_stmt(hdg_emit_c_printer *p, const hdg_ir_stmt *s, int indent);
+void hdg_emit_c_block(hdg_emit_c_printer *p, const hdg_ir_stmt *first, int indent);
+void hdg_emit_c_expr(hdg_emit_c_printer *p, const hdg_ir_expr *e);
+/* The origin of s (comment or #line) when due, as hdg_emit_c_stmt prints it;
+ * returns 1 when a #line back into the generated file must follow the next
+ * line printed (hdg_emit_c_line_back). */
+int hdg_emit_c_origin(hdg_emit_c_printer *p, const hdg_ir_stmt *s, int indent);
+void hdg_emit_c_line_back(hdg_emit_c_printer *p);
 
 #endif

@@ -10,16 +10,61 @@
  *   extern "C" __global__ void NAME(long long begin, long long end, hdg_kargs a);
  *
  * Mapping of items to threads (hdg_cuda_mapping, chosen per kernel):
- *   HDG_CUDA_ITEM_PER_THREAD  baseline: one thread per item, grid-stride loop
- *                             over [begin, end); locals live in registers or
- *                             local memory; tables in __constant__ memory when
- *                             every warp reads them at a uniform index and they
- *                             fit, else __device__ const (read-only cache).
+ *   HDG_CUDA_ITEM_PER_THREAD  one thread per item, grid-stride loop over
+ *                             [begin, end); locals live in registers or
+ *                             local memory (the stack of each thread).
+ *   HDG_CUDA_BLOCK_PER_ITEM   one thread block per item, grid-stride loop by
+ *                             block; the item's locals in dynamic shared
+ *                             memory (extern __shared__, one offset per tensor,
+ *                             8-byte aligned; tensors whose lifetimes do not
+ *                             overlap share bytes, and a copy into a fresh
+ *                             tensor of one that dies there is done in place),
+ *                             and the work of each top-level statement spread
+ *                             over the block's threads:
+ *       let                  every thread (pure, uniform per item);
+ *       loop nest of stores  the outermost loop whose index v appears, in one
+ *                            dimension of every store destination and of every
+ *                            load of a tensor the nest writes, as the same
+ *                            `v + c` with c free of the nest's variables (so
+ *                            distinct v never touch the same entry), plus the
+ *                            loop right inside it when that one qualifies too
+ *                            and nothing but lets stands between them
+ *                            (collapsed pair); the other loops run whole in
+ *                            each thread. No such loop (a reduction into one
+ *                            entry, a recurrence): thread 0 runs the nest;
+ *       dense ops            block-cooperative helpers (hdg_blk_*): LU with the
+ *                            pivot search by thread 0 (the host's pivots: the
+ *                            first largest |a|), row swap and trailing update
+ *                            over the threads; LU / Cholesky solve with one
+ *                            thread per right-hand side column (each column's
+ *                            substitutions in the host helper's order); matmul
+ *                            with one thread per output entry; Cholesky by
+ *                            thread 0;
+ *       a lone store         thread 0.
+ *                            __syncthreads() goes wherever a statement reads
+ *                            what an earlier one wrote, or writes what an
+ *                            earlier one read or wrote, since the last barrier
+ *                            (shared bytes by range, outputs by tensor; not
+ *                            between statements of thread 0 alone), and at
+ *                            the end of every item.
+ * In both mappings tables go to __constant__ memory when every warp reads
+ * them at a uniform index and they fit, else __device__ const (read-only
+ * cache).
+ *
+ * choose_mapping() in emit.c picks, per kernel: item-per-thread when the
+ * locals take at most HDG_CUDA_BLOCK_MIN_LOCALS bytes, else block-per-item
+ * when the shared memory it needs fits the device's opt-in maximum
+ * (max_shared), else item-per-thread with the reason in the kernel's
+ * comment. Threads per block: the largest distributed extent rounded up to
+ * a multiple of 32, between 32 and 256. hdg_emit_cuda_options.mapping (or,
+ * when that is AUTO, $HDGC_CUDA_MAPPING = auto | thread | block) forces one
+ * mapping for experiments (block where it fits). Every size stays a
+ * compile-time constant.
+ *
  * The per-kernel launch shape (threads per block, items per block, dynamic
- * shared memory) is returned with the source, so launchers never guess; the
- * later variants (a thread block per item with one thread per output dof and
- * the reused operands in shared memory, seeds 000/003/004) slot into
- * choose_mapping() and emit_kernel() of emit.c and only change that shape. */
+ * shared memory) is returned with the source, so launchers never guess; a
+ * kernel with more than 48 KiB of dynamic shared memory must be allowed it
+ * (hdg_cuda_func_set_max_shared, runtime/cuda_driver.h) before its launch. */
 #ifndef HDG_EMIT_CUDA_H
 #define HDG_EMIT_CUDA_H
 
@@ -28,8 +73,19 @@
 #include "support/util.h"
 
 typedef enum hdg_cuda_mapping {
-    HDG_CUDA_ITEM_PER_THREAD = 0
+    HDG_CUDA_ITEM_PER_THREAD = 0,
+    HDG_CUDA_BLOCK_PER_ITEM = 1
 } hdg_cuda_mapping;
+
+/* Values of hdg_emit_cuda_options.mapping (and hdg_cuda_compile_options.mapping). */
+enum { HDG_CUDA_MAPPING_AUTO = 0, HDG_CUDA_MAPPING_THREAD = 1, HDG_CUDA_MAPPING_BLOCK = 2 };
+
+/* Locals above this many bytes per item make AUTO choose a block per item. */
+#define HDG_CUDA_BLOCK_MIN_LOCALS 4096
+/* Dynamic shared memory per block of sm_90 with the opt-in attribute (227 KiB). */
+#define HDG_CUDA_SHARED_OPTIN_SM90 232448
+/* Dynamic shared memory a launch gets without the opt-in attribute. */
+#define HDG_CUDA_SHARED_DEFAULT 49152
 
 /* How to launch one kernel: grid = ceil(items / items_per_block) blocks of
  * `block` threads with `shared_bytes` of dynamic shared memory (a grid-stride
@@ -46,11 +102,13 @@ typedef struct hdg_emit_cuda_options {
     const char *file_name;   /* generated file name (default "<module>.cu") */
     int block;               /* threads per block for ITEM_PER_THREAD (default 128) */
     int constant_bytes;      /* budget for __constant__ tables (default 49152; -1: none) */
+    int mapping;             /* HDG_CUDA_MAPPING_*: 0 auto ($HDGC_CUDA_MAPPING may override) */
+    int max_shared;          /* dynamic shared memory a block may have (0: HDG_CUDA_SHARED_OPTIN_SM90) */
 } hdg_emit_cuda_options;
 
 /* The whole .cu source. Verifies the module first (an invalid module is
- * HDG_EINTERNAL). shapes (may be NULL) gets m->nkernels entries, in module
- * order. opt may be NULL. */
+ * HDG_EINTERNAL; a bad $HDGC_CUDA_MAPPING is HDG_EINPUT). shapes (may be
+ * NULL) gets m->nkernels entries, in module order. opt may be NULL. */
 hdg_status hdg_emit_cuda(const hdg_ir_module *m, hdg_str *out, const hdg_emit_cuda_options *opt,
                          hdg_cuda_shape *shapes, hdg_error *err);
 
