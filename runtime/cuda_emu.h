@@ -24,7 +24,9 @@
  *     argument that the kernel's source reads) that are neither NULL nor
  *     inside a live allocation: CUDA_ERROR_ILLEGAL_ADDRESS at the launch;
  *   - launches: block larger than 1024 threads or than the kernel's
- *     __launch_bounds__, too much dynamic shared memory: INVALID_VALUE;
+ *     __launch_bounds__, too much dynamic shared memory: INVALID_VALUE
+ *     (as on the device, more than 48 KiB needs cuFuncSetAttribute
+ *     MAX_DYNAMIC_SHARED_SIZE_BYTES first; accepted up to 227 KiB);
  *   - __syncthreads: every thread of a block must reach the same barriers
  *     (same source line, same count), else CUDA_ERROR_LAUNCH_FAILED;
  *   - calls without a current context (a thread that did not call
