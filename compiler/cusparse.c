@@ -45,7 +45,7 @@ typedef struct cusparse_api {
     cusparseStatus_t (*GetProperty)(int type, int *value);
 } cusparse_api;
 
-static const struct { size_t off; const char *name; } symbols[] = {
+static const hdg_dl_sym symbols[] = {
 #define SYM(field) { offsetof(cusparse_api, field), "cusparse" #field }
     SYM(Create), SYM(Destroy), SYM(CreateCsr), SYM(CreateDnVec), SYM(DestroySpMat), SYM(DestroyDnVec),
     SYM(SpMV_bufferSize), SYM(SpMV), SYM(GetErrorString), SYM(GetProperty),
@@ -78,16 +78,13 @@ static void load_api(void)
         return;
     }
     hdg_str_free(&tried);
-    for (size_t i = 0; i < sizeof symbols / sizeof *symbols; i++) {
-        void *f = dlsym(h, symbols[i].name);
-        if (!f) {
-            snprintf(api_error, sizeof api_error, "cuSPARSE library too old: %s lacks %s (CUDA 11 or newer needed)",
-                     api_library, symbols[i].name);
-            api_state = -1;
-            dlclose(h);
-            return;
-        }
-        memcpy((char *)&api + symbols[i].off, &f, sizeof f);
+    const char *missing = hdg_dl_resolve(h, symbols, sizeof symbols / sizeof *symbols, &api);
+    if (missing) {
+        snprintf(api_error, sizeof api_error, "cuSPARSE library too old: %s lacks %s (CUDA 11 or newer needed)",
+                 api_library, missing);
+        api_state = -1;
+        dlclose(h);
+        return;
     }
     int v[3] = {0, 0, 0};
     for (int i = 0; i < 3; i++)

@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 void *hdg_dlopen_first(const char *env_var, const char *const *names, int nnames, char *chosen, size_t nchosen,
                        hdg_str *tried)
@@ -25,5 +26,15 @@ void *hdg_dlopen_first(const char *env_var, const char *const *names, int nnames
             if (h) return h;
             hdg_str_printf(tried, "%s%s", tried->len ? ", " : "", path);
         }
+    return NULL;
+}
+
+const char *hdg_dl_resolve(void *h, const hdg_dl_sym *syms, size_t n, void *table)
+{
+    for (size_t i = 0; i < n; i++) {
+        void *f = dlsym(h, syms[i].name);
+        if (!f) return syms[i].name;
+        memcpy((char *)table + syms[i].off, &f, sizeof f);
+    }
     return NULL;
 }

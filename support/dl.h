@@ -14,4 +14,14 @@
 void *hdg_dlopen_first(const char *env_var, const char *const *names, int nnames, char *chosen, size_t nchosen,
                        hdg_str *tried);
 
+/* A table of entry points: field offset in the table struct, symbol name. */
+typedef struct hdg_dl_sym {
+    size_t off;
+    const char *name;
+} hdg_dl_sym;
+
+/* Resolves every symbol of syms into table (a struct of function pointers);
+ * returns NULL, or the first name h lacks (table then partly filled). */
+const char *hdg_dl_resolve(void *h, const hdg_dl_sym *syms, size_t n, void *table);
+
 #endif

@@ -32,7 +32,7 @@ typedef struct nvrtc_api {
     nvrtcResult (*GetProgramLog)(nvrtcProgram, char *);
 } nvrtc_api;
 
-static const struct { size_t off; const char *name; } symbols[] = {
+static const hdg_dl_sym symbols[] = {
 #define SYM(field) { offsetof(nvrtc_api, field), "nvrtc" #field }
     SYM(GetErrorString), SYM(Version), SYM(GetNumSupportedArchs), SYM(GetSupportedArchs),
     SYM(CreateProgram), SYM(DestroyProgram), SYM(CompileProgram), SYM(GetPTXSize), SYM(GetPTX),
@@ -65,16 +65,13 @@ static void load_api(void)
         return;
     }
     hdg_str_free(&tried);
-    for (size_t i = 0; i < sizeof symbols / sizeof *symbols; i++) {
-        void *f = dlsym(h, symbols[i].name);
-        if (!f) {
-            snprintf(api_error, sizeof api_error, "NVRTC library too old: it lacks %s (CUDA 11.2 or newer needed)",
-                     symbols[i].name);
-            api_state = -1;
-            dlclose(h);
-            return;
-        }
-        memcpy((char *)&api + symbols[i].off, &f, sizeof f);
+    const char *missing = hdg_dl_resolve(h, symbols, sizeof symbols / sizeof *symbols, &api);
+    if (missing) {
+        snprintf(api_error, sizeof api_error, "NVRTC library too old: it lacks %s (CUDA 11.2 or newer needed)",
+                 missing);
+        api_state = -1;
+        dlclose(h);
+        return;
     }
     api.Version(&ver_major, &ver_minor);
     if (api.GetNumSupportedArchs(&narchs) != 0 || narchs > 64 || narchs < 0) narchs = 0;
