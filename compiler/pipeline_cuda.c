@@ -131,6 +131,16 @@ static hdg_status optimize_all(hdg_ir_module *m, const hdg_cuda_compile_options 
     return HDG_OK;
 }
 
+/* The global scratch of kernel i (locals too big for shared memory): two
+ * blocks per multiprocessor, each with its slice; launches cap the grid there
+ * (the kernels loop over the other items). */
+static hdg_status alloc_scratch(hdg_cuda_compiled *out, int i, hdg_error *err)
+{
+    int sms = hdg_cuda_device_props(out->dev)->sm_count;
+    out->scratch_grid[i] = 2 * (sms > 0 ? sms : 1);
+    return hdg_cuda_alloc(out->dev, (size_t)out->scratch_grid[i] * (size_t)out->shape[i].scratch_bytes, &out->scratch[i], err);
+}
+
 hdg_status hdg_compile_cuda(hdg_ir_module *m, const hdg_cuda_compile_options *opt, hdg_cuda_device *dev,
                             hdg_cuda_compiled *out, hdg_error *err)
 {
@@ -148,6 +158,8 @@ hdg_status hdg_compile_cuda(hdg_ir_module *m, const hdg_cuda_compile_options *op
     out->shape = hdg_xcalloc((size_t)nk + 1, sizeof *out->shape);
     out->stats = hdg_xcalloc((size_t)nk + 1, sizeof *out->stats);
     out->fn = hdg_xcalloc((size_t)nk + 1, sizeof *out->fn);
+    out->scratch = hdg_xcalloc((size_t)nk + 1, sizeof *out->scratch);
+    out->scratch_grid = hdg_xcalloc((size_t)nk + 1, sizeof *out->scratch_grid);
     char file[256];
     snprintf(file, sizeof file, "%s.cu", m->name);
     hdg_emit_cuda_options eo = {0};
@@ -156,6 +168,7 @@ hdg_status hdg_compile_cuda(hdg_ir_module *m, const hdg_cuda_compile_options *op
     eo.block = o.block;
     eo.mapping = o.mapping;
     if (dev) eo.max_shared = hdg_cuda_device_props(dev)->max_shared_per_block;
+    if (o.max_shared > 0) eo.max_shared = o.max_shared;
     hdg_str src;
     hdg_str_init(&src);
     st = hdg_emit_cuda(m, &src, &eo, out->shape, err);
@@ -187,6 +200,7 @@ hdg_status hdg_compile_cuda(hdg_ir_module *m, const hdg_cuda_compile_options *op
         st = hdg_cuda_module_function(out->mod, out->info[i].name, &out->fn[i], err);
         if (!st && out->shape[i].shared_bytes > HDG_CUDA_SHARED_DEFAULT)
             st = hdg_cuda_func_set_max_shared(dev, out->fn[i], out->info[i].name, out->shape[i].shared_bytes, err);
+        if (!st && out->shape[i].scratch_bytes) st = alloc_scratch(out, i, err);
     }
     if (st) {
         hdg_cuda_compiled_free(out);
@@ -202,6 +216,9 @@ hdg_status hdg_compile_cuda(hdg_ir_module *m, const hdg_cuda_compile_options *op
 void hdg_cuda_compiled_free(hdg_cuda_compiled *c)
 {
     if (!c) return;
+    for (int i = 0; i < c->nkernels && c->scratch; i++) hdg_cuda_free(c->dev, c->scratch[i]);
+    free(c->scratch);
+    free(c->scratch_grid);
     hdg_cuda_module_unload(c->mod);
     hdg_cuda_image_free(&c->image);
     free(c->info);
@@ -232,7 +249,9 @@ hdg_status hdg_launch_cuda(const hdg_cuda_compiled *c, int k, long long nitems, 
     long long begin = 0, end = nitems;
     hdg_kargs args = *a;
     args.nitems = nitems;
-    void *params[] = { &begin, &end, &args };
+    hdg_cuptr scratch = c->scratch[k];
+    if (s->scratch_bytes && grid > c->scratch_grid[k]) grid = c->scratch_grid[k];
+    void *params[] = { &begin, &end, &args, &scratch };
     return hdg_cuda_launch(c->dev, c->fn[k], c->info[k].name, (unsigned)grid, (unsigned)s->block,
                            (unsigned)s->shared_bytes, params, err);
 }

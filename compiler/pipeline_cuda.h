@@ -36,10 +36,12 @@ typedef struct hdg_cuda_compile_options {
     int block;                /* threads per block, 0: the emitter's default (128) */
     int line_info;            /* -lineinfo for profilers */
     int mapping;              /* HDG_CUDA_MAPPING_* (backends/cuda/emit.h): 0 auto (or $HDGC_CUDA_MAPPING),
-                                 1 item per thread, 2 block per item where the locals fit */
+                                 1 item per thread, 2 block per item */
+    int max_shared;           /* shared memory a block may use, 0: the device's (experiments,
+                                 tests: less moves big locals to global scratch) */
 } hdg_cuda_compile_options;
 
-#define HDG_CUDA_COMPILE_OPTIONS_DEFAULT {0, 0, 1, 0, 0, 0, 0, 0, 0}
+#define HDG_CUDA_COMPILE_OPTIONS_DEFAULT {0, 0, 1, 0, 0, 0, 0, 0, 0, 0}
 
 /* An NVRTC result with its cache status: out.image, out.log, out.stats. */
 typedef struct hdg_cuda_image {
@@ -64,6 +66,9 @@ typedef struct hdg_cuda_compiled {
     hdg_cuda_func **fn;           /* NULL without a device */
     hdg_cuda_module *mod;         /* NULL without a device */
     hdg_cuda_device *dev;         /* not owned */
+    hdg_cuptr *scratch;           /* per kernel: global scratch of a block-per-item kernel whose
+                                     locals do not fit shared memory (0 otherwise) */
+    int *scratch_grid;            /* ... and the blocks it has room for (the launch grid cap) */
     int arch;                     /* 90 for sm_90 */
     hdg_cuda_image image;
     char *source;                 /* the .cu text */

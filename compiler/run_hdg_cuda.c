@@ -10,6 +10,7 @@
  * reports are the host driver's (run_hdg_common.h). */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -290,10 +291,27 @@ static void report_device(drun *r)
     hdg_report_number(R, "compile.load_seconds", r->cc.t_load);
     hdg_report_int(R, "compile.source_bytes", r->cc.source ? (long long)strlen(r->cc.source) : 0);
     if (r->cc.image.warning[0]) hdg_report_string(R, "compile.warning", r->cc.image.warning);
-    int k = hdg_cuda_compiled_find(&r->cc, r->L.local);
-    if (k >= 0 && r->cc.stats[k].registers >= 0) {
-        hdg_report_int(R, "device.local_kernel.registers", r->cc.stats[k].registers);
-        hdg_report_int(R, "device.local_kernel.stack_bytes", r->cc.stats[k].stack_bytes);
+    const char *names[] = { r->L.local, r->L.recover }, *paths[] = { "device.local_kernel", "device.recover_kernel" };
+    for (int i = 0; i < 2; i++) {
+        int k = hdg_cuda_compiled_find(&r->cc, names[i]);
+        if (k < 0) continue;
+        const hdg_cuda_shape *sh = &r->cc.shape[k];
+        char path[96];
+        snprintf(path, sizeof path, "%s.mapping", paths[i]);
+        hdg_report_string(R, path, sh->mapping == HDG_CUDA_ITEM_PER_THREAD ? "thread per element"
+                                   : sh->scratch_bytes ? "block per element, locals in global scratch"
+                                                       : "block per element, locals in shared memory");
+        snprintf(path, sizeof path, "%s.threads_per_block", paths[i]);
+        hdg_report_int(R, path, sh->block);
+        snprintf(path, sizeof path, "%s.shared_bytes", paths[i]);
+        hdg_report_int(R, path, sh->shared_bytes);
+        snprintf(path, sizeof path, "%s.scratch_bytes", paths[i]);
+        hdg_report_int(R, path, sh->scratch_bytes);
+        if (r->cc.stats[k].registers < 0) continue;
+        snprintf(path, sizeof path, "%s.registers", paths[i]);
+        hdg_report_int(R, path, r->cc.stats[k].registers);
+        snprintf(path, sizeof path, "%s.stack_bytes", paths[i]);
+        hdg_report_int(R, path, r->cc.stats[k].stack_bytes);
     }
 }
 

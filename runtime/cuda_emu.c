@@ -127,18 +127,24 @@ static CUresult need_context(const char *call)
 /* ----------------------------------------------------- device and context */
 
 static size_t fiber_stack = 256 * 1024;
+static int shared_optin = EMU_SHARED_OPTIN;   /* $HDGC_EMU_SHARED: a device with less shared memory */
 
 static CUresult emu_init(unsigned flags)
 {
     if (flags) return fail(CUDA_ERROR_INVALID_VALUE, "cuInit: flags must be 0");
     long long mem = env_bytes("HDGC_EMU_MEMORY", (long long)4 << 30);
     long long stack = env_bytes("HDGC_EMU_STACK", 256 * 1024);
+    long long shared = env_bytes("HDGC_EMU_SHARED", EMU_SHARED_OPTIN);
+    if (shared < 0 || shared > EMU_SHARED_OPTIN)
+        return fail(CUDA_ERROR_INVALID_VALUE, "HDGC_EMU_SHARED='%s' is not a number of bytes <= %d", getenv("HDGC_EMU_SHARED"),
+                    EMU_SHARED_OPTIN);
     if (mem <= 0) return fail(CUDA_ERROR_INVALID_VALUE, "HDGC_EMU_MEMORY='%s' is not a number of bytes", getenv("HDGC_EMU_MEMORY"));
     if (stack < 16384)
         return fail(CUDA_ERROR_INVALID_VALUE, "HDGC_EMU_STACK='%s' is not a number of bytes >= 16384", getenv("HDGC_EMU_STACK"));
     pthread_mutex_lock(&lock);
     total_mem = (size_t)mem;
     if (!ctx_refs) fiber_stack = ((size_t)stack + 4095) & ~(size_t)4095;
+    shared_optin = (int)shared;
     pthread_mutex_unlock(&lock);
     return CUDA_SUCCESS;
 }
@@ -168,7 +174,7 @@ static CUresult emu_device_attribute(int *v, int attr, CUdevice d)
     case ATTR_SM_COUNT: *v = EMU_SMS; return CUDA_SUCCESS;
     case ATTR_CC_MAJOR: *v = 9; return CUDA_SUCCESS;
     case ATTR_CC_MINOR: *v = 0; return CUDA_SUCCESS;
-    case ATTR_MAX_SHARED_OPTIN: *v = EMU_SHARED_OPTIN; return CUDA_SUCCESS;
+    case ATTR_MAX_SHARED_OPTIN: *v = shared_optin; return CUDA_SUCCESS;
     default: return fail(CUDA_ERROR_INVALID_VALUE, "cuDeviceGetAttribute: attribute %d is not emulated", attr);
     }
 }
@@ -593,9 +599,9 @@ static CUresult emu_func_set_attribute(CUfunction h, int attr, int v)
     CUresult r = live_func(f) ? CUDA_SUCCESS : fail(CUDA_ERROR_INVALID_HANDLE, "cuFuncSetAttribute: not a function of a loaded module");
     if (!r && attr != FATTR_MAX_DYN_SHARED)
         r = fail(CUDA_ERROR_INVALID_VALUE, "cuFuncSetAttribute: attribute %d is not emulated", attr);
-    if (!r && (v < 0 || v > EMU_SHARED_OPTIN))
+    if (!r && (v < 0 || v > shared_optin))
         r = fail(CUDA_ERROR_INVALID_VALUE, "cuFuncSetAttribute: %d B of dynamic shared memory for kernel '%s', the device "
-                 "allows at most %d B", v, f->name, EMU_SHARED_OPTIN);
+                 "allows at most %d B", v, f->name, shared_optin);
     if (!r) f->max_dyn_shared = v;
     pthread_mutex_unlock(&lock);
     return r;
@@ -930,9 +936,9 @@ static CUresult check_launch(const emu_func *f, hdg_cuda_emu_dim3 g, hdg_cuda_em
     if (threads > (unsigned long long)f->max_threads)
         return fail(CUDA_ERROR_INVALID_VALUE, "cuLaunchKernel: block of %llu threads exceeds __launch_bounds__(%d) of kernel '%s'",
                     threads, f->max_threads, f->name);
-    if (shared > EMU_SHARED_OPTIN)
+    if (shared > (unsigned)shared_optin)
         return fail(CUDA_ERROR_INVALID_VALUE, "cuLaunchKernel: %u B of dynamic shared memory, the device has %d B", shared,
-                    EMU_SHARED_OPTIN);
+                    shared_optin);
     if (shared > (unsigned)f->max_dyn_shared)
         return fail(CUDA_ERROR_INVALID_VALUE, "cuLaunchKernel: %u B of dynamic shared memory, kernel '%s' is allowed %d B "
                     "(raise CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES with cuFuncSetAttribute first)", shared,

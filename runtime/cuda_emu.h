@@ -26,7 +26,8 @@
  *   - launches: block larger than 1024 threads or than the kernel's
  *     __launch_bounds__, too much dynamic shared memory: INVALID_VALUE
  *     (as on the device, more than 48 KiB needs cuFuncSetAttribute
- *     MAX_DYNAMIC_SHARED_SIZE_BYTES first; accepted up to 227 KiB);
+ *     MAX_DYNAMIC_SHARED_SIZE_BYTES first; accepted up to 227 KiB, or
+ *     $HDGC_EMU_SHARED bytes to emulate a device with less shared memory);
  *   - __syncthreads: every thread of a block must reach the same barriers
  *     (same source line, same count), else CUDA_ERROR_LAUNCH_FAILED;
  *   - calls without a current context (a thread that did not call

@@ -32,3 +32,11 @@ foreach(ex poisson reaction_diffusion convection_diffusion maxwell2d acoustics2d
   set_tests_properties(cuda_examples_block_${ex} PROPERTIES ENVIRONMENT "HDGC_CUDA_MAPPING=block"
     SKIP_RETURN_CODE 77)
 endforeach()
+# a device with 2 KiB of shared memory per block (emulated): the block-per-item
+# kernels keep their locals in global scratch; the HDG and DG pipelines still agree
+add_test(NAME hdg_cuda_emulated_scratch COMMAND test_hdg_cuda examples WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+set_tests_properties(hdg_cuda_emulated_scratch PROPERTIES
+  ENVIRONMENT "HDGC_LIBCUDA=emulator;HDG_REQUIRE_GPU=1;HDGC_CUDA_MAPPING=block;HDGC_EMU_SHARED=2048")
+hdg_cli_test(run_cuda_scratch_emulated 0 -e "\"mapping\":[ \t]+\"block per element, locals in global scratch\"" -e "L2 error u +2\\.729250e-05"
+  -- $<TARGET_FILE:hdgc> run ${HDG_EXAMPLES}/poisson.hdg --backend cuda --json /dev/stdout)
+set_tests_properties(run_cuda_scratch_emulated PROPERTIES ENVIRONMENT "HDGC_LIBCUDA=emulator;HDGC_EMU_SHARED=2048")

@@ -57,9 +57,14 @@ static void one(const char *example, int k)
             CHECK(s && s->registers > 0, "%s k=%d: ptxas statistics for %s", example, k, m->kernels[i]->name);
             const hdg_cuda_shape *sh = &shape[i];
             if (s)
-                printf("%-22s k=%d %-34s %-6s block %3d shared %6d B regs %3d stack %7d B spills %d/%d B\n", example,
+                printf("%-22s k=%d %-34s %-6s block %3d %s %6lld B regs %3d stack %7d B spills %d/%d B\n", example,
                        k, s->name, sh->mapping == HDG_CUDA_BLOCK_PER_ITEM ? "block" : "thread", sh->block,
-                       sh->shared_bytes, s->registers, s->stack_bytes, s->spill_stores, s->spill_loads);
+                       sh->scratch_bytes ? "scratch" : "shared ", sh->scratch_bytes ? sh->scratch_bytes : sh->shared_bytes,
+                       s->registers, s->stack_bytes, s->spill_stores, s->spill_loads);
+            /* every HDG element kernel of degree >= 4 keeps its locals out of the stack */
+            if (s && k >= 4 && sh->mapping == HDG_CUDA_BLOCK_PER_ITEM)
+                CHECK(s->stack_bytes < 1024, "%s k=%d: %s stack %d B in a block-per-element kernel", example, k, s->name,
+                      s->stack_bytes);
             const char *env = getenv("HDGC_CUDA_MAPPING");
             size_t len = strlen(m->kernels[i]->name);
             int local = len > 6 && !strcmp(m->kernels[i]->name + len - 6, "_local");

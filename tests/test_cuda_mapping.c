@@ -349,11 +349,15 @@ static void test_choice(void)
     o.max_shared = 4096;   /* a device with little shared memory: big does not fit */
     src = emit(&o, shape, &st, msg);
     char *t = kernel_text(src, "big");
-    CHECK(st == HDG_OK && shape[kb].mapping == HDG_CUDA_ITEM_PER_THREAD && shape[kp].mapping == HDG_CUDA_BLOCK_PER_ITEM,
-          "forced block, 4096 B: big falls back, pair does not");
-    CHECK(has(t, "one thread per element, 128 threads per block, locals 56000 B per thread\n"
-                 " * (a thread block per element would need 56000 B of shared memory for its locals, more than the "
-                 "4096 B a block may have) */"), "the reason in big's comment:\n%.400s", t);
+    CHECK(st == HDG_OK && shape[kb].mapping == HDG_CUDA_BLOCK_PER_ITEM && shape[kb].scratch_bytes == 56000 &&
+          shape[kb].shared_bytes == 0 && shape[kp].mapping == HDG_CUDA_BLOCK_PER_ITEM && shape[kp].scratch_bytes == 0,
+          "forced block, 4096 B: big's locals go to global scratch, pair's stay in shared memory");
+    CHECK(has(t, "one thread block per element, 256 threads per block, locals 56000 B per block in global scratch\n"
+                 " * (its locals need 56000 B, more than the 4096 B of shared memory a block may have: they live in a "
+                 "global scratch slice per block) */"), "the reason in big's comment:\n%.400s", t);
+    CHECK(has(t, "hdg_kargs hdg_args, double *__restrict__ hdg_scratch)") &&
+          has(t, "double *const hdg_sm = hdg_scratch + (long long)blockIdx.x * 7000;") && !has(t, "__shared__"),
+          "big takes its slice of the scratch argument:\n%.600s", t);
     free(t);
     free(src);
 
@@ -505,6 +509,26 @@ static void test_device(void)
         hdg_cuda_module_unload(mod);
     }
     if (!st2) hdg_cuda_compiled_free(&gc);
+
+    /* a device with 4 KiB of shared memory per block: the big locals in global scratch */
+    hdg_ir_module *ms = module();
+    o.max_shared = 4096;
+    st2 = hdg_compile_cuda(ms, &o, dev, &gc, &err);
+    CHECK(st2 == HDG_OK, "CUDA backend, 4 KiB of shared memory: %s", err.msg);
+    if (!stc && !st2) {
+        int nscratch = 0;
+        for (int i = 0; i < ms->nkernels; i++) {
+            const char *name = ms->kernels[i]->name;
+            nscratch += gc.shape[i].scratch_bytes > 0;
+            double d = run_both(&cc, &gc, name, strcmp(name, "big") ? 37 : 9);   /* 9 > 4 blocks of scratch */
+            CHECK(d <= 1e-13, "%s (scratch %lld B): the device differs from the C backend by %.3e", name,
+                  gc.shape[i].scratch_bytes, d);
+        }
+        CHECK(nscratch >= 1 && gc.shape[hdg_cuda_compiled_find(&gc, "big")].scratch_bytes == 56000,
+              "%d kernels with global scratch (big among them)", nscratch);
+        hdg_cuda_compiled_free(&gc);
+    }
+    hdg_ir_module_free(ms);
     if (!stc) hdg_compiled_free(&cc);
     hdg_ir_module_free(mc);
     hdg_ir_module_free(mg);

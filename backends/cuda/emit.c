@@ -157,22 +157,23 @@ static long long local_bytes(const hdg_ir_kernel *k)
 static const char *item_name(const hdg_ir_kernel *k) { return k->item == HDG_KITEM_FACE ? "face" : "element"; }
 
 /* The mapping of a kernel's items to threads (see emit.h). note gets the
- * reason when a block per item was wanted but does not fit. */
+ * reason when a block per item keeps its locals in global scratch. */
 static hdg_cuda_shape choose_mapping(const hdg_ir_kernel *k, const cuda_opts *o, bplan *pl, char *note, size_t nn)
 {
-    hdg_cuda_shape s = { HDG_CUDA_ITEM_PER_THREAD, o->block, o->block, 0 };
+    hdg_cuda_shape s = { HDG_CUDA_ITEM_PER_THREAD, o->block, o->block, 0, 0 };
     note[0] = 0;
     if (o->mapping == HDG_CUDA_MAPPING_THREAD) return s;
     hdg_cuda_block_plan(k, pl);
     if (o->mapping == HDG_CUDA_MAPPING_AUTO && pl->locals <= HDG_CUDA_BLOCK_MIN_LOCALS) return s;
-    if (pl->shared > o->max_shared) {
-        snprintf(note, nn, "a thread block per %s would need %lld B of shared memory for its locals, more than "
-                 "the %d B a block may have", item_name(k), pl->shared, o->max_shared);
-        return s;
-    }
     s.mapping = HDG_CUDA_BLOCK_PER_ITEM;
     s.block = pl->block;
     s.items_per_block = 1;
+    if (pl->shared > o->max_shared) {
+        snprintf(note, nn, "its locals need %lld B, more than the %d B of shared memory a block may have: "
+                 "they live in a global scratch slice per block", pl->shared, o->max_shared);
+        s.scratch_bytes = pl->shared;
+        return s;
+    }
     s.shared_bytes = (int)pl->shared;
     return s;
 }
@@ -205,8 +206,12 @@ static void emit_kernel(const hdg_ir_kernel *k, const hdg_cuda_shape *s, const b
         emit_item_per_thread(k, s, co, out);
         break;
     case HDG_CUDA_BLOCK_PER_ITEM:
-        hdg_str_printf(out, " * one thread block per %s, %d threads per block, shared memory %d B per block (locals %lld B) */\n",
-                       item_name(k), s->block, s->shared_bytes, pl->locals);
+        if (s->scratch_bytes)
+            hdg_str_printf(out, " * one thread block per %s, %d threads per block, locals %lld B per block in global scratch\n"
+                                " * (%s) */\n", item_name(k), s->block, s->scratch_bytes, note);
+        else
+            hdg_str_printf(out, " * one thread block per %s, %d threads per block, shared memory %d B per block (locals %lld B) */\n",
+                           item_name(k), s->block, s->shared_bytes, pl->locals);
         hdg_cuda_emit_block_kernel(k, s, pl, co, out);
         break;
     }

@@ -53,9 +53,10 @@
  *
  * choose_mapping() in emit.c picks, per kernel: item-per-thread when the
  * locals take at most HDG_CUDA_BLOCK_MIN_LOCALS bytes, else block-per-item
- * when the shared memory it needs fits the device's opt-in maximum
- * (max_shared), else item-per-thread with the reason in the kernel's
- * comment. Threads per block: the largest distributed extent rounded up to
+ * with its locals in shared memory when they fit the device's opt-in
+ * maximum (max_shared), else block-per-item with the locals in a global
+ * scratch buffer (one slice per block, L2-resident; the reason is in the
+ * kernel's comment) — a thread per item would need them all as stack. Threads per block: the largest distributed extent rounded up to
  * a multiple of 32, between 32 and 256. hdg_emit_cuda_options.mapping (or,
  * when that is AUTO, $HDGC_CUDA_MAPPING = auto | thread | block) forces one
  * mapping for experiments (block where it fits). Every size stays a
@@ -95,6 +96,10 @@ typedef struct hdg_cuda_shape {
     int block;              /* threads per block */
     int items_per_block;
     int shared_bytes;       /* dynamic shared memory */
+    long long scratch_bytes;/* BLOCK_PER_ITEM whose locals do not fit shared memory: global
+                               memory per block, passed as a 4th kernel argument
+                               `double *hdg_scratch` (block b uses scratch_bytes at
+                               b * scratch_bytes); the grid is then capped by the launcher */
 } hdg_cuda_shape;
 
 typedef struct hdg_emit_cuda_options {

@@ -295,11 +295,15 @@ void hdg_cuda_emit_block_kernel(const hdg_ir_kernel *k, const hdg_cuda_shape *sh
     hdg_emit_c_options bo = *co;
     bo.dense_prefix = "hdg_blk_";
     hdg_emit_c_printer *p = hdg_emit_c_printer_new(k, out, &bo);
-    hdg_str_printf(out, "extern \"C\" __global__ void __launch_bounds__(%d) %s(long long begin, long long end, hdg_kargs hdg_args)\n{\n",
-                   sh->block, k->name);
+    hdg_str_printf(out, "extern \"C\" __global__ void __launch_bounds__(%d) %s(long long begin, long long end, hdg_kargs hdg_args%s)\n{\n",
+                   sh->block, k->name, sh->scratch_bytes ? ", double *__restrict__ hdg_scratch" : "");
     hdg_str_puts(out, "    const hdg_kargs *const a = &hdg_args;\n");
     hdg_str_puts(out, "    (void)a;\n");
-    if (pl->shared) {
+    if (pl->shared && sh->scratch_bytes) {   /* locals too big for shared memory: this block's global slice */
+        hdg_str_printf(out, "    double *const hdg_sm = hdg_scratch + (long long)blockIdx.x * %lld;\n", sh->scratch_bytes / 8);
+        for (int i = 0; i < k->ntensors; i++)
+            if (pl->offset[i] >= 0) declare_shared(k->tensors[i], pl->offset[i], out);
+    } else if (pl->shared) {
         hdg_str_puts(out, "    extern __shared__ double hdg_smem[];\n");
         hdg_str_puts(out, "    double *const hdg_sm = hdg_smem;\n");
         for (int i = 0; i < k->ntensors; i++)
