@@ -190,8 +190,8 @@ static hdg_status solve_stage(drun *r, hdg_error *err)
                         "format only (seed 000); use --format block or --backend c", s.format);
     hdg_cuda_precond P;
     memset(&P, 0, sizeof P);
-    if (!strcmp(s.precond, "block")) st = hdg_cuda_precond_block_dev(&r->B, &P, err);
-    else if (!strcmp(s.precond, "jacobi")) st = hdg_cuda_precond_jacobi_dev(&r->B, &P, err);
+    if (!strcmp(s.precond, "block")) st = hdg_cuda_precond_block(&r->B, &P, err);
+    else if (!strcmp(s.precond, "jacobi")) st = hdg_cuda_precond_jacobi(&r->B, &P, err);
     if (!st) st = dalloc(r, (size_t)n, &r->x, err);
     if (!st) st = hdg_cuda_memset0(r->dev, r->x, sizeof(double) * (size_t)n, err);
     if (st) {

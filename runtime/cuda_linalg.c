@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "runtime/cuda_trace.h"
-#include "runtime/dense.h"
 
 static const char kernels[] =
     "/* hdgc runtime kernels: vector ops, dense-block SpMV (seed 000), preconditioners. */\n"
@@ -132,6 +131,68 @@ static const char kernels[] =
     "#pragma unroll\n"
     "    for (int j = 0; j < HDG_M; ++j) s += D[(long long)j * rows + t] * __ldg(xl + j);\n"
     "    y[t] = s;\n"
+    "}\n"
+    "\n"
+    "/* Jacobi: d[t] = 1 / A_tt; bad[t] = 1 where A_tt is 0 or not finite */\n"
+    "extern \"C\" __global__ void __launch_bounds__(HDG_BLOCK) hdg_rt_jacobi_init(int nf, const double *__restrict__ A,\n"
+    "        double *__restrict__ d, int *__restrict__ bad)\n"
+    "{\n"
+    "    const long long rows = (long long)nf * HDG_M;\n"
+    "    const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (t >= rows) return;\n"
+    "    const double v = A[(long long)(t % HDG_M) * rows + t];\n"
+    "    bad[t] = v == 0.0 || !isfinite(v);\n"
+    "    d[t] = 1.0 / v;\n"
+    "}\n"
+    "\n"
+    "/* Face-block Jacobi: D[j*rows + l*M + i] = (A_ll^-1)(i, j) by LU with partial\n"
+    " * pivoting (hdg_invert); bad[l] = 1 for a singular block. One thread per face. */\n"
+    "extern \"C\" __global__ void __launch_bounds__(HDG_BLOCK) hdg_rt_block_init(int nf, const double *__restrict__ A,\n"
+    "        double *__restrict__ D, int *__restrict__ bad)\n"
+    "{\n"
+    "    const long long rows = (long long)nf * HDG_M;\n"
+    "    const long long l = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (l >= nf) return;\n"
+    "    double LU[HDG_M][HDG_M], X[HDG_M][HDG_M];\n"
+    "    int piv[HDG_M];\n"
+    "    for (int i = 0; i < HDG_M; i++)\n"
+    "        for (int j = 0; j < HDG_M; j++) {\n"
+    "            LU[i][j] = A[(long long)j * rows + l * HDG_M + i];\n"
+    "            X[i][j] = i == j ? 1.0 : 0.0;\n"
+    "        }\n"
+    "    bad[l] = 0;\n"
+    "    for (int k = 0; k < HDG_M; k++) {\n"
+    "        int p = k;\n"
+    "        double big = fabs(LU[k][k]);\n"
+    "        for (int i = k + 1; i < HDG_M; i++)\n"
+    "            if (fabs(LU[i][k]) > big) big = fabs(LU[i][k]), p = i;\n"
+    "        piv[k] = p;\n"
+    "        if (big == 0.0) { bad[l] = 1; return; }\n"
+    "        if (p != k)\n"
+    "            for (int c = 0; c < HDG_M; c++) { double s = LU[k][c]; LU[k][c] = LU[p][c]; LU[p][c] = s; }\n"
+    "        const double inv = 1.0 / LU[k][k];\n"
+    "        for (int i = k + 1; i < HDG_M; i++) {\n"
+    "            const double m = LU[i][k] *= inv;\n"
+    "            if (m != 0.0)\n"
+    "                for (int j = k + 1; j < HDG_M; j++) LU[i][j] -= m * LU[k][j];\n"
+    "        }\n"
+    "    }\n"
+    "    for (int k = 0; k < HDG_M; k++)\n"
+    "        if (piv[k] != k)\n"
+    "            for (int c = 0; c < HDG_M; c++) { double s = X[k][c]; X[k][c] = X[piv[k]][c]; X[piv[k]][c] = s; }\n"
+    "    for (int i = 1; i < HDG_M; i++)\n"
+    "        for (int k = 0; k < i; k++)\n"
+    "            if (LU[i][k] != 0.0)\n"
+    "                for (int c = 0; c < HDG_M; c++) X[i][c] -= LU[i][k] * X[k][c];\n"
+    "    for (int i = HDG_M - 1; i >= 0; i--) {\n"
+    "        for (int k = i + 1; k < HDG_M; k++)\n"
+    "            if (LU[i][k] != 0.0)\n"
+    "                for (int c = 0; c < HDG_M; c++) X[i][c] -= LU[i][k] * X[k][c];\n"
+    "        const double inv = 1.0 / LU[i][i];\n"
+    "        for (int c = 0; c < HDG_M; c++) X[i][c] *= inv;\n"
+    "    }\n"
+    "    for (int i = 0; i < HDG_M; i++)\n"
+    "        for (int j = 0; j < HDG_M; j++) D[(long long)j * rows + l * HDG_M + i] = X[i][j];\n"
     "}\n";
 
 void hdg_cuda_linalg_source(int m, int na, hdg_str *out)
@@ -407,62 +468,46 @@ hdg_linop hdg_cuda_blockmat_op(hdg_cuda_blockmat *dB)
 
 /* ---------------------------------------------------------- preconditioners */
 
-static hdg_status precond_upload(hdg_cuda_linalg *L, const double *vals, size_t n, hdg_cuda_precond *P,
-                                 hdg_error *err)
+/* Runs the init kernel of the preconditioner (one thread per row, Jacobi;
+ * per face, block) writing P->d and one flag per item, then names the first
+ * flagged item in the error. Built from the device matrix: nothing of it is
+ * copied back. */
+static hdg_status precond_init(hdg_cuda_blockmat *dB, hdg_cuda_precond *P, int kind, hdg_error *err)
 {
-    hdg_status st = hdg_cuda_alloc(L->dev, sizeof(double) * n, &P->d, err);
-    if (!st) st = hdg_cuda_upload(L->dev, P->d, vals, sizeof(double) * n, err);
+    hdg_cuda_linalg *L = dB->L;
+    memset(P, 0, sizeof *P);
+    P->L = L, P->nf = dB->nf, P->m = dB->m, P->kind = kind;
+    long long rows = (long long)dB->nf * dB->m, n = kind ? dB->nf : rows;
+    size_t dsize = (size_t)rows * (kind ? (size_t)dB->m : 1);
+    hdg_cuptr bad = 0, A = dB->A;
+    int nf = dB->nf;
+    int *flags = hdg_xmalloc(sizeof(int) * ((size_t)n + 1));
+    hdg_status st = hdg_cuda_alloc(L->dev, sizeof(double) * (dsize ? dsize : 1), &P->d, err);
+    if (!st) st = hdg_cuda_alloc(L->dev, sizeof(int) * ((size_t)n + 1), &bad, err);
+    void *p[] = { &nf, &A, &P->d, &bad };
+    if (!st) st = hdg_cuda_linalg_launch(L, kind ? L->binit : L->jinit, kind ? "hdg_rt_block_init" : "hdg_rt_jacobi_init",
+                                         n, p, err);
+    if (!st && n) st = hdg_cuda_download(L->dev, flags, bad, sizeof(int) * (size_t)n, err);
+    for (long long i = 0; i < n && !st; i++) {
+        if (!flags[i]) continue;
+        if (kind) st = hdg_fail(err, HDG_EINPUT, "face-block Jacobi preconditioner: diagonal block of face %lld is singular", i);
+        else st = hdg_fail(err, HDG_EINPUT, "Jacobi preconditioner: zero or non-finite diagonal entry at face %lld dof %lld (row %lld)",
+                           i / dB->m, i % dB->m, i);
+    }
+    free(flags);
+    hdg_cuda_free(L->dev, bad);
     if (st) hdg_cuda_precond_free(P);
     return st;
 }
 
-hdg_status hdg_cuda_precond_jacobi(hdg_cuda_linalg *L, const hdg_blockmat *B, hdg_cuda_precond *P,
-                                   hdg_error *err)
+hdg_status hdg_cuda_precond_jacobi(hdg_cuda_blockmat *dB, hdg_cuda_precond *P, hdg_error *err)
 {
-    memset(P, 0, sizeof *P);
-    hdg_status st = check_shape(L, B, err);
-    if (st) return st;
-    int nf = B->nf, m = B->m;
-    P->L = L, P->nf = nf, P->m = m, P->kind = 0;
-    double *d = hdg_xmalloc(sizeof(double) * ((size_t)nf * m + 1));
-    for (int l = 0; l < nf && !st; l++) {
-        const double *D = hdg_blockmat_block(B, l, 0);
-        for (int p = 0; p < m && !st; p++) {
-            double v = D[p * m + p];
-            if (v == 0 || !isfinite(v))
-                st = hdg_fail(err, HDG_EINPUT, "Jacobi preconditioner: diagonal entry %g at face %d dof %d (row %lld)",
-                              v, l, p, (long long)l * m + p);
-            d[(size_t)l * m + p] = 1.0 / v;
-        }
-    }
-    if (!st) st = precond_upload(L, d, (size_t)nf * m, P, err);
-    free(d);
-    return st;
+    return precond_init(dB, P, 0, err);
 }
 
-hdg_status hdg_cuda_precond_block(hdg_cuda_linalg *L, const hdg_blockmat *B, hdg_cuda_precond *P,
-                                  hdg_error *err)
+hdg_status hdg_cuda_precond_block(hdg_cuda_blockmat *dB, hdg_cuda_precond *P, hdg_error *err)
 {
-    memset(P, 0, sizeof *P);
-    hdg_status st = check_shape(L, B, err);
-    if (st) return st;
-    int nf = B->nf, m = B->m;
-    size_t rows = (size_t)nf * m;
-    P->L = L, P->nf = nf, P->m = m, P->kind = 1;
-    double *d = hdg_xmalloc(sizeof(double) * (rows * m + 1)), *work = hdg_xmalloc(sizeof(double) * (size_t)m * m);
-    for (int l = 0; l < nf && !st; l++) {
-        memcpy(work, hdg_blockmat_block(B, l, 0), sizeof(double) * (size_t)m * m);
-        if (hdg_invert(m, work)) {
-            st = hdg_fail(err, HDG_EINPUT, "face-block Jacobi preconditioner: diagonal block of face %d is singular", l);
-            break;
-        }
-        for (int i = 0; i < m; i++)
-            for (int j = 0; j < m; j++) d[(size_t)j * rows + (size_t)l * m + i] = work[i * m + j];
-    }
-    free(work);
-    if (!st) st = precond_upload(L, d, rows * m, P, err);
-    free(d);
-    return st;
+    return precond_init(dB, P, 1, err);
 }
 
 static void precond_apply(void *ctx, const double *x, double *y)

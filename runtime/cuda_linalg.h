@@ -39,7 +39,8 @@ typedef struct hdg_cuda_linalg {
     hdg_cuda_module *mod;       /* owned */
     int m, na;                  /* the block shape the module was compiled for */
     hdg_cuda_func *copy, *axpy, *xpay, *scal, *set, *dot, *reduce, *spmv, *diag, *block;
-    hdg_cuda_func *kstats, *assemble, *dirichlet, *scatter, *jinit, *binit;   /* cuda_trace.h */
+    hdg_cuda_func *jinit, *binit;                                /* preconditioner set-up */
+    hdg_cuda_func *kstats, *assemble, *dirichlet, *scatter;     /* cuda_trace.h */
     int nparts;                 /* blocks of the dot kernel: 4 per SM, at most 1024 */
     hdg_cuptr partial;          /* nparts doubles */
     hdg_cuptr result;           /* 1 double */
@@ -87,18 +88,17 @@ hdg_status hdg_cuda_blockmat_spmv(const hdg_cuda_blockmat *dB, hdg_cuptr x, hdg_
 /* B as an operator on device vectors (errors go to the sticky error). */
 hdg_linop hdg_cuda_blockmat_op(hdg_cuda_blockmat *dB);
 
-/* Preconditioners on the device: Jacobi (inverse diagonal) and face-block
- * Jacobi (inverses of the diagonal blocks, in the coalesced layout). They
- * fail on a zero diagonal entry / a singular block. */
+/* Preconditioners on the device, built from the device matrix: Jacobi
+ * (inverse diagonal) and face-block Jacobi (inverses of the diagonal blocks
+ * by LU with partial pivoting, as hdg_invert, in the coalesced layout). They
+ * fail on a zero diagonal entry / a singular block, naming the first. */
 typedef struct hdg_cuda_precond {
     hdg_cuda_linalg *L;
     int nf, m, kind;            /* 0 Jacobi, 1 block */
     hdg_cuptr d;
 } hdg_cuda_precond;
-hdg_status hdg_cuda_precond_jacobi(hdg_cuda_linalg *L, const hdg_blockmat *B, hdg_cuda_precond *P,
-                                   hdg_error *err);
-hdg_status hdg_cuda_precond_block(hdg_cuda_linalg *L, const hdg_blockmat *B, hdg_cuda_precond *P,
-                                  hdg_error *err);
+hdg_status hdg_cuda_precond_jacobi(hdg_cuda_blockmat *dB, hdg_cuda_precond *P, hdg_error *err);
+hdg_status hdg_cuda_precond_block(hdg_cuda_blockmat *dB, hdg_cuda_precond *P, hdg_error *err);
 hdg_linop hdg_cuda_precond_op(hdg_cuda_precond *P);
 void hdg_cuda_precond_free(hdg_cuda_precond *P);
 

@@ -1,7 +1,7 @@
 /* cuda_trace.c — the HDG trace system on the device (see cuda_trace.h): the
  * kernels are the text below, one thread per trace row t = l*HDG_M + p (or
- * per element, face, element dof); each mirrors its host routine in
- * blockmat.c / krylov.c line for line. */
+ * per element, element dof); each mirrors its host routine in blockmat.c
+ * line for line. */
 #include "runtime/cuda_trace.h"
 
 #include <stdint.h>
@@ -101,68 +101,6 @@ static const char kernels[] =
     "    const int i = (int)(u % HDG_M);\n"
     "    const double v = x[(long long)ef[ej] * HDG_M + i];\n"
     "    out[u] = eforient[ej] ? flip[i] * v : v;\n"
-    "}\n"
-    "\n"
-    "/* Jacobi: d[t] = 1 / A_tt; bad[t] = 1 where A_tt is 0 or not finite */\n"
-    "extern \"C\" __global__ void __launch_bounds__(HDG_BLOCK) hdg_rt_jacobi_init(int nf, const double *__restrict__ A,\n"
-    "        double *__restrict__ d, int *__restrict__ bad)\n"
-    "{\n"
-    "    const long long rows = (long long)nf * HDG_M;\n"
-    "    const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
-    "    if (t >= rows) return;\n"
-    "    const double v = A[(long long)(t % HDG_M) * rows + t];\n"
-    "    bad[t] = v == 0.0 || !isfinite(v);\n"
-    "    d[t] = 1.0 / v;\n"
-    "}\n"
-    "\n"
-    "/* Face-block Jacobi: D[j*rows + l*M + i] = (A_ll^-1)(i, j) by LU with partial\n"
-    " * pivoting (hdg_invert); bad[l] = 1 for a singular block. One thread per face. */\n"
-    "extern \"C\" __global__ void __launch_bounds__(HDG_BLOCK) hdg_rt_block_init(int nf, const double *__restrict__ A,\n"
-    "        double *__restrict__ D, int *__restrict__ bad)\n"
-    "{\n"
-    "    const long long rows = (long long)nf * HDG_M;\n"
-    "    const long long l = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
-    "    if (l >= nf) return;\n"
-    "    double LU[HDG_M][HDG_M], X[HDG_M][HDG_M];\n"
-    "    int piv[HDG_M];\n"
-    "    for (int i = 0; i < HDG_M; i++)\n"
-    "        for (int j = 0; j < HDG_M; j++) {\n"
-    "            LU[i][j] = A[(long long)j * rows + l * HDG_M + i];\n"
-    "            X[i][j] = i == j ? 1.0 : 0.0;\n"
-    "        }\n"
-    "    bad[l] = 0;\n"
-    "    for (int k = 0; k < HDG_M; k++) {\n"
-    "        int p = k;\n"
-    "        double big = fabs(LU[k][k]);\n"
-    "        for (int i = k + 1; i < HDG_M; i++)\n"
-    "            if (fabs(LU[i][k]) > big) big = fabs(LU[i][k]), p = i;\n"
-    "        piv[k] = p;\n"
-    "        if (big == 0.0) { bad[l] = 1; return; }\n"
-    "        if (p != k)\n"
-    "            for (int c = 0; c < HDG_M; c++) { double s = LU[k][c]; LU[k][c] = LU[p][c]; LU[p][c] = s; }\n"
-    "        const double inv = 1.0 / LU[k][k];\n"
-    "        for (int i = k + 1; i < HDG_M; i++) {\n"
-    "            const double m = LU[i][k] *= inv;\n"
-    "            if (m != 0.0)\n"
-    "                for (int j = k + 1; j < HDG_M; j++) LU[i][j] -= m * LU[k][j];\n"
-    "        }\n"
-    "    }\n"
-    "    for (int k = 0; k < HDG_M; k++)\n"
-    "        if (piv[k] != k)\n"
-    "            for (int c = 0; c < HDG_M; c++) { double s = X[k][c]; X[k][c] = X[piv[k]][c]; X[piv[k]][c] = s; }\n"
-    "    for (int i = 1; i < HDG_M; i++)\n"
-    "        for (int k = 0; k < i; k++)\n"
-    "            if (LU[i][k] != 0.0)\n"
-    "                for (int c = 0; c < HDG_M; c++) X[i][c] -= LU[i][k] * X[k][c];\n"
-    "    for (int i = HDG_M - 1; i >= 0; i--) {\n"
-    "        for (int k = i + 1; k < HDG_M; k++)\n"
-    "            if (LU[i][k] != 0.0)\n"
-    "                for (int c = 0; c < HDG_M; c++) X[i][c] -= LU[i][k] * X[k][c];\n"
-    "        const double inv = 1.0 / LU[i][i];\n"
-    "        for (int c = 0; c < HDG_M; c++) X[i][c] *= inv;\n"
-    "    }\n"
-    "    for (int i = 0; i < HDG_M; i++)\n"
-    "        for (int j = 0; j < HDG_M; j++) D[(long long)j * rows + l * HDG_M + i] = X[i][j];\n"
     "}\n";
 
 void hdg_cuda_trace_source(hdg_str *out) { hdg_str_puts(out, kernels); }
@@ -253,46 +191,4 @@ hdg_status hdg_cuda_trace_scatter(const hdg_cuda_topology *T, hdg_cuptr x, hdg_c
     hdg_cuptr ef = T->ef, orient = T->eforient, flip = T->flip;
     void *p[] = { &ne, &ef, &orient, &flip, &x, &out };
     return hdg_cuda_linalg_launch(L, L->scatter, "hdg_rt_scatter", (long long)ne * 3 * L->m, p, err);
-}
-
-/* ---------------------------------------------------------- preconditioners */
-
-/* Runs an init kernel writing P->d and one flag per item (n items), then
- * names the first flagged item in the error. */
-static hdg_status precond_init(hdg_cuda_blockmat *dB, hdg_cuda_precond *P, int kind, hdg_error *err)
-{
-    hdg_cuda_linalg *L = dB->L;
-    memset(P, 0, sizeof *P);
-    P->L = L, P->nf = dB->nf, P->m = dB->m, P->kind = kind;
-    long long rows = (long long)dB->nf * dB->m, n = kind ? dB->nf : rows;
-    size_t dsize = (size_t)rows * (kind ? (size_t)dB->m : 1);
-    hdg_cuptr bad = 0, A = dB->A;
-    int nf = dB->nf;
-    int *flags = hdg_xmalloc(sizeof(int) * ((size_t)n + 1));
-    hdg_status st = hdg_cuda_alloc(L->dev, sizeof(double) * (dsize ? dsize : 1), &P->d, err);
-    if (!st) st = hdg_cuda_alloc(L->dev, sizeof(int) * ((size_t)n + 1), &bad, err);
-    void *p[] = { &nf, &A, &P->d, &bad };
-    if (!st) st = hdg_cuda_linalg_launch(L, kind ? L->binit : L->jinit, kind ? "hdg_rt_block_init" : "hdg_rt_jacobi_init",
-                                         n, p, err);
-    if (!st && n) st = hdg_cuda_download(L->dev, flags, bad, sizeof(int) * (size_t)n, err);
-    for (long long i = 0; i < n && !st; i++) {
-        if (!flags[i]) continue;
-        if (kind) st = hdg_fail(err, HDG_EINPUT, "face-block Jacobi preconditioner: diagonal block of face %lld is singular", i);
-        else st = hdg_fail(err, HDG_EINPUT, "Jacobi preconditioner: zero or non-finite diagonal entry at face %lld dof %lld (row %lld)",
-                           i / dB->m, i % dB->m, i);
-    }
-    free(flags);
-    hdg_cuda_free(L->dev, bad);
-    if (st) hdg_cuda_precond_free(P);
-    return st;
-}
-
-hdg_status hdg_cuda_precond_jacobi_dev(hdg_cuda_blockmat *dB, hdg_cuda_precond *P, hdg_error *err)
-{
-    return precond_init(dB, P, 0, err);
-}
-
-hdg_status hdg_cuda_precond_block_dev(hdg_cuda_blockmat *dB, hdg_cuda_precond *P, hdg_error *err)
-{
-    return precond_init(dB, P, 1, err);
 }

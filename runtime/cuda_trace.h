@@ -1,8 +1,7 @@
 /* cuda_trace.h — the HDG trace system built on the device: element-matrix
  * statistics, assembly of the dense-block matrix (coalesced layout of
- * cuda_linalg.h) from the element matrices, Dirichlet elimination, the
- * preconditioners from the device matrix, and the scatter of the trace
- * solution back to the elements. The same conventions as runtime/blockmat.h
+ * cuda_linalg.h) from the element matrices, Dirichlet elimination, and the
+ * scatter of the trace solution back to the elements. The same conventions as runtime/blockmat.h
  * (element face order, orientation flips, slots); each device routine is the
  * host one of blockmat.c / krylov.c with one thread per trace row (or per
  * face, element dof), so the results agree with the host to rounding.
@@ -57,11 +56,5 @@ hdg_status hdg_cuda_trace_dirichlet(hdg_cuda_blockmat *dB, hdg_cuptr isd, hdg_cu
 
 /* hdg_blockmat_scatter_to_elements on the device: out (ne*3m) from x (nf*m). */
 hdg_status hdg_cuda_trace_scatter(const hdg_cuda_topology *T, hdg_cuptr x, hdg_cuptr out, hdg_error *err);
-
-/* The preconditioners of cuda_linalg.h built from the device matrix (no
- * host copy): Jacobi, and face-block Jacobi by LU with partial pivoting per
- * face. They fail on a zero diagonal entry / singular block, naming the first. */
-hdg_status hdg_cuda_precond_jacobi_dev(hdg_cuda_blockmat *dB, hdg_cuda_precond *P, hdg_error *err);
-hdg_status hdg_cuda_precond_block_dev(hdg_cuda_blockmat *dB, hdg_cuda_precond *P, hdg_error *err);
 
 #endif

@@ -261,7 +261,7 @@ static void test_linalg(void)
         hdg_linop A = hdg_blockmat_op(&B), Mh;
         hdg_cuda_precond P;
         st = kind ? hdg_precond_block_init(&Mh, &B, &err) : hdg_precond_jacobi_init(&Mh, &B, &err);
-        if (!st) st = kind ? hdg_cuda_precond_block(&L, &B, &P, &err) : hdg_cuda_precond_jacobi(&L, &B, &P, &err);
+        if (!st) st = kind ? hdg_cuda_precond_block(&dB, &P, &err) : hdg_cuda_precond_jacobi(&dB, &P, &err);
         CHECK(st == HDG_OK, "preconditioner: %s", err.msg);
         if (st) break;
         hdg_linop dA = hdg_cuda_blockmat_op(&dB), dM = hdg_cuda_precond_op(&P);
