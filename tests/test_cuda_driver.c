@@ -9,7 +9,7 @@
 
 #include "compiler/pipeline_cuda.h"
 #include "test.h"
-#include "test_cuda_kernels.h"
+#include "test_kernels.h"
 
 static void forced_missing(void)
 {

@@ -22,7 +22,7 @@
 #include "compiler/pipeline_cuda.h"
 #include "runtime/cuda_emu.h"
 #include "test.h"
-#include "test_cuda_kernels.h"
+#include "test_kernels.h"
 
 static hdg_cuda_device *dev;
 

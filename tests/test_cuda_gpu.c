@@ -1,6 +1,6 @@
 /* test_cuda_gpu.c — the CUDA backend on a GPU (ctest label `gpu`; run by
  * `make test-gpu`). Skips (77) without a GPU unless HDG_REQUIRE_GPU=1.
- *   1. the representative IR kernels (test_cuda_kernels.h) on the device
+ *   1. the representative IR kernels (test_kernels.h) on the device
  *      against the C backend (JIT) on the same inputs;
  *   2. the dense-block SpMV against the host SpMV, PCG on the device (Jacobi
  *      and face-block Jacobi) against PCG on the host;
@@ -16,7 +16,7 @@
 #include "compiler/pipeline_cuda.h"
 #include "runtime/krylov.h"
 #include "test.h"
-#include "test_cuda_kernels.h"
+#include "test_kernels.h"
 
 static hdg_cuda_device *dev;
 static unsigned long long rng = 88172645463325252ULL;

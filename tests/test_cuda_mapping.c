@@ -33,7 +33,7 @@
 #include "runtime/mesh.h"
 #include "runtime/report.h"
 #include "test.h"
-#include "test_cuda_kernels.h"
+#include "test_kernels.h"
 #include "test_problem.h"
 
 enum { BIG = 7000 };   /* doubles: 56000 B of locals, above the 48 KiB default */

@@ -10,7 +10,7 @@
 #include "backends/cuda/emit.h"
 #include "runtime/cuda_linalg.h"
 #include "test.h"
-#include "test_cuda_kernels.h"
+#include "test_kernels.h"
 
 static char nvcc[512], dir[64];
 

@@ -11,7 +11,7 @@
 
 #include "compiler/pipeline_cuda.h"
 #include "test.h"
-#include "test_cuda_kernels.h"
+#include "test_kernels.h"
 
 static char cache_dir[64];
 

@@ -16,6 +16,7 @@
 #include "backends/c/emit.h"
 #include "ir/ir.h"
 #include "test.h"
+#include "test_kernels.h"
 
 static char tmpdir[64];
 static int have_clang;
@@ -129,36 +130,16 @@ static void test_abi_header(void)
 /* ---------------------------------------------------- 1. mass matrix */
 
 /* P1 basis on the reference triangle at the 3-point rule (1/6,1/6), (2/3,1/6), (1/6,2/3). */
-static const double PHI[3][3] = { { 2. / 3, 1. / 6, 1. / 6 }, { 1. / 6, 2. / 3, 1. / 6 }, { 1. / 6, 1. / 6, 2. / 3 } };
-static const double W[3] = { 1. / 6, 1. / 6, 1. / 6 };
-
 static void build_mass(hdg_ir_module *m, const char *name, hdg_ir_tensor *phi, hdg_ir_tensor *w)
 {
-    hdg_ir_kernel *k = hdg_ir_kernel_new(m, name, HDG_KITEM_ELEMENT);
-    hdg_ir_tensor *J = hdg_ir_geom(k, "J", HDG_SHAPE(1), "|det Jacobian|");
-    hdg_ir_tensor *M = hdg_ir_output(k, "M", HDG_SHAPE(3, 3), "element mass matrix");
-    hdg_ir_tensor *Ml = hdg_ir_local(k, "Ml", HDG_IR_DOUBLE, HDG_SHAPE(3, 3));
-    hdg_ir_fill(k, Ml, hdg_ir_num(k, 0));
-    hdg_ir_set_origin(k, "mass.hdg", 3, 1, "(u, v)");
-    hdg_ir_expr *q = hdg_ir_for(k, "q", 3);
-    hdg_ir_expr *i = hdg_ir_for(k, "i", 3);
-    hdg_ir_expr *j = hdg_ir_for(k, "j", 3);
-    hdg_ir_expr *v = hdg_ir_mul(k, hdg_ir_mul(k, hdg_ir_mul(k, hdg_ir_ld1(k, J, hdg_ir_int(k, 0)), hdg_ir_ld1(k, w, q)),
-                                              hdg_ir_ld2(k, phi, q, i)),
-                                hdg_ir_ld2(k, phi, q, j));
-    hdg_ir_accum(k, hdg_ir_ld2(k, Ml, i, j), v);
-    hdg_ir_end(k);
-    hdg_ir_end(k);
-    hdg_ir_end(k);
-    hdg_ir_set_origin(k, NULL, 0, 0, NULL);
-    hdg_ir_copy(k, M, Ml);
+    tk_mass(m, name, phi, w);
 }
 
 static void test_mass(void)
 {
     hdg_ir_module *m = hdg_ir_module_new("mass");
-    hdg_ir_tensor *phi = hdg_ir_table(m, "phi", HDG_SHAPE(3, 3), &PHI[0][0]);
-    hdg_ir_tensor *w = hdg_ir_table(m, "w", HDG_SHAPE(3), W);
+    hdg_ir_tensor *phi = hdg_ir_table(m, "phi", HDG_SHAPE(3, 3), &TK_PHI[0][0]);
+    hdg_ir_tensor *w = hdg_ir_table(m, "w", HDG_SHAPE(3), TK_W);
     build_mass(m, "mass_raw", phi, w);
     build_mass(m, "mass_opt", phi, w);
     hdg_error err;
@@ -180,7 +161,7 @@ static void test_mass(void)
             for (int i = 0; i < 3; i++)
                 for (int j = 0; j < 3; j++) {
                     double ref = 0;
-                    for (int q = 0; q < 3; q++) ref += W[q] * PHI[q][i] * PHI[q][j];
+                    for (int q = 0; q < 3; q++) ref += TK_W[q] * TK_PHI[q][i] * TK_PHI[q][j];
                     ref *= geom[e];
                     if (e == 0 || e == 4) ref = 7.0;   /* untouched */
                     CHECK_NEAR(out[e * 9 + i * 3 + j], ref, 1e-14 * fabs(ref), "mass entry");
@@ -234,8 +215,8 @@ static void build_coef(hdg_ir_module *m, const char *name, hdg_ir_tensor *phi, h
 static void test_coef(void)
 {
     hdg_ir_module *m = hdg_ir_module_new("coef");
-    hdg_ir_tensor *phi = hdg_ir_table(m, "phi", HDG_SHAPE(3, 3), &PHI[0][0]);
-    hdg_ir_tensor *w = hdg_ir_table(m, "w", HDG_SHAPE(3), W);
+    hdg_ir_tensor *phi = hdg_ir_table(m, "phi", HDG_SHAPE(3, 3), &TK_PHI[0][0]);
+    hdg_ir_tensor *w = hdg_ir_table(m, "w", HDG_SHAPE(3), TK_W);
     build_coef(m, "coef_raw", phi, w);
     build_coef(m, "coef_opt", phi, w);
     hdg_ir_kernel *raw = m->kernels[0], *opt = m->kernels[1];
@@ -285,9 +266,9 @@ static void test_coef(void)
                 for (int j = 0; j < 3; j++) {
                     double ref = 0;
                     for (int q = 0; q < 3; q++) {
-                        double px = PHI[q][0] * x[0] + PHI[q][1] * x[2] + PHI[q][2] * x[4];
-                        double py = PHI[q][0] * x[1] + PHI[q][1] * x[3] + PHI[q][2] * x[5];
-                        ref += W[q] * J * sin(px) * exp(py) * PHI[q][i] * PHI[q][j];
+                        double px = TK_PHI[q][0] * x[0] + TK_PHI[q][1] * x[2] + TK_PHI[q][2] * x[4];
+                        double py = TK_PHI[q][0] * x[1] + TK_PHI[q][1] * x[3] + TK_PHI[q][2] * x[5];
+                        ref += TK_W[q] * J * sin(px) * exp(py) * TK_PHI[q][i] * TK_PHI[q][j];
                     }
                     CHECK_NEAR(Mr[e * 9 + i * 3 + j], ref, 1e-14 * fabs(ref), "coef raw");
                     CHECK_NEAR(Mo[e * 9 + i * 3 + j], ref, 1e-14 * fabs(ref), "coef optimized");
@@ -304,7 +285,7 @@ static void test_coef(void)
 
 /* ------------------------------------------------------ 3. dense ops */
 
-enum { NA = 6, NB = 4, NP = 5 };
+enum { NA = TK_NA, NB = TK_NB, NP = TK_NP };
 
 /* Solves A X = B (A n x n, B n x m, row-major) by Gaussian elimination with partial pivoting. */
 static void ref_solve(int n, int m, const double *A0, const double *B0, double *X)
@@ -335,46 +316,7 @@ static void ref_solve(int n, int m, const double *A0, const double *B0, double *
 static void test_dense(void)
 {
     hdg_ir_module *m = hdg_ir_module_new("dense");
-    hdg_ir_kernel *k = hdg_ir_kernel_new(m, "schur", HDG_KITEM_ELEMENT);
-    hdg_ir_tensor *A = hdg_ir_input(k, "A", HDG_SHAPE(NA, NA), "");
-    hdg_ir_tensor *B = hdg_ir_input(k, "B", HDG_SHAPE(NA, NB), "");
-    hdg_ir_tensor *C = hdg_ir_input(k, "C", HDG_SHAPE(NB, NA), "");
-    hdg_ir_tensor *D = hdg_ir_input(k, "D", HDG_SHAPE(NB, NB), "");
-    hdg_ir_tensor *P = hdg_ir_input(k, "P", HDG_SHAPE(NP, NP), "SPD");
-    hdg_ir_tensor *b = hdg_ir_input(k, "b", HDG_SHAPE(NP), "");
-    hdg_ir_tensor *Fl = hdg_ir_input(k, "Fl", HDG_SHAPE(NA), "");
-    hdg_ir_tensor *Ft = hdg_ir_input(k, "Ft", HDG_SHAPE(NB), "");
-    hdg_ir_tensor *S = hdg_ir_output(k, "S", HDG_SHAPE(NB, NB), "D - C A^-1 B");
-    hdg_ir_tensor *X = hdg_ir_output(k, "X", HDG_SHAPE(NA, NB), "A^-1 B");
-    hdg_ir_tensor *y = hdg_ir_output(k, "y", HDG_SHAPE(NP), "P^-1 b");
-    hdg_ir_tensor *R1 = hdg_ir_output(k, "R1", HDG_SHAPE(NA, NA), "0.5 A^T A");
-    hdg_ir_tensor *R2 = hdg_ir_output(k, "R2", HDG_SHAPE(NA, NB), "A^T C^T");
-    hdg_ir_tensor *R3 = hdg_ir_output(k, "R3", HDG_SHAPE(NB, NA), "3 C A - C A^T");
-    hdg_ir_tensor *Fe = hdg_ir_output(k, "Fe", HDG_SHAPE(NB), "Ft - C A^-1 Fl");
-    hdg_ir_tensor *Wf = hdg_ir_local(k, "Wf", HDG_IR_DOUBLE, HDG_SHAPE(NA));
-    hdg_ir_tensor *Al = hdg_ir_local(k, "Al", HDG_IR_DOUBLE, HDG_SHAPE(NA, NA));
-    hdg_ir_tensor *piv = hdg_ir_local(k, "piv", HDG_IR_INT, HDG_SHAPE(NA));
-    hdg_ir_tensor *Wl = hdg_ir_local(k, "Wl", HDG_IR_DOUBLE, HDG_SHAPE(NA, NB));
-    hdg_ir_tensor *Sl = hdg_ir_local(k, "Sl", HDG_IR_DOUBLE, HDG_SHAPE(NB, NB));
-    hdg_ir_tensor *Pl = hdg_ir_local(k, "Pl", HDG_IR_DOUBLE, HDG_SHAPE(NP, NP));
-    hdg_ir_tensor *yl = hdg_ir_local(k, "yl", HDG_IR_DOUBLE, HDG_SHAPE(NP));
-    hdg_ir_tensor *Tl = hdg_ir_local(k, "Tl", HDG_IR_DOUBLE, HDG_SHAPE(NB, NA));
-    hdg_ir_set_origin(k, "poisson.hdg", 20, 1, "static condensation");
-    hdg_ir_copy(k, Al, A);
-    hdg_ir_schur(k, Sl, Al, piv, B, C, D, Wl);
-    hdg_ir_copy(k, S, Sl);
-    hdg_ir_copy(k, X, Wl);
-    hdg_ir_schur_factored(k, Fe, Al, piv, Fl, C, Ft, Wf);   /* A is factored already */
-    hdg_ir_copy(k, Pl, P);
-    hdg_ir_chol(k, Pl);
-    hdg_ir_copy(k, yl, b);
-    hdg_ir_chol_solve(k, Pl, yl);
-    hdg_ir_copy(k, y, yl);
-    hdg_ir_matmul(k, R1, 0.5, A, 1, A, 0, 0.0);
-    hdg_ir_matmul(k, R2, 1.0, A, 1, C, 1, 0.0);
-    hdg_ir_matmul(k, Tl, 1.0, C, 0, A, 0, 0.0);
-    hdg_ir_matmul(k, Tl, -1.0, C, 0, A, 1, 3.0);
-    hdg_ir_copy(k, R3, Tl);
+    hdg_ir_kernel *k = tk_schur(m);   /* test_kernels.h */
     hdg_error err;
     CHECK(hdg_ir_optimize(k, HDG_IR_OPT_DEFAULT, &err) == HDG_OK, "%s", err.msg);
     char *src = emit(m, NULL);

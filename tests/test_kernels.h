@@ -1,5 +1,6 @@
-/* test_cuda_kernels.h — a module of representative IR kernels for the CUDA
- * tests (built with the IR API the way a lowering would):
+/* test_kernels.h — representative IR kernels for the emitter tests (C in
+ * test_ir_emit.c, CUDA in test_cuda_*.c), built with the IR API the way a
+ * lowering would:
  *   mass     quadrature loops, a geometric factor, a local copied to an output
  *   schur    static condensation: LU, LU solve, Schur complement, Cholesky,
  *            transposed matmuls (dense ops as device helpers)
@@ -9,8 +10,8 @@
  *            comparisons, a table with NaN and infinities
  * Sizes: NE items for schur etc.; the reference values are computed by the
  * tests (from the C backend). */
-#ifndef TEST_CUDA_KERNELS_H
-#define TEST_CUDA_KERNELS_H
+#ifndef TEST_KERNELS_H
+#define TEST_KERNELS_H
 
 #include <math.h>
 
@@ -21,9 +22,9 @@ enum { TK_NA = 6, TK_NB = 4, TK_NP = 5 };
 static const double TK_PHI[3][3] = { { 2. / 3, 1. / 6, 1. / 6 }, { 1. / 6, 2. / 3, 1. / 6 }, { 1. / 6, 1. / 6, 2. / 3 } };
 static const double TK_W[3] = { 1. / 6, 1. / 6, 1. / 6 };
 
-static void tk_mass(hdg_ir_module *m, hdg_ir_tensor *phi, hdg_ir_tensor *w)
+static inline void tk_mass(hdg_ir_module *m, const char *name, hdg_ir_tensor *phi, hdg_ir_tensor *w)
 {
-    hdg_ir_kernel *k = hdg_ir_kernel_new(m, "mass", HDG_KITEM_ELEMENT);
+    hdg_ir_kernel *k = hdg_ir_kernel_new(m, name, HDG_KITEM_ELEMENT);
     hdg_ir_tensor *J = hdg_ir_geom(k, "J", HDG_SHAPE(1), "|det Jacobian|");
     hdg_ir_tensor *M = hdg_ir_output(k, "M", HDG_SHAPE(3, 3), "element mass matrix");
     hdg_ir_tensor *Ml = hdg_ir_local(k, "Ml", HDG_IR_DOUBLE, HDG_SHAPE(3, 3));
@@ -43,7 +44,7 @@ static void tk_mass(hdg_ir_module *m, hdg_ir_tensor *phi, hdg_ir_tensor *w)
     hdg_ir_copy(k, M, Ml);
 }
 
-static void tk_schur(hdg_ir_module *m)
+static inline hdg_ir_kernel *tk_schur(hdg_ir_module *m)
 {
     hdg_ir_kernel *k = hdg_ir_kernel_new(m, "schur", HDG_KITEM_ELEMENT);
     hdg_ir_tensor *A = hdg_ir_input(k, "A", HDG_SHAPE(TK_NA, TK_NA), "");
@@ -85,11 +86,12 @@ static void tk_schur(hdg_ir_module *m)
     hdg_ir_matmul(k, Tl, 1.0, C, 0, A, 0, 0.0);
     hdg_ir_matmul(k, Tl, -1.0, C, 0, A, 1, 3.0);
     hdg_ir_copy(k, R3, Tl);
+    return k;
 }
 
 static const int TK_FMASK[3][2] = { { 0, 1 }, { 1, 2 }, { 2, 0 } };
 
-static void tk_jump(hdg_ir_module *m, hdg_ir_tensor *fm)
+static inline void tk_jump(hdg_ir_module *m, hdg_ir_tensor *fm)
 {
     hdg_ir_kernel *k = hdg_ir_kernel_new(m, "jump", HDG_KITEM_FACE);
     hdg_ir_tensor *u = hdg_ir_input(k, "u", HDG_SHAPE(3), "nodal values per element");
@@ -106,7 +108,7 @@ static void tk_jump(hdg_ir_module *m, hdg_ir_tensor *fm)
     hdg_ir_end(k);
 }
 
-static void tk_misc(hdg_ir_module *m)
+static inline void tk_misc(hdg_ir_module *m)
 {
     double odd[4] = { 1.5, -0.25, HUGE_VAL, NAN };
     hdg_ir_tensor *tab = hdg_ir_table(m, "odd", HDG_SHAPE(4), odd);
@@ -137,13 +139,13 @@ static void tk_misc(hdg_ir_module *m)
 }
 
 /* The whole module: mass, schur, jump, misc (unoptimized; the pipelines optimize). */
-static hdg_ir_module *tk_module(const char *name)
+static inline hdg_ir_module *tk_module(const char *name)
 {
     hdg_ir_module *m = hdg_ir_module_new(name);
     hdg_ir_tensor *phi = hdg_ir_table(m, "phi", HDG_SHAPE(3, 3), &TK_PHI[0][0]);
     hdg_ir_tensor *w = hdg_ir_table(m, "w", HDG_SHAPE(3), TK_W);
     hdg_ir_tensor *fm = hdg_ir_table_int(m, "fmask", HDG_SHAPE(3, 2), &TK_FMASK[0][0]);
-    tk_mass(m, phi, w);
+    tk_mass(m, "mass", phi, w);
     tk_schur(m);
     tk_jump(m, fm);
     tk_misc(m);
