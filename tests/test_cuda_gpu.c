@@ -16,6 +16,7 @@
 #include "compiler/pipeline_cuda.h"
 #include "runtime/krylov.h"
 #include "test.h"
+#include "test_device.h"
 #include "test_kernels.h"
 
 static hdg_cuda_device *dev;
@@ -344,18 +345,8 @@ static void bench_spmv(void)
 
 int main(void)
 {
-    hdg_error err;
-    const char *req = getenv("HDG_REQUIRE_GPU");
-    if (hdg_cuda_device_open(0, &dev, &err)) {
-        if (req && *req == '1') {
-            fprintf(stderr, "HDG_REQUIRE_GPU=1 but: %s\n", err.msg);
-            return 1;
-        }
-        printf("SKIP: %s\n", err.msg);
-        return 77;
-    }
-    const hdg_cuda_props *p = hdg_cuda_device_props(dev);
-    printf("GPU: %s (sm_%d%d, %d SMs)\n", p->name, p->cc_major, p->cc_minor, p->sm_count);
+    int rc = test_open_device(&dev);
+    if (rc >= 0) return rc;
     test_kernels();
     test_linalg();
     bench_spmv();

@@ -15,6 +15,7 @@
 #include "runtime/cuda_driver.h"
 #include "support/util.h"
 #include "test.h"
+#include "test_device.h"
 
 static int test_load(void)
 {
@@ -96,10 +97,8 @@ static int test_gpu(void)
         return 77;
     }
     hdg_cuda_device *dev;
-    if (hdg_cuda_device_open(0, &dev, &err)) {
-        printf("skipped: %s\n", err.msg);
-        return getenv("HDG_REQUIRE_GPU") && atoi(getenv("HDG_REQUIRE_GPU")) ? 1 : 77;   /* make test-gpu */
-    }
+    int rc = test_open_device(&dev);
+    if (rc >= 0) return rc;
     if (hdg_cuda_device_props(dev)->emulated) {
         printf("skipped: cuSPARSE does not run on the emulator\n");
         hdg_cuda_device_close(dev);

@@ -29,6 +29,7 @@
 #include "runtime/mesh.h"
 #include "support/util.h"
 #include "test.h"
+#include "test_device.h"
 #include "test_problem.h"
 
 static hdg_cuda_device *dev;
@@ -282,17 +283,8 @@ static void out_of_memory(void)
 
 int main(int argc, char **argv)
 {
-    hdg_error err;
-    const char *req = getenv("HDG_REQUIRE_GPU");
-    if (hdg_cuda_device_open(0, &dev, &err)) {
-        if (req && *req == '1') {
-            fprintf(stderr, "HDG_REQUIRE_GPU=1 but: %s\n", err.msg);
-            return 1;
-        }
-        printf("SKIP: %s\n", err.msg);
-        return 77;
-    }
-    printf("device: %s\n", hdg_cuda_device_props(dev)->name);
+    int rc = test_open_device(&dev);
+    if (rc >= 0) return rc;
     if (argc > 1 && !strcmp(argv[1], "oom")) {
         out_of_memory();
     } else {

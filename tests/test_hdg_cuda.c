@@ -20,6 +20,7 @@
 #include "runtime/cuda_driver.h"
 #include "runtime/mesh.h"
 #include "test.h"
+#include "test_device.h"
 #include "test_problem.h"
 
 static hdg_cuda_device *dev;
@@ -125,12 +126,8 @@ static void refusals(void)
 
 int main(int argc, char **argv)
 {
-    hdg_error err = {0};
-    if (hdg_cuda_device_open(0, &dev, &err)) {
-        printf("skipped: %s\n", err.msg);
-        return getenv("HDG_REQUIRE_GPU") && atoi(getenv("HDG_REQUIRE_GPU")) ? 1 : 77;
-    }
-    printf("device: %s\n", hdg_cuda_device_props(dev)->name);
+    int rc = test_open_device(&dev);
+    if (rc >= 0) return rc;
     const char *group = argc > 1 ? argv[1] : "examples";
     char f[4][512];
     snprintf(f[0], 512, "%s/poisson.hdg", HDG_EXAMPLES);
