@@ -402,22 +402,9 @@ static void test_dense(void)
 static void test_face(void)
 {
     hdg_ir_module *m = hdg_ir_module_new("face");
-    static const int fmask[3][2] = { { 0, 1 }, { 1, 2 }, { 2, 0 } };   /* nodes of local face f */
-    hdg_ir_tensor *fm = hdg_ir_table_int(m, "fmask", HDG_SHAPE(3, 2), &fmask[0][0]);
-    hdg_ir_kernel *k = hdg_ir_kernel_new(m, "jump", HDG_KITEM_FACE);
-    hdg_ir_tensor *u = hdg_ir_input(k, "u", HDG_SHAPE(3), "nodal values per element");
-    hdg_ir_tensor *f2e = hdg_ir_imap(k, "f2e", 4, "element, local face (x2), -1 on the boundary");
-    hdg_ir_tensor *jmp = hdg_ir_output(k, "jmp", HDG_SHAPE(2), "u(interior) - u(exterior)");
-    hdg_ir_expr *e0 = hdg_ir_ld1(k, f2e, hdg_ir_int(k, 0)), *l0 = hdg_ir_ld1(k, f2e, hdg_ir_int(k, 1));
-    hdg_ir_expr *e1 = hdg_ir_ld1(k, f2e, hdg_ir_int(k, 2)), *l1 = hdg_ir_ld1(k, f2e, hdg_ir_int(k, 3));
-    hdg_ir_expr *j = hdg_ir_for(k, "j", 2);
-    hdg_ir_expr *in = hdg_ir_load_row(k, u, e0, 1, (hdg_ir_expr *[]){ hdg_ir_ld2(k, fm, l0, j) });
+    hdg_ir_tensor *fm = hdg_ir_table_int(m, "fmask", HDG_SHAPE(3, 2), &TK_FMASK[0][0]);   /* nodes of local face f */
     /* the exterior runs the face backwards; on the boundary (e1 < 0) it is 0 */
-    hdg_ir_expr *jr = hdg_ir_sub(k, hdg_ir_int(k, 1), j);
-    hdg_ir_expr *ex = hdg_ir_load_row(k, u, e1, 1, (hdg_ir_expr *[]){ hdg_ir_ld2(k, fm, l1, jr) });
-    hdg_ir_expr *bnd = hdg_ir_cmp(k, HDG_E_LT, e1, hdg_ir_int(k, 0));
-    hdg_ir_assign(k, hdg_ir_ld1(k, jmp, j), hdg_ir_sub(k, in, hdg_ir_select(k, bnd, hdg_ir_num(k, 0), ex)));
-    hdg_ir_end(k);
+    hdg_ir_kernel *k = tk_jump(m, fm);
     hdg_error err;
     CHECK(hdg_ir_optimize(k, HDG_IR_OPT_DEFAULT, &err) == HDG_OK, "%s", err.msg);
     hdg_str p;
@@ -444,8 +431,8 @@ static void test_face(void)
     if (fn) fn(0, 3, &a);
     for (int f = 0; f < 3 && fn; f++)
         for (int jj = 0; jj < 2; jj++) {
-            double ref = uu[map[f][0]][fmask[map[f][1]][jj]];
-            if (map[f][2] >= 0) ref -= uu[map[f][2]][fmask[map[f][3]][1 - jj]];
+            double ref = uu[map[f][0]][TK_FMASK[map[f][1]][jj]];
+            if (map[f][2] >= 0) ref -= uu[map[f][2]][TK_FMASK[map[f][3]][1 - jj]];
             CHECK_NEAR(out[f][jj], ref, 0, "face jump");
         }
     if (h) dlclose(h);

@@ -91,7 +91,7 @@ static inline hdg_ir_kernel *tk_schur(hdg_ir_module *m)
 
 static const int TK_FMASK[3][2] = { { 0, 1 }, { 1, 2 }, { 2, 0 } };
 
-static inline void tk_jump(hdg_ir_module *m, hdg_ir_tensor *fm)
+static inline hdg_ir_kernel *tk_jump(hdg_ir_module *m, hdg_ir_tensor *fm)
 {
     hdg_ir_kernel *k = hdg_ir_kernel_new(m, "jump", HDG_KITEM_FACE);
     hdg_ir_tensor *u = hdg_ir_input(k, "u", HDG_SHAPE(3), "nodal values per element");
@@ -106,6 +106,7 @@ static inline void tk_jump(hdg_ir_module *m, hdg_ir_tensor *fm)
     hdg_ir_expr *bnd = hdg_ir_cmp(k, HDG_E_LT, e1, hdg_ir_int(k, 0));
     hdg_ir_assign(k, hdg_ir_ld1(k, jmp, j), hdg_ir_sub(k, in, hdg_ir_select(k, bnd, hdg_ir_num(k, 0), ex)));
     hdg_ir_end(k);
+    return k;
 }
 
 static inline void tk_misc(hdg_ir_module *m)
