@@ -36,7 +36,8 @@ typedef struct hdg_run {
     double *xD;
     double *xe;          /* ne * nl element dofs */
     double *xp;          /* ne * npost post-processed dofs */
-    int negated, symmetric;
+    int negated;
+    double asym;         /* relative asymmetry of K_e */
 } hdg_run;
 
 static hdg_kargs kargs(const hdg_run *r, const double *geom, long long n)
@@ -80,7 +81,7 @@ static hdg_status local_stage(hdg_run *r, hdg_error *err)
             }
         }
     }
-    hdg_status st = hdg_hdg_trace_sign(r->rep, diag, amax, asym, &r->negated, &r->symmetric, err);
+    hdg_status st = hdg_hdg_trace_sign(r->rep, diag, amax, asym, &r->negated, &r->asym, err);
     if (st) return st;
     if (r->negated) {
         for (long long i = 0; i < (long long)ne * nt * nt; i++) r->Ke[i] = -r->Ke[i];
@@ -139,7 +140,7 @@ static hdg_status solve_stage(hdg_run *r, hdg_error *err)
     long long n = (long long)r->B.nf * r->B.m;
     r->x = hdg_xcalloc((size_t)n, sizeof(double));
     hdg_hdg_solver s;
-    hdg_status st = hdg_hdg_choose_solver(r->o, r->symmetric, n, &s, err);
+    hdg_status st = hdg_hdg_choose_solver(r->o, r->asym, n, &s, err);
     if (st) return st;
     hdg_csr csr;
     memset(&csr, 0, sizeof csr);

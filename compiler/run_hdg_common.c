@@ -2,6 +2,7 @@
  * the host and device HDG drivers (see run_hdg_common.h). */
 #include "compiler/run_hdg_common.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,21 +40,22 @@ void hdg_hdg_report_dofs(hdg_report *R, const hdg_mesh *mesh, const hdg_lowered 
  * diagonal, so a system with a negative trace diagonal is negated (the
  * equation times -1: same solution). Symmetry is measured on K_e. */
 hdg_status hdg_hdg_trace_sign(hdg_report *rep, double diag, double amax, double asym, int *negated,
-                              int *symmetric, hdg_error *err)
+                              double *asym_rel, hdg_error *err)
 {
     if (!isfinite(diag))
         return hdg_fail(err, HDG_ESOLVER, "the element matrices contain NaN or Inf "
                         "(a singular local system? check tau > 0 and the coefficients)");
-    *symmetric = asym <= 1e-12 * amax;
+    *asym_rel = amax > 0 ? asym / amax : 0;
     *negated = diag < 0;
-    hdg_report_number(rep, "trace_matrix.symmetry_defect", amax > 0 ? asym / amax : 0);
+    hdg_report_number(rep, "trace_matrix.symmetry_defect", *asym_rel);
     hdg_report_bool(rep, "trace_matrix.negated", *negated);
     return HDG_OK;
 }
 
-hdg_status hdg_hdg_choose_solver(const hdg_run_options *o, int symmetric, long long n, hdg_hdg_solver *s,
+hdg_status hdg_hdg_choose_solver(const hdg_run_options *o, double asym_rel, long long n, hdg_hdg_solver *s,
                                  hdg_error *err)
 {
+    int symmetric = asym_rel <= HDG_HDG_SYMMETRIC;
     s->method = o->solver ? o->solver : (symmetric ? "cg" : "gmres");
     s->precond = o->precond ? o->precond : "block";
     s->format = o->format ? o->format : "block";
@@ -63,11 +65,19 @@ hdg_status hdg_hdg_choose_solver(const hdg_run_options *o, int symmetric, long l
         return hdg_fail(err, HDG_EINPUT, "unknown preconditioner '%s' (jacobi, block, none)", s->precond);
     if (strcmp(s->method, "cg") && strcmp(s->method, "gmres"))
         return hdg_fail(err, HDG_EINPUT, "unknown solver '%s' (cg, gmres)", s->method);
+    if (!strcmp(s->method, "cg") && !symmetric)
+        return hdg_fail(err, HDG_EINPUT, "--solver cg: the trace matrix is not symmetric (relative asymmetry "
+                        "%.3g), CG needs a symmetric matrix: use --solver gmres", asym_rel);
+    if (o->rtol > 0 && o->rtol < DBL_EPSILON)
+        return hdg_fail(err, HDG_EINPUT, "rtol %g: below the double precision epsilon 2.2e-16, out of any "
+                        "solver's reach", o->rtol);
     s->so = hdg_solve_opts_default();
     if (o->rtol > 0) s->so.rtol = o->rtol;
     if (o->maxit > 0) s->so.maxit = o->maxit;
     else s->so.maxit = (int)fmin(100000, fmax(1000, 2.0 * (double)n));
+    /* a Krylov space has at most n dimensions: a longer restart only costs memory */
     s->so.restart = o->restart > 0 ? o->restart : 100;
+    if (s->so.restart > n) s->so.restart = (int)(n > 0 ? n : 1);
     return HDG_OK;
 }
 
@@ -77,6 +87,7 @@ void hdg_hdg_report_solve(hdg_report *rep, const hdg_hdg_solver *s, const hdg_so
     hdg_report_string(rep, "solver.method", s->method);
     hdg_report_string(rep, "solver.precond", s->precond);
     hdg_report_number(rep, "solver.rtol", s->so.rtol);
+    if (!strcmp(s->method, "gmres")) hdg_report_int(rep, "solver.restart", s->so.restart);
     hdg_report_int(rep, "solver.iterations", info->iterations);
     hdg_report_number(rep, "solver.residual", info->residual);
     hdg_report_bool(rep, "solver.converged", info->converged && !st);

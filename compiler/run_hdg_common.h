@@ -22,16 +22,21 @@ void hdg_hdg_report_dofs(hdg_report *rep, const hdg_mesh *mesh, const hdg_lowere
 
 /* From the sum of the element matrices' diagonals, their largest entry and
  * largest asymmetry: fails on NaN/Inf, decides whether the system is negated
- * (a negative trace diagonal: the equation times -1) and symmetric, reports. */
+ * (a negative trace diagonal: the equation times -1), gives the relative
+ * asymmetry max|K - K^T| / max|K| (symmetric: <= HDG_HDG_SYMMETRIC), reports. */
+#define HDG_HDG_SYMMETRIC 1e-12
 hdg_status hdg_hdg_trace_sign(hdg_report *rep, double diag, double amax, double asym, int *negated,
-                              int *symmetric, hdg_error *err);
+                              double *asym_rel, hdg_error *err);
 
 /* The solver, preconditioner, matrix format (validated names) and options. */
 typedef struct hdg_hdg_solver {
     const char *method, *precond, *format;
     hdg_solve_opts so;
 } hdg_hdg_solver;
-hdg_status hdg_hdg_choose_solver(const hdg_run_options *o, int symmetric, long long n, hdg_hdg_solver *s,
+/* asym_rel from hdg_hdg_trace_sign: CG (the default when symmetric) on a
+ * non-symmetric matrix is refused with the figure. The GMRES restart is at
+ * most n. */
+hdg_status hdg_hdg_choose_solver(const hdg_run_options *o, double asym_rel, long long n, hdg_hdg_solver *s,
                                  hdg_error *err);
 void hdg_hdg_report_solve(hdg_report *rep, const hdg_hdg_solver *s, const hdg_solve_info *info, hdg_status st);
 

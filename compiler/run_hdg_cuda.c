@@ -37,7 +37,8 @@ typedef struct drun {
     hdg_geom geo;
     double *geom_h;                     /* ne * ngeom, kept for VTK */
     hdg_cuptr geom, params, Ke, Fe, rhs, x, uh, xe, xp;
-    int negated, symmetric;
+    int negated;
+    double asym;         /* relative asymmetry of K_e */
 } drun;
 
 #define DPTR(p) ((double *)(uintptr_t)(p))
@@ -109,7 +110,7 @@ static hdg_status local_stage(drun *r, hdg_error *err)
         asym = fmax(asym, s[3 * e + 2]);
     }
     free(s);
-    if (!st) st = hdg_hdg_trace_sign(r->rep, diag, amax, asym, &r->negated, &r->symmetric, err);
+    if (!st) st = hdg_hdg_trace_sign(r->rep, diag, amax, asym, &r->negated, &r->asym, err);
     if (!st && r->negated) {
         r->la.ops.scal(&r->la, (long long)ne * nt * nt, -1.0, DPTR(r->Ke));
         r->la.ops.scal(&r->la, (long long)ne * nt, -1.0, DPTR(r->Fe));
@@ -183,7 +184,7 @@ static hdg_status solve_stage(drun *r, hdg_error *err)
 {
     long long n = (long long)r->B.nf * r->B.m;
     hdg_hdg_solver s;
-    hdg_status st = hdg_hdg_choose_solver(r->o, r->symmetric, n, &s, err);
+    hdg_status st = hdg_hdg_choose_solver(r->o, r->asym, n, &s, err);
     if (st) return st;
     if (strcmp(s.format, "block"))
         return hdg_fail(err, HDG_EINPUT, "--format %s: the device solver multiplies in the dense block "

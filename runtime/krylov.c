@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "runtime/parallel.h"
 #include "support/util.h"
@@ -208,6 +209,40 @@ static hdg_status not_converged(const solver *s, hdg_solve_info *info, int it, d
                     s->name, it, rnorm / s->bnorm, s->o.rtol);
 }
 
+static hdg_status stagnated(const solver *s, hdg_solve_info *info, int it, double rnorm, hdg_error *err)
+{
+    set_info(s, info, it, rnorm, 0);
+    return hdg_fail(err, HDG_ESOLVER, "%s stagnated at relative residual %.3g after %d iterations: rtol %.3g "
+                    "is below what double precision reaches for this system (ask for a larger rtol)",
+                    s->name, rnorm / s->bnorm, it, s->o.rtol);
+}
+
+/* Stagnation: the solver's own residual (CG's recursive one, GMRES's
+ * estimate) claimed convergence or went far below the true one, and the true
+ * one no longer decreases (by half) from one restart to the next. Called at each (re)start with the
+ * true residual; returns 1 after two such restarts in a row. */
+typedef struct stall {
+    double last_true, own;   /* true residual at the last restart; own residual at the end of the cycle */
+    int count, lost;
+} stall;
+
+static void stall_init(stall *t)
+{
+    t->last_true = INFINITY;
+    t->own = INFINITY;
+    t->count = t->lost = 0;
+}
+
+static int stall_check(stall *t, double true_rn, double tol)
+{
+    /* the recursion claimed convergence, or lost touch with the truth */
+    t->lost = t->own <= tol || t->own < 1e-2 * true_rn;
+    t->count = t->lost && true_rn > 0.5 * t->last_true ? t->count + 1 : 0;
+    t->last_true = true_rn;
+    t->own = INFINITY;
+    return t->count >= 2;
+}
+
 static hdg_status blew_up(const solver *s, hdg_solve_info *info, int it, double rnorm,
                           const char *what, hdg_error *err)
 {
@@ -231,6 +266,16 @@ typedef struct cg_vecs {
     double *r, *z, *p, *q;
 } cg_vecs;
 
+/* A breakdown (p^T A p <= 0, r^T M r <= 0) with the recursive residual rn far
+ * below the true one is roundoff, not an indefinite matrix: stagnation. */
+static hdg_status cg_breakdown(solver *s, const double *b, const double *x, cg_vecs *w, hdg_solve_info *info,
+                               int it, double rn, const char *what, hdg_error *err)
+{
+    double rt = residual(s, b, x, w->q);
+    if (isfinite(rt) && rn < 1e-2 * rt) return stagnated(s, info, it, rt, err);
+    return blew_up(s, info, it, rn, what, err);
+}
+
 static hdg_status cg_loop(solver *s, const double *b, double *x, cg_vecs *w, hdg_solve_info *info,
                           hdg_error *err)
 {
@@ -238,6 +283,8 @@ static hdg_status cg_loop(solver *s, const double *b, double *x, cg_vecs *w, hdg
     void *vc = v->ctx;
     long long n = s->n;
     int it = 0;
+    stall t;
+    stall_init(&t);
     for (;;) { /* (re)start from the true residual */
         double rn = residual(s, b, x, w->r);
         if (!isfinite(rn)) return blew_up(s, info, it, NAN, "NaN or Inf in the residual", err);
@@ -245,6 +292,9 @@ static hdg_status cg_loop(solver *s, const double *b, double *x, cg_vecs *w, hdg
             set_info(s, info, it, rn, 1);
             return HDG_OK;
         }
+        int stuck = stall_check(&t, rn, s->tol);
+        if (stuck || (it >= s->o.maxit && t.lost))
+            return stagnated(s, info, it, rn, err);
         if (it >= s->o.maxit) return not_converged(s, info, it, rn, err);
         double *z = s->M ? w->z : w->r;
         if (s->M) s->M->apply(s->M->ctx, w->r, z);
@@ -255,8 +305,10 @@ static hdg_status cg_loop(solver *s, const double *b, double *x, cg_vecs *w, hdg
         for (;;) {
             s->A->apply(s->A->ctx, w->p, w->q);
             double pq = v->dot(vc, n, w->p, w->q);
-            if (!(pq > 0))
-                return blew_up(s, info, it, rn, pq_trouble(pq), err);
+            if (!(pq > 0)) {
+                if (isnan(pq)) return blew_up(s, info, it, rn, pq_trouble(pq), err);
+                return cg_breakdown(s, b, x, w, info, it, rn, pq_trouble(pq), err);
+            }
             double alpha = rz / pq;
             v->axpy(vc, n, alpha, w->p, x);
             v->axpy(vc, n, -alpha, w->q, w->r);
@@ -264,11 +316,14 @@ static hdg_status cg_loop(solver *s, const double *b, double *x, cg_vecs *w, hdg
             rn = v->norm2(vc, n, w->r);
             monitor(s, it, rn);
             if (!isfinite(rn)) return blew_up(s, info, it, NAN, "NaN or Inf in the residual", err);
+            t.own = rn;
             if (rn <= s->tol || it >= s->o.maxit) break; /* confirm on the true residual */
             if (s->M) s->M->apply(s->M->ctx, w->r, z);
             double rz_new = s->M ? v->dot(vc, n, w->r, z) : rn * rn;
-            if (!(rz_new > 0))
-                return blew_up(s, info, it, rn, rz_trouble(rz_new), err);
+            if (!(rz_new > 0)) {
+                if (isnan(rz_new)) return blew_up(s, info, it, rn, rz_trouble(rz_new), err);
+                return cg_breakdown(s, b, x, w, info, it, rn, rz_trouble(rz_new), err);
+            }
             v->xpay(vc, n, z, rz_new / rz, w->p);
             rz = rz_new;
         }
@@ -380,6 +435,8 @@ static hdg_status gmres_loop(solver *s, const double *b, double *x, gmres_work *
                              hdg_solve_info *info, hdg_error *err)
 {
     int it = 0;
+    stall t;
+    stall_init(&t);
     for (;;) { /* one restart cycle */
         double beta = residual(s, b, x, w->V[0]);
         if (!isfinite(beta)) return blew_up(s, info, it, NAN, "NaN or Inf in the residual", err);
@@ -387,6 +444,9 @@ static hdg_status gmres_loop(solver *s, const double *b, double *x, gmres_work *
             set_info(s, info, it, beta, 1);
             return HDG_OK;
         }
+        int stuck = stall_check(&t, beta, s->tol);
+        if (stuck || (it >= s->o.maxit && t.lost))
+            return stagnated(s, info, it, beta, err);
         if (it >= s->o.maxit) return not_converged(s, info, it, beta, err);
         s->v->scal(s->v->ctx, s->n, 1.0 / beta, w->V[0]);
         for (int i = 0; i <= w->m; i++) w->g[i] = 0.0;
@@ -400,6 +460,7 @@ static hdg_status gmres_loop(solver *s, const double *b, double *x, gmres_work *
             it++;
             double est = fabs(w->g[k]);
             monitor(s, it, est);
+            t.own = est;
             if (est <= s->tol || hn == 0) break;
         }
         if (!gmres_update(s, w, k, x))
@@ -407,36 +468,82 @@ static hdg_status gmres_loop(solver *s, const double *b, double *x, gmres_work *
     }
 }
 
+/* Memory the host can still give, in bytes (MemAvailable of /proc/meminfo,
+ * else the physical memory; 0: unknown). */
+static double host_available_bytes(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    double kb = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %lf kB", &kb) == 1) break;
+    if (f) fclose(f);
+    if (kb > 0) return kb * 1024.0;
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0) return (double)pages * (double)page;
+#endif
+    return 0;
+}
+
+static void gmres_work_free(const solver *s, gmres_work *w)
+{
+    if (w->V)
+        for (int i = 0; i <= w->m; i++)
+            if (w->V[i]) s->v->free(s->v->ctx, w->V[i]);
+    if (w->t) s->v->free(s->v->ctx, w->t);
+    if (w->u) s->v->free(s->v->ctx, w->u);
+    free(w->V), free(w->H), free(w->cs), free(w->sn), free(w->g), free(w->y);
+}
+
+/* The m + 3 vectors of length n and the (m+1) x m Hessenberg matrix; fails
+ * with the figure when they exceed the host's available memory or an
+ * allocation of the vecops fails (device memory). */
+static hdg_status gmres_work_alloc(const solver *s, gmres_work *w, hdg_error *err)
+{
+    int m = w->m;
+    double bytes = 8.0 * ((double)(m + 3) * (double)s->n + (double)(m + 1) * (m + 4));
+    double avail = s->v == &host_ops ? host_available_bytes() : 0;
+    if (avail > 0 && bytes > avail)
+        return hdg_fail(err, HDG_ENOMEM, "%s needs %.0f bytes (%.3g GB) of workspace for %lld unknowns, more "
+                        "than the %.3g GB of memory available: use a shorter restart", s->name, bytes,
+                        bytes / 1e9, s->n, avail / 1e9);
+    w->V = hdg_xcalloc((size_t)m + 1, sizeof(double *));
+    int ok = 1;
+    for (int i = 0; i <= m; i++) ok &= (w->V[i] = s->v->alloc(s->v->ctx, s->n)) != NULL;
+    ok &= (w->t = s->v->alloc(s->v->ctx, s->n)) != NULL;
+    ok &= (w->u = s->v->alloc(s->v->ctx, s->n)) != NULL;
+    w->H = hdg_xcalloc((size_t)(m + 1) * m, sizeof(double));
+    w->cs = hdg_xcalloc((size_t)m, sizeof(double));
+    w->sn = hdg_xcalloc((size_t)m, sizeof(double));
+    w->g = hdg_xcalloc((size_t)m + 1, sizeof(double));
+    w->y = hdg_xcalloc((size_t)m, sizeof(double));
+    if (!ok) {
+        gmres_work_free(s, w);
+        return hdg_fail(err, HDG_ENOMEM, "%s: could not allocate its %.3g GB of workspace for %lld unknowns: "
+                        "use a shorter restart", s->name, bytes / 1e9, s->n);
+    }
+    return HDG_OK;
+}
+
 hdg_status hdg_gmres(const hdg_linop *A, const hdg_linop *M, const double *b, double *x,
                      const hdg_solve_opts *o, const hdg_vecops *v, hdg_solve_info *info,
                      hdg_error *err)
 {
     int m = o && o->restart > 0 ? o->restart : hdg_solve_opts_default().restart;
+    if (A && A->n > 0 && m > A->n) m = (int)A->n; /* a Krylov space has at most n dimensions */
     char name[32];
     snprintf(name, sizeof name, "GMRES(%d)", m);
     solver s;
     hdg_status st;
     if (solver_start(&s, name, A, M, b, x, o, v, info, &st, err)) return st;
     gmres_work w = {.m = m};
-    w.V = hdg_xcalloc((size_t)m + 1, sizeof(double *));
-    for (int i = 0; i <= m; i++) w.V[i] = s.v->alloc(s.v->ctx, s.n);
-    w.t = s.v->alloc(s.v->ctx, s.n);
-    w.u = s.v->alloc(s.v->ctx, s.n);
-    w.H = hdg_xcalloc((size_t)(m + 1) * m, sizeof(double));
-    w.cs = hdg_xcalloc((size_t)m, sizeof(double));
-    w.sn = hdg_xcalloc((size_t)m, sizeof(double));
-    w.g = hdg_xcalloc((size_t)m + 1, sizeof(double));
-    w.y = hdg_xcalloc((size_t)m, sizeof(double));
+    if ((st = gmres_work_alloc(&s, &w, err))) {
+        set_info(&s, info, 0, s.bnorm, 0);
+        return st;
+    }
     st = gmres_loop(&s, b, x, &w, info, err);
-    for (int i = 0; i <= m; i++) s.v->free(s.v->ctx, w.V[i]);
-    s.v->free(s.v->ctx, w.t);
-    s.v->free(s.v->ctx, w.u);
-    free(w.V);
-    free(w.H);
-    free(w.cs);
-    free(w.sn);
-    free(w.g);
-    free(w.y);
+    gmres_work_free(&s, &w);
     return st;
 }
 

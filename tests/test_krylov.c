@@ -358,9 +358,55 @@ static void test_nonsymmetric(void)
     free_system(&s);
 }
 
+/* A tolerance below what double precision reaches: both solvers say
+ * "stagnated at relative residual X" (X near rounding level, the true
+ * residual) instead of a breakdown or a run to maxit; a restart longer
+ * than the unknowns is clamped (no huge workspace). */
+static void test_stagnation(void)
+{
+    system_t s;
+    build_system(&s, 6, 3, 0);
+    hdg_error err;
+    hdg_linop A = hdg_blockmat_op(&s.B), BJ;
+    CHECK(hdg_precond_block_init(&BJ, &s.B, &err) == HDG_OK, "%s", err.msg);
+    solver_fn fns[2] = {hdg_pcg, hdg_gmres};
+    const char *names[2] = {"CG", "GMRES"};
+    double tols[2] = {1e-300, 1e-17};
+    for (int f = 0; f < 2; f++)
+        for (int t = 0; t < 2; t++) {
+            hdg_solve_opts o = hdg_solve_opts_default();
+            o.rtol = tols[t];
+            o.maxit = 20 * s.n;
+            o.restart = 50;
+            hdg_solve_info info;
+            double *x = calloc(s.n, sizeof(double));
+            hdg_status st = fns[f](&A, &BJ, s.b, x, &o, NULL, &info, &err);
+            double res = true_residual(&s, x);
+            CHECK(st == HDG_ESOLVER && strstr(err.msg, "stagnated at relative residual"),
+                  "%s rtol %g: status %d: %s", names[f], tols[t], st, err.msg);
+            CHECK(info.residual < 1e-12 && res < 1e-12 && !info.converged, "%s rtol %g: residual %.3g (true %.3g)",
+                  names[f], tols[t], info.residual, res);
+            CHECK(info.iterations < o.maxit / 4, "%s rtol %g: stagnation seen after %d iterations (maxit %d)",
+                  names[f], tols[t], info.iterations, o.maxit);
+            printf("%s rtol %g: %s\n", names[f], tols[t], err.msg);
+            free(x);
+        }
+    /* restart 10^9 > n: clamped to n (the 8 GB x n workspace is never asked for) */
+    hdg_solve_opts o = hdg_solve_opts_default();
+    o.restart = 1000000000;
+    hdg_solve_info info;
+    double *x = calloc(s.n, sizeof(double));
+    hdg_status st = hdg_gmres(&A, &BJ, s.b, x, &o, NULL, &info, &err);
+    CHECK(st == HDG_OK && info.converged, "GMRES restart 1e9: %s", st ? err.msg : "");
+    free(x);
+    hdg_precond_free(&BJ);
+    free_system(&s);
+}
+
 int main(void)
 {
     test_spd();
     test_nonsymmetric();
+    test_stagnation();
     return test_summary("krylov");
 }
