@@ -169,6 +169,7 @@ typedef struct hdg_space {
     int degree_offset;         /* L2(P k+1) -> 1; 0 for P k and for a fixed number */
     bool degree_fixed;         /* L2(P 2): a number, not following the problem degree */
     hdg_loc loc;
+    hdg_loc degree_loc;        /* the degree in the declaration ('k', 'k+1' or the number) */
 } hdg_space;
 
 typedef struct hdg_unknown {

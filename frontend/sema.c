@@ -223,7 +223,8 @@ static void space_decl(sema *S, decl *d)
 {
     hdg_problem *p = S->p;
     hdg_space *sp = &p->spaces[p->nspaces];
-    *sp = (hdg_space){.name = d->name, .kind = HDG_SPACE_L2, .degree = p->degree, .loc = d->name_loc};
+    *sp = (hdg_space){.name = d->name, .kind = HDG_SPACE_L2, .degree = p->degree, .loc = d->name_loc,
+                      .degree_loc = d->deg_loc};
     bool ok = true;
     if (!strcmp(d->space_kind, "trace")) sp->kind = HDG_SPACE_TRACE;
     else if (strcmp(d->space_kind, "L2")) {
@@ -484,6 +485,33 @@ static bool decide_method(sema *S, decl *ds)
     }
     p->method = dt ? HDG_METHOD_DG : HDG_METHOD_HDG;
     return true;
+}
+
+/* The lowerings build every element and trace unknown (and their tests, which share
+ * their spaces) on the problem degree; only a post-processed unknown has its own
+ * degree. A space of another degree would be shown by 'check' and ignored by 'run':
+ * refuse it at its degree. */
+static void space_degrees(sema *S)
+{
+    hdg_problem *p = S->p;
+    for (int u = 0; u < p->nunknowns; u++) {
+        const hdg_unknown *x = &p->unknowns[u];
+        int s = x->space;
+        if (s < 0 || x->post || p->spaces[s].degree == p->degree) continue;
+        bool seen = false;
+        for (int v = 0; v < u && !seen; v++)
+            seen = p->unknowns[v].space == s && !p->unknowns[v].post;
+        if (seen) continue;
+        const hdg_space *sp = &p->spaces[s];
+        const char *k = p->degree_name;
+        char deg[64];
+        if (sp->degree_fixed) snprintf(deg, sizeof deg, "P %d", sp->degree);
+        else snprintf(deg, sizeof deg, "P %s+%d = P %d", k, sp->degree_offset, sp->degree);
+        sema_error(S, sp->degree_loc, "space %s is %s but the problem's degree is %s = %d: %s must be P %s "
+                   "(only a postprocess space may have another degree); write %s(P %s)", sp->name, deg, k,
+                   p->degree, p->method == HDG_METHOD_HDG ? "element and trace spaces" : "element spaces", k,
+                   sp->kind == HDG_SPACE_TRACE ? "trace" : "L2", k);
+    }
 }
 
 /* ---------------------------------------------------------------- equations */
@@ -1252,6 +1280,7 @@ hdg_problem *hdg_sema(const char *file, decl *ds, const hdg_frontend_options *op
         if (p->nunknowns == 0) sema_error(&S, p->loc.line ? p->loc : (hdg_loc){1, 1}, "the problem declares no unknowns");
         else if (p->nequations == 0) sema_error(&S, p->loc.line ? p->loc : (hdg_loc){1, 1}, "the problem has no equations");
         if (decide_method(&S, ds)) {
+            space_degrees(&S);
             if (p->method == HDG_METHOD_DG) no_post(&S, ds, &pr);
             equations(&S, ds, &pr);
             postprocessing(&S, ds, &pr);
