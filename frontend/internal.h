@@ -122,6 +122,10 @@ ast *ast_pair(parse_ctx *pc, ast_kind kind, hdg_loc loc, ast *a, ast *b);
 ast *ast_call(parse_ctx *pc, hdg_loc loc, const char *name, ilist args);
 ast *ast_if(parse_ctx *pc, hdg_loc loc, ast *c, ast *a, ast *b);
 bool ast_too_deep(parse_ctx *pc);
+/* After the parse: regroups every chain of more than 32 terms of '+' '-' (or '*' '/')
+ * into a balanced tree (same value, depth log2 of its length instead of its length)
+ * and checks the real depth against HDG_MAX_NEST (an error on pc->diags). */
+void ast_balance(parse_ctx *pc);
 item *item_new(parse_ctx *pc, const char *name, hdg_loc loc);
 ilist ilist_one(item *it);
 ilist ilist_add(ilist l, item *it);

@@ -26,5 +26,6 @@ bool hdg_parse_text(parse_ctx *pc, const char *src, size_t len)
     hdg_yy_scan_bytes(src, (int)len, scanner);
     int rc = hdg_yyparse(scanner, pc);
     hdg_yylex_destroy(scanner);
+    if (rc == 0) ast_balance(pc);
     return rc == 0 && !pc->syntax_errors && !pc->lex_error && !pc->nest_error;
 }

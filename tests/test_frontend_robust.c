@@ -70,7 +70,7 @@ static void test_long_line(void)
 {
     size_t len;
     char *s = repeat("problem p\nparam a = ", "1+", 500000, "1\n", &len);
-    CHECK(parse("1 MB sum", s, len) > 0, "1 MB sum: an error (nested too deeply)");
+    CHECK(parse("1 MB sum", s, len) > 0, "1 MB sum: an error (no unknowns)");
     free(s);
     s = repeat("problem ", "a", 1 << 20, "\n", &len);
     CHECK(parse("1 MB name", s, len) > 0, "1 MB name: name too long");
@@ -84,6 +84,50 @@ static void test_long_line(void)
     s = repeat("", "\n", 1 << 20, "problem", &len);
     CHECK(parse("1M lines", s, len) > 0, "1M newlines");
     free(s);
+}
+
+static char *example(const char *name, size_t *len);
+
+/* Flat chains are not nesting: poisson plus 'func g(x, y) = x OP x OP ...' of n terms
+ * parses, g's body keeps its value, and its tree is balanced (depth ~ log2 n). */
+static void chain(const char *base, size_t blen, const char *unit, int n, double want)
+{
+    size_t tl, len;
+    char *tail = repeat("\nfunc g(x, y) = x", unit, n - 1, "\n", &tl);
+    char *s = malloc(blen + tl + 1);
+    memcpy(s, base, blen);
+    memcpy(s + blen, tail, tl + 1);
+    len = blen + tl;
+    hdg_diags d;
+    hdg_diags_init(&d);
+    hdg_problem *p = hdg_problem_parse("chain.hdg", s, len, NULL, &d);
+    char *r = hdg_diags_render(&d);
+    CHECK(p != NULL, "%d x '%s': parses (%s)", n, unit, r);
+    for (int i = 0; p && i < p->nfuncs; i++) {
+        if (strcmp(p->funcs[i].name, "g")) continue;
+        hdg_eval_env env = {.x = 0.75, .y = 0.5, .problem = p};
+        CHECK_NEAR(hdg_expr_eval(p->funcs[i].body[0], &env), want, 1e-9 * fabs(want) + 1e-12, unit);
+        CHECK(p->funcs[i].body[0]->depth <= 40, "%d x '%s': depth %d", n, unit, p->funcs[i].body[0]->depth);
+    }
+    free(r);
+    hdg_problem_free(p);
+    hdg_diags_free(&d);
+    free(s);
+    free(tail);
+}
+
+static void test_long_chains(void)
+{
+    size_t len;
+    char *text = example("poisson", &len);
+    if (!text) return;
+    chain(text, len, " + x", 401, 401 * 0.75);
+    chain(text, len, " + x", 5000, 5000 * 0.75);
+    chain(text, len, " - x", 5000, -4998 * 0.75);
+    chain(text, len, " + 2*x - x", 3000, 3000 * 0.75);
+    chain(text, len, " * 1.0001", 5000, 0.75 * pow(1.0001, 4999));
+    chain(text, len, " / 1.0001 * 1.0002", 3000, 0.75 * pow(1.0002 / 1.0001, 2999));
+    free(text);
 }
 
 static void test_junk(void)
@@ -223,6 +267,7 @@ int main(void)
     test_regressions();
     test_nesting();
     test_long_line();
+    test_long_chains();
     test_junk();
     test_mutations();
     test_explosion();
