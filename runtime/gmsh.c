@@ -135,7 +135,7 @@ static hdg_status expect_end(scanner *s)
 typedef struct node { long long tag; double x, y; int line; } node;
 typedef struct tri { long long n[3]; int line; } tri;
 typedef struct seg { long long n[2]; int phys, line; } seg;
-typedef struct entity { int tag, phys; } entity;
+typedef struct entity { int tag, phys, i; } entity; /* i: order in the file */
 
 typedef struct msh {
     int version;                 /* 2 (2.x) or 41 */
@@ -255,6 +255,13 @@ static hdg_status read_entity_phys(scanner *s, int *phys)
     return st;
 }
 
+static int cmp_entity(const void *a, const void *b)
+{
+    const entity *x = a, *y = b;
+    if (x->tag != y->tag) return x->tag < y->tag ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
 static hdg_status read_entities(scanner *s, msh *d)
 {
     int count[4];
@@ -270,13 +277,15 @@ static hdg_status read_entities(scanner *s, msh *d)
             if (st || (st = read_entity_phys(s, &phys))) break;
             if (dim == 1) {
                 entity *c = PUSH(d->curves, d->nc, d->ccurve);
-                c->tag = tag, c->phys = phys;
+                c->tag = tag, c->phys = phys, c->i = d->nc - 1;
             }
             if (dim == 0) continue;
             if ((st = read_int(s, &nb, 0, 1 << 30, "number of bounding entities"))) break;
             for (int k = 0; !st && k < nb; k++) st = read_ll(s, &t, "bounding entity tag");
         }
-    return st ? st : expect_end(s);
+    if (st) return st;
+    qsort(d->curves, (size_t)d->nc, sizeof *d->curves, cmp_entity); /* for curve_phys */
+    return expect_end(s);
 }
 
 static hdg_status add_node(scanner *s, msh *d, long long tag, double x, double y, double z, int line)
@@ -400,11 +409,17 @@ static hdg_status read_elements2(scanner *s, msh *d)
     return st ? st : expect_end(s);
 }
 
+/* Physical tag of curve `tag` (the first one in the file with that tag), 0 if
+ * none; d->curves is sorted (bisection: one block per curve made it quadratic). */
 static int curve_phys(const msh *d, int tag)
 {
-    for (int i = 0; i < d->nc; i++)
-        if (d->curves[i].tag == tag) return d->curves[i].phys;
-    return 0;
+    int lo = 0, hi = d->nc;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (d->curves[mid].tag < tag) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < d->nc && d->curves[lo].tag == tag ? d->curves[lo].phys : 0;
 }
 
 static hdg_status read_elements41(scanner *s, msh *d)
@@ -586,6 +601,24 @@ done:
     return st;
 }
 
+hdg_status hdg_mesh_read_gmsh_buffer(hdg_mesh *m, const char *name, const char *data, size_t len, hdg_error *err)
+{
+    memset(m, 0, sizeof *m);
+    scanner s = {name, data, data + len, 1, 1, data, 0, NULL, err};
+    msh d;
+    memset(&d, 0, sizeof d);
+    d.m = m;
+    hdg_status st = read_sections(&s, &d);
+    if (!st) {
+        m->source = hdg_xstrdup(name);
+        st = to_mesh(name, &d, m, err);
+    }
+    msh_free(&d);
+    if (!st) st = hdg_mesh_build_topology(m, err);
+    if (st) hdg_mesh_free(m);
+    return st;
+}
+
 hdg_status hdg_mesh_read_gmsh(hdg_mesh *m, const char *path, hdg_error *err)
 {
     memset(m, 0, sizeof *m);
@@ -593,18 +626,7 @@ hdg_status hdg_mesh_read_gmsh(hdg_mesh *m, const char *path, hdg_error *err)
     size_t len;
     hdg_status st = hdg_read_file(path, &data, &len, err);
     if (st) return st;
-    scanner s = {path, data, data + len, 1, 1, data, 0, NULL, err};
-    msh d;
-    memset(&d, 0, sizeof d);
-    d.m = m;
-    st = read_sections(&s, &d);
+    st = hdg_mesh_read_gmsh_buffer(m, path, data, len, err);
     free(data);
-    if (!st) {
-        m->source = hdg_xstrdup(path);
-        st = to_mesh(path, &d, m, err);
-    }
-    msh_free(&d);
-    if (!st) st = hdg_mesh_build_topology(m, err);
-    if (st) hdg_mesh_free(m);
     return st;
 }

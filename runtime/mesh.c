@@ -106,6 +106,10 @@ static hdg_status check_elements(hdg_mesh *m, hdg_error *err)
             if (v[j] < 0 || v[j] >= m->nv)
                 return hdg_fail(err, HDG_EINTERNAL, "element %d: vertex index %d out of range", e, v[j]);
         double a2 = signed_area2(m, v), h2 = longest_edge2(m, v);
+        if (!isfinite(a2) || !isfinite(h2)) /* else NaN passes both tests below */
+            return hdg_fail(err, HDG_EINPUT,
+                            "%selement %d: coordinates too large (its area or edge length overflows a double)",
+                            eloc(m, e, loc, sizeof loc), e);
         if (fabs(a2 / 2) <= DEGENERATE_TOL * h2) {
             char b0[32], b1[32], b2[32];
             return hdg_fail(err, HDG_EINPUT,
@@ -141,6 +145,15 @@ static int hv(const hdg_mesh *m, int k, int end) /* vertex `end` (0/1) of half-e
 static int lo(const hdg_mesh *m, int k) { int a = hv(m, k, 0), b = hv(m, k, 1); return a < b ? a : b; }
 static int hi(const hdg_mesh *m, int k) { int a = hv(m, k, 0), b = hv(m, k, 1); return a > b ? a : b; }
 
+typedef struct hi_half { int hi, k; } hi_half;
+
+static int cmp_hi_half(const void *a, const void *b)
+{
+    const hi_half *x = a, *y = b;
+    if (x->hi != y->hi) return x->hi < y->hi ? -1 : 1;
+    return (x->k > y->k) - (x->k < y->k);
+}
+
 static void edge_index_build(edge_index *x, const hdg_mesh *m)
 {
     int nh = 3 * m->ne;
@@ -149,19 +162,17 @@ static void edge_index_build(edge_index *x, const hdg_mesh *m)
     for (int k = 0; k < nh; k++) x->start[lo(m, k) + 1]++;
     for (int a = 0; a < m->nv; a++) x->start[a + 1] += x->start[a];
     int *fill = hdg_xmalloc((size_t)m->nv * sizeof(int));
+    hi_half *t = hdg_xmalloc((size_t)(nh ? nh : 1) * sizeof *t);
     memcpy(fill, x->start, (size_t)m->nv * sizeof(int));
-    for (int k = 0; k < nh; k++) x->half[fill[lo(m, k)]++] = k; /* ascending k per bucket */
+    for (int k = 0; k < nh; k++) t[fill[lo(m, k)]++] = (hi_half){hi(m, k), k};
     free(fill);
-    /* order each bucket by the other vertex (stable insertion sort: buckets are small) */
+    /* order each bucket by the other vertex, then k (qsort: a vertex may have
+     * any number of triangles, a fan of 10^5 made insertion sort hang) */
     for (int a = 0; a < m->nv; a++)
-        for (int i = x->start[a] + 1; i < x->start[a + 1]; i++) {
-            int k = x->half[i], p = i - 1;
-            while (p >= x->start[a] && hi(m, x->half[p]) > hi(m, k)) {
-                x->half[p + 1] = x->half[p];
-                p--;
-            }
-            x->half[p + 1] = k;
-        }
+        if (x->start[a + 1] - x->start[a] > 1)
+            qsort(t + x->start[a], (size_t)(x->start[a + 1] - x->start[a]), sizeof *t, cmp_hi_half);
+    for (int i = 0; i < nh; i++) x->half[i] = t[i].k;
+    free(t);
 }
 
 static void edge_index_free(edge_index *x) { free(x->start), free(x->half); }
@@ -255,9 +266,13 @@ static void build_coupling(hdg_mesh *m)
 static int find_face(const hdg_mesh *m, const edge_index *x, int a, int b)
 {
     int l = a < b ? a : b, h = a < b ? b : a;
-    for (int i = x->start[l]; i < x->start[l + 1]; i++)
-        if (hi(m, x->half[i]) == h) return m->ef[x->half[i]];
-    return -1;
+    int lo_i = x->start[l], hi_i = x->start[l + 1]; /* bucket sorted by hi: bisect */
+    while (lo_i < hi_i) {
+        int mid = lo_i + (hi_i - lo_i) / 2;
+        if (hi(m, x->half[mid]) < h) lo_i = mid + 1;
+        else hi_i = mid;
+    }
+    return lo_i < x->start[l + 1] && hi(m, x->half[lo_i]) == h ? m->ef[x->half[lo_i]] : -1;
 }
 
 /* Applies the constructor's tagged edges; untagged boundary faces get "boundary". */

@@ -38,6 +38,8 @@
 #ifndef HDG_MESH_H
 #define HDG_MESH_H
 
+#include <stddef.h>
+
 #include "hdg.h"
 
 typedef struct hdg_mesh {
@@ -81,6 +83,11 @@ hdg_status hdg_mesh_square(hdg_mesh *m, int N, double perturb, double x0, double
 /* Gmsh .msh, format 2.2 or 4.1 ASCII: 3-node triangles, 2-node boundary lines
  * (physical tags = markers), points ignored, anything else an error. */
 hdg_status hdg_mesh_read_gmsh(hdg_mesh *m, const char *path, hdg_error *err);
+
+/* The same from bytes in memory (need not be NUL-terminated); name stands for
+ * the path in messages and m->source (the fuzz harness, fuzz/gmsh.c, uses it). */
+hdg_status hdg_mesh_read_gmsh_buffer(hdg_mesh *m, const char *name, const char *data, size_t len,
+                                     hdg_error *err);
 
 /* "square:N[,perturb=p][,domain=[a,b]^2 | ,domain=[a,b]x[c,d]]" or a .msh path. */
 hdg_status hdg_mesh_load(hdg_mesh *m, const char *spec, hdg_error *err);

@@ -1,6 +1,9 @@
 /* test_mesh_gmsh.c — the Gmsh reader on the meshes in tests/data. */
+#include <math.h>
 #include <string.h>
+#include <time.h>
 
+#include "support/util.h"
 #include "test.h"
 #include "test_mesh_common.c"
 
@@ -147,8 +150,87 @@ static void test_errors(void)
     expect_error(HDG_TEST_DATA, HDG_EIO, "is a directory");
 }
 
+/* Gmsh 4.1 text of a fan: n triangles around node 1 (the hub, at the origin)
+ * over the upper unit half circle (nodes 2..n+2), listed from the last to the
+ * first when `descending` (the hub's edges then arrive in the worst order for
+ * an insertion sort). `curves` curves, curve c with physical tag c; `blocks`
+ * element blocks, block c on curve c with one line on the boundary edge 1-2 (one
+ * curve lookup per block); `nrep` lines on curve 1 along the boundary edge 1-(n+2)
+ * (each one a face lookup in the hub's edges). */
+static char *fan_msh(int n, int descending, int curves, int blocks, int nrep)
+{
+    hdg_str b;
+    hdg_str_init(&b);
+    hdg_str_printf(&b, "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$Entities\n0 %d 1 0\n", curves);
+    for (int c = 1; c <= curves; c++) hdg_str_printf(&b, "%d 0 0 0 1 1 0 1 %d 0\n", c, c);
+    hdg_str_printf(&b, "1 -1 0 0 1 1 0 0 0\n$EndEntities\n$Nodes\n1 %d 1 %d\n2 1 0 %d\n", n + 2, n + 2, n + 2);
+    for (int i = 1; i <= n + 2; i++) hdg_str_printf(&b, "%d\n", i);
+    hdg_str_puts(&b, "0 0 0\n");
+    for (int i = 0; i <= n; i++) {
+        double t = 3.141592653589793 * i / n;
+        hdg_str_printf(&b, "%.17g %.17g 0\n", cos(t), sin(t));
+    }
+    int nb = blocks;
+    hdg_str_printf(&b, "$EndNodes\n$Elements\n%d %d 1 %d\n2 1 2 %d\n", 1 + nb + (nrep > 0), n + nb + nrep,
+                   n + nb + nrep, n);
+    int tag = 1;
+    for (int k = 0; k < n; k++) {
+        int i = descending ? n - 1 - k : k; /* triangle hub, node i+2, node i+3 */
+        hdg_str_printf(&b, "%d 1 %d %d\n", tag++, i + 2, i + 3);
+    }
+    for (int c = 1; c <= nb; c++) hdg_str_printf(&b, "1 %d 1 1\n%d 1 2\n", c, tag++);
+    if (nrep) hdg_str_printf(&b, "1 1 1 %d\n", nrep);
+    for (int r = 0; r < nrep; r++) hdg_str_printf(&b, "%d 1 %d\n", tag++, n + 2);
+    hdg_str_puts(&b, "$EndElements\n");
+    return hdg_str_take(&b);
+}
+
+/* Inputs that were quadratic in the reader or the topology (found reading the
+ * code while writing fuzz/gmsh.c): each took minutes, now well under a second. */
+static void check_fan(const char *what, int n, int descending, int curves, int blocks, int nrep, int nmark1)
+{
+    char *text = fan_msh(n, descending, curves, blocks, nrep);
+    hdg_mesh m;
+    hdg_error err;
+    clock_t t0 = clock(); /* CPU time: the machine may be busy */
+    hdg_status st = hdg_mesh_read_gmsh_buffer(&m, what, text, strlen(text), &err);
+    double dt = (double)(clock() - t0) / CLOCKS_PER_SEC;
+    CHECK(st == HDG_OK, "%s: %s", what, err.msg);
+    CHECK(dt < 5, "%s: read in %.2f s (quadratic?)", what, dt);
+    CHECK(m.ne == n && m.nbf == n + 2 && m.nf == 2 * n + 1, "%s: ne %d nbf %d nf %d", what, m.ne, m.nbf, m.nf);
+    CHECK(m.nf == 0 || hdg_mesh_marker_count(&m, 1) == nmark1, "%s: marker 1 on %d faces (want %d)", what,
+          m.nf ? hdg_mesh_marker_count(&m, 1) : -1, nmark1);
+    hdg_mesh_free(&m);
+    free(text);
+}
+
+static void test_quadratic_inputs(void)
+{
+    int n = 100000;
+    check_fan("fan, hub edges in reverse order", n, 1, 0, 0, 0, n + 2); /* 1: "boundary" */
+    check_fan("3*10^5 curves, a line block on each", 1000, 0, 3 * n, 3 * n, 0, 1);
+    check_fan("fan, 10^5 lines on one edge", n, 0, 1, 0, n, 1);
+}
+
+/* A buffer need not be NUL-terminated; the name stands for the path. */
+static void test_buffer(void)
+{
+    static const char text[] = "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n3\n1 0 0 0\n2 1 0 0\n3 0 1 0\n"
+                               "$EndNodes\n$Elements\n1\n1 2 2 1 1 1 2 3\n$EndElements\nJUNK";
+    hdg_mesh m;
+    hdg_error err;
+    CHECK(hdg_mesh_read_gmsh_buffer(&m, "mem.msh", text, sizeof text - 5, &err) == HDG_OK, "buffer: %s", err.msg);
+    CHECK(m.ne == 1 && m.nv == 3 && !strcmp(m.source, "mem.msh"), "buffer: ne %d", m.ne);
+    hdg_mesh_free(&m);
+    CHECK(hdg_mesh_read_gmsh_buffer(&m, "mem.msh", text, sizeof text - 20, &err) == HDG_EINPUT &&
+              strstr(err.msg, "mem.msh:12: file ends inside the $Elements section"),
+          "cut buffer: %s", err.msg);
+}
+
 int main(void)
 {
+    test_buffer();
+    test_quadratic_inputs();
     test_square16();
     test_partial_tags();
     test_maxwell05();
