@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { HEADER = 40, FORMAT = 1 };
+enum { HEADER = HDG_CACHE_HEADER, FORMAT = 1 };
 static const char MAGIC[8] = {'H', 'D', 'G', 'C', 'A', 'C', 'H', 'E'};
 
 /* ---- directory ---------------------------------------------------------- */
@@ -165,6 +165,20 @@ static unsigned char *slurp(const char *path, size_t *len, int *bad)
     return buf;
 }
 
+int hdg_cache_check(const void *entry, size_t len, unsigned long long key, size_t *payload)
+{
+    const unsigned char *buf = entry;
+    *payload = 0;
+    if (len < HEADER) return 0;
+    uint64_t size = get64(buf + 24);
+    if (memcmp(buf, MAGIC, 8) || get32(buf + 8) != FORMAT || get32(buf + 12) != HEADER ||
+        get64(buf + 16) != key || size != len - HEADER ||
+        get64(buf + 32) != hdg_hash64(buf + HEADER, (size_t)size, key))
+        return 0;
+    *payload = (size_t)size;
+    return 1;
+}
+
 int hdg_cache_get(const char *dir, const char *kind, unsigned long long key, void **data,
                   size_t *n)
 {
@@ -179,11 +193,8 @@ int hdg_cache_get(const char *dir, const char *kind, unsigned long long key, voi
         if (bad) unlink(path);
         return 0;
     }
-    uint64_t size = get64(buf + 24);
-    int ok = !memcmp(buf, MAGIC, 8) && get32(buf + 8) == FORMAT && get32(buf + 12) == HEADER &&
-             get64(buf + 16) == key && size == len - HEADER &&
-             get64(buf + 32) == hdg_hash64(buf + HEADER, size, key);
-    if (!ok) {
+    size_t size;
+    if (!hdg_cache_check(buf, len, key, &size)) {
         free(buf);
         unlink(path);
         return 0;

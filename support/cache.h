@@ -31,6 +31,12 @@ unsigned long long hdg_cache_key(const char *const *parts, int nparts);
 int hdg_cache_get(const char *dir, const char *kind, unsigned long long key,
                   void **data, size_t *n);
 
+/* Checks the bytes of an entry file (header + payload) for key: returns 1 when
+ * it is whole and intact, with *payload = the payload's length (it starts at
+ * byte HDG_CACHE_HEADER), else 0. hdg_cache_get's parser (fuzz/cache.c fuzzes it). */
+#define HDG_CACHE_HEADER 40
+int hdg_cache_check(const void *entry, size_t len, unsigned long long key, size_t *payload);
+
 /* Stores an entry atomically (temporary file + rename). Returns 0 on success,
  * -1 on failure with a one-line reason in warning (if non-NULL). */
 int hdg_cache_put(const char *dir, const char *kind, unsigned long long key,

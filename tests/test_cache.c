@@ -175,6 +175,34 @@ static void test_roundtrip(const char *root)
     CHECK(hdg_cache_put(bad, "o", 1, blob, 10, NULL, 0) == -1, "no warning buffer is fine");
 }
 
+/* hdg_cache_check, the parser of an entry's bytes (fuzzed by fuzz/cache.c). */
+static void test_check(const char *root)
+{
+    char dir[4096], path[4200];
+    snprintf(dir, sizeof dir, "%s/check", root);
+    mkdir(dir, 0755);
+    unsigned long long key = 0x1234abcdULL;
+    CHECK(hdg_cache_put(dir, "o", key, "payload", 7, NULL, 0) == 0, "put");
+    hdg_cache_path(dir, "o", key, path, sizeof path);
+    unsigned char e[64];
+    FILE *f = fopen(path, "rb");
+    size_t len = f ? fread(e, 1, sizeof e, f) : 0, n = 99;
+    if (f) fclose(f);
+    CHECK(len == HDG_CACHE_HEADER + 7, "entry is %zu bytes", len);
+    CHECK(hdg_cache_check(e, len, key, &n) == 1 && n == 7 && !memcmp(e + HDG_CACHE_HEADER, "payload", 7),
+          "valid entry, payload %zu", n);
+    CHECK(hdg_cache_check(e, len, key + 1, &n) == 0 && n == 0, "another key");
+    for (size_t cut = 0; cut < len; cut++) /* every truncation, down to nothing */
+        CHECK(hdg_cache_check(e, cut, key, &n) == 0 && n == 0, "cut to %zu bytes", cut);
+    for (size_t i = 0; i < len; i++) { /* every single-bit flip */
+        e[i] ^= 0x10;
+        CHECK(hdg_cache_check(e, len, key, &n) == 0, "bit flipped in byte %zu", i);
+        e[i] ^= 0x10;
+    }
+    e[24] = 0xd8, memset(e + 25, 0xff, 7); /* payload length -40: len - HEADER wraps */
+    CHECK(hdg_cache_check(e, 0, key, &n) == 0 && hdg_cache_check(e, len, key, &n) == 0, "length -40");
+}
+
 int main(void)
 {
     char root[] = "/tmp/hdgc-test-cache-XXXXXX";
@@ -185,6 +213,7 @@ int main(void)
     test_keys();
     test_dir(root);
     test_roundtrip(root);
+    test_check(root);
     rm_tree(root);
     return test_summary("cache");
 }
