@@ -4,7 +4,7 @@ ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_GEN  := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 
-.PHONY: all deps build run test test-asan test-gpu fuzz clean
+.PHONY: all deps build run test test-asan test-gpu fuzz fuzz-build fuzz-ci clean
 
 all: build
 
@@ -34,18 +34,25 @@ test-asan: deps
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
 
-# fuzz: libFuzzer on the frontend (frontend/fuzz/harness.c) for FUZZ_TIME seconds,
-# seeded with examples/ and tests/data/frontend/; crashes land in build-fuzz/crashes/.
-FUZZ_BUILD ?= build-fuzz
-FUZZ_TIME  ?= 60
-fuzz:
+# fuzz: libFuzzer (+ ASan + UBSan) on FUZZ_TARGET (parser: the language frontend, gmsh:
+# the mesh reader and topology, cache: the kernel cache reader) for FUZZ_TIME seconds;
+# fuzz-ci: each target for FUZZ_CI_TIME seconds from its seed corpus (fuzz/run.sh).
+# Crashes land in build-fuzz/crashes/<target>/.
+FUZZ_BUILD   ?= build-fuzz
+FUZZ_TIME    ?= 60
+FUZZ_CI_TIME ?= 20
+FUZZ_TARGET  ?= parser
+FUZZ_TARGETS := parser gmsh cache
+fuzz-build: deps
 	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=clang \
 	  -DCMAKE_CXX_COMPILER=clang++ -DHDG_FUZZ=ON $(CMAKE_GEN)
-	cmake --build $(FUZZ_BUILD) --target hdg_fuzz_parser -j $(JOBS)
-	mkdir -p $(FUZZ_BUILD)/corpus $(FUZZ_BUILD)/crashes
-	$(FUZZ_BUILD)/hdg_fuzz_parser -max_total_time=$(FUZZ_TIME) -max_len=8192 -timeout=10 \
-	  -rss_limit_mb=2048 -dict=frontend/fuzz/hdg.dict -artifact_prefix=$(FUZZ_BUILD)/crashes/ \
-	  $(FUZZ_BUILD)/corpus examples tests/data/frontend
+	cmake --build $(FUZZ_BUILD) --target $(addprefix hdg_fuzz_,$(FUZZ_TARGETS)) -j $(JOBS)
+
+fuzz: fuzz-build
+	sh fuzz/run.sh $(FUZZ_TARGET) $(FUZZ_TIME) $(FUZZ_BUILD)
+
+fuzz-ci: fuzz-build
+	for t in $(FUZZ_TARGETS); do sh fuzz/run.sh $$t $(FUZZ_CI_TIME) $(FUZZ_BUILD) ci || exit 1; done
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

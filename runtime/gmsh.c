@@ -284,7 +284,7 @@ static hdg_status read_entities(scanner *s, msh *d)
             for (int k = 0; !st && k < nb; k++) st = read_ll(s, &t, "bounding entity tag");
         }
     if (st) return st;
-    qsort(d->curves, (size_t)d->nc, sizeof *d->curves, cmp_entity); /* for curve_phys */
+    if (d->nc > 1) qsort(d->curves, (size_t)d->nc, sizeof *d->curves, cmp_entity); /* for curve_phys */
     return expect_end(s);
 }
 

@@ -1,8 +1,8 @@
-/* harness.c — libFuzzer entry point over the whole frontend (make fuzz):
+/* parser.c — libFuzzer entry point over the whole frontend (make fuzz):
  * parse + check arbitrary bytes, render the diagnostics, and exercise what the
  * rest of the compiler does with a checked problem (summary, marker check,
  * evaluation, inlining and derivatives of every expression). Built only with
- * -DHDG_FUZZ=ON and clang (frontend/CMakeLists.txt). */
+ * -DHDG_FUZZ=ON and clang (fuzz/CMakeLists.txt). */
 #include <stdint.h>
 #include <stdlib.h>
 

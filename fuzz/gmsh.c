@@ -1,0 +1,78 @@
+/* gmsh.c — libFuzzer entry point over the Gmsh reader (runtime/gmsh.c, 2.2 and
+ * 4.1 ASCII, the refusal of binary files) and the topology built and validated
+ * from what it read (runtime/mesh.c). Every input must either fail with a
+ * printable message or give a mesh that keeps the invariants of mesh.h; a
+ * broken invariant aborts, so the fuzzer reports it like a crash. Built only
+ * with -DHDG_FUZZ=ON and clang (fuzz/CMakeLists.txt). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/mesh.h"
+
+static void require(int ok, const char *what, int i)
+{
+    if (ok) return;
+    fprintf(stderr, "fuzz_gmsh: broken invariant: %s (%d)\n", what, i);
+    abort();
+}
+
+static void check_elements(const hdg_mesh *m)
+{
+    require(m->ne > 0 && m->nv > 0 && m->source != NULL, "ne, nv > 0 and a source", m->ne);
+    for (int e = 0; e < m->ne; e++) {
+        const int *v = m->ev + 3 * e;
+        for (int j = 0; j < 3; j++) require(v[j] >= 0 && v[j] < m->nv, "ev in range", e);
+        double a2 = (m->vx[v[1]] - m->vx[v[0]]) * (m->vy[v[2]] - m->vy[v[0]]) -
+                    (m->vy[v[1]] - m->vy[v[0]]) * (m->vx[v[2]] - m->vx[v[0]]);
+        require(a2 > 0, "counter-clockwise triangle with positive area", e);
+        for (int j = 0; j < 3; j++) {
+            int f = m->ef[3 * e + j], s = m->eforient[3 * e + j];
+            require(f >= 0 && f < m->nf && (s == 0 || s == 1), "ef, eforient in range", e);
+            require(m->fe[2 * f + s] == e && m->flf[2 * f + s] == j, "fe/flf agree with ef/eforient", e);
+            int a = v[j], b = v[(j + 1) % 3];
+            require(s ? m->fv[2 * f] == b && m->fv[2 * f + 1] == a : m->fv[2 * f] == a && m->fv[2 * f + 1] == b,
+                    "fv in the traversal direction", e);
+        }
+    }
+}
+
+static void check_faces(const hdg_mesh *m)
+{
+    int nbf = 0;
+    for (int f = 0; f < m->nf; f++) {
+        int e0 = m->fe[2 * f], e1 = m->fe[2 * f + 1], mk = m->fmark[f];
+        require(e0 >= 0 && e0 < m->ne && e1 < m->ne && (e1 < 0 || e1 > e0), "fe ordered", f);
+        nbf += e1 < 0;
+        require(e1 < 0 ? mk > 0 && mk <= m->nmarkers : mk == 0, "marker on boundary faces only", f);
+        if (mk > 0) require(m->marker_names[mk] != NULL && hdg_mesh_marker_id(m, m->marker_names[mk]) > 0,
+                            "every used marker has a name", f);
+        require(m->fnbr[5 * f] == f, "fnbr[5f] == f", f);
+        for (int a = 0; a < 5; a++) {
+            int g = m->fnbr[5 * f + a];
+            require(g >= -1 && g < m->nf && (g < 0) == (a >= 3 && e1 < 0), "fnbr padding", f);
+        }
+    }
+    require(nbf == m->nbf && nbf > 0, "nbf counts the boundary faces", nbf);
+    require(3 * m->ne == 2 * m->nf - m->nbf, "3 ne = 2 nf - nbf", m->nf);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    hdg_mesh m;
+    hdg_error err;
+    hdg_error_clear(&err);
+    hdg_status st = hdg_mesh_read_gmsh_buffer(&m, "fuzz.msh", (const char *)data, size, &err);
+    if (st) {
+        require(err.msg[0] != '\0' && !strncmp(err.msg, "fuzz.msh", 8), "a failure names the file", st);
+        require(m.ne == 0 && m.ev == NULL && m.ef == NULL, "a failed read leaves an empty mesh", st);
+        return 0;
+    }
+    check_elements(&m);
+    check_faces(&m);
+    require(hdg_mesh_build_topology(&m, &err) == HDG_OK, "the topology rebuilds", 0);
+    check_faces(&m);
+    hdg_mesh_free(&m);
+    return 0;
+}
