@@ -66,7 +66,7 @@ hdg_status hdg_cuda_build(const char *source, const char *file_name, const hdg_n
     double t0 = hdg_wtime();
     void *data = NULL;
     size_t n = 0;
-    if (dir[0] && hdg_cache_get(dir, kind, key, &data, &n)) {
+    if (dir[0] && hdg_cache_get_warn(dir, kind, key, &data, &n, img->warning, sizeof img->warning)) {
         int ok = unpack(data, n, &img->out);
         free(data);
         if (ok) {

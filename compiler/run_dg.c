@@ -129,6 +129,7 @@ static hdg_status setup(dgrun *r, const hdg_run_options *opt, hdg_report *rep, h
     r->res = hdg_xcalloc((size_t)d->n, sizeof(double));
     hdg_dg_report_setup(rep, d, t2 - t1, hdg_wtime() - t2, r->comp.stats.cache_hit, r->comp.nkernels,
                         (long long)r->comp.source_bytes);
+    if (r->comp.stats.warning[0]) hdg_report_string(rep, "compile.warning", r->comp.stats.warning);
     return HDG_OK;
 }
 

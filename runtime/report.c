@@ -198,18 +198,14 @@ hdg_status hdg_report_write(const hdg_report *r, const char *path, hdg_error *er
 {
     if (!r || !path || !*path)
         return hdg_fail(err, HDG_EINPUT, "report: no report or no output path given");
-    FILE *f = fopen(path, "w");
-    if (!f) return hdg_fail(err, HDG_EIO, "%s: cannot open for writing: %s", path, strerror(errno));
-
+    hdg_ofile o;
+    hdg_status st = hdg_ofile_open(&o, path, err);
+    if (st) return st;
     char *text = hdg_report_to_string(r);
-    fputs(text, f);
-    fputc('\n', f);
+    fputs(text, o.f);
+    fputc('\n', o.f);
     free(text);
-    int bad = ferror(f);
-    int saved = errno;
-    if (fclose(f) != 0 && !bad) { bad = 1; saved = errno; }
-    if (bad) return hdg_fail(err, HDG_EIO, "%s: write error: %s", path, strerror(saved));
-    return HDG_OK;
+    return hdg_ofile_commit(&o, err);
 }
 
 double hdg_report_get_number(const hdg_report *r, const char *path, int *found)

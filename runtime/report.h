@@ -49,7 +49,9 @@ hdg_report *hdg_report_array_push_object(hdg_report *r, const char *path);
 /* The report as indented JSON text; the caller frees it with free(). */
 char *hdg_report_to_string(const hdg_report *r);
 
-/* Writes the JSON text (and a final newline) to the file at path. */
+/* Writes the JSON text (and a final newline) to the file at path, atomically
+ * (a temporary file renamed over path: on a write error the previous report
+ * is left as it was; see hdg_ofile in support/util.h). */
 hdg_status hdg_report_write(const hdg_report *r, const char *path, hdg_error *err);
 
 /* The number at path. *found (when non-NULL) is 1 if path names a number

@@ -287,20 +287,6 @@ static void write_vtu(const vtu *w)
     fputs("    </Piece>\n  </UnstructuredGrid>\n</VTKFile>\n", w->f);
 }
 
-/* Closes f; on any write error removes the partial file and fails. */
-static hdg_status finish_file(FILE *f, const char *path, hdg_error *err)
-{
-    int bad = ferror(f);
-    int saved = errno;
-    if (fclose(f) != 0 && !bad) {
-        bad = 1;
-        saved = errno;
-    }
-    if (!bad) return HDG_OK;
-    remove(path);
-    return hdg_fail(err, HDG_EIO, "%s: write error: %s", path, strerror(saved ? saved : EIO));
-}
-
 hdg_status hdg_vtk_write(const char *path, int ne, const double *vxy, int p, int nfields,
                          const char *const *names, const double *const *values, int mode,
                          hdg_error *err)
@@ -329,13 +315,13 @@ hdg_status hdg_vtk_write(const char *path, int ne, const double *vxy, int p, int
     if (mode == HDG_VTK_LAGRANGE) hdg_vtk_lagrange_order(w.pg, w.order);
     else for (int k = 0; k < w.npe; k++) w.order[k] = k;
 
-    w.f = fopen(path, "w");
-    if (!w.f) {
-        st = hdg_fail(err, HDG_EIO, "%s: cannot open for writing: %s", path, strerror(errno));
-    } else {
+    hdg_ofile o;   /* a temporary beside path, renamed over it when whole */
+    st = hdg_ofile_open(&o, path, err);
+    if (!st) {
+        w.f = o.f;
         setvbuf(w.f, NULL, _IOFBF, 1 << 16);
         write_vtu(&w);
-        st = finish_file(w.f, path, err);
+        st = hdg_ofile_commit(&o, err);
     }
     free(w.order);
     free(w.li);
@@ -439,8 +425,10 @@ hdg_status hdg_pvd_write(const char *path, int n, const char *const *files, cons
             return hdg_fail(err, HDG_EINPUT, "pvd: time of '%s' is not finite", files[k]);
     }
 
-    FILE *f = fopen(path, "w");
-    if (!f) return hdg_fail(err, HDG_EIO, "%s: cannot open for writing: %s", path, strerror(errno));
+    hdg_ofile o;
+    hdg_status st = hdg_ofile_open(&o, path, err);
+    if (st) return st;
+    FILE *f = o.f;
     char *cwd = current_dir();
     fputs("<?xml version=\"1.0\"?>\n"
           "<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
@@ -455,5 +443,5 @@ hdg_status hdg_pvd_write(const char *path, int n, const char *const *files, cons
     }
     fputs("  </Collection>\n</VTKFile>\n", f);
     free(cwd);
-    return finish_file(f, path, err);
+    return hdg_ofile_commit(&o, err);
 }

@@ -50,7 +50,9 @@ void hdg_vtk_lagrange_order(int p, int *lat);
  * p = 0 writes one linear triangle per element with the fields as cell data;
  * otherwise the fields are point data. Non-finite coordinates or values are
  * refused (HDG_EINPUT naming the field and element) before the file is
- * touched; an unwritable path gives HDG_EIO (and no partial file is left). */
+ * touched; an unwritable path gives HDG_EIO. The file is written atomically
+ * (a temporary beside it, renamed over path when whole): on a write error no
+ * partial file is left and a previous file at path is unchanged. */
 hdg_status hdg_vtk_write(const char *path, int ne, const double *vxy, int p, int nfields,
                          const char *const *names, const double *const *values, int mode,
                          hdg_error *err);
@@ -59,7 +61,7 @@ hdg_status hdg_vtk_write(const char *path, int ne, const double *vxy, int p, int
  * (times = NULL uses 0, 1, 2, ...). files are paths as given to
  * hdg_vtk_write (absolute or relative to the current directory); the
  * collection stores each relative to the directory of the .pvd file, so the
- * output folder can be moved as a whole. */
+ * output folder can be moved as a whole. Written atomically, as above. */
 hdg_status hdg_pvd_write(const char *path, int n, const char *const *files, const double *times,
                          hdg_error *err);
 

@@ -76,13 +76,15 @@ hdg_status hdg_cache_dir(const char *override, char *out, size_t n, hdg_error *e
     else if ((env = home_dir()) != NULL)
         len = snprintf(path, sizeof path, "%s/.cache/hdgc", env);
     else
-        return hdg_fail(err, HDG_EIO, "no cache directory: HOME is not set");
+        return hdg_fail(err, HDG_EIO, "kernel cache disabled: HOME is not set");
     if (len < 0 || (size_t)len >= sizeof path || (size_t)len >= n)
-        return hdg_fail(err, HDG_EIO, "cache directory path too long");
+        return hdg_fail(err, HDG_EIO, "kernel cache disabled: %.60s...: path too long (%d bytes)", path,
+                        len);
     while (len > 1 && path[len - 1] == '/') path[--len] = '\0';
     if (make_dirs(path) != 0)
-        return hdg_fail(err, HDG_EIO, "cannot create cache directory %s: %s", path,
-                        strerror(errno));
+        return hdg_fail(err, HDG_EIO, "kernel cache disabled: %s: %s", path, strerror(errno));
+    if (access(path, W_OK | X_OK) != 0)
+        return hdg_fail(err, HDG_EIO, "kernel cache disabled: %s: not writable: %s", path, strerror(errno));
     memcpy(out, path, (size_t)len + 1);
     return HDG_OK;
 }
@@ -142,26 +144,36 @@ static uint32_t get32(const unsigned char *p)
 }
 
 /* Reads the whole entry; returns its bytes (malloc'd) or NULL; *bad = 1 when a
- * file is there but could not be read as a regular file. */
-static unsigned char *slurp(const char *path, size_t *len, int *bad)
+ * file is there but is not a regular file of a sane size or cannot be read
+ * (a FIFO must not block, a huge sparse file must not be slurped), with the
+ * reason in why. */
+static unsigned char *slurp(const char *path, size_t *len, int *bad, char *why, size_t wn)
 {
-    *bad = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
+    hdg_error err;
+    int fd;
     struct stat st;
-    unsigned char *buf = NULL;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < HEADER) {
-        *bad = 1;
-    } else {
-        *len = (size_t)st.st_size;
-        buf = hdg_xmalloc(*len);
-        if (fread(buf, 1, *len, f) != *len) {
-            free(buf);
-            buf = NULL;
-            *bad = 1;
-        }
+    *bad = 0;
+    if (lstat(path, &st) != 0 && errno == ENOENT) return NULL;   /* the common miss */
+    if (hdg_open_regular(path, HDG_CACHE_MAX_ENTRY, &fd, len, &err) != HDG_OK) {
+        *bad = lstat(path, &st) == 0;   /* something is there (a dangling link too) */
+        snprintf(why, wn, "%s", err.msg);
+        return NULL;
     }
-    fclose(f);
+    unsigned char *buf = *len >= HEADER ? hdg_try_malloc(*len) : NULL;
+    size_t got = 0;
+    while (buf && got < *len) {
+        ssize_t n = read(fd, buf + got, *len - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        got += (size_t)n;
+    }
+    close(fd);
+    if (!buf || got != *len) {
+        free(buf);
+        *bad = 1;
+        snprintf(why, wn, "%s: truncated or unreadable", path);
+        return NULL;
+    }
     return buf;
 }
 
@@ -179,30 +191,41 @@ int hdg_cache_check(const void *entry, size_t len, unsigned long long key, size_
     return 1;
 }
 
-int hdg_cache_get(const char *dir, const char *kind, unsigned long long key, void **data,
-                  size_t *n)
+int hdg_cache_get_warn(const char *dir, const char *kind, unsigned long long key, void **data,
+                       size_t *n, char *warning, size_t wn)
 {
-    char path[4200];
+    char path[4200], why[4400] = "";
     size_t len = 0;
     int bad;
     *data = NULL;
     *n = 0;
+    if (warning && wn) warning[0] = '\0';
     if (hdg_cache_path(dir, kind, key, path, sizeof path) != 0) return 0;
-    unsigned char *buf = slurp(path, &len, &bad);
-    if (!buf) {
-        if (bad) unlink(path);
-        return 0;
-    }
-    size_t size;
-    if (!hdg_cache_check(buf, len, key, &size)) {
+    unsigned char *buf = slurp(path, &len, &bad, why, sizeof why);
+    size_t size = 0;
+    if (buf && !hdg_cache_check(buf, len, key, &size)) {
         free(buf);
-        unlink(path);
+        buf = NULL;
+        bad = 1;
+        snprintf(why, sizeof why, "%s: damaged entry", path);
+    }
+    if (!buf) {
+        if (bad) {
+            unlink(path);
+            if (warning && wn) snprintf(warning, wn, "cache: %s; removed, compiling again", why);
+        }
         return 0;
     }
     memmove(buf, buf + HEADER, size);
     *data = buf;
     *n = size;
     return 1;
+}
+
+int hdg_cache_get(const char *dir, const char *kind, unsigned long long key, void **data,
+                  size_t *n)
+{
+    return hdg_cache_get_warn(dir, kind, key, data, n, NULL, 0);
 }
 
 static int warn(char *warning, size_t wn, const char *what, const char *path)

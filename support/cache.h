@@ -17,7 +17,8 @@
  *   otherwise $HDGC_CACHE_DIR, else $XDG_CACHE_HOME/hdgc, else ~/.cache/hdgc.
  * HDGC_CACHE=off (or 0, no, false) in the environment disables the cache in
  * every case. A disabled cache gives HDG_OK and out = "". A directory that
- * cannot be created gives HDG_EIO with the reason. */
+ * cannot be created or written, or a path too long, gives HDG_EIO with
+ * "kernel cache disabled: DIR: why" (callers warn and run uncached). */
 hdg_status hdg_cache_dir(const char *override, char *out, size_t n, hdg_error *err);
 
 /* 64-bit key over the parts in order (each part is length-prefixed, so
@@ -30,6 +31,14 @@ unsigned long long hdg_cache_key(const char *const *parts, int nparts);
  * deleted. kind is the file extension ("o", "ptx", "cubin"). */
 int hdg_cache_get(const char *dir, const char *kind, unsigned long long key,
                   void **data, size_t *n);
+
+/* The same, and when an entry was there but unusable (damaged, truncated, not
+ * a regular file -- a FIFO or a device never blocks the reader --, or larger
+ * than HDG_CACHE_MAX_ENTRY) a one-line warning naming it and why (the entry is
+ * removed, so the caller's recompile replaces it). warning may be NULL. */
+#define HDG_CACHE_MAX_ENTRY (1ULL << 30)
+int hdg_cache_get_warn(const char *dir, const char *kind, unsigned long long key,
+                       void **data, size_t *n, char *warning, size_t wn);
 
 /* Checks the bytes of an entry file (header + payload) for key: returns 1 when
  * it is whole and intact, with *payload = the payload's length (it starts at

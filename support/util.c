@@ -1,18 +1,32 @@
 /* util.c — see util.h. */
+#define _XOPEN_SOURCE 700   /* realpath */
 #include "support/util.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
+
+static hdg_oom_handler oom_handler;
+
+void hdg_set_oom_handler(hdg_oom_handler h) { oom_handler = h; }
 
 static void out_of_memory(size_t n)
 {
+    if (oom_handler) oom_handler(n);   /* the CLI's: a message and exit status 1 */
     fprintf(stderr, "hdgc: out of memory (asked for %zu bytes)\n", n);
     abort();
 }
+
+void *hdg_try_malloc(size_t n) { return malloc(n ? n : 1); }
+
+void *hdg_try_calloc(size_t n, size_t size) { return calloc(n ? n : 1, size ? size : 1); }
 
 void *hdg_xmalloc(size_t n)
 {
@@ -134,45 +148,277 @@ char *hdg_str_take(hdg_str *b)
     return s;
 }
 
-#define HDG_READ_MAX (1 << 30)
+#define HDG_READ_MAX (1ULL << 30)
+
+void hdg_format_bytes(double n, char *buf, size_t len)
+{
+    static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    int u = 0;
+    while (n >= 1024 && u < 5) n /= 1024, u++;
+    if (u == 0) snprintf(buf, len, "%.0f B", n);
+    else snprintf(buf, len, "%.1f %s", n, unit[u]);
+}
+
+hdg_status hdg_open_regular(const char *path, unsigned long long limit, int *fd, size_t *size,
+                            hdg_error *err)
+{
+    struct stat st;
+    *fd = -1;
+    *size = 0;
+    /* O_NONBLOCK: opening a FIFO with no writer must not block */
+    int f = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (f < 0) return hdg_fail(err, HDG_EIO, "%s: cannot open: %s", path, strerror(errno));
+    if (fstat(f, &st) != 0) {
+        int e = errno;
+        close(f);
+        return hdg_fail(err, HDG_EIO, "%s: cannot open: %s", path, strerror(e));
+    }
+    const char *why = S_ISDIR(st.st_mode) ? "is a directory, not a file"
+                      : S_ISFIFO(st.st_mode) ? "not a regular file (a FIFO)"
+                      : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "not a regular file (a device)"
+                      : S_ISSOCK(st.st_mode) ? "not a regular file (a socket)"
+                      : !S_ISREG(st.st_mode) ? "not a regular file" : NULL;
+    if (!why && (unsigned long long)st.st_size > limit) {
+        char have[32], max[32];
+        hdg_format_bytes((double)st.st_size, have, sizeof have);
+        hdg_format_bytes((double)limit, max, sizeof max);
+        close(f);
+        return hdg_fail(err, HDG_EIO, "%s: %s: larger than the %s limit", path, have, max);
+    }
+    if (why) {
+        close(f);
+        return hdg_fail(err, HDG_EIO, "%s: %s", path, why);
+    }
+    int flags = fcntl(f, F_GETFL);
+    if (flags >= 0) fcntl(f, F_SETFL, flags & ~O_NONBLOCK);
+    *fd = f;
+    *size = (size_t)st.st_size;
+    return HDG_OK;
+}
 
 hdg_status hdg_read_file(const char *path, char **data, size_t *len, hdg_error *err)
 {
-    struct stat st;
+    int fd;
+    size_t size;
     *data = NULL;
     if (len) *len = 0;
-    if (stat(path, &st) != 0)
-        return hdg_fail(err, HDG_EIO, "%s: cannot open: %s", path, strerror(errno));
-    if (S_ISDIR(st.st_mode))
-        return hdg_fail(err, HDG_EIO, "%s: is a directory, not a file", path);
-    if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
-        return hdg_fail(err, HDG_EIO, "%s: is a device, not a file", path);
-    FILE *f = fopen(path, "rb");
-    if (!f) return hdg_fail(err, HDG_EIO, "%s: cannot open: %s", path, strerror(errno));
-    hdg_str b;
-    hdg_str_init(&b);
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        if (b.len + n > HDG_READ_MAX) {   /* e.g. an endless pipe */
-            fclose(f);
-            hdg_str_free(&b);
-            return hdg_fail(err, HDG_EIO, "%s: larger than %d MiB, refused", path, HDG_READ_MAX >> 20);
+    hdg_status st = hdg_open_regular(path, HDG_READ_MAX, &fd, &size, err);
+    if (st) return st;
+    char *buf = hdg_try_malloc(size + 1);
+    if (!buf) {
+        close(fd);
+        return hdg_fail(err, HDG_ENOMEM, "%s: out of memory reading %zu bytes", path, size);
+    }
+    size_t got = 0;
+    while (got < size) {   /* the file may shrink or grow meanwhile: read what was stat'ed */
+        ssize_t n = read(fd, buf + got, size - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            int e = errno;
+            close(fd);
+            free(buf);
+            return hdg_fail(err, HDG_EIO, "%s: read error: %s", path, strerror(e));
         }
-        reserve(&b, n);
-        memcpy(b.s + b.len, chunk, n);
-        b.len += n;
-        b.s[b.len] = '\0';
+        if (n == 0) break;
+        got += (size_t)n;
     }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        hdg_str_free(&b);
-        return hdg_fail(err, HDG_EIO, "%s: read error", path);
-    }
-    if (len) *len = b.len;
-    *data = hdg_str_take(&b);
+    close(fd);
+    buf[got] = '\0';
+    if (len) *len = got;
+    *data = buf;
     return HDG_OK;
+}
+
+/* ---- decimal numbers ------------------------------------------------------ */
+
+size_t hdg_decimal_span(const char *s)
+{
+    size_t i = 0, digits = 0;
+    if (s[i] == '+' || s[i] == '-') i++;
+    while (isdigit((unsigned char)s[i])) i++, digits++;
+    if (s[i] == '.') {
+        i++;
+        while (isdigit((unsigned char)s[i])) i++, digits++;
+    }
+    if (!digits) return 0;
+    if (s[i] == 'e' || s[i] == 'E') {
+        size_t j = i + 1;
+        if (s[j] == '+' || s[j] == '-') j++;
+        if (isdigit((unsigned char)s[j])) {
+            while (isdigit((unsigned char)s[j])) j++;
+            i = j;
+        }
+    }
+    return i;
+}
+
+int hdg_parse_double(const char *s, double *v)
+{
+    if (!s || !*s || s[hdg_decimal_span(s)] != '\0') return 0;
+    errno = 0;
+    double d = strtod(s, NULL);
+    if (errno == ERANGE && (d > 1 || d < -1)) return 0;   /* overflow; underflow reads as ~0 */
+    if (!isfinite(d)) return 0;
+    *v = d;
+    return 1;
+}
+
+int hdg_parse_long(const char *s, long lo, long hi, long *v)
+{
+    size_t i = (s && (*s == '+' || *s == '-')) ? 1 : 0;
+    if (!s || !isdigit((unsigned char)s[i])) return 0;
+    while (isdigit((unsigned char)s[i])) i++;
+    if (s[i]) return 0;
+    errno = 0;
+    long x = strtol(s, NULL, 10);
+    if (errno == ERANGE || x < lo || x > hi) return 0;
+    *v = x;
+    return 1;
+}
+
+/* ---- memory ----------------------------------------------------------------- */
+
+/* MemAvailable of /proc/meminfo, and the cgroup v2 limit when lower; 0 if unknown. */
+static double system_available(void)
+{
+    double avail = 0;
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (f) {
+        char line[256];
+        unsigned long long kb;
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) avail = 1024.0 * (double)kb;
+        fclose(f);
+    }
+    f = fopen("/sys/fs/cgroup/memory.max", "r");
+    if (f) {
+        unsigned long long max, cur = 0;
+        if (fscanf(f, "%llu", &max) == 1) {
+            FILE *g = fopen("/sys/fs/cgroup/memory.current", "r");
+            if (g && fscanf(g, "%llu", &cur) != 1) cur = 0;
+            if (g) fclose(g);
+            double room = max > cur ? (double)(max - cur) : 0;
+            if (avail == 0 || room < avail) avail = room;
+        }
+        fclose(f);
+    }
+    return avail;
+}
+
+hdg_status hdg_memory_available(double *bytes, hdg_error *err)
+{
+    const char *env = getenv("HDGC_MEMORY_LIMIT");
+    *bytes = 0;
+    if (env && *env) {
+        double v;
+        if (!hdg_parse_double(env, &v) || v <= 0)
+            return hdg_fail(err, HDG_EINPUT, "HDGC_MEMORY_LIMIT=%.64s: expected a positive number of bytes",
+                            env);
+        *bytes = v;
+        return HDG_OK;
+    }
+    *bytes = system_available();
+    return HDG_OK;
+}
+
+hdg_status hdg_memory_check(const char *what, double need, hdg_error *err)
+{
+    double avail;
+    hdg_status st = hdg_memory_available(&avail, err);
+    if (st || avail <= 0 || need <= avail) return st;
+    char n[32], a[32];
+    hdg_format_bytes(need, n, sizeof n);
+    hdg_format_bytes(avail, a, sizeof a);
+    return hdg_fail(err, HDG_ENOMEM, "%s needs about %s, more than the %s available%s", what, n, a,
+                    getenv("HDGC_MEMORY_LIMIT") ? " (HDGC_MEMORY_LIMIT)" : "");
+}
+
+/* ---- atomic output ---------------------------------------------------------- */
+
+/* The path to write through: a symbolic link is followed to its target. */
+static char *resolve(const char *path)
+{
+    char *real = realpath(path, NULL);
+    return real ? real : hdg_xstrdup(path);
+}
+
+hdg_status hdg_ofile_open(hdg_ofile *o, const char *path, hdg_error *err)
+{
+    struct stat st;
+    memset(o, 0, sizeof *o);
+    if (!path || !*path) return hdg_fail(err, HDG_EINPUT, "no output path given");
+    o->path = resolve(path);
+    o->name = hdg_xstrdup(path);
+    if (stat(o->path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        hdg_ofile_abort(o);
+        return hdg_fail(err, HDG_EIO, "%s: cannot open for writing: %s", path, strerror(EISDIR));
+    }
+    if (stat(o->path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        /* a device or FIFO (/dev/null, /dev/stdout): written in place, never replaced */
+        o->f = fopen(o->path, "w");
+        if (!o->f) {
+            int e = errno;
+            hdg_ofile_abort(o);
+            return hdg_fail(err, HDG_EIO, "%s: cannot open for writing: %s", path, strerror(e));
+        }
+        return HDG_OK;
+    }
+    const char *slash = strrchr(o->path, '/');
+    size_t dlen = slash ? (size_t)(slash - o->path) + 1 : 0;
+    hdg_str t;
+    hdg_str_init(&t);
+    hdg_str_printf(&t, "%.*s.%s.tmp-XXXXXX", (int)dlen, o->path, o->path + dlen);
+    o->tmp = hdg_str_take(&t);
+    int fd = mkstemp(o->tmp);
+    if (fd < 0) {
+        int e = errno;
+        free(o->tmp), o->tmp = NULL;
+        hdg_ofile_abort(o);
+        return hdg_fail(err, HDG_EIO, "%s: cannot open for writing: %s", path, strerror(e));
+    }
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
+    o->f = fdopen(fd, "w");
+    if (!o->f) {
+        int e = errno;
+        close(fd);
+        hdg_ofile_abort(o);
+        return hdg_fail(err, HDG_EIO, "%s: cannot open for writing: %s", path, strerror(e));
+    }
+    return HDG_OK;
+}
+
+hdg_status hdg_ofile_commit(hdg_ofile *o, hdg_error *err)
+{
+    int bad = ferror(o->f), saved = bad ? errno : 0;
+    if (fclose(o->f) != 0 && !bad) bad = 1, saved = errno;
+    o->f = NULL;
+    if (!bad && o->tmp && rename(o->tmp, o->path) != 0) bad = 1, saved = errno;
+    if (bad) {
+        char *path = hdg_xstrdup(o->name);
+        const char *kept = o->tmp ? " (the previous file, if any, is unchanged)" : "";
+        hdg_ofile_abort(o);
+        hdg_status st = hdg_fail(err, HDG_EIO, "%s: write error: %s%s", path, strerror(saved ? saved : EIO),
+                                 kept);
+        free(path);
+        return st;
+    }
+    free(o->tmp);
+    free(o->path);
+    free(o->name);
+    memset(o, 0, sizeof *o);
+    return HDG_OK;
+}
+
+void hdg_ofile_abort(hdg_ofile *o)
+{
+    if (o->f) fclose(o->f);
+    if (o->tmp) unlink(o->tmp);
+    free(o->tmp);
+    free(o->path);
+    free(o->name);
+    memset(o, 0, sizeof *o);
 }
 
 double hdg_wtime(void)

@@ -9,10 +9,18 @@ extern "C" {
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include "hdg.h"
 
-/* Allocation that aborts the process only when the system is out of memory
- * (the one failure no caller can handle meaningfully). */
+/* Allocation that ends the process only when the system is out of memory:
+ * through the handler set by hdg_set_oom_handler (the CLI's prints the size and
+ * exits with status 1), else abort(). Large allocations whose size depends on
+ * the input (meshes, matrices) are checked beforehand against the memory
+ * available (hdg_memory_check) or use hdg_try_* and return HDG_ENOMEM. */
+typedef void (*hdg_oom_handler)(size_t bytes);
+void hdg_set_oom_handler(hdg_oom_handler h);
+void *hdg_try_malloc(size_t n);                 /* NULL on failure */
+void *hdg_try_calloc(size_t n, size_t size);    /* NULL on failure */
 void *hdg_xmalloc(size_t n);
 void *hdg_xcalloc(size_t n, size_t size);
 void *hdg_xrealloc(void *p, size_t n);
@@ -37,10 +45,50 @@ void hdg_str_vprintf(hdg_str *b, const char *fmt, va_list ap);
 /* Hands the buffer to the caller (who frees it) and resets b. */
 char *hdg_str_take(hdg_str *b);
 
-/* Reads a whole regular file. Fails with a clear message on a missing file,
- * a directory, or a read error. *len gets the byte count (the buffer is also
- * NUL-terminated, but may contain NUL bytes). */
+/* Reads a whole regular file of at most 1 GiB. Fails with a message naming
+ * the path and why on a missing file, a directory, a FIFO, a device or socket
+ * ("not a regular file"), a file over the limit, or a read error. *len gets
+ * the byte count (the buffer is also NUL-terminated, but may contain NUL bytes). */
 hdg_status hdg_read_file(const char *path, char **data, size_t *len, hdg_error *err);
+
+/* Opens path for reading only if it is a regular file of at most limit bytes
+ * (opened with O_NONBLOCK, so a FIFO cannot block, then checked with fstat).
+ * *fd is a blocking descriptor the caller closes; *size its size. */
+hdg_status hdg_open_regular(const char *path, unsigned long long limit, int *fd, size_t *size,
+                            hdg_error *err);
+
+/* "512 B", "3.4 MiB", "9.8 GiB". */
+void hdg_format_bytes(double n, char *buf, size_t len);
+
+/* Decimal numbers only ([+-]digits[.digits][e[+-]digits]): no hex, inf, nan,
+ * spaces or trailing text. hdg_decimal_span: the length of the decimal number
+ * at the start of s (0: none). hdg_parse_double: s is exactly one finite
+ * decimal number. hdg_parse_long: s is a decimal integer in [lo, hi]. All
+ * return 1 on success (and set *v), else 0. */
+size_t hdg_decimal_span(const char *s);
+int hdg_parse_double(const char *s, double *v);
+int hdg_parse_long(const char *s, long lo, long hi, long *v);
+
+/* Memory: the bytes available to this process ($HDGC_MEMORY_LIMIT when set,
+ * for tests; else MemAvailable of /proc/meminfo, lowered to the cgroup's
+ * room; 0 when unknown). hdg_memory_check fails with HDG_ENOMEM,
+ * "WHAT needs about 9.8 GiB, more than the 7.1 GiB available", when need
+ * exceeds it (a bad HDGC_MEMORY_LIMIT is HDG_EINPUT). */
+hdg_status hdg_memory_available(double *bytes, hdg_error *err);
+hdg_status hdg_memory_check(const char *what, double need, hdg_error *err);
+
+/* Atomic output: hdg_ofile_open writes to a temporary file beside path (a
+ * symbolic link is followed to its target); hdg_ofile_commit closes it and
+ * renames it over path, or on any write error removes it and leaves the
+ * previous file as it was. A path that is a device or FIFO (/dev/null,
+ * /dev/stdout) is written in place; a directory is refused. */
+typedef struct hdg_ofile {
+    FILE *f;
+    char *path, *tmp, *name;   /* resolved target, temporary, the path as given */
+} hdg_ofile;
+hdg_status hdg_ofile_open(hdg_ofile *o, const char *path, hdg_error *err);
+hdg_status hdg_ofile_commit(hdg_ofile *o, hdg_error *err);
+void hdg_ofile_abort(hdg_ofile *o);
 
 /* Seconds since an arbitrary epoch, monotonic. */
 double hdg_wtime(void);

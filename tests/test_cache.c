@@ -1,6 +1,7 @@
 /* test_cache.c — unit tests of the on-disk blob cache (support/cache.c):
  * directory resolution, put/get round trip, misses, and damaged entries. */
 #include "support/cache.h"
+#include "support/util.h"
 #include "test.h"
 #include "test_fs.h"
 
@@ -85,7 +86,7 @@ static void test_dir(const char *root)
     if (f) fclose(f);
     snprintf(want, sizeof want, "%s/sub/dir", file);
     CHECK(hdg_cache_dir(want, out, sizeof out, &err) == HDG_EIO, "dir under a file fails");
-    CHECK(strstr(err.msg, "cannot create cache directory") && strstr(err.msg, "plainfile"),
+    CHECK(strstr(err.msg, "kernel cache disabled") && strstr(err.msg, "plainfile"),
           "message: %s", err.msg);
     CHECK(hdg_cache_dir(file, out, sizeof out, &err) == HDG_EIO, "a file is not a dir");
 }
@@ -175,6 +176,49 @@ static void test_roundtrip(const char *root)
     CHECK(hdg_cache_put(bad, "o", 1, blob, 10, NULL, 0) == -1, "no warning buffer is fine");
 }
 
+/* Entries that are not regular files, or absurdly large, are misses with a
+ * warning, are removed, and never block or get slurped: a FIFO (no writer), a
+ * 100 GiB sparse file, a directory, a link to /dev/zero. */
+static void test_hostile_entries(const char *root)
+{
+    char dir[4096], path[4200], w[4600];
+    void *data = NULL;
+    size_t n = 0;
+    unsigned char blob[64] = {1, 2, 3};
+    snprintf(dir, sizeof dir, "%s/hostile", root);
+    mkdir(dir, 0755);
+    hdg_cache_path(dir, "o", 5, path, sizeof path);
+
+    CHECK(mkfifo(path, 0644) == 0, "mkfifo %s", path);
+    CHECK(hdg_cache_get_warn(dir, "o", 5, &data, &n, w, sizeof w) == 0 && data == NULL, "a FIFO misses");
+    CHECK(strstr(w, "not a regular file") && strstr(w, path), "FIFO warning: %s", w);
+    CHECK(file_size(path) == -1, "the FIFO is removed");
+
+    FILE *f = fopen(path, "w");
+    if (f) fclose(f);
+    CHECK(truncate(path, 100LL << 30) == 0, "truncate -s 100G");
+    double t0 = hdg_wtime();
+    CHECK(hdg_cache_get_warn(dir, "o", 5, &data, &n, w, sizeof w) == 0, "a 100 GiB entry misses");
+    CHECK(hdg_wtime() - t0 < 1, "without reading it (%.2f s)", hdg_wtime() - t0);
+    CHECK(strstr(w, "100.0 GiB: larger than the 1.0 GiB limit"), "size warning: %s", w);
+    CHECK(file_size(path) == -1, "the huge entry is removed");
+    CHECK(hdg_cache_put(dir, "o", 5, blob, sizeof blob, w, sizeof w) == 0, "replaced: %s", w);
+    CHECK(hdg_cache_get_warn(dir, "o", 5, &data, &n, w, sizeof w) == 1 && n == sizeof blob && !w[0],
+          "hit after replacement, no warning");
+    free(data);
+
+    unlink(path);
+    CHECK(symlink("/dev/zero", path) == 0, "link to /dev/zero");
+    CHECK(hdg_cache_get_warn(dir, "o", 5, &data, &n, w, sizeof w) == 0 && strstr(w, "a device"),
+          "a device misses: %s", w);
+    CHECK(hdg_cache_get_warn(dir, "o", 6, &data, &n, w, sizeof w) == 0 && !w[0], "a plain miss is silent");
+    CHECK(hdg_cache_put(dir, "o", 7, blob, sizeof blob, w, sizeof w) == 0, "put 7");
+    hdg_cache_path(dir, "o", 7, path, sizeof path);
+    CHECK(truncate(path, 50) == 0, "truncate");
+    CHECK(hdg_cache_get_warn(dir, "o", 7, &data, &n, w, sizeof w) == 0 && strstr(w, "damaged entry"),
+          "damaged: %s", w);
+}
+
 /* hdg_cache_check, the parser of an entry's bytes (fuzzed by fuzz/cache.c). */
 static void test_check(const char *root)
 {
@@ -214,6 +258,7 @@ int main(void)
     test_dir(root);
     test_roundtrip(root);
     test_check(root);
+    test_hostile_entries(root);
     rm_tree(root);
     return test_summary("cache");
 }

@@ -378,7 +378,10 @@ static hdg_status compile_module(const char *source, const char *module_name, bo
     void *data = nullptr;
     size_t n = 0;
     double t0 = hdg_wtime();
-    if (dir[0] && hdg_cache_get(dir, "o", key, &data, &n)) {
+    char cw[700];
+    int hit = dir[0] && hdg_cache_get_warn(dir, "o", key, &data, &n, cw, sizeof cw);
+    if (dir[0] && !hit) set_warning(stats, cw);   /* a damaged entry: compiled again, replaced */
+    if (hit) {
         auto buf = MemoryBuffer::getMemBufferCopy(StringRef((const char *)data, n), file);
         std::free(data);
         hdg_status st = load_object(j.get(), std::move(buf), file, err);
