@@ -1,6 +1,7 @@
 /* cmd_run.c — `hdgc run FILE.hdg [options]`: parse, check, lower, compile and
  * solve a problem; print a summary and optionally write JSON / VTK. */
 #include <errno.h>
+#include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,9 +41,10 @@ static void help(void)
            "  --precond NAME      block (face-block Jacobi, default), jacobi or none\n"
            "  --format NAME       trace matrix the solver multiplies with: block (dense blocks of\n"
            "                      seed 000, default) or csr (for comparison; host only)\n"
-           "  --rtol r            relative residual tolerance of the solver (default 1e-10)\n"
+           "  --rtol r            relative residual tolerance of the solver (default 1e-10,\n"
+           "                      at least 2.2e-16; a solver that stagnates above it says so)\n"
            "  --maxit n           iteration limit (default max(1000, 2 x unknowns))\n"
-           "  --restart m         GMRES restart length (default 100)\n"
+           "  --restart m         GMRES restart length (default 100, at most the unknowns)\n"
            "  --vtk FILE          write the solution (.vtu; DG: .pvd time series)\n"
            "  --every n           DG: write every n steps (with --vtk)\n"
            "  --cfl c             DG: CFL number (overrides the file)\n"
@@ -64,72 +66,95 @@ static int bad(const char *fmt, const char *arg)
     return 2;
 }
 
-static int number(const char *s, double *v)
-{
-    char *end;
-    errno = 0;
-    *v = strtod(s, &end);
-    return *s && !*end && errno == 0;
-}
-
 typedef struct run_args {
     const char *path, *json;
     hdg_frontend_options fo;
     hdg_setting *sets;
     hdg_run_options ro;
     int quiet;
+    const char **seen;   /* options given so far (each at most once, but --set) */
+    int nseen;
 } run_args;
+
+static int integer(const char *s, long lo, long hi, int *out)
+{
+    long v;
+    if (!hdg_parse_long(s, lo, hi, &v)) return 0;
+    *out = (int)v;
+    return 1;
+}
+
+/* One option with its value v; returns -1 to go on, else an exit code. */
+static int option(run_args *A, const char *a, char *v)
+{
+    double d;
+    if (strcmp(a, "--set") && hdg_cli_twice("run", A->seen, &A->nseen, a)) return 2;
+    if (!strcmp(a, "--mesh")) A->ro.mesh = v;
+    else if (!strcmp(a, "--backend")) A->ro.backend = v;
+    else if (!strcmp(a, "--solver")) A->ro.solver = v;
+    else if (!strcmp(a, "--precond")) A->ro.precond = v;
+    else if (!strcmp(a, "--format")) A->ro.format = v;
+    else if (!strcmp(a, "--vtk")) A->ro.vtk = v;
+    else if (!strcmp(a, "--json")) A->json = v;
+    else if (!strcmp(a, "--order")) {
+        if (!integer(v, 1, 20, &A->fo.order)) return bad("--order %s: expected an integer between 1 and 20", v);
+    } else if (!strcmp(a, "--rtol")) {
+        if (!hdg_parse_double(v, &d) || !(d > 0 && d < 1)) return bad("--rtol %s: expected a number in (0, 1)", v);
+        if (d < DBL_EPSILON)   /* ||b - A x|| / ||b|| carries rounding errors of that size (hdg run) */
+            return bad("--rtol %s: below the double precision epsilon 2.2e-16, out of any solver's reach", v);
+        A->ro.rtol = d;
+    } else if (!strcmp(a, "--maxit") || !strcmp(a, "--every") || !strcmp(a, "--restart")) {
+        int k;
+        if (!integer(v, 1, 1000000000, &k)) return bad("%s: expected a positive integer", v);
+        if (a[2] == 'm') A->ro.maxit = k;
+        else if (a[2] == 'r') A->ro.restart = k;
+        else A->ro.every = k;
+    } else if (!strcmp(a, "--cfl") || !strcmp(a, "--final-time")) {
+        if (!hdg_parse_double(v, &d) || !(d > 0)) return bad("%s: expected a positive decimal number", v);
+        if (a[2] == 'c') A->ro.cfl = d;
+        else A->ro.final_time = d;
+    } else if (!strcmp(a, "--set")) {
+        char *eq = strchr(v, '=');
+        if (!eq || eq == v || !hdg_parse_double(eq + 1, &d)) return bad("--set %s: expected name=number", v);
+        *eq = '\0';
+        A->sets[A->fo.nsets++] = (hdg_setting){v, d};
+    } else return bad("unknown option '%s'", a);
+    return -1;
+}
+
+/* Output paths are checked before the run, not after it. */
+static int check_outputs(const run_args *A)
+{
+    int rc = hdg_cli_check_output("run", "--json", A->json, A->path);
+    if (!rc) rc = hdg_cli_check_output("run", "--vtk", A->ro.vtk, A->path);
+    if (!rc && A->json && A->ro.vtk && hdg_cli_same_file(A->json, A->ro.vtk)) {
+        fprintf(stderr, "hdgc run: --json and --vtk name the same file '%s'\n", A->json);
+        rc = 2;
+    }
+    return rc;
+}
 
 /* Returns -1 to go on, else an exit code. */
 static int parse_args(int argc, char **argv, run_args *A)
 {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        double d;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) { help(); return 0; }
         if (!strcmp(a, "--quiet")) { A->quiet = 1; continue; }
         if (!strcmp(a, "--no-cache")) { A->ro.use_cache = 0; continue; }
+        if (!*a) return bad("empty argument%s", "");
         if (a[0] != '-' || !a[1]) {
             if (A->path) return bad("more than one file ('%s')", a);
             A->path = a;
             continue;
         }
-        if (!v) return bad("%s needs a value", a);
-        i++;
-        if (!strcmp(a, "--mesh")) A->ro.mesh = v;
-        else if (!strcmp(a, "--backend")) A->ro.backend = v;
-        else if (!strcmp(a, "--solver")) A->ro.solver = v;
-        else if (!strcmp(a, "--precond")) A->ro.precond = v;
-        else if (!strcmp(a, "--format")) A->ro.format = v;
-        else if (!strcmp(a, "--vtk")) A->ro.vtk = v;
-        else if (!strcmp(a, "--json")) A->json = v;
-        else if (!strcmp(a, "--order")) {
-            if (!number(v, &d) || d != (int)d || d < 1 || d > 20)
-                return bad("--order %s: expected an integer between 1 and 20", v);
-            A->fo.order = (int)d;
-        } else if (!strcmp(a, "--rtol")) {
-            if (!number(v, &d) || !(d > 0 && d < 1)) return bad("--rtol %s: expected a number in (0, 1)", v);
-            A->ro.rtol = d;
-        } else if (!strcmp(a, "--maxit") || !strcmp(a, "--every") || !strcmp(a, "--restart")) {
-            if (!number(v, &d) || d != (int)d || d < 1) return bad("%s: expected a positive integer", v);
-            if (a[2] == 'm') A->ro.maxit = (int)d;
-            else if (a[2] == 'r') A->ro.restart = (int)d;
-            else A->ro.every = (int)d;
-        } else if (!strcmp(a, "--cfl") || !strcmp(a, "--final-time")) {
-            if (!number(v, &d) || !(d > 0)) return bad("%s: expected a positive number", v);
-            if (a[2] == 'c') A->ro.cfl = d;
-            else A->ro.final_time = d;
-        } else if (!strcmp(a, "--set")) {
-            char *arg = argv[i], *eq = strchr(arg, '=');
-            if (!eq || eq == arg || !number(eq + 1, &d)) return bad("--set %s: expected name=number", arg);
-            *eq = '\0';
-            A->sets[A->fo.nsets++] = (hdg_setting){arg, d};
-        } else return bad("unknown option '%s'", a);
+        if (i + 1 >= argc) return bad("%s needs a value", a);
+        int rc = option(A, a, argv[++i]);
+        if (rc >= 0) return rc;
     }
     if (!A->path) return bad("no file given%s", "");
     A->fo.sets = A->sets;
-    return -1;
+    return check_outputs(A) ? 2 : -1;
 }
 
 static void summary(FILE *f, const hdg_report *r, const hdg_problem *p)
@@ -163,42 +188,89 @@ times:;
     fprintf(f, "%s\n", hdg_report_get_number(r, "compile.cache_hits", &found) > 0 ? " (kernels from cache)" : "");
 }
 
+/* The outcome, in every case: "status" ("ok" or "failed"), "exit_code", and
+ * for a failure "error.kind" and "error.message". */
+static void record_outcome(hdg_report *rep, hdg_status st, const char *msg, int rc)
+{
+    hdg_report_string(rep, "status", st ? "failed" : "ok");
+    hdg_report_int(rep, "exit_code", rc);
+    if (st) {
+        hdg_report_string(rep, "error.kind", hdg_status_name(st));
+        hdg_report_string(rep, "error.message", msg);
+    }
+}
+
+/* Writes the report (atomically); a write error turns an ok run into exit 1. */
+static int write_json(const hdg_report *rep, const char *path, int rc)
+{
+    hdg_error e2 = {0};
+    if (!path || !hdg_report_write(rep, path, &e2)) return rc;
+    fprintf(stderr, "hdgc run: error: %s\n", e2.msg);
+    return 1;
+}
+
+static hdg_problem *load(run_args *A, hdg_report *rep)
+{
+    hdg_diags d;
+    hdg_diags_init(&d);
+    hdg_problem *p = hdg_problem_load(A->path, &A->fo, &d);
+    char *text = hdg_diags_render(&d);
+    fputs(text, stderr);
+    if (!p) {
+        size_t n = strlen(text);
+        while (n && text[n - 1] == '\n') text[--n] = '\0';
+        hdg_report_string(rep, "file", A->path);
+        record_outcome(rep, HDG_EINPUT, text, 1);
+    }
+    free(text);
+    hdg_diags_free(&d);
+    return p;
+}
+
 int hdg_cmd_run(int argc, char **argv)
 {
     run_args A;
     memset(&A, 0, sizeof A);
     hdg_run_options_default(&A.ro);
     A.sets = calloc((size_t)argc + 1, sizeof *A.sets);
+    A.seen = calloc((size_t)argc + 1, sizeof *A.seen);
     int rc = parse_args(argc, argv, &A);
-    if (rc >= 0) { free(A.sets); return rc; }
+    if (rc >= 0) { free(A.sets), free(A.seen); return rc; }
     double t0 = hdg_wtime();
-    hdg_diags d;
-    hdg_diags_init(&d);
-    hdg_problem *p = hdg_problem_load(A.path, &A.fo, &d);
-    char *text = hdg_diags_render(&d);
-    fputs(text, stderr);
-    free(text);
-    hdg_diags_free(&d);
-    if (!p) { free(A.sets); return 1; }
+    hdg_report *rep = hdg_report_new();
+    hdg_report_string(rep, "status", "running");   /* first in the file; set at the end */
+    hdg_problem *p = load(&A, rep);
+    if (!p) {
+        rc = write_json(rep, A.json, 1);
+        hdg_report_free(rep);
+        free(A.sets), free(A.seen);
+        return rc;
+    }
+    const char *topt = A.ro.cfl > 0 ? "--cfl" : A.ro.final_time > 0 ? "--final-time" : A.ro.every > 0 ? "--every" : NULL;
+    if (topt && p->method != HDG_METHOD_DG) {   /* time options of a steady problem: refused, not ignored */
+        fprintf(stderr, "hdgc run: %s applies to time-dependent (DG) problems; %s is steady HDG\n", topt, A.path);
+        rc = 2;
+    }
+    if (rc == 2) {
+        hdg_report_free(rep), hdg_problem_free(p);
+        free(A.sets), free(A.seen);
+        return rc;
+    }
     A.ro.t_parse = hdg_wtime() - t0;
     A.ro.log = A.quiet ? NULL : stdout;
     A.ro.progress = !A.quiet && isatty(2);
-    hdg_report *rep = hdg_report_new();
     hdg_error err = {0};
     hdg_status st = hdg_run_problem(p, &A.ro, rep, &err);
     const char *note = hdg_report_get_string(rep, "backend_note");
     if (note && !A.quiet) fprintf(stderr, "hdgc run: %s\n", note);
+    const char *warning = hdg_report_get_string(rep, "compile.warning");
+    if (warning && !A.quiet) fprintf(stderr, "hdgc run: warning: %s\n", warning);
     if (!A.quiet && (!st || st == HDG_ESOLVER)) summary(stdout, rep, p);
     if (st) fprintf(stderr, "hdgc run: error: %s\n", err.msg);
-    if (A.json) {
-        hdg_error e2 = {0};
-        if (hdg_report_write(rep, A.json, &e2)) {
-            fprintf(stderr, "hdgc run: error: %s\n", e2.msg);
-            if (!st) st = e2.code;
-        }
-    }
+    record_outcome(rep, st, err.msg, st ? 1 : 0);
+    rc = write_json(rep, A.json, st ? 1 : 0);
     hdg_report_free(rep);
     hdg_problem_free(p);
-    free(A.sets);
-    return st ? 1 : 0;
+    free(A.sets), free(A.seen);
+    return rc;
 }

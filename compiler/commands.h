@@ -14,4 +14,14 @@ int hdg_cmd_bench_pipeline(int argc, char **argv);  /* cmd_bench_pipeline.c (hdg
 int hdg_cmd_ir(int argc, char **argv);     /* cmd_ir.c    */
 int hdg_cmd_emit(int argc, char **argv);   /* cmd_emit.c  */
 
+/* cmd_common.c. hdg_cli_check_output: an output path named by option opt is
+ * checked before any work (not empty, not a directory, its directory exists,
+ * not the same file as input); prints "hdgc CMD: OPT 'PATH': why" and returns
+ * 2, else 0. hdg_cli_same_file: a and b name the same file (existing or not).
+ * hdg_cli_twice: records opt in seen (room for argc entries); 2 with a message
+ * if it was there already. */
+int hdg_cli_check_output(const char *cmd, const char *opt, const char *path, const char *input);
+int hdg_cli_same_file(const char *a, const char *b);
+int hdg_cli_twice(const char *cmd, const char **seen, int *nseen, const char *opt);
+
 #endif

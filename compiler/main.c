@@ -1,9 +1,12 @@
 /* main.c — the `hdgc` command-line entry point: dispatches to subcommands. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "compiler/commands.h"
 #include "hdg.h"
+#include "runtime/parallel.h"
+#include "support/util.h"
 
 typedef struct command {
     const char *name;
@@ -41,8 +44,30 @@ static void usage(FILE *f)
             "square:N[,perturb=p][,domain=[a,b]^2] or a Gmsh .msh file (2.2 or 4.1 ASCII).\n");
 }
 
+/* Out of memory in an allocation no estimate foresaw: an error, not abort(). */
+static void out_of_memory(size_t bytes)
+{
+    char b[32];
+    hdg_format_bytes((double)bytes, b, sizeof b);
+    fprintf(stderr, "hdgc: error: out of memory (an allocation of %s failed)\n", b);
+    exit(1);
+}
+
+/* The environment a command reads, checked before any work (exit 2). */
+static int check_env(void)
+{
+    hdg_error err = {0};
+    double bytes;
+    if (hdg_parallel_check_env(&err) || hdg_memory_available(&bytes, &err)) {
+        fprintf(stderr, "hdgc: %s\n", err.msg);
+        return 2;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    hdg_set_oom_handler(out_of_memory);
     if (argc < 2) {
         usage(stderr);
         return 2;
@@ -57,7 +82,7 @@ int main(int argc, char **argv)
         return 0;
     }
     for (size_t i = 0; i < NCOMMANDS; i++)
-        if (!strcmp(name, commands[i].name)) return commands[i].run(argc - 1, argv + 1);
+        if (!strcmp(name, commands[i].name)) return check_env() ? 2 : commands[i].run(argc - 1, argv + 1);
     fprintf(stderr, "hdgc: unknown command '%s' (try 'hdgc --help')\n", name);
     return 2;
 }

@@ -53,14 +53,21 @@ static int clamp_threads(long n)
     return n > HDG_MAX_THREADS ? HDG_MAX_THREADS : (int)n;
 }
 
+hdg_status hdg_parallel_check_env(hdg_error *err)
+{
+    const char *s = getenv("HDG_THREADS");
+    long v;
+    if (s && !hdg_parse_long(s, 1, HDG_MAX_THREADS, &v))
+        return hdg_fail(err, HDG_EINPUT, "HDG_THREADS=%.64s: expected an integer between 1 and %d", s,
+                        HDG_MAX_THREADS);
+    return HDG_OK;
+}
+
 static int default_threads(void)
 {
     const char *s = getenv("HDG_THREADS");
-    if (s && *s) {
-        char *end;
-        long v = strtol(s, &end, 10);
-        if (*end == '\0' && v >= 1) return clamp_threads(v);
-    }
+    long v;
+    if (s && hdg_parse_long(s, 1, HDG_MAX_THREADS, &v)) return (int)v;   /* else hdg_parallel_check_env says why */
     return clamp_threads(sysconf(_SC_NPROCESSORS_ONLN));
 }
 

@@ -20,6 +20,8 @@
 #ifndef HDG_PARALLEL_H
 #define HDG_PARALLEL_H
 
+#include "hdg.h"
+
 typedef void (*hdg_range_fn)(long long begin, long long end, void *ctx);
 
 /* Runs fn over [0, n) on the pool; grain 16 (see hdg_parallel_for_grain). */
@@ -28,6 +30,11 @@ void hdg_parallel_for(long long n, hdg_range_fn fn, void *ctx);
 /* Same, with at most n/grain chunks: each chunk has at least `grain` indices
  * (cheap per-index work wants a large grain, e.g. 8192 for vector entries). */
 void hdg_parallel_for_grain(long long n, long long grain, hdg_range_fn fn, void *ctx);
+
+/* HDG_THREADS, when set, must be a decimal integer in [1, HDG_MAX_THREADS]:
+ * else HDG_EINPUT naming the variable (the CLI checks it before any work;
+ * hdg_parallel_threads ignores a bad value). */
+hdg_status hdg_parallel_check_env(hdg_error *err);
 
 /* Number of threads the pool uses (caller included), >= 1. */
 int hdg_parallel_threads(void);

@@ -1,0 +1,79 @@
+/* cmd_common.c — checks shared by the subcommands (see commands.h): output
+ * paths looked at before any work is done, options given twice. */
+#define _XOPEN_SOURCE 700   /* realpath */
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "compiler/commands.h"
+#include "support/util.h"
+
+/* The absolute, resolved form of a path whose last component may not exist
+ * yet: realpath of its directory + its name; NULL when the directory does not
+ * resolve (errno tells why). */
+static char *resolve_out(const char *path)
+{
+    char *full = realpath(path, NULL);
+    if (full) return full;
+    char *a = hdg_xstrdup(path), *b = hdg_xstrdup(path);
+    char *dir = realpath(dirname(a), NULL);
+    int saved = errno;
+    char *out = NULL;
+    if (dir) {
+        hdg_str s;
+        hdg_str_init(&s);
+        hdg_str_printf(&s, "%s/%s", strcmp(dir, "/") ? dir : "", basename(b));
+        out = hdg_str_take(&s);
+    }
+    free(dir), free(a), free(b);
+    errno = saved;
+    return out;
+}
+
+int hdg_cli_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (!a || !b) return 0;
+    if (stat(a, &sa) == 0 && stat(b, &sb) == 0) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    char *ra = resolve_out(a), *rb = resolve_out(b);
+    int same = ra && rb ? !strcmp(ra, rb) : !strcmp(a, b);
+    free(ra), free(rb);
+    return same;
+}
+
+static int refuse(const char *cmd, const char *opt, const char *path, const char *why)
+{
+    fprintf(stderr, "hdgc %s: %s '%s': %s\n", cmd, opt, path, why);
+    return 2;
+}
+
+int hdg_cli_check_output(const char *cmd, const char *opt, const char *path, const char *input)
+{
+    struct stat st;
+    if (!path) return 0;
+    if (!*path) return refuse(cmd, opt, path, "empty path");
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return refuse(cmd, opt, path, "is a directory");
+    char *r = resolve_out(path);
+    if (!r) {
+        char why[300];
+        snprintf(why, sizeof why, "its directory is not usable: %s", strerror(errno));
+        return refuse(cmd, opt, path, why);
+    }
+    free(r);
+    if (input && hdg_cli_same_file(path, input)) return refuse(cmd, opt, path, "is the input file");
+    return 0;
+}
+
+int hdg_cli_twice(const char *cmd, const char **seen, int *nseen, const char *opt)
+{
+    for (int k = 0; k < *nseen; k++)
+        if (!strcmp(seen[k], opt)) {
+            fprintf(stderr, "hdgc %s: %s given twice\n", cmd, opt);
+            return 2;
+        }
+    seen[(*nseen)++] = opt;
+    return 0;
+}
