@@ -34,21 +34,49 @@ hdg_status hdg_dg_lower_problem(hdg_dg_data *d, const hdg_problem *p, hdg_mesh *
     return st;
 }
 
+/* The cfl a step dt amounts to (0 when the speed is unknown). */
+static double cfl_of(const hdg_dg_data *d, double dt)
+{
+    double unit = d->speed.known ? hdg_dg_dt(d->L.N, d->speed.rmin, 1.0) : 0;
+    return unit > 0 ? dt / unit : 0;
+}
+
+/* More than HDG_DG_MAX_STEPS steps (or an overflow): say which setting made dt. */
+static hdg_status too_many_steps(const hdg_dg_data *d, const hdg_run_options *opt, double dtmax, int fixed,
+                                 hdg_error *err)
+{
+    char from[96];
+    if (fixed) snprintf(from, sizeof from, "the file's 'dt = %g'", d->p->time.dt);
+    else snprintf(from, sizeof from, "cfl %g%s", d->cfl, opt->cfl > 0 ? " (--cfl)" : "");
+    return hdg_fail(err, HDG_EINPUT, "DG problem '%s': the time step dt = %.3g (from %s) needs %.3g steps to reach "
+                                     "t = %g%s, more than the limit of %.0e steps; raise the step or lower the "
+                                     "final time", d->p->name, dtmax, from, d->final / dtmax, d->final,
+                    opt->final_time > 0 ? " (--final-time)" : "", HDG_DG_MAX_STEPS);
+}
+
 /* final time, cfl and dt: the options override the file; a fixed dt in the
- * file counts unless a cfl is given on the command line. */
+ * file counts unless a cfl is given on the command line. The cfl step is
+ * scaled by the characteristic speed (dg_speed.h). */
 static hdg_status time_step(hdg_dg_data *d, const hdg_run_options *opt, hdg_error *err)
 {
     const hdg_problem *p = d->p;
     d->final = opt->final_time > 0 ? opt->final_time : p->time.final;
     d->cfl = opt->cfl > 0 ? opt->cfl : (p->time.cfl > 0 ? p->time.cfl : 1.0);
-    double rmin = INFINITY;
-    for (int e = 0; e < d->mesh->ne; e++) rmin = fmin(rmin, d->g.rin[e]);
-    double dtmax = p->time.dt > 0 && !(opt->cfl > 0) ? p->time.dt : hdg_dg_dt(d->L.N, rmin, d->cfl);
+    hdg_dg_char_speed(p, &d->L, d->mesh, &d->re, &d->g, d->final, &d->speed);
+    int fixed = p->time.dt > 0 && !(opt->cfl > 0);
+    if (!fixed && !d->speed.known)
+        return hdg_fail(err, HDG_EINPUT, "DG problem '%s': cannot derive the characteristic speed that scales the "
+                                         "time step from the cfl: %s; give a fixed step in the time settings "
+                                         "(time lserk4, final = T, dt = D)", p->name, d->speed.why);
+    double dtmax = fixed ? p->time.dt : hdg_dg_dt(d->L.N, d->speed.rmin, d->cfl);
     if (!(d->final > 0) || !(dtmax > 0))
         return hdg_fail(err, HDG_EINPUT, "DG problem '%s': the final time (%g) and the time step (%g) must be "
                                          "positive (time lserk4, final = T, cfl = C)", p->name, d->final, dtmax);
+    if (!(d->final / dtmax <= HDG_DG_MAX_STEPS)) return too_many_steps(d, opt, dtmax, fixed, err);
     d->nsteps = hdg_dg_nsteps(d->final, dtmax);
     d->dt = d->final / (double)d->nsteps;
+    d->cfl_eff = cfl_of(d, d->dt);
+    d->energy_bounded = hdg_dg_energy_bounded(p, &d->L, d->energy_why, sizeof d->energy_why);
     return HDG_OK;
 }
 
@@ -60,7 +88,7 @@ hdg_status hdg_dg_prepare(hdg_dg_data *d, const hdg_run_options *opt, hdg_error 
     if ((st = hdg_geom_init(&d->g, d->mesh, err))) return st;
     int ne = d->mesh->ne;
     d->n = (long long)ne * d->L.nfields * d->L.Np;
-    d->nerrout = d->L.nerr + d->L.nfields;
+    d->nerrout = 2 * d->L.nerr + d->L.nfields;
     d->geom = hdg_xmalloc(sizeof(double) * (size_t)ne * d->L.ngeom);
     d->fmap = hdg_xmalloc(sizeof(int) * (size_t)ne * d->L.nimap);
     if ((st = hdg_dg_fill_maps(&d->L, p, d->mesh, &d->g, d->geom, d->fmap, err))) return st;
@@ -208,7 +236,7 @@ static hdg_status report_errors(const hdg_dg_data *d, const hdg_dg_engine *eng, 
     hdg_status st = eng->errors(eng->ctx, t, E, err);
     if (st) return st;
     int nout = d->nerrout;
-    double sums[2 * HDG_DG_MAX_FIELDS] = {0};
+    double sums[3 * HDG_DG_MAX_FIELDS] = {0};
     for (int e = 0; e < d->mesh->ne; e++)
         for (int k = 0; k < nout; k++) sums[k] += E[(size_t)e * nout + k];
     const hdg_problem *p = d->p;
@@ -222,6 +250,95 @@ static hdg_status report_errors(const hdg_dg_data *d, const hdg_dg_engine *eng, 
         snprintf(path, sizeof path, "errors.%s", p->unknowns[u].name);
         hdg_report_number(rep, path, sqrt(s));
     }
+    return HDG_OK;
+}
+
+/* ------------------------------------------------------------------ the energy watch */
+
+/* How the energy is watched (run_dg_common.h, hdg_dg_integrate). */
+typedef enum { WATCH_BOUNDED, WATCH_EXACT, WATCH_LOOSE } watch_mode;
+static const char *const watch_names[] = { "bounded", "exact", "loose" };
+
+typedef struct watch {
+    watch_mode mode;
+    double e0, emin;       /* initial energy, smallest so far */
+    double maxrise;        /* largest (E - emin) / emin */
+    double eex;            /* largest exact-solution energy so far (WATCH_EXACT) */
+    long long samples, exact_every;
+} watch;
+
+static void watch_init(watch *w, const hdg_dg_data *d, double e0, long long nsamples)
+{
+    memset(w, 0, sizeof *w);
+    w->mode = d->energy_bounded ? WATCH_BOUNDED : d->L.nerr == d->L.nfields ? WATCH_EXACT : WATCH_LOOSE;
+    w->e0 = w->emin = e0;
+    w->exact_every = nsamples > 50 ? nsamples / 50 : 1;
+}
+
+/* 1/2 sum of int exact^2 at the state's time, from the _errors kernel. */
+static hdg_status exact_energy(const hdg_dg_data *d, const hdg_dg_engine *eng, double t, double *E, double *eex,
+                               hdg_error *err)
+{
+    hdg_status st = eng->errors(eng->ctx, t, E, err);
+    if (st) return st;
+    int nout = d->nerrout, off = d->L.nerr + d->L.nfields;
+    double s = 0;
+    for (int e = 0; e < d->mesh->ne; e++)
+        for (int k = 0; k < d->L.nerr; k++) s += E[(size_t)e * nout + off + k];
+    *eex = 0.5 * s;
+    return HDG_OK;
+}
+
+/* The largest cfl worth trying: half the one that failed, rounded down to two digits. */
+static double cfl_hint(const hdg_dg_data *d)
+{
+    double c = 0.5 * (d->cfl_eff > 0 ? d->cfl_eff : d->cfl);
+    double q = pow(10.0, floor(log10(c)) - 1);
+    return floor(c / q) * q;
+}
+
+static hdg_status unstable(const hdg_dg_data *d, const char *how, double from, double en, long long step, double t,
+                           hdg_report *rep, hdg_error *err)
+{
+    hdg_report_int(rep, "blowup.step", step);
+    hdg_report_number(rep, "blowup.time", t);
+    hdg_report_number(rep, "energy.end", en);
+    char hint[96], rel[48] = "";
+    if (from > 0 && isfinite(en)) snprintf(rel, sizeof rel, " (%+.2g relative)", (en - from) / from);
+    if (d->cfl_eff > 0 || !(d->p->time.dt > 0)) snprintf(hint, sizeof hint, "try --cfl <= %.2g", cfl_hint(d));
+    else snprintf(hint, sizeof hint, "try a smaller 'dt' than %g", d->dt);
+    return hdg_fail(err, HDG_ESOLVER, "unstable: the energy grew from %.13g to %.13g%s at step %lld (t = %.6g)%s; "
+                                      "the time step dt = %.4g is too large: %s", from, en, rel, step, t, how, d->dt,
+                    hint);
+}
+
+/* The energy en after step s (time t): an instability? */
+static hdg_status watch_check(watch *w, const hdg_dg_data *d, const hdg_dg_engine *eng, double en, long long s,
+                              double t, double *E, hdg_report *rep, hdg_error *err)
+{
+    long long k = w->samples++;
+    if (!isfinite(en)) return unstable(d, "", w->emin, en, s, t, rep, err);
+    if (w->emin > 0) w->maxrise = fmax(w->maxrise, (en - w->emin) / w->emin);
+    if (w->mode == WATCH_BOUNDED) {
+        if (en > w->emin * (1 + HDG_DG_ENERGY_RTOL) && en > 0)
+            return unstable(d, ", which it cannot do in this problem", w->emin, en, s, t, rep, err);
+        w->emin = fmin(w->emin, en);
+        return HDG_OK;
+    }
+    w->emin = fmin(w->emin, en);
+    if (w->mode == WATCH_EXACT && (k % w->exact_every == 0 || s == d->nsteps)) {
+        double eex = 0;
+        hdg_status st = exact_energy(d, eng, t, E, &eex, err);
+        if (st) return st;
+        w->eex = fmax(w->eex, eex);
+        double ref = fmax(w->e0, w->eex);
+        if (ref > 0 && en > 100 * ref) {
+            char how[128];
+            snprintf(how, sizeof how, ", more than 100 times the exact solution's (%.6g)", w->eex);
+            return unstable(d, how, w->e0, en, s, t, rep, err);
+        }
+    }
+    if (w->e0 > 0 && en > 1e8 * w->e0) return unstable(d, "", w->e0, en, s, t, rep, err);
     return HDG_OK;
 }
 
@@ -244,6 +361,8 @@ static void report_header(const hdg_dg_data *d, hdg_report *rep)
     hdg_report_number(rep, "time.cfl", d->cfl);
     hdg_report_int(rep, "steps", d->nsteps);
     hdg_report_number(rep, "dt", d->dt);
+    if (d->speed.known) hdg_report_number(rep, "speed", d->speed.max);
+    if (d->cfl_eff > 0) hdg_report_number(rep, "time.cfl_effective", d->cfl_eff);
 }
 
 static void report_perf(const hdg_dg_data *d, const hdg_dg_engine *eng, double t_steps, double t_stages,
@@ -268,8 +387,10 @@ static void log_summary(const hdg_dg_data *d, const hdg_run_options *opt, double
                         const hdg_report *rep)
 {
     const hdg_problem *p = d->p;
-    fprintf(opt->log, "%s: DG N = %d, %d elements, %lld dofs, %lld steps of dt = %.4g to t = %g (%.3g s)\n",
-            p->name, d->L.N, d->mesh->ne, d->n, d->nsteps, d->dt, d->final, t_steps);
+    char sp[64] = "";
+    if (d->speed.known) snprintf(sp, sizeof sp, " (cfl %.3g, speed %.4g)", d->cfl_eff, d->speed.max);
+    fprintf(opt->log, "%s: DG N = %d, %d elements, %lld dofs, %lld steps of dt = %.4g%s to t = %g (%.3g s)\n",
+            p->name, d->L.N, d->mesh->ne, d->n, d->nsteps, d->dt, sp, d->final, t_steps);
     fprintf(opt->log, "  energy %.10g -> %.10g\n", e0, e1);
     for (int u = 0; u < p->nunknowns; u++) {
         char path[96];
@@ -302,6 +423,10 @@ hdg_status hdg_dg_integrate(const hdg_dg_data *d, const hdg_dg_engine *eng, cons
         if (v.series && (st = vtk_write_state(&v, d, eng, 0.0, err))) goto done;
     }
     long long mon = nsteps <= 2000 ? 1 : nsteps / 2000;
+    watch w;
+    watch_init(&w, d, e0, nsteps / mon);
+    hdg_report_string(rep, "energy.watch", watch_names[w.mode]);
+    if (w.mode != WATCH_BOUNDED) hdg_report_string(rep, "energy.watch_reason", d->energy_why);
     double tstart = hdg_wtime(), tlast = tstart, t_out = 0;
 
     for (s = 0; s < nsteps; s++) {
@@ -315,14 +440,7 @@ hdg_status hdg_dg_integrate(const hdg_dg_data *d, const hdg_dg_engine *eng, cons
         if (done_steps % mon == 0 || done_steps == nsteps) {
             double en;
             if ((st = energy(d, eng, Eel, &en, err))) goto done;
-            if (!isfinite(en) || en > 1e8 * (e0 + 1e-300)) {
-                hdg_report_int(rep, "blowup.step", done_steps);
-                hdg_report_number(rep, "blowup.time", tn);
-                hdg_report_number(rep, "energy.end", en);
-                st = hdg_fail(err, HDG_ESOLVER, "DG time integration blew up at step %lld (t = %.6g): energy %g "
-                                                "(started at %g); try a smaller cfl", done_steps, tn, en, e0);
-                goto done;
-            }
+            if ((st = watch_check(&w, d, eng, en, done_steps, tn, E, rep, err))) goto done;
             if (eprev > 0) maxinc = fmax(maxinc, (en - eprev) / eprev);
             eprev = en;
         }
@@ -346,6 +464,7 @@ hdg_status hdg_dg_integrate(const hdg_dg_data *d, const hdg_dg_engine *eng, cons
     }
     hdg_report_number(rep, "energy.end", eprev);
     hdg_report_number(rep, "energy.max_rel_increase", maxinc);
+    hdg_report_number(rep, "energy.max_rise", w.maxrise);
     hdg_report_int(rep, "energy.samples", nsteps / mon);
     double t0 = hdg_wtime();
     if ((st = report_errors(d, eng, final, E, rep, err))) goto out;

@@ -783,10 +783,10 @@ static void build_errors(dgc *c)
     char name[128];
     snprintf(name, sizeof name, "%s_errors", p->name);
     hdg_ir_kernel *k = hdg_ir_kernel_new(L->mod, name, HDG_KITEM_ELEMENT);
-    int F = c->F, nout = L->nerr + F;
+    int F = c->F, nout = 2 * L->nerr + F;
     hdg_ir_tensor *U = hdg_ir_input(k, "U", HDG_SHAPE(F, c->Np), "state");
     hdg_ir_tensor *G = hdg_ir_geom(k, "g", HDG_SHAPE(DG_G_SIZE), "element geometry");
-    hdg_ir_tensor *E = hdg_ir_output(k, "E", HDG_SHAPE(nout), "squared errors, then int U_f^2");
+    hdg_ir_tensor *E = hdg_ir_output(k, "E", HDG_SHAPE(nout), "squared errors, int U_f^2, int exact^2");
     hdg_ir_tensor *Uq = hdg_ir_local(k, "Uq", HDG_IR_DOUBLE, HDG_SHAPE(F, c->nq));
     hdg_ir_tensor *El = hdg_ir_local(k, "El", HDG_IR_DOUBLE, HDG_SHAPE(nout));
     hdg_ir_matmul(k, Uq, 1.0, U, 0, c->Iq, 1, 0.0);
@@ -800,8 +800,11 @@ static void build_errors(dgc *c)
         hdg_ir_expr *u = hdg_ir_ld2(k, Uq, hdg_ir_int(k, f), q);
         const hdg_expr *ex = p->unknowns[L->field_unknown[f]].exact[L->field_comp[f]];
         if (ex) {
-            hdg_ir_expr *d = hdg_ir_let(k, "d", hdg_ir_sub(k, u, lx(k, p, ex, &v)));
-            hdg_ir_accum(k, hdg_ir_ld1(k, El, hdg_ir_int(k, n++)), hdg_ir_mul(k, wj, hdg_ir_mul(k, d, d)));
+            hdg_ir_expr *xv = hdg_ir_let(k, "ex", lx(k, p, ex, &v));
+            hdg_ir_expr *d = hdg_ir_let(k, "d", hdg_ir_sub(k, u, xv));
+            hdg_ir_accum(k, hdg_ir_ld1(k, El, hdg_ir_int(k, n)), hdg_ir_mul(k, wj, hdg_ir_mul(k, d, d)));
+            hdg_ir_accum(k, hdg_ir_ld1(k, El, hdg_ir_int(k, L->nerr + F + n)), hdg_ir_mul(k, wj, hdg_ir_mul(k, xv, xv)));
+            n++;
         }
         hdg_ir_accum(k, hdg_ir_ld1(k, El, hdg_ir_int(k, L->nerr + f)), hdg_ir_mul(k, wj, hdg_ir_mul(k, u, u)));
     }

@@ -32,7 +32,8 @@
  *   <name>_initial  U at the nodes from the initial conditions (at a->t)
  *   <name>_errors   per element: squared L2 errors of the fields with an exact
  *                   solution (nerr values), then int U_f^2 for every field
- *                   (nfields values), by a rule of degree 2N+2
+ *                   (nfields values), then int exact_f^2 of the fields with
+ *                   an exact solution (nerr values), by a rule of degree 2N+2
  *   <name>_energy   per element: 1/2 sum_f U_f^T M U_f J (the discrete energy)
  *
  * The dense parts (reference derivatives of the fields the volume terms
