@@ -47,7 +47,8 @@ static void help(void)
            "  --restart m         GMRES restart length (default 100, at most the unknowns)\n"
            "  --vtk FILE          write the solution (.vtu; DG: .pvd time series)\n"
            "  --every n           DG: write every n steps (with --vtk)\n"
-           "  --cfl c             DG: CFL number (overrides the file)\n"
+           "  --cfl c             DG: CFL number (overrides the file): dt = c x the Hesthaven-\n"
+           "                      Warburton step of speed 1 / the equations' wave speed\n"
            "  --final-time T      DG: final time (overrides the file)\n"
            "  --json FILE         write the full report (sizes, solver, errors, timings)\n"
            "  --no-cache          do not use the on-disk kernel cache\n"
@@ -249,12 +250,9 @@ int hdg_cmd_run(int argc, char **argv)
     const char *topt = A.ro.cfl > 0 ? "--cfl" : A.ro.final_time > 0 ? "--final-time" : A.ro.every > 0 ? "--every" : NULL;
     if (topt && p->method != HDG_METHOD_DG) {   /* time options of a steady problem: refused, not ignored */
         fprintf(stderr, "hdgc run: %s applies to time-dependent (DG) problems; %s is steady HDG\n", topt, A.path);
-        rc = 2;
-    }
-    if (rc == 2) {
         hdg_report_free(rep), hdg_problem_free(p);
         free(A.sets), free(A.seen);
-        return rc;
+        return 2;
     }
     A.ro.t_parse = hdg_wtime() - t0;
     A.ro.log = A.quiet ? NULL : stdout;
