@@ -7,6 +7,7 @@
  * evaluator here, which checks the printed precedence), and origins as
  * comments and as #line directives. */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -320,6 +321,7 @@ static void test_dense(void)
     hdg_error err;
     CHECK(hdg_ir_optimize(k, HDG_IR_OPT_DEFAULT, &err) == HDG_OK, "%s", err.msg);
     char *src = emit(m, NULL);
+    CHECK(!strstr(src, "hdg_heap"), "small locals stay on the stack");
     CHECK(strstr(src, "hdg_lu(6, &Al[0][0], piv);") && strstr(src, "hdg_lu_solve(6, 4, &Al[0][0], piv, &Wl[0][0]);") &&
           strstr(src, "hdg_matmul(4, 4, 6, -1.0, C, 6, 1, &Wl[0][0], 4, 1, 1.0, &Sl[0][0]);") &&
           strstr(src, "hdg_matmul(6, 4, 6, 1.0, A, 1, 6, C, 1, 6, 0.0, R2);"), "dense calls:\n%s", src);
@@ -803,6 +805,66 @@ static void test_origins(void)
     hdg_ir_module_free(m);
 }
 
+/* ------------------------------------------- locals too large for a stack */
+
+/* 1100 x 1100 doubles (9.7 MB, the size of the HDG local matrix near k = 24) are more
+ * than a default 8 MiB stack: the kernel keeps them in a block it mallocs, and runs
+ * on a thread with a 1 MiB stack. */
+enum { BIG = 1100 };
+static hdg_kernel_fn big_fn;
+static double big_u[2][BIG], big_v[2][BIG];
+
+static void *run_big(void *arg)
+{
+    big_fn(0, 2, arg);
+    return NULL;
+}
+
+static void test_big_locals(void)
+{
+    hdg_ir_module *m = hdg_ir_module_new("big");
+    hdg_ir_kernel *k = hdg_ir_kernel_new(m, "big", HDG_KITEM_ELEMENT);
+    hdg_ir_tensor *u = hdg_ir_input(k, "u", HDG_SHAPE(BIG), "");
+    hdg_ir_tensor *v = hdg_ir_output(k, "v", HDG_SHAPE(BIG), "u_i sum_j u_j");
+    hdg_ir_tensor *A = hdg_ir_local(k, "A", HDG_IR_DOUBLE, HDG_SHAPE(BIG, BIG));
+    hdg_ir_tensor *r = hdg_ir_local(k, "r", HDG_IR_DOUBLE, HDG_SHAPE(BIG));
+    hdg_ir_expr *i = hdg_ir_for(k, "i", BIG);
+    hdg_ir_expr *j = hdg_ir_for(k, "j", BIG);
+    hdg_ir_assign(k, hdg_ir_ld2(k, A, i, j), hdg_ir_mul(k, hdg_ir_ld1(k, u, i), hdg_ir_ld1(k, u, j)));
+    hdg_ir_end(k);
+    hdg_ir_end(k);
+    hdg_ir_fill(k, r, hdg_ir_num(k, 0));
+    i = hdg_ir_for(k, "i", BIG);
+    j = hdg_ir_for(k, "j", BIG);
+    hdg_ir_accum(k, hdg_ir_ld1(k, r, i), hdg_ir_ld2(k, A, i, j));
+    hdg_ir_end(k);
+    hdg_ir_end(k);
+    hdg_ir_copy(k, v, r);
+    char *src = emit(m, NULL);
+    CHECK(strstr(src, "malloc(9688832)") && strstr(src, "double (*restrict A)[1100] = (double (*)[1100])(hdg_heap + 0);") &&
+          strstr(src, "free(hdg_heap);"), "A and r in a malloc'ed block:\n%.2000s", src);
+    void *h = build("big", src);
+    big_fn = sym(h, "big");
+    double sum[2] = {0, 0};
+    for (int e = 0; e < 2; e++)
+        for (int l = 0; l < BIG; l++) sum[e] += big_u[e][l] = urand();
+    hdg_kargs args = { .nitems = 2, .in = { big_u[0] }, .out = { big_v[0] } };
+    pthread_attr_t attr;
+    pthread_t tid;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, 1 << 20);
+    int rc = big_fn ? pthread_create(&tid, &attr, run_big, &args) : -1;
+    CHECK(rc == 0, "thread with a 1 MiB stack");
+    if (rc == 0) pthread_join(tid, NULL);
+    pthread_attr_destroy(&attr);
+    for (int e = 0; e < 2 && rc == 0; e++)
+        for (int l = 0; l < BIG; l += 97) CHECK_NEAR(big_v[e][l], big_u[e][l] * sum[e], 1e-11, "v = u sum(u)");
+    if (h) dlclose(h);
+    cleanup("big");
+    free(src);
+    hdg_ir_module_free(m);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/hdg_ir_emit_XXXXXX");
@@ -815,6 +877,7 @@ int main(void)
     test_mass();
     test_coef();
     test_dense();
+    test_big_locals();
     test_face();
     test_random_exprs();
     test_random_programs();

@@ -406,6 +406,8 @@ typedef struct hdg_emit_c_printer {
     int *live;                  /* by var id: the let is needed (others are not printed) */
     const hdg_ir_origin *last;  /* last origin printed as a comment */
     unsigned char *used;        /* by tensor id: U_REF, U_ITEM (see declarations) */
+    long long *heap;            /* by tensor id: byte offset of a local in the kernel's heap
+                                   block (hdg_heap), -1 on the stack; NULL: all on the stack */
 } ectx;
 
 static void expr(ectx *c, const hdg_ir_expr *e);
@@ -785,6 +787,15 @@ static void declare(ectx *c, const hdg_ir_tensor *t, int ind)
     indent(c, ind);
     switch (t->kind) {
     case HDG_IR_LOCAL:
+        if (c->heap && c->heap[t->id] >= 0) {   /* a pointer (to rows) into the heap block */
+            const char *ty = t->type == HDG_IR_INT ? "int" : "double";
+            hdg_str_printf(out, "%s (*%s %s)", ty, r, t->name);
+            for (int d = 1; d < t->rank; d++) hdg_str_printf(out, "[%d]", t->shape[d]);
+            hdg_str_printf(out, " = (%s (*)", ty);
+            for (int d = 1; d < t->rank; d++) hdg_str_printf(out, "[%d]", t->shape[d]);
+            hdg_str_printf(out, ")(hdg_heap + %lld);\n", c->heap[t->id]);
+            return;
+        }
         hdg_str_printf(out, "%s %s", t->type == HDG_IR_INT ? "int" : "double", t->name);
         if (t->rank == 0) hdg_str_puts(out, "[1]");
         for (int d = 0; d < t->rank; d++) hdg_str_printf(out, "[%d]", t->shape[d]);
@@ -823,6 +834,7 @@ void hdg_emit_c_printer_free(hdg_emit_c_printer *c)
     if (!c) return;
     free(c->used);
     free(c->live);
+    free(c->heap);
     free(c);
 }
 
@@ -856,6 +868,54 @@ void hdg_emit_c_item(const hdg_ir_kernel *k, hdg_str *out, int ind, const hdg_em
     hdg_emit_c_printer_free(c);
 }
 
+long long hdg_emit_c_local_bytes(const hdg_ir_tensor *t)
+{
+    long long n = t->type == HDG_IR_INT ? (long long)sizeof(int) : (long long)sizeof(double);
+    for (int d = 0; d < t->rank; d++) n *= t->shape[d];
+    return n;
+}
+
+/* Locals past HDG_EMIT_C_STACK_MAX bytes in all (high degrees: the local matrix
+ * alone is 3.8 MB at k = 20) go, each local of 4 KiB or more, into one block the
+ * kernel mallocs per call (per chunk of items): the stack a kernel needs stays
+ * under HDG_EMIT_C_STACK_MAX whatever the degree. Returns the block's size (0: none). */
+static long long place_locals(ectx *c)
+{
+    const hdg_ir_kernel *k = c->k;
+    long long total = 0, heap = 0;
+    for (int i = 0; i < k->ntensors; i++)
+        if (k->tensors[i]->kind == HDG_IR_LOCAL && hdg_emit_c_uses(c, k->tensors[i]))
+            total += hdg_emit_c_local_bytes(k->tensors[i]);
+    if (total <= HDG_EMIT_C_STACK_MAX) return 0;
+    c->heap = hdg_xmalloc(((size_t)k->m->next_tensor_id + 1) * sizeof *c->heap);
+    for (int i = 0; i <= k->m->next_tensor_id; i++) c->heap[i] = -1;
+    for (int i = 0; i < k->ntensors; i++) {
+        const hdg_ir_tensor *t = k->tensors[i];
+        long long n = hdg_emit_c_local_bytes(t);
+        if (t->kind != HDG_IR_LOCAL || !hdg_emit_c_uses(c, t) || n < 4096) continue;
+        c->heap[t->id] = heap;
+        heap += (n + 63) / 64 * 64;
+    }
+    return heap;
+}
+
+/* Without memory for the heap block, every output of the items is NaN (the
+ * runtime's checks of the kernels' results see it) and the kernel returns. */
+static void heap_open(ectx *c, long long bytes)
+{
+    hdg_str *out = c->out;
+    hdg_str_printf(out, "    char *hdg_heap = (char *)malloc(%lld);   /* locals too large for the stack */\n", bytes);
+    hdg_str_puts(out, "    if (!hdg_heap) {\n");
+    hdg_str_puts(out, "        for (long long e = begin; e < end; ++e) {\n");
+    for (int i = 0; i < c->k->ntensors; i++) {
+        const hdg_ir_tensor *t = c->k->tensors[i];
+        if (t->kind != HDG_IR_OUT || !hdg_emit_c_uses(c, t)) continue;
+        hdg_str_printf(out, "            for (int i = 0; i < %d; ++i) a->out[%d][e * %d + i] = NAN;\n",
+                       t->size, t->slot, t->size);
+    }
+    hdg_str_puts(out, "        }\n        return;\n    }\n");
+}
+
 static void kernel(const hdg_ir_kernel *k, hdg_str *out, const hdg_emit_c_options *opt)
 {
     hdg_ir_cost cost = hdg_ir_kernel_cost(k);
@@ -865,9 +925,14 @@ static void kernel(const hdg_ir_kernel *k, hdg_str *out, const hdg_emit_c_option
     hdg_str_printf(out, "void %s(long long begin, long long end, const hdg_kargs *a);\n", k->name);
     hdg_str_printf(out, "void %s(long long begin, long long end, const hdg_kargs *a)\n{\n", k->name);
     hdg_str_puts(out, "    (void)a;\n");
+    hdg_emit_c_printer *c = hdg_emit_c_printer_new(k, out, opt);
+    long long heap = place_locals(c);
+    if (heap) heap_open(c, heap);
     hdg_str_puts(out, "    for (long long e = begin; e < end; ++e) {\n");
-    hdg_emit_c_item(k, out, 8, opt);
-    hdg_str_puts(out, "    }\n}\n\n");
+    hdg_emit_c_decls(c, 8, 1);
+    block(c, k->body.first, 8);
+    hdg_str_puts(out, heap ? "    }\n    free(hdg_heap);\n}\n\n" : "    }\n}\n\n");
+    hdg_emit_c_printer_free(c);
 }
 
 hdg_status hdg_emit_c(const hdg_ir_module *m, hdg_str *out, const hdg_emit_c_options *o,
@@ -879,6 +944,7 @@ hdg_status hdg_emit_c(const hdg_ir_module *m, hdg_str *out, const hdg_emit_c_opt
     hdg_str_printf(out, "/* Generated by hdgc %s from module %s. Do not edit. */\n", HDG_VERSION, m->name);
     if (!opt.no_header) hdg_str_puts(out, abi_header);
     hdg_str_puts(out, "\n#include <math.h>\n\n");
+    hdg_str_puts(out, "void *malloc(__SIZE_TYPE__);\nvoid free(void *);\n\n");
     hdg_emit_c_tables(m, out, &opt);
     hdg_str_putc(out, '\n');
     hdg_emit_c_helpers(m, out, &opt);

@@ -45,6 +45,13 @@ typedef struct hdg_emit_c_options {
 hdg_status hdg_emit_c(const hdg_ir_module *m, hdg_str *out, const hdg_emit_c_options *opt,
                       hdg_error *err);
 
+/* A kernel whose locals take more than this many bytes in all keeps its large
+ * locals (4 KiB or more each) in one block it mallocs per call instead of on the
+ * stack, so high degrees do not overflow a thread's stack (see emit.c). */
+#define HDG_EMIT_C_STACK_MAX (256 * 1024)
+/* Bytes of a local tensor (its shape times its element size). */
+long long hdg_emit_c_local_bytes(const hdg_ir_tensor *t);
+
 /* The text of include/hdg_kernel.h, as pasted into generated sources. */
 const char *hdg_emit_c_abi_header(void);
 
