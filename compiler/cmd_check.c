@@ -27,7 +27,7 @@ static void help(void)
            "expanded into scalar terms with their classification; exits 0.\n"
            "\n"
            "options:\n"
-           "  --order k           use polynomial degree k (1..20) instead of the file's\n"
+           "  --order k           use polynomial degree k (1..20, DG 1..12) instead of the file's\n"
            "  --set name=value    override a param (repeatable; value is a number)\n"
            "  --mesh MESH         also check the boundary conditions against the markers of\n"
            "                      MESH (square:N or a .msh file, see 'hdgc mesh --help'):\n"

@@ -135,6 +135,10 @@ const char *hdg_builtin_name(hdg_builtin f);   /* "sin" ... */
 const char *hdg_cmp_name(hdg_cmp c);           /* "<" ... */
 const char *hdg_var_name(hdg_var v);           /* "x", "y", "t" */
 
+/* The highest degree of a DG problem: its nodal reference element (warp-blend
+ * nodes, runtime/refel.h HDG_REFEL_MAX_DEGREE) goes up to 12; HDG goes up to 20. */
+#define HDG_DG_MAX_DEGREE 12
+
 #define HDG_EXPR_MAX_SIZE 200000
 #define HDG_EXPR_MAX_DEPTH 1000
 
@@ -311,6 +315,7 @@ typedef struct hdg_problem {
     const char *mesh;              /* "triangle" */
     const char *degree_name;       /* "k" */
     int degree;                    /* after --order */
+    hdg_loc degree_loc;            /* the number in 'degree k = N' (line 0: --order or none) */
     hdg_param *params;     int nparams;
     hdg_func *funcs;       int nfuncs;
     hdg_space *spaces;     int nspaces;

@@ -199,6 +199,7 @@ static void header(sema *S, decl *ds, const hdg_frontend_options *opt)
                 sema_error(S, d->num_loc, "the degree must be an integer between 1 and 20");
             else
                 p->degree = (int)d->num;
+            p->degree_loc = d->num_loc;
             define(S, d->name, SYM_DEGREE, 0, d->name_loc);
         }
     }
@@ -208,7 +209,7 @@ static void header(sema *S, decl *ds, const hdg_frontend_options *opt)
         if (opt->order < 1 || opt->order > 20)
             sema_error(S, (hdg_loc){0, 0}, "--order %d: the degree must be between 1 and 20", opt->order);
         else
-            p->degree = opt->order;
+            p->degree = opt->order, p->degree_loc = (hdg_loc){0, 0};
     }
     if (!first[2] && !(opt && opt->order))
         sema_error(S, first[0] ? first[0]->loc : (hdg_loc){1, 1}, "missing 'degree k = N' declaration");
@@ -494,6 +495,14 @@ static bool decide_method(sema *S, decl *ds)
 static void space_degrees(sema *S)
 {
     hdg_problem *p = S->p;
+    if (p->method == HDG_METHOD_DG && p->degree > HDG_DG_MAX_DEGREE) {
+        if (p->degree_loc.line)
+            sema_error(S, p->degree_loc, "a DG problem's degree must be between 1 and %d (HDG: up to 20)",
+                       HDG_DG_MAX_DEGREE);
+        else
+            sema_error(S, p->degree_loc, "--order %d: a DG problem's degree must be between 1 and %d (HDG: up "
+                       "to 20)", p->degree, HDG_DG_MAX_DEGREE);
+    }
     for (int u = 0; u < p->nunknowns; u++) {
         const hdg_unknown *x = &p->unknowns[u];
         int s = x->space;
