@@ -98,7 +98,7 @@ typedef struct hdg_dg_engine {
  * d->energy_bounded, a growth over its smallest value so far of more than
  * HDG_DG_ENERGY_RTOL; else, with an exact solution for every field, an
  * energy 100 times the largest of the exact solution's so far and the
- * initial one (checked at about 50 steps); else 1e8 times the initial one.
+ * initial one (checked every 5th sample, at most ~50 times); else 1e8 times the initial one.
  * A non-finite energy always stops it. Also
  * writes VTK when opt->vtk, and fills the report and the log. */
 hdg_status hdg_dg_integrate(const hdg_dg_data *d, const hdg_dg_engine *eng, const hdg_run_options *opt,
