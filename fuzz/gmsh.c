@@ -4,11 +4,13 @@
  * printable message or give a mesh that keeps the invariants of mesh.h; a
  * broken invariant aborts, so the fuzzer reports it like a crash. Built only
  * with -DHDG_FUZZ=ON and clang (fuzz/CMakeLists.txt). */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/geometry.h"
 #include "runtime/mesh.h"
 
 static void require(int ok, const char *what, int i)
@@ -90,6 +92,22 @@ static char *mesh_from_bytes(const uint8_t *d, size_t n, size_t *len)
     return t;
 }
 
+/* What the runtime computes next from an accepted mesh must be finite. */
+static void check_geometry(const hdg_mesh *m)
+{
+    hdg_geom g;
+    hdg_error err;
+    require(hdg_geom_init(&g, m, &err) == HDG_OK, "the geometry of an accepted mesh builds", 0);
+    for (int e = 0; e < m->ne; e++) {
+        require(g.J[e] > 0 && isfinite(g.rx[e] + g.ry[e] + g.sx[e] + g.sy[e]) && g.rin[e] > 0,
+                "finite metric, J > 0", e);
+        for (int j = 0; j < 3; j++)
+            require(isfinite(g.nx[3 * e + j] + g.ny[3 * e + j] + g.Fscale[3 * e + j]) && g.sJ[3 * e + j] > 0,
+                    "finite normals and face scales", e);
+    }
+    hdg_geom_free(&g);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     hdg_mesh m;
@@ -106,6 +124,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     check_elements(&m);
     check_faces(&m);
+    check_geometry(&m);
     require(hdg_mesh_build_topology(&m, &err) == HDG_OK, "the topology rebuilds", 0);
     check_faces(&m);
     hdg_mesh_free(&m);

@@ -2,6 +2,7 @@
  * topology builder + validator shared by every mesh source (see mesh.h). */
 #include "runtime/mesh.h"
 
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -119,6 +120,10 @@ static hdg_status check_elements(hdg_mesh *m, hdg_error *err)
                             vname(m, v[1], b1, sizeof b1), vname(m, v[2], b2, sizeof b2),
                             fabs(a2 / 2), sqrt(h2));
         }
+        if (fabs(a2) < DBL_MIN) /* subnormal: geometry and kernels would lose every digit */
+            return hdg_fail(err, HDG_EINPUT,
+                            "%selement %d: coordinates too small (its area %.3g underflows a double)",
+                            eloc(m, e, loc, sizeof loc), e, fabs(a2 / 2));
         if (a2 < 0) {
             int t = v[1];
             v[1] = v[2], v[2] = t;
@@ -438,12 +443,14 @@ hdg_status hdg_mesh_square(hdg_mesh *m, int N, double perturb, double x0, double
 
 /* ---------------------------------------------------------- spec parsing */
 
+/* A decimal number (no hex, inf or nan: support/util.h). */
 static int spec_number(const char **p, double *x)
 {
-    char *end;
-    *x = strtod(*p, &end);
-    if (end == *p || !isfinite(*x)) return 0;
-    *p = end;
+    size_t n = hdg_decimal_span(*p);
+    if (!n) return 0;
+    *x = strtod(*p, NULL);
+    if (!isfinite(*x)) return 0;
+    *p += n;
     return 1;
 }
 
