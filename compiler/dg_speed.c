@@ -295,6 +295,149 @@ static int ext_data_free(const hdg_problem *p, const hdg_dg_lowered *L, char *wh
     return 1;
 }
 
+/* ------------------------------------------------------------ faces */
+
+/* The face terms of a row field's equation, per normal: Fi (x interior
+ * values), Fe (x exterior values), over c (the common dt() coefficient). */
+typedef struct faces {
+    const hdg_problem *p;
+    const hdg_dg_lowered *L;
+    int field_of[64][2];
+    double c;
+} faces;
+
+static int row_of(const faces *fc, const hdg_equation *q, int test_comp)
+{
+    for (int i = 0; i < q->natoms; i++)
+        if (q->atoms[i].role == HDG_ROLE_TIME && q->atoms[i].test_comp == test_comp)
+            return fc->field_of[q->atoms[i].trial][q->atoms[i].trial_comp];
+    return -1;
+}
+
+static void face_mats(const faces *fc, double nx, double ny, double *Fi, double *Fe)
+{
+    const hdg_problem *p = fc->p;
+    int F = fc->L->nfields;
+    hdg_eval_env env = { 0, 0, 0, nx, ny, p };
+    memset(Fi, 0, sizeof(double) * F * F);
+    memset(Fe, 0, sizeof(double) * F * F);
+    for (int e = 0; e < p->nequations; e++)
+        for (int i = 0; i < p->equations[e].natoms; i++) {
+            const hdg_atom *a = &p->equations[e].atoms[i];
+            if (a->role != HDG_ROLE_FLUX) continue;
+            int r = row_of(fc, &p->equations[e], a->test_comp), col = fc->field_of[a->trial][a->trial_comp];
+            double *M = a->side == HDG_SIDE_EXTERIOR ? Fe : Fi;
+            M[r * F + col] += hdg_expr_eval(a->coef, &env) / fc->c;
+        }
+}
+
+/* ext = M u on the faces of condition b */
+static void ext_mat(const faces *fc, const hdg_bc *bc, double nx, double ny, double *M)
+{
+    int F = fc->L->nfields;
+    hdg_eval_env env = { 0, 0, 0, nx, ny, fc->p };
+    memset(M, 0, sizeof(double) * F * F);
+    for (int r = 0; r < bc->nrules; r++) {
+        int f = fc->field_of[bc->rules[r].unknown][bc->rules[r].comp];
+        for (int j = 0; j < bc->rules[r].nterms; j++) {
+            const hdg_ext_term *t = &bc->rules[r].terms[j];
+            M[f * F + fc->field_of[t->unknown][t->comp]] += hdg_expr_eval(t->coef, &env);
+        }
+    }
+}
+
+/* The smallest eigenvalue of the symmetric part of the n x n matrix K, relative to its size. */
+static double min_sym_eig(int n, const double *K)
+{
+    double *S = hdg_xmalloc(sizeof(double) * n * n), *ev = hdg_xmalloc(sizeof(double) * n), scale = max_abs(n, K);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) S[i * n + j] = 0.5 * (K[i * n + j] + K[j * n + i]);
+    double r = hdg_sym_eig(n, S, ev) ? -1 : scale > 0 ? ev[0] / scale : 0;
+    free(S);
+    free(ev);
+    return r;
+}
+
+/* The face terms cannot feed energy: with V(n) = (A_weak - A_strong) n / 2
+ * the volume terms' share of the faces, every interior face (u, w: the two
+ * sides) and every boundary face (w = M u) adds a quadratic form >= 0 to
+ * -dE/dt. Checked at 64 normals; coefficients must not vary in x, y, t. */
+static int faces_dissipate(const faces *fc, const double *Vx, const double *Vy, char *why, size_t n)
+{
+    const hdg_problem *p = fc->p;
+    int F = fc->L->nfields, F2 = 2 * F;
+    for (int e = 0; e < p->nequations; e++)
+        for (int i = 0; i < p->equations[e].natoms; i++) {
+            const hdg_atom *a = &p->equations[e].atoms[i];
+            if (a->role == HDG_ROLE_FLUX && (a->markers || depends_xy(a->coef) || hdg_expr_depends(a->coef, HDG_VAR_T)))
+                return why_at(why, n, p, a->loc, "a face term varies in space or time or sits on some markers only");
+        }
+    for (int b = 0; b < p->nbcs; b++)
+        for (int r = 0; r < p->bcs[b].nrules; r++)
+            for (int j = 0; j < p->bcs[b].rules[r].nterms; j++) {
+                const hdg_expr *c = p->bcs[b].rules[r].terms[j].coef;
+                if (depends_xy(c) || hdg_expr_depends(c, HDG_VAR_T))
+                    return why_at(why, n, p, p->bcs[b].rules[r].loc, "an exterior state varies in space or time");
+            }
+    double *Fi = hdg_xmalloc(sizeof(double) * 4 * F * F), *Fe = Fi + F * F, *Gi = Fe + F * F, *Ge = Gi + F * F;
+    double *K = hdg_xmalloc(sizeof(double) * F2 * F2), *M = hdg_xmalloc(sizeof(double) * F * F);
+    int ok = 1;
+    for (int k = 0; k < 64 && ok; k++) {
+        double nx = cos(M_PI * k / 32), ny = sin(M_PI * k / 32);
+        face_mats(fc, nx, ny, Fi, Fe);
+        face_mats(fc, -nx, -ny, Gi, Ge);
+        for (int i = 0; i < F; i++)
+            for (int j = 0; j < F; j++) {
+                double V = Vx[i * F + j] * nx + Vy[i * F + j] * ny;
+                K[i * F2 + j] = Fi[i * F + j] - V;
+                K[i * F2 + F + j] = Fe[i * F + j];
+                K[(F + i) * F2 + j] = Ge[i * F + j];
+                K[(F + i) * F2 + F + j] = Gi[i * F + j] + V;
+            }
+        if (min_sym_eig(F2, K) < -1e-12) ok = why_at(why, n, p, p->loc, "the face terms can feed energy (a flux "
+                                                                          "that is neither upwind nor central)");
+        for (int b = 0; b < p->nbcs && ok; b++) {
+            ext_mat(fc, &p->bcs[b], nx, ny, M);
+            for (int i = 0; i < F; i++)
+                for (int j = 0; j < F; j++) {
+                    double s = Fi[i * F + j] - (Vx[i * F + j] * nx + Vy[i * F + j] * ny);
+                    for (int l = 0; l < F; l++) s += Fe[i * F + l] * M[l * F + j];
+                    K[i * F + j] = s;
+                }
+            if (min_sym_eig(F, K) < -1e-12)
+                ok = why_at(why, n, p, p->bcs[b].loc, "this boundary condition can feed energy");
+        }
+    }
+    free(Fi);
+    free(K);
+    free(M);
+    return ok;
+}
+
+/* Vx, Vy = (A_weak - A_strong) / 2 and likewise for B (constant
+ * coefficients, over c): the volume terms' share of the face integrals of
+ * dE/dt. 0 when a part is not symmetric (no such identity). */
+static int volume_faces(const form *fm, double c, double *Vx, double *Vy)
+{
+    int F = fm->F;
+    double S[2][MAXF * MAXF], W[2][MAXF * MAXF];
+    memset(S, 0, sizeof S);
+    memset(W, 0, sizeof W);
+    hdg_eval_env env = { 0, 0, 0, 0, 0, fm->p };
+    for (int i = 0; i < fm->nt; i++) {
+        const vterm *v = &fm->t[i];
+        if (v->kind == KIND_R) continue;
+        double *M = v->sign > 0 ? S[v->kind] : W[v->kind];
+        M[v->row * F + v->col] += v->sign * hdg_expr_eval(v->a->coef, &env) / c;
+    }
+    for (int d = 0; d < 2; d++) {
+        double scale = fmax(max_abs(F, S[d]), max_abs(F, W[d]));
+        if (!symmetric(F, S[d], 1e-12 * scale) || !symmetric(F, W[d], 1e-12 * scale)) return 0;
+    }
+    for (int i = 0; i < F * F; i++) Vx[i] = 0.5 * (W[0][i] - S[0][i]), Vy[i] = 0.5 * (W[1][i] - S[1][i]);
+    return 1;
+}
+
 int hdg_dg_energy_bounded(const hdg_problem *p, const hdg_dg_lowered *L, char *why, size_t n)
 {
     if (!sources_free(p, why, n) || !ext_data_free(p, L, why, n)) return 0;
@@ -317,6 +460,15 @@ int hdg_dg_energy_bounded(const hdg_problem *p, const hdg_dg_lowered *L, char *w
     if (ok && !(symmetric(F, A, 1e-12 * scale) && symmetric(F, B, 1e-12 * scale))) {
         snprintf(why, n, "the flux Jacobians A, B are not symmetric");
         ok = 0;
+    }
+    if (ok && !volume_faces(&fm, c0, A, B)) {   /* A, B now hold Vx, Vy */
+        snprintf(why, n, "the strong- and weak-form parts of A, B are not symmetric each");
+        ok = 0;
+    }
+    if (ok) {
+        faces fc = { p, L, {{0}}, c0 };
+        for (int f = 0; f < L->nfields; f++) fc.field_of[L->field_unknown[f]][L->field_comp[f]] = f;
+        ok = faces_dissipate(&fc, A, B, why, n);
     }
     if (ok && max_abs(F, R) > 0) {   /* d/dt E gets -U^T R U: R's symmetric part must be >= 0 */
         double S[MAXF * MAXF], ev[MAXF];

@@ -41,9 +41,13 @@ void hdg_dg_char_speed(const hdg_problem *p, const hdg_dg_lowered *L, const hdg_
 /* 1 when the form shows that the semi-discrete energy 1/2 sum_f int U_f^2
  * cannot grow: no volume or boundary sources, exterior states free of data
  * (ext(u) = linear in the interior values only), equal constant dt()
- * coefficients, constant symmetric A and B, constant reaction terms (u_j, v)
- * with a positive semi-definite symmetric part. Else 0 and why names the
- * first reason. (The fluxes are trusted to be upwind or central.) */
+ * coefficients, constant A and B with symmetric strong- and weak-form parts,
+ * face terms that take energy out or conserve it (the quadratic form of
+ * -dE/dt on an interior face, both sides, and on a boundary face with
+ * ext = M u, positive semi-definite at 64 normals: so upwind and central
+ * fluxes pass, alpha = -1 fails), constant reaction terms (u_j, v) with a
+ * positive semi-definite symmetric part. Else 0 and why names the first
+ * reason. */
 int hdg_dg_energy_bounded(const hdg_problem *p, const hdg_dg_lowered *L, char *why, size_t n);
 
 /* Spectral radius of the n x n matrix C (row-major; not modified). */

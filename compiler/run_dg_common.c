@@ -303,10 +303,15 @@ static hdg_status unstable(const hdg_dg_data *d, const char *how, double from, d
     hdg_report_int(rep, "blowup.step", step);
     hdg_report_number(rep, "blowup.time", t);
     hdg_report_number(rep, "energy.end", en);
-    char hint[96], rel[48] = "";
+    char hint[480], rel[48] = "";
     if (from > 0 && isfinite(en)) snprintf(rel, sizeof rel, " (%+.2g relative)", (en - from) / from);
     if (d->cfl_eff > 0 || !(d->p->time.dt > 0)) snprintf(hint, sizeof hint, "try --cfl <= %.2g", cfl_hint(d));
     else snprintf(hint, sizeof hint, "try a smaller 'dt' than %g", d->dt);
+    if (!d->energy_bounded) {   /* the form did not rule out a growth of its own */
+        size_t len = strlen(hint);
+        snprintf(hint + len, sizeof hint - len, ", unless the scheme itself lets the energy grow (%s)",
+                 d->energy_why);
+    }
     return hdg_fail(err, HDG_ESOLVER, "unstable: the energy grew from %.13g to %.13g%s at step %lld (t = %.6g)%s; "
                                       "the time step dt = %.4g is too large: %s", from, en, rel, step, t, how, d->dt,
                     hint);

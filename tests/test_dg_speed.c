@@ -12,9 +12,10 @@
  *      within 3x of the ax = 1 error (before: a step 5.7x too long, an
  *      effective cfl of 4.3, which blows up); maxwell2d keeps
  *      the Hesthaven-Warburton step hdg_dg_dt(N, rmin, cfl);
- *   4. energy class: maxwell2d, acoustics2d bounded; advection2d not
- *      (inflow data, named), with ext(u) = 0 bounded; a non-symmetric
- *      system or a source not;
+ *   4. energy class: maxwell2d (upwind, central), acoustics2d bounded;
+ *      advection2d not (inflow data, named), with ext(u) = 0 bounded; not
+ *      with alpha = -1 (anti-dissipative flux), a boundary ext(u) = u on a
+ *      wave system, a non-symmetric system, a source or a growth term;
  *   5. the energy watch: on stable runs the energy never rises above its
  *      minimum by more than 1e-13 (measured <= 1.1e-14, N = 1..8, five
  *      meshes, upwind and central; the bound in the driver is 1e-10);
@@ -231,6 +232,12 @@ static void test_energy_class(void)
     expect_bounded(load("maxwell2d.hdg", 2, NULL, 0), 1, NULL, "maxwell2d");
     expect_bounded(load("maxwell2d.hdg", 2, "alpha", 0), 1, NULL, "maxwell2d central");
     expect_bounded(load("acoustics2d.hdg", 2, NULL, 0), 1, NULL, "acoustics2d");
+    expect_bounded(load("maxwell2d.hdg", 2, "alpha", -1), 0, "face terms can feed energy", "maxwell2d alpha = -1");
+    expect_bounded(parse("problem w\nmesh triangle\ndegree N = 2\nspace V = L2(P N)\nunknown a : V, b : V\n"
+                         "equation (dt(a), v) + (dx(b), v) = <nx*jump(b)/2 - jump(a)/2, v> for v : V\n"
+                         "equation (dt(b), w) + (dx(a), w) = <nx*jump(a)/2 - jump(b)/2, w> for w : V\n"
+                         "boundary open on all: ext(a) = a, ext(b) = b\ntime lserk4, final = 1, cfl = 1\n"),
+                   0, "this boundary condition can feed energy", "ext(u) = u on a wave system");
     expect_bounded(load("advection2d.hdg", 2, NULL, 0), 0, "boundary 'inflow' gives exterior data for u",
                    "advection2d");
     snprintf(eq, sizeof eq, "equation (dt(u), v) + (ax*dx(u), v) = %s", UPWIND);
