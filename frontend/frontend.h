@@ -191,6 +191,10 @@ typedef struct hdg_unknown {
     int mean;                  /* post: the element unknown of the main system whose element mean
                                   it takes ('mean ustar = u': (ustar, 1)_K = (u, 1)_K per component);
                                   -1 for every other unknown */
+    const hdg_expr *mean_value[2]; /* 'mean u = g' on an element unknown of the main system (HDG): the
+                                  domain mean of u is that of g, which fixes the constant of a solution
+                                  known up to one (pure Neumann); NULL when absent */
+    hdg_loc mean_loc;
     const hdg_expr *exact[2];  /* NULL when no exact solution was given */
     const hdg_expr *initial[2];/* DG: at t = 0 (given, else exact at t = 0, else 0) */
     bool initial_given;

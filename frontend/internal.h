@@ -76,7 +76,8 @@ typedef struct decl {
     decl_kind kind;
     hdg_loc loc;            /* the keyword */
     const char *name;       /* declared name; BCVALUE: the unknown/flux; TIME: method;
-                               MEAN: the post unknown (label: the unknown whose mean it takes) */
+                               MEAN: the unknown (label: the unknown whose mean it takes when the
+                               value, expr, is a bare name) */
     hdg_loc name_loc;
     const char *label;      /* BC: dirichlet / neumann / user label */
     hdg_loc label_loc;

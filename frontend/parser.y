@@ -96,9 +96,11 @@ decl:
   | POSTPROCESS typed_list {
         decl *d = decl_new(pc, D_POST, L(@1)); d->items = $2; decl_add(pc, d);
     }
-  | MEAN NAME '=' NAME {
+  | MEAN NAME '=' expr {
         decl *d = decl_new(pc, D_MEAN, L(@1));
-        d->name = $2; d->name_loc = L(@2); d->label = $4; d->label_loc = L(@4); decl_add(pc, d);
+        d->name = $2; d->name_loc = L(@2); d->expr = $4;
+        if ($4->kind == AST_NAME) { d->label = $4->name; d->label_loc = $4->loc; }
+        decl_add(pc, d);
     }
   | FLUX NAME '=' expr {
         decl *d = decl_new(pc, D_FLUX, L(@1));

@@ -1046,12 +1046,36 @@ static void coverage(sema *S, const pairing *pr)
 
 /* ---------------------------------------------------------------- post-processing */
 
+/* 'mean u = g' on an element unknown of the main system: the domain mean of
+ * u is that of g (data in x, y); it fixes the constant of a pure Neumann
+ * problem (the driver refuses such a problem without it). */
+static void mean_value_decl(sema *S, decl *d, const pairing *pr, decl **first, hdg_unknown *u, int ui)
+{
+    if (pr->failed[ui]) return;
+    if (first[ui]) {
+        sema_error(S, d->loc, "duplicate mean condition for '%s' (first at %s)", u->name, fmt_loc(S, first[ui]->loc));
+        return;
+    }
+    first[ui] = d;
+    ectx cx = data_ctx("a mean condition", 3u, false);
+    const hdg_expr *e[2] = {NULL, NULL};
+    if (!data_expr(S, &cx, d->expr, u->ncomp, NULL, e, "the mean value")) return;
+    u->mean_value[0] = e[0], u->mean_value[1] = e[1];
+    u->mean_loc = d->loc;
+}
+
 /* 'mean ustar = u': the post-processed unknown takes the element mean of u. */
 static void mean_decl(sema *S, decl *d, const pairing *pr, decl **first)
 {
     hdg_problem *p = S->p;
     symbol *s = sema_lookup(S, d->name);
     if (s && s->failed) return;
+    symbol *v = d->label ? sema_lookup(S, d->label) : NULL;   /* 'mean x = u': post-processing */
+    if (s && s->kind == SYM_UNKNOWN && !p->unknowns[s->index].post && !p->unknowns[s->index].trace &&
+        !(v && v->kind == SYM_UNKNOWN)) {
+        mean_value_decl(S, d, pr, first, &p->unknowns[s->index], s->index);
+        return;
+    }
     if (!s || s->kind != SYM_UNKNOWN || !p->unknowns[s->index].post) {
         sema_error(S, d->name_loc, "mean constraint for '%s', which is not a post-processed unknown "
                    "(declare it with 'postprocess %s : W')", d->name, d->name);
@@ -1065,6 +1089,11 @@ static void mean_decl(sema *S, decl *d, const pairing *pr, decl **first)
         return;
     }
     first[s->index] = d;
+    if (!d->label) {
+        sema_error(S, d->expr->loc, "the mean of post-processed '%s' is that of an element unknown: "
+                   "'mean %s = u'", x->name, x->name);
+        return;
+    }
     symbol *m = sema_lookup(S, d->label);
     if (m && m->failed) return;
     if (!m) {
