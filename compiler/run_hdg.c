@@ -7,9 +7,11 @@
 #include <string.h>
 
 #include "compiler/mesh_data.h"
+#include "compiler/nonfinite.h"
 #include "compiler/pipeline.h"
 #include "compiler/run.h"
 #include "compiler/run_hdg_common.h"
+#include "compiler/run_hdg_null.h"
 #include "ir/lower.h"
 #include "runtime/blockmat.h"
 #include "runtime/csr.h"
@@ -38,6 +40,9 @@ typedef struct hdg_run {
     double *xp;          /* ne * npost post-processed dofs */
     int negated;
     double asym;         /* relative asymmetry of K_e */
+    double amax;         /* largest |entry| of K_e */
+    double *z;           /* constant null space of the trace system (run_hdg_null.h), or NULL */
+    int null_u;          /* then: the element unknown whose mean fixes the constant */
 } hdg_run;
 
 static hdg_kargs kargs(const hdg_run *r, const double *geom, long long n)
@@ -70,6 +75,9 @@ static hdg_status local_stage(hdg_run *r, hdg_error *err)
     a.out[0] = r->Ke;
     a.out[1] = r->Fe;
     hdg_launch(f, ne, &a);
+    int bad = hdg_nonfinite_first(r->Ke, ne, (long long)nt * nt, (long long)nt * nt);
+    if (bad >= 0) return hdg_hdg_bad_element(r->p, r->mesh, bad, 1, err);
+    if ((bad = hdg_nonfinite_first(r->Fe, ne, nt, nt)) >= 0) return hdg_hdg_bad_element(r->p, r->mesh, bad, 0, err);
     double diag = 0, amax = 0, asym = 0;
     for (long long e = 0; e < ne; e++) {
         const double *K = r->Ke + e * (long long)nt * nt;
@@ -81,6 +89,7 @@ static hdg_status local_stage(hdg_run *r, hdg_error *err)
             }
         }
     }
+    r->amax = amax;
     hdg_status st = hdg_hdg_trace_sign(r->rep, diag, amax, asym, &r->negated, &r->asym, err);
     if (st) return st;
     if (r->negated) {
@@ -125,7 +134,8 @@ static hdg_status dirichlet_stage(hdg_run *r, hdg_error *err)
         hdg_kargs a = kargs(r, fg, n);
         a.out[0] = uD;
         hdg_launch(fn, n, &a);
-        hdg_hdg_dirichlet_store(r->p, &r->L, i, faces, n, uD, r->isdir, r->xD);
+        st = hdg_hdg_dirichlet_finite(r->p, &r->L, M, i, faces, n, uD, err);
+        if (!st) hdg_hdg_dirichlet_store(r->p, &r->L, i, faces, n, uD, r->isdir, r->xD);
         free(uD);
     }
     free(faces);
@@ -133,6 +143,27 @@ static hdg_status dirichlet_stage(hdg_run *r, hdg_error *err)
     if (!st) st = hdg_hdg_dirichlet_check(r->p, M, r->isdir, err);
     if (!st) hdg_blockmat_apply_dirichlet(&r->B, r->rhs, r->isdir, r->xD);
     return st;
+}
+
+/* A pure Neumann problem: its constant null space, confirmed on the
+ * assembled matrix; the right-hand side is checked and projected. */
+static hdg_status null_stage(hdg_run *r, hdg_error *err)
+{
+    int t = hdg_hdg_null_candidate(r->p, r->mesh, r->isdir);
+    if (t < 0) return HDG_OK;
+    long long n = (long long)r->B.nf * r->B.m;
+    double *z = hdg_hdg_null_vector(&r->L, r->B.nf, t), *Kz = hdg_xmalloc(sizeof(double) * (size_t)n);
+    hdg_blockmat_spmv(&r->B, z, Kz);
+    int singular = hdg_hdg_null_confirmed(hdg_vecops_host(), n, z, Kz, r->amax);
+    free(Kz);
+    hdg_status st = singular ? hdg_hdg_null_unknown(r->p, &r->null_u, err) : HDG_OK;
+    if (!singular || st) {
+        free(z);
+        return st;
+    }
+    r->z = z;
+    hdg_report_string(r->rep, "solver.null_space", "constants");
+    return hdg_hdg_null_project_rhs(hdg_vecops_host(), n, z, r->rhs, r->rep, err);
 }
 
 static hdg_status solve_stage(hdg_run *r, hdg_error *err)
@@ -158,8 +189,18 @@ static hdg_status solve_stage(hdg_run *r, hdg_error *err)
     }
     hdg_solve_info info;
     memset(&info, 0, sizeof info);
-    if (!strcmp(s.method, "cg")) st = hdg_pcg(&A, M.apply ? &M : NULL, r->rhs, r->x, &s.so, NULL, &info, err);
-    else st = hdg_gmres(&A, M.apply ? &M : NULL, r->rhs, r->x, &s.so, NULL, &info, err);
+    const hdg_linop *Mp = M.apply ? &M : NULL;
+    hdg_hdg_null_op nc;
+    hdg_linop Mn;
+    double *t = NULL;
+    if (r->z) {   /* solve on the complement of the constants */
+        t = hdg_xmalloc(sizeof(double) * (size_t)n);
+        Mn = hdg_hdg_null_precond(&nc, Mp, hdg_vecops_host(), r->z, t, n);
+        Mp = &Mn;
+    }
+    if (!strcmp(s.method, "cg")) st = hdg_pcg(&A, Mp, r->rhs, r->x, &s.so, NULL, &info, err);
+    else st = hdg_gmres(&A, Mp, r->rhs, r->x, &s.so, NULL, &info, err);
+    free(t);
     hdg_precond_free(&M);
     hdg_csr_free(&csr);
     hdg_hdg_report_solve(r->rep, &s, &info, st);
@@ -167,7 +208,7 @@ static hdg_status solve_stage(hdg_run *r, hdg_error *err)
 }
 
 /* Element-local trace values (flipped on reversed faces), then x = A^-1 (F - B uhat). */
-static hdg_status recover_stage(hdg_run *r, hdg_error *err)
+static hdg_status recover(hdg_run *r, hdg_error *err)
 {
     const hdg_mesh *M = r->mesh;
     int m = r->L.m, nt = r->L.nt, nl = r->L.nl;
@@ -175,13 +216,35 @@ static hdg_status recover_stage(hdg_run *r, hdg_error *err)
     if (!f) return err->code;
     double *uh = hdg_xmalloc(sizeof(double) * (size_t)M->ne * nt);
     hdg_blockmat_scatter_to_elements(M->ne, m, M->ef, M->eforient, r->flip, r->x, uh);
-    r->xe = hdg_xmalloc(sizeof(double) * (size_t)M->ne * nl);
+    if (!r->xe) r->xe = hdg_xmalloc(sizeof(double) * (size_t)M->ne * nl);
     hdg_kargs a = kargs(r, r->geom, M->ne);
     a.in[0] = uh;
     a.out[0] = r->xe;
     hdg_launch(f, M->ne, &a);
     free(uh);
     return HDG_OK;
+}
+
+/* With a constant null space: x + c z with c such that the domain mean of
+ * the unknown is its condition's (the response of the mean to z measured by
+ * a second recovery: the recovery is affine in the trace). */
+static hdg_status recover_stage(hdg_run *r, hdg_error *err)
+{
+    hdg_status st = recover(r, err);
+    if (st || !r->z) return st;
+    long long n = (long long)r->B.nf * r->B.m;
+    const hdg_vecops *v = hdg_vecops_host();
+    double m0 = hdg_hdg_domain_mean(&r->L, r->mesh, r->null_u, r->xe);
+    v->axpy(v->ctx, n, 1.0, r->z, r->x);
+    if ((st = recover(r, err))) return st;
+    double m1 = hdg_hdg_domain_mean(&r->L, r->mesh, r->null_u, r->xe);
+    double want = hdg_hdg_mean_target(r->p, r->mesh, r->null_u);
+    if (!(fabs(m1 - m0) > 1e-8) || !isfinite(want))
+        return hdg_fail(err, HDG_EINTERNAL, "the constant trace changes the mean of '%s' by %g (target %g)",
+                        r->p->unknowns[r->null_u].name, m1 - m0, want);
+    v->axpy(v->ctx, n, (want - m1) / (m1 - m0), r->z, r->x);
+    hdg_report_number(r->rep, "solver.mean", want);
+    return recover(r, err);
 }
 
 static hdg_status post_stage(hdg_run *r, hdg_error *err)
@@ -211,9 +274,10 @@ static hdg_status errors_stage(hdg_run *r, hdg_error *err)
     a.in[1] = r->xp;
     a.out[0] = e2;
     hdg_launch(f, ne, &a);
-    hdg_hdg_report_errors(r->p, L, e2, ne, r->rep);
+    hdg_status st = hdg_hdg_check_finite(r->p, r->mesh, e2, ne, L->nerr, "the errors", err);
+    if (!st) hdg_hdg_report_errors(r->p, L, e2, ne, r->rep);
     free(e2);
-    return HDG_OK;
+    return st;
 }
 
 static hdg_status vtk_stage(hdg_run *r, hdg_error *err)
@@ -230,7 +294,7 @@ static void run_free(hdg_run *r)
     hdg_geom_free(&r->geo);
     hdg_blockmat_free(&r->B);
     free(r->params), free(r->geom), free(r->Ke), free(r->Fe), free(r->flip);
-    free(r->rhs), free(r->x), free(r->isdir), free(r->xD), free(r->xe), free(r->xp);
+    free(r->rhs), free(r->x), free(r->isdir), free(r->xD), free(r->xe), free(r->xp), free(r->z);
 }
 
 static void report_sizes(hdg_run *r)
@@ -273,6 +337,7 @@ hdg_status hdg_run_hdg(const hdg_problem *p, hdg_mesh *mesh, const hdg_run_optio
     STAGE("local", local_stage(&r, err));
     STAGE("assemble", assemble_stage(&r, err));
     STAGE("dirichlet", dirichlet_stage(&r, err));
+    STAGE("nullspace", null_stage(&r, err));
     STAGE("solve", solve_stage(&r, err));
     STAGE("recover", recover_stage(&r, err));
     if (r.L.post_unknown >= 0) STAGE("postprocess", post_stage(&r, err));

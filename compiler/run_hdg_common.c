@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "compiler/mesh_data.h"
+#include "compiler/nonfinite.h"
 #include "runtime/refel.h"
 #include "runtime/vtk.h"
 #include "support/util.h"
@@ -50,6 +51,69 @@ hdg_status hdg_hdg_trace_sign(hdg_report *rep, double diag, double amax, double 
     hdg_report_number(rep, "trace_matrix.symmetry_defect", *asym_rel);
     hdg_report_bool(rep, "trace_matrix.negated", *negated);
     return HDG_OK;
+}
+
+/* The stabilisation: a face term <c u, w> over every face, u and w scalar
+ * values of an element unknown and test. Returns the atom or NULL. */
+static const hdg_atom *stabilisation(const hdg_problem *p)
+{
+    for (int q = 0; q < p->nequations; q++) {
+        const hdg_equation *E = &p->equations[q];
+        for (int a = 0; a < E->natoms && !E->trace && !E->post; a++) {
+            const hdg_atom *A = &E->atoms[a];
+            if (A->domain == HDG_BOUNDARY && !A->markers && A->role == HDG_ROLE_LOCAL_LOCAL &&
+                A->trial_op == HDG_OP_VALUE && A->test_op == HDG_OP_VALUE && p->unknowns[A->trial].ncomp == 1 &&
+                p->tests[A->test].ncomp == 1)
+                return A;
+        }
+    }
+    return NULL;
+}
+
+/* Largest |coef| of atom A at the midpoints of element e's faces. */
+static double face_midpoint_max(const hdg_problem *p, const hdg_mesh *M, int e, const hdg_atom *A)
+{
+    double m = 0;
+    for (int j = 0; j < 3; j++) {
+        int a = M->ev[3 * e + j], b = M->ev[3 * e + (j + 1) % 3];
+        double dx = M->vx[b] - M->vx[a], dy = M->vy[b] - M->vy[a], len = hypot(dx, dy);
+        hdg_eval_env env = {(M->vx[a] + M->vx[b]) / 2, (M->vy[a] + M->vy[b]) / 2, 0, dy / len, -dx / len, p};
+        m = fmax(m, fabs(hdg_expr_eval(A->coef, &env)));
+    }
+    return m;
+}
+
+hdg_status hdg_hdg_bad_element(const hdg_problem *p, const hdg_mesh *M, int e, int matrix, hdg_error *err)
+{
+    char why[600];
+    if (hdg_nonfinite_source(p, M, e, 0, matrix ? HDG_NF_TERMS : HDG_NF_SOURCES, why, sizeof why))
+        return hdg_fail(err, HDG_EINPUT, "%s: the element system of element %d is not finite", why, e);
+    if (!matrix)
+        return hdg_fail(err, HDG_EINPUT, "the element right-hand side of element %d is not finite", e);
+    const hdg_atom *A = stabilisation(p);
+    char note[400] = "";
+    if (!A) {
+        snprintf(note, sizeof note, "; the problem has no stabilisation term (a face term <c*u, w> of an element "
+                 "equation, e.g. tau*(u - uhat) in the flux), which the local problem needs");
+    } else if (face_midpoint_max(p, M, e, A) == 0) {
+        char *c = hdg_expr_str(p, A->coef);
+        snprintf(note, sizeof note, "; the coefficient %s of its stabilisation term at %s:%d:%d is 0 there "
+                 "(it must be positive)", c ? c : "?", p->file, A->loc.line, A->loc.col);
+        free(c);
+    }
+    return hdg_fail(err, HDG_EINPUT, "the local problem is singular on element %d (a zero pivot in its static "
+                    "condensation)%s", e, note);
+}
+
+hdg_status hdg_hdg_check_finite(const hdg_problem *p, const hdg_mesh *M, const double *x, int ne, int n,
+                                const char *what, hdg_error *err)
+{
+    int e = hdg_nonfinite_first(x, ne, n, n);
+    if (e < 0) return HDG_OK;
+    char why[600];
+    if (hdg_nonfinite_source(p, M, e, 0, HDG_NF_SOLUTIONS, why, sizeof why))
+        return hdg_fail(err, HDG_EINPUT, "%s: %s of element %d are not finite", why, what, e);
+    return hdg_fail(err, HDG_EINPUT, "%s of element %d are not finite", what, e);
 }
 
 hdg_status hdg_hdg_choose_solver(const hdg_run_options *o, double asym_rel, long long n, hdg_hdg_solver *s,
@@ -120,6 +184,21 @@ void hdg_hdg_dirichlet_store(const hdg_problem *p, const hdg_lowered *L, int i, 
         isdir[faces[t]] |= (unsigned char)(1u << (p->unknowns[bc->unknown].index & 7));
         memcpy(xD + (size_t)faces[t] * L->m + off, uD + (size_t)t * nc * nk, sizeof(double) * (size_t)(nc * nk));
     }
+}
+
+hdg_status hdg_hdg_dirichlet_finite(const hdg_problem *p, const hdg_lowered *L, const hdg_mesh *M, int i,
+                                    const int *faces, int n, const double *uD, hdg_error *err)
+{
+    const hdg_bc *bc = &p->bcs[L->dir_bc[i]];
+    int per = p->unknowns[bc->unknown].ncomp * (L->k + 1);
+    int t = hdg_nonfinite_first(uD, n, per, per);
+    if (t < 0) return HDG_OK;
+    int e = M->fe[2 * faces[t]];
+    char why[600];
+    if (hdg_nonfinite_source(p, M, e, 0, HDG_NF_DIRICHLET, why, sizeof why))
+        return hdg_fail(err, HDG_EINPUT, "%s: the Dirichlet values of face %d are not finite", why, faces[t]);
+    return hdg_fail(err, HDG_EINPUT, "the Dirichlet data at %s:%d:%d is not finite on face %d", p->file,
+                    bc->loc.line, bc->loc.col, faces[t]);
 }
 
 /* The trace matrix eliminates whole faces: a face that is Dirichlet for one

@@ -28,6 +28,17 @@ void hdg_hdg_report_dofs(hdg_report *rep, const hdg_mesh *mesh, const hdg_lowere
 hdg_status hdg_hdg_trace_sign(hdg_report *rep, double diag, double amax, double asym, int *negated,
                               double *asym_rel, hdg_error *err);
 
+/* K_e (matrix = 1) or F_e (matrix = 0) of element e holds NaN or Inf:
+ * fails (HDG_EINPUT) naming the func or term that is not finite there
+ * (compiler/nonfinite.h), else saying that the local problem is singular on
+ * element e, with the stabilisation term (a face term <c u, w> of an element
+ * equation) when it is zero there or absent. */
+hdg_status hdg_hdg_bad_element(const hdg_problem *p, const hdg_mesh *M, int e, int matrix, hdg_error *err);
+/* Checks the per-element squared errors x (ne * n): the first element with
+ * NaN/Inf fails naming the exact solution that is not finite there. */
+hdg_status hdg_hdg_check_finite(const hdg_problem *p, const hdg_mesh *M, const double *x, int ne, int n,
+                                const char *what, hdg_error *err);
+
 /* The solver, preconditioner, matrix format (validated names) and options. */
 typedef struct hdg_hdg_solver {
     const char *method, *precond, *format;
@@ -48,6 +59,10 @@ int hdg_hdg_dirichlet_faces(const hdg_problem *p, const hdg_lowered *L, const hd
  * xD (nf*m) and marks the faces in isdir (a bit per trace unknown). */
 void hdg_hdg_dirichlet_store(const hdg_problem *p, const hdg_lowered *L, int i, const int *faces, int n,
                              const double *uD, unsigned char *isdir, double *xD);
+/* The projected values uD of condition i on its n faces are finite, else
+ * fails naming the data (hdg_hdg_check_finite on the face's element). */
+hdg_status hdg_hdg_dirichlet_finite(const hdg_problem *p, const hdg_lowered *L, const hdg_mesh *M, int i,
+                                    const int *faces, int n, const double *uD, hdg_error *err);
 /* A face must be Dirichlet for all trace unknowns or none. */
 hdg_status hdg_hdg_dirichlet_check(const hdg_problem *p, const hdg_mesh *M, const unsigned char *isdir,
                                    hdg_error *err);

@@ -15,9 +15,11 @@
 #include <string.h>
 
 #include "compiler/mesh_data.h"
+#include "compiler/nonfinite.h"
 #include "compiler/pipeline_cuda.h"
 #include "compiler/run.h"
 #include "compiler/run_hdg_common.h"
+#include "compiler/run_hdg_null.h"
 #include "runtime/blockmat.h"
 #include "runtime/cuda_trace.h"
 #include "runtime/geometry.h"
@@ -39,6 +41,9 @@ typedef struct drun {
     hdg_cuptr geom, params, Ke, Fe, rhs, x, uh, xe, xp;
     int negated;
     double asym;         /* relative asymmetry of K_e */
+    double amax;         /* largest |entry| of K_e */
+    int null_t, null_u;  /* constant null space (run_hdg_null.h): its trace unknown (-1: none), mean unknown */
+    hdg_cuptr z;         /* its vector on the device (0: none) */
 } drun;
 
 #define DPTR(p) ((double *)(uintptr_t)(p))
@@ -88,6 +93,18 @@ static hdg_status setup_stage(drun *r, hdg_error *err)
     return st;
 }
 
+/* F_e comes back to be checked for NaN/Inf (a func that is not finite). */
+static hdg_status fe_finite(drun *r, hdg_error *err)
+{
+    int nt = r->L.nt, ne = r->mesh->ne;
+    double *F = hdg_xmalloc(sizeof(double) * ((size_t)ne * nt + 1));
+    hdg_status st = hdg_cuda_download(r->dev, F, r->Fe, sizeof(double) * (size_t)ne * nt, err);
+    int bad = st ? -1 : hdg_nonfinite_first(F, ne, nt, nt);
+    free(F);
+    if (bad >= 0) return hdg_hdg_bad_element(r->p, r->mesh, bad, 0, err);
+    return st;
+}
+
 static hdg_status local_stage(drun *r, hdg_error *err)
 {
     int nt = r->L.nt, ne = r->mesh->ne;
@@ -109,7 +126,11 @@ static hdg_status local_stage(drun *r, hdg_error *err)
         amax = fmax(amax, s[3 * e + 1]);
         asym = fmax(asym, s[3 * e + 2]);
     }
+    r->amax = amax;
+    int bad = st ? -1 : hdg_nonfinite_first(s, ne, 3, 3);
     free(s);
+    if (bad >= 0) return hdg_hdg_bad_element(r->p, r->mesh, bad, 1, err);
+    if (!st) st = fe_finite(r, err);
     if (!st) st = hdg_hdg_trace_sign(r->rep, diag, amax, asym, &r->negated, &r->asym, err);
     if (!st && r->negated) {
         r->la.ops.scal(&r->la, (long long)ne * nt * nt, -1.0, DPTR(r->Ke));
@@ -166,18 +187,47 @@ static hdg_status dirichlet_stage(drun *r, hdg_error *err)
         a.out[0] = DPTR(duD);
         if (!st) st = launch(r, r->L.dirichlet[i], n, &a, err);
         if (!st) st = hdg_cuda_download(r->dev, uD, duD, sizeof(double) * nu, err);
+        if (!st) st = hdg_hdg_dirichlet_finite(r->p, &r->L, M, i, faces, n, uD, err);
         if (!st) hdg_hdg_dirichlet_store(r->p, &r->L, i, faces, n, uD, isdir, xD);
         free(uD);
         hdg_cuda_free(r->dev, dfg), hdg_cuda_free(r->dev, duD);
         dfg = duD = 0;
     }
     if (!st) st = hdg_hdg_dirichlet_check(r->p, M, isdir, err);
+    if (!st) r->null_t = hdg_hdg_null_candidate(r->p, M, isdir);
     if (!st) st = upload(r, isdir, (size_t)M->nf, &disd, err);
     if (!st) st = upload(r, xD, sizeof(double) * (size_t)M->nf * m, &dxD, err);
     if (!st) st = hdg_cuda_trace_dirichlet(&r->B, disd, dxD, r->rhs, err);
     hdg_cuda_free(r->dev, disd), hdg_cuda_free(r->dev, dxD);
     free(faces), free(fg), free(isdir), free(xD);
     return st;
+}
+
+/* As the host's: the constant null space confirmed on the device matrix,
+ * the right-hand side checked and projected there. */
+static hdg_status null_stage(drun *r, hdg_error *err)
+{
+    if (r->null_t < 0) return HDG_OK;
+    long long n = (long long)r->B.nf * r->B.m;
+    double *z = hdg_hdg_null_vector(&r->L, r->B.nf, r->null_t);
+    hdg_cuptr Kz = 0;
+    hdg_status st = upload(r, z, sizeof(double) * (size_t)n, &r->z, err);
+    free(z);
+    if (!st) st = dalloc(r, (size_t)n, &Kz, err);
+    hdg_linop A = hdg_cuda_blockmat_op(&r->B);
+    if (!st) A.apply(A.ctx, DPTR(r->z), DPTR(Kz));
+    int singular = !st && hdg_hdg_null_confirmed(&r->la.ops, n, DPTR(r->z), DPTR(Kz), r->amax);
+    hdg_cuda_free(r->dev, Kz);
+    if (!st) st = hdg_cuda_linalg_check(&r->la, err);
+    if (!st && singular) st = hdg_hdg_null_unknown(r->p, &r->null_u, err);
+    if (st || !singular) {
+        hdg_cuda_free(r->dev, r->z);
+        r->z = 0;
+        return st;
+    }
+    hdg_report_string(r->rep, "solver.null_space", "constants");
+    st = hdg_hdg_null_project_rhs(&r->la.ops, n, DPTR(r->z), DPTR(r->rhs), r->rep, err);
+    return st ? st : hdg_cuda_linalg_check(&r->la, err);
 }
 
 static hdg_status solve_stage(drun *r, hdg_error *err)
@@ -202,9 +252,22 @@ static hdg_status solve_stage(drun *r, hdg_error *err)
     hdg_linop A = hdg_cuda_blockmat_op(&r->B), M = P.L ? hdg_cuda_precond_op(&P) : (hdg_linop){0};
     hdg_solve_info info;
     memset(&info, 0, sizeof info);
+    const hdg_linop *Mp = M.apply ? &M : NULL;
+    hdg_hdg_null_op nc;
+    hdg_linop Mn;
+    hdg_cuptr t = 0;
+    if (r->z && !(st = dalloc(r, (size_t)n, &t, err))) {   /* solve on the complement of the constants */
+        Mn = hdg_hdg_null_precond(&nc, Mp, &r->la.ops, DPTR(r->z), DPTR(t), n);
+        Mp = &Mn;
+    }
+    if (st) {
+        hdg_cuda_precond_free(&P);
+        return st;
+    }
     if (!strcmp(s.method, "cg"))
-        st = hdg_pcg(&A, M.apply ? &M : NULL, DPTR(r->rhs), DPTR(r->x), &s.so, &r->la.ops, &info, err);
-    else st = hdg_gmres(&A, M.apply ? &M : NULL, DPTR(r->rhs), DPTR(r->x), &s.so, &r->la.ops, &info, err);
+        st = hdg_pcg(&A, Mp, DPTR(r->rhs), DPTR(r->x), &s.so, &r->la.ops, &info, err);
+    else st = hdg_gmres(&A, Mp, DPTR(r->rhs), DPTR(r->x), &s.so, &r->la.ops, &info, err);
+    hdg_cuda_free(r->dev, t);
     hdg_error derr;
     if (hdg_cuda_linalg_check(&r->la, &derr)) st = hdg_fail(err, derr.code, "%s", derr.msg);
     hdg_cuda_precond_free(&P);
@@ -212,17 +275,49 @@ static hdg_status solve_stage(drun *r, hdg_error *err)
     return st;
 }
 
-static hdg_status recover_stage(drun *r, hdg_error *err)
+static hdg_status recover(drun *r, hdg_error *err)
 {
     int ne = r->mesh->ne;
-    hdg_status st = dalloc(r, (size_t)ne * r->L.nt, &r->uh, err);
+    hdg_status st = r->uh ? HDG_OK : dalloc(r, (size_t)ne * r->L.nt, &r->uh, err);
     if (!st) st = hdg_cuda_trace_scatter(&r->T, r->x, r->uh, err);
-    if (!st) st = dalloc(r, (size_t)ne * r->L.nl, &r->xe, err);
+    if (!st && !r->xe) st = dalloc(r, (size_t)ne * r->L.nl, &r->xe, err);
     hdg_kargs a = kargs(r, r->geom, ne);
     a.in[0] = DPTR(r->uh);
     a.out[0] = DPTR(r->xe);
     if (!st) st = launch(r, r->L.recover, ne, &a, err);
     return st;
+}
+
+/* The domain mean of the null space's unknown (the element fields come back). */
+static hdg_status device_mean(drun *r, double *mean, hdg_error *err)
+{
+    size_t n = (size_t)r->mesh->ne * r->L.nl;
+    double *xe = hdg_xmalloc(sizeof(double) * (n + 1));
+    hdg_status st = hdg_cuda_download(r->dev, xe, r->xe, sizeof(double) * n, err);
+    if (!st) *mean = hdg_hdg_domain_mean(&r->L, r->mesh, r->null_u, xe);
+    free(xe);
+    return st;
+}
+
+/* As the host's: x + c z fixes the domain mean (a second recovery measures
+ * the response of the mean to z). */
+static hdg_status recover_stage(drun *r, hdg_error *err)
+{
+    hdg_status st = recover(r, err);
+    if (st || !r->z) return st;
+    long long n = (long long)r->B.nf * r->B.m;
+    const hdg_vecops *v = &r->la.ops;
+    double m0 = 0, m1 = 0, want = hdg_hdg_mean_target(r->p, r->mesh, r->null_u);
+    if ((st = device_mean(r, &m0, err))) return st;
+    v->axpy(v->ctx, n, 1.0, DPTR(r->z), DPTR(r->x));
+    if ((st = recover(r, err)) || (st = device_mean(r, &m1, err))) return st;
+    if (!(fabs(m1 - m0) > 1e-8) || !isfinite(want))
+        return hdg_fail(err, HDG_EINTERNAL, "the constant trace changes the mean of '%s' by %g (target %g)",
+                        r->p->unknowns[r->null_u].name, m1 - m0, want);
+    v->axpy(v->ctx, n, (want - m1) / (m1 - m0), DPTR(r->z), DPTR(r->x));
+    hdg_report_number(r->rep, "solver.mean", want);
+    if ((st = hdg_cuda_linalg_check(&r->la, err))) return st;
+    return recover(r, err);
 }
 
 static hdg_status post_stage(drun *r, hdg_error *err)
@@ -250,6 +345,7 @@ static hdg_status errors_stage(drun *r, hdg_error *err)
     a.out[0] = DPTR(de2);
     if (!st) st = launch(r, r->L.errors, ne, &a, err);
     if (!st) st = hdg_cuda_download(r->dev, e2, de2, sizeof(double) * n, err);
+    if (!st) st = hdg_hdg_check_finite(r->p, r->mesh, e2, ne, r->L.nerr, "the errors", err);
     if (!st) hdg_hdg_report_errors(r->p, &r->L, e2, ne, r->rep);
     hdg_cuda_free(r->dev, de2);
     free(e2);
@@ -318,7 +414,7 @@ static void report_device(drun *r)
 
 static void run_free(drun *r)
 {
-    hdg_cuptr *p[] = { &r->geom, &r->params, &r->Ke, &r->Fe, &r->rhs, &r->x, &r->uh, &r->xe, &r->xp };
+    hdg_cuptr *p[] = { &r->geom, &r->params, &r->Ke, &r->Fe, &r->rhs, &r->x, &r->uh, &r->xe, &r->xp, &r->z };
     for (size_t i = 0; i < sizeof p / sizeof *p; i++) hdg_cuda_free(r->dev, *p[i]);
     hdg_cuda_blockmat_free(&r->B);
     hdg_cuda_topology_free(&r->T);
@@ -354,6 +450,7 @@ hdg_status hdg_run_hdg_cuda(const hdg_problem *p, struct hdg_mesh *mesh, const h
     drun r;
     memset(&r, 0, sizeof r);
     r.p = p, r.mesh = mesh, r.o = o, r.rep = rep, r.dev = dev;
+    r.null_t = -1;
     hdg_status st;
     STAGE("lower", hdg_lower_hdg(p, &r.L, err));
     STAGE("compile", compile_stage(&r, err));
@@ -363,6 +460,7 @@ hdg_status hdg_run_hdg_cuda(const hdg_problem *p, struct hdg_mesh *mesh, const h
     STAGE("local", local_stage(&r, err));
     STAGE("assemble", assemble_stage(&r, err));
     STAGE("dirichlet", dirichlet_stage(&r, err));
+    STAGE("nullspace", null_stage(&r, err));
     STAGE("solve", solve_stage(&r, err));
     STAGE("recover", recover_stage(&r, err));
     if (r.L.post_unknown >= 0) STAGE("postprocess", post_stage(&r, err));

@@ -1,6 +1,6 @@
 # HDG end to end (issue 5): convergence rates through the language, solver checks, CLI.
 hdg_unit_test(hdg_poisson test_hdg.c)
-foreach(group high variants gmsh convdiff solver)
+foreach(group high variants gmsh convdiff solver neumann)
   add_test(NAME hdg_${group} COMMAND test_hdg_poisson ${group}
            WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
 endforeach()

@@ -358,6 +358,12 @@ static void test_nonsymmetric(void)
     free_system(&s);
 }
 
+static void identity_apply(void *ctx, const double *x, double *y)
+{
+    (void)ctx;
+    memcpy(y, x, sizeof(double) * 400000);
+}
+
 /* A tolerance below what double precision reaches: both solvers say
  * "stagnated at relative residual X" (X near rounding level, the true
  * residual) instead of a breakdown or a run to maxit; a restart longer
@@ -401,6 +407,18 @@ static void test_stagnation(void)
     free(x);
     hdg_precond_free(&BJ);
     free_system(&s);
+    /* restart = n = 4e5: 2.6 TB of basis vectors and Hessenberg matrix, refused with the figure before allocating */
+    long long n = 400000;
+    hdg_linop I = {NULL, n, identity_apply};
+    double *bb = malloc(sizeof(double) * n), *xx = calloc(n, sizeof(double));
+    for (long long i = 0; i < n; i++) bb[i] = 1;
+    o.restart = (int)n;
+    st = hdg_gmres(&I, NULL, bb, xx, &o, NULL, &info, &err);
+    CHECK(st == HDG_ENOMEM && strstr(err.msg, "2560025600032 bytes") && strstr(err.msg, "GB) of workspace"),
+          "GMRES(4e5) on 4e5 unknowns: %s", err.msg);
+    printf("%s\n", err.msg);
+    free(bb);
+    free(xx);
 }
 
 int main(void)
