@@ -6,7 +6,7 @@
  *   2. speeds read from the forms: maxwell2d and acoustics2d 1, advection2d
  *      hypot(ax, ay) (with --set), weak form = strong form, 2 dt(u) halves
  *      it, a non-symmetric system its eigenvalue, a coefficient 1 + x its
- *      largest value on the mesh; no dx()/dy() term: unknown, with a reason;
+ *      largest value on the mesh, 1 + 2t its largest up to the final time; no dx()/dy() term: unknown, with a reason;
  *   3. runs: advection with ax = 5.7 at cfl 0.75 takes a step 1/speed as
  *      long as ax = 1 (to the rounding to whole steps) and its error stays
  *      within 3x of the ax = 1 error (before: a step 5.7x too long, an
@@ -129,6 +129,9 @@ static void test_speeds(void)
     snprintf(eq, sizeof eq, "equation (dt(u), v) + ((1 + x)*dx(u), v) = <((1 + x)*nx - abs((1 + x)*nx))/2 * "
                             "jump(u), v> for v : V");
     expect_speed(scalar(eq, "0"), 2, "coefficient 1 + x on [0, 1]^2");
+    snprintf(eq, sizeof eq, "equation (dt(u), v) + ((1 + 2*t)*dx(u), v) = <((1 + 2*t)*nx - abs((1 + 2*t)*nx))/2 * "
+                            "jump(u), v> for v : V");
+    expect_speed(scalar(eq, "0"), 3, "coefficient 1 + 2t, final time 1");
     expect_speed(parse("problem a\nmesh triangle\ndegree N = 2\nspace V = L2(P N)\nunknown p : V, q : V\n"
                        "equation (dt(p), v) + (4*dx(q), v) = 0 for v : V\n"
                        "equation (dt(q), w) + (dx(p), w) = 0 for w : V\ntime lserk4, final = 1, cfl = 1\n"),
