@@ -43,9 +43,12 @@ FUZZ_TIME    ?= 60
 FUZZ_CI_TIME ?= 20
 FUZZ_TARGET  ?= parser
 FUZZ_TARGETS := parser gmsh cache
+# clang-14 (package clang-14; plain `clang` is another package) + libclang-rt-14-dev
+FUZZ_CC      ?= $(shell command -v clang-14 2>/dev/null || echo clang)
+FUZZ_CXX     ?= $(shell command -v clang++-14 2>/dev/null || echo clang++)
 fuzz-build: deps
-	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=clang \
-	  -DCMAKE_CXX_COMPILER=clang++ -DHDG_FUZZ=ON $(CMAKE_GEN)
+	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=$(FUZZ_CC) \
+	  -DCMAKE_CXX_COMPILER=$(FUZZ_CXX) -DHDG_FUZZ=ON $(CMAKE_GEN)
 	cmake --build $(FUZZ_BUILD) --target $(addprefix hdg_fuzz_,$(FUZZ_TARGETS)) -j $(JOBS)
 
 fuzz: fuzz-build
