@@ -188,7 +188,8 @@ static void test_advection_step(void)
         CHECK_NEAR(b.speed, hypot(5.7, 0.5), 1e-12, "speed reported");
         double ra = a.dt * a.speed, rb = b.dt * b.speed;   /* dt ~ 1/speed up to whole steps */
         CHECK(fabs(rb / ra - 1) <= 1.0 / a.steps, "dt * speed %.6g (ax = 5.7) vs %.6g (ax = 1)", rb, ra);
-        CHECK(b.err < 3 * a.err, "ax = 5.7: error %.3e, ax = 1: %.3e", b.err, a.err);
+        /* measured: 1.57e-3 and 1.56e-3 (square:4, N = 3, t = 0.5) */
+        CHECK(b.err < 3 * a.err && b.err < 2e-3, "ax = 5.7: error %.3e, ax = 1: %.3e", b.err, a.err);
     }
     hdg_problem_free(p1);
     hdg_problem_free(p5);
