@@ -161,22 +161,28 @@ static int cmp_hi_half(const void *a, const void *b)
 
 static void edge_index_build(edge_index *x, const hdg_mesh *m)
 {
-    int nh = 3 * m->ne;
+    int nh = 3 * m->ne, big = 1;
     x->start = hdg_xcalloc((size_t)m->nv + 1, sizeof(int));
     x->half = hdg_xmalloc((size_t)nh * sizeof(int));
     for (int k = 0; k < nh; k++) x->start[lo(m, k) + 1]++;
-    for (int a = 0; a < m->nv; a++) x->start[a + 1] += x->start[a];
+    for (int a = 0; a < m->nv; a++) {
+        if (x->start[a + 1] > big) big = x->start[a + 1];
+        x->start[a + 1] += x->start[a];
+    }
     int *fill = hdg_xmalloc((size_t)m->nv * sizeof(int));
-    hi_half *t = hdg_xmalloc((size_t)(nh ? nh : 1) * sizeof *t);
     memcpy(fill, x->start, (size_t)m->nv * sizeof(int));
-    for (int k = 0; k < nh; k++) t[fill[lo(m, k)]++] = (hi_half){hi(m, k), k};
+    for (int k = 0; k < nh; k++) x->half[fill[lo(m, k)]++] = k; /* ascending k per bucket */
     free(fill);
-    /* order each bucket by the other vertex, then k (qsort: a vertex may have
-     * any number of triangles, a fan of 10^5 made insertion sort hang) */
-    for (int a = 0; a < m->nv; a++)
-        if (x->start[a + 1] - x->start[a] > 1)
-            qsort(t + x->start[a], (size_t)(x->start[a + 1] - x->start[a]), sizeof *t, cmp_hi_half);
-    for (int i = 0; i < nh; i++) x->half[i] = t[i].k;
+    /* order each bucket by the other vertex, then k (qsort: a vertex may have any
+     * number of triangles; a fan of 10^5 made an insertion sort hang) */
+    hi_half *t = hdg_xmalloc((size_t)big * sizeof *t);
+    for (int a = 0; a < m->nv; a++) {
+        int n = x->start[a + 1] - x->start[a], *h = x->half + x->start[a];
+        if (n < 2) continue;
+        for (int i = 0; i < n; i++) t[i] = (hi_half){hi(m, h[i]), h[i]};
+        qsort(t, (size_t)n, sizeof *t, cmp_hi_half);
+        for (int i = 0; i < n; i++) h[i] = t[i].k;
+    }
     free(t);
 }
 
