@@ -47,6 +47,8 @@ FUZZ_TARGETS := parser gmsh cache
 FUZZ_CC      ?= $(shell command -v clang-14 2>/dev/null || echo clang)
 FUZZ_CXX     ?= $(shell command -v clang++-14 2>/dev/null || echo clang++)
 fuzz-build: deps
+	@# a build folder configured with another compiler (older make fuzz: clang) starts afresh
+	@grep -qs "^CMAKE_C_COMPILER:[A-Z]*=$(FUZZ_CC)$$" $(FUZZ_BUILD)/CMakeCache.txt || rm -f $(FUZZ_BUILD)/CMakeCache.txt
 	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=$(FUZZ_CC) \
 	  -DCMAKE_CXX_COMPILER=$(FUZZ_CXX) -DHDG_FUZZ=ON $(CMAKE_GEN)
 	cmake --build $(FUZZ_BUILD) --target $(addprefix hdg_fuzz_,$(FUZZ_TARGETS)) -j $(JOBS)
