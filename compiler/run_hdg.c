@@ -154,9 +154,11 @@ static hdg_status null_stage(hdg_run *r, hdg_error *err)
     long long n = (long long)r->B.nf * r->B.m;
     double *z = hdg_hdg_null_vector(&r->L, r->B.nf, t), *Kz = hdg_xmalloc(sizeof(double) * (size_t)n);
     hdg_blockmat_spmv(&r->B, z, Kz);
-    int singular = hdg_hdg_null_confirmed(hdg_vecops_host(), n, z, Kz, r->amax);
+    int singular = hdg_hdg_null_confirmed(hdg_vecops_host(), n, z, Kz, r->amax) ||
+                   (r->asym > HDG_HDG_SYMMETRIC && hdg_hdg_null_left(&r->L, r->mesh, r->Ke, t, r->amax));
     free(Kz);
-    hdg_status st = singular ? hdg_hdg_null_unknown(r->p, &r->null_u, err) : HDG_OK;
+    hdg_status st = singular ? hdg_hdg_null_symmetric(r->asym, err) : HDG_OK;
+    if (!st && singular) st = hdg_hdg_null_unknown(r->p, &r->null_u, err);
     if (!singular || st) {
         free(z);
         return st;

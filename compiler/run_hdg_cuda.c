@@ -43,6 +43,7 @@ typedef struct drun {
     double asym;         /* relative asymmetry of K_e */
     double amax;         /* largest |entry| of K_e */
     int null_t, null_u;  /* constant null space (run_hdg_null.h): its trace unknown (-1: none), mean unknown */
+    int left_null;       /* a non-symmetric K with the constants as left null vector */
     hdg_cuptr z;         /* its vector on the device (0: none) */
 } drun;
 
@@ -93,7 +94,25 @@ static hdg_status setup_stage(drun *r, hdg_error *err)
     return st;
 }
 
-/* F_e comes back to be checked for NaN/Inf (a func that is not finite). */
+/* A non-symmetric problem that may be singular (run_hdg_null.h): K_e comes
+ * back for the left null vector test (the assembled K is not kept here). */
+static hdg_status left_null(drun *r, hdg_error *err)
+{
+    const hdg_mesh *M = r->mesh;
+    unsigned char *none = hdg_xcalloc((size_t)M->nf + 1, 1);
+    int t = r->asym > HDG_HDG_SYMMETRIC ? hdg_hdg_null_candidate(r->p, M, none) : -1;
+    free(none);
+    if (t < 0) return HDG_OK;
+    size_t n = (size_t)M->ne * r->L.nt * r->L.nt;
+    double *K = hdg_xmalloc(sizeof(double) * (n + 1));
+    hdg_status st = hdg_cuda_download(r->dev, K, r->Ke, sizeof(double) * n, err);
+    if (!st) r->left_null = hdg_hdg_null_left(&r->L, M, K, t, r->amax);
+    free(K);
+    return st;
+}
+
+/* F_e comes back to find the element with NaN/Inf (a func that is not
+ * finite), when the right-hand side is not finite. */
 static hdg_status fe_finite(drun *r, hdg_error *err)
 {
     int nt = r->L.nt, ne = r->mesh->ne;
@@ -130,13 +149,13 @@ static hdg_status local_stage(drun *r, hdg_error *err)
     int bad = st ? -1 : hdg_nonfinite_first(s, ne, 3, 3);
     free(s);
     if (bad >= 0) return hdg_hdg_bad_element(r->p, r->mesh, bad, 1, err);
-    if (!st) st = fe_finite(r, err);
     if (!st) st = hdg_hdg_trace_sign(r->rep, diag, amax, asym, &r->negated, &r->asym, err);
     if (!st && r->negated) {
         r->la.ops.scal(&r->la, (long long)ne * nt * nt, -1.0, DPTR(r->Ke));
         r->la.ops.scal(&r->la, (long long)ne * nt, -1.0, DPTR(r->Fe));
         st = hdg_cuda_linalg_check(&r->la, err);
     }
+    if (!st) st = left_null(r, err);
     return st;
 }
 
@@ -207,8 +226,12 @@ static hdg_status dirichlet_stage(drun *r, hdg_error *err)
  * the right-hand side checked and projected there. */
 static hdg_status null_stage(drun *r, hdg_error *err)
 {
-    if (r->null_t < 0) return HDG_OK;
     long long n = (long long)r->B.nf * r->B.m;
+    if (!isfinite(r->la.ops.norm2(&r->la, n, DPTR(r->rhs)))) {
+        hdg_status st = fe_finite(r, err);
+        return st ? st : hdg_fail(err, HDG_EINPUT, "the right-hand side of the trace system is not finite");
+    }
+    if (r->null_t < 0) return HDG_OK;
     double *z = hdg_hdg_null_vector(&r->L, r->B.nf, r->null_t);
     hdg_cuptr Kz = 0;
     hdg_status st = upload(r, z, sizeof(double) * (size_t)n, &r->z, err);
@@ -216,9 +239,10 @@ static hdg_status null_stage(drun *r, hdg_error *err)
     if (!st) st = dalloc(r, (size_t)n, &Kz, err);
     hdg_linop A = hdg_cuda_blockmat_op(&r->B);
     if (!st) A.apply(A.ctx, DPTR(r->z), DPTR(Kz));
-    int singular = !st && hdg_hdg_null_confirmed(&r->la.ops, n, DPTR(r->z), DPTR(Kz), r->amax);
+    int singular = !st && (hdg_hdg_null_confirmed(&r->la.ops, n, DPTR(r->z), DPTR(Kz), r->amax) || r->left_null);
     hdg_cuda_free(r->dev, Kz);
     if (!st) st = hdg_cuda_linalg_check(&r->la, err);
+    if (!st && singular) st = hdg_hdg_null_symmetric(r->asym, err);
     if (!st && singular) st = hdg_hdg_null_unknown(r->p, &r->null_u, err);
     if (st || !singular) {
         hdg_cuda_free(r->dev, r->z);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compiler/run_hdg_common.h"
 #include "runtime/quadrature.h"
 #include "runtime/refel.h"
 #include "support/util.h"
@@ -53,6 +54,35 @@ int hdg_hdg_null_confirmed(const hdg_vecops *v, long long n, const double *z, co
 {
     double kz = v->norm2(v->ctx, n, Kz), zn = v->norm2(v->ctx, n, z);
     return isfinite(kz) && kz <= 1e-10 * amax * zn;
+}
+
+int hdg_hdg_null_left(const hdg_lowered *L, const hdg_mesh *M, const double *Ke, int t, double amax)
+{
+    int m = L->m, nt = L->nt, off = L->toff[t];
+    double *y = hdg_xcalloc((size_t)M->nf * m + 1, sizeof(double));
+    for (int e = 0; e < M->ne; e++) {
+        const double *K = Ke + (size_t)e * nt * nt;
+        for (int i = 0; i < 3; i++) {   /* column block of local face i, in the face's orientation */
+            int g = M->ef[3 * e + i], rev = M->eforient ? M->eforient[3 * e + i] : 0;
+            for (int p = 0; p < m; p++) {
+                double w = 0;
+                for (int j = 0; j < 3; j++) w += K[(j * m + off) * nt + i * m + p];
+                y[(size_t)g * m + p] += rev && ((p % (L->k + 1)) & 1) ? -w : w;
+            }
+        }
+    }
+    double yn = 0;
+    for (long long i = 0; i < (long long)M->nf * m; i++) yn += y[i] * y[i];
+    free(y);
+    return isfinite(yn) && sqrt(yn) <= 1e-10 * amax * sqrt((double)M->nf);
+}
+
+hdg_status hdg_hdg_null_symmetric(double asym_rel, hdg_error *err)
+{
+    if (asym_rel <= HDG_HDG_SYMMETRIC) return HDG_OK;
+    return hdg_fail(err, HDG_EINPUT, "the trace matrix is singular (the constants are a null vector of it or "
+                    "of its transpose) and not symmetric (relative asymmetry %.3g): such a problem is not supported; give a Dirichlet "
+                    "condition on part of the boundary", asym_rel);
 }
 
 hdg_status hdg_hdg_null_unknown(const hdg_problem *p, int *u, hdg_error *err)

@@ -11,7 +11,9 @@
  * data are refused), it is projected, the preconditioner is wrapped as
  * P M P with P = I - z z^T / z^T z, and the constant is fixed afterwards by
  * the problem's 'mean u = g' condition (the domain mean of u is that of g).
- * Without such a condition the problem is refused with the place to add it. */
+ * Without such a condition the problem is refused with the place to add it.
+ * A non-symmetric K singular on the constants (from the right or the left)
+ * is refused: its other null vector is not known. */
 #ifndef HDG_RUN_HDG_NULL_H
 #define HDG_RUN_HDG_NULL_H
 
@@ -30,6 +32,16 @@ double *hdg_hdg_null_vector(const hdg_lowered *L, int nf, int t);
 
 /* Is ||K z|| <= 1e-10 amax ||z|| (Kz = K z, in v's memory)? */
 int hdg_hdg_null_confirmed(const hdg_vecops *v, long long n, const double *z, const double *Kz, double amax);
+
+/* Is z^T K ~ 0 (the constants a left null vector: a non-symmetric K can have
+ * that alone, e.g. convection-diffusion with the total flux given on the
+ * whole boundary)? From the element matrices Ke (ne * nt * nt, host),
+ * gathered like the right-hand side. */
+int hdg_hdg_null_left(const hdg_lowered *L, const hdg_mesh *M, const double *Ke, int t, double amax);
+
+/* The projection of the right-hand side along z is only right when K is
+ * symmetric (z is then also its left null vector): fails otherwise. */
+hdg_status hdg_hdg_null_symmetric(double asym_rel, hdg_error *err);
 
 /* The scalar element unknown whose mean fixes the constant: the one with a
  * 'mean' condition; fails (HDG_EINPUT) saying what to add, at the first
