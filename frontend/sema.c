@@ -1139,6 +1139,8 @@ static void no_post(sema *S, decl *ds, pairing *pr)
         if (d->kind == D_POST)
             sema_error(S, d->loc, "postprocess is for HDG problems (a local step after the trace solve); "
                        "this problem is DG");
+        else if (d->kind == D_MEAN)
+            sema_error(S, d->loc, "mean conditions are for HDG problems; this problem is DG");
     for (int u = 0; u < p->nunknowns; u++)
         if (p->unknowns[u].post) pr->failed[u] = true;
 }
