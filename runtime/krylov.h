@@ -12,8 +12,15 @@
  * maxit). info->residual is the true final ||b - A x|| / ||b||.
  * Errors (HDG_ESOLVER, info filled too): no convergence within maxit
  * ("CG did not converge: 500 iterations, relative residual 3.2e-05 > rtol 1e-10"),
- * NaN/Inf anywhere, p^T A p <= 0 in CG ("matrix not SPD"), r^T M r <= 0
- * ("preconditioner not SPD"). b = 0 gives x = 0 after 0 iterations.
+ * stagnation ("CG stagnated at relative residual 4.5e-14 after 196 iterations":
+ * the solver's own residual claimed convergence or fell far below the true
+ * one, and the true one stopped halving over two restarts, or a breakdown
+ * came with the recursive residual far below the true one: a tolerance out
+ * of double precision's reach), NaN/Inf anywhere, p^T A p <= 0 in CG
+ * ("matrix not SPD"), r^T M r <= 0 ("preconditioner not SPD"). b = 0 gives
+ * x = 0 after 0 iterations. GMRES clamps its restart to n and refuses
+ * (HDG_ENOMEM, with the figure) a workspace larger than the host's available
+ * memory or one the vecops cannot allocate.
  * Dots from hdg_vecops_host are deterministic (see parallel.h), so a solve
  * repeats bit for bit. */
 #ifndef HDG_KRYLOV_H
