@@ -22,7 +22,9 @@
 enum { HDG_NF_TERMS = 1, HDG_NF_SOURCES = 2, HDG_NF_DIRICHLET = 4, HDG_NF_SOLUTIONS = 8, HDG_NF_FUNCS = 16,
        HDG_NF_ALL = 31 };
 
-/* Looks on element e at time t at what (HDG_NF_*); returns 1 and writes a
+/* Looks on mesh element e (DG: the state row r holds the mesh element e with
+ * pos[e] == r, hdg_dg_order_elements) at time t at what (HDG_NF_*; DG:
+ * HDG_NF_ALL); returns 1 and writes a
  * sentence into msg ("func 'f' (poisson.hdg:8:7) is NaN at (x, y) = (0.25,
  * 0.125), in the coefficient of the term at poisson.hdg:21:36") when
  * something is not finite there, 0 when all is finite. */
