@@ -60,7 +60,7 @@ namespace {
 struct Host {
     bool ok = false;
     std::string error;
-    std::string triple, cpu, version, resource_dir;
+    std::string triple, cpu, version, resource_dir, features_key;
     std::vector<std::string> features; // "+avx2", "-avx512f", ... sorted
     std::vector<std::string> sys_includes;
 };
@@ -98,7 +98,10 @@ static Host make_host()
         for (const auto &f : feats) h.features.push_back((f.second ? "+" : "-") + f.first().str());
     std::sort(h.features.begin(), h.features.end());
     Triple tt(h.triple);
+    // The cache key: the same CPU name with other features (a VM or valgrind masking
+    // AVX-512) must not load an object that uses them.
     h.version = "clang " CLANG_VERSION_STRING " " + tt.getArchName().str() + " " + h.cpu;
+    for (const std::string &f : h.features) h.version += " " + f;
 
     // Only the C library's headers (math.h, stdint.h): Debian multiarch, then /usr/include.
     std::string multiarch = "/usr/include/" + tt.getArchName().str() + "-linux-gnu";
@@ -371,8 +374,8 @@ static hdg_status compile_module(const char *source, const char *module_name, bo
         }
     }
     std::string flags = flags_key(level, cxx);
-    const char *parts[] = {source, h.version.c_str(), flags.c_str()};
-    unsigned long long key = hdg_cache_key(parts, 3);
+    const char *parts[] = {source, h.version.c_str(), flags.c_str(), h.features_key.c_str()};
+    unsigned long long key = hdg_cache_key(parts, 4);
 
     std::unique_ptr<hdg_jit> j(new hdg_jit());
     void *data = nullptr;

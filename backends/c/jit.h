@@ -2,8 +2,8 @@
  *
  * hdg_jit_compile turns a C source string into machine code for the host CPU
  * and keeps it loaded until hdg_jit_free. No process is spawned. The object
- * file is cached on disk, keyed by the source, hdg_jit_version() and the
- * flags, so a warm compile reads it back and skips Clang entirely.
+ * file is cached on disk, keyed by the source, hdg_jit_version(), the host
+ * CPU's features and the flags, so a warm compile reads it back and skips Clang entirely.
  *
  * The code is compiled as C11 (or C++17: hdg_jit_compile_cxx) at -O3 for
  * the host CPU with IEEE semantics (no -ffast-math; floating-point
