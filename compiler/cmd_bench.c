@@ -396,9 +396,8 @@ static int bad_usage(const char *fmt, const char *arg)
 
 static int parse_int(const char *s, int lo, int hi, int *out)
 {
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end || v < lo || v > hi) return 0;
+    long v;
+    if (!hdg_parse_long(s, lo, hi, &v)) return 0;   /* decimal digits only */
     *out = (int)v;
     return 1;
 }

@@ -101,20 +101,18 @@ static int parse(int argc, char **argv, options *o)
         if (!strcmp(a, "--mesh")) o->mesh = v;
         else if (!strcmp(a, "--json")) o->json = v;
         else if (!strcmp(a, "--reps")) {
-            long r = strtol(v, &end, 10);
-            if (*end || r < 1 || r > 100) return bad("--reps needs an integer 1..100, not '%s'", v);
+            long r;
+            if (!hdg_parse_long(v, 1, 100, &r)) return bad("--reps needs an integer 1..100, not '%s'", v);
             o->reps = (int)r;
         } else if (!strcmp(a, "--rtol")) {
-            o->rtol = strtod(v, &end);
-            if (*end || !(o->rtol > 0 && o->rtol < 1)) return bad("--rtol needs a number in (0, 1), not '%s'", v);
+            if (!hdg_parse_double(v, &o->rtol) || !(o->rtol > 0 && o->rtol < 1)) return bad("--rtol needs a number in (0, 1), not '%s'", v);
         } else if (!strcmp(a, "--final-time")) {
-            o->final_time = strtod(v, &end);
-            if (*end || !(o->final_time > 0)) return bad("--final-time needs a positive number, not '%s'", v);
+            if (!hdg_parse_double(v, &o->final_time) || !(o->final_time > 0)) return bad("--final-time needs a positive number, not '%s'", v);
         } else if (!strcmp(a, "--orders")) {
             const char *dots = strstr(v, "..");
             long lo = strtol(v, &end, 10), hi = lo;
             if (dots && end == dots) hi = strtol(dots + 2, &end, 10);
-            if (*end || lo < 1 || hi < lo || hi > MAXK || hi - lo >= MAXK)
+            if (*end || !(*v >= '0' && *v <= '9') || (dots && !(dots[2] >= '0' && dots[2] <= '9')) || lo < 1 || hi < lo || hi > MAXK || hi - lo >= MAXK)
                 return bad("--orders needs a..b with 1 <= a <= b <= 16, not '%s'", v);
             o->kmin = (int)lo, o->kmax = (int)hi;
         } else if (!strcmp(a, "--backends")) {

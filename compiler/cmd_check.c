@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "compiler/commands.h"
+#include "support/util.h"
 #include "frontend/frontend.h"
 #include "runtime/mesh.h"
 
@@ -48,10 +49,7 @@ static int bad_usage(const char *fmt, const char *arg)
 
 static bool parse_number(const char *s, double *v)
 {
-    char *end;
-    errno = 0;
-    *v = strtod(s, &end);
-    return *s && !*end && errno == 0;
+    return hdg_parse_double(s, v);   /* decimal only: no hex, inf, nan */
 }
 
 /* Loads the mesh and checks the markers; true when that gave errors. */

@@ -56,14 +56,14 @@ static int int_list(const char *s, int *out, int max)
     if (dots) {
         char *e1, *e2;
         long a = strtol(s, &e1, 10), b = strtol(dots + 2, &e2, 10);
-        if (e1 != dots || *e2 || a < 1 || b < a || b - a + 1 > max) return -1;
+        if (!(*s >= '0' && *s <= '9') || !(dots[2] >= '0' && dots[2] <= '9') || e1 != dots || *e2 || a < 1 || b < a || b - a + 1 > max) return -1;
         for (long k = a; k <= b; k++) out[n++] = (int)k;
         return n;
     }
     while (*s) {
         char *end;
         long v = strtol(s, &end, 10);
-        if (end == s || v < 1 || v > 100000 || n == max) return -1;
+        if (end == s || !(*s >= '0' && *s <= '9') || v < 1 || v > 100000 || n == max) return -1;
         out[n++] = (int)v;
         s = end;
         if (*s == ',') s++;
@@ -92,9 +92,8 @@ static int parse(int argc, char **argv, conv *C)
         }
         if (!v) return bad("%s needs a value", a);
         i++;
-        char *end;
-        double d = strtod(v, &end);
-        int isnum = *v && !*end;
+        double d = 0;
+        int isnum = hdg_parse_double(v, &d);   /* decimal only: no hex, inf, nan */
         if (!strcmp(a, "--orders")) {
             if ((C->norders = int_list(v, C->orders, MAXN)) <= 0) return bad("--orders %s: expected a..b or k,k,...", v);
         } else if (!strcmp(a, "--meshes")) {
@@ -110,8 +109,7 @@ static int parse(int argc, char **argv, conv *C)
             char *eq = strchr(argv[i], '=');
             if (!eq || eq == argv[i]) return bad("--set %s: expected name=number", v);
             *eq = '\0';
-            d = strtod(eq + 1, &end);
-            if (!eq[1] || *end) return bad("--set %s: expected name=number", v);
+            if (!hdg_parse_double(eq + 1, &d)) return bad("--set %s: expected name=number", v);
             C->sets[C->nsets++] = (hdg_setting){argv[i], d};
         } else return bad("unknown option or bad value: '%s'", a);
     }

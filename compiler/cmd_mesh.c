@@ -6,6 +6,8 @@
 #include "compiler/commands.h"
 #include "runtime/geometry.h"
 #include "runtime/mesh.h"
+#include "runtime/mesh_size.h"
+#include "support/util.h"
 
 static void usage(FILE *f)
 {
@@ -25,7 +27,9 @@ static void help(void)
            "      1 <= N <= 8000) on [0,1]^2 or the given domain. perturb=p moves interior\n"
            "      vertices by a fixed pseudo-random offset of up to p*h per coordinate\n"
            "      (0 <= p < 0.5; p <= 0.25 always gives valid triangles).\n"
-           "      Boundary markers: 1 bottom, 2 right, 3 top, 4 left.\n"
+           "      Boundary markers: 1 bottom, 2 right, 3 top, 4 left. About 360 bytes per\n"
+           "      triangle (square:8000: 44 GiB); a mesh that needs more memory than is\n"
+           "      available (MemAvailable, or $HDGC_MEMORY_LIMIT bytes) is refused.\n"
            "  PATH.msh\n"
            "      a Gmsh mesh, format 2.2 or 4.1 ASCII (binary is not supported), with\n"
            "      3-node triangles; 2-node lines carry boundary markers (their physical\n"
@@ -100,6 +104,14 @@ int hdg_cmd_mesh(int argc, char **argv)
     hdg_geom g;
     hdg_error err;
     hdg_error_clear(&err);
+    hdg_mesh_size size;
+    if (hdg_mesh_spec_size(spec, &size)) {   /* refused with a figure, before allocating */
+        double kept = hdg_mesh_kept_bytes(&size) + hdg_geom_bytes(size.ne), build = hdg_mesh_build_bytes(&size);
+        if (hdg_memory_check(spec, kept > build ? kept : build, &err)) {
+            fprintf(stderr, "hdgc: error: %s\n", err.msg);
+            return 1;
+        }
+    }
     if (hdg_mesh_load(&m, spec, &err)) {
         fprintf(stderr, "hdgc: error: %s\n", err.msg);
         return 1;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "compiler/run.h"
+#include "compiler/run_memory.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/mesh.h"
 #include "support/util.h"
@@ -101,8 +102,16 @@ hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg
     hdg_report_int(rep, "order", p->degree);
     hdg_report_string(rep, "backend", backend);
     hdg_mesh mesh;
-    hdg_status st = hdg_mesh_load(&mesh, o.mesh, err);
+    hdg_mesh_size size;   /* memory: refused with a figure before allocating (square:N) */
+    hdg_status st = hdg_mesh_spec_size(o.mesh, &size) ? hdg_run_memory_check(p, &o, &size, 0, err) : HDG_OK;
+    if (!st) st = hdg_mesh_load(&mesh, o.mesh, err);
     if (st) {
+        hdg_cuda_device_close(dev);
+        return st;
+    }
+    size = (hdg_mesh_size){mesh.nv, mesh.ne, mesh.nf, mesh.nbf};   /* a file: known now */
+    if ((st = hdg_run_memory_check(p, &o, &size, 1, err))) {
+        hdg_mesh_free(&mesh);
         hdg_cuda_device_close(dev);
         return st;
     }

@@ -174,9 +174,9 @@ hdg_status hdg_open_regular(const char *path, unsigned long long limit, int *fd,
         return hdg_fail(err, HDG_EIO, "%s: cannot open: %s", path, strerror(e));
     }
     const char *why = S_ISDIR(st.st_mode) ? "is a directory, not a file"
-                      : S_ISFIFO(st.st_mode) ? "not a regular file (a FIFO)"
-                      : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "not a regular file (a device)"
-                      : S_ISSOCK(st.st_mode) ? "not a regular file (a socket)"
+                      : S_ISFIFO(st.st_mode) ? "is a FIFO, not a regular file"
+                      : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "is a device, not a file"
+                      : S_ISSOCK(st.st_mode) ? "is a socket, not a regular file"
                       : !S_ISREG(st.st_mode) ? "not a regular file" : NULL;
     if (!why && (unsigned long long)st.st_size > limit) {
         char have[32], max[32];

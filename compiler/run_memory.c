@@ -1,0 +1,62 @@
+/* run_memory.c — see run_memory.h. The per-element and per-face counts follow
+ * the arrays of run_hdg.c, blockmat.c, krylov.c (HDG) and run_dg*.c (DG). */
+#include "compiler/run_memory.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "support/util.h"
+
+/* Components of the trace, element and post-processed unknowns. */
+static void components(const hdg_problem *p, double *tc, double *ec, double *pc)
+{
+    *tc = *ec = *pc = 0;
+    for (int u = 0; u < p->nunknowns; u++) {
+        const hdg_unknown *x = &p->unknowns[u];
+        if (x->trace) *tc += x->ncomp;
+        else if (x->post) *pc += x->ncomp;
+        else *ec += x->ncomp;
+    }
+}
+
+static double hdg_bytes(const hdg_problem *p, const hdg_run_options *o, const hdg_mesh_size *s)
+{
+    double k = p->degree, D = sizeof(double), tc, ec, pc;
+    components(p, &tc, &ec, &pc);
+    double nk = k + 1, np = (k + 1) * (k + 2) / 2, npp = (k + 2) * (k + 3) / 2;
+    double m = tc * nk, nt = 3 * m, n = s->nf * m;
+    /* the solver is chosen after assembly (cg when symmetric): unless --solver
+     * cg, count GMRES's restart + 6 vectors (restart at most the unknowns) */
+    int cg = o->solver && !strcmp(o->solver, "cg");
+    double restart = o->restart > 0 ? o->restart : 100;
+    double vectors = cg ? 8 : (restart < n ? restart : n) + 6;
+    double csr = o->format && !strcmp(o->format, "csr") ? 5 * m * m * (D + sizeof(int)) * s->nf : 0;
+    return s->ne * D * (nt * nt + 2 * nt + ec * np + pc * npp + 32)   /* K_e, F_e, u_h, x_e, x_post, geometry */
+           + s->nf * D * (6 * m * m + 3 * m)                         /* blocks (5 per face), block Jacobi; rhs, x, x_D */
+           + csr + vectors * n * D;                                   /* Krylov vectors */
+}
+
+static double dg_bytes(const hdg_problem *p, const hdg_mesh_size *s)
+{
+    double k = p->degree, D = sizeof(double), tc, ec, pc;
+    components(p, &tc, &ec, &pc);
+    double np = (k + 1) * (k + 2) / 2, nfp = k + 1;
+    /* U, U2, residual, stage work, errors and output lattice: ~8 states */
+    return s->ne * (8 * ec * np * D + 32 * D + 3 * nfp * sizeof(int) * 2);
+}
+
+double hdg_run_memory_bytes(const hdg_problem *p, const hdg_run_options *o, const hdg_mesh_size *s, int built)
+{
+    double mesh = hdg_mesh_kept_bytes(s) + hdg_geom_bytes(s->ne);
+    double run = p->method == HDG_METHOD_HDG ? hdg_bytes(p, o, s) : dg_bytes(p, s);
+    double peak = mesh + run, build = hdg_mesh_build_bytes(s);
+    return !built && build > peak ? build : peak;
+}
+
+hdg_status hdg_run_memory_check(const hdg_problem *p, const hdg_run_options *o, const hdg_mesh_size *s,
+                                int built, hdg_error *err)
+{
+    char what[512];
+    snprintf(what, sizeof what, "%s (order %d) on %.300s", p->name, p->degree, o->mesh ? o->mesh : "square:8");
+    return hdg_memory_check(what, hdg_run_memory_bytes(p, o, s, built), err);
+}

@@ -1,0 +1,39 @@
+/* mesh_size.c — see mesh_size.h. */
+#include "runtime/mesh_size.h"
+
+#include <string.h>
+
+int hdg_mesh_spec_size(const char *spec, hdg_mesh_size *s)
+{
+    memset(s, 0, sizeof *s);
+    if (!spec || strncmp(spec, "square:", 7)) return 0;
+    const char *p = spec + 7;
+    long N = 0;
+    size_t n = 0;
+    while (p[n] >= '0' && p[n] <= '9' && n < 9) N = 10 * N + (p[n] - '0'), n++;
+    if (!n || (p[n] && p[n] != ',') || N < 1) return 0;
+    double d = (double)N;
+    s->nv = (d + 1) * (d + 1);
+    s->ne = 2 * d * d;
+    s->nf = 3 * d * d + 2 * d;
+    s->nbf = 4 * d;
+    return 1;
+}
+
+double hdg_mesh_kept_bytes(const hdg_mesh_size *s)
+{
+    double I = sizeof(int), D = sizeof(double);
+    return 2 * D * s->nv                      /* vx, vy */
+           + 9 * I * s->ne                    /* ev, ef, eforient */
+           + (2 + 2 + 2 + 1 + 15) * I * s->nf /* fv, fe, flf, fmark, fnbr, fnbr_elem, fnbr_lf */
+           + 4 * I * s->nbf;                  /* tagged boundary edges */
+}
+
+double hdg_mesh_build_bytes(const hdg_mesh_size *s)
+{
+    double I = sizeof(int);
+    /* partner 3ne, edge index: start and fill nv each, half 3ne, (hi, k) pairs 6ne */
+    return hdg_mesh_kept_bytes(s) + 12 * I * s->ne + 2 * I * s->nv;
+}
+
+double hdg_geom_bytes(double ne) { return 23 * sizeof(double) * ne; }
