@@ -4,6 +4,7 @@
 #include "compiler/run_dg_common.h"
 
 #include <math.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,8 +125,14 @@ void hdg_dg_report_setup(hdg_report *rep, const hdg_dg_data *d, double t_compile
 
 /* ------------------------------------------------------------------ output */
 
+/* A .pvd series is written under staging names, BASE.partial_NNNNN.vtu listed
+ * by BASE.partial.pvd (updated at each output, so a run that stops or blows
+ * up leaves it to look at), and only a run that reaches the final time renames
+ * the files to BASE_NNNNN.vtu and writes BASE.pvd: a previous good series is
+ * never overwritten by a failed one. */
 typedef struct vtkout {
     const char *path;       /* .pvd (series) or .vtu (final only) */
+    char *base, *partial;   /* series: path without .pvd; BASE.partial.pvd */
     int series;
     int p, nlat;
     double *I, *vxy, **vals;
@@ -140,6 +147,14 @@ static void vtk_open(vtkout *v, const hdg_dg_data *d, const char *path)
     v->path = path;
     size_t len = strlen(path);
     v->series = len > 4 && !strcmp(path + len - 4, ".pvd");
+    if (v->series) {
+        hdg_str b;
+        hdg_str_init(&b);
+        hdg_str_printf(&b, "%.*s", (int)(len - 4), path);
+        v->base = hdg_str_take(&b);
+        hdg_str_printf(&b, "%s.partial.pvd", v->base);
+        v->partial = hdg_str_take(&b);
+    }
     v->p = d->L.N > 0 ? d->L.N : 1;
     v->nlat = hdg_vtk_lattice_size(v->p);
     double *lr = hdg_xmalloc(sizeof(double) * v->nlat * 2);
@@ -180,7 +195,7 @@ static hdg_status vtk_write(vtkout *v, const hdg_dg_data *d, const double *U, do
     hdg_str file;
     hdg_str_init(&file);
     if (v->series) {
-        hdg_str_printf(&file, "%.*s_%05d.vtu", (int)(strlen(v->path) - 4), v->path, v->nfiles);
+        hdg_str_printf(&file, "%s.partial_%05d.vtu", v->base, v->nfiles);
     } else {
         hdg_str_printf(&file, "%s", v->path);
     }
@@ -191,8 +206,48 @@ static hdg_status vtk_write(vtkout *v, const hdg_dg_data *d, const double *U, do
     v->times = hdg_xrealloc(v->times, sizeof(double) * (v->nfiles + 1));
     v->files[v->nfiles] = hdg_str_take(&file);
     v->times[v->nfiles++] = t;
-    if (v->series) return hdg_pvd_write(v->path, v->nfiles, (const char *const *)v->files, v->times, err);
+    if (v->series) return hdg_pvd_write(v->partial, v->nfiles, (const char *const *)v->files, v->times, err);
     return HDG_OK;
+}
+
+/* The run reached its final time: the staged series becomes BASE_NNNNN.vtu +
+ * BASE.pvd (written last, atomically); step files of an older, longer series
+ * are removed. */
+static hdg_status vtk_commit(vtkout *v, hdg_error *err)
+{
+    if (!v->series) return HDG_OK;
+    hdg_str name;
+    hdg_str_init(&name);
+    for (int i = 0; i < v->nfiles; i++) {
+        hdg_str_printf(&name, "%s_%05d.vtu", v->base, i);
+        if (rename(v->files[i], name.s) != 0) {
+            hdg_status st = hdg_fail(err, HDG_EIO, "%s: cannot rename to %s: %s", v->files[i], name.s, strerror(errno));
+            hdg_str_free(&name);
+            return st;
+        }
+        free(v->files[i]);
+        v->files[i] = hdg_str_take(&name);
+    }
+    hdg_status st = hdg_pvd_write(v->path, v->nfiles, (const char *const *)v->files, v->times, err);
+    if (st) return st;
+    remove(v->partial);
+    for (int staged = 0; staged < 2; staged++)   /* older series' and older failed runs' leftovers */
+        for (int i = v->nfiles;; i++) {
+            hdg_str_printf(&name, staged ? "%s.partial_%05d.vtu" : "%s_%05d.vtu", v->base, i);
+            int gone = remove(name.s) != 0;
+            hdg_str_free(&name);
+            if (gone) break;
+        }
+    return HDG_OK;
+}
+
+/* A failed run: says where the staged series is and that the old one stands. */
+static void vtk_failed(const vtkout *v, hdg_error *err)
+{
+    if (!v->series || !v->nfiles || !err) return;
+    size_t n = strlen(err->msg);
+    snprintf(err->msg + n, sizeof err->msg - n, " (the output so far is in %s; %s was not replaced)", v->partial,
+             v->path);
 }
 
 static hdg_status vtk_write_state(vtkout *v, const hdg_dg_data *d, const hdg_dg_engine *eng, double t,
@@ -205,6 +260,8 @@ static hdg_status vtk_write_state(vtkout *v, const hdg_dg_data *d, const hdg_dg_
 
 static void vtk_close(vtkout *v, int nfields)
 {
+    free(v->base);
+    free(v->partial);
     for (int i = 0; i < v->nfiles; i++) free(v->files[i]);
     free(v->files);
     free(v->times);
@@ -464,7 +521,7 @@ hdg_status hdg_dg_integrate(const hdg_dg_data *d, const hdg_dg_engine *eng, cons
     if (opt->progress) progress(opt, nsteps, nsteps, final, nsteps / fmax(t_steps, 1e-9)), fputc('\n', stderr);
     if (opt->vtk) {
         double t0 = hdg_wtime();
-        if ((st = vtk_write_state(&v, d, eng, final, err))) goto done;
+        if ((st = vtk_write_state(&v, d, eng, final, err)) || (st = vtk_commit(&v, err))) goto done;
         t_out += hdg_wtime() - t0;
     }
     hdg_report_number(rep, "energy.end", eprev);
@@ -478,6 +535,7 @@ hdg_status hdg_dg_integrate(const hdg_dg_data *d, const hdg_dg_engine *eng, cons
     if (opt->log) log_summary(d, opt, e0, eprev, t_steps, rep);
 done:
     if (st) {   /* the errors where it stopped, when they can still be had */
+        vtk_failed(&v, err);
         hdg_error ignored;
         report_errors(d, eng, tcur, E, rep, &ignored);
     }

@@ -282,7 +282,7 @@ hdg_status hdg_hdg_write_vtk(const hdg_problem *p, const hdg_lowered *L, int ne,
     double *vxy = hdg_xmalloc(sizeof(double) * 6 * (size_t)ne);
     for (int e = 0; e < ne; e++)
         for (int v = 0; v < 6; v++) vxy[6 * e + v] = geom[(size_t)e * L->ngeom + v];
-    hdg_status st = hdg_vtk_write(path, ne, vxy, deg, nf, names, (const double *const *)vals,
+    hdg_status st = hdg_vtk_write_snapshot(path, ne, vxy, deg, nf, names, (const double *const *)vals,
                                   HDG_VTK_LAGRANGE, err);
     for (int i = 0; i < nf; i++) free(vals[i]);
     free(vxy), free(lr), free(ls);

@@ -445,3 +445,22 @@ hdg_status hdg_pvd_write(const char *path, int n, const char *const *files, cons
     free(cwd);
     return hdg_ofile_commit(&o, err);
 }
+
+/* ---- one snapshot, .vtu or a one-entry .pvd ------------------------------------ */
+
+hdg_status hdg_vtk_write_snapshot(const char *path, int ne, const double *vxy, int p, int nfields,
+                                  const char *const *names, const double *const *values, int mode,
+                                  hdg_error *err)
+{
+    size_t len = path ? strlen(path) : 0;
+    if (len <= 4 || strcmp(path + len - 4, ".pvd"))
+        return hdg_vtk_write(path, ne, vxy, p, nfields, names, values, mode, err);
+    hdg_str vtu;
+    hdg_str_init(&vtu);
+    hdg_str_printf(&vtu, "%.*s_00000.vtu", (int)(len - 4), path);
+    hdg_status st = hdg_vtk_write(vtu.s, ne, vxy, p, nfields, names, values, mode, err);
+    const char *files[1] = {vtu.s};
+    if (!st) st = hdg_pvd_write(path, 1, files, NULL, err);
+    hdg_str_free(&vtu);
+    return st;
+}

@@ -65,4 +65,11 @@ hdg_status hdg_vtk_write(const char *path, int ne, const double *vxy, int p, int
 hdg_status hdg_pvd_write(const char *path, int n, const char *const *files, const double *times,
                          hdg_error *err);
 
+/* One snapshot: path ending in .pvd writes the data to PATH_00000.vtu beside
+ * it (the DG series' naming) and a one-entry collection (time 0) at path;
+ * any other path is hdg_vtk_write's .vtu. */
+hdg_status hdg_vtk_write_snapshot(const char *path, int ne, const double *vxy, int p, int nfields,
+                                  const char *const *names, const double *const *values, int mode,
+                                  hdg_error *err);
+
 #endif
