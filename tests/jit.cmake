@@ -1,5 +1,6 @@
 # C backend JIT and the on-disk kernel cache.
 hdg_unit_test(cache test_cache.c)
+hdg_unit_test(support_util test_util.c)
 hdg_unit_test(jit test_jit.c)
 
 # memcheck over hdgc run at a high degree, JIT kernels included, with a cache warmed under
