@@ -45,17 +45,24 @@ static void help(void)
            "                      at least 2.2e-16; a solver that stagnates above it says so)\n"
            "  --maxit n           iteration limit (default max(1000, 2 x unknowns))\n"
            "  --restart m         GMRES restart length (default 100, at most the unknowns)\n"
-           "  --vtk FILE          write the solution (.vtu; DG: .pvd time series)\n"
+           "  --vtk FILE          write the solution (.vtu; DG: .pvd time series, staged as\n"
+           "                      FILE.partial.pvd and renamed at the end, so a run that blows\n"
+           "                      up never replaces a good series; HDG: x.pvd gets x_00000.vtu)\n"
            "  --every n           DG: write every n steps (with --vtk)\n"
            "  --cfl c             DG: CFL number (overrides the file): dt = c x the Hesthaven-\n"
            "                      Warburton step of speed 1 / the equations' wave speed\n"
            "  --final-time T      DG: final time (overrides the file)\n"
-           "  --json FILE         write the full report (sizes, solver, errors, timings)\n"
+           "  --json FILE         write the full report (status, error, sizes, solver, errors,\n"
+           "                      timings), also for a run that fails\n"
            "  --no-cache          do not use the on-disk kernel cache\n"
            "  --quiet             print nothing but errors\n"
            "\n"
-           "Exit status: 0 solved; 1 bad input, a solver that did not converge or a blow-up;\n"
-           "2 bad usage.\n");
+           "Numbers are decimal (no hex, inf or nan); each option but --set at most once.\n"
+           "Environment: HDG_THREADS (1..256), HDGC_CACHE_DIR, HDGC_MEMORY_LIMIT (bytes; default\n"
+           "MemAvailable: a run that needs more is refused with the estimate).\n"
+           "\n"
+           "Exit status: 0 solved; 1 bad input, a solver that did not converge, a blow-up or too\n"
+           "little memory; 2 bad usage.\n");
 }
 
 static int bad(const char *fmt, const char *arg)
