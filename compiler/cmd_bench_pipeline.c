@@ -127,7 +127,7 @@ static int parse(int argc, char **argv, options *o)
         } else return bad("unknown option '%s'", a);
     }
     if (!o->file) return bad("%s", "no FILE.hdg given");
-    return -1;
+    return hdg_cli_check_output("bench pipeline", "--json", o->json, o->file) ? 2 : -1;
 }
 
 /* One run; fills c from the report (best of the reps so far). */

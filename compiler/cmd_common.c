@@ -20,6 +20,8 @@ static char *resolve_out(const char *path)
     if (full) return full;
     char *a = hdg_xstrdup(path), *b = hdg_xstrdup(path);
     char *dir = realpath(dirname(a), NULL);
+    struct stat st;
+    if (dir && (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))) free(dir), dir = NULL, errno = ENOTDIR;
     int saved = errno;
     char *out = NULL;
     if (dir) {
@@ -52,10 +54,14 @@ static int refuse(const char *cmd, const char *opt, const char *path, const char
 
 int hdg_cli_check_output(const char *cmd, const char *opt, const char *path, const char *input)
 {
+    if (input && path && !strcmp(input, path) && *path) return refuse(cmd, opt, path, "is an input file");
     struct stat st;
     if (!path) return 0;
     if (!*path) return refuse(cmd, opt, path, "empty path");
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return refuse(cmd, opt, path, "is a directory");
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    if (strlen(base) > 200 || strlen(path) > 3800)   /* room for the temporary's name */
+        return refuse(cmd, opt, path, "file name too long");
     char *r = resolve_out(path);
     if (!r) {
         char why[300];
@@ -63,7 +69,7 @@ int hdg_cli_check_output(const char *cmd, const char *opt, const char *path, con
         return refuse(cmd, opt, path, why);
     }
     free(r);
-    if (input && hdg_cli_same_file(path, input)) return refuse(cmd, opt, path, "is the input file");
+    if (input && hdg_cli_same_file(path, input)) return refuse(cmd, opt, path, "is an input file");
     return 0;
 }
 

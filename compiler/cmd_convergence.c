@@ -114,6 +114,7 @@ static int parse(int argc, char **argv, conv *C)
         } else return bad("unknown option or bad value: '%s'", a);
     }
     if (!C->path) return bad("no file given%s", "");
+    if (hdg_cli_check_output("convergence", "--json", C->json, C->path)) return 2;   /* before any run */
     return -1;
 }
 

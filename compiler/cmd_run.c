@@ -135,6 +135,8 @@ static int check_outputs(const run_args *A)
 {
     int rc = hdg_cli_check_output("run", "--json", A->json, A->path);
     if (!rc) rc = hdg_cli_check_output("run", "--vtk", A->ro.vtk, A->path);
+    if (!rc) rc = hdg_cli_check_output("run", "--json", A->json, A->ro.mesh);   /* a .msh file */
+    if (!rc) rc = hdg_cli_check_output("run", "--vtk", A->ro.vtk, A->ro.mesh);
     if (!rc && A->json && A->ro.vtk && hdg_cli_same_file(A->json, A->ro.vtk)) {
         fprintf(stderr, "hdgc run: --json and --vtk name the same file '%s'\n", A->json);
         rc = 2;

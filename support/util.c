@@ -354,8 +354,16 @@ hdg_status hdg_ofile_open(hdg_ofile *o, const char *path, hdg_error *err)
         return hdg_fail(err, HDG_EIO, "%s: cannot open for writing: %s", path, strerror(EISDIR));
     }
     if (stat(o->path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        /* a device or FIFO (/dev/null, /dev/stdout): written in place, never replaced */
-        o->f = fopen(o->path, "w");
+        /* a device or FIFO (/dev/null, /dev/stdout): written in place, never
+         * replaced; O_NONBLOCK so that a FIFO nobody reads fails (ENXIO) instead
+         * of blocking */
+        int fd = open(o->path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+        if (fd >= 0) {
+            int flags = fcntl(fd, F_GETFL);
+            if (flags >= 0) fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+            o->f = fdopen(fd, "w");
+            if (!o->f) close(fd);
+        }
         if (!o->f) {
             int e = errno;
             hdg_ofile_abort(o);
