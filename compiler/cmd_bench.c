@@ -20,6 +20,7 @@
 #include "runtime/parallel.h"
 #include "runtime/report.h"
 #include "runtime/stream.h"
+#include "runtime/mesh_size.h"
 #include "support/util.h"
 
 #define AGREE_TOL 1e-14
@@ -513,11 +514,13 @@ static int bench_spmv(int argc, char **argv)
     hdg_mesh M;
     hdg_error err;
     hdg_error_clear(&err);
-    if (hdg_mesh_load(&M, o.mesh, &err)) {
+    int k0 = o.sweep ? o.kmin : o.order, k1 = o.sweep ? o.kmax : o.order, n = k1 - k0 + 1;
+    double m = k1 + 1;   /* per element: 1.5 faces x 5 blocks of m^2, dense and CSR, plus vectors */
+    if (hdg_mesh_spec_memory_check(o.mesh, 1.5 * (5 * m * m * 20 + 8 * m * 8), &err) ||
+        hdg_mesh_load(&M, o.mesh, &err)) {
         fprintf(stderr, "hdgc: error: %s\n", err.msg);
         return 1;
     }
-    int k0 = o.sweep ? o.kmin : o.order, k1 = o.sweep ? o.kmax : o.order, n = k1 - k0 + 1;
     printf("spmv benchmark: mesh %s (%d elements, %d faces), %s%d, %d samples per %s\n", o.mesh, M.ne,
            M.nf, o.cuda ? "backend cuda, host threads " : "threads ", hdg_parallel_threads(), o.reps,
            o.cuda ? "kernel" : "format");

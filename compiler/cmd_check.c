@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "compiler/commands.h"
+#include "runtime/mesh_size.h"
 #include "support/util.h"
 #include "frontend/frontend.h"
 #include "runtime/mesh.h"
@@ -58,7 +59,7 @@ static bool check_mesh(const hdg_problem *p, const char *spec, hdg_diags *d)
     hdg_mesh m;
     hdg_error err;
     hdg_error_clear(&err);
-    if (hdg_mesh_load(&m, spec, &err)) {
+    if (hdg_mesh_spec_memory_check(spec, 0, &err) || hdg_mesh_load(&m, spec, &err)) {
         hdg_diag_add(d, HDG_DIAG_ERROR, (hdg_loc){0, 0}, "--mesh %s: %s", spec, err.msg);
         return true;
     }

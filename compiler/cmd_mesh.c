@@ -104,13 +104,9 @@ int hdg_cmd_mesh(int argc, char **argv)
     hdg_geom g;
     hdg_error err;
     hdg_error_clear(&err);
-    hdg_mesh_size size;
-    if (hdg_mesh_spec_size(spec, &size)) {   /* refused with a figure, before allocating */
-        double kept = hdg_mesh_kept_bytes(&size) + hdg_geom_bytes(size.ne), build = hdg_mesh_build_bytes(&size);
-        if (hdg_memory_check(spec, kept > build ? kept : build, &err)) {
-            fprintf(stderr, "hdgc: error: %s\n", err.msg);
-            return 1;
-        }
+    if (hdg_mesh_spec_memory_check(spec, hdg_geom_bytes(1), &err)) {   /* a figure, before allocating */
+        fprintf(stderr, "hdgc: error: %s\n", err.msg);
+        return 1;
     }
     if (hdg_mesh_load(&m, spec, &err)) {
         fprintf(stderr, "hdgc: error: %s\n", err.msg);

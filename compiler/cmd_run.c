@@ -65,6 +65,15 @@ static void help(void)
            "little memory; 2 bad usage.\n");
 }
 
+static int bad2(const char *fmt, const char *opt, const char *arg)
+{
+    fprintf(stderr, "hdgc run: ");
+    fprintf(stderr, fmt, opt, arg);
+    fprintf(stderr, "\n");
+    usage(stderr);
+    return 2;
+}
+
 static int bad(const char *fmt, const char *arg)
 {
     fprintf(stderr, "hdgc run: ");
@@ -113,12 +122,12 @@ static int option(run_args *A, const char *a, char *v)
         A->ro.rtol = d;
     } else if (!strcmp(a, "--maxit") || !strcmp(a, "--every") || !strcmp(a, "--restart")) {
         int k;
-        if (!integer(v, 1, 1000000000, &k)) return bad("%s: expected a positive integer", v);
+        if (!integer(v, 1, 1000000000, &k)) return bad2("%s %s: expected an integer between 1 and 1000000000", a, v);
         if (a[2] == 'm') A->ro.maxit = k;
         else if (a[2] == 'r') A->ro.restart = k;
         else A->ro.every = k;
     } else if (!strcmp(a, "--cfl") || !strcmp(a, "--final-time")) {
-        if (!hdg_parse_double(v, &d) || !(d > 0)) return bad("%s: expected a positive decimal number", v);
+        if (!hdg_parse_double(v, &d) || !(d > 0)) return bad2("%s %s: expected a positive decimal number", a, v);
         if (a[2] == 'c') A->ro.cfl = d;
         else A->ro.final_time = d;
     } else if (!strcmp(a, "--set")) {

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "support/util.h"
+
 int hdg_mesh_spec_size(const char *spec, hdg_mesh_size *s)
 {
     memset(s, 0, sizeof *s);
@@ -37,3 +39,11 @@ double hdg_mesh_build_bytes(const hdg_mesh_size *s)
 }
 
 double hdg_geom_bytes(double ne) { return 23 * sizeof(double) * ne; }
+
+hdg_status hdg_mesh_spec_memory_check(const char *spec, double extra_per_element, hdg_error *err)
+{
+    hdg_mesh_size s;
+    if (!hdg_mesh_spec_size(spec, &s)) return HDG_OK;
+    double kept = hdg_mesh_kept_bytes(&s) + extra_per_element * s.ne, build = hdg_mesh_build_bytes(&s);
+    return hdg_memory_check(spec, kept > build ? kept : build, err);
+}

@@ -22,4 +22,10 @@ double hdg_mesh_build_bytes(const hdg_mesh_size *s);
 /* Bytes of hdg_geom_init's per-element arrays. */
 double hdg_geom_bytes(double ne);
 
+/* For a square:N spec, HDG_ENOMEM "SPEC needs about X GiB, more than the Y
+ * GiB available" when building it, or keeping it plus extra bytes per
+ * element, needs more memory than is available; HDG_OK for files. */
+#include "hdg.h"
+hdg_status hdg_mesh_spec_memory_check(const char *spec, double extra_per_element, hdg_error *err);
+
 #endif

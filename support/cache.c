@@ -211,7 +211,7 @@ int hdg_cache_get_warn(const char *dir, const char *kind, unsigned long long key
     }
     if (!buf) {
         if (bad) {
-            unlink(path);
+            remove(path);   /* an empty directory in its place too */
             if (warning && wn) snprintf(warning, wn, "cache: %s; removed, compiling again", why);
         }
         return 0;
