@@ -35,10 +35,10 @@ static int write_file(const char *dir, const char *name, const char *ext, const 
     }
     char path[4096];
     snprintf(path, sizeof path, "%s/%s%s", dir, name, ext);
-    FILE *f = fopen(path, "w");
-    if (!f || fputs(text, f) < 0 || fclose(f)) {
-        fprintf(stderr, "hdgc emit: cannot write '%s': %s\n", path, strerror(errno));
-        if (f) fclose(f);
+    hdg_ofile o;   /* atomic: a failed write keeps the previous file */
+    hdg_error err = {0};
+    if (hdg_ofile_open(&o, path, &err) || (fputs(text, o.f), hdg_ofile_commit(&o, &err))) {
+        fprintf(stderr, "hdgc emit: cannot write: %s\n", err.msg);
         return 1;
     }
     printf("%s\n", path);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "compiler/module.h"
+#include "support/util.h"
 #include "ir/lower.h"
 #include "ir/lower_dg.h"
 
@@ -53,10 +54,10 @@ int hdg_cli_problem_option(const char *cmd, int argc, char **argv, int *i,
         fprintf(stderr, "hdgc %s: %s needs a value\n", cmd, a);
         return -1;
     }
-    char *v = argv[++*i], *end;
+    char *v = argv[++*i];
     if (!strcmp(a, "--order")) {
-        long k = strtol(v, &end, 10);
-        if (end == v || *end || k < 1 || k > 20) {
+        long k;
+        if (!hdg_parse_long(v, 1, 20, &k)) {   /* decimal digits only */
             fprintf(stderr, "hdgc %s: --order %s: expected an integer between 1 and 20\n", cmd, v);
             return -1;
         }
@@ -64,8 +65,8 @@ int hdg_cli_problem_option(const char *cmd, int argc, char **argv, int *i,
         return 1;
     }
     char *eq = strchr(v, '=');
-    double d = eq ? strtod(eq + 1, &end) : 0;
-    if (!eq || eq == v || !eq[1] || *end) {
+    double d = 0;
+    if (!eq || eq == v || !hdg_parse_double(eq + 1, &d)) {   /* no hex, inf, nan */
         fprintf(stderr, "hdgc %s: --set %s: expected name=number\n", cmd, v);
         return -1;
     }
