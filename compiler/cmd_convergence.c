@@ -78,6 +78,7 @@ typedef struct conv {
     hdg_setting *sets;
     int nsets;
     hdg_run_options ro;
+    int warned;   /* a compile warning (kernel cache disabled) is printed once */
 } conv;
 
 static int parse(int argc, char **argv, conv *C)
@@ -141,7 +142,11 @@ static hdg_status one(conv *C, int order, int N, hdg_report *all, double *errs, 
     hdg_error err = {0};
     hdg_status st = hdg_run_problem(p, &ro, rep, &err);
     if (st) fprintf(stderr, "hdgc convergence: order %d, %s: %s\n", order, mesh, err.msg);
+    const char *w = hdg_report_get_string(rep, "compile.warning");
+    if (w && !C->warned) fprintf(stderr, "hdgc convergence: warning: %s\n", w), C->warned = 1;
     hdg_report *row = hdg_report_array_push_object(all, "runs");
+    hdg_report_string(row, "status", st ? "failed" : "ok");
+    if (st) hdg_report_string(row, "error", err.msg);
     hdg_report_int(row, "order", order);
     hdg_report_int(row, "N", N);
     hdg_report_string(row, "mesh", mesh);
