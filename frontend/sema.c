@@ -641,6 +641,53 @@ static hdg_role role_of(const hdg_problem *p, const hdg_equation *e, const hdg_a
 }
 
 /* Adds a side's atoms: trial atoms go left (sign), sources right (-sign). */
+static bool same_coupling(const hdg_atom *a, const hdg_atom *b)
+{
+    return a->domain == b->domain && a->markers == b->markers && a->test_comp == b->test_comp &&
+           a->test_op == b->test_op && a->trial == b->trial && a->trial_comp == b->trial_comp &&
+           a->trial_op == b->trial_op && a->side == b->side && a->dt == b->dt && a->role == b->role;
+}
+
+static const hdg_expr *balanced_sum(hdg_problem *p, const hdg_expr **c, int n)
+{
+    if (n == 1) return c[0];
+    int h = (n + 1) / 2;
+    return ex_add(p, balanced_sum(p, c, h), balanced_sum(p, c + h, n - h));
+}
+
+/* Atoms of one coupling (same test, trial, operators, side, domain, role) are one
+ * integral of the sum of their coefficients: merged, in the order of their first
+ * appearance, so the kernels have as many terms as the problem has couplings however
+ * many integrals the equation writes (5000 copies of (c*u, w) would be 5000 loops for
+ * the C compiler, whose time grows faster than linearly with them). */
+static void merge_atoms(sema *S, hdg_equation *e)
+{
+    int n = e->natoms, out = 0;
+    const hdg_expr **c = hdg_xmalloc((size_t)(n + 1) * sizeof *c);
+    bool *done = hdg_xcalloc((size_t)n + 1, sizeof *done);
+    for (int i = 0; i < n; i++) {
+        if (done[i]) continue;
+        int m = 0;
+        for (int j = i; j < n; j++)
+            if (!done[j] && same_coupling(&e->atoms[i], &e->atoms[j])) {
+                c[m++] = e->atoms[j].coef;
+                done[j] = true;
+            }
+        hdg_atom a = e->atoms[i];
+        if (m > 1) a.coef = balanced_sum(S->p, c, m);
+        if (hdg_expr_is_num(a.coef, 0)) continue;
+        if (ex_too_big(a.coef)) {
+            sema_error(S, a.loc, "the terms of this coupling are too large when summed (more than %d nodes "
+                       "or %d levels)", HDG_EXPR_MAX_SIZE, HDG_EXPR_MAX_DEPTH);
+            continue;
+        }
+        e->atoms[out++] = a;
+    }
+    e->natoms = out;
+    free(c);
+    free(done);
+}
+
 static void put_atoms(sema *S, hdg_equation *e, const val *v, int sign)
 {
     hdg_problem *p = S->p;
@@ -773,6 +820,7 @@ static void equation_decl(sema *S, decl *d, int ei, pairing *pr)
     e->atoms = hdg_arena_alloc(p->arena, (size_t)(l.natoms + r.natoms + 1) * sizeof(hdg_atom));
     put_atoms(S, e, &l, 1);
     put_atoms(S, e, &r, -1);
+    merge_atoms(S, e);
     if (p->method == HDG_METHOD_DG) pair_dg(S, ei, pr);
     else if (e->post) pair_post(S, ei, pu, pr);
     else pair_hdg(S, ei, pr);
