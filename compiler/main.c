@@ -49,7 +49,8 @@ static void out_of_memory(size_t bytes)
 {
     char b[32];
     hdg_format_bytes((double)bytes, b, sizeof b);
-    fprintf(stderr, "hdgc: error: out of memory (an allocation of %s failed)\n", b);
+    if (bytes) fprintf(stderr, "hdgc: error: out of memory (an allocation of %s failed)\n", b);
+    else fprintf(stderr, "hdgc: error: out of memory\n");
     exit(1);
 }
 

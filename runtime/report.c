@@ -22,7 +22,7 @@ struct hdg_report {
 /* cJSON returns NULL only when malloc fails: treat it like hdg_xmalloc does. */
 static cJSON *must(cJSON *item)
 {
-    if (!item) abort();
+    if (!item) hdg_out_of_memory(0);
     return item;
 }
 
@@ -53,7 +53,7 @@ static void put(cJSON *obj, const char *key, cJSON *item)
     cJSON_bool ok = cJSON_GetObjectItemCaseSensitive(obj, key)
                         ? cJSON_ReplaceItemInObjectCaseSensitive(obj, key, item)
                         : cJSON_AddItemToObject(obj, key, item);
-    if (!ok) abort();
+    if (!ok) hdg_out_of_memory(0);
 }
 
 /* Walks the dotted path (a mutable copy, split in place) from obj, creating
@@ -163,7 +163,7 @@ void hdg_report_bool(hdg_report *r, const char *path, int v)
 void hdg_report_array_push_number(hdg_report *r, const char *path, double v)
 {
     if (!r || !path) return;
-    if (!cJSON_AddItemToArray(array_at(r, path), number_item(v))) abort();
+    if (!cJSON_AddItemToArray(array_at(r, path), number_item(v))) hdg_out_of_memory(0);
 }
 
 hdg_report *hdg_report_array_push_object(hdg_report *r, const char *path)
@@ -171,7 +171,7 @@ hdg_report *hdg_report_array_push_object(hdg_report *r, const char *path)
     if (!r || !path) return NULL;
     hdg_report *top = r->owner ? r->owner : r;
     cJSON *obj = must(cJSON_CreateObject());
-    if (!cJSON_AddItemToArray(array_at(r, path), obj)) abort();
+    if (!cJSON_AddItemToArray(array_at(r, path), obj)) hdg_out_of_memory(0);
 
     hdg_report *kid = hdg_xcalloc(1, sizeof *kid);
     kid->node = obj;
@@ -188,7 +188,7 @@ char *hdg_report_to_string(const hdg_report *r)
 {
     if (!r) return NULL;
     char *text = cJSON_Print(r->node);
-    if (!text) abort();
+    if (!text) hdg_out_of_memory(0);
     char *copy = hdg_xstrdup(text);   /* so that callers may use plain free() */
     cJSON_free(text);
     return copy;

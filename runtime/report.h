@@ -12,7 +12,8 @@
  * printer may drop the last digit: 0.1+0.2 would print as 0.3). Integers are
  * printed exactly. NaN and infinities become JSON null.
  *
- * Out of memory aborts, as hdg_xmalloc does; no function here prints. */
+ * Out of memory goes to hdg_out_of_memory (support/util.h), as hdg_xmalloc
+ * does; no function here prints. */
 #ifndef HDG_REPORT_H
 #define HDG_REPORT_H
 

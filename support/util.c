@@ -17,7 +17,7 @@ static hdg_oom_handler oom_handler;
 
 void hdg_set_oom_handler(hdg_oom_handler h) { oom_handler = h; }
 
-static void out_of_memory(size_t n)
+void hdg_out_of_memory(size_t n)
 {
     if (oom_handler) oom_handler(n);   /* the CLI's: a message and exit status 1 */
     fprintf(stderr, "hdgc: out of memory (asked for %zu bytes)\n", n);
@@ -31,21 +31,21 @@ void *hdg_try_calloc(size_t n, size_t size) { return calloc(n ? n : 1, size ? si
 void *hdg_xmalloc(size_t n)
 {
     void *p = malloc(n ? n : 1);
-    if (!p) out_of_memory(n);
+    if (!p) hdg_out_of_memory(n);
     return p;
 }
 
 void *hdg_xcalloc(size_t n, size_t size)
 {
     void *p = calloc(n ? n : 1, size ? size : 1);
-    if (!p) out_of_memory(n * size);
+    if (!p) hdg_out_of_memory(n * size);
     return p;
 }
 
 void *hdg_xrealloc(void *p, size_t n)
 {
     void *q = realloc(p, n ? n : 1);
-    if (!q) out_of_memory(n);
+    if (!q) hdg_out_of_memory(n);
     return q;
 }
 
