@@ -121,7 +121,8 @@ frontend_bad(use_before_def -e "use_before_def[.]hdg:3:17: error: param 'tau' is
 frontend_bad(vector_product -e "vector_product[.]hdg:10:12: error: cannot multiply two vectors: use dot[(]a, b[)]" -e "^ {11}\\^$")
 frontend_bad(wrong_shape -e "wrong_shape[.]hdg:10:10: error: the two sides of [(]a, b[)] have different shapes: a vector and a scalar" -e "^ {9}\\^$")
 frontend_bad(space_degree -e "space_degree[.]hdg:5:16: error: space V is P 1 but the problem's degree is k = 2: element and trace spaces must be P k [(]only a postprocess space may have another degree[)]. write L2[(]P k[)]" -e "^ {15}\\^$")
-frontend_bad(space_degree_order -e "space_degree[.]hdg:5:16: error: space V is P 1 but the problem's degree is k = 3" -- --order 3)
+hdg_cli_test(frontend_bad_space_degree_order 1 -e "space_degree[.]hdg:5:16: error: space V is P 1 but the problem's degree is k = 3"
+  -- $<TARGET_FILE:hdgc> check data/frontend/bad/space_degree.hdg --order 3)
 frontend_bad(wrong_space -e "wrong_space[.]hdg:12:73: error: test function 'w' is in V1, but the unknown left without an equation, 'u', is in V" -e "^ {72}\\^$")
 
 # --- command line and file system
