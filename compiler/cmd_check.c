@@ -97,6 +97,8 @@ int hdg_cmd_check(int argc, char **argv)
                 goto done;
             }
             *eq = '\0';
+            for (int k = 0; k < opt.nsets; k++)
+                if (!strcmp(sets[k].name, arg)) { rc = bad_usage("--set %s given twice", arg); goto done; }
             sets[opt.nsets++] = (hdg_setting){arg, v};
         } else if (!strcmp(a, "--mesh")) {
             if (i + 1 >= argc) { rc = bad_usage("--mesh needs a mesh (square:N or FILE.msh)%s", ""); goto done; }

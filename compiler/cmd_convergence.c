@@ -108,9 +108,10 @@ static int parse(int argc, char **argv, conv *C)
         else if (!strcmp(a, "--cfl") && isnum && d > 0) C->ro.cfl = d;
         else if (!strcmp(a, "--set")) {
             char *eq = strchr(argv[i], '=');
-            if (!eq || eq == argv[i]) return bad("--set %s: expected name=number", v);
+            if (!eq || eq == argv[i] || !hdg_parse_double(eq + 1, &d)) return bad("--set %s: expected name=number", v);
             *eq = '\0';
-            if (!hdg_parse_double(eq + 1, &d)) return bad("--set %s: expected name=number", v);
+            for (int k = 0; k < C->nsets; k++)
+                if (!strcmp(C->sets[k].name, argv[i])) return bad("--set %s given twice", argv[i]);
             C->sets[C->nsets++] = (hdg_setting){argv[i], d};
         } else return bad("unknown option or bad value: '%s'", a);
     }

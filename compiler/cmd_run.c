@@ -134,6 +134,8 @@ static int option(run_args *A, const char *a, char *v)
         char *eq = strchr(v, '=');
         if (!eq || eq == v || !hdg_parse_double(eq + 1, &d)) return bad("--set %s: expected name=number", v);
         *eq = '\0';
+        for (int k = 0; k < A->fo.nsets; k++)
+            if (!strcmp(A->sets[k].name, v)) return bad("--set %s given twice", v);
         A->sets[A->fo.nsets++] = (hdg_setting){v, d};
     } else return bad("unknown option '%s'", a);
     return -1;

@@ -71,6 +71,11 @@ int hdg_cli_problem_option(const char *cmd, int argc, char **argv, int *i,
         return -1;
     }
     *eq = '\0';
+    for (int k = 0; k < fo->nsets; k++)
+        if (!strcmp(sets[k].name, v)) {
+            fprintf(stderr, "hdgc %s: --set %s given twice\n", cmd, v);
+            return -1;
+        }
     sets[fo->nsets++] = (hdg_setting){v, d};
     fo->sets = sets;
     return 1;

@@ -159,6 +159,17 @@ void hdg_format_bytes(double n, char *buf, size_t len)
     else snprintf(buf, len, "%.1f %s", n, unit[u]);
 }
 
+/* A path as messages show it: a very long one is cut in the middle, so the
+ * reason after it still fits the message. */
+static const char *shown_path(const char *path, char *buf, size_t n)
+{
+    size_t len = strlen(path);
+    if (len < 400) return path;
+    snprintf(buf, n, "%.200s...%s", path, path + len - 150);
+    return buf;
+}
+#define SHOWN(p) shown_path((p), (char[400]){0}, 400)
+
 hdg_status hdg_open_regular(const char *path, unsigned long long limit, int *fd, size_t *size,
                             hdg_error *err)
 {
@@ -167,11 +178,11 @@ hdg_status hdg_open_regular(const char *path, unsigned long long limit, int *fd,
     *size = 0;
     /* O_NONBLOCK: opening a FIFO with no writer must not block */
     int f = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (f < 0) return hdg_fail(err, HDG_EIO, "%s: cannot open: %s", path, strerror(errno));
+    if (f < 0) return hdg_fail(err, HDG_EIO, "%s: cannot open: %s", SHOWN(path), strerror(errno));
     if (fstat(f, &st) != 0) {
         int e = errno;
         close(f);
-        return hdg_fail(err, HDG_EIO, "%s: cannot open: %s", path, strerror(e));
+        return hdg_fail(err, HDG_EIO, "%s: cannot open: %s", SHOWN(path), strerror(e));
     }
     const char *why = S_ISDIR(st.st_mode) ? "is a directory, not a file"
                       : S_ISFIFO(st.st_mode) ? "is a FIFO, not a regular file"
@@ -183,11 +194,11 @@ hdg_status hdg_open_regular(const char *path, unsigned long long limit, int *fd,
         hdg_format_bytes((double)st.st_size, have, sizeof have);
         hdg_format_bytes((double)limit, max, sizeof max);
         close(f);
-        return hdg_fail(err, HDG_EIO, "%s: %s: larger than the %s limit", path, have, max);
+        return hdg_fail(err, HDG_EIO, "%s: %s: larger than the %s limit", SHOWN(path), have, max);
     }
     if (why) {
         close(f);
-        return hdg_fail(err, HDG_EIO, "%s: %s", path, why);
+        return hdg_fail(err, HDG_EIO, "%s: %s", SHOWN(path), why);
     }
     int flags = fcntl(f, F_GETFL);
     if (flags >= 0) fcntl(f, F_SETFL, flags & ~O_NONBLOCK);
@@ -207,7 +218,7 @@ hdg_status hdg_read_file(const char *path, char **data, size_t *len, hdg_error *
     char *buf = hdg_try_malloc(size + 1);
     if (!buf) {
         close(fd);
-        return hdg_fail(err, HDG_ENOMEM, "%s: out of memory reading %zu bytes", path, size);
+        return hdg_fail(err, HDG_ENOMEM, "%s: out of memory reading %zu bytes", SHOWN(path), size);
     }
     size_t got = 0;
     while (got < size) {   /* the file may shrink or grow meanwhile: read what was stat'ed */
@@ -217,7 +228,7 @@ hdg_status hdg_read_file(const char *path, char **data, size_t *len, hdg_error *
             int e = errno;
             close(fd);
             free(buf);
-            return hdg_fail(err, HDG_EIO, "%s: read error: %s", path, strerror(e));
+            return hdg_fail(err, HDG_EIO, "%s: read error: %s", SHOWN(path), strerror(e));
         }
         if (n == 0) break;
         got += (size_t)n;
