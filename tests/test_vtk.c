@@ -6,7 +6,9 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -441,6 +443,53 @@ static void test_pvd(void)
     }
 }
 
+/* A snapshot to x.pvd is a one-entry collection with x_00000.vtu beside it;
+ * a .vtu write that fails half-way (file size limit) keeps the previous file
+ * and leaves no temporary. */
+static void test_snapshot_and_atomic(void)
+{
+    const char *names[2] = {"f", "g"};
+    double f[NE * 28], g[NE * 28];   /* p = 6: 28 lattice points */
+    const double *values[2] = {f, g};
+    hdg_error err;
+    char *xml;
+    size_t len;
+    sample(1, f, g);
+    remove("out_snap_00000.vtu");
+    CHECK(hdg_vtk_write_snapshot("out_snap.pvd", NE, VXY, 1, 2, names, values, HDG_VTK_LAGRANGE, &err) == HDG_OK,
+          "snapshot: %s", err.msg);
+    if (hdg_read_file("out_snap.pvd", &xml, &len, &err) == HDG_OK) {
+        CHECK(strstr(xml, "<VTKFile type=\"Collection\"") &&
+                  strstr(xml, "timestep=\"0\" group=\"\" part=\"0\" file=\"out_snap_00000.vtu\""),
+              "one-entry pvd:\n%s", xml);
+        free(xml);
+    }
+    CHECK(hdg_read_file("out_snap_00000.vtu", &xml, &len, &err) == HDG_OK && strstr(xml, "UnstructuredGrid"),
+          "the .vtu beside it");
+    free(xml);
+
+    CHECK(hdg_vtk_write("out_atomic.vtu", NE, VXY, 1, 2, names, values, HDG_VTK_LAGRANGE, &err) == HDG_OK, "%s",
+          err.msg);
+    char *before = NULL;
+    size_t nbefore = 0;
+    hdg_read_file("out_atomic.vtu", &before, &nbefore, &err);
+    struct rlimit old, lim;
+    getrlimit(RLIMIT_FSIZE, &old);
+    lim = old;
+    lim.rlim_cur = 1024;   /* smaller than the p = 6 file */
+    sample(6, f, g);
+    signal(SIGXFSZ, SIG_IGN);
+    setrlimit(RLIMIT_FSIZE, &lim);
+    hdg_status st = hdg_vtk_write("out_atomic.vtu", NE, VXY, 6, 2, names, values, HDG_VTK_SUBDIVIDE, &err);
+    setrlimit(RLIMIT_FSIZE, &old);
+    CHECK(st == HDG_EIO && strstr(err.msg, "write error") && strstr(err.msg, "unchanged"), "failed write: %s",
+          err.msg);
+    CHECK(hdg_read_file("out_atomic.vtu", &xml, &len, &err) == HDG_OK && before && len == nbefore &&
+              !memcmp(xml, before, len), "the previous .vtu is intact");
+    free(xml);
+    free(before);
+}
+
 int main(void)
 {
     test_lattice_helpers();
@@ -451,5 +500,6 @@ int main(void)
     test_errors();
     test_odd_names();
     test_pvd();
+    test_snapshot_and_atomic();
     return test_summary("test_vtk");
 }
