@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "compiler/commands.h"
 #include "hdg.h"
@@ -59,6 +60,13 @@ static int check_env(void)
 {
     hdg_error err = {0};
     double bytes;
+    const char *cache = getenv("HDGC_CACHE"), *ok[] = {"on", "1", "yes", "true", "off", "0", "no", "false"};
+    int known = !cache;
+    for (size_t i = 0; cache && i < sizeof ok / sizeof *ok; i++) known |= !strcasecmp(cache, ok[i]);
+    if (!known) {
+        fprintf(stderr, "hdgc: HDGC_CACHE=%.64s: expected on or off (1/0, yes/no, true/false)\n", cache);
+        return 2;
+    }
     if (hdg_parallel_check_env(&err) || hdg_memory_available(&bytes, &err)) {
         fprintf(stderr, "hdgc: %s\n", err.msg);
         return 2;
