@@ -61,7 +61,7 @@ static int check_env(void)
     hdg_error err = {0};
     double bytes;
     const char *cache = getenv("HDGC_CACHE"), *ok[] = {"on", "1", "yes", "true", "off", "0", "no", "false"};
-    int known = !cache;
+    int known = !cache || !*cache;
     for (size_t i = 0; cache && i < sizeof ok / sizeof *ok; i++) known |= !strcasecmp(cache, ok[i]);
     if (!known) {
         fprintf(stderr, "hdgc: HDGC_CACHE=%.64s: expected on or off (1/0, yes/no, true/false)\n", cache);
