@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "compiler/commands.h"
@@ -230,6 +231,16 @@ static int write_json(const hdg_report *rep, const char *path, int rc)
     return 1;
 }
 
+/* A regular report file (or none yet) is replaced by {"status": "running"}
+ * before the work, so a run killed on the way (out of memory, a signal)
+ * leaves no older report that looks like its result, and an unwritable one
+ * fails before the work. Not a device or FIFO (/dev/stdout gets one report). */
+static int replace_early(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) != 0 || S_ISREG(st.st_mode);
+}
+
 static hdg_problem *load(run_args *A, hdg_report *rep)
 {
     hdg_diags d;
@@ -260,6 +271,11 @@ int hdg_cmd_run(int argc, char **argv)
     double t0 = hdg_wtime();
     hdg_report *rep = hdg_report_new();
     hdg_report_string(rep, "status", "running");   /* first in the file; set at the end */
+    if (A.json && replace_early(A.json) && write_json(rep, A.json, 0)) {
+        hdg_report_free(rep);
+        free(A.sets), free(A.seen);
+        return 1;
+    }
     hdg_problem *p = load(&A, rep);
     if (!p) {
         rc = write_json(rep, A.json, 1);
