@@ -103,7 +103,8 @@ hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg
     hdg_report_string(rep, "backend", backend);
     hdg_mesh mesh;
     hdg_mesh_size size;   /* memory: refused with a figure before allocating (square:N) */
-    hdg_status st = hdg_mesh_spec_size(o.mesh, &size) ? hdg_run_memory_check(p, &o, &size, 0, err) : HDG_OK;
+    hdg_status st = hdg_mesh_spec_size(o.mesh, &size) ? hdg_run_memory_check(p, &o, &size, 0, err)
+                                                      : hdg_mesh_spec_memory_check(o.mesh, 0, err);
     if (!st) st = hdg_mesh_load(&mesh, o.mesh, err);
     if (st) {
         hdg_cuda_device_close(dev);

@@ -2,6 +2,7 @@
 #include "runtime/mesh_size.h"
 
 #include <string.h>
+#include <sys/stat.h>
 
 #include "support/util.h"
 
@@ -43,7 +44,14 @@ double hdg_geom_bytes(double ne) { return 23 * sizeof(double) * ne; }
 hdg_status hdg_mesh_spec_memory_check(const char *spec, double extra_per_element, hdg_error *err)
 {
     hdg_mesh_size s;
-    if (!hdg_mesh_spec_size(spec, &s)) return HDG_OK;
+    struct stat st;
+    if (!hdg_mesh_spec_size(spec, &s)) {
+        /* a mesh file: its text (at most 1 GiB) and about 16 bytes of mesh per
+         * byte of it (a triangle line of ~30 bytes becomes ~360 bytes built) */
+        if (!spec || stat(spec, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (1LL << 30))
+            return HDG_OK;   /* the reader says why it refuses it */
+        return hdg_memory_check(spec, 17.0 * (double)st.st_size, err);
+    }
     double kept = hdg_mesh_kept_bytes(&s) + extra_per_element * s.ne, build = hdg_mesh_build_bytes(&s);
     return hdg_memory_check(spec, kept > build ? kept : build, err);
 }

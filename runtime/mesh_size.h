@@ -24,7 +24,8 @@ double hdg_geom_bytes(double ne);
 
 /* For a square:N spec, HDG_ENOMEM "SPEC needs about X GiB, more than the Y
  * GiB available" when building it, or keeping it plus extra bytes per
- * element, needs more memory than is available; HDG_OK for files. */
+ * element, needs more memory than is available; for a mesh file, when about
+ * 17 times its size does (its text plus the mesh it becomes). */
 #include "hdg.h"
 hdg_status hdg_mesh_spec_memory_check(const char *spec, double extra_per_element, hdg_error *err);
 
