@@ -25,9 +25,11 @@ static double hdg_bytes(const hdg_problem *p, const hdg_run_options *o, const hd
     components(p, &tc, &ec, &pc);
     double nk = k + 1, np = (k + 1) * (k + 2) / 2, npp = (k + 2) * (k + 3) / 2;
     double m = tc * nk, nt = 3 * m, n = s->nf * m;
-    /* the solver is chosen after assembly (cg when symmetric): unless --solver
-     * cg, count GMRES's restart + 6 vectors (restart at most the unknowns) */
-    int cg = o->solver && !strcmp(o->solver, "cg");
+    /* the solver is chosen after assembly (cg when symmetric): count GMRES's
+     * restart + 6 vectors only when --solver gmres is asked for, so a run that
+     * fits with CG is never refused here; a GMRES chosen later checks its own
+     * workspace before allocating it (krylov.c) */
+    int cg = !(o->solver && !strcmp(o->solver, "gmres"));
     double restart = o->restart > 0 ? o->restart : 100;
     double vectors = cg ? 8 : (restart < n ? restart : n) + 6;
     double csr = o->format && !strcmp(o->format, "csr") ? 5 * m * m * (D + sizeof(int)) * s->nf : 0;
