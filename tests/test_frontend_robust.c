@@ -19,11 +19,11 @@ static int parse(const char *what, const char *src, size_t len)
 {
     hdg_diags d;
     hdg_diags_init(&d);
-    double t0 = hdg_wtime();
+    /* no wall-clock bound here (timing is no pass/fail criterion, and sanitizer
+     * builds under load are 10x slower): a quadratic path shows as the test's
+     * ctest TIMEOUT (tests/frontend.cmake) */
     hdg_problem *p = hdg_problem_parse("r.hdg", src, len, NULL, &d);
     char *r = hdg_diags_render(&d);
-    double dt = hdg_wtime() - t0;
-    CHECK(dt < 10, "%s: took %.1f s", what, dt);
     CHECK((p != NULL) == (d.nerrors == 0), "%s: problem iff no errors", what);
     int lines = 1;
     for (size_t i = 0; i < len; i++) lines += src[i] == '\n';
