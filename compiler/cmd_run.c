@@ -15,8 +15,8 @@
 static void usage(FILE *f)
 {
     fprintf(f, "usage: hdgc run FILE.hdg [--mesh square:N | FILE.msh] [--order k] [--set name=value]...\n"
-               "                [--backend c|cuda|auto] [--solver cg|gmres] [--precond block|jacobi|none]\n"
-               "                [--format block|csr] [--rtol r] [--maxit n] [--restart m]\n"
+               "                [--backend c|cuda|auto] [--solver cg|gmres|petsc] [--petsc OPTS]\n"
+               "                [--precond block|jacobi|none] [--format block|csr] [--rtol r] [--maxit n] [--restart m]\n"
                "                [--vtk out.vtu|out.pvd] [--every n] [--cfl c] [--final-time T]\n"
                "                [--json report.json] [--no-cache] [--quiet]\n");
 }
@@ -38,7 +38,11 @@ static void help(void)
            "  --backend NAME      c (default: the host CPU), cuda (an NVIDIA GPU: the same\n"
            "                      kernels compiled with NVRTC, every stage on the device) or\n"
            "                      auto (cuda when a GPU opens, else c; the choice is printed)\n"
-           "  --solver NAME       cg or gmres (default: cg when the trace matrix is symmetric)\n"
+           "  --solver NAME       cg or gmres (default: cg when the trace matrix is symmetric), or\n"
+           "                      petsc: PETSc's KSP on the trace matrix as BAIJ of the face\n"
+           "                      block size (host; default CG or GMRES with PC GAMG)\n"
+           "  --petsc OPTS        PETSc options for --solver petsc, after PETSC_OPTIONS, e.g.\n"
+           "                      \"-ksp_type preonly -pc_type lu -pc_factor_mat_solver_type mumps\"\n"
            "  --precond NAME      block (face-block Jacobi, default), jacobi or none\n"
            "  --format NAME       trace matrix the solver multiplies with: block (dense blocks of\n"
            "                      seed 000, default) or csr (for comparison; host only)\n"
@@ -110,6 +114,7 @@ static int option(run_args *A, const char *a, char *v)
     if (!strcmp(a, "--mesh")) A->ro.mesh = v;
     else if (!strcmp(a, "--backend")) A->ro.backend = v;
     else if (!strcmp(a, "--solver")) A->ro.solver = v;
+    else if (!strcmp(a, "--petsc")) A->ro.petsc = v;
     else if (!strcmp(a, "--precond")) A->ro.precond = v;
     else if (!strcmp(a, "--format")) A->ro.format = v;
     else if (!strcmp(a, "--vtk")) A->ro.vtk = v;

@@ -15,7 +15,7 @@ void hdg_run_options_default(hdg_run_options *o)
     memset(o, 0, sizeof *o);
     o->mesh = "square:8";
     o->backend = "c";
-    o->precond = "block";
+    o->precond = NULL;   /* block (hdg_hdg_choose_solver); NULL lets --solver petsc refuse a given one */
     o->rtol = 1e-10;
     o->use_cache = 1;
 }
@@ -91,6 +91,9 @@ hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg
     if (opt) o = *opt;
     if (!o.mesh) o.mesh = "square:8";
     if (!o.backend) o.backend = "c";
+    if (o.solver && !strcmp(o.solver, "petsc") && !strcmp(o.backend, "cuda"))
+        return hdg_fail(err, HDG_EINPUT, "--solver petsc runs on the host only (for now): use --backend c");
+    if (o.solver && !strcmp(o.solver, "petsc")) o.backend = "c";   /* auto: the host */
     const char *backend;
     hdg_cuda_device *dev = NULL;
     hdg_status bst = choose_backend(o.backend, &backend, &dev, rep, err);

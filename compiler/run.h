@@ -29,7 +29,8 @@ void hdg_run_fields_free(hdg_run_fields *f);
 typedef struct hdg_run_options {
     const char *mesh;          /* "square:N[,...]" or a .msh file; NULL: "square:8" */
     const char *backend;       /* "c" (default), "cuda", "auto" */
-    const char *solver;        /* "cg", "gmres"; NULL: cg for symmetric problems, else gmres */
+    const char *solver;        /* "cg", "gmres", "petsc" (host); NULL: cg for symmetric problems, else gmres */
+    const char *petsc;         /* --solver petsc: PETSc options ("-ksp_type cg -pc_type gamg"), or NULL */
     const char *precond;       /* "jacobi", "block" (default), "none" */
     const char *format;        /* trace matrix for the solver's products: "block" (default), "csr" */
     double rtol;               /* <= 0: 1e-10 */

@@ -18,6 +18,7 @@
 #include "runtime/geometry.h"
 #include "runtime/krylov.h"
 #include "runtime/mesh.h"
+#include "runtime/petsc.h"
 #include "support/util.h"
 
 typedef struct hdg_run {
@@ -168,6 +169,23 @@ static hdg_status null_stage(hdg_run *r, hdg_error *err)
     return hdg_hdg_null_project_rhs(hdg_vecops_host(), n, z, r->rhs, r->rep, err);
 }
 
+/* --solver petsc: the same system (Dirichlet eliminated, null space
+ * attached) solved by PETSc (runtime/petsc.h). */
+static hdg_status petsc_stage(hdg_run *r, const hdg_hdg_solver *s, hdg_error *err)
+{
+    hdg_petsc_opts po = {r->o->petsc, r->asym <= HDG_HDG_SYMMETRIC, s->so.rtol, s->so.maxit, s->so.restart, r->z};
+    hdg_petsc_info pi;
+    hdg_status st = hdg_petsc_solve(&r->B, r->rhs, r->x, &po, &pi, err);
+    hdg_solve_info info = {pi.iterations, pi.residual, pi.converged && !st, 0};
+    hdg_hdg_report_solve(r->rep, s, &info, st);
+    if (pi.ksp_type[0]) {
+        hdg_report_string(r->rep, "solver.ksp_type", pi.ksp_type);
+        hdg_report_string(r->rep, "solver.pc_type", pi.pc_type);
+        hdg_report_string(r->rep, "solver.converged_reason", pi.reason);
+    }
+    return st;
+}
+
 static hdg_status solve_stage(hdg_run *r, hdg_error *err)
 {
     long long n = (long long)r->B.nf * r->B.m;
@@ -175,6 +193,7 @@ static hdg_status solve_stage(hdg_run *r, hdg_error *err)
     hdg_hdg_solver s;
     hdg_status st = hdg_hdg_choose_solver(r->o, r->asym, n, &s, err);
     if (st) return st;
+    if (!strcmp(s.method, "petsc")) return petsc_stage(r, &s, err);
     hdg_csr csr;
     memset(&csr, 0, sizeof csr);
     hdg_linop A = hdg_blockmat_op(&r->B), M;

@@ -127,8 +127,13 @@ hdg_status hdg_hdg_choose_solver(const hdg_run_options *o, double asym_rel, long
         return hdg_fail(err, HDG_EINPUT, "unknown matrix format '%s' (block, csr)", s->format);
     if (strcmp(s->precond, "block") && strcmp(s->precond, "jacobi") && strcmp(s->precond, "none"))
         return hdg_fail(err, HDG_EINPUT, "unknown preconditioner '%s' (jacobi, block, none)", s->precond);
-    if (strcmp(s->method, "cg") && strcmp(s->method, "gmres"))
-        return hdg_fail(err, HDG_EINPUT, "unknown solver '%s' (cg, gmres)", s->method);
+    if (strcmp(s->method, "cg") && strcmp(s->method, "gmres") && strcmp(s->method, "petsc"))
+        return hdg_fail(err, HDG_EINPUT, "unknown solver '%s' (cg, gmres, petsc)", s->method);
+    if (!strcmp(s->method, "petsc") && (o->precond || o->format))
+        return hdg_fail(err, HDG_EINPUT, "--solver petsc: %s applies to the native solvers (PETSc's "
+                        "preconditioner: --petsc \"-pc_type NAME\")", o->precond ? "--precond" : "--format");
+    if (o->petsc && strcmp(s->method, "petsc"))
+        return hdg_fail(err, HDG_EINPUT, "--petsc applies to --solver petsc");
     if (!strcmp(s->method, "cg") && !symmetric)
         return hdg_fail(err, HDG_EINPUT, "--solver cg: the trace matrix is not symmetric (relative asymmetry "
                         "%.3g), CG needs a symmetric matrix: use --solver gmres", asym_rel);
@@ -147,11 +152,13 @@ hdg_status hdg_hdg_choose_solver(const hdg_run_options *o, double asym_rel, long
 
 void hdg_hdg_report_solve(hdg_report *rep, const hdg_hdg_solver *s, const hdg_solve_info *info, hdg_status st)
 {
-    hdg_report_string(rep, "solver.format", s->format);
     hdg_report_string(rep, "solver.method", s->method);
-    hdg_report_string(rep, "solver.precond", s->precond);
     hdg_report_number(rep, "solver.rtol", s->so.rtol);
+    if (!strcmp(s->method, "petsc")) goto counts;   /* solver.ksp_type etc.: run_hdg.c */
+    hdg_report_string(rep, "solver.format", s->format);
+    hdg_report_string(rep, "solver.precond", s->precond);
     if (!strcmp(s->method, "gmres")) hdg_report_int(rep, "solver.restart", s->so.restart);
+counts:
     hdg_report_int(rep, "solver.iterations", info->iterations);
     hdg_report_number(rep, "solver.residual", info->residual);
     hdg_report_bool(rep, "solver.converged", info->converged && !st);

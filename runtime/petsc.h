@@ -1,0 +1,56 @@
+/* petsc.h — PETSc as the solver of the HDG trace system (`--solver petsc`).
+ * runtime/petsc.c is the only file that includes petsc.h; the drivers call
+ * this small API.
+ *
+ * PETSc links some 100 shared libraries (MPI, hypre, MUMPS...): they are
+ * loaded only by a run that uses it. runtime/petsc.c is built alone as the
+ * module libhdgc_petsc.so, which hdg_petsc_solve (runtime/petsc_load.c)
+ * opens on its first call: $HDGC_PETSC_MODULE, else next to the executable,
+ * else in the build directory.
+ *
+ * PETSc (with MPI) is initialised once, on the first solve, serial on
+ * PETSC_COMM_SELF (a binary started without mpirun: Open MPI's singleton),
+ * with PETSc's signal handler off, and finalised at exit. Options: the
+ * PETSC_OPTIONS environment variable (read by PETSc), then the string given
+ * to the solve (--petsc "-ksp_type cg -pc_type gamg"), which wins.
+ *
+ * The matrix goes to PETSc as MATSEQBAIJ of block size m (one block row per
+ * face, the blocks of hdg_blockmat's rows; padding skipped). Defaults: CG
+ * (symmetric) or GMRES, PC GAMG, the given rtol and maxit; KSPSetFromOptions
+ * last, so the options win. PETSc's errors (an unknown type, a bad value)
+ * come back as HDG_EINPUT with PETSc's message; nothing is printed. */
+#ifndef HDG_PETSC_H
+#define HDG_PETSC_H
+
+#include "hdg.h"
+#include "runtime/blockmat.h"
+
+typedef struct hdg_petsc_opts {
+    const char *options;   /* PETSc options string, or NULL */
+    int symmetric;         /* default KSP: cg when 1, else gmres */
+    double rtol;
+    int maxit;
+    int restart;           /* GMRES restart (default of the gmres KSP) */
+    const double *z;       /* nf*m: constant null space of the matrix, or NULL */
+} hdg_petsc_opts;
+
+typedef struct hdg_petsc_info {
+    char ksp_type[64], pc_type[64], reason[64];
+    int iterations;
+    double residual;       /* true ||b - A x|| / ||b|| */
+    int converged;         /* converged reason > 0 */
+} hdg_petsc_info;
+
+/* Solves B x = b (x: initial guess in, solution out). HDG_ESOLVER when
+ * PETSc's converged reason is a divergence (named in the message; info is
+ * filled), HDG_EINPUT for a bad option, HDG_EINTERNAL for other PETSc
+ * failures. */
+hdg_status hdg_petsc_solve(const hdg_blockmat *B, const double *b, double *x, const hdg_petsc_opts *o,
+                           hdg_petsc_info *info, hdg_error *err);
+/* The same, in the module (what hdg_petsc_solve calls). */
+typedef hdg_status (*hdg_petsc_solve_fn)(const hdg_blockmat *B, const double *b, double *x, const hdg_petsc_opts *o,
+                                         hdg_petsc_info *info, hdg_error *err);
+hdg_status hdg_petsc_module_solve(const hdg_blockmat *B, const double *b, double *x, const hdg_petsc_opts *o,
+                                  hdg_petsc_info *info, hdg_error *err);
+
+#endif
