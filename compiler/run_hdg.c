@@ -182,6 +182,7 @@ static hdg_status petsc_stage(hdg_run *r, const hdg_hdg_solver *s, hdg_error *er
         hdg_report_string(r->rep, "solver.ksp_type", pi.ksp_type);
         hdg_report_string(r->rep, "solver.pc_type", pi.pc_type);
         hdg_report_string(r->rep, "solver.converged_reason", pi.reason);
+        hdg_report_number(r->rep, "solver.petsc_init_seconds", pi.init_seconds);
     }
     return st;
 }

@@ -39,6 +39,7 @@ typedef struct hdg_petsc_info {
     int iterations;
     double residual;       /* true ||b - A x|| / ||b|| */
     int converged;         /* converged reason > 0 */
+    double init_seconds;   /* loading the module and initialising MPI + PETSc (first solve only, else 0) */
 } hdg_petsc_info;
 
 /* Solves B x = b (x: initial guess in, solution out). HDG_ESOLVER when
