@@ -18,7 +18,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: hdgc convergence FILE.hdg [--orders a..b | k,k,...] [--meshes N,N,...]\n"
                "                        [--mesh-options OPTS] [--set name=value]... [--solver S]\n"
-               "                        [--precond P] [--rtol r] [--json FILE]\n");
+               "                        [--precond P] [--petsc OPTS] [--rtol r] [--json FILE]\n");
 }
 
 static void help(void)
@@ -34,7 +34,7 @@ static void help(void)
            "  --orders SPEC       a..b or a comma list (default 1..4)\n"
            "  --meshes LIST       comma list of N for square:N (default 4,8,16)\n"
            "  --mesh-options OPTS appended to each mesh spec, e.g. perturb=0.2\n"
-           "  --set, --solver, --precond, --rtol, --final-time, --cfl: as for hdgc run\n"
+           "  --set, --solver, --precond, --petsc, --rtol, --final-time, --cfl: as for hdgc run\n"
            "  --json FILE         where the table goes (default NAME-convergence.json)\n"
            "\n"
            "Exit status: 0 when every run succeeded, 1 otherwise, 2 bad usage.\n");
@@ -103,6 +103,7 @@ static int parse(int argc, char **argv, conv *C)
         else if (!strcmp(a, "--json")) C->json = v;
         else if (!strcmp(a, "--solver")) C->ro.solver = v;
         else if (!strcmp(a, "--precond")) C->ro.precond = v;
+        else if (!strcmp(a, "--petsc")) C->ro.petsc = v;
         else if (!strcmp(a, "--rtol") && isnum && d > 0 && d < 1) C->ro.rtol = d;
         else if (!strcmp(a, "--final-time") && isnum && d > 0) C->ro.final_time = d;
         else if (!strcmp(a, "--cfl") && isnum && d > 0) C->ro.cfl = d;
