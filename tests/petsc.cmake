@@ -8,7 +8,8 @@ endforeach()
 if(HDG_SANITIZE)
   set(HDG_PETSC_LSAN "LSAN_OPTIONS=suppressions=${HDG_TEST_DIR}/lsan_petsc.supp:fast_unwind_on_malloc=0")
   foreach(t petsc petsc_convdiff petsc_neumann hostile_hdg_petsc_bad_ksp hostile_hdg_petsc_bad_value
-          hostile_hdg_petsc_env_bad_pc hostile_hdg_petsc_misspelt hostile_hdg_petsc_diverged hostile_hdg_petsc_ok)
+          hostile_hdg_petsc_env_bad_pc hostile_hdg_petsc_misspelt hostile_hdg_petsc_diverged hostile_hdg_petsc_ok
+          hostile_hdg_petsc_convergence_bad_ksp)
     set_property(TEST ${t} APPEND PROPERTY ENVIRONMENT ${HDG_PETSC_LSAN})
   endforeach()
 endif()
