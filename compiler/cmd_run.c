@@ -192,10 +192,14 @@ static void summary(FILE *f, const hdg_report *r, const hdg_problem *p)
             hdg_method_name(p->method), p->degree, p->file,
             hdg_report_get_number(r, "mesh.elements", &found), hdg_report_get_number(r, "mesh.faces", &found));
     double it = hdg_report_get_number(r, "solver.iterations", &found);
+    const char *ksp = hdg_report_get_string(r, "solver.ksp_type"), *pc = hdg_report_get_string(r, "solver.pc_type");
+    const char *why = hdg_report_get_string(r, "solver.converged_reason");
+    char name[200] = "solver";
+    if (ksp && pc && why) snprintf(name, sizeof name, "PETSc %s + %s (%s)", ksp, pc, why);
     if (found)
         fprintf(f, "  trace dofs %.0f, %s iterations %.0f, relative residual %.2e\n",
                 hdg_report_get_number(r, "dofs.trace", &found),
-                "solver", it, hdg_report_get_number(r, "solver.residual", &found));
+                name, it, hdg_report_get_number(r, "solver.residual", &found));
     for (int u = 0; u < p->nunknowns; u++) {
         char path[160];
         snprintf(path, sizeof path, "errors.%s", p->unknowns[u].name);
