@@ -99,11 +99,13 @@ static PetscErrorCode petsc_null_space(Mat A, Vec like, const double *z)
     PetscInt n;
     PetscScalar *p;
     PetscErrorCode ierr = VecDuplicate(like, &v);
-    if (!ierr) ierr = VecGetLocalSize(v, &n);
-    if (!ierr) ierr = VecGetArray(v, &p);
     if (ierr) return ierr;
-    memcpy(p, z, sizeof(double) * (size_t)n);
-    if (!ierr) ierr = VecRestoreArray(v, &p);
+    ierr = VecGetLocalSize(v, &n);
+    if (!ierr) ierr = VecGetArray(v, &p);
+    if (!ierr) {
+        memcpy(p, z, sizeof(double) * (size_t)n);
+        ierr = VecRestoreArray(v, &p);
+    }
     if (!ierr) ierr = VecNormalize(v, NULL);
     if (!ierr) ierr = MatNullSpaceCreate(PETSC_COMM_SELF, PETSC_FALSE, 1, &v, &ns);
     if (!ierr) ierr = MatSetNullSpace(A, ns);
