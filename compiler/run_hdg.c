@@ -260,11 +260,9 @@ static hdg_status recover_stage(hdg_run *r, hdg_error *err)
     v->axpy(v->ctx, n, 1.0, r->z, r->x);
     if ((st = recover(r, err))) return st;
     double m1 = hdg_hdg_domain_mean(&r->L, r->mesh, r->null_u, r->xe);
-    double want = hdg_hdg_mean_target(r->p, r->mesh, r->null_u);
-    if (!(fabs(m1 - m0) > 1e-8) || !isfinite(want))
-        return hdg_fail(err, HDG_EINTERNAL, "the constant trace changes the mean of '%s' by %g (target %g)",
-                        r->p->unknowns[r->null_u].name, m1 - m0, want);
-    v->axpy(v->ctx, n, (want - m1) / (m1 - m0), r->z, r->x);
+    double c, want = hdg_hdg_mean_target(r->p, r->mesh, r->null_u);
+    if ((st = hdg_hdg_mean_shift(r->p, r->null_u, m0, m1, want, &c, err))) return st;
+    v->axpy(v->ctx, n, c, r->z, r->x);
     hdg_report_number(r->rep, "solver.mean", want);
     return recover(r, err);
 }

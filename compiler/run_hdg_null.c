@@ -190,3 +190,13 @@ double hdg_hdg_mean_target(const hdg_problem *p, const hdg_mesh *M, int u)
     hdg_quad2d_free(&q);
     return sum / tot;
 }
+
+hdg_status hdg_hdg_mean_shift(const hdg_problem *p, int u, double m0, double m1, double want, double *c,
+                              hdg_error *err)
+{
+    if (!(fabs(m1 - m0) > 1e-8) || !isfinite(want))
+        return hdg_fail(err, HDG_EINTERNAL, "the constant trace changes the mean of '%s' by %g (target %g)",
+                        p->unknowns[u].name, m1 - m0, want);
+    *c = (want - m1) / (m1 - m0);
+    return HDG_OK;
+}

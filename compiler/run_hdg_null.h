@@ -70,4 +70,11 @@ hdg_linop hdg_hdg_null_precond(hdg_hdg_null_op *c, const hdg_linop *M, const hdg
 double hdg_hdg_domain_mean(const hdg_lowered *L, const hdg_mesh *M, int u, const double *xe);
 double hdg_hdg_mean_target(const hdg_problem *p, const hdg_mesh *M, int u);
 
+/* The multiple c of the null vector z that brings the mean of unknown u from
+ * m1 (at x + z) to want, given its mean m0 at x (the recovery is affine in the
+ * trace): c = (want - m1) / (m1 - m0); an error when z does not move the mean
+ * or the target is not finite. Host and device drivers both use it. */
+hdg_status hdg_hdg_mean_shift(const hdg_problem *p, int u, double m0, double m1, double want, double *c,
+                              hdg_error *err);
+
 #endif

@@ -26,8 +26,6 @@ void hdg_out_of_memory(size_t n)
 
 void *hdg_try_malloc(size_t n) { return malloc(n ? n : 1); }
 
-void *hdg_try_calloc(size_t n, size_t size) { return calloc(n ? n : 1, size ? size : 1); }
-
 void *hdg_xmalloc(size_t n)
 {
     void *p = malloc(n ? n : 1);

@@ -21,7 +21,6 @@ typedef void (*hdg_oom_handler)(size_t bytes);
 void hdg_set_oom_handler(hdg_oom_handler h);
 void hdg_out_of_memory(size_t bytes);           /* the handler, then abort() (never returns) */
 void *hdg_try_malloc(size_t n);                 /* NULL on failure */
-void *hdg_try_calloc(size_t n, size_t size);    /* NULL on failure */
 void *hdg_xmalloc(size_t n);
 void *hdg_xcalloc(size_t n, size_t size);
 void *hdg_xrealloc(void *p, size_t n);

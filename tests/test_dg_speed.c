@@ -42,20 +42,7 @@ static hdg_problem *load(const char *name, int order, const char *set, double va
     return test_load_problem(path, order, set ? &s : NULL, set ? 1 : 0);
 }
 
-static hdg_problem *parse(const char *src)
-{
-    hdg_diags d;
-    hdg_diags_init(&d);
-    hdg_problem *p = hdg_problem_parse("s.hdg", src, strlen(src), NULL, &d);
-    if (!p) {
-        char *t = hdg_diags_render(&d);
-        fprintf(stderr, "%s", t);
-        free(t);
-    }
-    CHECK(p != NULL, "parsing %s", src);
-    hdg_diags_free(&d);
-    return p;
-}
+static hdg_problem *parse(const char *src) { return test_parse_problem(src); }
 
 /* A one-field problem on 'u' with the equation line eq and boundary data g. */
 static hdg_problem *scalar(const char *eq, const char *g)

@@ -5,23 +5,37 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "frontend/frontend.h"
+
+/* A loaded/parsed problem, or NULL with the diagnostics on stderr; frees d. */
+static inline hdg_problem *test_problem_checked(hdg_problem *p, hdg_diags *d, const char *what)
+{
+    if (!p) {
+        char *t = hdg_diags_render(d);
+        fprintf(stderr, "%s", t);
+        free(t);
+    }
+    CHECK(p != NULL, "loading %s", what);
+    hdg_diags_free(d);
+    return p;
+}
 
 static inline hdg_problem *test_load_problem(const char *path, int order, const hdg_setting *sets, int nsets)
 {
     hdg_frontend_options fo = { order, sets, nsets };
     hdg_diags d;
     hdg_diags_init(&d);
-    hdg_problem *p = hdg_problem_load(path, &fo, &d);
-    if (!p) {
-        char *t = hdg_diags_render(&d);
-        fprintf(stderr, "%s", t);
-        free(t);
-    }
-    CHECK(p != NULL, "loading %s", path);
-    hdg_diags_free(&d);
-    return p;
+    return test_problem_checked(hdg_problem_load(path, &fo, &d), &d, path);
+}
+
+/* The problem of the source text src (file name "s.hdg" in diagnostics). */
+static inline hdg_problem *test_parse_problem(const char *src)
+{
+    hdg_diags d;
+    hdg_diags_init(&d);
+    return test_problem_checked(hdg_problem_parse("s.hdg", src, strlen(src), NULL, &d), &d, src);
 }
 
 #endif
