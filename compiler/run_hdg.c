@@ -11,6 +11,7 @@
 #include "compiler/pipeline.h"
 #include "compiler/run.h"
 #include "compiler/run_hdg_common.h"
+#include "compiler/run_hdg_mg.h"
 #include "compiler/run_hdg_null.h"
 #include "ir/lower.h"
 #include "runtime/blockmat.h"
@@ -203,9 +204,14 @@ static hdg_status solve_stage(hdg_run *r, hdg_error *err)
         if ((st = hdg_csr_from_blockmat(&csr, &r->B, err))) return st;
         A = hdg_csr_op(&csr);
     }
+    hdg_hdg_mg mg;
+    memset(&mg, 0, sizeof mg);
     if (!strcmp(s.precond, "block")) st = hdg_precond_block_init(&M, &r->B, err);
     else if (!strcmp(s.precond, "jacobi")) st = hdg_precond_jacobi_init(&M, &r->B, err);
+    else if (!strcmp(s.precond, "mg"))
+        st = hdg_hdg_mg_host(&mg, &r->B, r->mesh, r->L.k + 1, r->z != NULL, r->o->petsc, r->rhs, r->rep, &M, err);
     if (st) {
+        hdg_hdg_mg_free(&mg);
         hdg_csr_free(&csr);
         return st;
     }
@@ -223,7 +229,8 @@ static hdg_status solve_stage(hdg_run *r, hdg_error *err)
     if (!strcmp(s.method, "cg")) st = hdg_pcg(&A, Mp, r->rhs, r->x, &s.so, NULL, &info, err);
     else st = hdg_gmres(&A, Mp, r->rhs, r->x, &s.so, NULL, &info, err);
     free(t);
-    hdg_precond_free(&M);
+    if (!strcmp(s.precond, "mg")) hdg_hdg_mg_free(&mg);
+    else hdg_precond_free(&M);
     hdg_csr_free(&csr);
     hdg_hdg_report_solve(r->rep, &s, &info, st);
     return st;

@@ -125,15 +125,16 @@ hdg_status hdg_hdg_choose_solver(const hdg_run_options *o, double asym_rel, long
     s->format = o->format ? o->format : "block";
     if (strcmp(s->format, "block") && strcmp(s->format, "csr"))
         return hdg_fail(err, HDG_EINPUT, "unknown matrix format '%s' (block, csr)", s->format);
-    if (strcmp(s->precond, "block") && strcmp(s->precond, "jacobi") && strcmp(s->precond, "none"))
-        return hdg_fail(err, HDG_EINPUT, "unknown preconditioner '%s' (jacobi, block, none)", s->precond);
+    if (strcmp(s->precond, "mg") && strcmp(s->precond, "block") && strcmp(s->precond, "jacobi") &&
+        strcmp(s->precond, "none"))
+        return hdg_fail(err, HDG_EINPUT, "unknown preconditioner '%s' (mg, block, jacobi, none)", s->precond);
     if (strcmp(s->method, "cg") && strcmp(s->method, "gmres") && strcmp(s->method, "petsc"))
         return hdg_fail(err, HDG_EINPUT, "unknown solver '%s' (cg, gmres, petsc)", s->method);
     if (!strcmp(s->method, "petsc") && (o->precond || o->format))
         return hdg_fail(err, HDG_EINPUT, "--solver petsc: %s applies to the native solvers (PETSc's "
                         "preconditioner: --petsc \"-pc_type NAME\")", o->precond ? "--precond" : "--format");
-    if (o->petsc && strcmp(s->method, "petsc"))
-        return hdg_fail(err, HDG_EINPUT, "--petsc applies to --solver petsc");
+    if (o->petsc && strcmp(s->method, "petsc") && strcmp(s->precond, "mg"))
+        return hdg_fail(err, HDG_EINPUT, "--petsc applies to --solver petsc and to --precond mg (its coarse solve)");
     if (!strcmp(s->method, "cg") && !symmetric)
         return hdg_fail(err, HDG_EINPUT, "--solver cg: the trace matrix is not symmetric (relative asymmetry "
                         "%.3g), CG needs a symmetric matrix: use --solver gmres", asym_rel);

@@ -61,7 +61,7 @@ hdg_status hdg_csr_from_blockmat(hdg_csr *C, const hdg_blockmat *B, hdg_error *e
     long long nnz = hdg_blockmat_nblocks(B) * B->m * B->m;
     if (n > INT_MAX || nnz > INT_MAX)
         return hdg_fail(err, HDG_EINPUT, "CSR: %lld rows, %lld values exceed the int index range", n, nnz);
-    C->n = (int)n;
+    C->n = C->ncol = (int)n;
     C->nnz = (int)nnz;
     C->rowptr = hdg_xmalloc(sizeof(int) * (size_t)(n + 1));
     C->col = hdg_xmalloc(sizeof(int) * (size_t)(nnz ? nnz : 1));

@@ -7,7 +7,8 @@
 #include "runtime/blockmat.h"
 
 typedef struct hdg_csr {
-    int n;          /* rows = columns = nf*m */
+    int n;          /* rows (nf*m for the trace matrix) */
+    int ncol;       /* columns (= n for the trace matrix; the multigrid transfers are rectangular) */
     int nnz;        /* stored values */
     int *rowptr;    /* n+1 */
     int *col;       /* nnz, ascending within a row */

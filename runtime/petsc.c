@@ -5,6 +5,7 @@
 #include "runtime/petsc.h"
 
 #include <petscksp.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -275,4 +276,106 @@ hdg_status hdg_petsc_module_solve(const hdg_blockmat *B, const double *b, double
     PetscOptionsPop();
     PetscOptionsDestroy(&db);
     return st;
+}
+
+/* ---------------------------------------------------------------- coarse AMG */
+
+struct hdg_petsc_amg {
+    Mat A;
+    KSP ksp;
+    Vec x, y;
+};
+
+/* MATSEQAIJ with C's rows (PetscInt copies of the indices). */
+static PetscErrorCode petsc_aij(const hdg_csr *C, Mat *A)
+{
+    PetscInt *ia = malloc(sizeof(PetscInt) * ((size_t)C->n + 1)), *ja = malloc(sizeof(PetscInt) * ((size_t)C->nnz + 1));
+    PetscErrorCode ierr = ia && ja ? 0 : PETSC_ERR_MEM;
+    for (int i = 0; i <= C->n && !ierr; i++) ia[i] = C->rowptr[i];
+    for (int k = 0; k < C->nnz && !ierr; k++) ja[k] = C->col[k];
+    if (!ierr) ierr = MatCreate(PETSC_COMM_SELF, A);
+    if (!ierr) ierr = MatSetSizes(*A, C->n, C->ncol, C->n, C->ncol);
+    if (!ierr) ierr = MatSetType(*A, MATSEQAIJ);
+    if (!ierr) ierr = MatSeqAIJSetPreallocationCSR(*A, ia, ja, C->val);
+    free(ia), free(ja);
+    return ierr;
+}
+
+/* preonly + BoomerAMG (GAMG without hypre), then the options. */
+static PetscErrorCode amg_ksp(struct hdg_petsc_amg *h)
+{
+    PC pc;
+    PetscErrorCode ierr = KSPCreate(PETSC_COMM_SELF, &h->ksp);
+    if (!ierr) ierr = KSPSetOperators(h->ksp, h->A, h->A);
+    if (!ierr) ierr = KSPSetType(h->ksp, KSPPREONLY);
+    if (!ierr) ierr = KSPGetPC(h->ksp, &pc);
+    if (!ierr && PCSetType(pc, PCHYPRE)) ierr = PCSetType(pc, PCGAMG);
+    if (!ierr) ierr = KSPSetFromOptions(h->ksp);
+    if (!ierr) ierr = KSPSetUp(h->ksp);
+    return ierr;
+}
+
+hdg_status hdg_petsc_module_amg_create(const hdg_csr *A, const char *options, hdg_petsc_amg **out,
+                                       hdg_petsc_info *info, hdg_error *err)
+{
+    double load = info->init_seconds;
+    memset(info, 0, sizeof *info);
+    *out = NULL;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int first = !started;
+    hdg_status st = petsc_start(err);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (first) info->init_seconds = load + (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    if (st) return st;
+    PetscOptions db = NULL;
+    PetscErrorCode ierr = options_push(options, &db);
+    if (ierr) return petsc_fail(ierr, HDG_EINPUT, "--petsc options", err);
+    struct hdg_petsc_amg *h = calloc(1, sizeof *h);
+    const char *what = "coarse matrix";
+    ierr = h ? petsc_aij(A, &h->A) : PETSC_ERR_MEM;
+    if (!ierr) ierr = MatCreateVecs(h->A, &h->x, &h->y);
+    if (!ierr) what = "coarse solver set-up", ierr = amg_ksp(h);
+    if (ierr) st = petsc_fail(ierr, HDG_EINPUT, what, err);
+    if (!st) {
+        KSPType kt;
+        PCType pt;
+        PC pc;
+        KSPGetType(h->ksp, &kt);
+        KSPGetPC(h->ksp, &pc);
+        PCGetType(pc, &pt);
+        snprintf(info->ksp_type, sizeof info->ksp_type, "%s", kt);
+        snprintf(info->pc_type, sizeof info->pc_type, "%s", pt);
+        st = unused_options(db, options, err);
+    }
+    PetscOptionsPop();
+    PetscOptionsDestroy(&db);
+    if (st) hdg_petsc_module_amg_free(h);
+    else *out = h;
+    return st;
+}
+
+int hdg_petsc_module_amg_apply(hdg_petsc_amg *h, const double *x, double *y)
+{
+    PetscErrorCode ierr = VecPlaceArray(h->x, (PetscScalar *)x);
+    if (!ierr) ierr = VecPlaceArray(h->y, y);
+    if (!ierr) ierr = KSPSolve(h->ksp, h->x, h->y);
+    VecResetArray(h->x);
+    VecResetArray(h->y);
+    if (ierr) {
+        PetscInt n = 0;
+        MatGetLocalSize(h->A, &n, NULL);
+        for (PetscInt i = 0; i < n; i++) y[i] = NAN;
+    }
+    return (int)ierr;
+}
+
+void hdg_petsc_module_amg_free(hdg_petsc_amg *h)
+{
+    if (!h) return;
+    KSPDestroy(&h->ksp);
+    VecDestroy(&h->x);
+    VecDestroy(&h->y);
+    MatDestroy(&h->A);
+    free(h);
 }

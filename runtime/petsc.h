@@ -24,6 +24,7 @@
 
 #include "hdg.h"
 #include "runtime/blockmat.h"
+#include "runtime/csr.h"
 
 typedef struct hdg_petsc_opts {
     const char *options;   /* PETSc options string, or NULL */
@@ -53,5 +54,28 @@ typedef hdg_status (*hdg_petsc_solve_fn)(const hdg_blockmat *B, const double *b,
                                          hdg_petsc_info *info, hdg_error *err);
 hdg_status hdg_petsc_module_solve(const hdg_blockmat *B, const double *b, double *x, const hdg_petsc_opts *o,
                                   hdg_petsc_info *info, hdg_error *err);
+
+/* The coarse solve of --precond mg (runtime/mg.h): one application of a
+ * PETSc preconditioner to a sparse matrix, as KSP preonly with PC hypre
+ * BoomerAMG by default (GAMG where PETSc has no hypre); the options string
+ * and PETSC_OPTIONS (-pc_type gamg, -pc_hypre_boomeramg_...) win, and one
+ * that the set-up did not use is refused. info gets the types and the
+ * initialisation time; iterations etc. stay 0. apply returns 0, or PETSc's
+ * error code (then y is NaN). */
+typedef struct hdg_petsc_amg hdg_petsc_amg;
+hdg_status hdg_petsc_amg_create(const hdg_csr *A, const char *options, hdg_petsc_amg **h,
+                                hdg_petsc_info *info, hdg_error *err);
+int hdg_petsc_amg_apply(hdg_petsc_amg *h, const double *x, double *y);
+void hdg_petsc_amg_free(hdg_petsc_amg *h);
+
+/* The module's functions (what the three above call). */
+typedef hdg_status (*hdg_petsc_amg_create_fn)(const hdg_csr *A, const char *options, hdg_petsc_amg **h,
+                                              hdg_petsc_info *info, hdg_error *err);
+typedef int (*hdg_petsc_amg_apply_fn)(hdg_petsc_amg *h, const double *x, double *y);
+typedef void (*hdg_petsc_amg_free_fn)(hdg_petsc_amg *h);
+hdg_status hdg_petsc_module_amg_create(const hdg_csr *A, const char *options, hdg_petsc_amg **h,
+                                       hdg_petsc_info *info, hdg_error *err);
+int hdg_petsc_module_amg_apply(hdg_petsc_amg *h, const double *x, double *y);
+void hdg_petsc_module_amg_free(hdg_petsc_amg *h);
 
 #endif

@@ -1,5 +1,6 @@
-/* petsc_load.c — hdg_petsc_solve: opens the PETSc module libhdgc_petsc.so
- * (runtime/petsc.h) on the first call and calls its solve. */
+/* petsc_load.c — hdg_petsc_solve and the coarse AMG of --precond mg: open
+ * the PETSc module libhdgc_petsc.so (runtime/petsc.h) on the first call and
+ * call its entry points. */
 #include "runtime/petsc.h"
 
 #include <dlfcn.h>
@@ -37,15 +38,34 @@ static int candidates(char path[3][PATH_MAX])
     return n;
 }
 
-/* Global symbols: Open MPI opens its own components, which need libmpi's. */
-static hdg_petsc_solve_fn load(hdg_error *err)
+/* The module's entry points. */
+typedef struct module_fns {
+    hdg_petsc_solve_fn solve;
+    hdg_petsc_amg_create_fn amg_create;
+    hdg_petsc_amg_apply_fn amg_apply;
+    hdg_petsc_amg_free_fn amg_free;
+} module_fns;
+
+static int lookup(void *h, module_fns *f)
 {
-    static hdg_petsc_solve_fn fn;
-    if (fn) return fn;
+    static const char *names[] = {"hdg_petsc_module_solve", "hdg_petsc_module_amg_create",
+                                  "hdg_petsc_module_amg_apply", "hdg_petsc_module_amg_free"};
+    void **slot[] = {(void **)&f->solve, (void **)&f->amg_create, (void **)&f->amg_apply,
+                     (void **)&f->amg_free};   /* POSIX: object to function pointer */
+    for (int i = 0; i < 4; i++)
+        if (!(*slot[i] = dlsym(h, names[i]))) return i;
+    return -1;
+}
+
+/* Global symbols: Open MPI opens its own components, which need libmpi's. */
+static const module_fns *load(const char *what, hdg_error *err)
+{
+    static module_fns fns;
+    if (fns.solve) return &fns;
     static char path[3][PATH_MAX];
     char why[1024] = "";
     int n = candidates(path);
-    for (int i = 0; i < n && !fn; i++) {
+    for (int i = 0; i < n && !fns.solve; i++) {
         if (access(path[i], F_OK)) {
             snprintf(why, sizeof why, "%.900s: not found", path[i]);
             continue;
@@ -55,13 +75,15 @@ static hdg_petsc_solve_fn load(hdg_error *err)
             snprintf(why, sizeof why, "%.1000s", dlerror());
             continue;
         }
-        *(void **)&fn = dlsym(h, "hdg_petsc_module_solve");   /* POSIX: object to function pointer */
-        if (!fn) snprintf(why, sizeof why, "%.900s: no hdg_petsc_module_solve", path[i]);
+        module_fns f;
+        int missing = lookup(h, &f);
+        if (missing < 0) fns = f;
+        else snprintf(why, sizeof why, "%.900s: an older module (entry point %d missing)", path[i], missing);
     }
-    if (!fn)
-        hdg_fail(err, HDG_EINPUT, "--solver petsc: cannot load the PETSc module " MODULE " (%s; set "
-                 "HDGC_PETSC_MODULE to its path)", why);
-    return fn;
+    if (!fns.solve)
+        hdg_fail(err, HDG_EINPUT, "%s: cannot load the PETSc module " MODULE " (%s; set "
+                 "HDGC_PETSC_MODULE to its path)", what, why);
+    return fns.solve ? &fns : NULL;
 }
 
 hdg_status hdg_petsc_solve(const hdg_blockmat *B, const double *b, double *x, const hdg_petsc_opts *o,
@@ -69,7 +91,28 @@ hdg_status hdg_petsc_solve(const hdg_blockmat *B, const double *b, double *x, co
 {
     memset(info, 0, sizeof *info);
     double t0 = hdg_wtime();
-    hdg_petsc_solve_fn fn = load(err);
+    const module_fns *f = load("--solver petsc", err);
     info->init_seconds = hdg_wtime() - t0;   /* the module adds its initialisation */
-    return fn ? fn(B, b, x, o, info, err) : err->code;
+    return f ? f->solve(B, b, x, o, info, err) : err->code;
+}
+
+hdg_status hdg_petsc_amg_create(const hdg_csr *A, const char *options, hdg_petsc_amg **h,
+                                hdg_petsc_info *info, hdg_error *err)
+{
+    memset(info, 0, sizeof *info);
+    *h = NULL;
+    double t0 = hdg_wtime();
+    const module_fns *f = load("--precond mg (its coarse solve)", err);
+    info->init_seconds = hdg_wtime() - t0;
+    return f ? f->amg_create(A, options, h, info, err) : err->code;
+}
+
+int hdg_petsc_amg_apply(hdg_petsc_amg *h, const double *x, double *y)
+{
+    return load("--precond mg", NULL)->amg_apply(h, x, y);
+}
+
+void hdg_petsc_amg_free(hdg_petsc_amg *h)
+{
+    if (h) load("--precond mg", NULL)->amg_free(h);
 }

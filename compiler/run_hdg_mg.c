@@ -1,0 +1,74 @@
+/* run_hdg_mg.c — --precond mg for the HDG drivers (run_hdg_mg.h). */
+#include "compiler/run_hdg_mg.h"
+
+#include <string.h>
+
+#include "support/util.h"
+
+static void coarse_apply(void *ctx, const double *x, double *y)
+{
+    hdg_petsc_amg_apply(ctx, x, y);   /* an error leaves NaN in y: the Krylov solver stops on it */
+}
+
+hdg_linop hdg_hdg_mg_coarse_op(hdg_hdg_mg *h)
+{
+    hdg_linop op = {h->amg, h->C.nc, coarse_apply};
+    return op;
+}
+
+static void csr_rect_apply(void *ctx, const double *x, double *y) { hdg_csr_spmv(ctx, x, y); }
+
+static hdg_linop csr_rect_op(const hdg_csr *C)
+{
+    hdg_linop op = {(void *)C, C->n, csr_rect_apply};
+    return op;
+}
+
+hdg_status hdg_hdg_mg_coarse(hdg_hdg_mg *h, const hdg_blockmat *B, const hdg_mesh *M, int nk, int singular,
+                             const char *petsc, hdg_report *rep, hdg_error *err)
+{
+    memset(h, 0, sizeof *h);
+    double t0 = hdg_wtime();
+    hdg_status st = hdg_mg_coarse_build(&h->C, B, nk, M->nv, M->fv, singular, err);
+    if (st) return st;
+    double t1 = hdg_wtime();
+    hdg_petsc_info pi;
+    st = hdg_petsc_amg_create(&h->C.Ac, petsc, &h->amg, &pi, err);
+    hdg_report_int(rep, "solver.mg.coarse_unknowns", h->C.nc);
+    hdg_report_int(rep, "solver.mg.coarse_nonzeros", h->C.Ac.nnz);
+    hdg_report_int(rep, "solver.mg.fixed_face_components", h->C.nfixed);
+    hdg_report_number(rep, "solver.mg.galerkin_seconds", t1 - t0);
+    hdg_report_number(rep, "solver.mg.amg_setup_seconds", hdg_wtime() - t1 - pi.init_seconds);
+    hdg_report_number(rep, "solver.petsc_init_seconds", pi.init_seconds);
+    if (!st) {
+        hdg_report_string(rep, "solver.mg.coarse_ksp", pi.ksp_type);
+        hdg_report_string(rep, "solver.mg.coarse_pc", pi.pc_type);
+    }
+    return st;
+}
+
+hdg_status hdg_hdg_mg_host(hdg_hdg_mg *h, const hdg_blockmat *B, const hdg_mesh *M, int nk, int singular,
+                           const char *petsc, const double *start, hdg_report *rep, hdg_linop *Mop,
+                           hdg_error *err)
+{
+    hdg_status st = hdg_hdg_mg_coarse(h, B, M, nk, singular, petsc, rep, err);
+    if (!st) st = hdg_precond_block_init(&h->D, B, err);
+    if (st) return st;
+    hdg_linop A = hdg_blockmat_op(B), P = csr_rect_op(&h->C.P), R = csr_rect_op(&h->C.R);
+    hdg_linop Cs = hdg_hdg_mg_coarse_op(h);
+    st = hdg_mg_init(&h->g, &A, &h->D, &P, &R, &Cs, h->C.nc, hdg_vecops_host(), NULL, start, err);
+    if (st) return st;
+    hdg_report_number(rep, "solver.mg.lmax", h->g.lmax);
+    hdg_report_int(rep, "solver.mg.smoothing_steps", h->g.o.nu);
+    *Mop = hdg_mg_op(&h->g);
+    return HDG_OK;
+}
+
+void hdg_hdg_mg_free(hdg_hdg_mg *h)
+{
+    if (h->g.v) hdg_mg_free(&h->g);
+    hdg_precond_free(&h->D);
+    hdg_petsc_amg_free(h->amg);
+    hdg_mg_coarse_free(&h->C);
+    memset(h, 0, sizeof *h);
+}

@@ -1,0 +1,38 @@
+/* run_hdg_mg.h — --precond mg for the HDG drivers: the coarse space
+ * (runtime/mg.h) from the assembled trace matrix and the mesh, its coarse
+ * matrix handed to PETSc's AMG (runtime/petsc.h), and the cycle as an
+ * operator on host vectors. */
+#ifndef HDG_RUN_HDG_MG_H
+#define HDG_RUN_HDG_MG_H
+
+#include "hdg.h"
+#include "runtime/blockmat.h"
+#include "runtime/krylov.h"
+#include "runtime/mesh.h"
+#include "runtime/mg.h"
+#include "runtime/petsc.h"
+#include "runtime/report.h"
+
+typedef struct hdg_hdg_mg {
+    hdg_mg_coarse C;
+    hdg_petsc_amg *amg;
+    hdg_linop D;           /* face-block Jacobi (host) */
+    hdg_mg g;
+} hdg_hdg_mg;
+
+/* The coarse space and its AMG (both drivers): nk = k+1 face modes,
+ * singular: the trace matrix has a constant null space, petsc: options of
+ * the coarse solve (or NULL). Reports solver.mg.* and timings. */
+hdg_status hdg_hdg_mg_coarse(hdg_hdg_mg *h, const hdg_blockmat *B, const hdg_mesh *M, int nk, int singular,
+                             const char *petsc, hdg_report *rep, hdg_error *err);
+/* The coarse solve as an operator on host vectors of C.nc. */
+hdg_linop hdg_hdg_mg_coarse_op(hdg_hdg_mg *h);
+
+/* Everything on the host: coarse space, block Jacobi, cycle; *M the
+ * preconditioner (start: the right-hand side, for the eigenvalue estimate). */
+hdg_status hdg_hdg_mg_host(hdg_hdg_mg *h, const hdg_blockmat *B, const hdg_mesh *M, int nk, int singular,
+                           const char *petsc, const double *start, hdg_report *rep, hdg_linop *Mop,
+                           hdg_error *err);
+void hdg_hdg_mg_free(hdg_hdg_mg *h);
+
+#endif

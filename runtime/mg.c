@@ -1,0 +1,369 @@
+/* mg.c — the two-level trace preconditioner (runtime/mg.h): P1 coarse space,
+ * Galerkin coarse operator, Chebyshev smoother, the cycle. */
+#include "runtime/mg.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/quadrature.h"
+#include "runtime/refel.h"
+#include "support/util.h"
+
+/* ---------------------------------------------------------------- coarse space */
+
+/* Legendre coefficients (modes 0, 1) of the hats (1-t)/2 and (1+t)/2 on
+ * [-1, 1]: al of the start vertex's, be of the end vertex's. */
+static hdg_status hat_coefficients(int nk, double al[2], double be[2], hdg_error *err)
+{
+    double t[3], w[3], L[6];
+    hdg_status st = hdg_gauss_legendre(3, t, w, err);
+    if (st) return st;
+    hdg_legendre_eval(1, 3, t, L, NULL);
+    for (int i = 0; i < 2; i++) {
+        al[i] = be[i] = 0;
+        for (int q = 0; q < 3 && i < nk; q++) {
+            al[i] += w[q] * L[q * 2 + i] * (1 - t[q]) / 2;
+            be[i] += w[q] * L[q * 2 + i] * (1 + t[q]) / 2;
+        }
+    }
+    return HDG_OK;
+}
+
+/* Row p of face l couples to nothing but itself. */
+static int row_decoupled(const hdg_blockmat *B, int l, int p)
+{
+    int m = B->m;
+    for (int a = 0; a < B->na; a++) {
+        if (B->nbr[(size_t)l * B->na + a] < 0) continue;
+        const double *row = hdg_blockmat_block(B, l, a) + (size_t)p * m;
+        for (int q = 0; q < m; q++)
+            if (row[q] != 0 && !(a == 0 && q == p)) return 0;
+    }
+    return 1;
+}
+
+/* fixed[l*ncomp + c]: every dof of component c on face l is decoupled. */
+static unsigned char *fixed_components(const hdg_blockmat *B, int nk, int *nfixed)
+{
+    int ncomp = B->m / nk;
+    unsigned char *fixed = hdg_xcalloc((size_t)B->nf * ncomp + 1, 1);
+    *nfixed = 0;
+    for (int l = 0; l < B->nf; l++)
+        for (int c = 0; c < ncomp; c++) {
+            int all = 1;
+            for (int i = 0; i < nk && all; i++) all = row_decoupled(B, l, c * nk + i);
+            fixed[(size_t)l * ncomp + c] = (unsigned char)all;
+            *nfixed += all;
+        }
+    return fixed;
+}
+
+/* Appends (col, val) to a CSR being built row by row. */
+typedef struct csr_builder {
+    hdg_csr *C;
+    int cap;
+} csr_builder;
+
+static void push(csr_builder *b, int col, double val)
+{
+    hdg_csr *C = b->C;
+    if (C->nnz == b->cap) {
+        b->cap = b->cap ? 2 * b->cap : 1024;
+        C->col = hdg_xrealloc(C->col, sizeof(int) * (size_t)b->cap);
+        C->val = hdg_xrealloc(C->val, sizeof(double) * (size_t)b->cap);
+    }
+    C->col[C->nnz] = col;
+    C->val[C->nnz++] = val;
+}
+
+static void builder_start(csr_builder *b, hdg_csr *C, int rows, int cols)
+{
+    memset(C, 0, sizeof *C);
+    C->n = rows;
+    C->ncol = cols;
+    C->rowptr = hdg_xcalloc((size_t)rows + 1, sizeof(int));
+    b->C = C;
+    b->cap = 0;
+}
+
+/* P: row (l, c*nk + i), i = 0, 1, gets the hat coefficients of the face's
+ * two vertices' coarse unknowns cidx[v*ncomp + c] (-1: none). */
+static void build_prolongation(hdg_csr *P, const hdg_blockmat *B, int nk, const int *fv, const int *cidx,
+                               int nc, const unsigned char *fixed, const double al[2], const double be[2])
+{
+    int m = B->m, ncomp = m / nk;
+    csr_builder b;
+    builder_start(&b, P, B->nf * m, nc);
+    for (int l = 0; l < B->nf; l++)
+        for (int p = 0; p < m; p++) {
+            int c = p / nk, i = p % nk;
+            if (i < 2 && !fixed[(size_t)l * ncomp + c]) {
+                int ja = cidx[(size_t)fv[2 * l] * ncomp + c], jb = cidx[(size_t)fv[2 * l + 1] * ncomp + c];
+                if (ja >= 0 && al[i] != 0) push(&b, ja, al[i]);
+                if (jb >= 0 && be[i] != 0) push(&b, jb, be[i]);
+            }
+            P->rowptr[(size_t)l * m + p + 1] = P->nnz;
+        }
+}
+
+static void csr_transpose(const hdg_csr *A, hdg_csr *T)
+{
+    memset(T, 0, sizeof *T);
+    T->n = A->ncol;
+    T->ncol = A->n;
+    T->nnz = A->nnz;
+    T->rowptr = hdg_xcalloc((size_t)T->n + 1, sizeof(int));
+    T->col = hdg_xmalloc(sizeof(int) * (size_t)(A->nnz + 1));
+    T->val = hdg_xmalloc(sizeof(double) * (size_t)(A->nnz + 1));
+    for (int k = 0; k < A->nnz; k++) T->rowptr[A->col[k] + 1]++;
+    for (int i = 0; i < T->n; i++) T->rowptr[i + 1] += T->rowptr[i];
+    int *next = hdg_xmalloc(sizeof(int) * (size_t)(T->n + 1));
+    memcpy(next, T->rowptr, sizeof(int) * (size_t)T->n);
+    for (int i = 0; i < A->n; i++)
+        for (int k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+            int j = next[A->col[k]]++;
+            T->col[j] = i;
+            T->val[j] = A->val[k];
+        }
+    free(next);
+}
+
+static void sort_row(int *col, double *val, int n)
+{
+    for (int i = 1; i < n; i++) {
+        int c = col[i];
+        double v = val[i];
+        int j = i;
+        for (; j > 0 && col[j - 1] > c; j--) col[j] = col[j - 1], val[j] = val[j - 1];
+        col[j] = c, val[j] = v;
+    }
+}
+
+/* Ac = R B P, row by row with a dense accumulator. */
+static void galerkin(hdg_csr *Ac, const hdg_blockmat *B, const hdg_csr *P, const hdg_csr *R)
+{
+    int m = B->m, nc = R->n;
+    double *acc = hdg_xcalloc((size_t)nc + 1, sizeof(double));
+    int *seen = hdg_xmalloc(sizeof(int) * (size_t)(nc + 1)), *touched = hdg_xmalloc(sizeof(int) * (size_t)(nc + 1));
+    for (int j = 0; j < nc; j++) seen[j] = -1;
+    csr_builder b;
+    builder_start(&b, Ac, nc, nc);
+    for (int J = 0; J < nc; J++) {
+        int nt = 0;
+        for (int kr = R->rowptr[J]; kr < R->rowptr[J + 1]; kr++) {
+            int r = R->col[kr], l = r / m, p = r % m;
+            double wr = R->val[kr];
+            for (int a = 0; a < B->na; a++) {
+                int g = B->nbr[(size_t)l * B->na + a];
+                if (g < 0) continue;
+                const double *row = hdg_blockmat_block(B, l, a) + (size_t)p * m;
+                for (int q = 0; q < m; q++) {
+                    int s = g * m + q;
+                    if (row[q] == 0 || P->rowptr[s] == P->rowptr[s + 1]) continue;
+                    for (int kp = P->rowptr[s]; kp < P->rowptr[s + 1]; kp++) {
+                        int K = P->col[kp];
+                        if (seen[K] != J) seen[K] = J, acc[K] = 0, touched[nt++] = K;
+                        acc[K] += wr * row[q] * P->val[kp];
+                    }
+                }
+            }
+        }
+        int start = Ac->nnz;
+        for (int i = 0; i < nt; i++) push(&b, touched[i], acc[touched[i]]);
+        sort_row(Ac->col + start, Ac->val + start, nt);
+        Ac->rowptr[J + 1] = Ac->nnz;
+    }
+    free(acc), free(seen), free(touched);
+}
+
+static double csr_entry(const hdg_csr *C, int i, int j)
+{
+    for (int k = C->rowptr[i]; k < C->rowptr[i + 1]; k++)
+        if (C->col[k] == j) return C->val[k];
+    return 0;
+}
+
+/* Marks the coarse unknowns whose Galerkin diagonal is not positive (relative
+ * to the largest) as dropped in keep; returns how many. */
+static int drop_weak(const hdg_csr *Ac, const int *cidx, long long ncv, unsigned char *keep)
+{
+    double dmax = 0;
+    for (int J = 0; J < Ac->n; J++) dmax = fmax(dmax, csr_entry(Ac, J, J));
+    int nd = 0;
+    for (long long i = 0; i < ncv; i++)
+        if (cidx[i] >= 0 && !(csr_entry(Ac, cidx[i], cidx[i]) > 1e-12 * dmax)) keep[i] = 0, nd++;
+    return nd;
+}
+
+/* Coarse unknown 0 decoupled: identity row and column in Ac, zero column in
+ * P and row in R (its value never reaches the fine space). */
+static void pin_first(hdg_mg_coarse *C)
+{
+    hdg_csr *A = &C->Ac;
+    for (int i = 0; i < A->n; i++)
+        for (int k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+            if (i == 0 || A->col[k] == 0) A->val[k] = i == A->col[k] ? 1.0 : 0.0;
+    for (int k = 0; k < C->P.nnz; k++)
+        if (C->P.col[k] == 0) C->P.val[k] = 0;
+    for (int k = C->R.rowptr[0]; k < C->R.rowptr[1]; k++) C->R.val[k] = 0;
+}
+
+hdg_status hdg_mg_coarse_build(hdg_mg_coarse *C, const hdg_blockmat *B, int nk, int nv, const int *fv,
+                               int singular, hdg_error *err)
+{
+    memset(C, 0, sizeof *C);
+    if (nk < 1 || B->m % nk)
+        return hdg_fail(err, HDG_EINTERNAL, "multigrid: %d dofs per face is not a multiple of %d modes", B->m, nk);
+    double al[2], be[2];
+    hdg_status st = hat_coefficients(nk, al, be, err);
+    if (st) return st;
+    int ncomp = B->m / nk;
+    long long ncv = (long long)nv * ncomp;
+    unsigned char *fixed = fixed_components(B, nk, &C->nfixed), *keep = hdg_xmalloc((size_t)ncv + 1);
+    memset(keep, 1, (size_t)ncv + 1);
+    for (int l = 0; l < B->nf; l++)   /* coarse functions vanish on fixed faces */
+        for (int c = 0; c < ncomp; c++)
+            if (fixed[(size_t)l * ncomp + c])
+                keep[(size_t)fv[2 * l] * ncomp + c] = keep[(size_t)fv[2 * l + 1] * ncomp + c] = 0;
+    int *cidx = hdg_xmalloc(sizeof(int) * (size_t)(ncv + 1));
+    for (int pass = 0; pass < 2; pass++) {
+        int nc = 0;
+        for (long long i = 0; i < ncv; i++) cidx[i] = keep[i] ? nc++ : -1;
+        hdg_mg_coarse_free(C);
+        C->nc = nc;
+        build_prolongation(&C->P, B, nk, fv, cidx, nc, fixed, al, be);
+        csr_transpose(&C->P, &C->R);
+        galerkin(&C->Ac, B, &C->P, &C->R);
+        if (!drop_weak(&C->Ac, cidx, ncv, keep)) break;
+    }
+    free(fixed), free(keep), free(cidx);
+    if (C->nc == 0) return hdg_fail(err, HDG_EINPUT, "multigrid: no coarse unknowns (every face is fixed)");
+    if (singular) pin_first(C);
+    return HDG_OK;
+}
+
+void hdg_mg_coarse_free(hdg_mg_coarse *C)
+{
+    int nfixed = C->nfixed;
+    hdg_csr_free(&C->P);
+    hdg_csr_free(&C->R);
+    hdg_csr_free(&C->Ac);
+    memset(C, 0, sizeof *C);
+    C->nfixed = nfixed;
+}
+
+/* ---------------------------------------------------------------- cycle */
+
+hdg_mg_opts hdg_mg_opts_default(void)
+{
+    hdg_mg_opts o = {2, 4.0, 15};
+    return o;
+}
+
+/* lmax of D^-1 A by power iteration, times 1.1. */
+static double estimate_lmax(hdg_mg *g, const double *start)
+{
+    const hdg_vecops *v = g->v;
+    double *x = g->d, *y = g->t, *z = g->w, lam = 0;
+    if (start) v->copy(v->ctx, g->n, start, x);
+    else v->set(v->ctx, g->n, 1.0, x);
+    double nx = v->norm2(v->ctx, g->n, x);
+    if (!(nx > 0)) v->set(v->ctx, g->n, 1.0, x), nx = sqrt((double)g->n);
+    v->scal(v->ctx, g->n, 1.0 / nx, x);
+    for (int it = 0; it < g->o.power_its; it++) {
+        g->A.apply(g->A.ctx, x, y);
+        g->D.apply(g->D.ctx, y, z);
+        lam = v->norm2(v->ctx, g->n, z);
+        if (!(lam > 0) || !isfinite(lam)) return lam;
+        v->copy(v->ctx, g->n, z, x);
+        v->scal(v->ctx, g->n, 1.0 / lam, x);
+    }
+    return 1.1 * lam;
+}
+
+hdg_status hdg_mg_init(hdg_mg *g, const hdg_linop *A, const hdg_linop *D, const hdg_linop *P,
+                       const hdg_linop *R, const hdg_linop *Cs, long long nc, const hdg_vecops *v,
+                       const hdg_mg_opts *o, const double *start, hdg_error *err)
+{
+    memset(g, 0, sizeof *g);
+    g->A = *A, g->D = *D, g->P = *P, g->R = *R, g->Cs = *Cs;
+    g->v = v;
+    g->n = A->n;
+    g->nc = nc;
+    g->o = o ? *o : hdg_mg_opts_default();
+    if (g->o.nu < 1 || !(g->o.ratio > 1) || g->o.power_its < 1)
+        return hdg_fail(err, HDG_EINPUT, "multigrid: nu %d, ratio %g, power iterations %d (want >= 1, > 1, >= 1)",
+                        g->o.nu, g->o.ratio, g->o.power_its);
+    double **vec[] = {&g->r, &g->d, &g->t, &g->w};
+    for (int i = 0; i < 4; i++)
+        if (!(*vec[i] = v->alloc(v->ctx, g->n))) break;
+    g->rc = v->alloc(v->ctx, nc > 0 ? nc : 1);
+    g->ec = v->alloc(v->ctx, nc > 0 ? nc : 1);
+    if (!g->r || !g->d || !g->t || !g->w || !g->rc || !g->ec) {
+        hdg_mg_free(g);
+        return hdg_fail(err, HDG_ENOMEM, "multigrid: cannot allocate 4 vectors of %lld and 2 of %lld", g->n, nc);
+    }
+    g->lmax = estimate_lmax(g, start);
+    if (!(g->lmax > 0) || !isfinite(g->lmax)) {
+        hdg_fail(err, HDG_ESOLVER, "multigrid: the smoother's eigenvalue estimate is %g (the block-Jacobi "
+                 "preconditioned trace matrix is not positive)", g->lmax);
+        hdg_mg_free(g);
+        return HDG_ESOLVER;
+    }
+    return HDG_OK;
+}
+
+/* nu Chebyshev steps on D^-1 A for A z = b, updating z and r = b - A z
+ * (the last update of r skipped when last). */
+static void chebyshev(hdg_mg *g, double *z, int last)
+{
+    const hdg_vecops *v = g->v;
+    long long n = g->n;
+    double lmax = g->lmax, lmin = lmax / g->o.ratio;
+    double theta = (lmax + lmin) / 2, delta = (lmax - lmin) / 2, sigma = theta / delta, rho = 1 / sigma;
+    g->D.apply(g->D.ctx, g->r, g->d);
+    v->scal(v->ctx, n, 1 / theta, g->d);
+    for (int k = 1; k <= g->o.nu; k++) {
+        v->axpy(v->ctx, n, 1.0, g->d, z);
+        if (k == g->o.nu && last) break;
+        g->A.apply(g->A.ctx, g->d, g->t);
+        v->axpy(v->ctx, n, -1.0, g->t, g->r);
+        if (k == g->o.nu) break;
+        g->D.apply(g->D.ctx, g->r, g->w);
+        double rho1 = 1 / (2 * sigma - rho);
+        v->scal(v->ctx, n, rho1 * rho, g->d);
+        v->axpy(v->ctx, n, 2 * rho1 / delta, g->w, g->d);
+        rho = rho1;
+    }
+}
+
+static void mg_apply(void *ctx, const double *b, double *z)
+{
+    hdg_mg *g = ctx;
+    const hdg_vecops *v = g->v;
+    v->set(v->ctx, g->n, 0.0, z);
+    v->copy(v->ctx, g->n, b, g->r);
+    chebyshev(g, z, 0);
+    g->R.apply(g->R.ctx, g->r, g->rc);
+    g->Cs.apply(g->Cs.ctx, g->rc, g->ec);
+    g->P.apply(g->P.ctx, g->ec, g->d);
+    v->axpy(v->ctx, g->n, 1.0, g->d, z);
+    g->A.apply(g->A.ctx, g->d, g->t);
+    v->axpy(v->ctx, g->n, -1.0, g->t, g->r);
+    chebyshev(g, z, 1);
+}
+
+hdg_linop hdg_mg_op(hdg_mg *g)
+{
+    hdg_linop op = {g, g->n, mg_apply};
+    return op;
+}
+
+void hdg_mg_free(hdg_mg *g)
+{
+    const hdg_vecops *v = g->v;
+    double **vec[] = {&g->r, &g->d, &g->t, &g->w, &g->rc, &g->ec};
+    for (int i = 0; i < 6; i++)
+        if (*vec[i]) v->free(v->ctx, *vec[i]), *vec[i] = NULL;
+}

@@ -1,0 +1,80 @@
+/* mg.h — the two-level trace preconditioner (--precond mg), after Cockburn,
+ * Dubois, Gopalakrishnan and Tan, "Multigrid for an HDG method" (IMA J.
+ * Numer. Anal. 34, 2014): the coarse space is the continuous piecewise-linear
+ * functions on the mesh vertices (one per trace component), the prolongation
+ * P takes a P1 function to its traces on the faces, the coarse operator is
+ * the Galerkin product Ac = P^T B P, the smoother is Chebyshev on the
+ * face-block Jacobi preconditioned matrix, and the coarse problem is solved
+ * by one cycle of a library's algebraic multigrid (BoomerAMG through PETSc,
+ * runtime/petsc.h), which is spectrally equivalent to the P1 problem's
+ * inverse: the iteration count is independent of h.
+ *
+ * Set-up from the assembled trace matrix and the mesh only (nothing about the
+ * PDE): the face space is k+1 orthonormal Legendre modes per trace component,
+ * in the face's canonical direction fv[2f] -> fv[2f+1] (blockmat.h); a linear
+ * function with vertex values a, b projects onto modes 0 and 1 only. A
+ * (face, component) whose rows couple to nothing else (an eliminated
+ * Dirichlet face) is fixed: the coarse functions vanish at its vertices.
+ *
+ * The cycle sees the matrix, the block inverse, the transfers and the coarse
+ * solve only as hdg_linop and vectors only through hdg_vecops, so the same
+ * code runs on host and device memory (the coarse solve's operator may copy
+ * to the host and back). One application, z = M r, from z = 0:
+ *     pre-smooth (nu Chebyshev steps), z += P Ac^-1 P^T (r - B z),
+ *     post-smooth (nu steps): a symmetric V(nu, nu) cycle, so M is SPD when
+ *     B is and the coarse solve is symmetric (CG; GMRES otherwise). */
+#ifndef HDG_MG_H
+#define HDG_MG_H
+
+#include "hdg.h"
+#include "runtime/blockmat.h"
+#include "runtime/csr.h"
+#include "runtime/krylov.h"
+
+/* The coarse space: P (nf*m rows, nc columns), R = P^T and Ac = P^T B P.
+ * nk = k+1 modes per component (m a multiple of nk); nv vertices; fv the
+ * faces' vertices (2 per face, canonical direction). singular: B has a
+ * constant null space; Ac's first coarse unknown is then pinned (its row and
+ * column replaced by the identity) so that the coarse solve is regular.
+ * Coarse unknowns whose Galerkin diagonal is not positive are dropped. */
+typedef struct hdg_mg_coarse {
+    hdg_csr P, R, Ac;
+    int nc;          /* coarse unknowns */
+    int nfixed;      /* (face, component) pairs found fixed */
+} hdg_mg_coarse;
+
+hdg_status hdg_mg_coarse_build(hdg_mg_coarse *C, const hdg_blockmat *B, int nk, int nv, const int *fv,
+                               int singular, hdg_error *err);
+void hdg_mg_coarse_free(hdg_mg_coarse *C);
+
+typedef struct hdg_mg_opts {
+    int nu;          /* Chebyshev steps before and after the coarse correction (default 2) */
+    double ratio;    /* the smoother targets eigenvalues of D^-1 B in [lmax/ratio, lmax] (default 4) */
+    int power_its;   /* power iterations estimating lmax (default 15; lmax = 1.1 x the estimate) */
+} hdg_mg_opts;
+
+hdg_mg_opts hdg_mg_opts_default(void);
+
+/* The cycle. A: the trace matrix; D: the face-block Jacobi inverse; P, R:
+ * the transfers; Cs: the coarse solve (vectors of nc on the same memory as
+ * P's output). All vectors live in v's memory. */
+typedef struct hdg_mg {
+    hdg_linop A, D, P, R, Cs;
+    const hdg_vecops *v;
+    long long n, nc;
+    hdg_mg_opts o;
+    double lmax;     /* the estimate of D^-1 B's largest eigenvalue, times 1.1 */
+    double *r, *d, *t, *w, *rc, *ec;
+} hdg_mg;
+
+/* Allocates the work vectors and estimates lmax by power iteration on
+ * D^-1 A from start (n entries in v's memory, not all zero; NULL: ones).
+ * Fails (HDG_ESOLVER) when the estimate is not finite and positive. */
+hdg_status hdg_mg_init(hdg_mg *g, const hdg_linop *A, const hdg_linop *D, const hdg_linop *P,
+                       const hdg_linop *R, const hdg_linop *Cs, long long nc, const hdg_vecops *v,
+                       const hdg_mg_opts *o, const double *start, hdg_error *err);
+/* The preconditioner as an operator z = M r (g must outlive it). */
+hdg_linop hdg_mg_op(hdg_mg *g);
+void hdg_mg_free(hdg_mg *g);
+
+#endif
