@@ -54,7 +54,7 @@ static void help(void)
            "  --mesh SPEC       as for hdgc run (default square:8)\n"
            "  --backends LIST   comma list of c, cuda (default c,cuda)\n"
            "  --reps R          timed runs per cell (default 3)\n"
-           "  --rtol r          solver tolerance (HDG; default 1e-10)\n"
+           "  --rtol r          solver tolerance (HDG; default: as hdgc run)\n"
            "  --final-time T    end time (DG; default the file's)\n"
            "  --json F          also write the figures to F\n"
            "\n"

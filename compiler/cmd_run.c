@@ -16,7 +16,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: hdgc run FILE.hdg [--mesh square:N | FILE.msh] [--order k] [--set name=value]...\n"
                "                [--backend c|cuda|auto] [--solver cg|gmres|petsc] [--petsc OPTS]\n"
-               "                [--precond block|jacobi|none] [--format block|csr] [--rtol r] [--maxit n] [--restart m]\n"
+               "                [--precond mg|block|jacobi|none] [--format block|csr] [--rtol r] [--maxit n] [--restart m]\n"
                "                [--vtk out.vtu|out.pvd] [--every n] [--cfl c] [--final-time T]\n"
                "                [--json report.json] [--no-cache] [--quiet]\n");
 }
@@ -41,13 +41,22 @@ static void help(void)
            "  --solver NAME       cg or gmres (default: cg when the trace matrix is symmetric), or\n"
            "                      petsc: PETSc's KSP on the trace matrix as BAIJ of the face\n"
            "                      block size (host; default CG or GMRES with PC GAMG)\n"
-           "  --petsc OPTS        PETSc options for --solver petsc, after PETSC_OPTIONS, e.g.\n"
+           "  --petsc OPTS        PETSc options for --solver petsc (or the coarse solve of --precond\n"
+           "                      mg, e.g. \"-pc_type gamg\"), after PETSC_OPTIONS, e.g.\n"
            "                      \"-ksp_type preonly -pc_type lu -pc_factor_mat_solver_type mumps\"\n"
-           "  --precond NAME      block (face-block Jacobi, default), jacobi or none\n"
+           "  --precond NAME      mg (two-level: Chebyshev face-block smoother, continuous P1\n"
+           "                      coarse space solved by PETSc's BoomerAMG; iterations do not\n"
+           "                      grow with the mesh; --petsc OPTS tune the coarse solve),\n"
+           "                      block (face-block Jacobi), jacobi or none. Default: mg from\n"
+           "                      10000 trace unknowns on, block below\n"
            "  --format NAME       trace matrix the solver multiplies with: block (dense blocks of\n"
            "                      seed 000, default) or csr (for comparison; host only)\n"
-           "  --rtol r            relative residual tolerance of the solver (default 1e-10,\n"
-           "                      at least 2.2e-16; a solver that stagnates above it says so)\n"
+           "  --rtol r            relative residual tolerance of the solver, at least 2.2e-16;\n"
+           "                      a solver that stagnates above it fails and says so. Default:\n"
+           "                      1e-14 (PETSc 1e-12), or the attainable accuracy where the\n"
+           "                      residual stops decreasing first (below 1e-10), so that the\n"
+           "                      algebra never limits the discretisation. A run that stops\n"
+           "                      where the residual may dominate the error warns\n"
            "  --maxit n           iteration limit (default max(1000, 2 x unknowns))\n"
            "  --restart m         GMRES restart length (default 100, at most the unknowns)\n"
            "  --vtk FILE          write the solution (.vtu; DG: .pvd time series, staged as\n"
@@ -308,6 +317,8 @@ int hdg_cmd_run(int argc, char **argv)
     if (note && !A.quiet) fprintf(stderr, "hdgc run: %s\n", note);
     const char *warning = hdg_report_get_string(rep, "compile.warning");
     if (warning && !A.quiet) fprintf(stderr, "hdgc run: warning: %s\n", warning);
+    const char *swarn = hdg_report_get_string(rep, "solver.warning");
+    if (swarn && !A.quiet) fprintf(stderr, "hdgc run: warning: %s\n", swarn);
     if (!A.quiet && (!st || st == HDG_ESOLVER)) summary(stdout, rep, p);
     if (st) fprintf(stderr, "hdgc run: error: %s\n", err.msg);
     record_outcome(rep, st, err.msg, st ? 1 : 0);

@@ -15,8 +15,8 @@ void hdg_run_options_default(hdg_run_options *o)
     memset(o, 0, sizeof *o);
     o->mesh = "square:8";
     o->backend = "c";
-    o->precond = NULL;   /* block (hdg_hdg_choose_solver); NULL lets --solver petsc refuse a given one */
-    o->rtol = 1e-10;
+    o->precond = NULL;   /* mg or block by size (hdg_hdg_choose_solver); NULL lets --solver petsc refuse a given one */
+    o->rtol = 0;         /* the default stopping rule (hdg_hdg_choose_solver) */
     o->use_cache = 1;
 }
 

@@ -31,9 +31,9 @@ typedef struct hdg_run_options {
     const char *backend;       /* "c" (default), "cuda", "auto" */
     const char *solver;        /* "cg", "gmres", "petsc" (host); NULL: cg for symmetric problems, else gmres */
     const char *petsc;         /* --solver petsc: PETSc options ("-ksp_type cg -pc_type gamg"), or NULL */
-    const char *precond;       /* "jacobi", "block" (default), "none" */
+    const char *precond;       /* "mg", "block", "jacobi", "none"; NULL: mg from 10000 trace unknowns, else block */
     const char *format;        /* trace matrix for the solver's products: "block" (default), "csr" */
-    double rtol;               /* <= 0: 1e-10 */
+    double rtol;               /* <= 0: the default rule (1e-14 or the attainable accuracy; run_hdg_common.h) */
     int maxit;                 /* <= 0: solver default */
     int restart;               /* GMRES restart length (<= 0: 100) */
     const char *vtk;           /* output file (.vtu; DG: .pvd time series) or NULL */

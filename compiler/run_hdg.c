@@ -177,8 +177,9 @@ static hdg_status petsc_stage(hdg_run *r, const hdg_hdg_solver *s, hdg_error *er
     hdg_petsc_opts po = {r->o->petsc, r->asym <= HDG_HDG_SYMMETRIC, s->so.rtol, s->so.maxit, s->so.restart, r->z};
     hdg_petsc_info pi;
     hdg_status st = hdg_petsc_solve(&r->B, r->rhs, r->x, &po, &pi, err);
-    hdg_solve_info info = {pi.iterations, pi.residual, pi.converged && !st, 0};
+    hdg_solve_info info = {.iterations = pi.iterations, .residual = pi.residual, .converged = pi.converged && !st};
     hdg_hdg_report_solve(r->rep, s, &info, st);
+    if (!st) hdg_hdg_solve_warning(r->rep, r->mesh, r->L.k, &info);
     if (pi.ksp_type[0]) {
         hdg_report_string(r->rep, "solver.ksp_type", pi.ksp_type);
         hdg_report_string(r->rep, "solver.pc_type", pi.pc_type);
@@ -233,6 +234,7 @@ static hdg_status solve_stage(hdg_run *r, hdg_error *err)
     else hdg_precond_free(&M);
     hdg_csr_free(&csr);
     hdg_hdg_report_solve(r->rep, &s, &info, st);
+    if (!st) hdg_hdg_solve_warning(r->rep, r->mesh, r->L.k, &info);
     return st;
 }
 

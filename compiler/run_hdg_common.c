@@ -121,7 +121,7 @@ hdg_status hdg_hdg_choose_solver(const hdg_run_options *o, double asym_rel, long
 {
     int symmetric = asym_rel <= HDG_HDG_SYMMETRIC;
     s->method = o->solver ? o->solver : (symmetric ? "cg" : "gmres");
-    s->precond = o->precond ? o->precond : "block";
+    s->precond = o->precond ? o->precond : n >= HDG_HDG_MG_MIN ? "mg" : "block";
     s->format = o->format ? o->format : "block";
     if (strcmp(s->format, "block") && strcmp(s->format, "csr"))
         return hdg_fail(err, HDG_EINPUT, "unknown matrix format '%s' (block, csr)", s->format);
@@ -142,7 +142,9 @@ hdg_status hdg_hdg_choose_solver(const hdg_run_options *o, double asym_rel, long
         return hdg_fail(err, HDG_EINPUT, "rtol %g: below the double precision epsilon 2.2e-16, out of any "
                         "solver's reach", o->rtol);
     s->so = hdg_solve_opts_default();
-    if (o->rtol > 0) s->so.rtol = o->rtol;
+    s->so.rtol = !strcmp(s->method, "petsc") ? HDG_HDG_RTOL_PETSC : HDG_HDG_RTOL;
+    s->so.attainable = HDG_HDG_ATTAINABLE;
+    if (o->rtol > 0) s->so.rtol = o->rtol, s->so.attainable = 0;
     if (o->maxit > 0) s->so.maxit = o->maxit;
     else s->so.maxit = (int)fmin(100000, fmax(1000, 2.0 * (double)n));
     /* a Krylov space has at most n dimensions: a longer restart only costs memory */
@@ -160,9 +162,27 @@ void hdg_hdg_report_solve(hdg_report *rep, const hdg_hdg_solver *s, const hdg_so
     hdg_report_string(rep, "solver.precond", s->precond);
     if (!strcmp(s->method, "gmres")) hdg_report_int(rep, "solver.restart", s->so.restart);
 counts:
+    if (info->stagnated) hdg_report_string(rep, "solver.stopped", "attainable accuracy");
+    else if (info->converged && !st) hdg_report_string(rep, "solver.stopped", "rtol");
     hdg_report_int(rep, "solver.iterations", info->iterations);
     hdg_report_number(rep, "solver.residual", info->residual);
     hdg_report_bool(rep, "solver.converged", info->converged && !st);
+}
+
+void hdg_hdg_solve_warning(hdg_report *rep, const hdg_mesh *M, int k, const hdg_solve_info *info)
+{
+    double h = 0;
+    for (int f = 0; f < M->nf; f++) {
+        int a = M->fv[2 * f], b = M->fv[2 * f + 1];
+        h = fmax(h, hypot(M->vx[b] - M->vx[a], M->vy[b] - M->vy[a]));
+    }
+    double bound = fmax(1e-13, 1e-5 * pow(h, k + 2));
+    if (!(info->residual > bound)) return;
+    char msg[400];
+    snprintf(msg, sizeof msg, "the solve stopped at relative residual %.2g, above %.2g (1e-5 h^(k+2), h = %.3g, "
+             "k = %d): the algebraic error may dominate the discretisation error; a smaller --rtol (or the "
+             "default) removes it", info->residual, bound, h, k);
+    hdg_report_string(rep, "solver.warning", msg);
 }
 
 /* ---------------------------------------------------------------- Dirichlet */

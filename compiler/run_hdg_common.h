@@ -44,12 +44,29 @@ typedef struct hdg_hdg_solver {
     const char *method, *precond, *format;
     hdg_solve_opts so;
 } hdg_hdg_solver;
-/* asym_rel from hdg_hdg_trace_sign: CG (the default when symmetric) on a
+/* The defaults (docs/solvers.md):
+ *  - precond mg from HDG_HDG_MG_MIN trace unknowns on (below it the set-up,
+ *    PETSc's start included, costs more than it saves), block below;
+ *  - rtol HDG_HDG_RTOL (native) / HDG_HDG_RTOL_PETSC, with stagnation at a
+ *    relative residual <= HDG_HDG_ATTAINABLE accepted as convergence at the
+ *    attainable accuracy when rtol was not given: the default never limits
+ *    the discretisation's accuracy (an explicit --rtol that cannot be reached
+ *    stays an error).
+ * asym_rel from hdg_hdg_trace_sign: CG (the default when symmetric) on a
  * non-symmetric matrix is refused with the figure. The GMRES restart is at
  * most n. */
+#define HDG_HDG_MG_MIN 10000
+#define HDG_HDG_RTOL 1e-14
+#define HDG_HDG_RTOL_PETSC 1e-12
+#define HDG_HDG_ATTAINABLE 1e-10
 hdg_status hdg_hdg_choose_solver(const hdg_run_options *o, double asym_rel, long long n, hdg_hdg_solver *s,
                                  hdg_error *err);
 void hdg_hdg_report_solve(hdg_report *rep, const hdg_hdg_solver *s, const hdg_solve_info *info, hdg_status st);
+/* solver.warning when the final relative residual may dominate the error:
+ * above max(1e-13, 1e-5 h^(k+2)) (h: the longest face), the level at which
+ * the algebraic error of u* (rate k+2) reaches the discretisation error on
+ * the tests' smooth solutions (docs/solvers.md). */
+void hdg_hdg_solve_warning(hdg_report *rep, const hdg_mesh *M, int k, const hdg_solve_info *info);
 
 /* Boundary faces of Dirichlet condition i of L (faces[n], their end points
  * fg[n * HDG_GF_SIZE]): the number n. faces and fg hold nbf + 1 entries. */

@@ -125,7 +125,7 @@ const hdg_vecops *hdg_vecops_host(void) { return &host_ops; }
 
 hdg_solve_opts hdg_solve_opts_default(void)
 {
-    hdg_solve_opts o = {1e-10, 0.0, 1000, 30, 0, NULL, NULL};
+    hdg_solve_opts o = {1e-10, 0.0, 1000, 30, 0, NULL, NULL, 0.0};
     return o;
 }
 
@@ -158,6 +158,7 @@ static void set_info(const solver *s, hdg_solve_info *info, int it, double rnorm
     info->iterations = it;
     info->residual = s->bnorm > 0 ? rnorm / s->bnorm : 0.0;
     info->converged = converged;
+    info->stagnated = 0;
     info->seconds = hdg_wtime() - s->t0;
 }
 
@@ -211,7 +212,10 @@ static hdg_status not_converged(const solver *s, hdg_solve_info *info, int it, d
 
 static hdg_status stagnated(const solver *s, hdg_solve_info *info, int it, double rnorm, hdg_error *err)
 {
-    set_info(s, info, it, rnorm, 0);
+    int ok = s->o.attainable > 0 && rnorm <= s->o.attainable * s->bnorm;
+    set_info(s, info, it, rnorm, ok);
+    if (ok && info) info->stagnated = 1;
+    if (ok) return HDG_OK;
     return hdg_fail(err, HDG_ESOLVER, "%s stagnated at relative residual %.3g after %d iterations: rtol %.3g "
                     "is below what double precision reaches for this system (ask for a larger rtol)",
                     s->name, rnorm / s->bnorm, it, s->o.rtol);

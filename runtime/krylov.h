@@ -62,15 +62,19 @@ typedef struct hdg_solve_opts {
     int verbose_every;   /* call monitor every so many iterations (0: never) */
     void (*monitor)(void *monitor_ctx, int iteration, double relres);
     void *monitor_ctx;   /* the library never prints; the monitor may */
+    double attainable;   /* > 0: stagnation at a relative residual <= attainable ends the solve as
+                            converged at the attainable accuracy (info->stagnated = 1), not as an
+                            error; 0: stagnation is an error */
 } hdg_solve_opts;
 
-/* rtol 1e-10, atol 0, maxit 1000, restart 30, no monitor. */
+/* rtol 1e-10, atol 0, maxit 1000, restart 30, no monitor, stagnation an error. */
 hdg_solve_opts hdg_solve_opts_default(void);
 
 typedef struct hdg_solve_info {
     int iterations;
     double residual;     /* true final ||b - A x|| / ||b|| */
     int converged;
+    int stagnated;       /* converged by opts.attainable: the residual stopped decreasing above rtol */
     double seconds;
 } hdg_solve_info;
 
