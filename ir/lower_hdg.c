@@ -423,6 +423,15 @@ static hdg_ir_expr *gfac(hdg_ir_kernel *k, hdg_ir_tensor *g, const bterm *t, hdg
     return t->g < 0 ? v : hdg_ir_mul(k, Gc(k, g, t->g), v);
 }
 
+/* g_a g_b v, the product of the geometric factors first (loop-invariant: the
+ * passes hoist it out of the i, j loops) */
+static hdg_ir_expr *gfac2(hdg_ir_kernel *k, hdg_ir_tensor *g, const bterm *a, const bterm *b, hdg_ir_expr *v)
+{
+    if (a->g < 0) return gfac(k, g, b, v);
+    if (b->g < 0) return gfac(k, g, a, v);
+    return hdg_ir_mul(k, hdg_ir_mul(k, Gc(k, g, a->g), Gc(k, g, b->g)), v);
+}
+
 /* The reference-tensor value of test mode i against trial mode j (or the
  * source integral when rs is NULL). */
 static hdg_ir_expr *ref_value(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const side *ts,
@@ -449,7 +458,7 @@ static hdg_ir_expr *ref_value(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, cons
             } else {
                 v = hdg_ir_ld2(k, table_ll(c), i, j);
             }
-            v = gfac(k, g, &ta[x], gfac(k, g, &ra[y], v));
+            v = gfac2(k, g, &ta[x], &ra[y], v);
             sum = sum ? hdg_ir_add(k, sum, v) : v;
         }
     return sum;
@@ -997,86 +1006,230 @@ static hdg_status errors_kernel(lower *c)
     return HDG_OK;
 }
 
-/* Post-processing: per element, the post unknown (degree k+1, npp modes per
- * component) from its volume equation with the main system's element unknowns
- * as data; the equation's row of the constant mode (Dubiner mode 0) is
- * replaced, per component, by the mean constraint: with orthonormal modes
- * (v, 1)_K = J sqrt(2) v_0, so the constraint is ustar_0 = u_0. */
-static hdg_status post_kernel(lower *c)
+/* ------------------------------------------------ post-processing
+ * Per element, the post unknown (degree k+1, npp modes per component) from its
+ * volume equation with the main system's element unknowns as data; the
+ * equation's row of the constant mode (Dubiner mode 0) is replaced, per
+ * component, by the mean constraint: with orthonormal modes
+ * (v, 1)_K = J sqrt(2) v_0, so the constraint is ustar_0 = u_0.
+ *
+ * An atom whose coefficient does not depend on x, y takes the reference-tensor
+ * path, as in the local kernel: its integral is J coef sum_ab g_a g_b T_ab with
+ * T_ab integrals of reference basis values/derivatives made at compile time
+ * (post basis x post basis for the matrix, post basis x element basis for the
+ * known fields, post basis alone for sources). Other atoms are integrated by
+ * quadrature per element. */
+
+typedef struct post {
+    hdg_ir_kernel *k;
+    hdg_ir_tensor *g, *x, *A, *r, *val;
+    int N, nq;
+    /* quadrature path (made on first use) */
+    hdg_ir_tensor *w, *lam, *P1, *Pr1, *Ps1, *P0, *Pr0, *Ps0;
+    /* reference-tensor path: host values of the post basis (b1) and of the
+     * element basis (b0) on a rule exact for their products */
+    int hq;
+    double *hw, *b1[3], *b0[3];
+    hdg_ir_tensor *T11[3][3], *T10[3][3], *T1[3];
+} post;
+
+static hdg_status post_quad_tables(lower *c, post *ps)
 {
-    hdg_lowered *L = c->L;
-    const hdg_problem *p = c->p;
-    int pu = L->post_unknown;
-    const hdg_unknown *U = unk(c, pu);
-    const hdg_equation *eq = &p->equations[U->equation];
-    int nc = U->ncomp, npp = L->npp, N = nc * npp, nq;
-    hdg_ir_tensor *w, *lam, *P1, *Pr1, *Ps1, *P0, *Pr0, *Ps0, *w0, *lam0;
-    hdg_status st = volume_tables(c, 2 * L->kpost + 6, "post", &nq, &w, &lam, &P1, &Pr1, &Ps1, L->kpost);
-    if (!st) st = volume_tables(c, 2 * L->kpost + 6, "postk", &nq, &w0, &lam0, &P0, &Pr0, &Ps0, c->k);
+    if (ps->w) return HDG_OK;
+    hdg_ir_tensor *w0, *lam0;
+    int deg = 2 * c->L->kpost + 6;
+    hdg_status st = volume_tables(c, deg, "post", &ps->nq, &ps->w, &ps->lam, &ps->P1, &ps->Pr1, &ps->Ps1,
+                                  c->L->kpost);
+    if (!st) st = volume_tables(c, deg, "postk", &ps->nq, &w0, &lam0, &ps->P0, &ps->Pr0, &ps->Ps0, c->k);
+    return st;
+}
+
+static hdg_status post_host(lower *c, post *ps)
+{
+    if (ps->hw) return HDG_OK;
+    hdg_quad2d q;
+    hdg_status st = hdg_quad_triangle(&q, 2 * c->L->kpost, c->err);
     if (st) return st;
-    snprintf(L->post, sizeof L->post, "%s_post", c->m->name);
-    hdg_ir_kernel *k = hdg_ir_kernel_new(c->m, L->post, HDG_KITEM_ELEMENT);
-    hdg_ir_tensor *g = elem_geom(c, k);
-    hdg_ir_tensor *x = hdg_ir_input(k, "x", HDG_SHAPE(L->nl), "element dofs (modal)");
-    hdg_ir_tensor *out = hdg_ir_output(k, "xpost", HDG_SHAPE(N), "post-processed dofs (modal)");
-    hdg_ir_tensor *A = hdg_ir_local(k, "A", HDG_IR_DOUBLE, HDG_SHAPE(N, N));
-    hdg_ir_tensor *r = hdg_ir_local(k, "r", HDG_IR_DOUBLE, HDG_SHAPE(N));
-    hdg_ir_tensor *val = hdg_ir_local(k, "val", HDG_IR_DOUBLE, HDG_SCALAR);
-    hdg_ir_tensor *piv = hdg_ir_local(k, "piv", HDG_IR_INT, HDG_SHAPE(N));
-    hdg_ir_fill(k, A, hdg_ir_num(k, 0));
-    hdg_ir_fill(k, r, hdg_ir_num(k, 0));
+    ps->hq = q.n;
+    ps->hw = hdg_xmalloc(sizeof(double) * (size_t)q.n);
+    memcpy(ps->hw, q.w, sizeof(double) * (size_t)q.n);
+    for (int i = 0; i < 3; i++) {
+        ps->b1[i] = hdg_xmalloc(sizeof(double) * (size_t)(q.n * c->L->npp));
+        ps->b0[i] = hdg_xmalloc(sizeof(double) * (size_t)(q.n * c->np));
+    }
+    hdg_dubiner_eval(c->L->kpost, q.n, q.r, q.s, ps->b1[0], ps->b1[1], ps->b1[2]);
+    hdg_dubiner_eval(c->k, q.n, q.r, q.s, ps->b0[0], ps->b0[1], ps->b0[2]);
+    hdg_quad2d_free(&q);
+    return HDG_OK;
+}
+
+static void post_free(post *ps)
+{
+    free(ps->hw);
+    for (int i = 0; i < 3; i++) free(ps->b1[i]), free(ps->b0[i]);
+}
+
+/* The table of test kind a against trial kind b (trial: b < 0 none; known:
+ * the element basis; else the post basis). */
+static hdg_ir_tensor *post_table(lower *c, post *ps, int a, int b, int known)
+{
+    hdg_ir_tensor **slot = b < 0 ? &ps->T1[a] : known ? &ps->T10[a][b] : &ps->T11[a][b];
+    if (*slot) return *slot;
+    int npp = c->L->npp, nj = b < 0 ? 0 : known ? c->np : npp;
+    double *T = integrate(1, ps->hq, ps->hw, ps->b1[a], npp, b < 0 ? NULL : known ? ps->b0[b] : ps->b1[b], nj);
+    char name[32];
+    if (b < 0) snprintf(name, sizeof name, "TP_%s", KIND[a]);
+    else snprintf(name, sizeof name, "%s_%s_%s", known ? "TPK" : "TP", KIND[a], KIND[b]);
+    *slot = nj ? hdg_ir_table(c->m, name, HDG_SHAPE(npp, nj), T) : hdg_ir_table(c->m, name, HDG_SHAPE(npp), T);
+    free(T);
+    return *slot;
+}
+
+/* sum_ab g_a g_b T_ab[i][j] (j NULL: sum_a g_a T_a[i]) */
+static hdg_ir_expr *post_ref_value(lower *c, post *ps, const hdg_atom *a, int known, hdg_ir_expr *i,
+                                   hdg_ir_expr *j)
+{
+    hdg_ir_kernel *k = ps->k;
+    bterm ta[2], ra[2] = {{0, -1}};
+    int nta = side_terms(a->test_op, ta), nra = a->trial < 0 ? 1 : side_terms(a->trial_op, ra);
+    hdg_ir_expr *sum = NULL;
+    for (int x = 0; x < nta; x++)
+        for (int y = 0; y < nra; y++) {
+            hdg_ir_tensor *T = post_table(c, ps, ta[x].kind, a->trial < 0 ? -1 : ra[y].kind, known);
+            hdg_ir_expr *v = j ? hdg_ir_ld2(k, T, i, j) : hdg_ir_ld1(k, T, i);
+            v = gfac2(k, ps->g, &ta[x], &ra[y], v);
+            sum = sum ? hdg_ir_add(k, sum, v) : v;
+        }
+    return sum;
+}
+
+static hdg_status post_atom_ref(lower *c, post *ps, const hdg_atom *a, int known)
+{
+    hdg_status st = post_host(c, ps);
+    if (st) return st;
+    hdg_ir_kernel *k = ps->k;
+    hdg_lowered *L = c->L;
+    hdg_lower_env env = {c->p, {NULL, NULL, hdg_ir_time(k)}, {NULL, NULL}};
+    hdg_ir_expr *coef = hdg_lower_expr(k, &env, a->coef);
+    if (!coef) coef = hdg_ir_num(k, 0);
+    hdg_ir_expr *cw = hdg_ir_let(k, "c", hdg_ir_mul(k, Gc(k, ps->g, HDG_G_J), coef));
+    hdg_ir_expr *i = hdg_ir_for(k, "i", L->npp);
+    hdg_ir_expr *row = hdg_ir_add(k, I(k, a->test_comp * L->npp), i);
+    if (a->trial < 0) {
+        hdg_ir_accum(k, hdg_ir_ld1(k, ps->r, row), hdg_ir_mul(k, cw, post_ref_value(c, ps, a, 0, i, NULL)));
+    } else if (known) {   /* r[i] -= c sum_j T[i][j] x[j] */
+        int base = L->uoff[a->trial] + a->trial_comp * c->np;
+        hdg_ir_assign(k, hdg_ir_ld0(k, ps->val), hdg_ir_num(k, 0));
+        hdg_ir_expr *j = hdg_ir_for(k, "j", c->np);
+        hdg_ir_accum(k, hdg_ir_ld0(k, ps->val),
+                     hdg_ir_mul(k, post_ref_value(c, ps, a, 1, i, j),
+                                hdg_ir_ld1(k, ps->x, hdg_ir_add(k, I(k, base), j))));
+        hdg_ir_end(k);
+        hdg_ir_accum(k, hdg_ir_ld1(k, ps->r, row), hdg_ir_neg(k, hdg_ir_mul(k, cw, hdg_ir_ld0(k, ps->val))));
+    } else {
+        hdg_ir_expr *j = hdg_ir_for(k, "j", L->npp);
+        hdg_ir_accum(k, hdg_ir_ld2(k, ps->A, row, hdg_ir_add(k, I(k, a->trial_comp * L->npp), j)),
+                     hdg_ir_mul(k, cw, post_ref_value(c, ps, a, 0, i, j)));
+        hdg_ir_end(k);
+    }
+    hdg_ir_end(k);
+    return HDG_OK;
+}
+
+static hdg_status post_atom_quad(lower *c, post *ps, const hdg_atom *a, int known)
+{
+    hdg_status st = post_quad_tables(c, ps);
+    if (st) return st;
+    hdg_ir_kernel *k = ps->k;
+    hdg_ir_tensor *g = ps->g;
+    hdg_lowered *L = c->L;
+    int npp = L->npp;
+    hdg_lower_env env = {c->p, {NULL, NULL, hdg_ir_time(k)}, {NULL, NULL}};
+    hdg_ir_expr *q = open_points(k, g, ps->lam, ps->nq, &env);
+    hdg_ir_expr *coef = hdg_lower_expr(k, &env, a->coef);
+    if (!coef) coef = hdg_ir_num(k, 0);
+    hdg_ir_expr *cw = hdg_ir_let(k, "c", hdg_ir_mul(k, hdg_ir_mul(k, hdg_ir_ld1(k, ps->w, q),
+                                                                    Gc(k, g, HDG_G_J)), coef));
+    if (known) {   /* the value of the known field (or its derivative) at q */
+        int base = L->uoff[a->trial] + a->trial_comp * c->np;
+        hdg_ir_assign(k, hdg_ir_ld0(k, ps->val), hdg_ir_num(k, 0));
+        hdg_ir_expr *j = hdg_ir_for(k, "j", c->np);
+        hdg_ir_accum(k, hdg_ir_ld0(k, ps->val),
+                     hdg_ir_mul(k, hdg_ir_ld1(k, ps->x, hdg_ir_add(k, I(k, base), j)),
+                                basis_op(k, g, a->trial_op, ps->P0, ps->Pr0, ps->Ps0, NULL, q, j)));
+        hdg_ir_end(k);
+    }
+    hdg_ir_expr *i = hdg_ir_for(k, "i", npp);
+    hdg_ir_expr *row = hdg_ir_add(k, I(k, a->test_comp * npp), i);
+    hdg_ir_expr *ti = hdg_ir_let(k, "ti", hdg_ir_mul(k, cw, basis_op(k, g, a->test_op, ps->P1, ps->Pr1,
+                                                                     ps->Ps1, NULL, q, i)));
+    if (a->trial < 0) {
+        hdg_ir_accum(k, hdg_ir_ld1(k, ps->r, row), ti);
+    } else if (known) {
+        hdg_ir_accum(k, hdg_ir_ld1(k, ps->r, row), hdg_ir_neg(k, hdg_ir_mul(k, ti, hdg_ir_ld0(k, ps->val))));
+    } else {
+        hdg_ir_expr *j = hdg_ir_for(k, "j", npp);
+        hdg_ir_accum(k, hdg_ir_ld2(k, ps->A, row, hdg_ir_add(k, I(k, a->trial_comp * npp), j)),
+                     hdg_ir_mul(k, ti, basis_op(k, g, a->trial_op, ps->P1, ps->Pr1, ps->Ps1, NULL, q, j)));
+        hdg_ir_end(k);
+    }
+    hdg_ir_end(k);
+    hdg_ir_end(k);
+    return HDG_OK;
+}
+
+static hdg_status post_atoms(lower *c, post *ps, const hdg_equation *eq)
+{
+    const hdg_problem *p = c->p;
     for (int t = 0; t < eq->natoms; t++) {
         const hdg_atom *a = &eq->atoms[t];
         if (a->domain != HDG_VOLUME)
             return hdg_fail(c->err, HDG_EINPUT, "%s:%d:%d: post-processing equations take volume "
                             "integrals only", p->file, a->loc.line, a->loc.col);
-        set_origin(c, k, a);
-        hdg_lower_env env = {p, {NULL, NULL, hdg_ir_time(k)}, {NULL, NULL}};
-        hdg_ir_expr *q = open_points(k, g, lam, nq, &env);
-        hdg_ir_expr *coef = hdg_lower_expr(k, &env, a->coef);
-        if (!coef) coef = hdg_ir_num(k, 0);
-        hdg_ir_expr *cw = hdg_ir_let(k, "c", hdg_ir_mul(k, hdg_ir_mul(k, hdg_ir_ld1(k, w, q),
-                                                                        Gc(k, g, HDG_G_J)), coef));
-        int known = a->trial >= 0 && a->trial != pu;
-        if (known) {   /* the value of the known field (or its derivative) at q */
-            int base = L->uoff[a->trial] + a->trial_comp * c->np;
-            hdg_ir_assign(k, hdg_ir_ld0(k, val), hdg_ir_num(k, 0));
-            hdg_ir_expr *j = hdg_ir_for(k, "j", c->np);
-            hdg_ir_accum(k, hdg_ir_ld0(k, val),
-                         hdg_ir_mul(k, hdg_ir_ld1(k, x, hdg_ir_add(k, I(k, base), j)),
-                                    basis_op(k, g, a->trial_op, P0, Pr0, Ps0, NULL, q, j)));
-            hdg_ir_end(k);
-        }
-        hdg_ir_expr *i = hdg_ir_for(k, "i", npp);
-        hdg_ir_expr *row = hdg_ir_add(k, I(k, a->test_comp * npp), i);
-        hdg_ir_expr *ti = hdg_ir_let(k, "ti", hdg_ir_mul(k, cw, basis_op(k, g, a->test_op, P1, Pr1, Ps1,
-                                                                         NULL, q, i)));
-        if (a->trial < 0) {
-            hdg_ir_accum(k, hdg_ir_ld1(k, r, row), ti);
-        } else if (known) {
-            hdg_ir_accum(k, hdg_ir_ld1(k, r, row), hdg_ir_neg(k, hdg_ir_mul(k, ti, hdg_ir_ld0(k, val))));
-        } else {
-            hdg_ir_expr *j = hdg_ir_for(k, "j", npp);
-            hdg_ir_accum(k, hdg_ir_ld2(k, A, row, hdg_ir_add(k, I(k, a->trial_comp * npp), j)),
-                         hdg_ir_mul(k, ti, basis_op(k, g, a->trial_op, P1, Pr1, Ps1, NULL, q, j)));
-            hdg_ir_end(k);
-        }
-        hdg_ir_end(k);
-        hdg_ir_end(k);
+        set_origin(c, ps->k, a);
+        int known = a->trial >= 0 && a->trial != c->L->post_unknown;
+        hdg_status st = c->ref_tensors && coef_is_constant(a) ? post_atom_ref(c, ps, a, known)
+                                                              : post_atom_quad(c, ps, a, known);
+        if (st) return st;
     }
+    return HDG_OK;
+}
+
+static hdg_status post_kernel(lower *c)
+{
+    hdg_lowered *L = c->L;
+    const hdg_problem *p = c->p;
+    const hdg_unknown *U = unk(c, L->post_unknown);
+    const hdg_equation *eq = &p->equations[U->equation];
+    int nc = U->ncomp, npp = L->npp, N = nc * npp;
+    snprintf(L->post, sizeof L->post, "%s_post", c->m->name);
+    post ps = {.k = hdg_ir_kernel_new(c->m, L->post, HDG_KITEM_ELEMENT), .N = N};
+    hdg_ir_kernel *k = ps.k;
+    ps.g = elem_geom(c, k);
+    ps.x = hdg_ir_input(k, "x", HDG_SHAPE(L->nl), "element dofs (modal)");
+    hdg_ir_tensor *out = hdg_ir_output(k, "xpost", HDG_SHAPE(N), "post-processed dofs (modal)");
+    ps.A = hdg_ir_local(k, "A", HDG_IR_DOUBLE, HDG_SHAPE(N, N));
+    ps.r = hdg_ir_local(k, "r", HDG_IR_DOUBLE, HDG_SHAPE(N));
+    ps.val = hdg_ir_local(k, "val", HDG_IR_DOUBLE, HDG_SCALAR);
+    hdg_ir_tensor *piv = hdg_ir_local(k, "piv", HDG_IR_INT, HDG_SHAPE(N));
+    hdg_ir_fill(k, ps.A, hdg_ir_num(k, 0));
+    hdg_ir_fill(k, ps.r, hdg_ir_num(k, 0));
+    hdg_status st = post_atoms(c, &ps, eq);
+    post_free(&ps);
+    if (st) return st;
     hdg_ir_set_origin(k, p->file, eq->loc.line, eq->loc.col, "mean constraint");
     for (int cp = 0; cp < nc; cp++) {
         int row = cp * npp;
         hdg_ir_expr *j = hdg_ir_for(k, "j", N);
-        hdg_ir_assign(k, hdg_ir_ld2(k, A, I(k, row), j), hdg_ir_num(k, 0));
+        hdg_ir_assign(k, hdg_ir_ld2(k, ps.A, I(k, row), j), hdg_ir_num(k, 0));
         hdg_ir_end(k);
-        hdg_ir_assign(k, hdg_ir_ld2(k, A, I(k, row), I(k, row)), hdg_ir_num(k, 1));
-        hdg_ir_assign(k, hdg_ir_ld1(k, r, I(k, row)),
-                      hdg_ir_ld1(k, x, I(k, L->uoff[U->mean] + cp * c->np)));
+        hdg_ir_assign(k, hdg_ir_ld2(k, ps.A, I(k, row), I(k, row)), hdg_ir_num(k, 1));
+        hdg_ir_assign(k, hdg_ir_ld1(k, ps.r, I(k, row)),
+                      hdg_ir_ld1(k, ps.x, I(k, L->uoff[U->mean] + cp * c->np)));
     }
-    hdg_ir_lu(k, A, piv);
-    hdg_ir_lu_solve(k, A, piv, r);
-    hdg_ir_copy(k, out, r);
+    hdg_ir_lu(k, ps.A, piv);
+    hdg_ir_lu_solve(k, ps.A, piv, ps.r);
+    hdg_ir_copy(k, out, ps.r);
     return HDG_OK;
 }
 
