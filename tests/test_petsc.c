@@ -40,6 +40,7 @@ static result run(const char *file, const char *mesh, const char *solver, const 
     hdg_run_options_default(&o);
     o.mesh = mesh;
     o.solver = solver;
+    o.precond = solver ? NULL : "block";   /* native: face-block Jacobi CG/GMRES (not the default mg) */
     o.petsc = petsc;
     o.rtol = 1e-12;
     o.fields = &r.f;
