@@ -10,6 +10,7 @@
 
 #include "compiler/mesh_data.h"
 #include "compiler/nonfinite.h"
+#include "runtime/petsc.h"
 #include "runtime/refel.h"
 #include "runtime/vtk.h"
 #include "support/util.h"
@@ -121,7 +122,7 @@ hdg_status hdg_hdg_choose_solver(const hdg_run_options *o, double asym_rel, long
 {
     int symmetric = asym_rel <= HDG_HDG_SYMMETRIC;
     s->method = o->solver ? o->solver : (symmetric ? "cg" : "gmres");
-    s->precond = o->precond ? o->precond : n >= HDG_HDG_MG_MIN ? "mg" : "block";
+    s->precond = o->precond ? o->precond : n >= HDG_HDG_MG_MIN && hdg_petsc_available() ? "mg" : "block";
     s->format = o->format ? o->format : "block";
     if (strcmp(s->format, "block") && strcmp(s->format, "csr"))
         return hdg_fail(err, HDG_EINPUT, "unknown matrix format '%s' (block, csr)", s->format);

@@ -46,7 +46,8 @@ typedef struct hdg_hdg_solver {
 } hdg_hdg_solver;
 /* The defaults (docs/solvers.md):
  *  - precond mg from HDG_HDG_MG_MIN trace unknowns on (below it the set-up,
- *    PETSc's start included, costs more than it saves), block below;
+ *    PETSc's start included, costs more than it saves) when the PETSc module
+ *    loads, else block;
  *  - rtol HDG_HDG_RTOL (native) / HDG_HDG_RTOL_PETSC, with stagnation at a
  *    relative residual <= HDG_HDG_ATTAINABLE accepted as convergence at the
  *    attainable accuracy when rtol was not given: the default never limits

@@ -77,14 +77,18 @@ static void push(csr_builder *b, int col, double val)
     C->val[C->nnz++] = val;
 }
 
-static void builder_start(csr_builder *b, hdg_csr *C, int rows, int cols)
+/* per_row: the expected entries per row (the first allocation). */
+static void builder_start(csr_builder *b, hdg_csr *C, int rows, int cols, int per_row)
 {
     memset(C, 0, sizeof *C);
     C->n = rows;
     C->ncol = cols;
     C->rowptr = hdg_xcalloc((size_t)rows + 1, sizeof(int));
     b->C = C;
-    b->cap = 0;
+    long long cap = (long long)rows * per_row + 16;
+    b->cap = cap < (1 << 30) ? (int)cap : 1 << 30;
+    C->col = hdg_xmalloc(sizeof(int) * (size_t)b->cap);
+    C->val = hdg_xmalloc(sizeof(double) * (size_t)b->cap);
 }
 
 /* P: row (l, c*nk + i), i = 0, 1, gets the hat coefficients of the face's
@@ -94,7 +98,7 @@ static void build_prolongation(hdg_csr *P, const hdg_blockmat *B, int nk, const 
 {
     int m = B->m, ncomp = m / nk;
     csr_builder b;
-    builder_start(&b, P, B->nf * m, nc);
+    builder_start(&b, P, B->nf * m, nc, (4 + nk - 1) / nk);
     for (int l = 0; l < B->nf; l++)
         for (int p = 0; p < m; p++) {
             int c = p / nk, i = p % nk;
@@ -148,7 +152,7 @@ static void galerkin(hdg_csr *Ac, const hdg_blockmat *B, const hdg_csr *P, const
     int *seen = hdg_xmalloc(sizeof(int) * (size_t)(nc + 1)), *touched = hdg_xmalloc(sizeof(int) * (size_t)(nc + 1));
     for (int j = 0; j < nc; j++) seen[j] = -1;
     csr_builder b;
-    builder_start(&b, Ac, nc, nc);
+    builder_start(&b, Ac, nc, nc, 8);
     for (int J = 0; J < nc; J++) {
         int nt = 0;
         for (int kr = R->rowptr[J]; kr < R->rowptr[J + 1]; kr++) {
@@ -257,7 +261,7 @@ void hdg_mg_coarse_free(hdg_mg_coarse *C)
 
 hdg_mg_opts hdg_mg_opts_default(void)
 {
-    hdg_mg_opts o = {2, 4.0, 15};
+    hdg_mg_opts o = {2, 4.0, 10};
     return o;
 }
 

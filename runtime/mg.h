@@ -50,7 +50,7 @@ void hdg_mg_coarse_free(hdg_mg_coarse *C);
 typedef struct hdg_mg_opts {
     int nu;          /* Chebyshev steps before and after the coarse correction (default 2) */
     double ratio;    /* the smoother targets eigenvalues of D^-1 B in [lmax/ratio, lmax] (default 4) */
-    int power_its;   /* power iterations estimating lmax (default 15; lmax = 1.1 x the estimate) */
+    int power_its;   /* power iterations estimating lmax (default 10; lmax = 1.1 x the estimate) */
 } hdg_mg_opts;
 
 hdg_mg_opts hdg_mg_opts_default(void);

@@ -43,6 +43,9 @@ typedef struct hdg_petsc_info {
     double init_seconds;   /* loading the module and initialising MPI + PETSc (first solve only, else 0) */
 } hdg_petsc_info;
 
+/* 1 when the module loads (it stays loaded), else 0. */
+int hdg_petsc_available(void);
+
 /* Solves B x = b (x: initial guess in, solution out). HDG_ESOLVER when
  * PETSc's converged reason is a divergence (named in the message; info is
  * filled), HDG_EINPUT for a bad option, HDG_EINTERNAL for other PETSc

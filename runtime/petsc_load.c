@@ -86,6 +86,12 @@ static const module_fns *load(const char *what, hdg_error *err)
     return fns.solve ? &fns : NULL;
 }
 
+int hdg_petsc_available(void)
+{
+    hdg_error err;
+    return load("", &err) != NULL;
+}
+
 hdg_status hdg_petsc_solve(const hdg_blockmat *B, const double *b, double *x, const hdg_petsc_opts *o,
                            hdg_petsc_info *info, hdg_error *err)
 {
