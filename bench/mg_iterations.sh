@@ -1,0 +1,30 @@
+#!/bin/sh
+# bench/mg_iterations.sh — trace-solver iterations against N for k = 1..6 (issue 13):
+# --precond mg (default rtol) against face-block Jacobi CG on poisson_exp (a smooth
+# solution that is no Laplace eigenfunction). Prints one row per (k, N).
+#   usage: bench/mg_iterations.sh [HDGC] [KS] [NS] [BLOCK_MAX_N]
+#   e.g.   bench/mg_iterations.sh build/hdgc "1 2 3 4 5 6" "8 16 32 64 128 256 512" 128
+HDGC=${1:-build/hdgc}
+KS=${2:-"1 2 3 4 5 6"}
+NS=${3:-"8 16 32 64 128 256 512"}
+BLOCK_MAX_N=${4:-128}     # block Jacobi CG only up to this N (its iterations grow like N)
+FILE=$(dirname "$0")/../tests/data/hdg/poisson_exp.hdg
+J=$(mktemp)
+row() {  # k N precond
+    "$HDGC" run "$FILE" --order "$1" --mesh "square:$2" --precond "$3" --json "$J" --quiet >/dev/null 2>&1
+    python3 - "$J" "$1" "$2" "$3" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1])); s = r.get("solver", {}); e = r.get("errors") or {}
+print("%d %5d %-6s %8s %9s  %-20s %10s %8.2f" % (int(sys.argv[2]), int(sys.argv[3]), sys.argv[4],
+      r.get("sizes", {}).get("trace_dofs", "") or "", s.get("iterations", "-"), s.get("stopped", r.get("error", "")[:20]),
+      "%.2e" % e["ustar"] if "ustar" in e else "-", r.get("timings", {}).get("solve", float("nan"))))
+PY
+}
+echo "k     N precond  iterations  stopped              u* error   solve s"
+for k in $KS; do
+    for N in $NS; do
+        row "$k" "$N" mg
+        [ "$N" -le "$BLOCK_MAX_N" ] && row "$k" "$N" block
+    done
+done
+rm -f "$J"
