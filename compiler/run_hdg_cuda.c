@@ -3,10 +3,12 @@
  * (compiler/pipeline_cuda.h); the geometry goes to the device once, then
  * every stage runs there: local systems, their statistics, trace assembly
  * into the dense-block layout, Dirichlet elimination, the Krylov solve
- * (runtime/krylov.h with the device vector ops), scatter to the elements,
- * recovery, post-processing and errors. What comes back: one statistics
- * triple and one squared error per element, the Dirichlet face values, and
- * the element fields only when VTK output is asked for. The decisions and
+ * (runtime/krylov.h with the device vector ops; --precond mg builds its
+ * coarse space on the host and keeps only the coarse solve there), scatter
+ * to the elements, recovery, post-processing and errors. What comes back:
+ * one statistics triple and one squared error per element, the Dirichlet
+ * face values, the element fields only when VTK output is asked for, and
+ * for mg the trace matrix once (set-up) and the coarse vectors. The decisions and
  * reports are the host driver's (run_hdg_common.h). */
 #include <math.h>
 #include <stdint.h>
@@ -19,10 +21,12 @@
 #include "compiler/pipeline_cuda.h"
 #include "compiler/run.h"
 #include "compiler/run_hdg_common.h"
+#include "compiler/run_hdg_mg.h"
 #include "compiler/run_hdg_null.h"
 #include "runtime/blockmat.h"
 #include "runtime/cuda_trace.h"
 #include "runtime/geometry.h"
+#include "runtime/mg.h"
 #include "support/util.h"
 
 typedef struct drun {
@@ -254,6 +258,69 @@ static hdg_status null_stage(drun *r, hdg_error *err)
     return st ? st : hdg_cuda_linalg_check(&r->la, err);
 }
 
+/* The preconditioner of the device solve: Jacobi or face-block Jacobi on
+ * the device, or --precond mg (run_hdg_mg.h): the coarse space and its AMG
+ * are built on the host from the downloaded matrix (as the host driver's),
+ * then the cycle runs on device vectors with the device matrix, the device
+ * face-block Jacobi as the smoother's D and P, R uploaded; only the coarse
+ * solve (nc unknowns) stays on the host, its vectors copied down and up. */
+typedef struct dprecond {
+    hdg_cuda_precond P;        /* block or jacobi; the smoother's D for mg */
+    hdg_hdg_mg mg;             /* the coarse space and its AMG (host) */
+    hdg_cuda_csr dP, dR;
+    hdg_cuda_host_op cs;       /* the coarse solve on device vectors */
+    hdg_mg g;
+    hdg_linop M;               /* apply NULL: none */
+} dprecond;
+
+static hdg_status mg_setup(drun *r, dprecond *d, hdg_error *err)
+{
+    hdg_blockmat B;
+    double t0 = hdg_wtime();
+    hdg_status st = hdg_cuda_blockmat_download(&r->B, &B, err);
+    if (st) return st;
+    hdg_report_number(r->rep, "solver.mg.download_seconds", hdg_wtime() - t0);
+    st = hdg_hdg_mg_coarse(&d->mg, &B, r->mesh, r->L.k + 1, r->z != 0, r->o->petsc, r->rep, err);
+    hdg_blockmat_free(&B);
+    if (!st) st = hdg_cuda_csr_upload(&r->la, &d->mg.C.P, &d->dP, err);
+    if (!st) st = hdg_cuda_csr_upload(&r->la, &d->mg.C.R, &d->dR, err);
+    if (!st) st = hdg_cuda_precond_block(&r->B, &d->P, err);
+    if (st) return st;
+    hdg_linop host = hdg_hdg_mg_coarse_op(&d->mg);
+    hdg_cuda_host_op_init(&d->cs, &r->la, &host);
+    hdg_linop A = hdg_cuda_blockmat_op(&r->B), D = hdg_cuda_precond_op(&d->P);
+    hdg_linop P = hdg_cuda_csr_op(&d->dP), R = hdg_cuda_csr_op(&d->dR), Cs = hdg_cuda_host_op_op(&d->cs);
+    st = hdg_mg_init(&d->g, &A, &D, &P, &R, &Cs, d->mg.C.nc, &r->la.ops, NULL, DPTR(r->rhs), err);
+    hdg_error derr;
+    if (hdg_cuda_linalg_check(&r->la, &derr)) st = hdg_fail(err, derr.code, "%s", derr.msg);
+    if (st) return st;
+    hdg_report_number(r->rep, "solver.mg.lmax", d->g.lmax);
+    hdg_report_int(r->rep, "solver.mg.smoothing_steps", d->g.o.nu);
+    d->M = hdg_mg_op(&d->g);
+    return HDG_OK;
+}
+
+static hdg_status precond_setup(drun *r, const char *name, dprecond *d, hdg_error *err)
+{
+    memset(d, 0, sizeof *d);
+    hdg_status st = HDG_OK;
+    if (!strcmp(name, "mg")) return mg_setup(r, d, err);
+    if (!strcmp(name, "block")) st = hdg_cuda_precond_block(&r->B, &d->P, err);
+    else if (!strcmp(name, "jacobi")) st = hdg_cuda_precond_jacobi(&r->B, &d->P, err);
+    if (!st && d->P.L) d->M = hdg_cuda_precond_op(&d->P);
+    return st;
+}
+
+static void precond_free(dprecond *d)
+{
+    if (d->g.v) hdg_mg_free(&d->g);
+    hdg_cuda_host_op_free(&d->cs);
+    hdg_cuda_csr_free(&d->dP);
+    hdg_cuda_csr_free(&d->dR);
+    hdg_cuda_precond_free(&d->P);
+    hdg_hdg_mg_free(&d->mg);
+}
+
 static hdg_status solve_stage(drun *r, hdg_error *err)
 {
     long long n = (long long)r->B.nf * r->B.m;
@@ -263,29 +330,23 @@ static hdg_status solve_stage(drun *r, hdg_error *err)
     if (strcmp(s.format, "block"))
         return hdg_fail(err, HDG_EINPUT, "--format %s: the device solver multiplies in the dense block "
                         "format only (seed 000); use --format block or --backend c", s.format);
-    hdg_cuda_precond P;
-    memset(&P, 0, sizeof P);
-    if (!strcmp(s.precond, "block")) st = hdg_cuda_precond_block(&r->B, &P, err);
-    else if (!strcmp(s.precond, "jacobi")) st = hdg_cuda_precond_jacobi(&r->B, &P, err);
+    dprecond d;
+    st = precond_setup(r, s.precond, &d, err);
     if (!st) st = dalloc(r, (size_t)n, &r->x, err);
     if (!st) st = hdg_cuda_memset0(r->dev, r->x, sizeof(double) * (size_t)n, err);
-    if (st) {
-        hdg_cuda_precond_free(&P);
-        return st;
-    }
-    hdg_linop A = hdg_cuda_blockmat_op(&r->B), M = P.L ? hdg_cuda_precond_op(&P) : (hdg_linop){0};
+    hdg_linop A = hdg_cuda_blockmat_op(&r->B);
     hdg_solve_info info;
     memset(&info, 0, sizeof info);
-    const hdg_linop *Mp = M.apply ? &M : NULL;
+    const hdg_linop *Mp = d.M.apply ? &d.M : NULL;
     hdg_hdg_null_op nc;
     hdg_linop Mn;
     hdg_cuptr t = 0;
-    if (r->z && !(st = dalloc(r, (size_t)n, &t, err))) {   /* solve on the complement of the constants */
+    if (!st && r->z && !(st = dalloc(r, (size_t)n, &t, err))) {   /* solve on the complement of the constants */
         Mn = hdg_hdg_null_precond(&nc, Mp, &r->la.ops, DPTR(r->z), DPTR(t), n);
         Mp = &Mn;
     }
     if (st) {
-        hdg_cuda_precond_free(&P);
+        precond_free(&d);
         return st;
     }
     if (!strcmp(s.method, "cg"))
@@ -294,8 +355,9 @@ static hdg_status solve_stage(drun *r, hdg_error *err)
     hdg_cuda_free(r->dev, t);
     hdg_error derr;
     if (hdg_cuda_linalg_check(&r->la, &derr)) st = hdg_fail(err, derr.code, "%s", derr.msg);
-    hdg_cuda_precond_free(&P);
+    precond_free(&d);
     hdg_hdg_report_solve(r->rep, &s, &info, st);
+    if (!st) hdg_hdg_solve_warning(r->rep, r->mesh, r->L.k, &info);
     return st;
 }
 

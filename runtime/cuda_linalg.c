@@ -133,6 +133,21 @@ static const char kernels[] =
     "    y[t] = s;\n"
     "}\n"
     "\n"
+    "/* y = C x, compressed sparse rows (n rows, any number of columns), one thread\n"
+    " * per row, entries summed in stored order (as hdg_csr_spmv) */\n"
+    "extern \"C\" __global__ void __launch_bounds__(HDG_BLOCK) hdg_rt_csr(int n, const int *__restrict__ rowptr,\n"
+    "                                                                  const int *__restrict__ col,\n"
+    "                                                                  const double *__restrict__ val,\n"
+    "                                                                  const double *__restrict__ x,\n"
+    "                                                                  double *__restrict__ y)\n"
+    "{\n"
+    "    const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i >= n) return;\n"
+    "    double s = 0.0;\n"
+    "    for (int k = rowptr[i]; k < rowptr[i + 1]; ++k) s += val[k] * __ldg(x + col[k]);\n"
+    "    y[i] = s;\n"
+    "}\n"
+    "\n"
     "/* Jacobi: d[t] = 1 / A_tt; bad[t] = 1 where A_tt is 0 or not finite */\n"
     "extern \"C\" __global__ void __launch_bounds__(HDG_BLOCK) hdg_rt_jacobi_init(int nf, const double *__restrict__ A,\n"
     "        double *__restrict__ d, int *__restrict__ bad)\n"
@@ -221,7 +236,7 @@ hdg_status hdg_cuda_linalg_init(hdg_cuda_linalg *L, hdg_cuda_device *dev, hdg_cu
         { &L->reduce, "hdg_rt_reduce" }, { &L->spmv, "hdg_rt_spmv" }, { &L->diag, "hdg_rt_diag" },
         { &L->block, "hdg_rt_block" }, { &L->kstats, "hdg_rt_kstats" }, { &L->assemble, "hdg_rt_assemble" },
         { &L->dirichlet, "hdg_rt_dirichlet" }, { &L->scatter, "hdg_rt_scatter" }, { &L->jinit, "hdg_rt_jacobi_init" },
-        { &L->binit, "hdg_rt_block_init" },
+        { &L->binit, "hdg_rt_block_init" }, { &L->csr, "hdg_rt_csr" },
     };
     hdg_status st = HDG_OK;
     for (size_t i = 0; i < sizeof fns / sizeof *fns && !st; i++) st = hdg_cuda_module_function(mod, fns[i].name, fns[i].f, err);
@@ -434,6 +449,30 @@ hdg_status hdg_cuda_blockmat_upload(hdg_cuda_linalg *L, const hdg_blockmat *B, h
     return st;
 }
 
+hdg_status hdg_cuda_blockmat_download(const hdg_cuda_blockmat *dB, hdg_blockmat *B, hdg_error *err)
+{
+    memset(B, 0, sizeof *B);
+    hdg_cuda_linalg *L = dB->L;
+    int nf = dB->nf, m = dB->m, na = dB->na;
+    size_t rows = (size_t)nf * m, slice = rows * m;
+    int *nbr = hdg_xmalloc(sizeof(int) * ((size_t)nf * na + 1));
+    hdg_status st = hdg_cuda_download(L->dev, nbr, dB->nbr, sizeof(int) * (size_t)nf * na, err);
+    if (!st) st = hdg_blockmat_init(B, nf, m, na, nbr, err);
+    free(nbr);
+    double *tmp = st ? NULL : hdg_xmalloc(sizeof(double) * (slice ? slice : 1));
+    for (int b = 0; b < na && !st; b++) {   /* one block column at a time, as uploaded */
+        st = hdg_cuda_download(L->dev, tmp, dB->A + sizeof(double) * slice * b, sizeof(double) * slice, err);
+        for (int l = 0; l < nf && !st; l++) {
+            double *blk = hdg_blockmat_block(B, l, b);
+            for (int i = 0; i < m; i++)
+                for (int j = 0; j < m; j++) blk[i * m + j] = tmp[(size_t)j * rows + (size_t)l * m + i];
+        }
+    }
+    free(tmp);
+    if (st) hdg_blockmat_free(B);
+    return st;
+}
+
 void hdg_cuda_blockmat_free(hdg_cuda_blockmat *dB)
 {
     if (!dB || !dB->L) return;
@@ -542,6 +581,90 @@ void hdg_cuda_precond_free(hdg_cuda_precond *P)
     if (!P || !P->L) return;
     hdg_cuda_free(P->L->dev, P->d);
     memset(P, 0, sizeof *P);
+}
+
+/* --------------------------------------------------------------------- CSR */
+
+hdg_status hdg_cuda_csr_upload(hdg_cuda_linalg *L, const hdg_csr *C, hdg_cuda_csr *dC, hdg_error *err)
+{
+    memset(dC, 0, sizeof *dC);
+    dC->L = L, dC->n = C->n, dC->ncol = C->ncol, dC->nnz = C->nnz;
+    size_t ri = sizeof(int) * ((size_t)C->n + 1), ci = sizeof(int) * (size_t)C->nnz;
+    hdg_status st = hdg_cuda_alloc(L->dev, ri, &dC->rowptr, err);
+    if (!st) st = hdg_cuda_upload(L->dev, dC->rowptr, C->rowptr, ri, err);
+    if (!st) st = hdg_cuda_alloc(L->dev, ci ? ci : 1, &dC->col, err);
+    if (!st && ci) st = hdg_cuda_upload(L->dev, dC->col, C->col, ci, err);
+    if (!st) st = hdg_cuda_vec_upload(L, C->val, C->nnz, &dC->val, err);
+    if (st) hdg_cuda_csr_free(dC);
+    return st;
+}
+
+hdg_status hdg_cuda_csr_spmv(const hdg_cuda_csr *dC, hdg_cuptr x, hdg_cuptr y, hdg_error *err)
+{
+    int n = dC->n;
+    hdg_cuptr rp = dC->rowptr, col = dC->col, val = dC->val;
+    void *p[] = { &n, &rp, &col, &val, &x, &y };
+    return hdg_cuda_linalg_launch(dC->L, dC->L->csr, "hdg_rt_csr", n, p, err);
+}
+
+static void csr_apply(void *ctx, const double *x, double *y)
+{
+    hdg_cuda_csr *dC = ctx;
+    hdg_error e;
+    if (dC->L->failed) return;
+    keep(dC->L, hdg_cuda_csr_spmv(dC, (hdg_cuptr)(uintptr_t)x, (hdg_cuptr)(uintptr_t)y, &e), &e);
+}
+
+hdg_linop hdg_cuda_csr_op(hdg_cuda_csr *dC)
+{
+    hdg_linop op = { dC, dC->n, csr_apply };
+    return op;
+}
+
+void hdg_cuda_csr_free(hdg_cuda_csr *dC)
+{
+    if (!dC || !dC->L) return;
+    hdg_cuda_free(dC->L->dev, dC->rowptr);
+    hdg_cuda_free(dC->L->dev, dC->col);
+    hdg_cuda_free(dC->L->dev, dC->val);
+    memset(dC, 0, sizeof *dC);
+}
+
+/* ------------------------------------------------------ host operator */
+
+void hdg_cuda_host_op_init(hdg_cuda_host_op *H, hdg_cuda_linalg *L, const hdg_linop *host)
+{
+    H->L = L;
+    H->host = *host;
+    H->x = hdg_xmalloc(sizeof(double) * (size_t)(host->n > 0 ? host->n : 1));
+    H->y = hdg_xmalloc(sizeof(double) * (size_t)(host->n > 0 ? host->n : 1));
+}
+
+static void host_op_apply(void *ctx, const double *x, double *y)
+{
+    hdg_cuda_host_op *H = ctx;
+    hdg_cuda_linalg *L = H->L;
+    size_t bytes = sizeof(double) * (size_t)H->host.n;
+    hdg_error e;
+    if (L->failed) return;
+    hdg_status st = hdg_cuda_download(L->dev, H->x, (hdg_cuptr)(uintptr_t)x, bytes, &e);
+    if (!st) H->host.apply(H->host.ctx, H->x, H->y);
+    if (!st) st = hdg_cuda_upload(L->dev, (hdg_cuptr)(uintptr_t)y, H->y, bytes, &e);
+    keep(L, st, &e);
+}
+
+hdg_linop hdg_cuda_host_op_op(hdg_cuda_host_op *H)
+{
+    hdg_linop op = { H, H->host.n, host_op_apply };
+    return op;
+}
+
+void hdg_cuda_host_op_free(hdg_cuda_host_op *H)
+{
+    if (!H) return;
+    free(H->x);
+    free(H->y);
+    memset(H, 0, sizeof *H);
 }
 
 /* -------------------------------------------------------------------- PCG */

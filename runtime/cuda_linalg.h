@@ -1,8 +1,9 @@
 /* cuda_linalg.h — the runtime's own GPU linear algebra: vector operations
  * (an hdg_vecops table over device memory, so hdg_pcg / hdg_gmres run on the
  * GPU unchanged), the dense-block trace matrix of seed 000 with its SpMV,
- * Jacobi and face-block Jacobi preconditioners, and a copy kernel as the
- * bandwidth reference.
+ * Jacobi and face-block Jacobi preconditioners, a CSR SpMV (the multigrid
+ * transfers of --precond mg, runtime/mg.h), a host operator on device
+ * vectors (its coarse solve), and a copy kernel as the bandwidth reference.
  *
  * The kernels are CUDA source text (hdg_cuda_linalg_source), compiled at run
  * time like the generated ones (compiler/pipeline_cuda.h:
@@ -28,6 +29,7 @@
 
 #include "hdg.h"
 #include "runtime/blockmat.h"
+#include "runtime/csr.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/krylov.h"
 #include "support/util.h"
@@ -40,6 +42,7 @@ typedef struct hdg_cuda_linalg {
     int m, na;                  /* the block shape the module was compiled for */
     hdg_cuda_func *copy, *axpy, *xpay, *scal, *set, *dot, *reduce, *spmv, *diag, *block;
     hdg_cuda_func *jinit, *binit;                                /* preconditioner set-up */
+    hdg_cuda_func *csr;                                          /* CSR SpMV (multigrid transfers) */
     hdg_cuda_func *kstats, *assemble, *dirichlet, *scatter;     /* cuda_trace.h */
     int nparts;                 /* blocks of the dot kernel: 4 per SM, at most 1024 */
     hdg_cuptr partial;          /* nparts doubles */
@@ -83,6 +86,10 @@ typedef struct hdg_cuda_blockmat {
 hdg_status hdg_cuda_blockmat_upload(hdg_cuda_linalg *L, const hdg_blockmat *B, hdg_cuda_blockmat *dB,
                                     hdg_error *err);
 void hdg_cuda_blockmat_free(hdg_cuda_blockmat *dB);
+/* The device matrix back on the host: B allocated (hdg_blockmat_init with
+ * the device's neighbour lists) and filled from the coalesced layout, block
+ * for block as uploaded (padding blocks as the device holds them). */
+hdg_status hdg_cuda_blockmat_download(const hdg_cuda_blockmat *dB, hdg_blockmat *B, hdg_error *err);
 /* y = B x (device vectors of nf*m). */
 hdg_status hdg_cuda_blockmat_spmv(const hdg_cuda_blockmat *dB, hdg_cuptr x, hdg_cuptr y, hdg_error *err);
 /* B as an operator on device vectors (errors go to the sticky error). */
@@ -101,6 +108,34 @@ hdg_status hdg_cuda_precond_jacobi(hdg_cuda_blockmat *dB, hdg_cuda_precond *P, h
 hdg_status hdg_cuda_precond_block(hdg_cuda_blockmat *dB, hdg_cuda_precond *P, hdg_error *err);
 hdg_linop hdg_cuda_precond_op(hdg_cuda_precond *P);
 void hdg_cuda_precond_free(hdg_cuda_precond *P);
+
+/* A compressed-sparse-row matrix on the device (n rows, ncol columns; the
+ * multigrid transfers P and R = P^T are rectangular), multiplied by one
+ * thread per row summing in stored order (as hdg_csr_spmv). */
+typedef struct hdg_cuda_csr {
+    hdg_cuda_linalg *L;
+    int n, ncol, nnz;
+    hdg_cuptr rowptr, col, val;   /* n+1 ints, nnz ints, nnz doubles */
+} hdg_cuda_csr;
+hdg_status hdg_cuda_csr_upload(hdg_cuda_linalg *L, const hdg_csr *C, hdg_cuda_csr *dC, hdg_error *err);
+/* y = C x (x: ncol device doubles, y: n). */
+hdg_status hdg_cuda_csr_spmv(const hdg_cuda_csr *dC, hdg_cuptr x, hdg_cuptr y, hdg_error *err);
+/* C as an operator on device vectors (n: its rows; errors go to the sticky error). */
+hdg_linop hdg_cuda_csr_op(hdg_cuda_csr *dC);
+void hdg_cuda_csr_free(hdg_cuda_csr *dC);
+
+/* A host operator (square, on host vectors of host->n) applied to device
+ * vectors: x comes down, host->apply runs on host buffers, y goes up. For
+ * a small operator on the host inside a device solve (the multigrid coarse
+ * solve); copy errors go to the sticky error. */
+typedef struct hdg_cuda_host_op {
+    hdg_cuda_linalg *L;
+    hdg_linop host;
+    double *x, *y;                /* host buffers of host.n */
+} hdg_cuda_host_op;
+void hdg_cuda_host_op_init(hdg_cuda_host_op *H, hdg_cuda_linalg *L, const hdg_linop *host);
+hdg_linop hdg_cuda_host_op_op(hdg_cuda_host_op *H);
+void hdg_cuda_host_op_free(hdg_cuda_host_op *H);
 
 /* PCG on the device for host vectors: uploads b and the initial x, runs
  * hdg_pcg with the device vector ops, downloads x. M may be NULL. */
