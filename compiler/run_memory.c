@@ -36,9 +36,15 @@ static double hdg_bytes(const hdg_problem *p, const hdg_run_options *o, const hd
     /* --solver petsc: its BAIJ copy, the AIJ one for GAMG, GAMG's levels and its
      * libraries (measured: +138 MB at square:128, k = 3, with 31 MB of blocks) */
     double petsc = o->solver && !strcmp(o->solver, "petsc") ? 3 * 5 * m * m * D * s->nf + 48e6 : 0;
+    /* --precond mg (the default from 10000 unknowns): 4 more vectors, P and P^T (2 entries per
+     * row of the first two modes), the coarse matrix (~7 per row on nf/3 vertices) and
+     * BoomerAMG's hierarchy (~4x it), PETSc's libraries */
+    int mg = o->precond ? !strcmp(o->precond, "mg") : n >= 10000 && !(o->solver && !strcmp(o->solver, "petsc"));
+    double nc = tc * s->nf / 3;
+    double mgb = mg ? 4 * n * D + 2 * 4 * tc * s->nf * (D + sizeof(int)) + 5 * 7 * nc * (D + sizeof(int)) + 48e6 : 0;
     return s->ne * D * (nt * nt + 2 * nt + ec * np + pc * npp + 32)   /* K_e, F_e, u_h, x_e, x_post, geometry */
            + s->nf * D * (6 * m * m + 3 * m)                         /* blocks (5 per face), block Jacobi; rhs, x, x_D */
-           + csr + petsc + vectors * n * D;                           /* Krylov vectors */
+           + csr + petsc + mgb + vectors * n * D;                     /* Krylov vectors */
 }
 
 static double dg_bytes(const hdg_problem *p, const hdg_mesh_size *s)
