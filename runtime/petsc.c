@@ -65,6 +65,21 @@ static hdg_status petsc_start(hdg_error *err)
     return HDG_OK;
 }
 
+/* petsc_start with info cleared, its init_seconds the module load (from
+ * petsc_load.c, in info on entry) plus the start, on the first call only. */
+static hdg_status petsc_start_timed(hdg_petsc_info *info, hdg_error *err)
+{
+    double load = info->init_seconds;
+    memset(info, 0, sizeof *info);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int first = !started;
+    hdg_status st = petsc_start(err);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (first) info->init_seconds = load + (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    return st;
+}
+
 /* MATSEQBAIJ of block size m with B's blocks (padding skipped). */
 static PetscErrorCode petsc_matrix(const hdg_blockmat *B, Mat *A)
 {
@@ -238,14 +253,7 @@ static hdg_status unused_options(PetscOptions db, const char *user, hdg_error *e
 hdg_status hdg_petsc_module_solve(const hdg_blockmat *B, const double *b, double *x, const hdg_petsc_opts *o,
                                   hdg_petsc_info *info, hdg_error *err)
 {
-    double load = info->init_seconds;   /* from petsc_load.c */
-    memset(info, 0, sizeof *info);
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    int first = !started;
-    hdg_status st = petsc_start(err);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    if (first) info->init_seconds = load + (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    hdg_status st = petsc_start_timed(info, err);
     if (st) return st;
     PetscOptions db = NULL;
     PetscErrorCode ierr = options_push(o->options, &db);
@@ -318,15 +326,8 @@ static PetscErrorCode amg_ksp(struct hdg_petsc_amg *h)
 hdg_status hdg_petsc_module_amg_create(const hdg_csr *A, const char *options, hdg_petsc_amg **out,
                                        hdg_petsc_info *info, hdg_error *err)
 {
-    double load = info->init_seconds;
-    memset(info, 0, sizeof *info);
     *out = NULL;
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    int first = !started;
-    hdg_status st = petsc_start(err);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    if (first) info->init_seconds = load + (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    hdg_status st = petsc_start_timed(info, err);
     if (st) return st;
     PetscOptions db = NULL;
     PetscErrorCode ierr = options_push(options, &db);

@@ -75,16 +75,6 @@ static outcome run(const hdg_problem *p, const char *mesh_spec, int on_device, c
 
 static double rel(double a, double b) { return fabs(a - b) / fmax(fabs(b), 1e-300); }
 
-/* max |a - b| / max |b| over n values */
-static double field_diff(const double *a, const double *b, long long n)
-{
-    double d = 0, s = 0;
-    for (long long i = 0; i < n; i++) {
-        d = fmax(d, fabs(a[i] - b[i]));
-        s = fmax(s, fabs(b[i]));
-    }
-    return s > 0 ? d / s : d;
-}
 
 static void compare(const char *file, int order, const char *mesh, const char *solver, const char *precond)
 {
@@ -95,8 +85,8 @@ static void compare(const char *file, int order, const char *mesh, const char *s
     CHECK(h.st == HDG_OK, "%s k=%d %s host: %s", name, order, mesh, h.msg);
     CHECK(g.st == HDG_OK, "%s k=%d %s device: %s", name, order, mesh, g.msg);
     if (!h.st && !g.st) {
-        double fx = field_diff(g.f.x, h.f.x, h.f.n);
-        double fp = h.f.npost ? field_diff(g.f.xpost, h.f.xpost, h.f.npost) : 0;
+        double fx = test_fields_maxdiff(g.f.x, h.f.x, h.f.n);
+        double fp = h.f.npost ? test_fields_maxdiff(g.f.xpost, h.f.xpost, h.f.npost) : 0;
         printf("%-22s k=%d %-22s %-5s %-6s", name, order, mesh, solver ? solver : "auto", precond ? precond : "block");
         for (int i = 0; i < h.nerr; i++) printf(" %s %.3e (%.0e)", h.name[i], h.e[i], rel(g.e[i], h.e[i]));
         printf("  fields %.0e/%.0e  its %g/%g\n", fx, fp, g.iters, h.iters);

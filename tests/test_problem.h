@@ -3,6 +3,7 @@
 #ifndef HDG_TEST_PROBLEM_H
 #define HDG_TEST_PROBLEM_H
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,24 @@ static inline hdg_problem *test_parse_problem(const char *src)
     hdg_diags d;
     hdg_diags_init(&d);
     return test_problem_checked(hdg_problem_parse("s.hdg", src, strlen(src), NULL, &d), &d, src);
+}
+
+/* ||a - b|| / ||b|| (2-norms) of two element fields of n values; INFINITY when
+ * either is missing. */
+static inline double test_fields_l2diff(const double *a, const double *b, long long n)
+{
+    if (!a || !b) return INFINITY;
+    double d = 0, s = 0;
+    for (long long i = 0; i < n; i++) d += (a[i] - b[i]) * (a[i] - b[i]), s += b[i] * b[i];
+    return s > 0 ? sqrt(d / s) : sqrt(d);
+}
+
+/* max |a - b| / max |b| over n values. */
+static inline double test_fields_maxdiff(const double *a, const double *b, long long n)
+{
+    double d = 0, s = 0;
+    for (long long i = 0; i < n; i++) d = fmax(d, fabs(a[i] - b[i])), s = fmax(s, fabs(b[i]));
+    return s > 0 ? d / s : d;
 }
 
 #endif
