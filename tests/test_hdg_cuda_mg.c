@@ -213,13 +213,6 @@ static outcome run(const hdg_problem *p, const char *mesh_spec, int on_device)
 
 static double rel(double a, double b) { return fabs(a - b) / fmax(fabs(b), 1e-300); }
 
-static double field_diff(const double *a, const double *b, long long n)
-{
-    double d = 0, s = 0;
-    for (long long i = 0; i < n; i++) d = fmax(d, fabs(a[i] - b[i])), s = fmax(s, fabs(b[i]));
-    return s > 0 ? d / s : d;
-}
-
 /* Host and device runs with --precond mg; the device's iteration count
  * (-1 on failure). */
 static double compare(const char *file, int order, const char *mesh, int singular, double tol)
@@ -233,7 +226,7 @@ static double compare(const char *file, int order, const char *mesh, int singula
     CHECK(g.st == HDG_OK, "%s k=%d %s device: %s", name, order, mesh, g.msg);
     double its = -1;
     if (!h.st && !g.st) {
-        double fx = field_diff(g.f.x, h.f.x, h.f.n), worst = 0;
+        double fx = test_fields_maxdiff(g.f.x, h.f.x, h.f.n), worst = 0;
         for (int i = 0; i < h.nerr && i < g.nerr; i++) worst = fmax(worst, rel(g.e[i], h.e[i]));
         printf("%-20s k=%d %-10s its %g/%g  coarse %g/%g  lmax %.6f/%.6f  errors %.0e  fields %.0e  %s\n", name, order,
                mesh, g.iters, h.iters, g.nc, h.nc, g.lmax, h.lmax, worst, fx, g.null_space);
