@@ -16,7 +16,7 @@ row() {  # k N precond
 import json, sys
 r = json.load(open(sys.argv[1])); s = r.get("solver", {}); e = r.get("errors") or {}
 print("%d %5d %-6s %8s %9s  %-20s %10s %8.2f" % (int(sys.argv[2]), int(sys.argv[3]), sys.argv[4],
-      r.get("sizes", {}).get("trace_dofs", "") or "", s.get("iterations", "-"), s.get("stopped", r.get("error", "")[:20]),
+      r.get("dofs", {}).get("trace", ""), s.get("iterations", "-"), s.get("stopped", r.get("error", "")[:20]),
       "%.2e" % e["ustar"] if "ustar" in e else "-", r.get("timings", {}).get("solve", float("nan"))))
 PY
 }
