@@ -48,7 +48,9 @@ static void usage(FILE *f)
                "                       [--reps R] [--threads T] [--triad-mib S] [--json F]\n"
                "                       [--backend host|cuda]\n"
                "       hdgc bench pipeline FILE.hdg [--orders a..b] [--mesh SPEC] [--backends c,cuda] ...\n"
-               "                       (stage times per backend: hdgc bench pipeline --help)\n");
+               "                       (stage times per backend: hdgc bench pipeline --help)\n"
+               "       hdgc bench stages FILE.hdg [--orders a..b] [--mesh SPEC] ...\n"
+               "                       (HDG element kernels vs FMA peak: hdgc bench stages --help)\n");
 }
 
 static void help(void)
@@ -569,7 +571,7 @@ int hdg_cmd_bench(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         if (argc < 2) {
-            fprintf(stderr, "hdgc bench: no benchmark given (available: spmv, pipeline)\n");
+            fprintf(stderr, "hdgc bench: no benchmark given (available: spmv, pipeline, stages)\n");
             usage(stderr);
             return 2;
         }
@@ -578,7 +580,8 @@ int hdg_cmd_bench(int argc, char **argv)
     }
     if (!strcmp(argv[1], "spmv")) return bench_spmv(argc, argv);
     if (!strcmp(argv[1], "pipeline")) return hdg_cmd_bench_pipeline(argc, argv);
-    fprintf(stderr, "hdgc bench: unknown benchmark '%s' (available: spmv, pipeline)\n", argv[1]);
+    if (!strcmp(argv[1], "stages")) return hdg_cmd_bench_stages(argc, argv);
+    fprintf(stderr, "hdgc bench: unknown benchmark '%s' (available: spmv, pipeline, stages)\n", argv[1]);
     usage(stderr);
     return 2;
 }
