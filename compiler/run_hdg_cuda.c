@@ -267,7 +267,7 @@ static hdg_status null_stage(drun *r, hdg_error *err)
 typedef struct dprecond {
     hdg_cuda_precond P;        /* block or jacobi; the smoother's D for mg */
     hdg_hdg_mg mg;             /* the coarse space and its AMG (host) */
-    hdg_cuda_csr dP, dR;
+    hdg_cuda_csr dP, dR, dAP;
     hdg_cuda_host_op cs;       /* the coarse solve on device vectors */
     hdg_mg g;
     hdg_linop M;               /* apply NULL: none */
@@ -284,6 +284,7 @@ static hdg_status mg_setup(drun *r, dprecond *d, hdg_error *err)
     hdg_blockmat_free(&B);
     if (!st) st = hdg_cuda_csr_upload(&r->la, &d->mg.C.P, &d->dP, err);
     if (!st) st = hdg_cuda_csr_upload(&r->la, &d->mg.C.R, &d->dR, err);
+    if (!st) st = hdg_cuda_csr_upload(&r->la, &d->mg.C.AP, &d->dAP, err);
     if (!st) st = hdg_cuda_precond_block(&r->B, &d->P, err);
     if (st) return st;
     hdg_linop host = hdg_hdg_mg_coarse_op(&d->mg);
@@ -294,6 +295,7 @@ static hdg_status mg_setup(drun *r, dprecond *d, hdg_error *err)
     hdg_error derr;
     if (hdg_cuda_linalg_check(&r->la, &derr)) st = hdg_fail(err, derr.code, "%s", derr.msg);
     if (st) return st;
+    d->g.AP = hdg_cuda_csr_op(&d->dAP);
     hdg_report_number(r->rep, "solver.mg.lmax", d->g.lmax);
     hdg_report_int(r->rep, "solver.mg.smoothing_steps", d->g.o.nu);
     d->M = hdg_mg_op(&d->g);
@@ -317,6 +319,7 @@ static void precond_free(dprecond *d)
     hdg_cuda_host_op_free(&d->cs);
     hdg_cuda_csr_free(&d->dP);
     hdg_cuda_csr_free(&d->dR);
+    hdg_cuda_csr_free(&d->dAP);
     hdg_cuda_precond_free(&d->P);
     hdg_hdg_mg_free(&d->mg);
 }

@@ -58,6 +58,7 @@ hdg_status hdg_hdg_mg_host(hdg_hdg_mg *h, const hdg_blockmat *B, const hdg_mesh 
     hdg_linop Cs = hdg_hdg_mg_coarse_op(h);
     st = hdg_mg_init(&h->g, &A, &h->D, &P, &R, &Cs, h->C.nc, hdg_vecops_host(), NULL, start, err);
     if (st) return st;
+    h->g.AP = csr_rect_op(&h->C.AP);
     hdg_report_number(rep, "solver.mg.lmax", h->g.lmax);
     hdg_report_int(rep, "solver.mg.smoothing_steps", h->g.o.nu);
     *Mop = hdg_mg_op(&h->g);

@@ -144,41 +144,86 @@ static void sort_row(int *col, double *val, int n)
     }
 }
 
-/* Ac = R B P, row by row with a dense accumulator. */
-static void galerkin(hdg_csr *Ac, const hdg_blockmat *B, const hdg_csr *P, const hdg_csr *R)
+/* Sparse rows by a dense accumulator: the row's entries (col, val) are
+ * gathered in acc/seen/touched, then pushed in column order. */
+typedef struct row_acc {
+    double *acc;
+    int *seen, *touched, nt;
+} row_acc;
+
+static void acc_init(row_acc *a, int ncols)
 {
-    int m = B->m, nc = R->n;
-    double *acc = hdg_xcalloc((size_t)nc + 1, sizeof(double));
-    int *seen = hdg_xmalloc(sizeof(int) * (size_t)(nc + 1)), *touched = hdg_xmalloc(sizeof(int) * (size_t)(nc + 1));
-    for (int j = 0; j < nc; j++) seen[j] = -1;
+    a->acc = hdg_xcalloc((size_t)ncols + 1, sizeof(double));
+    a->seen = hdg_xmalloc(sizeof(int) * (size_t)(ncols + 1));
+    a->touched = hdg_xmalloc(sizeof(int) * (size_t)(ncols + 1));
+    for (int j = 0; j <= ncols; j++) a->seen[j] = -1;
+    a->nt = 0;
+}
+
+static void acc_add(row_acc *a, int row, int col, double v)
+{
+    if (a->seen[col] != row) a->seen[col] = row, a->acc[col] = 0, a->touched[a->nt++] = col;
+    a->acc[col] += v;
+}
+
+static void acc_flush(row_acc *a, csr_builder *b, int row)
+{
+    hdg_csr *C = b->C;
+    int start = C->nnz;
+    for (int i = 0; i < a->nt; i++) push(b, a->touched[i], a->acc[a->touched[i]]);
+    sort_row(C->col + start, C->val + start, a->nt);
+    C->rowptr[row + 1] = C->nnz;
+    a->nt = 0;
+}
+
+static void acc_free(row_acc *a)
+{
+    free(a->acc), free(a->seen), free(a->touched);
+}
+
+/* AP = B P: row (l, p) gathers the P rows of the faces it couples to. */
+static void times_prolongation(hdg_csr *AP, const hdg_blockmat *B, const hdg_csr *P)
+{
+    int m = B->m;
+    row_acc a;
+    acc_init(&a, P->ncol);
+    csr_builder b;
+    builder_start(&b, AP, P->n, P->ncol, 4);
+    for (int l = 0; l < B->nf; l++)
+        for (int p = 0; p < m; p++) {
+            int r = l * m + p;
+            for (int k = 0; k < B->na; k++) {
+                int g = B->nbr[(size_t)l * B->na + k];
+                if (g < 0) continue;
+                const double *row = hdg_blockmat_block(B, l, k) + (size_t)p * m;
+                for (int q = 0; q < m; q++) {
+                    int s = g * m + q;
+                    if (row[q] == 0) continue;
+                    for (int kp = P->rowptr[s]; kp < P->rowptr[s + 1]; kp++)
+                        acc_add(&a, r, P->col[kp], row[q] * P->val[kp]);
+                }
+            }
+            acc_flush(&a, &b, r);
+        }
+    acc_free(&a);
+}
+
+/* Ac = R (B P). */
+static void galerkin(hdg_csr *Ac, const hdg_csr *R, const hdg_csr *AP)
+{
+    int nc = R->n;
+    row_acc a;
+    acc_init(&a, nc);
     csr_builder b;
     builder_start(&b, Ac, nc, nc, 8);
     for (int J = 0; J < nc; J++) {
-        int nt = 0;
         for (int kr = R->rowptr[J]; kr < R->rowptr[J + 1]; kr++) {
-            int r = R->col[kr], l = r / m, p = r % m;
-            double wr = R->val[kr];
-            for (int a = 0; a < B->na; a++) {
-                int g = B->nbr[(size_t)l * B->na + a];
-                if (g < 0) continue;
-                const double *row = hdg_blockmat_block(B, l, a) + (size_t)p * m;
-                for (int q = 0; q < m; q++) {
-                    int s = g * m + q;
-                    if (row[q] == 0 || P->rowptr[s] == P->rowptr[s + 1]) continue;
-                    for (int kp = P->rowptr[s]; kp < P->rowptr[s + 1]; kp++) {
-                        int K = P->col[kp];
-                        if (seen[K] != J) seen[K] = J, acc[K] = 0, touched[nt++] = K;
-                        acc[K] += wr * row[q] * P->val[kp];
-                    }
-                }
-            }
+            int r = R->col[kr];
+            for (int k = AP->rowptr[r]; k < AP->rowptr[r + 1]; k++) acc_add(&a, J, AP->col[k], R->val[kr] * AP->val[k]);
         }
-        int start = Ac->nnz;
-        for (int i = 0; i < nt; i++) push(&b, touched[i], acc[touched[i]]);
-        sort_row(Ac->col + start, Ac->val + start, nt);
-        Ac->rowptr[J + 1] = Ac->nnz;
+        acc_flush(&a, &b, J);
     }
-    free(acc), free(seen), free(touched);
+    acc_free(&a);
 }
 
 static double csr_entry(const hdg_csr *C, int i, int j)
@@ -211,6 +256,8 @@ static void pin_first(hdg_mg_coarse *C)
     for (int k = 0; k < C->P.nnz; k++)
         if (C->P.col[k] == 0) C->P.val[k] = 0;
     for (int k = C->R.rowptr[0]; k < C->R.rowptr[1]; k++) C->R.val[k] = 0;
+    for (int k = 0; k < C->AP.nnz; k++)
+        if (C->AP.col[k] == 0) C->AP.val[k] = 0;
 }
 
 hdg_status hdg_mg_coarse_build(hdg_mg_coarse *C, const hdg_blockmat *B, int nk, int nv, const int *fv,
@@ -238,7 +285,8 @@ hdg_status hdg_mg_coarse_build(hdg_mg_coarse *C, const hdg_blockmat *B, int nk, 
         C->nc = nc;
         build_prolongation(&C->P, B, nk, fv, cidx, nc, fixed, al, be);
         csr_transpose(&C->P, &C->R);
-        galerkin(&C->Ac, B, &C->P, &C->R);
+        times_prolongation(&C->AP, B, &C->P);
+        galerkin(&C->Ac, &C->R, &C->AP);
         if (!drop_weak(&C->Ac, cidx, ncv, keep)) break;
     }
     free(fixed), free(keep), free(cidx);
@@ -252,6 +300,7 @@ void hdg_mg_coarse_free(hdg_mg_coarse *C)
     int nfixed = C->nfixed;
     hdg_csr_free(&C->P);
     hdg_csr_free(&C->R);
+    hdg_csr_free(&C->AP);
     hdg_csr_free(&C->Ac);
     memset(C, 0, sizeof *C);
     C->nfixed = nfixed;
@@ -353,7 +402,8 @@ static void mg_apply(void *ctx, const double *b, double *z)
     g->Cs.apply(g->Cs.ctx, g->rc, g->ec);
     g->P.apply(g->P.ctx, g->ec, g->d);
     v->axpy(v->ctx, g->n, 1.0, g->d, z);
-    g->A.apply(g->A.ctx, g->d, g->t);
+    if (g->AP.apply) g->AP.apply(g->AP.ctx, g->ec, g->t);   /* B P ec, cheaper than B (P ec) */
+    else g->A.apply(g->A.ctx, g->d, g->t);
     v->axpy(v->ctx, g->n, -1.0, g->t, g->r);
     chebyshev(g, z, 1);
 }

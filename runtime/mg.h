@@ -31,14 +31,16 @@
 #include "runtime/csr.h"
 #include "runtime/krylov.h"
 
-/* The coarse space: P (nf*m rows, nc columns), R = P^T and Ac = P^T B P.
+/* The coarse space: P (nf*m rows, nc columns), R = P^T, AP = B P (about 4
+ * entries a row against B's 5m: the coarse correction's residual update) and
+ * Ac = P^T B P = R AP.
  * nk = k+1 modes per component (m a multiple of nk); nv vertices; fv the
  * faces' vertices (2 per face, canonical direction). singular: B has a
  * constant null space; Ac's first coarse unknown is then pinned (its row and
  * column replaced by the identity) so that the coarse solve is regular.
  * Coarse unknowns whose Galerkin diagonal is not positive are dropped. */
 typedef struct hdg_mg_coarse {
-    hdg_csr P, R, Ac;
+    hdg_csr P, R, AP, Ac;
     int nc;          /* coarse unknowns */
     int nfixed;      /* (face, component) pairs found fixed */
 } hdg_mg_coarse;
@@ -57,9 +59,10 @@ hdg_mg_opts hdg_mg_opts_default(void);
 
 /* The cycle. A: the trace matrix; D: the face-block Jacobi inverse; P, R:
  * the transfers; Cs: the coarse solve (vectors of nc on the same memory as
- * P's output). All vectors live in v's memory. */
+ * P's output); AP: B P as an operator, optional (set after hdg_mg_init; when
+ * absent the cycle applies A to P ec). All vectors live in v's memory. */
 typedef struct hdg_mg {
-    hdg_linop A, D, P, R, Cs;
+    hdg_linop A, D, P, R, Cs, AP;
     const hdg_vecops *v;
     long long n, nc;
     hdg_mg_opts o;
