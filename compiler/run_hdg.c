@@ -210,7 +210,7 @@ static hdg_status solve_stage(hdg_run *r, hdg_error *err)
     if (!strcmp(s.precond, "block")) st = hdg_precond_block_init(&M, &r->B, err);
     else if (!strcmp(s.precond, "jacobi")) st = hdg_precond_jacobi_init(&M, &r->B, err);
     else if (!strcmp(s.precond, "mg"))
-        st = hdg_hdg_mg_host(&mg, &r->B, r->mesh, r->L.k + 1, r->z != NULL, r->o->petsc, r->rhs, r->rep, &M, err);
+        st = hdg_hdg_mg_host(&mg, &r->B, r->mesh, r->L.k + 1, r->z != NULL, r->o->petsc, r->rep, &M, err);
     if (st) {
         hdg_hdg_mg_free(&mg);
         hdg_csr_free(&csr);

@@ -291,7 +291,12 @@ static hdg_status mg_setup(drun *r, dprecond *d, hdg_error *err)
     hdg_cuda_host_op_init(&d->cs, &r->la, &host);
     hdg_linop A = hdg_cuda_blockmat_op(&r->B), D = hdg_cuda_precond_op(&d->P);
     hdg_linop P = hdg_cuda_csr_op(&d->dP), R = hdg_cuda_csr_op(&d->dR), Cs = hdg_cuda_host_op_op(&d->cs);
-    st = hdg_mg_init(&d->g, &A, &D, &P, &R, &Cs, d->mg.C.nc, &r->la.ops, NULL, DPTR(r->rhs), err);
+    double *x0 = hdg_mg_start_vector(A.n);
+    hdg_cuptr dx0 = 0;
+    st = hdg_cuda_vec_upload(&r->la, x0, A.n, &dx0, err);
+    free(x0);
+    if (!st) st = hdg_mg_init(&d->g, &A, &D, &P, &R, &Cs, d->mg.C.nc, &r->la.ops, NULL, DPTR(dx0), err);
+    hdg_cuda_free(r->dev, dx0);
     hdg_error derr;
     if (hdg_cuda_linalg_check(&r->la, &derr)) st = hdg_fail(err, derr.code, "%s", derr.msg);
     if (st) return st;

@@ -1,6 +1,7 @@
 /* run_hdg_mg.c — --precond mg for the HDG drivers (run_hdg_mg.h). */
 #include "compiler/run_hdg_mg.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "support/util.h"
@@ -48,15 +49,16 @@ hdg_status hdg_hdg_mg_coarse(hdg_hdg_mg *h, const hdg_blockmat *B, const hdg_mes
 }
 
 hdg_status hdg_hdg_mg_host(hdg_hdg_mg *h, const hdg_blockmat *B, const hdg_mesh *M, int nk, int singular,
-                           const char *petsc, const double *start, hdg_report *rep, hdg_linop *Mop,
-                           hdg_error *err)
+                           const char *petsc, hdg_report *rep, hdg_linop *Mop, hdg_error *err)
 {
     hdg_status st = hdg_hdg_mg_coarse(h, B, M, nk, singular, petsc, rep, err);
     if (!st) st = hdg_precond_block_init(&h->D, B, err);
     if (st) return st;
     hdg_linop A = hdg_blockmat_op(B), P = csr_rect_op(&h->C.P), R = csr_rect_op(&h->C.R);
     hdg_linop Cs = hdg_hdg_mg_coarse_op(h);
-    st = hdg_mg_init(&h->g, &A, &h->D, &P, &R, &Cs, h->C.nc, hdg_vecops_host(), NULL, start, err);
+    double *x0 = hdg_mg_start_vector(A.n);
+    st = hdg_mg_init(&h->g, &A, &h->D, &P, &R, &Cs, h->C.nc, hdg_vecops_host(), NULL, x0, err);
+    free(x0);
     if (st) return st;
     h->g.AP = csr_rect_op(&h->C.AP);
     hdg_report_number(rep, "solver.mg.lmax", h->g.lmax);

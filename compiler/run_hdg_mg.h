@@ -28,11 +28,10 @@ hdg_status hdg_hdg_mg_coarse(hdg_hdg_mg *h, const hdg_blockmat *B, const hdg_mes
 /* The coarse solve as an operator on host vectors of C.nc. */
 hdg_linop hdg_hdg_mg_coarse_op(hdg_hdg_mg *h);
 
-/* Everything on the host: coarse space, block Jacobi, cycle; *M the
- * preconditioner (start: the right-hand side, for the eigenvalue estimate). */
+/* Everything on the host: coarse space, block Jacobi, cycle; *Mop the
+ * preconditioner. */
 hdg_status hdg_hdg_mg_host(hdg_hdg_mg *h, const hdg_blockmat *B, const hdg_mesh *M, int nk, int singular,
-                           const char *petsc, const double *start, hdg_report *rep, hdg_linop *Mop,
-                           hdg_error *err);
+                           const char *petsc, hdg_report *rep, hdg_linop *Mop, hdg_error *err);
 void hdg_hdg_mg_free(hdg_hdg_mg *h);
 
 #endif

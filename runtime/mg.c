@@ -314,6 +314,17 @@ hdg_mg_opts hdg_mg_opts_default(void)
     return o;
 }
 
+double *hdg_mg_start_vector(long long n)
+{
+    double *x = hdg_xmalloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+    unsigned long long s = 88172645463325252ULL;   /* xorshift64, fixed seed: runs repeat */
+    for (long long i = 0; i < n; i++) {
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        x[i] = (double)(s >> 11) / 9007199254740992.0 - 0.5;
+    }
+    return x;
+}
+
 /* lmax of D^-1 A by power iteration, times 1.1. */
 static double estimate_lmax(hdg_mg *g, const double *start)
 {
