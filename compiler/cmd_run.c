@@ -10,6 +10,7 @@
 
 #include "compiler/commands.h"
 #include "compiler/run.h"
+#include "compiler/run_png.h"
 #include "support/util.h"
 
 static void usage(FILE *f)
@@ -18,6 +19,7 @@ static void usage(FILE *f)
                "                [--backend c|cuda|auto] [--solver cg|gmres|petsc] [--petsc OPTS]\n"
                "                [--precond mg|block|jacobi|none] [--format block|csr] [--rtol r] [--maxit n] [--restart m]\n"
                "                [--vtk out.vtu|out.pvd] [--every n] [--cfl c] [--final-time T]\n"
+               "                [--png out.png] [--field NAME] [--size WxH]\n"
                "                [--json report.json] [--no-cache] [--quiet]\n");
 }
 
@@ -62,7 +64,15 @@ static void help(void)
            "  --vtk FILE          write the solution (.vtu; DG: .pvd time series, staged as\n"
            "                      FILE.partial.pvd and renamed at the end, so a run that blows\n"
            "                      up never replaces a good series; HDG: x.pvd gets x_00000.vtu)\n"
-           "  --every n           DG: write every n steps (with --vtk)\n"
+           "  --every n           DG: write every n steps (with --vtk or a --png pattern)\n"
+           "  --png FILE          a picture of a field (cairo, viridis, colour bar with its\n"
+           "                      min/max, caption; DG: at the final time); the report gets\n"
+           "                      output.png_min/max. DG frames: a pattern 'f/Ez_%%04d.png'\n"
+           "                      writes t = 0, every --every n steps and the end, in one\n"
+           "                      colour range (+-1.1 x the first non-zero frame's max |value|)\n"
+           "  --field NAME        the field --png draws: an element unknown or a component\n"
+           "                      (u, q_x, q_y, ustar); default the first scalar element unknown\n"
+           "  --size WxH          --png picture size in pixels (default 800x800, 200..8192)\n"
            "  --cfl c             DG: CFL number (overrides the file): dt = c x the Hesthaven-\n"
            "                      Warburton step of speed 1 / the equations' wave speed\n"
            "  --final-time T      DG: final time (overrides the file)\n"
@@ -115,6 +125,17 @@ static int integer(const char *s, long lo, long hi, int *out)
     return 1;
 }
 
+/* --size WxH */
+static int size_arg(const char *v, hdg_run_options *o)
+{
+    char w[32];
+    const char *x = strchr(v, 'x');
+    if (!x || x - v >= (long)sizeof w) return 0;
+    memcpy(w, v, (size_t)(x - v));
+    w[x - v] = '\0';
+    return integer(w, 200, 8192, &o->png_width) && integer(x + 1, 200, 8192, &o->png_height);
+}
+
 /* One option with its value v; returns -1 to go on, else an exit code. */
 static int option(run_args *A, const char *a, char *v)
 {
@@ -127,7 +148,13 @@ static int option(run_args *A, const char *a, char *v)
     else if (!strcmp(a, "--precond")) A->ro.precond = v;
     else if (!strcmp(a, "--format")) A->ro.format = v;
     else if (!strcmp(a, "--vtk")) A->ro.vtk = v;
-    else if (!strcmp(a, "--json")) A->json = v;
+    else if (!strcmp(a, "--png")) {
+        if (!hdg_png_pattern_ok(v)) return bad("--png %s: a frame pattern has one %%d (e.g. %%04d) and no other %%", v);
+        A->ro.png = v;
+    } else if (!strcmp(a, "--field")) A->ro.png_field = v;
+    else if (!strcmp(a, "--size")) {
+        if (!size_arg(v, &A->ro)) return bad("--size %s: expected WxH, each between 200 and 8192 pixels", v);
+    } else if (!strcmp(a, "--json")) A->json = v;
     else if (!strcmp(a, "--order")) {
         if (!integer(v, 1, 20, &A->fo.order)) return bad("--order %s: expected an integer between 1 and 20", v);
     } else if (!strcmp(a, "--rtol")) {
@@ -163,6 +190,17 @@ static int check_outputs(const run_args *A)
     if (!rc) rc = hdg_cli_check_output("run", "--vtk", A->ro.vtk, A->path);
     if (!rc) rc = hdg_cli_check_output("run", "--json", A->json, A->ro.mesh);   /* a .msh file */
     if (!rc) rc = hdg_cli_check_output("run", "--vtk", A->ro.vtk, A->ro.mesh);
+    if (!rc) rc = hdg_cli_check_output("run", "--png", A->ro.png, A->path);
+    if (!rc) rc = hdg_cli_check_output("run", "--png", A->ro.png, A->ro.mesh);
+    if (!rc && !A->ro.png && (A->ro.png_field || A->ro.png_width)) {
+        fprintf(stderr, "hdgc run: --field and --size go with --png\n");
+        rc = 2;
+    }
+    if (!rc && A->ro.png && ((A->json && hdg_cli_same_file(A->json, A->ro.png)) ||
+                             (A->ro.vtk && hdg_cli_same_file(A->ro.vtk, A->ro.png)))) {
+        fprintf(stderr, "hdgc run: --png names the same file as --json or --vtk '%s'\n", A->ro.png);
+        rc = 2;
+    }
     if (!rc && A->json && A->ro.vtk && hdg_cli_same_file(A->json, A->ro.vtk)) {
         fprintf(stderr, "hdgc run: --json and --vtk name the same file '%s'\n", A->json);
         rc = 2;

@@ -38,6 +38,9 @@ typedef struct hdg_run_options {
     int restart;               /* GMRES restart length (<= 0: 100) */
     const char *vtk;           /* output file (.vtu; DG: .pvd time series) or NULL */
     int every;                 /* DG: write every n steps (0: only the end) */
+    const char *png;           /* picture of a field (run_png.h) or NULL */
+    const char *png_field;     /* --field: the field drawn (NULL: the first scalar element unknown) */
+    int png_width, png_height; /* --size WxH (0: 800x800) */
     double cfl;                /* DG: > 0 overrides the file's cfl */
     double final_time;         /* DG: > 0 overrides the file's final time */
     int use_cache;             /* kernel cache (default 1) */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "compiler/mesh_data.h"
+#include "compiler/run_png.h"
 #include "runtime/lserk4.h"
 #include "runtime/vtk.h"
 #include "support/util.h"
@@ -473,6 +474,7 @@ hdg_status hdg_dg_integrate(const hdg_dg_data *d, const hdg_dg_engine *eng, cons
     double *Eel = hdg_xcalloc((size_t)ne, sizeof(double));
     double *E = hdg_xcalloc((size_t)ne * d->nerrout, sizeof(double));
     vtkout v = {0};
+    hdg_png_frames pf = {0};
     double e0 = 0, eprev = 0, maxinc = 0, t_stages = 0, tcur = 0;   /* tcur: time of the state */
 
     hdg_status st = eng->initial(eng->ctx, err);
@@ -484,6 +486,9 @@ hdg_status hdg_dg_integrate(const hdg_dg_data *d, const hdg_dg_engine *eng, cons
         vtk_open(&v, d, opt->vtk);
         if (v.series && (st = vtk_write_state(&v, d, eng, 0.0, err))) goto done;
     }
+    if (opt->png && ((st = hdg_png_dg_open(&pf, d, opt, err)) ||
+                     (st = hdg_png_dg_step(&pf, d, eng, opt, 0, nsteps, 0.0, rep, err))))
+        goto done;
     long long mon = nsteps <= 2000 ? 1 : nsteps / 2000;
     watch w;
     watch_init(&w, d, e0, nsteps / mon);
@@ -511,6 +516,7 @@ hdg_status hdg_dg_integrate(const hdg_dg_data *d, const hdg_dg_engine *eng, cons
             if ((st = vtk_write_state(&v, d, eng, tn, err))) goto done;
             t_out += hdg_wtime() - t0;
         }
+        if (opt->png && (st = hdg_png_dg_step(&pf, d, eng, opt, done_steps, nsteps, tn, rep, err))) goto done;
         double now = hdg_wtime();
         if (opt->progress && now - tlast > 0.5) {
             progress(opt, done_steps, nsteps, tn, done_steps / (now - tstart));
@@ -541,6 +547,7 @@ done:
     }
 out:
     vtk_close(&v, d->L.nfields);
+    hdg_png_dg_close(&pf);
     free(E);
     free(Eel);
     return st;

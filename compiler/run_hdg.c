@@ -13,6 +13,7 @@
 #include "compiler/run_hdg_common.h"
 #include "compiler/run_hdg_mg.h"
 #include "compiler/run_hdg_null.h"
+#include "compiler/run_png.h"
 #include "ir/lower.h"
 #include "runtime/blockmat.h"
 #include "runtime/csr.h"
@@ -358,6 +359,7 @@ hdg_status hdg_run_hdg(const hdg_problem *p, hdg_mesh *mesh, const hdg_run_optio
     hdg_compile_options co = HDG_COMPILE_OPTIONS_DEFAULT;
     co.use_cache = o->use_cache;
     STAGE("lower", hdg_lower_hdg(p, &r.L, err));
+    if (o->png && (st = hdg_png_hdg_field(p, &r.L, o->png_field, &(int){0}, &(int){0}, err))) goto done;
     STAGE("compile", hdg_compile_c(r.L.mod, &co, &r.cc, err));
     report_sizes(&r);
     STAGE("geometry", hdg_geom_init(&r.geo, mesh, err));
@@ -372,6 +374,7 @@ hdg_status hdg_run_hdg(const hdg_problem *p, hdg_mesh *mesh, const hdg_run_optio
     if (r.L.post_unknown >= 0) STAGE("postprocess", post_stage(&r, err));
     STAGE("errors", errors_stage(&r, err));
     if (o->vtk) STAGE("output", vtk_stage(&r, err));
+    if (o->png) STAGE("png", hdg_png_hdg(p, &r.L, mesh, r.xe, r.xp, o, r.rep, err));
     if (o->fields) {   /* hand the element fields over */
         o->fields->n = (long long)mesh->ne * r.L.nl;
         o->fields->x = r.xe;

@@ -23,6 +23,7 @@
 #include "compiler/run_hdg_common.h"
 #include "compiler/run_hdg_mg.h"
 #include "compiler/run_hdg_null.h"
+#include "compiler/run_png.h"
 #include "runtime/blockmat.h"
 #include "runtime/cuda_trace.h"
 #include "runtime/geometry.h"
@@ -454,6 +455,7 @@ static hdg_status output_stage(drun *r, hdg_error *err)
     hdg_status st = hdg_cuda_download(r->dev, xe, r->xe, sizeof(double) * (size_t)ne * r->L.nl, err);
     if (!st && xp) st = hdg_cuda_download(r->dev, xp, r->xp, sizeof(double) * (size_t)ne * npost, err);
     if (!st && r->o->vtk) st = hdg_hdg_write_vtk(r->p, &r->L, ne, r->geom_h, xe, xp, r->o->vtk, err);
+    if (!st && r->o->png) st = hdg_png_hdg(r->p, &r->L, r->mesh, xe, xp, r->o, r->rep, err);
     hdg_run_fields *f = r->o->fields;
     if (!st && f) {
         f->n = (long long)ne * r->L.nl, f->x = xe;
@@ -557,7 +559,7 @@ hdg_status hdg_run_hdg_cuda(const hdg_problem *p, struct hdg_mesh *mesh, const h
     STAGE("recover", recover_stage(&r, err));
     if (r.L.post_unknown >= 0) STAGE("postprocess", post_stage(&r, err));
     STAGE("errors", errors_stage(&r, err));
-    if (o->vtk || o->fields) STAGE("output", output_stage(&r, err));
+    if (o->vtk || o->png || o->fields) STAGE("output", output_stage(&r, err));
 done:
     run_free(&r);
     return st;
