@@ -378,12 +378,7 @@ static int write_json(const options *o, const hdg_mesh *M, const result *res, co
         if (S) hdg_spmv_cuda_report_result(r, &dres[i]);
         else report_result(r, &res[i]);
     }
-    hdg_error err;
-    hdg_error_clear(&err);
-    hdg_status st = hdg_report_write(j, o->json, &err);
-    hdg_report_free(j);
-    if (st) fprintf(stderr, "hdgc: error: %s\n", err.msg);
-    return st ? 1 : 0;
+    return hdg_cli_write_report(j, o->json);
 }
 
 /* ---- command line ---- */

@@ -215,14 +215,7 @@ static int write_json(const hdg_problem *p, const options *o, cell (*cells)[MAXB
             if (p->method == HDG_METHOD_HDG) hdg_report_number(r, "solver.iterations", c->iters);
             else hdg_report_number(r, "perf.stage_gflops", c->gflops);
         }
-    hdg_error err;
-    int rc = 0;
-    if (hdg_report_write(j, o->json, &err)) {
-        fprintf(stderr, "hdgc: error: %s\n", err.msg);
-        rc = 1;
-    }
-    hdg_report_free(j);
-    return rc;
+    return hdg_cli_write_report(j, o->json);
 }
 
 int hdg_cmd_bench_pipeline(int argc, char **argv)

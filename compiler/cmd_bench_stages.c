@@ -301,14 +301,7 @@ static int write_json(const options *o, const row *rows, long long ne, double pe
             hdg_report_number(x, "fraction_of_peak", gf / peak);
         }
     }
-    hdg_error err = {0};
-    int rc = 0;
-    if (hdg_report_write(j, o->json, &err)) {
-        fprintf(stderr, "hdgc: error: %s\n", err.msg);
-        rc = 1;
-    }
-    hdg_report_free(j);
-    return rc;
+    return hdg_cli_write_report(j, o->json);
 }
 
 int hdg_cmd_bench_stages(int argc, char **argv)

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "compiler/commands.h"
+#include "runtime/report.h"
 #include "support/util.h"
 
 /* The absolute, resolved form of a path whose last component may not exist
@@ -82,4 +83,13 @@ int hdg_cli_twice(const char *cmd, const char **seen, int *nseen, const char *op
         }
     seen[(*nseen)++] = opt;
     return 0;
+}
+
+int hdg_cli_write_report(struct hdg_report *r, const char *path)
+{
+    hdg_error err = {0};
+    hdg_status st = hdg_report_write(r, path, &err);
+    hdg_report_free(r);
+    if (st) fprintf(stderr, "hdgc: error: %s\n", err.msg);
+    return st ? 1 : 0;
 }

@@ -20,9 +20,12 @@ int hdg_cmd_emit(int argc, char **argv);   /* cmd_emit.c  */
  * not the same file as input); prints "hdgc CMD: OPT 'PATH': why" and returns
  * 2, else 0. hdg_cli_same_file: a and b name the same file (existing or not).
  * hdg_cli_twice: records opt in seen (room for argc entries); 2 with a message
- * if it was there already. */
+ * if it was there already. hdg_cli_write_report: writes r to path (atomic),
+ * frees r; on failure prints "hdgc: error: ..." and returns 1, else 0. */
 int hdg_cli_check_output(const char *cmd, const char *opt, const char *path, const char *input);
 int hdg_cli_same_file(const char *a, const char *b);
 int hdg_cli_twice(const char *cmd, const char **seen, int *nseen, const char *opt);
+struct hdg_report;
+int hdg_cli_write_report(struct hdg_report *r, const char *path);
 
 #endif
