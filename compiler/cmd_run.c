@@ -19,7 +19,7 @@ static void usage(FILE *f)
                "                [--backend c|cuda|auto] [--solver cg|gmres|petsc] [--petsc OPTS]\n"
                "                [--precond mg|block|jacobi|none] [--format block|csr] [--rtol r] [--maxit n] [--restart m]\n"
                "                [--vtk out.vtu|out.pvd] [--every n] [--cfl c] [--final-time T]\n"
-               "                [--png out.png] [--field NAME] [--size WxH]\n"
+               "                [--png out.png] [--field NAME] [--size WxH] [--edges]\n"
                "                [--json report.json] [--no-cache] [--quiet]\n");
 }
 
@@ -73,6 +73,7 @@ static void help(void)
            "  --field NAME        the field --png draws: an element unknown or a component\n"
            "                      (u, q_x, q_y, ustar); default the first scalar element unknown\n"
            "  --size WxH          --png picture size in pixels (default 800x800, 200..8192)\n"
+           "  --edges             --png: draw the elements' edges\n"
            "  --cfl c             DG: CFL number (overrides the file): dt = c x the Hesthaven-\n"
            "                      Warburton step of speed 1 / the equations' wave speed\n"
            "  --final-time T      DG: final time (overrides the file)\n"
@@ -192,8 +193,8 @@ static int check_outputs(const run_args *A)
     if (!rc) rc = hdg_cli_check_output("run", "--vtk", A->ro.vtk, A->ro.mesh);
     if (!rc) rc = hdg_cli_check_output("run", "--png", A->ro.png, A->path);
     if (!rc) rc = hdg_cli_check_output("run", "--png", A->ro.png, A->ro.mesh);
-    if (!rc && !A->ro.png && (A->ro.png_field || A->ro.png_width)) {
-        fprintf(stderr, "hdgc run: --field and --size go with --png\n");
+    if (!rc && !A->ro.png && (A->ro.png_field || A->ro.png_width || A->ro.png_edges)) {
+        fprintf(stderr, "hdgc run: --field, --size and --edges go with --png\n");
         rc = 2;
     }
     if (!rc && A->ro.png && ((A->json && hdg_cli_same_file(A->json, A->ro.png)) ||
@@ -216,6 +217,7 @@ static int parse_args(int argc, char **argv, run_args *A)
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) { help(); return 0; }
         if (!strcmp(a, "--quiet")) { A->quiet = 1; continue; }
         if (!strcmp(a, "--no-cache")) { A->ro.use_cache = 0; continue; }
+        if (!strcmp(a, "--edges")) { A->ro.png_edges = 1; continue; }
         if (!*a) return bad("empty argument%s", "");
         if (a[0] != '-' || !a[1]) {
             if (A->path) return bad("more than one file ('%s')", a);

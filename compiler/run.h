@@ -41,6 +41,7 @@ typedef struct hdg_run_options {
     const char *png;           /* picture of a field (run_png.h) or NULL */
     const char *png_field;     /* --field: the field drawn (NULL: the first scalar element unknown) */
     int png_width, png_height; /* --size WxH (0: 800x800) */
+    int png_edges;             /* --edges: draw the mesh's edges */
     double cfl;                /* DG: > 0 overrides the file's cfl */
     double final_time;         /* DG: > 0 overrides the file's final time */
     int use_cache;             /* kernel cache (default 1) */

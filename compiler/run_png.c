@@ -92,13 +92,13 @@ void hdg_png_report(hdg_report *rep, const hdg_png_layout *lay, int m)
 }
 
 hdg_status hdg_png_draw(const hdg_mesh *mesh, const hdg_png_field *f, const char *path, int width, int height,
-                        const char *caption, hdg_report *rep, hdg_error *err)
+                        int edges, const char *caption, hdg_report *rep, hdg_error *err)
 {
     int m = hdg_png_subdivision(mesh, f->deg, width, height);
     double *vals = samples(mesh, f, m), *vxy = hdg_xmalloc(sizeof(double) * 6 * (size_t)mesh->ne);
     hdg_png_vertices(mesh, vxy);
     hdg_png_plot pl = {.width = width, .height = height, .ne = mesh->ne, .vxy = vxy, .m = m, .vals = vals,
-                       .vmin = 1, .vmax = 0, .field = f->name, .caption = caption};
+                       .vmin = 1, .vmax = 0, .field = f->name, .caption = caption, .edges = edges};
     hdg_png_layout lay;
     hdg_status st = hdg_png_write(path, &pl, &lay, err);
     if (!st && rep) hdg_png_report(rep, &lay, m);
@@ -124,5 +124,5 @@ hdg_status hdg_png_hdg(const hdg_problem *p, const hdg_lowered *L, const hdg_mes
     snprintf(caption, sizeof caption, "%s   %s   k = %d   %s   (%d elements)", p->name, name, L->k,
              hdg_png_mesh_name(mesh), mesh->ne);
     return hdg_png_draw(mesh, &f, o->png, o->png_width ? o->png_width : 800, o->png_height ? o->png_height : 800,
-                        caption, rep, err);
+                        o->png_edges, caption, rep, err);
 }

@@ -32,7 +32,7 @@ typedef struct hdg_png_field {
     const char *name;
 } hdg_png_field;
 hdg_status hdg_png_draw(const hdg_mesh *mesh, const hdg_png_field *f, const char *path, int width, int height,
-                        const char *caption, hdg_report *rep, hdg_error *err);
+                        int edges, const char *caption, hdg_report *rep, hdg_error *err);
 
 /* Sub-triangles per element edge for a field of degree deg: 2(deg+1), fewer
  * when elements are under ~4 pixels a sub-triangle. */

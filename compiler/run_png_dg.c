@@ -96,7 +96,7 @@ static hdg_status draw(hdg_png_frames *F, const hdg_dg_data *d, const hdg_run_op
     else snprintf(path, sizeof path, "%s", o->png);
     hdg_png_plot pl = {.width = o->png_width ? o->png_width : 800, .height = o->png_height ? o->png_height : 800,
                        .ne = d->mesh->ne, .vxy = F->vxy, .m = F->m, .vals = F->vals, .vmin = F->vmin,
-                       .vmax = F->vmax, .field = name, .caption = caption};
+                       .vmax = F->vmax, .field = name, .caption = caption, .edges = o->png_edges};
     hdg_png_layout lay;
     hdg_status st = hdg_png_write(path, &pl, &lay, err);
     if (st) return st;

@@ -122,6 +122,21 @@ static void draw_element(cairo_t *cr, const hdg_png_plot *pl, const hdg_png_layo
 #undef PT
 }
 
+/* The elements' outlines, antialiased, half-transparent dark grey. */
+static void draw_edges(cairo_t *cr, const hdg_png_plot *pl, const frame *F, const hdg_png_layout *L)
+{
+    cairo_set_antialias(cr, CAIRO_ANTIALIAS_DEFAULT);
+    cairo_set_source_rgba(cr, 0.1, 0.1, 0.1, 0.5);
+    cairo_set_line_width(cr, fmax(0.5, F->font / 18));
+    for (long long e = 0; e < pl->ne; e++) {
+        const double *v = pl->vxy + 6 * e;
+        cairo_move_to(cr, L->ox + L->scale * v[0], L->oy - L->scale * v[1]);
+        for (int k = 1; k < 3; k++) cairo_line_to(cr, L->ox + L->scale * v[2 * k], L->oy - L->scale * v[2 * k + 1]);
+        cairo_close_path(cr);
+    }
+    cairo_stroke(cr);
+}
+
 static void text(cairo_t *cr, double x, double y, const char *s)
 {
     cairo_move_to(cr, x, y);
@@ -160,6 +175,7 @@ static void draw(cairo_t *cr, const hdg_png_plot *pl, const frame *F, const hdg_
     cairo_paint(cr);
     cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);   /* no seams between sub-triangles */
     for (long long e = 0; e < pl->ne; e++) draw_element(cr, pl, L, e);
+    if (pl->edges) draw_edges(cr, pl, F, L);
     cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
     cairo_set_font_size(cr, F->font);
     cairo_set_source_rgb(cr, 0, 0, 0);

@@ -33,6 +33,7 @@ typedef struct hdg_png_plot {
     double vmin, vmax;        /* colour range; vmin >= vmax: the values' min and max */
     const char *field;        /* colour bar title (may be NULL) */
     const char *caption;      /* caption line (may be NULL) */
+    int edges;                /* draw the elements' edges (thin, grey) */
 } hdg_png_plot;
 
 /* Where things went: pixel (px, py) of a point (x, y) of the mesh is

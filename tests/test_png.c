@@ -10,6 +10,8 @@
  *    (t = 0, 40, 80, 120 and the end) and no more, all of the size asked for,
  *    the fixed range symmetric and 1.1x the initial max |Ez| (1 at k = 4 on
  *    square:8: 1.1 within 1e-3), no frame clamped;
+ *  - --edges darkens the pixels on the elements' edges (the midpoint of
+ *    each edge of element 0) and changes at most a fifth of the picture;
  *  - --field q_y draws a component, an unknown field is refused listing the
  *    fields, a path in a missing folder is an I/O error. */
 #include <math.h>
@@ -52,6 +54,8 @@ static picture decode(const char *path)
     return pic;
 }
 
+static int with_edges;   /* run(): --edges */
+
 typedef struct run_out {
     hdg_status st;
     hdg_run_fields f;
@@ -69,6 +73,7 @@ static run_out run_every(hdg_problem *p, const char *path, const char *field, in
     o.png = path, o.png_field = field, o.png_width = W, o.png_height = H;
     o.fields = &r.f;
     o.every = every;
+    o.png_edges = with_edges;
     hdg_report *rep = hdg_report_new();
     hdg_error err = {0};
     r.st = hdg_run_problem(p, &o, rep, &err);
@@ -91,6 +96,41 @@ static run_out run_every(hdg_problem *p, const char *path, const char *field, in
 static run_out run(hdg_problem *p, const char *path, const char *field)
 {
     return run_every(p, path, field, 0, NULL);
+}
+
+static int brightness(const picture *p, double x, double y, const run_out *r)
+{
+    const unsigned char *c = p->rgb + 3 * ((long)floor(r->oy - r->scale * y) * p->w + (long)floor(r->ox + r->scale * x));
+    return c[0] + c[1] + c[2];
+}
+
+static void check_edges(hdg_problem *p)
+{
+    with_edges = 1;
+    run_out r = run(p, "poisson_k3_edges.png", NULL);
+    with_edges = 0;
+    CHECK(r.st == HDG_OK, "--edges: %s", r.msg);
+    picture a = decode("poisson_k3.png"), b = decode("poisson_k3_edges.png");
+    hdg_mesh mesh;
+    hdg_error err = {0};
+    memset(&mesh, 0, sizeof mesh);
+    if (!a.rgb || !b.rgb || hdg_mesh_load(&mesh, "square:8", &err)) {
+        CHECK(0, "decoding or mesh: %s", err.msg);
+        free(a.rgb), free(b.rgb);
+        return;
+    }
+    for (int k = 0; k < 3; k++) {   /* the edge midpoints of element 0 */
+        int i = mesh.ev[k], j = mesh.ev[(k + 1) % 3];
+        double x = 0.5 * (mesh.vx[i] + mesh.vx[j]), y = 0.5 * (mesh.vy[i] + mesh.vy[j]);
+        int ba = brightness(&a, x, y, &r), bb = brightness(&b, x, y, &r);
+        CHECK(bb < ba, "edge %d of element 0 at (%g, %g): brightness %d with --edges, %d without", k, x, y, bb, ba);
+    }
+    long ndiff = 0;
+    for (long i = 0; i < (long)a.w * a.h; i++) ndiff += memcmp(a.rgb + 3 * i, b.rgb + 3 * i, 3) != 0;
+    CHECK(ndiff > 0 && ndiff < (long)a.w * a.h / 5, "--edges changed %ld pixels", ndiff);
+    free(a.rgb), free(b.rgb);
+    hdg_run_fields_free(&r.f);
+    hdg_mesh_free(&mesh);
 }
 
 static void check_frames(void)
@@ -236,6 +276,7 @@ int main(void)
     if (!p) return test_summary("png");
     check_colour_map();
     check_picture(p, "poisson_k3.png", NULL, -1);
+    check_edges(p);
     check_picture(p, "poisson_k3_qy.png", "q_y", 1);
     check_refusals(p);
     hdg_problem_free(p);
