@@ -342,6 +342,16 @@ int hdg_cmd_run(int argc, char **argv)
         return rc;
     }
     const char *topt = A.ro.cfl > 0 ? "--cfl" : A.ro.final_time > 0 ? "--final-time" : A.ro.every > 0 ? "--every" : NULL;
+    const hdg_run_options *R = &A.ro;
+    const char *sopt = R->solver ? "--solver" : R->precond ? "--precond" : R->petsc ? "--petsc" : R->format ? "--format"
+                       : R->rtol > 0 ? "--rtol" : R->maxit > 0 ? "--maxit" : R->restart > 0 ? "--restart" : NULL;
+    if (sopt && p->method == HDG_METHOD_DG) {   /* solver options of an explicit problem: refused, not ignored */
+        fprintf(stderr, "hdgc run: %s applies to the trace system of HDG problems; %s is explicit DG (no linear "
+                "system to solve)\n", sopt, A.path);
+        hdg_report_free(rep), hdg_problem_free(p);
+        free(A.sets), free(A.seen);
+        return 2;
+    }
     if (topt && p->method != HDG_METHOD_DG) {   /* time options of a steady problem: refused, not ignored */
         fprintf(stderr, "hdgc run: %s applies to time-dependent (DG) problems; %s is steady HDG\n", topt, A.path);
         hdg_report_free(rep), hdg_problem_free(p);
