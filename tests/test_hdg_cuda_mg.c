@@ -36,6 +36,7 @@
 #include "runtime/mesh.h"
 #include "test.h"
 #include "test_device.h"
+#include "test_hdg_run.h"
 #include "test_problem.h"
 
 static hdg_cuda_device *dev;
@@ -181,23 +182,11 @@ static outcome run(const hdg_problem *p, const char *mesh_spec, int on_device)
     hdg_run_options_default(&o);
     o.precond = "mg";
     o.fields = &r.f;
-    hdg_mesh mesh;
-    hdg_error err = {0};
-    if (hdg_mesh_load(&mesh, mesh_spec, &err)) {
-        CHECK(0, "mesh %s: %s", mesh_spec, err.msg);
-        r.st = HDG_EINPUT;
-        return r;
-    }
-    hdg_report *rep = hdg_report_new();
-    r.st = on_device ? hdg_run_hdg_cuda(p, &mesh, &o, dev, rep, &err) : hdg_run_hdg(p, &mesh, &o, rep, &err);
-    if (r.st) snprintf(r.msg, sizeof r.msg, "%s", err.msg);
+    hdg_report *rep;
+    r.st = test_run_hdg_on(p, mesh_spec, &o, on_device ? dev : NULL, &rep, r.msg, sizeof r.msg);
+    if (!rep) return r;
+    r.nerr = test_run_errors(p, rep, r.e, NULL, 16);
     int f;
-    for (int u = 0; u < p->nunknowns && r.nerr < 16; u++) {
-        char path[128];
-        snprintf(path, sizeof path, "errors.%s", p->unknowns[u].name);
-        double v = hdg_report_get_number(rep, path, &f);
-        if (f) r.e[r.nerr++] = v;
-    }
     r.iters = hdg_report_get_number(rep, "solver.iterations", &f);
     r.nc = hdg_report_get_number(rep, "solver.mg.coarse_unknowns", &f);
     r.nfixed = hdg_report_get_number(rep, "solver.mg.fixed_face_components", &f);
@@ -207,7 +196,6 @@ static outcome run(const hdg_problem *p, const char *mesh_spec, int on_device)
     s = hdg_report_get_string(rep, "solver.null_space");
     snprintf(r.null_space, sizeof r.null_space, "%s", s ? s : "");
     hdg_report_free(rep);
-    hdg_mesh_free(&mesh);
     return r;
 }
 
