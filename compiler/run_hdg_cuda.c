@@ -302,8 +302,7 @@ static hdg_status mg_setup(drun *r, dprecond *d, hdg_error *err)
     if (hdg_cuda_linalg_check(&r->la, &derr)) st = hdg_fail(err, derr.code, "%s", derr.msg);
     if (st) return st;
     d->g.AP = hdg_cuda_csr_op(&d->dAP);
-    hdg_report_number(r->rep, "solver.mg.lmax", d->g.lmax);
-    hdg_report_int(r->rep, "solver.mg.smoothing_steps", d->g.o.nu);
+    hdg_hdg_mg_report(r->rep, &d->g);
     d->M = hdg_mg_op(&d->g);
     return HDG_OK;
 }

@@ -48,6 +48,12 @@ hdg_status hdg_hdg_mg_coarse(hdg_hdg_mg *h, const hdg_blockmat *B, const hdg_mes
     return st;
 }
 
+void hdg_hdg_mg_report(hdg_report *rep, const hdg_mg *g)
+{
+    hdg_report_number(rep, "solver.mg.lmax", g->lmax);
+    hdg_report_int(rep, "solver.mg.smoothing_steps", g->o.nu);
+}
+
 hdg_status hdg_hdg_mg_host(hdg_hdg_mg *h, const hdg_blockmat *B, const hdg_mesh *M, int nk, int singular,
                            const char *petsc, hdg_report *rep, hdg_linop *Mop, hdg_error *err)
 {
@@ -61,8 +67,7 @@ hdg_status hdg_hdg_mg_host(hdg_hdg_mg *h, const hdg_blockmat *B, const hdg_mesh 
     free(x0);
     if (st) return st;
     h->g.AP = csr_rect_op(&h->C.AP);
-    hdg_report_number(rep, "solver.mg.lmax", h->g.lmax);
-    hdg_report_int(rep, "solver.mg.smoothing_steps", h->g.o.nu);
+    hdg_hdg_mg_report(rep, &h->g);
     *Mop = hdg_mg_op(&h->g);
     return HDG_OK;
 }

@@ -25,6 +25,8 @@ typedef struct hdg_hdg_mg {
  * the coarse solve (or NULL). Reports solver.mg.* and timings. */
 hdg_status hdg_hdg_mg_coarse(hdg_hdg_mg *h, const hdg_blockmat *B, const hdg_mesh *M, int nk, int singular,
                              const char *petsc, hdg_report *rep, hdg_error *err);
+/* solver.mg.lmax and solver.mg.smoothing_steps of an initialised cycle. */
+void hdg_hdg_mg_report(hdg_report *rep, const hdg_mg *g);
 /* The coarse solve as an operator on host vectors of C.nc. */
 hdg_linop hdg_hdg_mg_coarse_op(hdg_hdg_mg *h);
 
