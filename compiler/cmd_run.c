@@ -11,6 +11,7 @@
 #include "compiler/commands.h"
 #include "compiler/run.h"
 #include "compiler/run_png.h"
+#include "support/progress.h"
 #include "support/util.h"
 
 static void usage(FILE *f)
@@ -81,6 +82,10 @@ static void help(void)
            "                      timings), also for a run that fails\n"
            "  --no-cache          do not use the on-disk kernel cache\n"
            "  --quiet             print nothing but errors\n"
+           "\n"
+           "On a terminal (stderr a TTY, TERM not dumb) a progress line shows the stage, the\n"
+           "Krylov iterations with their residual, or the DG steps with the time and an ETA;\n"
+           "it is erased at the end and never written to a file, a pipe or with --quiet.\n"
            "\n"
            "Numbers are decimal (no hex, inf or nan); each option but --set at most once.\n"
            "Environment: HDG_THREADS (1..256), HDGC_CACHE_DIR, HDGC_MEMORY_LIMIT (bytes; default\n"
@@ -360,7 +365,7 @@ int hdg_cmd_run(int argc, char **argv)
     }
     A.ro.t_parse = hdg_wtime() - t0;
     A.ro.log = A.quiet ? NULL : stdout;
-    A.ro.progress = !A.quiet && isatty(2);
+    A.ro.progress = !A.quiet && hdg_progress_tty();
     hdg_error err = {0};
     hdg_status st = hdg_run_problem(p, &A.ro, rep, &err);
     const char *note = hdg_report_get_string(rep, "backend_note");

@@ -45,7 +45,7 @@ typedef struct hdg_run_options {
     double cfl;                /* DG: > 0 overrides the file's cfl */
     double final_time;         /* DG: > 0 overrides the file's final time */
     int use_cache;             /* kernel cache (default 1) */
-    int progress;              /* DG: progress line on stderr */
+    int progress;              /* a progress line on stderr (Krylov iterations, DG steps) */
     FILE *log;                 /* summary lines, or NULL */
     hdg_run_fields *fields;    /* NULL, or filled with the solution (HDG) */
     double t_parse;            /* seconds spent parsing (reported as timings.parse) */

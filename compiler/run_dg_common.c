@@ -13,6 +13,7 @@
 #include "compiler/run_png.h"
 #include "runtime/lserk4.h"
 #include "runtime/vtk.h"
+#include "support/progress.h"
 #include "support/util.h"
 
 const hdg_run_options *hdg_dg_options(const hdg_run_options *opt, hdg_run_options *defaults)
@@ -407,10 +408,15 @@ static hdg_status watch_check(watch *w, const hdg_dg_data *d, const hdg_dg_engin
 
 /* ------------------------------------------------------------------ the loop */
 
-static void progress(const hdg_run_options *opt, long long s, long long n, double t, double rate)
+/* "step 120/4000  t = 0.03  812 steps/s  ETA 4s" on the progress line. */
+static void progress(hdg_progress *line, long long s, long long n, double t, int force)
 {
-    if (opt->progress)
-        fprintf(stderr, "\rstep %lld/%lld  t = %.6g  %.1f steps/s   ", s, n, t, rate);
+    if (!line->f) return;
+    char eta[32];
+    hdg_progress_eta(line, (double)s, (double)n, eta, sizeof eta);
+    double el = hdg_wtime() - line->start;
+    hdg_progress_update(line, force, "step %lld/%lld  t = %.6g  %.1f steps/s  %s", s, n, t,
+                        el > 0 ? (double)s / el : 0.0, eta);
 }
 
 static void report_header(const hdg_dg_data *d, hdg_report *rep)
@@ -476,6 +482,8 @@ hdg_status hdg_dg_integrate(const hdg_dg_data *d, const hdg_dg_engine *eng, cons
     vtkout v = {0};
     hdg_png_frames pf = {0};
     double e0 = 0, eprev = 0, maxinc = 0, t_stages = 0, tcur = 0;   /* tcur: time of the state */
+    hdg_progress line;
+    hdg_progress_begin(&line, NULL);
 
     hdg_status st = eng->initial(eng->ctx, err);
     if (!st) st = energy(d, eng, Eel, &e0, err);
@@ -494,7 +502,8 @@ hdg_status hdg_dg_integrate(const hdg_dg_data *d, const hdg_dg_engine *eng, cons
     watch_init(&w, d, e0, nsteps / mon);
     hdg_report_string(rep, "energy.watch", watch_names[w.mode]);
     if (w.mode != WATCH_BOUNDED) hdg_report_string(rep, "energy.watch_reason", d->energy_why);
-    double tstart = hdg_wtime(), tlast = tstart, t_out = 0;
+    double tstart = hdg_wtime(), t_out = 0;
+    hdg_progress_begin(&line, opt->progress ? stderr : NULL);
 
     for (s = 0; s < nsteps; s++) {
         double t = (double)s * dt, secs = 0;
@@ -517,14 +526,10 @@ hdg_status hdg_dg_integrate(const hdg_dg_data *d, const hdg_dg_engine *eng, cons
             t_out += hdg_wtime() - t0;
         }
         if (opt->png && (st = hdg_png_dg_step(&pf, d, eng, opt, done_steps, nsteps, tn, rep, err))) goto done;
-        double now = hdg_wtime();
-        if (opt->progress && now - tlast > 0.5) {
-            progress(opt, done_steps, nsteps, tn, done_steps / (now - tstart));
-            tlast = now;
-        }
+        progress(&line, done_steps, nsteps, tn, 0);
     }
     double t_steps = hdg_wtime() - tstart;
-    if (opt->progress) progress(opt, nsteps, nsteps, final, nsteps / fmax(t_steps, 1e-9)), fputc('\n', stderr);
+    hdg_progress_end(&line);
     if (opt->vtk) {
         double t0 = hdg_wtime();
         if ((st = vtk_write_state(&v, d, eng, final, err)) || (st = vtk_commit(&v, err))) goto done;
@@ -540,6 +545,7 @@ hdg_status hdg_dg_integrate(const hdg_dg_data *d, const hdg_dg_engine *eng, cons
     report_perf(d, eng, t_steps, t_stages, t_out, nstages, rep);
     if (opt->log) log_summary(d, opt, e0, eprev, t_steps, rep);
 done:
+    hdg_progress_end(&line);
     if (st) {   /* the errors where it stopped, when they can still be had */
         vtk_failed(&v, err);
         hdg_error ignored;

@@ -173,7 +173,7 @@ static hdg_status null_stage(hdg_run *r, hdg_error *err)
 
 /* --solver petsc: the same system (Dirichlet eliminated, null space
  * attached) solved by PETSc (runtime/petsc.h). */
-static hdg_status petsc_stage(hdg_run *r, const hdg_hdg_solver *s, hdg_error *err)
+static hdg_status petsc_stage(hdg_run *r, hdg_hdg_solver *s, hdg_error *err)
 {
     hdg_petsc_opts po = {r->o->petsc, r->asym <= HDG_HDG_SYMMETRIC, s->so.rtol, s->so.maxit, s->so.restart, r->z};
     hdg_petsc_info pi;
@@ -343,6 +343,7 @@ static void report_sizes(hdg_run *r)
 #define STAGE(name, call)                                                  \
     do {                                                                   \
         double t_ = hdg_wtime();                                           \
+        hdg_progress_update(&line, 1, "%s ...", name);                     \
         st = (call);                                                       \
         hdg_report_number(r.rep, "timings." name, hdg_wtime() - t_);       \
         if (st) goto done;                                                 \
@@ -356,6 +357,8 @@ hdg_status hdg_run_hdg(const hdg_problem *p, hdg_mesh *mesh, const hdg_run_optio
     r.p = p, r.mesh = mesh, r.o = o, r.rep = rep;
     r.params = hdg_hdg_params(p);
     hdg_status st;
+    hdg_progress line;   /* the stage names on a terminal (o->progress) */
+    hdg_progress_begin(&line, o->progress ? stderr : NULL);
     hdg_compile_options co = HDG_COMPILE_OPTIONS_DEFAULT;
     co.use_cache = o->use_cache;
     STAGE("lower", hdg_lower_hdg(p, &r.L, err));
@@ -383,6 +386,7 @@ hdg_status hdg_run_hdg(const hdg_problem *p, hdg_mesh *mesh, const hdg_run_optio
         r.xe = r.xp = NULL;
     }
 done:
+    hdg_progress_end(&line);
     run_free(&r);
     return st;
 }

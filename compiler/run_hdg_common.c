@@ -117,9 +117,18 @@ hdg_status hdg_hdg_check_finite(const hdg_problem *p, const hdg_mesh *M, const d
     return hdg_fail(err, HDG_EINPUT, "%s of element %d are not finite", what, e);
 }
 
+/* The Krylov monitor: "CG iteration 12, residual 3.1e-09 (rtol 1e-14)" on the progress line. */
+static void solve_progress(void *ctx, int it, double relres)
+{
+    hdg_hdg_solver *s = ctx;
+    hdg_progress_update(&s->line, 0, "solve: %s iteration %d, residual %.2e (rtol %.0e)",
+                        !strcmp(s->method, "cg") ? "CG" : "GMRES", it, relres, s->so.rtol);
+}
+
 hdg_status hdg_hdg_choose_solver(const hdg_run_options *o, double asym_rel, long long n, hdg_hdg_solver *s,
                                  hdg_error *err)
 {
+    hdg_progress_begin(&s->line, NULL);
     int symmetric = asym_rel <= HDG_HDG_SYMMETRIC;
     s->method = o->solver ? o->solver : (symmetric ? "cg" : "gmres");
     s->precond = o->precond ? o->precond : n >= HDG_HDG_MG_MIN && hdg_petsc_available() ? "mg" : "block";
@@ -151,11 +160,18 @@ hdg_status hdg_hdg_choose_solver(const hdg_run_options *o, double asym_rel, long
     /* a Krylov space has at most n dimensions: a longer restart only costs memory */
     s->so.restart = o->restart > 0 ? o->restart : 100;
     if (s->so.restart > n) s->so.restart = (int)(n > 0 ? n : 1);
+    if (o->progress && strcmp(s->method, "petsc")) {
+        hdg_progress_begin(&s->line, stderr);
+        s->so.verbose_every = 1;
+        s->so.monitor = solve_progress;
+        s->so.monitor_ctx = s;
+    }
     return HDG_OK;
 }
 
-void hdg_hdg_report_solve(hdg_report *rep, const hdg_hdg_solver *s, const hdg_solve_info *info, hdg_status st)
+void hdg_hdg_report_solve(hdg_report *rep, hdg_hdg_solver *s, const hdg_solve_info *info, hdg_status st)
 {
+    hdg_progress_end(&s->line);
     hdg_report_string(rep, "solver.method", s->method);
     hdg_report_number(rep, "solver.rtol", s->so.rtol);
     if (!strcmp(s->method, "petsc")) goto counts;   /* solver.ksp_type etc.: run_hdg.c */

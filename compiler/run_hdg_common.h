@@ -10,6 +10,7 @@
 #include "ir/lower.h"
 #include "runtime/krylov.h"
 #include "runtime/mesh.h"
+#include "support/progress.h"
 
 /* The problem's parameter values (nparams + 1 doubles, owned by the caller). */
 double *hdg_hdg_params(const hdg_problem *p);
@@ -43,6 +44,7 @@ hdg_status hdg_hdg_check_finite(const hdg_problem *p, const hdg_mesh *M, const d
 typedef struct hdg_hdg_solver {
     const char *method, *precond, *format;
     hdg_solve_opts so;
+    hdg_progress line;   /* the Krylov progress line (o->progress; so.monitor points here) */
 } hdg_hdg_solver;
 /* The defaults (docs/solvers.md):
  *  - precond mg from HDG_HDG_MG_MIN trace unknowns on (below it the set-up,
@@ -62,7 +64,8 @@ typedef struct hdg_hdg_solver {
 #define HDG_HDG_ATTAINABLE 1e-10
 hdg_status hdg_hdg_choose_solver(const hdg_run_options *o, double asym_rel, long long n, hdg_hdg_solver *s,
                                  hdg_error *err);
-void hdg_hdg_report_solve(hdg_report *rep, const hdg_hdg_solver *s, const hdg_solve_info *info, hdg_status st);
+/* Reports the solve and erases the progress line. */
+void hdg_hdg_report_solve(hdg_report *rep, hdg_hdg_solver *s, const hdg_solve_info *info, hdg_status st);
 /* solver.warning when the final relative residual may dominate the error:
  * above max(1e-13, 1e-5 h^(k+2)) (h: the longest face), the level at which
  * the algebraic error of u* (rate k+2) reaches the discretisation error on
