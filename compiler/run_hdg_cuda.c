@@ -522,6 +522,7 @@ static void run_free(drun *r)
 #define STAGE(name, call)                                                   \
     do {                                                                    \
         double t_ = hdg_wtime();                                            \
+        hdg_progress_update(&line, 1, "%s ...", name);                      \
         st = (call);                                                        \
         if (!st) st = hdg_cuda_sync(r.dev, err);                            \
         hdg_report_number(r.rep, "timings." name, hdg_wtime() - t_);        \
@@ -545,6 +546,8 @@ hdg_status hdg_run_hdg_cuda(const hdg_problem *p, struct hdg_mesh *mesh, const h
     r.p = p, r.mesh = mesh, r.o = o, r.rep = rep, r.dev = dev;
     r.null_t = -1;
     hdg_status st;
+    hdg_progress line;   /* the stage names on a terminal (o->progress) */
+    hdg_progress_begin(&line, o->progress ? stderr : NULL);
     STAGE("lower", hdg_lower_hdg(p, &r.L, err));
     STAGE("compile", compile_stage(&r, err));
     report_device(&r);
@@ -560,6 +563,7 @@ hdg_status hdg_run_hdg_cuda(const hdg_problem *p, struct hdg_mesh *mesh, const h
     STAGE("errors", errors_stage(&r, err));
     if (o->vtk || o->png || o->fields) STAGE("output", output_stage(&r, err));
 done:
+    hdg_progress_end(&line);
     run_free(&r);
     return st;
 }
