@@ -136,11 +136,16 @@ static const char *const reserved[] = {
     "a", "e", "begin", "end", "item", "params", "geom", "in", "out", "imap", "t",
 };
 
+/* The prefixes the runtime, the ABI header and C itself keep: no suffix frees them. */
+static int reserved_prefix(const char *s)
+{
+    return !strncmp(s, "hdg_", 4) || !strncmp(s, "HDG_", 4) || !strncmp(s, "__", 2) ||
+           (s[0] == '_' && isupper((unsigned char)s[1]));
+}
+
 static int is_reserved(const char *s)
 {
-    if (!strncmp(s, "hdg_", 4) || !strncmp(s, "HDG_", 4) || !strncmp(s, "__", 2) ||
-        (s[0] == '_' && isupper((unsigned char)s[1])))
-        return 1;
+    if (reserved_prefix(s)) return 1;
     for (size_t i = 0; i < sizeof reserved / sizeof *reserved; i++)
         if (!strcmp(reserved[i], s)) return 1;
     return 0;
@@ -167,7 +172,7 @@ static const char *unique_name(hdg_ir_module *m, struct hdg_ir_names *into, cons
         base[n++] = (isalnum((unsigned char)*p) || *p == '_') ? *p : '_';
     base[n] = '\0';
     if (n == 0) strcpy(base, "v");
-    if (isdigit((unsigned char)base[0])) {
+    if (isdigit((unsigned char)base[0]) || reserved_prefix(base)) {   /* "v" + name: a suffix alone would loop */
         memmove(base + 1, base, n + 1);
         base[0] = 'v';
     }
@@ -194,7 +199,11 @@ hdg_ir_module *hdg_ir_module_new(const char *name)
     *m = *tmp;
     free(tmp);
     m->names = names_new(m);
-    m->name = hdg_ir_strdup(m, name ? name : "module");
+    name = name ? name : "module";
+    /* kernels are named "<module>_local" etc.: a reserved prefix gets a "v" (unique_name) */
+    char buf[160];
+    snprintf(buf, sizeof buf, "%s%s", reserved_prefix(name) ? "v" : "", name);
+    m->name = hdg_ir_strdup(m, buf);
     return m;
 }
 
