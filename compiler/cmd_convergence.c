@@ -1,7 +1,10 @@
 /* cmd_convergence.c — `hdgc convergence FILE.hdg --orders 1..6 --meshes 4,8,16,32`:
  * runs the problem for every order and mesh, prints the L2 errors of every
- * unknown with an exact solution and the observed rates log2(e_coarse/e_fine)
- * / log2(N_fine/N_coarse), and writes the table as JSON. */
+ * unknown with an exact solution, the observed rates log(e_coarse/e_fine) /
+ * log(N_fine/N_coarse) and the rate fitted over all meshes (least squares of
+ * log e against log h, h = 1/N: hdg_plot_fit), writes the table as JSON and,
+ * with --plot, draws error against h (runtime/plot.h). On a terminal a progress
+ * line shows the run under way. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -10,15 +13,19 @@
 
 #include "compiler/commands.h"
 #include "compiler/run.h"
+#include "runtime/plot.h"
+#include "support/progress.h"
 #include "support/util.h"
 
 #define MAXN 16
+#define MAXU 64   /* unknowns tabulated */
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: hdgc convergence FILE.hdg [--orders a..b | k,k,...] [--meshes N,N,...]\n"
                "                        [--mesh-options OPTS] [--set name=value]... [--solver S]\n"
-               "                        [--precond P] [--petsc OPTS] [--rtol r] [--json FILE]\n");
+               "                        [--precond P] [--petsc OPTS] [--rtol r] [--json FILE]\n"
+               "                        [--plot FILE.svg|FILE.png] [--quiet]\n");
 }
 
 static void help(void)
@@ -28,7 +35,12 @@ static void help(void)
            "Runs FILE.hdg on the meshes square:N (N from --meshes, default 4,8,16) for every\n"
            "order (default 1..4) and prints, per order, the L2 error of every unknown that\n"
            "has an exact solution and the observed rate between consecutive meshes:\n"
-           "    rate = log(e_coarse / e_fine) / log(N_fine / N_coarse).\n"
+           "    rate = log(e_coarse / e_fine) / log(N_fine / N_coarse),\n"
+           "then the fitted rate: the least-squares slope of log(error) against log(h),\n"
+           "h = 1/N, over the meshes (errors that are zero or not finite left out; none\n"
+           "with fewer than two meshes). The JSON holds every run (\"runs\"), the rates\n"
+           "between meshes (\"rates\") and the fitted ones (\"fits\": order, unknown,\n"
+           "rate, points). On a terminal a line on stderr shows the run under way.\n"
            "\n"
            "options:\n"
            "  --orders SPEC       a..b or a comma list (default 1..4)\n"
@@ -36,6 +48,9 @@ static void help(void)
            "  --mesh-options OPTS appended to each mesh spec, e.g. perturb=0.2\n"
            "  --set, --solver, --precond, --petsc, --rtol, --final-time, --cfl: as for hdgc run\n"
            "  --json FILE         where the table goes (default NAME-convergence.json)\n"
+           "  --plot FILE         error against h on log-log axes, one line per unknown and\n"
+           "                      order, the fitted rates in the legend; FILE.svg or FILE.png\n"
+           "  --quiet             print nothing but errors\n"
            "\n"
            "Exit status: 0 when every run succeeded, 1 otherwise, 2 bad usage.\n");
 }
@@ -73,19 +88,46 @@ static int int_list(const char *s, int *out, int max)
 }
 
 typedef struct conv {
-    const char *path, *json, *mopts;
+    const char *path, *json, *mopts, *plot;
     int orders[MAXN], norders, meshes[MAXN], nmeshes;
     hdg_setting *sets;
     int nsets;
     hdg_run_options ro;
     int warned;   /* a compile warning (kernel cache disabled) is printed once */
+    int quiet;
+    hdg_progress pg;
+    /* the results: err[o][m][u] (NaN: none), the unknowns of the first problem loaded */
+    double err[MAXN][MAXN][MAXU];
+    char name[128], uname[MAXU][64];
+    int nu, exact[MAXU];
 } conv;
+
+/* The output paths, before any run: 2 with a message, else -1. */
+static int check_outputs(const conv *C)
+{
+    if (C->plot && !hdg_plot_format(C->plot)) return bad("--plot %s: expected a file name ending in .svg or .png", C->plot);
+    if (hdg_cli_check_output("convergence", "--json", C->json, C->path)) return 2;
+    if (hdg_cli_check_output("convergence", "--plot", C->plot, C->path)) return 2;
+    if (C->plot && C->json && hdg_cli_same_file(C->plot, C->json)) {
+        fprintf(stderr, "hdgc convergence: --plot names the same file as --json '%s'\n", C->plot);
+        return 2;
+    }
+    hdg_ofile o;   /* a folder that exists but takes no file (/proc): found now, not after the runs */
+    hdg_error err = {0};
+    if (C->plot && hdg_ofile_open(&o, C->plot, &err)) {
+        fprintf(stderr, "hdgc convergence: --plot %s\n", err.msg);
+        return 2;
+    }
+    if (C->plot) hdg_ofile_abort(&o);
+    return -1;
+}
 
 static int parse(int argc, char **argv, conv *C)
 {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) { help(); return 0; }
+        if (!strcmp(a, "--quiet")) { C->quiet = 1; continue; }
         if (a[0] != '-') {
             if (C->path) return bad("more than one file ('%s')", a);
             C->path = a;
@@ -101,6 +143,7 @@ static int parse(int argc, char **argv, conv *C)
             if ((C->nmeshes = int_list(v, C->meshes, MAXN)) <= 0) return bad("--meshes %s: expected N,N,...", v);
         } else if (!strcmp(a, "--mesh-options")) C->mopts = v;
         else if (!strcmp(a, "--json")) C->json = v;
+        else if (!strcmp(a, "--plot")) C->plot = v;
         else if (!strcmp(a, "--solver")) C->ro.solver = v;
         else if (!strcmp(a, "--precond")) C->ro.precond = v;
         else if (!strcmp(a, "--petsc")) C->ro.petsc = v;
@@ -117,11 +160,11 @@ static int parse(int argc, char **argv, conv *C)
         } else return bad("unknown option or bad value: '%s'", a);
     }
     if (!C->path) return bad("no file given%s", "");
-    if (hdg_cli_check_output("convergence", "--json", C->json, C->path)) return 2;   /* before any run */
-    return -1;
+    return check_outputs(C);
 }
 
-/* Runs one (order, mesh); errors[u] = L2 error or NaN. */
+/* Runs one (order, mesh); errs[u] = L2 error or NaN. The progress line is
+ * erased before anything is printed. */
 static hdg_status one(conv *C, int order, int N, hdg_report *all, double *errs, hdg_problem **pout)
 {
     hdg_frontend_options fo = {order, C->sets, C->nsets};
@@ -130,6 +173,7 @@ static hdg_status one(conv *C, int order, int N, hdg_report *all, double *errs, 
     hdg_problem *p = hdg_problem_load(C->path, &fo, &d);
     if (!p) {
         char *t = hdg_diags_render(&d);
+        hdg_progress_end(&C->pg);
         fputs(t, stderr);
         free(t);
         hdg_diags_free(&d);
@@ -143,6 +187,7 @@ static hdg_status one(conv *C, int order, int N, hdg_report *all, double *errs, 
     hdg_report *rep = hdg_report_new();
     hdg_error err = {0};
     hdg_status st = hdg_run_problem(p, &ro, rep, &err);
+    hdg_progress_end(&C->pg);
     if (st) fprintf(stderr, "hdgc convergence: order %d, %s: %s\n", order, mesh, err.msg);
     const char *w = hdg_report_get_string(rep, "compile.warning");
     if (w && !C->warned) fprintf(stderr, "hdgc convergence: warning: %s\n", w), C->warned = 1;
@@ -152,7 +197,7 @@ static hdg_status one(conv *C, int order, int N, hdg_report *all, double *errs, 
     hdg_report_int(row, "order", order);
     hdg_report_int(row, "N", N);
     hdg_report_string(row, "mesh", mesh);
-    for (int u = 0; u < p->nunknowns; u++) {
+    for (int u = 0; u < p->nunknowns && u < MAXU; u++) {
         char path[160];
         int found;
         snprintf(path, sizeof path, "errors.%s", p->unknowns[u].name);
@@ -168,65 +213,176 @@ static hdg_status one(conv *C, int order, int N, hdg_report *all, double *errs, 
     return st;
 }
 
+/* The unknowns of the first problem loaded (names, which have an exact solution). */
+static void record_unknowns(conv *C, const hdg_problem *q)
+{
+    if (C->nu) return;
+    snprintf(C->name, sizeof C->name, "%s", q->name);
+    C->nu = q->nunknowns < MAXU ? q->nunknowns : MAXU;
+    for (int u = 0; u < C->nu; u++) {
+        snprintf(C->uname[u], sizeof C->uname[u], "%s", q->unknowns[u].name);
+        C->exact[u] = q->unknowns[u].exact[0] != NULL;
+    }
+}
+
+static void print_header(const conv *C, int o)
+{
+    if (C->quiet) return;
+    printf("%s, order %d\n  %6s", C->name, C->orders[o], "N");
+    for (int u = 0; u < C->nu; u++)
+        if (C->exact[u]) printf("  %12s %5s", C->uname[u], "rate");
+    printf("\n");
+}
+
+/* Mesh m's row of order o: errors and the rates from mesh m-1 (also into the JSON). */
+static void print_row(const conv *C, int o, int m, hdg_report *all)
+{
+    if (!C->quiet) printf("  %6d", C->meshes[m]);
+    for (int u = 0; u < C->nu; u++) {
+        if (!C->exact[u]) continue;
+        double cur = C->err[o][m][u], prev = m > 0 ? C->err[o][m - 1][u] : NAN;
+        if (!C->quiet) printf("  %12.4e", cur);
+        if (m > 0 && cur > 0 && prev > 0) {
+            double rate = log(prev / cur) / log((double)C->meshes[m] / C->meshes[m - 1]);
+            if (!C->quiet) printf(" %5.2f", rate);
+            hdg_report *rr = hdg_report_array_push_object(all, "rates");
+            hdg_report_int(rr, "order", C->orders[o]);
+            hdg_report_int(rr, "N", C->meshes[m]);
+            hdg_report_string(rr, "unknown", C->uname[u]);
+            hdg_report_number(rr, "rate", rate);
+        } else if (!C->quiet) printf(" %5s", "-");
+    }
+    if (!C->quiet) printf("\n"), fflush(stdout);
+}
+
+/* The fitted rate of (order o, unknown u) over the meshes: NaN with fewer than 2 points. */
+static double fit(const conv *C, int o, int u, int *points)
+{
+    double h[MAXN], e[MAXN], rate;
+    for (int m = 0; m < C->nmeshes; m++) h[m] = 1.0 / C->meshes[m], e[m] = C->err[o][m][u];
+    *points = hdg_plot_fit(C->nmeshes, h, e, &rate, NULL);
+    return rate;
+}
+
+/* Order o's fitted rates: a "fit" row under its table and "fits" in the JSON. */
+static void print_fits(const conv *C, int o, hdg_report *all)
+{
+    if (!C->quiet) printf("  %6s", "fit");
+    for (int u = 0; u < C->nu; u++) {
+        if (!C->exact[u]) continue;
+        int points;
+        double rate = fit(C, o, u, &points);
+        if (C->quiet) ;
+        else if (isfinite(rate)) printf("  %12s %5.2f", "", rate);
+        else printf("  %12s %5s", "", "-");
+        hdg_report *r = hdg_report_array_push_object(all, "fits");
+        hdg_report_int(r, "order", C->orders[o]);
+        hdg_report_string(r, "unknown", C->uname[u]);
+        hdg_report_number(r, "rate", rate);   /* NaN: null */
+        hdg_report_int(r, "points", points);
+    }
+    if (!C->quiet) printf("\n"), fflush(stdout);
+}
+
+static void show_progress(conv *C, int done, int order, int N)
+{
+    char eta[40];
+    int total = C->norders * C->nmeshes;
+    hdg_progress_eta(&C->pg, done, total, eta, sizeof eta);
+    hdg_progress_update(&C->pg, 1, "run %d/%d: order %d, square:%d, %s", done + 1, total, order, N, eta);
+}
+
+/* All the runs of order o; 1 when one failed. */
+static int sweep_order(conv *C, int o, hdg_report *all)
+{
+    int failed = 0, header = 0;
+    for (int m = 0; m < C->nmeshes; m++) {
+        hdg_problem *q = NULL;
+        show_progress(C, o * C->nmeshes + m, C->orders[o], C->meshes[m]);
+        hdg_status st = one(C, C->orders[o], C->meshes[m], all, C->err[o][m], &q);
+        if (!q) return 1;
+        failed |= st != HDG_OK;
+        record_unknowns(C, q);
+        hdg_problem_free(q);
+        if (!header) print_header(C, o), header = 1;
+        print_row(C, o, m, all);
+    }
+    print_fits(C, o, all);
+    return failed;
+}
+
+/* Error against h per (order, unknown with an exact solution), the fitted rate in the legend. */
+static int write_plot(const conv *C)
+{
+    int ns = 0, nexact = 0;
+    hdg_plot_series *S = calloc((size_t)(C->norders * C->nu) + 1, sizeof *S);
+    double *h = calloc((size_t)C->nmeshes, sizeof *h);
+    char(*label)[160] = calloc((size_t)(C->norders * C->nu) + 1, sizeof *label);
+    for (int m = 0; m < C->nmeshes; m++) h[m] = 1.0 / C->meshes[m];
+    for (int o = 0; o < C->norders; o++) {
+        nexact = 0;
+        for (int u = 0; u < C->nu; u++) {
+            if (!C->exact[u]) continue;
+            int points;
+            double rate = fit(C, o, u, &points);
+            if (points >= 2 && isfinite(rate))
+                snprintf(label[ns], sizeof label[ns], "%s, k=%d: rate %.2f", C->uname[u], C->orders[o], rate);
+            else snprintf(label[ns], sizeof label[ns], "%s, k=%d", C->uname[u], C->orders[o]);
+            S[ns] = (hdg_plot_series){label[ns], C->nmeshes, h, C->err[o][0] + u, o, nexact++};
+            ns++;
+        }
+    }
+    /* the errors of one unknown are MAXU apart: copy them out */
+    double *y = calloc((size_t)ns * (size_t)C->nmeshes + 1, sizeof *y);
+    for (int s = 0; s < ns; s++) {
+        for (int m = 0; m < C->nmeshes; m++) y[s * C->nmeshes + m] = S[s].y[m * MAXU];
+        S[s].y = y + s * C->nmeshes;
+    }
+    char title[200];
+    snprintf(title, sizeof title, "%s: L2 error against h", C->name);
+    hdg_plot pl = {960, 640, title, "h = 1/N", "L2 error", ns, S, 1};
+    hdg_error err = {0};
+    hdg_status st = hdg_plot_write(C->plot, &pl, &err);
+    if (st) fprintf(stderr, "hdgc convergence: %s\n", err.msg);
+    else if (!C->quiet) printf("plot written to %s\n", C->plot);
+    free(y), free(label), free(h), free(S);
+    return st != HDG_OK;
+}
+
+static void init_results(conv *C)
+{
+    snprintf(C->name, sizeof C->name, "problem");
+    for (int o = 0; o < MAXN; o++)
+        for (int m = 0; m < MAXN; m++)
+            for (int u = 0; u < MAXU; u++) C->err[o][m][u] = NAN;
+}
+
 int hdg_cmd_convergence(int argc, char **argv)
 {
-    conv C;
-    memset(&C, 0, sizeof C);
-    hdg_run_options_default(&C.ro);
-    C.sets = calloc((size_t)argc + 1, sizeof *C.sets);
-    int rc = parse(argc, argv, &C);
-    if (rc >= 0) { free(C.sets); return rc; }
-    if (!C.norders) for (int k = 1; k <= 4; k++) C.orders[C.norders++] = k;
-    if (!C.nmeshes) C.meshes[0] = 4, C.meshes[1] = 8, C.meshes[2] = 16, C.nmeshes = 3;
+    conv *C = calloc(1, sizeof *C);
+    hdg_run_options_default(&C->ro);
+    C->sets = calloc((size_t)argc + 1, sizeof *C->sets);
+    int rc = parse(argc, argv, C);
+    if (rc >= 0) { free(C->sets), free(C); return rc; }
+    if (!C->norders) for (int k = 1; k <= 4; k++) C->orders[C->norders++] = k;
+    if (!C->nmeshes) C->meshes[0] = 4, C->meshes[1] = 8, C->meshes[2] = 16, C->nmeshes = 3;
+    init_results(C);
     hdg_report *all = hdg_report_new();
     int failed = 0;
-    char name[128] = "problem";
-    for (int o = 0; o < C.norders; o++) {
-        double prev[64], cur[64];
-        hdg_problem *p = NULL;
-        for (int m = 0; m < C.nmeshes; m++) {
-            hdg_problem *q = NULL;
-            hdg_status st = one(&C, C.orders[o], C.meshes[m], all, cur, &q);
-            if (!q) { failed = 1; break; }
-            if (st) failed = 1;
-            if (!p) {
-                snprintf(name, sizeof name, "%s", q->name);
-                printf("%s, order %d\n  %6s", q->name, C.orders[o], "N");
-                for (int u = 0; u < q->nunknowns; u++)
-                    if (q->unknowns[u].exact[0]) printf("  %12s %5s", q->unknowns[u].name, "rate");
-                printf("\n");
-            }
-            printf("  %6d", C.meshes[m]);
-            for (int u = 0; u < q->nunknowns && u < 64; u++) {
-                if (!q->unknowns[u].exact[0]) continue;
-                printf("  %12.4e", cur[u]);
-                if (m > 0 && cur[u] > 0 && prev[u] > 0) {
-                    double rate = log(prev[u] / cur[u]) / log((double)C.meshes[m] / C.meshes[m - 1]);
-                    printf(" %5.2f", rate);
-                    hdg_report *rr = hdg_report_array_push_object(all, "rates");
-                    hdg_report_int(rr, "order", C.orders[o]);
-                    hdg_report_int(rr, "N", C.meshes[m]);
-                    hdg_report_string(rr, "unknown", q->unknowns[u].name);
-                    hdg_report_number(rr, "rate", rate);
-                } else printf(" %5s", "-");
-                prev[u] = cur[u];
-            }
-            printf("\n");
-            fflush(stdout);
-            hdg_problem_free(p);
-            p = q;
-        }
-        hdg_problem_free(p);
-    }
+    hdg_progress_begin(&C->pg, !C->quiet && hdg_progress_tty() ? stderr : NULL);
+    for (int o = 0; o < C->norders; o++) failed |= sweep_order(C, o, all);
+    hdg_progress_end(&C->pg);
+    if (C->plot) failed |= write_plot(C);
     char def[160];
-    snprintf(def, sizeof def, "%s-convergence.json", name);
-    const char *out = C.json ? C.json : def;
+    snprintf(def, sizeof def, "%s-convergence.json", C->name);
+    const char *out = C->json ? C->json : def;
     hdg_error err = {0};
     if (hdg_report_write(all, out, &err)) {
         fprintf(stderr, "hdgc convergence: %s\n", err.msg);
         failed = 1;
-    } else printf("table written to %s\n", out);
+    } else if (!C->quiet) printf("table written to %s\n", out);
     hdg_report_free(all);
-    free(C.sets);
+    free(C->sets);
+    free(C);
     return failed ? 1 : 0;
 }

@@ -1,0 +1,6 @@
+# hdgc convergence --plot (runtime/plot.c, compiler/cmd_convergence.c): tests/test_plot.c
+# parses the SVG, decodes the PNG with libpng, and runs hdgc under script(1) for the progress line
+find_package(PNG REQUIRED)
+hdg_unit_test(plot test_plot.c)
+target_link_libraries(test_plot PRIVATE PNG::PNG)
+set_tests_properties(plot PROPERTIES TIMEOUT 180 ENVIRONMENT "HDGC=$<TARGET_FILE:hdgc>")
