@@ -1178,6 +1178,15 @@ static void postprocessing(sema *S, decl *ds, pairing *pr)
         sema_error(S, x->loc, "post-processed unknown '%s' has no mean constraint: add 'mean %s = u' "
                    "with u the element unknown whose element means it keeps", x->name, x->name);
     }
+    const hdg_unknown *one = NULL;   /* the lowering has one post-processing solve */
+    for (int u = 0; u < p->nunknowns; u++) {
+        const hdg_unknown *x = &p->unknowns[u];
+        if (!x->post) continue;
+        if (one)
+            sema_error(S, x->loc, "a second postprocess unknown '%s': only one is supported ('%s' at "
+                       "line %d:%d)", x->name, one->name, one->loc.line, one->loc.col);
+        else one = x;
+    }
 }
 
 /* DG problems have no post-processing step. */
