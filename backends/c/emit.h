@@ -38,6 +38,13 @@ typedef struct hdg_emit_c_options {
      * "hdg_": hdg_lu, hdg_matmul, ...). A backend with its own versions of
      * the same signatures (CUDA's block-cooperative hdg_blk_lu, ...) sets it. */
     const char *dense_prefix;
+    /* 1: the dense helpers hdg_matmul and hdg_lu_solve are written for sizes
+     * the compiler knows (always inlined at calls with constant sizes, loops
+     * over constant tiles it unrolls: a few rows of the result summed in
+     * registers), with the generic ones' rounding (each entry's operations in
+     * the same order). hdg_emit_c sets it; 0 (the CUDA emitter's helpers for
+     * one thread per item): the plain loops. */
+    int fixed_size_helpers;
 } hdg_emit_c_options;
 
 /* The whole translation unit. Verifies the module first (an invalid module is
