@@ -23,7 +23,7 @@ void hdg_run_options_default(hdg_run_options *o)
 void hdg_run_fields_free(hdg_run_fields *f)
 {
     if (!f) return;
-    free(f->x), free(f->xpost);
+    free(f->x), free(f->xpost), free(f->trace);
     memset(f, 0, sizeof *f);
 }
 
@@ -104,34 +104,37 @@ hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg
     hdg_report_string(rep, "method", hdg_method_name(p->method));
     hdg_report_int(rep, "order", p->degree);
     hdg_report_string(rep, "backend", backend);
-    hdg_mesh mesh;
+    hdg_mesh own, *mesh = o.mesh_in ? o.mesh_in : &own;
+    memset(&own, 0, sizeof own);
     hdg_mesh_size size;   /* memory: refused with a figure before allocating (square:N) */
-    hdg_status st = hdg_mesh_spec_size(o.mesh, &size) ? hdg_run_memory_check(p, &o, &size, 0, err)
-                                                      : hdg_mesh_spec_memory_check(o.mesh, 0, err);
-    if (!st) st = hdg_mesh_load(&mesh, o.mesh, err);
-    if (st) {
-        hdg_cuda_device_close(dev);
-        return st;
+    hdg_status st = HDG_OK;
+    if (!o.mesh_in) {
+        st = hdg_mesh_spec_size(o.mesh, &size) ? hdg_run_memory_check(p, &o, &size, 0, err)
+                                               : hdg_mesh_spec_memory_check(o.mesh, 0, err);
+        if (!st) st = hdg_mesh_load(&own, o.mesh, err);
     }
-    size = (hdg_mesh_size){mesh.nv, mesh.ne, mesh.nf, mesh.nbf};   /* a file: known now */
-    if ((st = hdg_run_memory_check(p, &o, &size, 1, err))) {
-        hdg_mesh_free(&mesh);
+    if (!st) {
+        size = (hdg_mesh_size){mesh->nv, mesh->ne, mesh->nf, mesh->nbf};   /* a file: known now */
+        st = hdg_run_memory_check(p, &o, &size, 1, err);
+    }
+    if (st) {
+        hdg_mesh_free(&own);
         hdg_cuda_device_close(dev);
         return st;
     }
     double t1 = hdg_wtime();
-    hdg_report_string(rep, "mesh.source", o.mesh);
-    hdg_report_int(rep, "mesh.elements", mesh.ne);
-    hdg_report_int(rep, "mesh.faces", mesh.nf);
-    hdg_report_int(rep, "mesh.boundary_faces", mesh.nbf);
+    hdg_report_string(rep, "mesh.source", o.mesh_in ? (mesh->source ? mesh->source : "arrays") : o.mesh);
+    hdg_report_int(rep, "mesh.elements", mesh->ne);
+    hdg_report_int(rep, "mesh.faces", mesh->nf);
+    hdg_report_int(rep, "mesh.boundary_faces", mesh->nbf);
     hdg_report_number(rep, "timings.parse", o.t_parse);
     hdg_report_number(rep, "timings.mesh", t1 - t0);
-    st = check_markers(p, &mesh, err);
+    st = check_markers(p, mesh, err);
     int hdg = p->method == HDG_METHOD_HDG;
-    if (!st && dev) st = hdg ? hdg_run_hdg_cuda(p, &mesh, &o, dev, rep, err) : hdg_run_dg_cuda(p, &mesh, &o, dev, rep, err);
-    else if (!st) st = hdg ? hdg_run_hdg(p, &mesh, &o, rep, err) : hdg_run_dg(p, &mesh, &o, rep, err);
+    if (!st && dev) st = hdg ? hdg_run_hdg_cuda(p, mesh, &o, dev, rep, err) : hdg_run_dg_cuda(p, mesh, &o, dev, rep, err);
+    else if (!st) st = hdg ? hdg_run_hdg(p, mesh, &o, rep, err) : hdg_run_dg(p, mesh, &o, rep, err);
     hdg_cuda_device_close(dev);
     hdg_report_number(rep, "timings.total", hdg_wtime() - t0 + o.t_parse);
-    hdg_mesh_free(&mesh);
+    hdg_mesh_free(&own);
     return st;
 }

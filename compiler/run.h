@@ -23,8 +23,33 @@
 typedef struct hdg_run_fields {
     long long n, npost;        /* values in x, xpost */
     double *x, *xpost;
+    long long ntrace;          /* values in trace: faces x trace_per_face */
+    int trace_per_face;        /* the trace unknowns' Legendre coefficients on a face, unknown by
+                                  unknown, component by component, in the face's canonical direction */
+    double *trace;
 } hdg_run_fields;
 void hdg_run_fields_free(hdg_run_fields *f);
+
+/* The solution as a caller sees it: every field (component) of every element
+ * unknown, and the post-processed one, at the lattice points of degree p of
+ * each element (nlat = (p+1)(p+2)/2 per element, hdg_vtk_lattice order, the
+ * points of the VTK output), with the elements' vertices. Valid during the
+ * callback only. */
+typedef struct hdg_snapshot {
+    int ne, p, nlat;              /* elements, lattice degree, points per element */
+    const double *vxy;            /* ne x 6: the vertices (x0 y0 x1 y1 x2 y2) */
+    const double *lr, *ls;        /* nlat reference points in [-1,1]^2 (v0 = (-1,-1)) */
+    int nfields;
+    const char *const *names;     /* "u", "q_x", "q_y", "ustar", DG: "Ez", ... */
+    const double *const *values;  /* nfields arrays of ne x nlat */
+    double t;                     /* DG: the time of the state (HDG: 0) */
+    long long step;               /* DG: steps done (HDG: 0) */
+    int final;                    /* 1: the end of the run */
+} hdg_snapshot;
+/* A nonzero status stops the run with it (err filled by the callback). */
+typedef hdg_status (*hdg_snapshot_fn)(void *ctx, const hdg_snapshot *s, hdg_error *err);
+
+struct hdg_mesh;
 
 typedef struct hdg_run_options {
     const char *mesh;          /* "square:N[,...]" or a .msh file; NULL: "square:8" */
@@ -48,6 +73,11 @@ typedef struct hdg_run_options {
     int progress;              /* a progress line on stderr (Krylov iterations, DG steps) */
     FILE *log;                 /* summary lines, or NULL */
     hdg_run_fields *fields;    /* NULL, or filled with the solution (HDG) */
+    hdg_snapshot_fn snapshot;  /* NULL, or called with the solution at the end (and DG: every
+                                  snapshot_every steps when > 0) */
+    void *snapshot_ctx;
+    int snapshot_every;
+    struct hdg_mesh *mesh_in;  /* a caller's mesh (topology built) used instead of mesh; not freed */
     double t_parse;            /* seconds spent parsing (reported as timings.parse) */
 } hdg_run_options;
 
@@ -60,7 +90,6 @@ hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg
                            hdg_error *err);
 
 /* The two drivers (called by hdg_run_problem after the mesh is loaded). */
-struct hdg_mesh;
 hdg_status hdg_run_hdg(const hdg_problem *p, struct hdg_mesh *mesh, const hdg_run_options *opt,
                        hdg_report *rep, hdg_error *err);
 hdg_status hdg_run_dg(const hdg_problem *p, struct hdg_mesh *mesh, const hdg_run_options *opt,

@@ -137,17 +137,19 @@ typedef struct vtkout {
     char *base, *partial;   /* series: path without .pvd; BASE.partial.pvd */
     int series;
     int p, nlat;
-    double *I, *vxy, **vals;
+    double *I, *vxy, **vals, *lat;   /* lat: the lattice, r then s */
+    char names[HDG_DG_MAX_FIELDS][64];
     char **files;
     double *times;
     int nfiles;
 } vtkout;
 
+/* path NULL: the lattice values only (for opt->snapshot). */
 static void vtk_open(vtkout *v, const hdg_dg_data *d, const char *path)
 {
     memset(v, 0, sizeof *v);
     v->path = path;
-    size_t len = strlen(path);
+    size_t len = path ? strlen(path) : 0;
     v->series = len > 4 && !strcmp(path + len - 4, ".pvd");
     if (v->series) {
         hdg_str b;
@@ -159,11 +161,15 @@ static void vtk_open(vtkout *v, const hdg_dg_data *d, const char *path)
     }
     v->p = d->L.N > 0 ? d->L.N : 1;
     v->nlat = hdg_vtk_lattice_size(v->p);
-    double *lr = hdg_xmalloc(sizeof(double) * v->nlat * 2);
+    double *lr = v->lat = hdg_xmalloc(sizeof(double) * v->nlat * 2);
     hdg_vtk_lattice(v->p, lr, lr + v->nlat);
     v->I = hdg_xmalloc(sizeof(double) * (size_t)v->nlat * d->L.Np);
     hdg_refel_interp(&d->re, v->nlat, lr, lr + v->nlat, v->I);
-    free(lr);
+    for (int f = 0; f < d->L.nfields; f++) {
+        snprintf(v->names[f], sizeof v->names[f], "%s", d->L.field_name[f]);
+        for (char *c = v->names[f]; *c; c++)
+            if (*c == '.') *c = '_';
+    }
     const hdg_mesh *m = d->mesh;
     v->vxy = hdg_xmalloc(sizeof(double) * 6 * (size_t)m->ne);
     for (int e = 0; e < m->ne; e++)
@@ -175,8 +181,8 @@ static void vtk_open(vtkout *v, const hdg_dg_data *d, const char *path)
     for (int f = 0; f < d->L.nfields; f++) v->vals[f] = hdg_xmalloc(sizeof(double) * (size_t)m->ne * v->nlat);
 }
 
-/* The state U (kernel rows) at time t, interpolated to the lattice in mesh order. */
-static hdg_status vtk_write(vtkout *v, const hdg_dg_data *d, const double *U, double t, hdg_error *err)
+/* The state U (kernel rows) interpolated to the lattice in mesh order. */
+static void vtk_interp(vtkout *v, const hdg_dg_data *d, const double *U)
 {
     int ne = d->mesh->ne, F = d->L.nfields, Np = d->L.Np;
     for (int f = 0; f < F; f++)
@@ -186,14 +192,14 @@ static hdg_status vtk_write(vtkout *v, const hdg_dg_data *d, const double *U, do
                 for (int j = 0; j < Np; j++) s += v->I[q * Np + j] * U[((size_t)d->pos[e] * F + f) * Np + j];
                 v->vals[f][(size_t)e * v->nlat + q] = s;
             }
-    char names[HDG_DG_MAX_FIELDS][64];
+}
+
+/* The interpolated state at time t as the next file of the output. */
+static hdg_status vtk_write(vtkout *v, const hdg_dg_data *d, double t, hdg_error *err)
+{
+    int ne = d->mesh->ne, F = d->L.nfields;
     const char *np[HDG_DG_MAX_FIELDS];
-    for (int f = 0; f < F; f++) {
-        snprintf(names[f], sizeof names[f], "%s", d->L.field_name[f]);
-        for (char *c = names[f]; *c; c++)
-            if (*c == '.') *c = '_';
-        np[f] = names[f];
-    }
+    for (int f = 0; f < F; f++) np[f] = v->names[f];
     hdg_str file;
     hdg_str_init(&file);
     if (v->series) {
@@ -257,7 +263,26 @@ static hdg_status vtk_write_state(vtkout *v, const hdg_dg_data *d, const hdg_dg_
 {
     const double *U = NULL;
     hdg_status st = eng->state(eng->ctx, &U, err);
-    return st ? st : vtk_write(v, d, U, t, err);
+    if (st) return st;
+    vtk_interp(v, d, U);
+    return vtk_write(v, d, t, err);
+}
+
+/* opt->snapshot: the state after step steps (time t) when it is due. */
+static hdg_status snapshot_state(vtkout *v, const hdg_dg_data *d, const hdg_dg_engine *eng,
+                                 const hdg_run_options *opt, long long step, double t, int final, hdg_error *err)
+{
+    if (!opt->snapshot || !(final || (opt->snapshot_every > 0 && step % opt->snapshot_every == 0)))
+        return HDG_OK;
+    const double *U = NULL;
+    hdg_status st = eng->state(eng->ctx, &U, err);
+    if (st) return st;
+    vtk_interp(v, d, U);
+    const char *np[HDG_DG_MAX_FIELDS];
+    for (int f = 0; f < d->L.nfields; f++) np[f] = v->names[f];
+    hdg_snapshot s = {d->mesh->ne, v->p, v->nlat, v->vxy, v->lat, v->lat + v->nlat, d->L.nfields, np,
+                      (const double *const *)v->vals, t, step, final};
+    return opt->snapshot(opt->snapshot_ctx, &s, err);
 }
 
 static void vtk_close(vtkout *v, int nfields)
@@ -268,6 +293,7 @@ static void vtk_close(vtkout *v, int nfields)
     free(v->files);
     free(v->times);
     free(v->I);
+    free(v->lat);
     free(v->vxy);
     if (v->vals)
         for (int f = 0; f < nfields; f++) free(v->vals[f]);
@@ -490,9 +516,10 @@ hdg_status hdg_dg_integrate(const hdg_dg_data *d, const hdg_dg_engine *eng, cons
     if (st) goto done;
     eprev = e0;
     hdg_report_number(rep, "energy.start", e0);
-    if (opt->vtk) {
+    if (opt->vtk || opt->snapshot) {
         vtk_open(&v, d, opt->vtk);
         if (v.series && (st = vtk_write_state(&v, d, eng, 0.0, err))) goto done;
+        if (nsteps > 0 && (st = snapshot_state(&v, d, eng, opt, 0, 0.0, 0, err))) goto done;
     }
     if (opt->png && ((st = hdg_png_dg_open(&pf, d, opt, err)) ||
                      (st = hdg_png_dg_step(&pf, d, eng, opt, 0, nsteps, 0.0, rep, err))))
@@ -525,6 +552,7 @@ hdg_status hdg_dg_integrate(const hdg_dg_data *d, const hdg_dg_engine *eng, cons
             if ((st = vtk_write_state(&v, d, eng, tn, err))) goto done;
             t_out += hdg_wtime() - t0;
         }
+        if (done_steps != nsteps && (st = snapshot_state(&v, d, eng, opt, done_steps, tn, 0, err))) goto done;
         if (opt->png && (st = hdg_png_dg_step(&pf, d, eng, opt, done_steps, nsteps, tn, rep, err))) goto done;
         progress(&line, done_steps, nsteps, tn, 0);
     }
@@ -535,6 +563,7 @@ hdg_status hdg_dg_integrate(const hdg_dg_data *d, const hdg_dg_engine *eng, cons
         if ((st = vtk_write_state(&v, d, eng, final, err)) || (st = vtk_commit(&v, err))) goto done;
         t_out += hdg_wtime() - t0;
     }
+    if ((st = snapshot_state(&v, d, eng, opt, nsteps, final, 1, err))) goto done;
     hdg_report_number(rep, "energy.end", eprev);
     hdg_report_number(rep, "energy.max_rel_increase", maxinc);
     hdg_report_number(rep, "energy.max_rise", w.maxrise);

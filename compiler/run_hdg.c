@@ -312,7 +312,7 @@ static hdg_status errors_stage(hdg_run *r, hdg_error *err)
 
 static hdg_status vtk_stage(hdg_run *r, hdg_error *err)
 {
-    return hdg_hdg_write_vtk(r->p, &r->L, r->mesh->ne, r->geom, r->xe, r->xp, r->o->vtk, err);
+    return hdg_hdg_output(r->p, &r->L, r->mesh->ne, r->geom, r->xe, r->xp, r->o, err);
 }
 
 /* ---------------------------------------------------------------- driver */
@@ -376,14 +376,17 @@ hdg_status hdg_run_hdg(const hdg_problem *p, hdg_mesh *mesh, const hdg_run_optio
     STAGE("recover", recover_stage(&r, err));
     if (r.L.post_unknown >= 0) STAGE("postprocess", post_stage(&r, err));
     STAGE("errors", errors_stage(&r, err));
-    if (o->vtk) STAGE("output", vtk_stage(&r, err));
+    if (o->vtk || o->snapshot) STAGE("output", vtk_stage(&r, err));
     if (o->png) STAGE("png", hdg_png_hdg(p, &r.L, mesh, r.xe, r.xp, o, r.rep, err));
     if (o->fields) {   /* hand the element fields over */
         o->fields->n = (long long)mesh->ne * r.L.nl;
         o->fields->x = r.xe;
         o->fields->npost = r.xp ? (long long)mesh->ne * r.L.npp * p->unknowns[r.L.post_unknown].ncomp : 0;
         o->fields->xpost = r.xp;
-        r.xe = r.xp = NULL;
+        o->fields->ntrace = (long long)mesh->nf * r.L.m;
+        o->fields->trace_per_face = r.L.m;
+        o->fields->trace = r.x;
+        r.xe = r.xp = r.x = NULL;
     }
 done:
     hdg_progress_end(&line);

@@ -299,8 +299,8 @@ static double *lattice_values(int deg, int n, int nlat, const double *lr, const 
 
 /* Element fields (and the post-processed one) as Lagrange triangles of the
  * highest degree among them. */
-hdg_status hdg_hdg_write_vtk(const hdg_problem *p, const hdg_lowered *L, int ne, const double *geom,
-                             const double *xe, const double *xp, const char *path, hdg_error *err)
+hdg_status hdg_hdg_output(const hdg_problem *p, const hdg_lowered *L, int ne, const double *geom,
+                          const double *xe, const double *xp, const hdg_run_options *o, hdg_error *err)
 {
     int post = L->post_unknown >= 0 && xp;
     int deg = post && L->kpost > L->k ? L->kpost : L->k;
@@ -327,8 +327,14 @@ hdg_status hdg_hdg_write_vtk(const hdg_problem *p, const hdg_lowered *L, int ne,
     double *vxy = hdg_xmalloc(sizeof(double) * 6 * (size_t)ne);
     for (int e = 0; e < ne; e++)
         for (int v = 0; v < 6; v++) vxy[6 * e + v] = geom[(size_t)e * L->ngeom + v];
-    hdg_status st = hdg_vtk_write_snapshot(path, ne, vxy, deg, nf, names, (const double *const *)vals,
-                                  HDG_VTK_LAGRANGE, err);
+    hdg_status st = HDG_OK;
+    if (o->vtk)
+        st = hdg_vtk_write_snapshot(o->vtk, ne, vxy, deg, nf, names, (const double *const *)vals,
+                                    HDG_VTK_LAGRANGE, err);
+    if (!st && o->snapshot) {
+        hdg_snapshot s = {ne, deg, nlat, vxy, lr, ls, nf, names, (const double *const *)vals, 0, 0, 1};
+        st = o->snapshot(o->snapshot_ctx, &s, err);
+    }
     for (int i = 0; i < nf; i++) free(vals[i]);
     free(vxy), free(lr), free(ls);
     return st;

@@ -93,8 +93,9 @@ hdg_status hdg_hdg_dirichlet_check(const hdg_problem *p, const hdg_mesh *M, cons
 void hdg_hdg_report_errors(const hdg_problem *p, const hdg_lowered *L, const double *e2, int ne, hdg_report *rep);
 
 /* The element fields xe (ne * nl) and the post-processed xp (ne * npost, or
- * NULL) as a .vtu file. */
-hdg_status hdg_hdg_write_vtk(const hdg_problem *p, const hdg_lowered *L, int ne, const double *geom,
-                             const double *xe, const double *xp, const char *path, hdg_error *err);
+ * NULL) at the lattice of the highest degree among them: written as a .vtu
+ * file when o->vtk, handed to o->snapshot when set. */
+hdg_status hdg_hdg_output(const hdg_problem *p, const hdg_lowered *L, int ne, const double *geom,
+                          const double *xe, const double *xp, const hdg_run_options *o, hdg_error *err);
 
 #endif

@@ -453,13 +453,20 @@ static hdg_status output_stage(drun *r, hdg_error *err)
     double *xp = r->xp ? hdg_xmalloc(sizeof(double) * ((size_t)ne * npost + 1)) : NULL;
     hdg_status st = hdg_cuda_download(r->dev, xe, r->xe, sizeof(double) * (size_t)ne * r->L.nl, err);
     if (!st && xp) st = hdg_cuda_download(r->dev, xp, r->xp, sizeof(double) * (size_t)ne * npost, err);
-    if (!st && r->o->vtk) st = hdg_hdg_write_vtk(r->p, &r->L, ne, r->geom_h, xe, xp, r->o->vtk, err);
+    if (!st && (r->o->vtk || r->o->snapshot)) st = hdg_hdg_output(r->p, &r->L, ne, r->geom_h, xe, xp, r->o, err);
     if (!st && r->o->png) st = hdg_png_hdg(r->p, &r->L, r->mesh, xe, xp, r->o, r->rep, err);
     hdg_run_fields *f = r->o->fields;
     if (!st && f) {
-        f->n = (long long)ne * r->L.nl, f->x = xe;
-        f->npost = (long long)ne * npost, f->xpost = xp;
-        xe = xp = NULL;
+        size_t nt = (size_t)r->mesh->nf * r->L.m;
+        double *tr = hdg_xmalloc(sizeof(double) * (nt + 1));
+        if ((st = hdg_cuda_download(r->dev, tr, r->x, sizeof(double) * nt, err))) {
+            free(tr);
+        } else {
+            f->n = (long long)ne * r->L.nl, f->x = xe;
+            f->npost = (long long)ne * npost, f->xpost = xp;
+            f->ntrace = (long long)nt, f->trace_per_face = r->L.m, f->trace = tr;
+            xe = xp = NULL;
+        }
     }
     free(xe), free(xp);
     return st;
@@ -561,7 +568,7 @@ hdg_status hdg_run_hdg_cuda(const hdg_problem *p, struct hdg_mesh *mesh, const h
     STAGE("recover", recover_stage(&r, err));
     if (r.L.post_unknown >= 0) STAGE("postprocess", post_stage(&r, err));
     STAGE("errors", errors_stage(&r, err));
-    if (o->vtk || o->png || o->fields) STAGE("output", output_stage(&r, err));
+    if (o->vtk || o->png || o->fields || o->snapshot) STAGE("output", output_stage(&r, err));
 done:
     hdg_progress_end(&line);
     run_free(&r);

@@ -1,0 +1,42 @@
+/* api.h — inside the public API (include/hdgc.h): the problem object and the run
+ * options by name, shared by the files of api/. Clients include hdgc.h only. */
+#ifndef HDG_API_H
+#define HDG_API_H
+
+#include "compiler/run.h"
+#include "hdgc.h"
+#include "runtime/mesh.h"
+
+/* The strings an option points to are owned here. */
+typedef struct hdg_api_strings {
+    char **s;
+    int n, cap;
+} hdg_api_strings;
+
+struct hdgc_problem {
+    char *file;                    /* the name in messages */
+    char *source;                  /* the text, parsed again by every solve */
+    size_t len;
+    hdg_problem *checked;          /* parsed with the current order and params */
+    int order;                     /* 0: the file's */
+    hdg_setting *sets;             /* names owned */
+    int nsets;
+    hdg_run_options ro;            /* strings in strings */
+    hdg_api_strings strings;
+    hdg_mesh mesh;                 /* arrays given by hdgc_problem_set_mesh (has_mesh) */
+    int has_mesh;
+    hdgc_step_fn step;
+    void *step_ctx;
+    int step_every;
+};
+
+/* Sets option name (an `hdgc run` option without its dashes) in o (order: *order);
+ * strings are copied into st. HDG_EINPUT with the message `hdgc run` prints. */
+hdg_status hdg_api_option(hdg_run_options *o, int *order, hdg_api_strings *st, const char *name,
+                          const char *value, hdg_error *err);
+void hdg_api_strings_free(hdg_api_strings *st);
+
+/* Parses p->source with p->order and p->sets into p->checked (replacing it). */
+hdg_status hdg_api_reparse(hdgc_problem *p, hdg_error *err);
+
+#endif

@@ -1,0 +1,85 @@
+/* mesh.c — hdgc_problem_set_mesh: a mesh from the caller's arrays, checked here
+ * (indices, finite coordinates), then the runtime's topology checks. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "support/util.h"
+
+static hdg_status check_arrays(int nv, const double *xy, int ne, const int *tri, int nb, const int *edges,
+                               const int *markers, int nmarkers, hdg_error *err)
+{
+    if (nv < 3 || ne < 1 || !xy || !tri)
+        return hdg_fail(err, HDG_EINPUT, "mesh arrays: %d vertices and %d triangles (at least 3 and 1, with "
+                        "their arrays)", nv, ne);
+    if (nb < 0 || (nb > 0 && (!edges || !markers)) || nmarkers < 0)
+        return hdg_fail(err, HDG_EINPUT, "mesh arrays: %d boundary edges without their vertex and marker arrays", nb);
+    for (int v = 0; v < nv; v++)
+        if (!isfinite(xy[2 * v]) || !isfinite(xy[2 * v + 1]))
+            return hdg_fail(err, HDG_EINPUT, "mesh arrays: vertex %d has a coordinate that is not finite", v);
+    for (int e = 0; e < ne; e++)
+        for (int k = 0; k < 3; k++)
+            if (tri[3 * e + k] < 0 || tri[3 * e + k] >= nv)
+                return hdg_fail(err, HDG_EINPUT, "mesh arrays: triangle %d names vertex %d (vertices are 0..%d)",
+                                e, tri[3 * e + k], nv - 1);
+    for (int b = 0; b < nb; b++) {
+        if (edges[2 * b] < 0 || edges[2 * b] >= nv || edges[2 * b + 1] < 0 || edges[2 * b + 1] >= nv)
+            return hdg_fail(err, HDG_EINPUT, "mesh arrays: boundary edge %d names vertex %d (vertices are 0..%d)",
+                            b, edges[2 * b] < 0 || edges[2 * b] >= nv ? edges[2 * b] : edges[2 * b + 1], nv - 1);
+        if (markers[b] < 1 || markers[b] > nmarkers)
+            return hdg_fail(err, HDG_EINPUT, "mesh arrays: boundary edge %d has marker %d (markers are 1..%d)", b,
+                            markers[b], nmarkers);
+    }
+    return HDG_OK;
+}
+
+/* Every tagged edge became a boundary face with its marker: none interior, none twice. */
+static hdg_status check_tags(const hdg_mesh *m, int nb, hdg_error *err)
+{
+    int tagged = 0;
+    for (int f = 0; f < m->nf; f++) tagged += m->fmark[f] > 0 && m->fmark[f] != m->untagged_marker;
+    if (tagged != nb)
+        return hdg_fail(err, HDG_EINPUT, "mesh arrays: %d of the %d boundary edges are not boundary edges of the "
+                        "triangles (interior edges, or listed twice)", nb - tagged, nb);
+    return HDG_OK;
+}
+
+hdg_status hdgc_problem_set_mesh(hdgc_problem *p, int nv, const double *xy, int ne, const int *tri, int nb,
+                                 const int *edges, const int *markers, int nmarkers,
+                                 const char *const *marker_names, hdg_error *err)
+{
+    if (!p) return hdg_fail(err, HDG_EINPUT, "hdgc_problem_set_mesh: no problem");
+    hdg_status st = check_arrays(nv, xy, ne, tri, nb, edges, markers, nmarkers, err);
+    if (st) return st;
+    hdg_mesh m;
+    memset(&m, 0, sizeof m);
+    m.nv = nv, m.ne = ne, m.ntag = nb;
+    m.vx = hdg_xmalloc(sizeof(double) * (size_t)nv);
+    m.vy = hdg_xmalloc(sizeof(double) * (size_t)nv);
+    for (int v = 0; v < nv; v++) m.vx[v] = xy[2 * v], m.vy[v] = xy[2 * v + 1];
+    m.ev = hdg_xmalloc(sizeof(int) * 3 * (size_t)ne);
+    memcpy(m.ev, tri, sizeof(int) * 3 * (size_t)ne);
+    m.tag = hdg_xmalloc(sizeof(int) * 4 * (size_t)(nb + 1));
+    for (int b = 0; b < nb; b++) {
+        int *g = m.tag + 4 * b;
+        g[0] = edges[2 * b], g[1] = edges[2 * b + 1], g[2] = markers[b], g[3] = 0;
+    }
+    for (int id = 1; id <= nmarkers; id++) {
+        char num[16];
+        snprintf(num, sizeof num, "%d", id);
+        const char *name = marker_names && marker_names[id - 1] ? marker_names[id - 1] : num;
+        hdg_mesh_set_marker_name(&m, id, name);
+    }
+    m.source = hdg_xstrdup("arrays");
+    st = hdg_mesh_build_topology(&m, err);
+    if (!st) st = check_tags(&m, nb, err);
+    if (st) {
+        hdg_mesh_free(&m);
+        return st;
+    }
+    hdg_mesh_free(&p->mesh);
+    p->mesh = m;
+    p->has_mesh = 1;
+    return HDG_OK;
+}

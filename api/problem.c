@@ -1,0 +1,129 @@
+/* problem.c — hdgc_problem: the source text, the order, params and run options a
+ * solve uses, and a mesh given as arrays (include/hdgc.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "support/util.h"
+
+hdg_status hdg_api_reparse(hdgc_problem *p, hdg_error *err)
+{
+    hdg_frontend_options fo = {p->order, p->sets, p->nsets};
+    hdg_diags d;
+    hdg_diags_init(&d);
+    hdg_problem *q = hdg_problem_parse(p->file, p->source, p->len, &fo, &d);
+    hdg_status st = HDG_OK;
+    if (!q) {
+        char *text = hdg_diags_render(&d);
+        size_t n = strlen(text);
+        while (n && text[n - 1] == '\n') text[--n] = '\0';
+        st = hdg_fail(err, HDG_EINPUT, "%s", text);
+        free(text);
+    } else {
+        hdg_problem_free(p->checked);
+        p->checked = q;
+    }
+    hdg_diags_free(&d);
+    return st;
+}
+
+static hdg_status make(const char *file, char *source, size_t len, hdgc_problem **out, hdg_error *err)
+{
+    hdgc_problem *p = hdg_xcalloc(1, sizeof *p);
+    p->file = hdg_xstrdup(file);
+    p->source = source;
+    p->len = len;
+    hdg_run_options_default(&p->ro);
+    hdg_status st = hdg_api_reparse(p, err);
+    if (st) {
+        hdgc_problem_free(p);
+        p = NULL;
+    }
+    *out = p;
+    return st;
+}
+
+hdg_status hdgc_problem_load(const char *path, hdgc_problem **out, hdg_error *err)
+{
+    if (!out) return hdg_fail(err, HDG_EINPUT, "hdgc_problem_load: out is NULL");
+    *out = NULL;
+    if (!path) return hdg_fail(err, HDG_EINPUT, "hdgc_problem_load: no path");
+    char *text = NULL;
+    size_t len = 0;
+    hdg_status st = hdg_read_file(path, &text, &len, err);
+    return st ? st : make(path, text, len, out, err);
+}
+
+hdg_status hdgc_problem_parse(const char *name, const char *source, hdgc_problem **out, hdg_error *err)
+{
+    if (!out) return hdg_fail(err, HDG_EINPUT, "hdgc_problem_parse: out is NULL");
+    *out = NULL;
+    if (!source) return hdg_fail(err, HDG_EINPUT, "hdgc_problem_parse: no source text");
+    return make(name ? name : "<string>", hdg_xstrdup(source), strlen(source), out, err);
+}
+
+void hdgc_problem_free(hdgc_problem *p)
+{
+    if (!p) return;
+    hdg_problem_free(p->checked);
+    for (int i = 0; i < p->nsets; i++) free((char *)p->sets[i].name);
+    free(p->sets);
+    hdg_api_strings_free(&p->strings);
+    hdg_mesh_free(&p->mesh);
+    free(p->file), free(p->source);
+    free(p);
+}
+
+const char *hdgc_problem_name(const hdgc_problem *p) { return p ? p->checked->name : NULL; }
+const char *hdgc_problem_method(const hdgc_problem *p) { return p ? hdg_method_name(p->checked->method) : NULL; }
+int hdgc_problem_order(const hdgc_problem *p) { return p ? p->checked->degree : 0; }
+
+hdg_status hdgc_problem_set_param(hdgc_problem *p, const char *name, double value, hdg_error *err)
+{
+    if (!p || !name) return hdg_fail(err, HDG_EINPUT, "hdgc_problem_set_param: no problem or no name");
+    if (!isfinite(value)) return hdg_fail(err, HDG_EINPUT, "param %s: the value is not finite", name);
+    int i = 0;
+    while (i < p->nsets && strcmp(p->sets[i].name, name)) i++;
+    double old = 0;
+    int added = i == p->nsets;
+    if (added) {
+        p->sets = hdg_xrealloc(p->sets, sizeof *p->sets * (size_t)(p->nsets + 1));
+        p->sets[p->nsets++] = (hdg_setting){hdg_xstrdup(name), value};
+    } else {
+        old = p->sets[i].value;
+        p->sets[i].value = value;
+    }
+    hdg_status st = hdg_api_reparse(p, err);
+    if (st && added) free((char *)p->sets[--p->nsets].name);   /* as it was */
+    else if (st) p->sets[i].value = old;
+    return st;
+}
+
+hdg_status hdgc_problem_set_option(hdgc_problem *p, const char *name, const char *value, hdg_error *err)
+{
+    if (!p) return hdg_fail(err, HDG_EINPUT, "hdgc_problem_set_option: no problem");
+    hdg_run_options ro = p->ro;
+    int order = p->order;
+    hdg_status st = hdg_api_option(&ro, &order, &p->strings, name, value, err);
+    if (st) return st;
+    if (order != p->order) {
+        int was = p->order;
+        p->order = order;
+        if ((st = hdg_api_reparse(p, err))) {
+            p->order = was;
+            return st;
+        }
+    }
+    if (!strcmp(name, "mesh") && p->has_mesh) hdg_mesh_free(&p->mesh), p->has_mesh = 0;
+    p->ro = ro;
+    return HDG_OK;
+}
+
+hdg_status hdgc_problem_on_step(hdgc_problem *p, int every, hdgc_step_fn fn, void *ctx, hdg_error *err)
+{
+    if (!p) return hdg_fail(err, HDG_EINPUT, "hdgc_problem_on_step: no problem");
+    if (fn && every < 1) return hdg_fail(err, HDG_EINPUT, "hdgc_problem_on_step: every = %d, expected >= 1", every);
+    p->step = fn, p->step_ctx = ctx, p->step_every = fn ? every : 0;
+    return HDG_OK;
+}

@@ -1,0 +1,161 @@
+/* solve.c — hdgc_solve and the result object: the run of compiler/run.c with the
+ * problem's settings, its report as JSON, the fields from the run's snapshot and
+ * the trace vector (include/hdgc.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "support/util.h"
+
+struct hdgc_result {
+    hdg_status status;
+    hdg_report *rep;
+    char *json;
+    int nfields;
+    hdgc_field *fields;       /* names, x, y, values owned */
+    double *trace;
+    long long ntrace;
+    int per_face;
+};
+
+/* What the snapshot callback works with during a solve. */
+typedef struct capture {
+    const hdgc_problem *p;
+    hdgc_result *r;
+    double *x, *y;            /* the nodes, computed at the first snapshot */
+    hdgc_field *view;         /* the fields of one step (values borrowed) */
+} capture;
+
+/* Lattice point (r, s) of the reference triangle v0 = (-1,-1), v1 = (1,-1), v2 = (-1,1)
+ * on each element. */
+static void nodes(const hdg_snapshot *s, capture *c)
+{
+    size_t n = (size_t)s->ne * s->nlat;
+    c->x = hdg_xmalloc(sizeof(double) * (n + 1));
+    c->y = hdg_xmalloc(sizeof(double) * (n + 1));
+    for (int e = 0; e < s->ne; e++) {
+        const double *v = s->vxy + 6 * (size_t)e;
+        for (int q = 0; q < s->nlat; q++) {
+            double l0 = -(s->lr[q] + s->ls[q]) / 2, l1 = (1 + s->lr[q]) / 2, l2 = (1 + s->ls[q]) / 2;
+            c->x[(size_t)e * s->nlat + q] = l0 * v[0] + l1 * v[2] + l2 * v[4];
+            c->y[(size_t)e * s->nlat + q] = l0 * v[1] + l1 * v[3] + l2 * v[5];
+        }
+    }
+}
+
+/* The final fields become the result's (names and values copied; x, y handed over). */
+static void keep_final(const hdg_snapshot *s, capture *c)
+{
+    hdgc_result *r = c->r;
+    size_t n = (size_t)s->ne * s->nlat;
+    r->nfields = s->nfields;
+    r->fields = hdg_xcalloc((size_t)s->nfields + 1, sizeof *r->fields);
+    for (int f = 0; f < s->nfields; f++) {
+        double *v = hdg_xmalloc(sizeof(double) * (n + 1));
+        memcpy(v, s->values[f], sizeof(double) * n);
+        r->fields[f] = (hdgc_field){hdg_xstrdup(s->names[f]), s->ne, s->nlat, s->p,
+                                    f ? r->fields[0].x : c->x, f ? r->fields[0].y : c->y, v};
+    }
+    if (s->nfields) c->x = c->y = NULL;   /* owned by fields[0] now */
+}
+
+static hdg_status on_snapshot(void *ctx, const hdg_snapshot *s, hdg_error *err)
+{
+    capture *c = ctx;
+    if (!c->x) nodes(s, c);
+    const hdgc_problem *p = c->p;
+    if (p->step) {
+        c->view = hdg_xrealloc(c->view, sizeof *c->view * ((size_t)s->nfields + 1));
+        for (int f = 0; f < s->nfields; f++)
+            c->view[f] = (hdgc_field){s->names[f], s->ne, s->nlat, s->p, c->x, c->y, s->values[f]};
+        hdgc_state st = {s->step, s->t, s->final, s->nfields, c->view};
+        int rc = p->step(p->step_ctx, &st);
+        if (rc) return hdg_fail(err, HDG_EINPUT, "stopped by the step callback (%d)", rc);
+    }
+    if (s->final) keep_final(s, c);
+    return HDG_OK;
+}
+
+hdg_status hdgc_solve(const hdgc_problem *p, hdgc_result **out, hdg_error *err)
+{
+    if (out) *out = NULL;
+    if (!p || !out) return hdg_fail(err, HDG_EINPUT, "hdgc_solve: no problem or no result pointer");
+    hdgc_result *r = hdg_xcalloc(1, sizeof *r);
+    r->rep = hdg_report_new();
+    capture c = {p, r, NULL, NULL, NULL};
+    hdg_run_fields fields;
+    memset(&fields, 0, sizeof fields);
+    hdg_run_options ro = p->ro;
+    ro.log = NULL;
+    ro.progress = 0;
+    /* the drivers read the mesh only (const in all but the type) */
+    ro.mesh_in = p->has_mesh ? (hdg_mesh *)&p->mesh : NULL;
+    ro.snapshot = on_snapshot;
+    ro.snapshot_ctx = &c;
+    ro.snapshot_every = p->step_every;
+    ro.fields = &fields;
+    hdg_error e = {0};
+    r->status = hdg_run_problem(p->checked, &ro, r->rep, &e);
+    hdg_report_string(r->rep, "status", r->status ? hdg_status_name(r->status) : "ok");
+    if (r->status) hdg_report_string(r->rep, "error", e.msg);
+    r->json = hdg_report_to_string(r->rep);
+    r->trace = fields.trace, r->ntrace = fields.ntrace, r->per_face = fields.trace_per_face;
+    fields.trace = NULL;
+    hdg_run_fields_free(&fields);
+    free(c.x), free(c.y), free(c.view);
+    if (err) *err = e;
+    *out = r;
+    return r->status;
+}
+
+void hdgc_result_free(hdgc_result *r)
+{
+    if (!r) return;
+    hdg_report_free(r->rep);
+    free(r->json);
+    for (int f = 0; f < r->nfields; f++) free((char *)r->fields[f].name), free((double *)r->fields[f].values);
+    if (r->nfields) free((double *)r->fields[0].x), free((double *)r->fields[0].y);
+    free(r->fields);
+    free(r->trace);
+    free(r);
+}
+
+hdg_status hdgc_result_status(const hdgc_result *r) { return r ? r->status : HDG_EINPUT; }
+const char *hdgc_result_report(const hdgc_result *r) { return r ? r->json : NULL; }
+
+double hdgc_result_number(const hdgc_result *r, const char *path)
+{
+    int found = 0;
+    double v = r && path ? hdg_report_get_number(r->rep, path, &found) : 0;
+    return found ? v : NAN;
+}
+
+double hdgc_result_error(const hdgc_result *r, const char *unknown)
+{
+    char path[200];
+    snprintf(path, sizeof path, "errors.%s", unknown ? unknown : "");
+    return hdgc_result_number(r, path);
+}
+
+int hdgc_result_nfields(const hdgc_result *r) { return r ? r->nfields : 0; }
+
+const hdgc_field *hdgc_result_field(const hdgc_result *r, int i)
+{
+    return r && i >= 0 && i < r->nfields ? &r->fields[i] : NULL;
+}
+
+const hdgc_field *hdgc_result_field_named(const hdgc_result *r, const char *name)
+{
+    for (int i = 0; r && name && i < r->nfields; i++)
+        if (!strcmp(r->fields[i].name, name)) return &r->fields[i];
+    return NULL;
+}
+
+long long hdgc_result_trace(const hdgc_result *r, const double **values, int *per_face)
+{
+    if (values) *values = r ? r->trace : NULL;
+    if (per_face) *per_face = r ? r->per_face : 0;
+    return r ? r->ntrace : 0;
+}

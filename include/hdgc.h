@@ -1,0 +1,149 @@
+/* hdgc.h — the public C API of libhdgc (docs/api.md).
+ *
+ * Load a problem written in the hdgc language, choose its degree, mesh, backend and
+ * solver, solve it, read back the errors, the JSON report and the fields:
+ *
+ *     hdg_error err;
+ *     hdgc_problem *p;
+ *     if (hdgc_problem_load("poisson.hdg", &p, &err)) { fprintf(stderr, "%s\n", err.msg); ... }
+ *     hdgc_problem_set_option(p, "mesh", "square:16", &err);
+ *     hdgc_result *r;
+ *     if (!hdgc_solve(p, &r, &err)) printf("%g\n", hdgc_result_error(r, "u"));
+ *     hdgc_result_free(r);
+ *     hdgc_problem_free(p);
+ *
+ * Conventions: every function that can fail returns an hdg_status (HDG_OK = 0) and fills
+ * an hdg_error with the message a user needs (err may be NULL); the library never prints
+ * and never exits. There is no global state a caller can see: problems and results are
+ * independent objects, and two problems can be solved one after the other or interleaved
+ * in one process. Threads: objects may be used from any thread, one call at a time per
+ * object; solving two problems at the same time from two threads is not supported (the
+ * element kernels run on the library's own thread pool, HDG_THREADS).
+ * Strings passed in are copied; pointers handed out stay valid until the object they
+ * come from is freed.
+ */
+#ifndef HDGC_H
+#define HDGC_H
+
+#include "hdg.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct hdgc_problem hdgc_problem;
+typedef struct hdgc_result hdgc_result;
+
+/* ------------------------------------------------------------------ problems */
+
+/* Reads and checks a problem file. On an error in the file, err->msg holds the
+ * diagnostics as `hdgc check` prints them (file:line:col, the line, a caret). */
+hdg_status hdgc_problem_load(const char *path, hdgc_problem **out, hdg_error *err);
+
+/* The same from source text in memory; name stands for the file in messages. */
+hdg_status hdgc_problem_parse(const char *name, const char *source, hdgc_problem **out, hdg_error *err);
+
+void hdgc_problem_free(hdgc_problem *p);
+
+const char *hdgc_problem_name(const hdgc_problem *p);     /* the `problem` line */
+const char *hdgc_problem_method(const hdgc_problem *p);   /* "HDG" or "DG" */
+int hdgc_problem_order(const hdgc_problem *p);            /* the degree a solve uses */
+
+/* Overrides a `param` of the file (as `hdgc run --set name=value`). An unknown name is
+ * HDG_EINPUT naming the params there are. */
+hdg_status hdgc_problem_set_param(hdgc_problem *p, const char *name, double value, hdg_error *err);
+
+/* Sets a run option by its `hdgc run` name, without the dashes:
+ *   order N          the polynomial degree k (default: the file's)
+ *   mesh SPEC        "square:N[,perturb=p][,domain=...]" or a Gmsh .msh path (default square:8)
+ *   backend B        c, cuda, auto
+ *   solver S         cg, gmres, petsc          precond P   mg, block, jacobi, none
+ *   petsc OPTS       PETSc options             format F    block, csr
+ *   rtol R, maxit N, restart N                 the Krylov solver's stopping rule
+ *   final-time T, cfl C                        DG time stepping
+ *   vtk FILE         .vtu (DG: .pvd series)    every N     DG: output every N steps
+ *   png FILE, field NAME, size WxH, edges on|off   a picture (hdgc run --png)
+ *   cache on|off     the on-disk kernel cache
+ * A bad name or value is HDG_EINPUT; a value that only a solve can judge (a mesh file
+ * that does not exist) fails the solve. Setting "mesh" drops a mesh given as arrays. */
+hdg_status hdgc_problem_set_option(hdgc_problem *p, const char *name, const char *value, hdg_error *err);
+
+/* A mesh from the caller's arrays, used by the following solves instead of the "mesh"
+ * option: nv vertices (xy: x0 y0 x1 y1 ...), ne triangles (tri: 3 vertex indices each,
+ * 0-based, either orientation), nb tagged boundary edges (edges: 2 vertex indices each,
+ * markers: a marker id >= 1 each) and marker_names[id - 1] for ids 1..nmarkers (may be
+ * NULL: the names are the decimal ids). Boundary edges not listed get the marker
+ * "boundary". The arrays are copied and checked here (degenerate, overlapping or
+ * non-manifold triangles, an edge that is not a boundary edge of the mesh: HDG_EINPUT
+ * naming the triangle or edge). */
+hdg_status hdgc_problem_set_mesh(hdgc_problem *p, int nv, const double *xy, int ne, const int *tri, int nb,
+                                 const int *edges, const int *markers, int nmarkers,
+                                 const char *const *marker_names, hdg_error *err);
+
+/* A field at the nodes of every element: the equispaced lattice of degree `degree` of each
+ * triangle, npe = (degree+1)(degree+2)/2 nodes per element, element by element (the
+ * points of the VTK output). x, y and values hold ne * npe doubles. */
+typedef struct hdgc_field {
+    const char *name;   /* "u", "q_x", "q_y", "ustar"; DG: "Ez", ... */
+    int ne, npe, degree;
+    const double *x, *y, *values;
+} hdgc_field;
+
+/* What a step callback sees: the fields of an explicit DG run after `step` steps, at time t
+ * (valid during the call only). */
+typedef struct hdgc_state {
+    long long step;
+    double t;
+    int final;                  /* 1: the final time */
+    int nfields;
+    const hdgc_field *fields;
+} hdgc_state;
+
+/* Returns 0 to go on; anything else stops the solve with HDG_EINPUT and the message
+ * "stopped by the step callback (N)". */
+typedef int (*hdgc_step_fn)(void *ctx, const hdgc_state *state);
+
+/* DG: calls fn every `every` steps (and with the initial and the final state).
+ * fn NULL: no callback. */
+hdg_status hdgc_problem_on_step(hdgc_problem *p, int every, hdgc_step_fn fn, void *ctx, hdg_error *err);
+
+/* ------------------------------------------------------------------ solving */
+
+/* Runs the problem with its current settings. *out receives a result whenever the run
+ * got as far as producing a report (also when the status is not HDG_OK, e.g. a solver
+ * that did not converge: its report says how far it got), else NULL. */
+hdg_status hdgc_solve(const hdgc_problem *p, hdgc_result **out, hdg_error *err);
+
+/* ------------------------------------------------------------------ results */
+
+void hdgc_result_free(hdgc_result *r);
+
+/* The run's status (as hdgc_solve returned it). */
+hdg_status hdgc_result_status(const hdgc_result *r);
+
+/* The full report as JSON text (the paths of README.md, "The JSON report"). */
+const char *hdgc_result_report(const hdgc_result *r);
+
+/* A number of the report by its dotted path ("solver.iterations", "timings.total");
+ * NaN when there is none. */
+double hdgc_result_number(const hdgc_result *r, const char *path);
+
+/* The L2 error of an unknown with an exact solution; NaN when there is none. */
+double hdgc_result_error(const hdgc_result *r, const char *unknown);
+
+/* The fields at the end of the run: every component of every element unknown, the
+ * post-processed unknown (HDG), the state at the final time (DG). */
+int hdgc_result_nfields(const hdgc_result *r);
+const hdgc_field *hdgc_result_field(const hdgc_result *r, int i);
+const hdgc_field *hdgc_result_field_named(const hdgc_result *r, const char *name);   /* NULL: none */
+
+/* HDG: the trace unknowns (the solution of the global system): per_face Legendre
+ * coefficients on each of the nf faces, in the face's canonical direction. Returns the
+ * number of values (0 for DG). */
+long long hdgc_result_trace(const hdgc_result *r, const double **values, int *per_face);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,265 @@
+/* test_api.c — the public C API (include/hdgc.h) as a client uses it: a problem from a
+ * string and from a file, a mesh from arrays against the same built-in mesh, the fields
+ * against the exact solution, two problems interleaved, a DG step callback, and every
+ * failure path returning a status and a message. Includes hdgc.h only. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hdgc.h"
+#include "test.h"
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *s = malloc((size_t)n + 1);
+    size_t got = fread(s, 1, (size_t)n, f);
+    s[got] = '\0';
+    fclose(f);
+    return s;
+}
+
+static double uex(double x, double y) { return exp(x) * cos(2 * y) + x * x * y; }
+
+/* max |u - uex| over the nodes of a field */
+static double field_maxdiff(const hdgc_field *f)
+{
+    double m = 0;
+    for (long i = 0; i < (long)f->ne * f->npe; i++) m = fmax(m, fabs(f->values[i] - uex(f->x[i], f->y[i])));
+    return m;
+}
+
+static hdgc_problem *poisson(const char *mesh, const char *order)
+{
+    char *src = slurp(HDG_TEST_DATA "/hdg/poisson_exp.hdg");
+    CHECK(src != NULL, "read poisson_exp.hdg");
+    hdgc_problem *p = NULL;
+    hdg_error err;
+    CHECK(hdgc_problem_parse("poisson_exp.hdg", src, &p, &err) == HDG_OK, "parse: %s", err.msg);
+    free(src);
+    if (!p) return NULL;
+    CHECK(hdgc_problem_set_option(p, "mesh", mesh, &err) == HDG_OK, "mesh: %s", err.msg);
+    CHECK(hdgc_problem_set_option(p, "order", order, &err) == HDG_OK, "order: %s", err.msg);
+    return p;
+}
+
+/* A problem from a string: errors, report, fields (u against uex at the nodes), trace. */
+static void from_string(void)
+{
+    hdgc_problem *p = poisson("square:8", "3");
+    if (!p) return;
+    CHECK(!strcmp(hdgc_problem_name(p), "poisson_exp"), "name %s", hdgc_problem_name(p));
+    CHECK(!strcmp(hdgc_problem_method(p), "HDG"), "method %s", hdgc_problem_method(p));
+    CHECK(hdgc_problem_order(p) == 3, "order %d", hdgc_problem_order(p));
+    hdgc_result *r = NULL;
+    hdg_error err;
+    CHECK(hdgc_solve(p, &r, &err) == HDG_OK, "solve: %s", err.msg);
+    double eu = hdgc_result_error(r, "u"), es = hdgc_result_error(r, "ustar");
+    CHECK(eu > 1e-7 && eu < 1e-5, "L2 error u %g", eu);
+    CHECK(es > 1e-12 && es < 1e-7 && es < eu / 10, "L2 error ustar %g (u %g)", es, eu);
+    CHECK(isnan(hdgc_result_error(r, "nothing")), "no such unknown");
+    CHECK(hdgc_result_number(r, "mesh.elements") == 128, "elements %g", hdgc_result_number(r, "mesh.elements"));
+    CHECK(strstr(hdgc_result_report(r), "\"solver\"") != NULL, "report JSON");
+    const hdgc_field *u = hdgc_result_field_named(r, "u"), *us = hdgc_result_field_named(r, "ustar");
+    CHECK(u && us && hdgc_result_field_named(r, "q_x") && hdgc_result_field_named(r, "q_y"), "fields u, q_x, q_y, ustar");
+    CHECK(hdgc_result_nfields(r) == 4, "nfields %d", hdgc_result_nfields(r));
+    if (u && us) {
+        CHECK(u->ne == 128 && us->degree == 4 && u->npe == 15, "ne %d degree %d npe %d", u->ne, us->degree, u->npe);
+        double du = field_maxdiff(u), ds = field_maxdiff(us);
+        CHECK(du > 1e-7 && du < 1e-4, "max |u - uex| at the nodes %g", du);
+        CHECK(ds < du, "max |ustar - uex| %g below u's %g", ds, du);
+    }
+    const double *tr = NULL;
+    int m = 0;
+    long long nt = hdgc_result_trace(r, &tr, &m);
+    CHECK(m == 4 && nt == 4LL * hdgc_result_number(r, "mesh.faces") && tr, "trace %lld values, %d a face", nt, m);
+    hdgc_result_free(r);
+    hdgc_problem_free(p);
+}
+
+/* square:N as arrays (vertex (i,j) = j(N+1)+i, cells cut from (xi,yj) to (xi+1,yj+1)),
+ * boundary edges tagged bottom, right, top, left; tagged = 0: none tagged. */
+static hdg_status square_arrays(hdgc_problem *p, int N, int tagged, int perturb, hdg_error *err)
+{
+    int nv = (N + 1) * (N + 1), ne = 2 * N * N, nb = tagged ? 4 * N : 0;
+    double *xy = malloc(sizeof(double) * 2 * nv);
+    int *tri = malloc(sizeof(int) * 3 * ne), *ed = malloc(sizeof(int) * 2 * (4 * N)), *mk = malloc(sizeof(int) * 4 * N);
+    for (int j = 0; j <= N; j++)
+        for (int i = 0; i <= N; i++) {
+            double d = perturb && i > 0 && i < N && j > 0 && j < N ? 0.2 / N * sin(7.0 * i + 3.0 * j) : 0;
+            xy[2 * (j * (N + 1) + i)] = (double)i / N + d;
+            xy[2 * (j * (N + 1) + i) + 1] = (double)j / N - d;
+        }
+    int t = 0;
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < N; i++) {
+            int a = j * (N + 1) + i, b = a + 1, c = a + N + 2, d = a + N + 1;
+            tri[3 * t] = a, tri[3 * t + 1] = b, tri[3 * t + 2] = c, t++;
+            tri[3 * t] = a, tri[3 * t + 1] = c, tri[3 * t + 2] = d, t++;
+        }
+    int b = 0;
+    for (int i = 0; i < N; i++) {
+        ed[2 * b] = i, ed[2 * b + 1] = i + 1, mk[b++] = 1;                                       /* bottom */
+        ed[2 * b] = i * (N + 1) + N, ed[2 * b + 1] = (i + 1) * (N + 1) + N, mk[b++] = 2;         /* right */
+        ed[2 * b] = N * (N + 1) + i, ed[2 * b + 1] = N * (N + 1) + i + 1, mk[b++] = 3;           /* top */
+        ed[2 * b] = i * (N + 1), ed[2 * b + 1] = (i + 1) * (N + 1), mk[b++] = 4;                 /* left */
+    }
+    const char *names[] = {"bottom", "right", "top", "left"};
+    hdg_status st = hdgc_problem_set_mesh(p, nv, xy, ne, tri, nb, ed, mk, 4, names, err);
+    free(xy), free(tri), free(ed), free(mk);
+    return st;
+}
+
+/* The same mesh as arrays and as square:8 gives the same errors. */
+static void from_arrays(void)
+{
+    hdgc_problem *p = poisson("square:8", "2");
+    if (!p) return;
+    hdgc_result *r1 = NULL, *r2 = NULL, *r3 = NULL;
+    hdg_error err;
+    CHECK(hdgc_solve(p, &r1, &err) == HDG_OK, "solve square:8: %s", err.msg);
+    CHECK(square_arrays(p, 8, 1, 0, &err) == HDG_OK, "arrays: %s", err.msg);
+    CHECK(hdgc_solve(p, &r2, &err) == HDG_OK, "solve arrays: %s", err.msg);
+    const char *fields[] = {"u", "q", "ustar"};
+    for (int i = 0; i < 3; i++) {
+        double a = hdgc_result_error(r1, fields[i]), b = hdgc_result_error(r2, fields[i]);
+        CHECK(fabs(a - b) <= 1e-9 * a, "%s: square:8 %.15g, arrays %.15g", fields[i], a, b);
+    }
+    CHECK(strstr(hdgc_result_report(r2), "\"arrays\"") != NULL, "mesh.source is arrays");
+    /* untagged boundary edges: the marker "boundary", which `on all` covers */
+    CHECK(square_arrays(p, 8, 0, 1, &err) == HDG_OK, "arrays, untagged, perturbed: %s", err.msg);
+    CHECK(hdgc_solve(p, &r3, &err) == HDG_OK, "solve perturbed arrays: %s", err.msg);
+    double e3 = hdgc_result_error(r3, "u");
+    CHECK(e3 > 0 && e3 < 1e-3 && fabs(e3 - hdgc_result_error(r1, "u")) > 1e-3 * e3, "perturbed mesh u error %g", e3);
+    /* setting "mesh" again drops the arrays */
+    hdgc_result *r4 = NULL;
+    CHECK(hdgc_problem_set_option(p, "mesh", "square:8", &err) == HDG_OK, "mesh: %s", err.msg);
+    CHECK(hdgc_solve(p, &r4, &err) == HDG_OK, "solve: %s", err.msg);
+    CHECK(hdgc_result_error(r4, "u") == hdgc_result_error(r1, "u"), "square:8 again");
+    hdgc_result_free(r1), hdgc_result_free(r2), hdgc_result_free(r3), hdgc_result_free(r4);
+    hdgc_problem_free(p);
+}
+
+typedef struct steps {
+    int calls, finals;
+    long long last;
+    double t, ez_final_max;
+} steps;
+
+static int on_step(void *ctx, const hdgc_state *s)
+{
+    steps *c = ctx;
+    c->calls++;
+    c->finals += s->final;
+    c->last = s->step;
+    c->t = s->t;
+    for (int f = 0; f < s->nfields; f++)
+        if (s->final && !strcmp(s->fields[f].name, "Ez"))
+            for (long i = 0; i < (long)s->fields[f].ne * s->fields[f].npe; i++)
+                c->ez_final_max = fmax(c->ez_final_max, fabs(s->fields[f].values[i]));
+    return 0;
+}
+
+static int stop_at_3(void *ctx, const hdgc_state *s) { (void)ctx; return s->step >= 3 ? 42 : 0; }
+
+/* Two problems, HDG and DG, set up and solved interleaved, give what they give alone;
+ * the DG step callback sees every `every` steps and the final state. */
+static void interleaved(void)
+{
+    hdgc_problem *a = poisson("square:4", "2"), *b = NULL;
+    hdg_error err;
+    CHECK(hdgc_problem_load(HDG_EXAMPLES "/maxwell2d.hdg", &b, &err) == HDG_OK, "load: %s", err.msg);
+    if (!a || !b) return;
+    CHECK(!strcmp(hdgc_problem_method(b), "DG"), "DG");
+    hdgc_result *ra = NULL, *rb = NULL, *ra2 = NULL, *rb2 = NULL;
+    CHECK(hdgc_problem_set_option(b, "mesh", "square:4", &err) == HDG_OK, "%s", err.msg);
+    CHECK(hdgc_solve(a, &ra, &err) == HDG_OK, "a: %s", err.msg);
+    CHECK(hdgc_problem_set_option(b, "order", "3", &err) == HDG_OK, "%s", err.msg);
+    CHECK(hdgc_problem_set_option(b, "final-time", "0.25", &err) == HDG_OK, "%s", err.msg);
+    CHECK(hdgc_problem_set_param(a, "kappa", 2.0, &err) == HDG_OK, "%s", err.msg);
+    steps c = {0};
+    CHECK(hdgc_problem_on_step(b, 5, on_step, &c, &err) == HDG_OK, "%s", err.msg);
+    CHECK(hdgc_solve(b, &rb, &err) == HDG_OK, "b: %s", err.msg);
+    CHECK(hdgc_problem_set_param(a, "kappa", 1.0, &err) == HDG_OK, "%s", err.msg);
+    CHECK(hdgc_solve(a, &ra2, &err) == HDG_OK, "a again: %s", err.msg);
+    CHECK(hdgc_result_error(ra, "u") == hdgc_result_error(ra2, "u"), "a: %.17g vs %.17g", hdgc_result_error(ra, "u"),
+          hdgc_result_error(ra2, "u"));
+    long long n = (long long)hdgc_result_number(rb, "steps");
+    CHECK(n > 5 && c.calls == 1 + (int)((n - 1) / 5) + 1 && c.finals == 1 && c.last == n, "%d calls for %lld steps",
+          c.calls, n);
+    CHECK_NEAR(c.t, 0.25, 1e-14, "final time");
+    double ez = hdgc_result_error(rb, "Ez");
+    CHECK(ez > 0 && ez < 1e-3, "Ez error %g", ez);
+    const hdgc_field *f = hdgc_result_field_named(rb, "Ez");
+    double m = 0;
+    for (long i = 0; f && i < (long)f->ne * f->npe; i++) m = fmax(m, fabs(f->values[i]));
+    CHECK(f && m > 0.1 && m == c.ez_final_max, "final Ez max %g, callback's %g", m, c.ez_final_max);
+    /* the callback stops the run */
+    CHECK(hdgc_problem_on_step(b, 1, stop_at_3, NULL, &err) == HDG_OK, "%s", err.msg);
+    CHECK(hdgc_solve(b, &rb2, &err) == HDG_EINPUT && strstr(err.msg, "stopped by the step callback (42)"), "stop: %s",
+          err.msg);
+    CHECK(rb2 && hdgc_result_status(rb2) == HDG_EINPUT && strstr(hdgc_result_report(rb2), "step callback"), "report");
+    hdgc_result_free(ra), hdgc_result_free(rb), hdgc_result_free(ra2), hdgc_result_free(rb2);
+    hdgc_problem_free(a), hdgc_problem_free(b);
+}
+
+#define EXPECT(call, code, text)                                                                   \
+    do {                                                                                           \
+        hdg_status s_ = (call);                                                                    \
+        CHECK(s_ == (code) && strstr(err.msg, (text)), "%s: status %d, message '%s', want '%s'", #call, s_, \
+              err.msg, (text));                                                                    \
+    } while (0)
+
+/* Every failure returns a status and a message. */
+static void failures(void)
+{
+    hdg_error err;
+    hdgc_problem *p = NULL;
+    EXPECT(hdgc_problem_load("/nonexistent/x.hdg", &p, &err), HDG_EIO, "/nonexistent/x.hdg");
+    CHECK(p == NULL, "no problem");
+    EXPECT(hdgc_problem_parse("bad.hdg", "problem x\nmesh triangle\nunknown u : \n", &p, &err), HDG_EINPUT, "bad.hdg:");
+    p = poisson("square:2", "1");
+    if (!p) return;
+    EXPECT(hdgc_problem_set_param(p, "kapa", 2, &err), HDG_EINPUT, "did you mean 'kappa'");
+    EXPECT(hdgc_problem_set_param(p, "kappa", NAN, &err), HDG_EINPUT, "not finite");
+    EXPECT(hdgc_problem_set_option(p, "colour", "red", &err), HDG_EINPUT, "unknown option 'colour'");
+    EXPECT(hdgc_problem_set_option(p, "order", "0", &err), HDG_EINPUT, "--order 0: expected an integer between 1 and 20");
+    EXPECT(hdgc_problem_set_option(p, "rtol", "1e-300", &err), HDG_EINPUT, "below the double precision epsilon");
+    EXPECT(hdgc_problem_set_option(p, "cache", "maybe", &err), HDG_EINPUT, "expected on or off");
+    EXPECT(hdgc_problem_set_option(p, "size", "10x10", &err), HDG_EINPUT, "expected WxH");
+    CHECK(hdgc_problem_order(p) == 1, "order kept after a refused option");
+    double xy[] = {0, 0, 1, 0, 0, 1, 1, 1};
+    int tri[] = {0, 1, 2, 1, 3, 2}, bad[] = {0, 1, 7}, flat[] = {0, 1, 1, 1, 3, 2};
+    int edge[] = {1, 2}, mark[] = {1};
+    EXPECT(hdgc_problem_set_mesh(p, 4, xy, 2, bad, 0, NULL, NULL, 0, NULL, &err), HDG_EINPUT, "triangle 0 names vertex 7");
+    EXPECT(hdgc_problem_set_mesh(p, 4, xy, 2, flat, 0, NULL, NULL, 0, NULL, &err), HDG_EINPUT, "element 0");
+    EXPECT(hdgc_problem_set_mesh(p, 4, xy, 2, tri, 1, edge, mark, 1, NULL, &err), HDG_EINPUT,
+           "1 of the 1 boundary edges are not boundary edges");
+    EXPECT(hdgc_problem_set_mesh(p, 4, xy, 2, tri, 1, edge, (int[]){3}, 1, NULL, &err), HDG_EINPUT,
+           "boundary edge 0 has marker 3");
+    double nan_xy[] = {0, 0, 1, 0, 0, NAN, 1, 1};
+    EXPECT(hdgc_problem_set_mesh(p, 4, nan_xy, 2, tri, 0, NULL, NULL, 0, NULL, &err), HDG_EINPUT, "vertex 2");
+    hdgc_result *r = NULL;
+    EXPECT(hdgc_problem_set_option(p, "mesh", "/nonexistent/m.msh", &err), HDG_OK, "");
+    EXPECT(hdgc_solve(p, &r, &err), HDG_EIO, "/nonexistent/m.msh");
+    CHECK(r && hdgc_result_nfields(r) == 0 && strstr(hdgc_result_report(r), "m.msh"), "failed result");
+    hdgc_result_free(r);
+    CHECK(hdgc_solve(NULL, &r, &err) == HDG_EINPUT && r == NULL, "NULL problem");
+    hdgc_problem_free(p);
+    hdgc_result_free(NULL);
+    hdgc_problem_free(NULL);
+}
+
+int main(void)
+{
+    from_string();
+    from_arrays();
+    interleaved();
+    failures();
+    return test_summary("test_api");
+}
