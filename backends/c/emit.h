@@ -42,8 +42,9 @@ typedef struct hdg_emit_c_options {
      * the compiler knows (always inlined at calls with constant sizes, loops
      * over constant tiles it unrolls: a few rows of the result summed in
      * registers), with the generic ones' rounding (each entry's operations in
-     * the same order). hdg_emit_c sets it; 0 (the CUDA emitter's helpers for
-     * one thread per item): the plain loops. */
+     * the same order). hdg_emit_c sets it unless it is -1 (the generic ones,
+     * for comparisons); 0 (the CUDA emitter's helpers for one thread per
+     * item): the plain loops. */
     int fixed_size_helpers;
 } hdg_emit_c_options;
 
