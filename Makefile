@@ -4,7 +4,9 @@ ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_GEN  := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 
-.PHONY: all deps build run test test-asan test-gpu fuzz fuzz-build fuzz-ci clean
+PREFIX     ?= /usr/local
+
+.PHONY: all deps build run test test-asan test-gpu install fuzz fuzz-build fuzz-ci clean
 
 all: build
 
@@ -22,6 +24,11 @@ run: build
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# install: bin/hdgc, lib/libhdgc.so (+ the PETSc module), include/hdgc.h, hdgc.pc,
+# lib/cmake/hdgc (find_package), share/hdgc/examples, share/doc/hdgc under PREFIX.
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 # test-gpu: the tests labelled gpu (device kernels vs the C backend); they fail
 # instead of skipping when no GPU is usable.

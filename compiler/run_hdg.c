@@ -186,6 +186,7 @@ static hdg_status petsc_stage(hdg_run *r, hdg_hdg_solver *s, hdg_error *err)
         hdg_report_string(r->rep, "solver.pc_type", pi.pc_type);
         hdg_report_string(r->rep, "solver.converged_reason", pi.reason);
         hdg_report_number(r->rep, "solver.petsc_init_seconds", pi.init_seconds);
+        hdg_report_string(r->rep, "solver.petsc_module", hdg_petsc_module_path());
     }
     return st;
 }

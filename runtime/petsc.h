@@ -46,6 +46,9 @@ typedef struct hdg_petsc_info {
 /* 1 when the module loads (it stays loaded), else 0. */
 int hdg_petsc_available(void);
 
+/* The path of the loaded module ("" before the first load). */
+const char *hdg_petsc_module_path(void);
+
 /* Solves B x = b (x: initial guess in, solution out). HDG_ESOLVER when
  * PETSc's converged reason is a divergence (named in the message; info is
  * filled), HDG_EINPUT for a bad option, HDG_EINTERNAL for other PETSc

@@ -1,6 +1,7 @@
 /* petsc_load.c — hdg_petsc_solve and the coarse AMG of --precond mg: open
  * the PETSc module libhdgc_petsc.so (runtime/petsc.h) on the first call and
  * call its entry points. */
+#define _GNU_SOURCE   /* dladdr */
 #include "runtime/petsc.h"
 
 #include <dlfcn.h>
@@ -14,9 +15,22 @@
 
 #define MODULE "libhdgc_petsc.so"
 
+#define NCAND 6
+
+/* MODULE in the folder of file (a path to a file); 1 when it fits. */
+static int beside(const char *file, char *out)
+{
+    const char *slash = strrchr(file, '/');
+    if (!slash || slash - file > PATH_MAX - (long)sizeof MODULE - 2) return 0;
+    snprintf(out, PATH_MAX, "%.*s/" MODULE, (int)(slash - file), file);
+    return 1;
+}
+
 /* The module's candidate paths in order ($HDGC_PETSC_MODULE alone when
- * set); returns how many. */
-static int candidates(char path[3][PATH_MAX])
+ * set): beside the executable, beside the library holding this code
+ * (libhdgc.so of an installed tree, or of a Python process), the install's
+ * library folder, the build folder; returns how many. */
+static int candidates(char path[NCAND][PATH_MAX])
 {
     int n = 0;
     const char *env = getenv("HDGC_PETSC_MODULE");
@@ -24,14 +38,24 @@ static int candidates(char path[3][PATH_MAX])
         snprintf(path[0], PATH_MAX, "%s", env);
         return 1;
     }
-    char exe[PATH_MAX];
+    char exe[PATH_MAX] = "", up[PATH_MAX + 32];
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (len > 0 && len < PATH_MAX - (ssize_t)sizeof MODULE - 1) {   /* room for "/" MODULE */
+    if (len > 0) {
         exe[len] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash) *slash = '\0';
-        snprintf(path[n++], PATH_MAX, "%.*s/" MODULE, (int)(PATH_MAX - sizeof MODULE - 1), exe);
+        n += beside(exe, path[n]);
+#ifdef HDG_PETSC_INSTALL_REL   /* an installed tree moved elsewhere: BIN/../LIBDIR */
+        const char *slash = strrchr(exe, '/');
+        if (slash && (size_t)snprintf(up, sizeof up, "%.*s/../%s/x", (int)(slash - exe), exe,
+                                      HDG_PETSC_INSTALL_REL) < sizeof up)
+            n += beside(up, path[n]);
+#endif
     }
+    Dl_info info;   /* libhdgc.so (not the executable) */
+    if (dladdr((void *)candidates, &info) && info.dli_fname && strcmp(info.dli_fname, exe))
+        n += beside(info.dli_fname, path[n]);
+#ifdef HDG_PETSC_INSTALL_DIR
+    snprintf(path[n++], PATH_MAX, "%s/" MODULE, HDG_PETSC_INSTALL_DIR);
+#endif
 #ifdef HDG_PETSC_MODULE_DIR
     snprintf(path[n++], PATH_MAX, "%s/" MODULE, HDG_PETSC_MODULE_DIR);
 #endif
@@ -57,12 +81,16 @@ static int lookup(void *h, module_fns *f)
     return -1;
 }
 
+static char loaded[PATH_MAX];
+
+const char *hdg_petsc_module_path(void) { return loaded; }
+
 /* Global symbols: Open MPI opens its own components, which need libmpi's. */
 static const module_fns *load(const char *what, hdg_error *err)
 {
     static module_fns fns;
     if (fns.solve) return &fns;
-    static char path[3][PATH_MAX];
+    static char path[NCAND][PATH_MAX];
     char why[1024] = "";
     int n = candidates(path);
     for (int i = 0; i < n && !fns.solve; i++) {
@@ -77,7 +105,7 @@ static const module_fns *load(const char *what, hdg_error *err)
         }
         module_fns f;
         int missing = lookup(h, &f);
-        if (missing < 0) fns = f;
+        if (missing < 0) fns = f, snprintf(loaded, sizeof loaded, "%.4000s", path[i]);
         else snprintf(why, sizeof why, "%.900s: an older module (entry point %d missing)", path[i], missing);
     }
     if (!fns.solve)
