@@ -18,6 +18,7 @@ struct hdgc_problem {
     char *source;                  /* the text, parsed again by every solve */
     size_t len;
     hdg_problem *checked;          /* parsed with the current order and params */
+    char *warnings;                /* its warnings, rendered ("" none) */
     int order;                     /* 0: the file's */
     hdg_setting *sets;             /* names owned */
     int nsets;

@@ -22,7 +22,9 @@ hdg_status hdg_api_reparse(hdgc_problem *p, hdg_error *err)
         free(text);
     } else {
         hdg_problem_free(p->checked);
+        free(p->warnings);
         p->checked = q;
+        p->warnings = hdg_diags_render(&d);
     }
     hdg_diags_free(&d);
     return st;
@@ -67,6 +69,7 @@ void hdgc_problem_free(hdgc_problem *p)
 {
     if (!p) return;
     hdg_problem_free(p->checked);
+    free(p->warnings);
     for (int i = 0; i < p->nsets; i++) free((char *)p->sets[i].name);
     free(p->sets);
     hdg_api_strings_free(&p->strings);
@@ -78,6 +81,15 @@ void hdgc_problem_free(hdgc_problem *p)
 const char *hdgc_problem_name(const hdgc_problem *p) { return p ? p->checked->name : NULL; }
 const char *hdgc_problem_method(const hdgc_problem *p) { return p ? hdg_method_name(p->checked->method) : NULL; }
 int hdgc_problem_order(const hdgc_problem *p) { return p ? p->checked->degree : 0; }
+const char *hdgc_problem_warnings(const hdgc_problem *p) { return p && p->warnings ? p->warnings : ""; }
+
+hdg_status hdgc_problem_set_output(hdgc_problem *p, FILE *log, int progress, hdg_error *err)
+{
+    if (!p) return hdg_fail(err, HDG_EINPUT, "hdgc_problem_set_output: no problem");
+    p->ro.log = log;
+    p->ro.progress = progress != 0;
+    return HDG_OK;
+}
 
 hdg_status hdgc_problem_set_param(hdgc_problem *p, const char *name, double value, hdg_error *err)
 {

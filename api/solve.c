@@ -88,8 +88,6 @@ hdg_status hdgc_solve(const hdgc_problem *p, hdgc_result **out, hdg_error *err)
     hdg_run_fields fields;
     memset(&fields, 0, sizeof fields);
     hdg_run_options ro = p->ro;
-    ro.log = NULL;
-    ro.progress = 0;
     /* the drivers read the mesh only (const in all but the type) */
     ro.mesh_in = p->has_mesh ? (hdg_mesh *)&p->mesh : NULL;
     ro.snapshot = on_snapshot;
@@ -98,8 +96,11 @@ hdg_status hdgc_solve(const hdgc_problem *p, hdgc_result **out, hdg_error *err)
     ro.fields = &fields;
     hdg_error e = {0};
     r->status = hdg_run_problem(p->checked, &ro, r->rep, &e);
-    hdg_report_string(r->rep, "status", r->status ? hdg_status_name(r->status) : "ok");
-    if (r->status) hdg_report_string(r->rep, "error", e.msg);
+    hdg_report_string(r->rep, "status", r->status ? "failed" : "ok");   /* as `hdgc run --json` */
+    if (r->status) {
+        hdg_report_string(r->rep, "error.kind", hdg_status_name(r->status));
+        hdg_report_string(r->rep, "error.message", e.msg);
+    }
     r->json = hdg_report_to_string(r->rep);
     r->trace = fields.trace, r->ntrace = fields.ntrace, r->per_face = fields.trace_per_face;
     fields.trace = NULL;
@@ -130,6 +131,11 @@ double hdgc_result_number(const hdgc_result *r, const char *path)
     int found = 0;
     double v = r && path ? hdg_report_get_number(r->rep, path, &found) : 0;
     return found ? v : NAN;
+}
+
+const char *hdgc_result_string(const hdgc_result *r, const char *path)
+{
+    return r && path ? hdg_report_get_string(r->rep, path) : NULL;
 }
 
 double hdgc_result_error(const hdgc_result *r, const char *unknown)

@@ -25,6 +25,8 @@
 #ifndef HDGC_H
 #define HDGC_H
 
+#include <stdio.h>
+
 #include "hdg.h"
 
 #ifdef __cplusplus
@@ -48,6 +50,15 @@ void hdgc_problem_free(hdgc_problem *p);
 const char *hdgc_problem_name(const hdgc_problem *p);     /* the `problem` line */
 const char *hdgc_problem_method(const hdgc_problem *p);   /* "HDG" or "DG" */
 int hdgc_problem_order(const hdgc_problem *p);            /* the degree a solve uses */
+
+/* The file's warnings (diagnostics that are not errors), rendered as `hdgc check` prints
+ * them; "" when there are none. */
+const char *hdgc_problem_warnings(const hdgc_problem *p);
+
+/* Where solves write their human summary lines (NULL, the default: nowhere) and whether
+ * they show a progress line on stderr while they run (0, the default: no; see `hdgc run
+ * --help`: only sensible when stderr is a terminal). */
+hdg_status hdgc_problem_set_output(hdgc_problem *p, FILE *log, int progress, hdg_error *err);
 
 /* Overrides a `param` of the file (as `hdgc run --set name=value`). An unknown name is
  * HDG_EINPUT naming the params there are. */
@@ -127,6 +138,9 @@ const char *hdgc_result_report(const hdgc_result *r);
 /* A number of the report by its dotted path ("solver.iterations", "timings.total");
  * NaN when there is none. */
 double hdgc_result_number(const hdgc_result *r, const char *path);
+
+/* A string of the report by its dotted path ("solver.warning", "backend"); NULL when none. */
+const char *hdgc_result_string(const hdgc_result *r, const char *path);
 
 /* The L2 error of an unknown with an exact solution; NaN when there is none. */
 double hdgc_result_error(const hdgc_result *r, const char *unknown);

@@ -184,7 +184,19 @@ static void interleaved(void)
     CHECK(hdgc_problem_set_param(a, "kappa", 2.0, &err) == HDG_OK, "%s", err.msg);
     steps c = {0};
     CHECK(hdgc_problem_on_step(b, 5, on_step, &c, &err) == HDG_OK, "%s", err.msg);
+    FILE *log = tmpfile();
+    CHECK(log && hdgc_problem_set_output(b, log, 0, &err) == HDG_OK, "set_output: %s", err.msg);
     CHECK(hdgc_solve(b, &rb, &err) == HDG_OK, "b: %s", err.msg);
+    char line[512] = "";
+    if (log) {
+        rewind(log);
+        CHECK(fgets(line, sizeof line, log) && strstr(line, "maxwell2d: DG N = 3, 32 elements"), "log: %s", line);
+        fclose(log);
+    }
+    CHECK(hdgc_problem_set_output(b, NULL, 0, &err) == HDG_OK, "%s", err.msg);
+    CHECK(!strcmp(hdgc_problem_warnings(b), ""), "no warnings: '%s'", hdgc_problem_warnings(b));
+    CHECK(hdgc_result_string(rb, "backend") && !strcmp(hdgc_result_string(rb, "backend"), "c"), "backend");
+    CHECK(hdgc_result_string(rb, "nothing.here") == NULL, "no such string");
     CHECK(hdgc_problem_set_param(a, "kappa", 1.0, &err) == HDG_OK, "%s", err.msg);
     CHECK(hdgc_solve(a, &ra2, &err) == HDG_OK, "a again: %s", err.msg);
     CHECK(hdgc_result_error(ra, "u") == hdgc_result_error(ra2, "u"), "a: %.17g vs %.17g", hdgc_result_error(ra, "u"),
@@ -203,7 +215,9 @@ static void interleaved(void)
     CHECK(hdgc_problem_on_step(b, 1, stop_at_3, NULL, &err) == HDG_OK, "%s", err.msg);
     CHECK(hdgc_solve(b, &rb2, &err) == HDG_EINPUT && strstr(err.msg, "stopped by the step callback (42)"), "stop: %s",
           err.msg);
-    CHECK(rb2 && hdgc_result_status(rb2) == HDG_EINPUT && strstr(hdgc_result_report(rb2), "step callback"), "report");
+    CHECK(rb2 && hdgc_result_status(rb2) == HDG_EINPUT && strstr(hdgc_result_report(rb2), "step callback") &&
+          !strcmp(hdgc_result_string(rb2, "status"), "failed") &&
+          !strcmp(hdgc_result_string(rb2, "error.kind"), hdg_status_name(HDG_EINPUT)), "report");
     hdgc_result_free(ra), hdgc_result_free(rb), hdgc_result_free(ra2), hdgc_result_free(rb2);
     hdgc_problem_free(a), hdgc_problem_free(b);
 }
