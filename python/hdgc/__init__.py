@@ -1,0 +1,20 @@
+"""hdgc from Python: load a problem written in the hdgc language, set its params and run
+options, give it a mesh as numpy arrays, solve it and read back the errors, the JSON report,
+the fields at the element nodes and the trace; plot a field or write it as a .vtu.
+
+    import hdgc
+    r = hdgc.Problem("examples/poisson.hdg").solve(order=3, mesh="square:16")
+    print(r.errors)
+
+A thin layer over libhdgc.so (include/hdgc.h) with ctypes; docs/python.md.
+"""
+from ._lib import lib as _lib_handle
+from .convergence import Convergence, convergence
+from .error import Error
+from .problem import Problem, State
+from .result import Field, Result
+
+__version__ = "0.1.0"
+library_path = _lib_handle.hdgc_path
+
+__all__ = ["Problem", "Result", "Field", "State", "Error", "convergence", "Convergence", "library_path"]

@@ -1,0 +1,110 @@
+"""ctypes declarations of libhdgc's public C API (include/hdgc.h) and the library lookup.
+
+The library is looked for, in order: $HDGC_LIBRARY; libhdgc.so beside this package; the
+checkout's build/libhdgc.so (python/hdgc/../../build); ctypes.util.find_library("hdgc").
+"""
+import ctypes
+import ctypes.util
+import os
+from ctypes import (CFUNCTYPE, POINTER, Structure, c_char, c_char_p, c_double, c_int,
+                    c_longlong, c_void_p)
+
+HDG_OK, HDG_EINPUT, HDG_EIO, HDG_ENOMEM, HDG_ECOMPILE, HDG_ESOLVER, HDG_EDEVICE, HDG_EINTERNAL = range(8)
+
+hdg_status = c_int
+
+
+class hdg_error(Structure):
+    _fields_ = [("code", hdg_status), ("msg", c_char * 2048)]
+
+
+class hdgc_problem(Structure):   # opaque
+    _fields_ = []
+
+
+class hdgc_result(Structure):    # opaque
+    _fields_ = []
+
+
+class hdgc_field(Structure):
+    _fields_ = [("name", c_char_p), ("ne", c_int), ("npe", c_int), ("degree", c_int),
+                ("x", POINTER(c_double)), ("y", POINTER(c_double)), ("values", POINTER(c_double))]
+
+
+class hdgc_state(Structure):
+    _fields_ = [("step", c_longlong), ("t", c_double), ("final", c_int), ("nfields", c_int),
+                ("fields", POINTER(hdgc_field))]
+
+
+hdgc_step_fn = CFUNCTYPE(c_int, c_void_p, POINTER(hdgc_state))
+
+P_problem, P_result, P_error = POINTER(hdgc_problem), POINTER(hdgc_result), POINTER(hdg_error)
+
+# name: (restype, argtypes) for every function of include/hdgc.h and the hdg.h ones exported
+SIGNATURES = {
+    "hdgc_problem_load": (hdg_status, [c_char_p, POINTER(P_problem), P_error]),
+    "hdgc_problem_parse": (hdg_status, [c_char_p, c_char_p, POINTER(P_problem), P_error]),
+    "hdgc_problem_free": (None, [P_problem]),
+    "hdgc_problem_name": (c_char_p, [P_problem]),
+    "hdgc_problem_method": (c_char_p, [P_problem]),
+    "hdgc_problem_order": (c_int, [P_problem]),
+    "hdgc_problem_set_param": (hdg_status, [P_problem, c_char_p, c_double, P_error]),
+    "hdgc_problem_set_option": (hdg_status, [P_problem, c_char_p, c_char_p, P_error]),
+    "hdgc_problem_set_mesh": (hdg_status, [P_problem, c_int, POINTER(c_double), c_int, POINTER(c_int), c_int,
+                                           POINTER(c_int), POINTER(c_int), c_int, POINTER(c_char_p), P_error]),
+    "hdgc_problem_on_step": (hdg_status, [P_problem, c_int, hdgc_step_fn, c_void_p, P_error]),
+    "hdgc_solve": (hdg_status, [P_problem, POINTER(P_result), P_error]),
+    "hdgc_result_free": (None, [P_result]),
+    "hdgc_result_status": (hdg_status, [P_result]),
+    "hdgc_result_report": (c_char_p, [P_result]),
+    "hdgc_result_number": (c_double, [P_result, c_char_p]),
+    "hdgc_result_error": (c_double, [P_result, c_char_p]),
+    "hdgc_result_nfields": (c_int, [P_result]),
+    "hdgc_result_field": (POINTER(hdgc_field), [P_result, c_int]),
+    "hdgc_result_field_named": (POINTER(hdgc_field), [P_result, c_char_p]),
+    "hdgc_result_trace": (c_longlong, [P_result, POINTER(POINTER(c_double)), POINTER(c_int)]),
+    "hdg_status_name": (c_char_p, [hdg_status]),
+    "hdg_error_clear": (None, [P_error]),
+}
+
+
+def _candidates():
+    env = os.environ.get("HDGC_LIBRARY")
+    if env:
+        return [("$HDGC_LIBRARY", env)]
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = [("beside the package", os.path.join(here, "libhdgc.so")),
+           ("the checkout's build", os.path.normpath(os.path.join(here, "..", "..", "build", "libhdgc.so")))]
+    found = ctypes.util.find_library("hdgc")
+    out.append(('find_library("hdgc")', found))
+    return out
+
+
+def _load():
+    tried = []
+    for how, path in _candidates():
+        if not path:
+            tried.append(f"{how}: not found")
+            continue
+        if how != "$HDGC_LIBRARY" and os.sep in path and not os.path.exists(path):
+            tried.append(f"{how}: {path}: no such file")
+            continue
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError as e:
+            tried.append(f"{how}: {e}")
+            continue
+        missing = [n for n in SIGNATURES if not hasattr(lib, n)]
+        if missing:
+            tried.append(f"{how}: {path} lacks {', '.join(missing)}")
+            continue
+        for name, (res, args) in SIGNATURES.items():
+            fn = getattr(lib, name)
+            fn.restype, fn.argtypes = res, args
+        lib.hdgc_path = path
+        return lib
+    raise ImportError("hdgc: cannot load libhdgc.so (build it with cmake, or set HDGC_LIBRARY to its path); tried:\n  "
+                      + "\n  ".join(tried))
+
+
+lib = _load()

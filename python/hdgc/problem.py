@@ -1,0 +1,243 @@
+"""hdgc.Problem: a problem file loaded, its params and run options, a mesh from arrays,
+a DG step callback, and the solve."""
+import ctypes
+import numbers
+import os
+import re
+
+import numpy as np
+
+from . import _lib
+from ._lib import lib
+from .error import Error, check, input_error, new_error
+from .result import Result, field_arrays
+
+_PARAM = re.compile(r"^[ \t]*param[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]*=", re.M)
+
+
+def _is_number(v):
+    return isinstance(v, numbers.Real) and not isinstance(v, bool)
+
+
+def _option_text(v):
+    if isinstance(v, bool):
+        return "on" if v else "off"
+    return os.fspath(v) if isinstance(v, os.PathLike) else str(v)
+
+
+class State:
+    """What a step callback sees: .step, .t, .final, .fields (name -> values, shape (ne, npe),
+    copies), .x and .y (the nodes, shape (ne, npe))."""
+
+    def __init__(self, s, nodes):
+        self.step, self.t, self.final = s.step, s.t, bool(s.final)
+        self.fields = {}
+        for i in range(s.nfields):
+            f = s.fields[i]
+            if nodes.get("x") is None:
+                nodes["x"], nodes["y"], _ = field_arrays(f, values=False)
+            self.fields[f.name.decode()] = field_arrays(f, nodes=False)[2]
+        self.x, self.y = nodes.get("x"), nodes.get("y")
+
+    def __repr__(self):
+        return f"State(step={self.step}, t={self.t:g}, final={self.final}, fields={list(self.fields)})"
+
+
+class Problem:
+    """A problem written in the hdgc language: Problem(path) or Problem.from_string(text)."""
+
+    def __init__(self, path=None, *, _source=None, _name=None):
+        self._p = _lib.P_problem()
+        self._step = None
+        err = new_error()
+        if _source is None:
+            path = os.fspath(path)
+            check(lib.hdgc_problem_load(path.encode(), ctypes.byref(self._p), err), err)
+            try:
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    _source = f.read()
+            except OSError:
+                _source = ""
+        else:
+            check(lib.hdgc_problem_parse(_name.encode(), _source.encode(), ctypes.byref(self._p), err), err)
+        self.params = _PARAM.findall(_source)
+
+    @classmethod
+    def from_string(cls, text, name="<string>"):
+        return cls(_source=text, _name=name)
+
+    def close(self):
+        if self._p:
+            lib.hdgc_problem_free(self._p)
+            self._p = _lib.P_problem()
+
+    def __del__(self):
+        if getattr(self, "_p", None) is not None:
+            self.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _ptr(self):
+        if not self._p:
+            raise ValueError("hdgc.Problem: closed")
+        return self._p
+
+    @property
+    def name(self):
+        return lib.hdgc_problem_name(self._ptr()).decode()
+
+    @property
+    def method(self):
+        return lib.hdgc_problem_method(self._ptr()).decode()
+
+    @property
+    def order(self):
+        return lib.hdgc_problem_order(self._ptr())
+
+    def __repr__(self):
+        return f"hdgc.Problem({self.name!r}, method={self.method}, order={self.order})" if self._p else "hdgc.Problem(closed)"
+
+    # ------------------------------------------------------------ settings
+
+    def set_param(self, name, value):
+        err = new_error()
+        if not _is_number(value):
+            raise input_error(f"param '{name}': expected a number, got {value!r}")
+        check(lib.hdgc_problem_set_param(self._ptr(), name.encode(), float(value), err), err)
+
+    def set_option(self, name, value):
+        err = new_error()
+        check(lib.hdgc_problem_set_option(self._ptr(), name.encode(), _option_text(value).encode(), err), err)
+
+    def _set_one(self, key, value):
+        if key in self.params:
+            return self.set_param(key, value)
+        try:
+            self.set_option(key.replace("_", "-"), value)
+        except Error as e:
+            if "unknown option" not in e.message or not _is_number(value):
+                raise
+            try:   # a param the scan of the file missed, or the param's 'did you mean'
+                self.set_param(key, value)
+            except Error as e2:
+                raise Error(e2.code, f"{e.message}; {e2.message}") from None
+
+    def set(self, **kw):
+        """Params of the file by name (set_param), anything else a run option
+        (set_option, underscores as dashes: final_time=0.5 -> final-time; True/False -> on/off)."""
+        for key, value in kw.items():
+            self._set_one(key, value)
+        return self
+
+    def set_mesh(self, vertices, triangles, edges=None, markers=None, names=None):
+        """A mesh from arrays: vertices (nv, 2), triangles (ne, 3) 0-based, boundary edges (nb, 2)
+        with markers (nb,) >= 1 and names[id - 1] for the markers (markers may also be strings)."""
+        xy = _array(vertices, np.float64, 2, "vertices")
+        tri = _array(triangles, np.intc, 3, "triangles")
+        nb, ed, mk, nm, cnames = 0, None, None, 0, None
+        if edges is not None or markers is not None:
+            if edges is None or markers is None:
+                raise input_error("set_mesh: edges and markers go together")
+            ed = _array(edges, np.intc, 2, "edges")
+            nb = ed.shape[0]
+            markers = list(markers) if not isinstance(markers, np.ndarray) else markers
+            if len(markers) and isinstance(markers[0], str) and names is None:
+                names = list(dict.fromkeys(markers))
+                markers = [names.index(m) + 1 for m in markers]
+            mk = _array(markers, np.intc, None, "markers")
+            if mk.shape[0] != nb:
+                raise input_error(f"set_mesh: {nb} edges but {mk.shape[0]} markers")
+            nm = len(names) if names is not None else int(mk.max(initial=0))
+        if names is not None:
+            names = [str(n).encode() for n in names]
+            cnames = (ctypes.c_char_p * max(len(names), 1))(*names)
+        def ptr(a, t):
+            return a.ctypes.data_as(ctypes.POINTER(t)) if a is not None else None
+        err = new_error()
+        check(lib.hdgc_problem_set_mesh(self._ptr(), xy.shape[0], ptr(xy, ctypes.c_double), tri.shape[0],
+                                        ptr(tri, ctypes.c_int), nb, ptr(ed, ctypes.c_int), ptr(mk, ctypes.c_int),
+                                        nm, cnames, err), err)
+        return self
+
+    def on_step(self, fn, every=1):
+        """DG: fn(state) every `every` steps and at the initial and final states; a true
+        (or nonzero) return stops the solve (which then raises hdgc.Error); fn None: none."""
+        if fn is None:
+            self._step = None
+            err = new_error()
+            check(lib.hdgc_problem_on_step(self._ptr(), int(every), _lib.hdgc_step_fn(), None, err), err)
+            return self
+        box = {"exc": None, "nodes": {}}
+
+        def trampoline(ctx, state):
+            try:
+                rc = fn(State(state.contents, box["nodes"]))
+            except BaseException as e:   # raised again by solve()
+                box["exc"] = e
+                return -1
+            if rc is None or rc is False:
+                return 0
+            if isinstance(rc, numbers.Integral) and not isinstance(rc, bool):
+                return max(-2**31, min(2**31 - 1, int(rc)))
+            return 1 if rc else 0
+        cfn = _lib.hdgc_step_fn(trampoline)
+        err = new_error()
+        check(lib.hdgc_problem_on_step(self._ptr(), int(every), cfn, None, err), err)
+        self._step = (cfn, box)   # kept alive while the library holds it
+        return self
+
+    # ------------------------------------------------------------ solving
+
+    def solve(self, order=None, mesh=None, **options):
+        """Applies order, mesh (a spec such as "square:16" or a .msh path; or a tuple/dict of
+        set_mesh's arguments) and options as .set does, runs, returns a Result; raises
+        hdgc.Error (with .result when the run got as far as a report) when the run fails."""
+        if order is not None:
+            self.set_option("order", order)
+        if isinstance(mesh, dict):
+            self.set_mesh(**mesh)
+        elif isinstance(mesh, (tuple, list)):
+            self.set_mesh(*mesh)
+        elif mesh is not None:
+            self.set_option("mesh", mesh)
+        self.set(**options)
+        if self._step:
+            self._step[1]["exc"], self._step[1]["nodes"] = None, {}
+        out, err = _lib.P_result(), new_error()
+        code = lib.hdgc_solve(self._ptr(), ctypes.byref(out), err)
+        result = Result(out) if out else None
+        exc = self._step[1]["exc"] if self._step else None
+        if exc is not None:
+            raise exc
+        if code:
+            raise Error(code, err.msg.decode(errors="replace"), result)
+        return result
+
+
+def _array(a, dtype, ncol, what):
+    """a as a C-contiguous array of dtype and shape (n, ncol) ((n,) for ncol None)."""
+    try:
+        arr = np.asarray(a)
+    except Exception as e:
+        raise input_error(f"set_mesh: {what}: {e}") from None
+    want = "(n,)" if ncol is None else f"(n, {ncol})"
+    if arr.size == 0:
+        arr = arr.reshape((0,) if ncol is None else (0, ncol))
+    if (ncol is None and arr.ndim != 1) or (ncol is not None and (arr.ndim != 2 or arr.shape[1] != ncol)):
+        raise input_error(f"set_mesh: {what}: expected shape {want}, got {arr.shape}")
+    if np.issubdtype(dtype, np.integer):
+        if arr.size and not (np.issubdtype(arr.dtype, np.integer) or
+                             (np.issubdtype(arr.dtype, np.floating) and np.all(arr == np.round(arr)))):
+            raise input_error(f"set_mesh: {what}: expected integers, got {arr.dtype}")
+        info = np.iinfo(dtype)
+        if arr.size and (arr.min() < info.min or arr.max() > info.max):
+            raise input_error(f"set_mesh: {what}: a value outside the C int range")
+    elif not np.issubdtype(arr.dtype, np.number) or np.iscomplexobj(arr):
+        raise input_error(f"set_mesh: {what}: expected real numbers, got {arr.dtype}")
+    if arr.shape[0] > 2**31 - 1:
+        raise input_error(f"set_mesh: {what}: too many rows")
+    return np.ascontiguousarray(arr, dtype=dtype)

@@ -1,0 +1,105 @@
+"""hdgc.Result: what a solve gives back, copied out of the library's result object."""
+import ctypes
+import json
+import math
+
+import numpy as np
+
+from ._lib import lib
+
+
+def _copy(ptr, ne, npe):
+    if ne * npe == 0 or not ptr:
+        return np.zeros((ne, npe))
+    return np.ctypeslib.as_array(ptr, shape=(ne * npe,)).copy().reshape(ne, npe)
+
+
+def field_arrays(f, nodes=True, values=True):
+    """x, y, values of an hdgc_field as (ne, npe) copies (None for those not asked for)."""
+    x = _copy(f.x, f.ne, f.npe) if nodes else None
+    y = _copy(f.y, f.ne, f.npe) if nodes else None
+    v = _copy(f.values, f.ne, f.npe) if values else None
+    return x, y, v
+
+
+class Field:
+    """A field at the nodes of every element: .x, .y, .values of shape (ne, npe), the
+    equispaced lattice of degree .degree of each triangle in hdgc's lattice order
+    (rows j = 0..p of p+1-j points i; vertices at nodes 0, p and npe-1)."""
+
+    def __init__(self, name, degree, x, y, values):
+        self.name, self.degree, self.x, self.y, self.values = name, degree, x, y, values
+
+    @property
+    def ne(self):
+        return self.values.shape[0]
+
+    @property
+    def npe(self):
+        return self.values.shape[1]
+
+    def __repr__(self):
+        return f"Field({self.name!r}, degree={self.degree}, ne={self.ne}, npe={self.npe})"
+
+
+class Result:
+    """.status ("ok" or the failure's name), .ok, .report (the JSON report as a dict),
+    .errors (unknown -> L2 error), .fields (name -> Field), .trace ((nf, per_face) array of
+    the HDG trace unknowns; None for DG), .number(path), .to_vtk(path), .plot(name)."""
+
+    def __init__(self, ptr):
+        try:
+            code = lib.hdgc_result_status(ptr)
+            self.status = "ok" if code == 0 else lib.hdg_status_name(code).decode()
+            self.report = json.loads(lib.hdgc_result_report(ptr).decode())
+            self.fields = {}
+            nodes = {}
+            for i in range(lib.hdgc_result_nfields(ptr)):
+                f = lib.hdgc_result_field(ptr, i).contents
+                key = (ctypes.addressof(f.x.contents) if f.x else 0, f.ne, f.npe)
+                if key not in nodes:
+                    nodes[key] = field_arrays(f, values=False)[:2]
+                x, y = nodes[key]
+                self.fields[f.name.decode()] = Field(f.name.decode(), f.degree, x, y, field_arrays(f, nodes=False)[2])
+            vals, per = ctypes.POINTER(ctypes.c_double)(), ctypes.c_int()
+            n = lib.hdgc_result_trace(ptr, ctypes.byref(vals), ctypes.byref(per))
+            self.trace = None
+            if n > 0 and per.value > 0:
+                self.trace = np.ctypeslib.as_array(vals, shape=(n,)).copy().reshape(-1, per.value)
+        finally:
+            lib.hdgc_result_free(ptr)
+
+    @property
+    def ok(self):
+        return self.status == "ok"
+
+    @property
+    def errors(self):
+        return dict(self.report.get("errors", {}))
+
+    def number(self, path):
+        """A number of the report by its dotted path ("solver.iterations"); NaN when none."""
+        node = self.report
+        for part in path.split("."):
+            if not isinstance(node, dict) or part not in node:
+                return math.nan
+            node = node[part]
+        return float(node) if isinstance(node, (int, float)) and not isinstance(node, bool) else math.nan
+
+    def to_vtk(self, path, fields=None):
+        """Writes the fields (all, or the names given) as a .vtu of Lagrange triangles."""
+        from .vtk import write_vtu
+        write_vtu(path, [self.fields[n] for n in (fields or self.fields)])
+        return path
+
+    def plot(self, name, ax=None, path=None, **kw):
+        """matplotlib tripcolor of field `name`, each element cut into p^2 triangles; saves a
+        PNG at path when given. Returns the matplotlib collection."""
+        from .plot import plot_field
+        if name not in self.fields:
+            raise KeyError(f"no field {name!r}; the fields are {', '.join(self.fields)}")
+        return plot_field(self.fields[name], ax=ax, path=path, **kw)
+
+    def __repr__(self):
+        errs = ", ".join(f"{k}={v:.3e}" for k, v in self.errors.items() if isinstance(v, (int, float)))
+        return f"hdgc.Result({self.status}, fields={list(self.fields)}, errors: {errs or 'none'})"
