@@ -48,8 +48,11 @@ SIGNATURES = {
     "hdgc_problem_name": (c_char_p, [P_problem]),
     "hdgc_problem_method": (c_char_p, [P_problem]),
     "hdgc_problem_order": (c_int, [P_problem]),
+    "hdgc_problem_warnings": (c_char_p, [P_problem]),
+    "hdgc_problem_set_output": (hdg_status, [P_problem, c_void_p, c_int, P_error]),   # FILE *log
     "hdgc_problem_set_param": (hdg_status, [P_problem, c_char_p, c_double, P_error]),
     "hdgc_problem_set_option": (hdg_status, [P_problem, c_char_p, c_char_p, P_error]),
+    "hdgc_check_option": (hdg_status, [c_char_p, c_char_p, P_error]),
     "hdgc_problem_set_mesh": (hdg_status, [P_problem, c_int, POINTER(c_double), c_int, POINTER(c_int), c_int,
                                            POINTER(c_int), POINTER(c_int), c_int, POINTER(c_char_p), P_error]),
     "hdgc_problem_on_step": (hdg_status, [P_problem, c_int, hdgc_step_fn, c_void_p, P_error]),
@@ -58,6 +61,10 @@ SIGNATURES = {
     "hdgc_result_status": (hdg_status, [P_result]),
     "hdgc_result_report": (c_char_p, [P_result]),
     "hdgc_result_number": (c_double, [P_result, c_char_p]),
+    "hdgc_result_string": (c_char_p, [P_result, c_char_p]),
+    "hdgc_result_summary": (c_char_p, [P_result]),
+    "hdgc_result_write_report": (hdg_status, [P_result, c_char_p, c_int, P_error]),
+    "hdgc_write_status_report": (hdg_status, [c_char_p, c_char_p, c_char_p, hdg_status, c_char_p, c_int, P_error]),
     "hdgc_result_error": (c_double, [P_result, c_char_p]),
     "hdgc_result_nfields": (c_int, [P_result]),
     "hdgc_result_field": (POINTER(hdgc_field), [P_result, c_int]),
@@ -66,6 +73,11 @@ SIGNATURES = {
     "hdg_status_name": (c_char_p, [hdg_status]),
     "hdg_error_clear": (None, [P_error]),
 }
+
+# Those the package calls; the others are declared when the library has them (lib.hdgc_declared).
+REQUIRED = {n for n in SIGNATURES if n not in {
+    "hdgc_problem_warnings", "hdgc_problem_set_output", "hdgc_check_option", "hdgc_result_string",
+    "hdgc_result_summary", "hdgc_result_write_report", "hdgc_write_status_report"}}
 
 
 def _candidates():
@@ -94,13 +106,16 @@ def _load():
         except OSError as e:
             tried.append(f"{how}: {e}")
             continue
-        missing = [n for n in SIGNATURES if not hasattr(lib, n)]
+        missing = sorted(n for n in REQUIRED if not hasattr(lib, n))
         if missing:
-            tried.append(f"{how}: {path} lacks {', '.join(missing)}")
+            tried.append(f"{how}: {path} lacks {', '.join(missing)} (an older libhdgc?)")
             continue
+        lib.hdgc_declared = set()
         for name, (res, args) in SIGNATURES.items():
-            fn = getattr(lib, name)
-            fn.restype, fn.argtypes = res, args
+            if hasattr(lib, name):
+                fn = getattr(lib, name)
+                fn.restype, fn.argtypes = res, args
+                lib.hdgc_declared.add(name)
         lib.hdgc_path = path
         return lib
     raise ImportError("hdgc: cannot load libhdgc.so (build it with cmake, or set HDGC_LIBRARY to its path); tried:\n  "

@@ -98,6 +98,13 @@ class Problem:
     def order(self):
         return lib.hdgc_problem_order(self._ptr())
 
+    @property
+    def warnings(self):
+        """The file's warnings as `hdgc check` prints them; "" when none."""
+        if "hdgc_problem_warnings" not in lib.hdgc_declared:
+            return ""
+        return (lib.hdgc_problem_warnings(self._ptr()) or b"").decode(errors="replace")
+
     def __repr__(self):
         return f"hdgc.Problem({self.name!r}, method={self.method}, order={self.order})" if self._p else "hdgc.Problem(closed)"
 

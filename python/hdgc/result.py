@@ -43,7 +43,8 @@ class Field:
 
 
 class Result:
-    """.status ("ok" or the failure's name), .ok, .report (the JSON report as a dict),
+    """.status ("ok" or the failure's name), .ok, .report (the JSON report as a dict), .summary
+    (the lines `hdgc run` prints, when the library has hdgc_result_summary),
     .errors (unknown -> L2 error), .fields (name -> Field), .trace ((nf, per_face) array of
     the HDG trace unknowns; None for DG), .number(path), .to_vtk(path), .plot(name)."""
 
@@ -52,6 +53,9 @@ class Result:
             code = lib.hdgc_result_status(ptr)
             self.status = "ok" if code == 0 else lib.hdg_status_name(code).decode()
             self.report = json.loads(lib.hdgc_result_report(ptr).decode())
+            self.summary = ""
+            if "hdgc_result_summary" in lib.hdgc_declared:
+                self.summary = (lib.hdgc_result_summary(ptr) or b"").decode(errors="replace")
             self.fields = {}
             nodes = {}
             for i in range(lib.hdgc_result_nfields(ptr)):

@@ -54,7 +54,8 @@ def test_stop_from_callback(maxwell):
         maxwell.solve()
     assert e.value.status == hdgc.Error(1, "").status and e.value.code == 1
     assert e.value.result is not None and not e.value.result.ok
-    assert "step callback" in e.value.result.report["error"]
+    assert e.value.result.report["status"] == "failed"
+    assert "step callback" in e.value.result.report["error"]["message"]
     maxwell.on_step(lambda s: 42 if s.step == 2 else None)
     with pytest.raises(hdgc.Error, match=r"\(42\)"):
         maxwell.solve()

@@ -81,7 +81,8 @@ def test_failed_solve_keeps_the_result(poisson):
     r = e.value.result
     assert e.value.status == "I/O error" and r is not None and not r.ok
     assert r.status == "I/O error" and r.fields == {} and r.trace is None
-    assert "m.msh" in r.report["error"]
+    assert r.report["status"] == "failed" and r.report["error"]["kind"] == "I/O error"
+    assert "m.msh" in r.report["error"]["message"]
     assert poisson.solve(mesh=square_arrays(2)).ok
 
 

@@ -92,3 +92,11 @@ def test_mesh_from_arrays_equals_square():
     assert rel(r4.errors["u"], r1.errors["u"]) <= 1e-9
     # setting "mesh" again drops the arrays
     assert p.solve(mesh="square:8").errors["u"] == r1.errors["u"]
+
+
+def test_summary_and_warnings():
+    p = hdgc.Problem(POISSON)
+    assert p.warnings == ""
+    r = p.solve(order=1, mesh="square:2")
+    if "hdgc_result_summary" in hdgc._lib.lib.hdgc_declared:
+        assert "L2 error u" in r.summary and "8 elements" in r.summary
