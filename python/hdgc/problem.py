@@ -72,8 +72,10 @@ class Problem:
             self._p = _lib.P_problem()
 
     def __del__(self):
-        if getattr(self, "_p", None) is not None:
+        try:
             self.close()
+        except Exception:   # interpreter shutdown: the library may be gone already
+            pass
 
     def __enter__(self):
         return self
