@@ -42,17 +42,17 @@ def test_lattice_orders():
         assert sub.shape == (p * p, 3) and set(sub.ravel().tolist()) == set(range(lattice.size(p)))
 
 
-@pytest.mark.parametrize("order", [1, 2])
-def test_to_vtk_matches_hdgc_vtk(cli, tmp_path, order):
+@pytest.mark.parametrize("order,mesh,ne", [(1, "square:2", 8), (2, "square:2", 8), (4, "square:3,perturb=0.3", 18)])
+def test_to_vtk_matches_hdgc_vtk(cli, tmp_path, order, mesh, ne):
     mine, theirs = tmp_path / "py.vtu", tmp_path / "cli.vtu"
-    r = hdgc.Problem(POISSON).solve(order=order, mesh="square:2")
+    r = hdgc.Problem(POISSON).solve(order=order, mesh=mesh)
     assert r.to_vtk(mine) == mine
-    cli("run", POISSON, "--order", str(order), "--mesh", "square:2", "--vtk", str(theirs))
+    cli("run", POISSON, "--order", str(order), "--mesh", mesh, "--vtk", str(theirs))
     p1, c1, a1 = read_vtu(mine)
     p2, c2, a2 = read_vtu(theirs)
     npe = r.fields["u"].npe
-    assert len(p1) == 8 * npe and len(c1[1]) == 8
-    assert np.array_equal(c1[0], np.arange(8 * npe))   # consecutive
+    assert len(p1) == ne * npe and len(c1[1]) == ne
+    assert np.array_equal(c1[0], np.arange(ne * npe))   # consecutive
     assert set(c1[2].tolist()) == {69}
     assert np.array_equal(c1[0], c2[0]) and np.array_equal(c1[1], c2[1]) and np.array_equal(c1[2], c2[2])
     assert np.abs(p1 - p2).max() < 1e-14

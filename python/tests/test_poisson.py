@@ -84,6 +84,9 @@ def test_mesh_from_arrays_equals_square():
     # untagged boundary edges are "boundary", which `on all` covers
     r3 = p.solve(mesh=square_arrays(8, tagged=False))
     assert rel(r3.errors["u"], r1.errors["u"]) <= 1e-9
+    # clockwise triangles are turned round
+    xy, tri, _, _ = square_arrays(8, tagged=False)
+    assert rel(p.solve(mesh=(xy, tri[:, ::-1])).errors["u"], r1.errors["u"]) <= 1e-9
     # numeric markers with names, as a dict of set_mesh's arguments
     xy, tri, edges, names = square_arrays(8)
     ids = [["bottom", "right", "top", "left"].index(n) + 1 for n in names]
