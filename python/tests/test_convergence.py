@@ -39,3 +39,27 @@ def test_convergence_problem_and_options():
     assert [r["mesh"] for r in c.runs] == ["square:2,perturb=0.1", "square:4,perturb=0.1"]
     assert p.order == 1
     assert math.isfinite(c.fits[(1, "u")][0]) and c.fits[(1, "u")][1] == 2
+
+
+def test_convergence_plot(tmp_path):
+    """Convergence.plot: one line per (order, unknown) through the errors, the fitted rates
+    in the legend, a PNG written."""
+    import pytest
+    pytest.importorskip("matplotlib")
+    import matplotlib
+    matplotlib.use("Agg")
+    c = hdgc.convergence(POISSON, orders=(1, 2), meshes=(2, 4, 8))
+    out = tmp_path / "conv.png"
+    ax = c.plot(path=str(out))
+    assert out.stat().st_size > 10000 and out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert len(labels) == 6
+    for k in (1, 2):
+        for u in ("q", "u", "ustar"):
+            want = f"{u}, k={k}: rate {c.fits[(k, u)][0]:.2f}"
+            assert want in labels
+    data = [l for l in ax.get_lines() if l.get_linestyle() == "-"]
+    assert len(data) == 6
+    for line in data:
+        x, y = line.get_xdata(), line.get_ydata()
+        assert list(x) == [0.5, 0.25, 0.125] and all(a > b for a, b in zip(y, y[1:]))
