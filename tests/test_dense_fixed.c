@@ -5,8 +5,9 @@
  * matrices (zero blocks, zero rows, a forced row swap), and every result
  * compared for equality: LU factors, A^-1 B, D - C A^-1 B and A^T B. The
  * fixed-size helpers promise the generic ones' operations in the same order,
- * so the values are equal, not merely close. Sizes cover whole tiles,
- * remainders of rows (4) and columns (8 or 16), one row, one column. */
+ * so the values are equal, not merely close. Both tile widths (HDG_TW 8 and
+ * 16) run; sizes cover whole tiles, remainders of rows (4) and columns, one
+ * row, one column. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,13 +78,16 @@ static void fill(double *x, int rows, int cols, int diag)
     if (diag) x[0] = 1e-3;   /* a row swap at the first step */
 }
 
-static hdg_jit *compile(const hdg_ir_module *mod, int fixed)
+/* tw: the tile width of the fixed-size helpers, 0 for the generic ones */
+static hdg_jit *compile(const hdg_ir_module *mod, int tw)
 {
+    int fixed = tw > 0;
     hdg_emit_c_options eo = {0};
     eo.fixed_size_helpers = fixed ? 1 : -1;
     hdg_str src;
     hdg_error err;
     hdg_str_init(&src);
+    if (fixed) hdg_str_printf(&src, "#define HDG_TW %d\n", tw);
     CHECK(hdg_emit_c(mod, &src, &eo, &err) == HDG_OK, "emit: %s", err.msg);
     CHECK((strstr(src.s, "hdg_lu_fwd_tile") != NULL) == fixed, "fixed-size helpers %s", fixed ? "missing" : "present");
     hdg_jit_options jo = HDG_JIT_OPTIONS_DEFAULT;
@@ -97,7 +101,7 @@ static hdg_jit *compile(const hdg_ir_module *mod, int fixed)
 
 static int same(double a, double b) { return a == b || (a != a && b != b); }
 
-static void run_case(int c, hdg_jit *fixed, hdg_jit *generic)
+static void run_case(int c, int tw, hdg_jit *fixed, hdg_jit *generic)
 {
     int n = cases[c].n, m = cases[c].m, q = cases[c].q;
     int insz[4] = {n * n, n * m, q * n, q * m}, outsz[4] = {n * n, n * m, q * m, n * m};
@@ -131,8 +135,8 @@ static void run_case(int c, hdg_jit *fixed, hdg_jit *generic)
         int bad = -1;
         for (int i = 0; i < NE * outsz[s] && bad < 0; i++)
             if (!same(out[0][s][i], out[1][s][i])) bad = i;
-        CHECK(bad < 0, "n %d m %d q %d: %s differs at %d: %.17g (fixed) vs %.17g (generic)", n, m, q, what[s],
-              bad, bad < 0 ? 0.0 : out[0][s][bad], bad < 0 ? 0.0 : out[1][s][bad]);
+        CHECK(bad < 0, "HDG_TW %d, n %d m %d q %d: %s differs at %d: %.17g (fixed) vs %.17g (generic)", tw, n, m,
+              q, what[s], bad, bad < 0 ? 0.0 : out[0][s][bad], bad < 0 ? 0.0 : out[1][s][bad]);
         int finite = 1;
         for (int i = 0; i < NE * outsz[s]; i++) finite &= out[0][s][i] - out[0][s][i] == 0.0;
         CHECK(finite, "n %d: %s not finite", n, what[s]);
@@ -147,10 +151,13 @@ int main(void)
 {
     hdg_ir_module *mod = hdg_ir_module_new("dense_fixed");
     for (int c = 0; c < NCASES; c++) add_kernel(mod, c);
-    hdg_jit *fixed = compile(mod, 1), *generic = compile(mod, 0);
-    if (fixed && generic)
-        for (int c = 0; c < NCASES; c++) run_case(c, fixed, generic);
-    hdg_jit_free(fixed);
+    hdg_jit *generic = compile(mod, 0);
+    for (int tw = 8; tw <= 16; tw += 8) {
+        hdg_jit *fixed = compile(mod, tw);
+        if (fixed && generic)
+            for (int c = 0; c < NCASES; c++) run_case(c, tw, fixed, generic);
+        hdg_jit_free(fixed);
+    }
     hdg_jit_free(generic);
     hdg_ir_module_free(mod);
     return test_summary("dense_fixed");

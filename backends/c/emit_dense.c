@@ -15,14 +15,15 @@
 
 /* The tile width, and full unrolling of the loops over a tile: clang's own
  * pragma (its `#pragma GCC unroll N` does not unroll a loop of fewer than N
- * trips fully), gcc's. */
+ * trips fully), gcc's. A source may define HDG_TW first (tests/test_dense_fixed.c
+ * runs both widths). */
 #define PRELUDE                                                      \
-    "#ifndef HDG_TW\n"                                               \
-    "#ifdef __AVX512F__\n"                                           \
+    "#if !defined(HDG_TW) && defined(__AVX512F__)\n"                 \
     "#define HDG_TW 16\n"                                            \
-    "#else\n"                                                        \
+    "#elif !defined(HDG_TW)\n"                                       \
     "#define HDG_TW 8\n"                                             \
     "#endif\n"                                                       \
+    "#ifndef HDG_UNROLL\n"                                           \
     "#ifdef __clang__\n"                                             \
     "#define HDG_UNROLL _Pragma(\"clang loop unroll(full)\")\n"      \
     "#else\n"                                                        \
