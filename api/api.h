@@ -6,6 +6,7 @@
 #include "compiler/run.h"
 #include "hdgc.h"
 #include "runtime/mesh.h"
+#include "runtime/report.h"
 
 /* The strings an option points to are owned here. */
 typedef struct hdg_api_strings {
@@ -29,6 +30,21 @@ struct hdgc_problem {
     hdgc_step_fn step;
     void *step_ctx;
     int step_every;
+    double t_parse;                /* seconds the last parse took (timings.parse) */
+};
+
+struct hdgc_result {
+    hdg_status status;
+    hdg_report *rep;
+    char *json;
+    char *summary;            /* hdgc_result_summary, made on the first call */
+    char **unknowns;          /* the problem's unknowns, for the summary */
+    int nunknowns;
+    int nfields;
+    hdgc_field *fields;       /* names, x, y, values owned */
+    double *trace;
+    long long ntrace;
+    int per_face;
 };
 
 /* Sets option name (an `hdgc run` option without its dashes) in o (order: *order);

@@ -112,3 +112,14 @@ hdg_status hdg_api_option(hdg_run_options *o, int *order, hdg_api_strings *st, c
     } else return number_option(o, order, name, value, err);
     return HDG_OK;
 }
+
+hdg_status hdgc_check_option(const char *name, const char *value, hdg_error *err)
+{
+    hdg_run_options o;
+    hdg_run_options_default(&o);
+    int order = 0;
+    hdg_api_strings st = {0};
+    hdg_status s = hdg_api_option(&o, &order, &st, name, value, err);
+    hdg_api_strings_free(&st);
+    return s;
+}

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "api/api.h"
 #include "support/util.h"
@@ -10,6 +11,7 @@
 hdg_status hdg_api_reparse(hdgc_problem *p, hdg_error *err)
 {
     hdg_frontend_options fo = {p->order, p->sets, p->nsets};
+    double t0 = hdg_wtime();
     hdg_diags d;
     hdg_diags_init(&d);
     hdg_problem *q = hdg_problem_parse(p->file, p->source, p->len, &fo, &d);
@@ -25,6 +27,7 @@ hdg_status hdg_api_reparse(hdgc_problem *p, hdg_error *err)
         free(p->warnings);
         p->checked = q;
         p->warnings = hdg_diags_render(&d);
+        p->t_parse = hdg_wtime() - t0;
     }
     hdg_diags_free(&d);
     return st;
@@ -46,14 +49,36 @@ static hdg_status make(const char *file, char *source, size_t len, hdgc_problem 
     return st;
 }
 
+/* The frontend reads the file (a regular file of at most 1 GiB) and renders what is wrong:
+ * HDG_EIO when it is not there or not a regular file, else HDG_EINPUT. */
+static hdg_status check_file(const char *path, hdg_error *err)
+{
+    hdg_diags d;
+    hdg_diags_init(&d);
+    hdg_problem *q = hdg_problem_load(path, NULL, &d);
+    hdg_status st = HDG_OK;
+    if (!q) {
+        struct stat sb;
+        char *text = hdg_diags_render(&d);
+        size_t n = strlen(text);
+        while (n && text[n - 1] == '\n') text[--n] = '\0';
+        st = hdg_fail(err, stat(path, &sb) || !S_ISREG(sb.st_mode) ? HDG_EIO : HDG_EINPUT, "%s", text);
+        free(text);
+    }
+    hdg_problem_free(q);
+    hdg_diags_free(&d);
+    return st;
+}
+
 hdg_status hdgc_problem_load(const char *path, hdgc_problem **out, hdg_error *err)
 {
     if (!out) return hdg_fail(err, HDG_EINPUT, "hdgc_problem_load: out is NULL");
     *out = NULL;
     if (!path) return hdg_fail(err, HDG_EINPUT, "hdgc_problem_load: no path");
+    hdg_status st = check_file(path, err);
     char *text = NULL;
     size_t len = 0;
-    hdg_status st = hdg_read_file(path, &text, &len, err);
+    if (!st) st = hdg_read_file(path, &text, &len, err);
     return st ? st : make(path, text, len, out, err);
 }
 
@@ -82,6 +107,15 @@ const char *hdgc_problem_name(const hdgc_problem *p) { return p ? p->checked->na
 const char *hdgc_problem_method(const hdgc_problem *p) { return p ? hdg_method_name(p->checked->method) : NULL; }
 int hdgc_problem_order(const hdgc_problem *p) { return p ? p->checked->degree : 0; }
 const char *hdgc_problem_warnings(const hdgc_problem *p) { return p && p->warnings ? p->warnings : ""; }
+
+int hdgc_problem_nparams(const hdgc_problem *p) { return p ? p->checked->nparams : 0; }
+
+const char *hdgc_problem_param(const hdgc_problem *p, int i, double *value)
+{
+    if (!p || i < 0 || i >= p->checked->nparams) return NULL;
+    if (value) *value = p->checked->params[i].value;
+    return p->checked->params[i].name;
+}
 
 hdg_status hdgc_problem_set_output(hdgc_problem *p, FILE *log, int progress, hdg_error *err)
 {

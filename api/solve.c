@@ -9,17 +9,6 @@
 #include "api/api.h"
 #include "support/util.h"
 
-struct hdgc_result {
-    hdg_status status;
-    hdg_report *rep;
-    char *json;
-    int nfields;
-    hdgc_field *fields;       /* names, x, y, values owned */
-    double *trace;
-    long long ntrace;
-    int per_face;
-};
-
 /* What the snapshot callback works with during a solve. */
 typedef struct capture {
     const hdgc_problem *p;
@@ -66,7 +55,7 @@ static hdg_status on_snapshot(void *ctx, const hdg_snapshot *s, hdg_error *err)
     capture *c = ctx;
     if (!c->x) nodes(s, c);
     const hdgc_problem *p = c->p;
-    if (p->step) {
+    if (p->step && p->checked->method == HDG_METHOD_DG) {
         c->view = hdg_xrealloc(c->view, sizeof *c->view * ((size_t)s->nfields + 1));
         for (int f = 0; f < s->nfields; f++)
             c->view[f] = (hdgc_field){s->names[f], s->ne, s->nlat, s->p, c->x, c->y, s->values[f]};
@@ -94,6 +83,7 @@ hdg_status hdgc_solve(const hdgc_problem *p, hdgc_result **out, hdg_error *err)
     ro.snapshot_ctx = &c;
     ro.snapshot_every = p->step_every;
     ro.fields = &fields;
+    ro.t_parse = p->t_parse;
     hdg_error e = {0};
     r->status = hdg_run_problem(p->checked, &ro, r->rep, &e);
     hdg_report_string(r->rep, "status", r->status ? "failed" : "ok");   /* as `hdgc run --json` */
@@ -102,6 +92,9 @@ hdg_status hdgc_solve(const hdgc_problem *p, hdgc_result **out, hdg_error *err)
         hdg_report_string(r->rep, "error.message", e.msg);
     }
     r->json = hdg_report_to_string(r->rep);
+    const hdg_problem *q = p->checked;
+    r->unknowns = hdg_xcalloc((size_t)q->nunknowns + 1, sizeof *r->unknowns);
+    for (int u = 0; u < q->nunknowns; u++) r->unknowns[r->nunknowns++] = hdg_xstrdup(q->unknowns[u].name);
     r->trace = fields.trace, r->ntrace = fields.ntrace, r->per_face = fields.trace_per_face;
     fields.trace = NULL;
     hdg_run_fields_free(&fields);
@@ -116,6 +109,9 @@ void hdgc_result_free(hdgc_result *r)
     if (!r) return;
     hdg_report_free(r->rep);
     free(r->json);
+    free(r->summary);
+    for (int u = 0; u < r->nunknowns; u++) free(r->unknowns[u]);
+    free(r->unknowns);
     for (int f = 0; f < r->nfields; f++) free((char *)r->fields[f].name), free((double *)r->fields[f].values);
     if (r->nfields) free((double *)r->fields[0].x), free((double *)r->fields[0].y);
     free(r->fields);

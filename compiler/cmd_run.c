@@ -1,7 +1,6 @@
-/* cmd_run.c — `hdgc run FILE.hdg [options]`: parse, check, lower, compile and
- * solve a problem; print a summary and optionally write JSON / VTK. */
-#include <errno.h>
-#include <float.h>
+/* cmd_run.c — `hdgc run FILE.hdg [options]`: a client of the public API
+ * (include/hdgc.h): load the problem, set its options, solve, print the summary
+ * and write the JSON report. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,8 +8,7 @@
 #include <unistd.h>
 
 #include "compiler/commands.h"
-#include "compiler/run.h"
-#include "compiler/run_png.h"
+#include "hdgc.h"
 #include "support/progress.h"
 #include "support/util.h"
 
@@ -95,15 +93,6 @@ static void help(void)
            "little memory; 2 bad usage.\n");
 }
 
-static int bad2(const char *fmt, const char *opt, const char *arg)
-{
-    fprintf(stderr, "hdgc run: ");
-    fprintf(stderr, fmt, opt, arg);
-    fprintf(stderr, "\n");
-    usage(stderr);
-    return 2;
-}
-
 static int bad(const char *fmt, const char *arg)
 {
     fprintf(stderr, "hdgc run: ");
@@ -113,78 +102,56 @@ static int bad(const char *fmt, const char *arg)
     return 2;
 }
 
+/* The options of `hdgc run` that are run options of the API (hdgc_problem_set_option,
+ * the same name without the dashes); --set, --json, --quiet, --no-cache and --edges are
+ * handled here. */
+static const char *const api_options[] = {"mesh", "backend", "solver", "petsc", "precond", "format", "vtk",
+                                          "png", "field", "size", "order", "rtol", "maxit", "every",
+                                          "restart", "cfl", "final-time"};
+
 typedef struct run_args {
     const char *path, *json;
-    hdg_frontend_options fo;
-    hdg_setting *sets;
-    hdg_run_options ro;
-    int quiet;
-    const char **seen;   /* options given so far (each at most once, but --set) */
+    const char **name, **value;   /* API options in the order given */
+    int nopt;
+    const char **set_name;        /* --set name=value */
+    double *set_value;
+    int nsets;
+    int quiet, no_cache, edges;
+    const char **seen;            /* options given so far (each at most once, but --set) */
     int nseen;
 } run_args;
 
-static int integer(const char *s, long lo, long hi, int *out)
+static const char *get(const run_args *A, const char *name)
 {
-    long v;
-    if (!hdg_parse_long(s, lo, hi, &v)) return 0;
-    *out = (int)v;
-    return 1;
+    for (int i = 0; i < A->nopt; i++)
+        if (!strcmp(A->name[i], name)) return A->value[i];
+    return NULL;
 }
 
-/* --size WxH */
-static int size_arg(const char *v, hdg_run_options *o)
+static int is_api_option(const char *name)
 {
-    char w[32];
-    const char *x = strchr(v, 'x');
-    if (!x || x - v >= (long)sizeof w) return 0;
-    memcpy(w, v, (size_t)(x - v));
-    w[x - v] = '\0';
-    return integer(w, 200, 8192, &o->png_width) && integer(x + 1, 200, 8192, &o->png_height);
+    for (size_t i = 0; i < sizeof api_options / sizeof *api_options; i++)
+        if (!strcmp(api_options[i], name)) return 1;
+    return 0;
 }
 
 /* One option with its value v; returns -1 to go on, else an exit code. */
 static int option(run_args *A, const char *a, char *v)
 {
-    double d;
     if (strcmp(a, "--set") && hdg_cli_twice("run", A->seen, &A->nseen, a)) return 2;
-    if (!strcmp(a, "--mesh")) A->ro.mesh = v;
-    else if (!strcmp(a, "--backend")) A->ro.backend = v;
-    else if (!strcmp(a, "--solver")) A->ro.solver = v;
-    else if (!strcmp(a, "--petsc")) A->ro.petsc = v;
-    else if (!strcmp(a, "--precond")) A->ro.precond = v;
-    else if (!strcmp(a, "--format")) A->ro.format = v;
-    else if (!strcmp(a, "--vtk")) A->ro.vtk = v;
-    else if (!strcmp(a, "--png")) {
-        if (!hdg_png_pattern_ok(v)) return bad("--png %s: a frame pattern has one %%d (e.g. %%04d) and no other %%", v);
-        A->ro.png = v;
-    } else if (!strcmp(a, "--field")) A->ro.png_field = v;
-    else if (!strcmp(a, "--size")) {
-        if (!size_arg(v, &A->ro)) return bad("--size %s: expected WxH, each between 200 and 8192 pixels", v);
-    } else if (!strcmp(a, "--json")) A->json = v;
-    else if (!strcmp(a, "--order")) {
-        if (!integer(v, 1, 20, &A->fo.order)) return bad("--order %s: expected an integer between 1 and 20", v);
-    } else if (!strcmp(a, "--rtol")) {
-        if (!hdg_parse_double(v, &d) || !(d > 0 && d < 1)) return bad("--rtol %s: expected a number in (0, 1)", v);
-        if (d < DBL_EPSILON)   /* ||b - A x|| / ||b|| carries rounding errors of that size (hdg run) */
-            return bad("--rtol %s: below the double precision epsilon 2.2e-16, out of any solver's reach", v);
-        A->ro.rtol = d;
-    } else if (!strcmp(a, "--maxit") || !strcmp(a, "--every") || !strcmp(a, "--restart")) {
-        int k;
-        if (!integer(v, 1, 1000000000, &k)) return bad2("%s %s: expected an integer between 1 and 1000000000", a, v);
-        if (a[2] == 'm') A->ro.maxit = k;
-        else if (a[2] == 'r') A->ro.restart = k;
-        else A->ro.every = k;
-    } else if (!strcmp(a, "--cfl") || !strcmp(a, "--final-time")) {
-        if (!hdg_parse_double(v, &d) || !(d > 0)) return bad2("%s %s: expected a positive decimal number", a, v);
-        if (a[2] == 'c') A->ro.cfl = d;
-        else A->ro.final_time = d;
-    } else if (!strcmp(a, "--set")) {
+    if (!strcmp(a, "--json")) A->json = v;
+    else if (!strcmp(a, "--set")) {
+        double d;
         char *eq = strchr(v, '=');
         if (!eq || eq == v || !hdg_parse_double(eq + 1, &d)) return bad("--set %s: expected name=number", v);
         *eq = '\0';
-        for (int k = 0; k < A->fo.nsets; k++)
-            if (!strcmp(A->sets[k].name, v)) return bad("--set %s given twice", v);
-        A->sets[A->fo.nsets++] = (hdg_setting){v, d};
+        for (int k = 0; k < A->nsets; k++)
+            if (!strcmp(A->set_name[k], v)) return bad("--set %s given twice", v);
+        A->set_name[A->nsets] = v, A->set_value[A->nsets++] = d;
+    } else if (a[0] == '-' && a[1] == '-' && is_api_option(a + 2)) {
+        hdg_error err;
+        if (hdgc_check_option(a + 2, v, &err)) return bad("%s", err.msg);
+        A->name[A->nopt] = a + 2, A->value[A->nopt++] = v;
     } else return bad("unknown option '%s'", a);
     return -1;
 }
@@ -192,22 +159,22 @@ static int option(run_args *A, const char *a, char *v)
 /* Output paths are checked before the run, not after it. */
 static int check_outputs(const run_args *A)
 {
+    const char *mesh = get(A, "mesh"), *vtk = get(A, "vtk"), *png = get(A, "png");
     int rc = hdg_cli_check_output("run", "--json", A->json, A->path);
-    if (!rc) rc = hdg_cli_check_output("run", "--vtk", A->ro.vtk, A->path);
-    if (!rc) rc = hdg_cli_check_output("run", "--json", A->json, A->ro.mesh);   /* a .msh file */
-    if (!rc) rc = hdg_cli_check_output("run", "--vtk", A->ro.vtk, A->ro.mesh);
-    if (!rc) rc = hdg_cli_check_output("run", "--png", A->ro.png, A->path);
-    if (!rc) rc = hdg_cli_check_output("run", "--png", A->ro.png, A->ro.mesh);
-    if (!rc && !A->ro.png && (A->ro.png_field || A->ro.png_width || A->ro.png_edges)) {
+    if (!rc) rc = hdg_cli_check_output("run", "--vtk", vtk, A->path);
+    if (!rc) rc = hdg_cli_check_output("run", "--json", A->json, mesh);   /* a .msh file */
+    if (!rc) rc = hdg_cli_check_output("run", "--vtk", vtk, mesh);
+    if (!rc) rc = hdg_cli_check_output("run", "--png", png, A->path);
+    if (!rc) rc = hdg_cli_check_output("run", "--png", png, mesh);
+    if (!rc && !png && (get(A, "field") || get(A, "size") || A->edges)) {
         fprintf(stderr, "hdgc run: --field, --size and --edges go with --png\n");
         rc = 2;
     }
-    if (!rc && A->ro.png && ((A->json && hdg_cli_same_file(A->json, A->ro.png)) ||
-                             (A->ro.vtk && hdg_cli_same_file(A->ro.vtk, A->ro.png)))) {
-        fprintf(stderr, "hdgc run: --png names the same file as --json or --vtk '%s'\n", A->ro.png);
+    if (!rc && png && ((A->json && hdg_cli_same_file(A->json, png)) || (vtk && hdg_cli_same_file(vtk, png)))) {
+        fprintf(stderr, "hdgc run: --png names the same file as --json or --vtk '%s'\n", png);
         rc = 2;
     }
-    if (!rc && A->json && A->ro.vtk && hdg_cli_same_file(A->json, A->ro.vtk)) {
+    if (!rc && A->json && vtk && hdg_cli_same_file(A->json, vtk)) {
         fprintf(stderr, "hdgc run: --json and --vtk name the same file '%s'\n", A->json);
         rc = 2;
     }
@@ -221,8 +188,8 @@ static int parse_args(int argc, char **argv, run_args *A)
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) { help(); return 0; }
         if (!strcmp(a, "--quiet")) { A->quiet = 1; continue; }
-        if (!strcmp(a, "--no-cache")) { A->ro.use_cache = 0; continue; }
-        if (!strcmp(a, "--edges")) { A->ro.png_edges = 1; continue; }
+        if (!strcmp(a, "--no-cache")) { A->no_cache = 1; continue; }
+        if (!strcmp(a, "--edges")) { A->edges = 1; continue; }
         if (!*a) return bad("empty argument%s", "");
         if (a[0] != '-' || !a[1]) {
             if (A->path) return bad("more than one file ('%s')", a);
@@ -234,64 +201,7 @@ static int parse_args(int argc, char **argv, run_args *A)
         if (rc >= 0) return rc;
     }
     if (!A->path) return bad("no file given%s", "");
-    A->fo.sets = A->sets;
     return check_outputs(A) ? 2 : -1;
-}
-
-static void summary(FILE *f, const hdg_report *r, const hdg_problem *p)
-{
-    int found;
-    if (p->method == HDG_METHOD_DG) goto times;   /* the DG driver logs its own summary */
-    fprintf(f, "%s (%s, order %d) on %s: %.0f elements, %.0f faces\n", p->name,
-            hdg_method_name(p->method), p->degree, p->file,
-            hdg_report_get_number(r, "mesh.elements", &found), hdg_report_get_number(r, "mesh.faces", &found));
-    double it = hdg_report_get_number(r, "solver.iterations", &found);
-    const char *ksp = hdg_report_get_string(r, "solver.ksp_type"), *pc = hdg_report_get_string(r, "solver.pc_type");
-    const char *why = hdg_report_get_string(r, "solver.converged_reason");
-    char name[200] = "solver";
-    if (ksp && pc && why) snprintf(name, sizeof name, "PETSc %s + %s (%s)", ksp, pc, why);
-    if (found)
-        fprintf(f, "  trace dofs %.0f, %s iterations %.0f, relative residual %.2e\n",
-                hdg_report_get_number(r, "dofs.trace", &found),
-                name, it, hdg_report_get_number(r, "solver.residual", &found));
-    for (int u = 0; u < p->nunknowns; u++) {
-        char path[160];
-        snprintf(path, sizeof path, "errors.%s", p->unknowns[u].name);
-        double e = hdg_report_get_number(r, path, &found);
-        if (found) fprintf(f, "  L2 error %-8s %.6e\n", p->unknowns[u].name, e);
-    }
-times:;
-    static const char *stages[] = {"parse", "lower", "compile", "local", "assemble", "solve",
-                                   "recover", "postprocess", "errors", "setup", "stages", "output", "total"};
-    fprintf(f, "  time:");
-    for (size_t i = 0; i < sizeof stages / sizeof *stages; i++) {
-        char path[64];
-        snprintf(path, sizeof path, "timings.%s", stages[i]);
-        double t = hdg_report_get_number(r, path, &found);
-        if (found) fprintf(f, " %s %.3fs", stages[i], t);
-    }
-    fprintf(f, "%s\n", hdg_report_get_number(r, "compile.cache_hits", &found) > 0 ? " (kernels from cache)" : "");
-}
-
-/* The outcome, in every case: "status" ("ok" or "failed"), "exit_code", and
- * for a failure "error.kind" and "error.message". */
-static void record_outcome(hdg_report *rep, hdg_status st, const char *msg, int rc)
-{
-    hdg_report_string(rep, "status", st ? "failed" : "ok");
-    hdg_report_int(rep, "exit_code", rc);
-    if (st) {
-        hdg_report_string(rep, "error.kind", hdg_status_name(st));
-        hdg_report_string(rep, "error.message", msg);
-    }
-}
-
-/* Writes the report (atomically); a write error turns an ok run into exit 1. */
-static int write_json(const hdg_report *rep, const char *path, int rc)
-{
-    hdg_error e2 = {0};
-    if (!path || !hdg_report_write(rep, path, &e2)) return rc;
-    fprintf(stderr, "hdgc run: error: %s\n", e2.msg);
-    return 1;
 }
 
 /* A regular report file (or none yet) is replaced by {"status": "running"}
@@ -304,82 +214,106 @@ static int replace_early(const char *path)
     return stat(path, &st) != 0 || S_ISREG(st.st_mode);
 }
 
-static hdg_problem *load(run_args *A, hdg_report *rep)
+/* Options of the wrong family are refused, not ignored; returns an exit code or -1. */
+static int check_family(const run_args *A, const hdgc_problem *p)
 {
-    hdg_diags d;
-    hdg_diags_init(&d);
-    hdg_problem *p = hdg_problem_load(A->path, &A->fo, &d);
-    char *text = hdg_diags_render(&d);
-    fputs(text, stderr);
-    if (!p) {
-        size_t n = strlen(text);
-        while (n && text[n - 1] == '\n') text[--n] = '\0';
-        hdg_report_string(rep, "file", A->path);
-        record_outcome(rep, HDG_EINPUT, text, 1);
+    static const char *const solver[] = {"solver", "precond", "petsc", "format", "rtol", "maxit", "restart"};
+    static const char *const time[] = {"cfl", "final-time", "every"};
+    int dg = !strcmp(hdgc_problem_method(p), "DG");
+    for (size_t i = 0; dg && i < sizeof solver / sizeof *solver; i++)
+        if (get(A, solver[i])) {
+            fprintf(stderr, "hdgc run: --%s applies to the trace system of HDG problems; %s is explicit DG (no "
+                    "linear system to solve)\n", solver[i], A->path);
+            return 2;
+        }
+    for (size_t i = 0; !dg && i < sizeof time / sizeof *time; i++)
+        if (get(A, time[i])) {
+            fprintf(stderr, "hdgc run: --%s applies to time-dependent (DG) problems; %s is steady HDG\n", time[i],
+                    A->path);
+            return 2;
+        }
+    return -1;
+}
+
+/* The problem with the options of the command line; NULL after printing why (*rc). */
+static hdgc_problem *setup(const run_args *A, int *rc)
+{
+    hdg_error err;
+    hdgc_problem *p = NULL;
+    hdg_status st = hdgc_problem_load(A->path, &p, &err);
+    fputs(p ? hdgc_problem_warnings(p) : "", stderr);
+    for (int i = 0; !st && i < A->nsets; i++) st = hdgc_problem_set_param(p, A->set_name[i], A->set_value[i], &err);
+    const char *order = get(A, "order");
+    if (!st && order) st = hdgc_problem_set_option(p, "order", order, &err);
+    if (st) {
+        fprintf(stderr, "%s\n", err.msg);
+        *rc = 1;
+        if (A->json && hdgc_write_status_report(A->json, "failed", A->path, st, err.msg, 1, &err)) {
+            fprintf(stderr, "hdgc run: error: %s\n", err.msg);
+        }
+        hdgc_problem_free(p);
+        return NULL;
     }
-    free(text);
-    hdg_diags_free(&d);
+    if ((*rc = check_family(A, p)) >= 0) {
+        hdgc_problem_free(p);
+        return NULL;
+    }
+    for (int i = 0; !st && i < A->nopt; i++) st = hdgc_problem_set_option(p, A->name[i], A->value[i], &err);
+    if (!st && A->no_cache) st = hdgc_problem_set_option(p, "cache", "off", &err);
+    if (!st && A->edges) st = hdgc_problem_set_option(p, "edges", "on", &err);
+    if (!st) st = hdgc_problem_set_output(p, A->quiet ? NULL : stdout, !A->quiet && hdg_progress_tty(), &err);
+    if (st) {   /* checked in parse_args: an internal error */
+        fprintf(stderr, "hdgc run: error: %s\n", err.msg);
+        *rc = 1;
+        hdgc_problem_free(p);
+        return NULL;
+    }
     return p;
+}
+
+/* Solves and reports; returns the exit code. */
+static int solve(const run_args *A, hdgc_problem *p)
+{
+    hdg_error err = {0};
+    hdgc_result *r = NULL;
+    hdg_status st = hdgc_solve(p, &r, &err);
+    const char *note = hdgc_result_string(r, "backend_note");
+    if (note && !A->quiet) fprintf(stderr, "hdgc run: %s\n", note);
+    const char *warning = hdgc_result_string(r, "compile.warning");
+    if (warning && !A->quiet) fprintf(stderr, "hdgc run: warning: %s\n", warning);
+    const char *swarn = hdgc_result_string(r, "solver.warning");
+    if (swarn && !A->quiet) fprintf(stderr, "hdgc run: warning: %s\n", swarn);
+    if (!A->quiet && (!st || st == HDG_ESOLVER)) fputs(hdgc_result_summary(r), stdout);
+    if (st) fprintf(stderr, "hdgc run: error: %s\n", err.msg);
+    int rc = st ? 1 : 0;
+    if (A->json && r && hdgc_result_write_report(r, A->json, rc, &err)) {
+        fprintf(stderr, "hdgc run: error: %s\n", err.msg);
+        rc = 1;
+    }
+    hdgc_result_free(r);
+    return rc;
 }
 
 int hdg_cmd_run(int argc, char **argv)
 {
     run_args A;
     memset(&A, 0, sizeof A);
-    hdg_run_options_default(&A.ro);
-    A.sets = calloc((size_t)argc + 1, sizeof *A.sets);
-    A.seen = calloc((size_t)argc + 1, sizeof *A.seen);
+    size_t n = (size_t)argc + 1;
+    A.name = calloc(n, sizeof *A.name), A.value = calloc(n, sizeof *A.value);
+    A.set_name = calloc(n, sizeof *A.set_name), A.set_value = calloc(n, sizeof *A.set_value);
+    A.seen = calloc(n, sizeof *A.seen);
     int rc = parse_args(argc, argv, &A);
-    if (rc >= 0) { free(A.sets), free(A.seen); return rc; }
-    double t0 = hdg_wtime();
-    hdg_report *rep = hdg_report_new();
-    hdg_report_string(rep, "status", "running");   /* first in the file; set at the end */
-    if (A.json && replace_early(A.json) && write_json(rep, A.json, 0)) {
-        hdg_report_free(rep);
-        free(A.sets), free(A.seen);
-        return 1;
+    if (rc < 0) {
+        hdg_error err;
+        if (A.json && replace_early(A.json) && hdgc_write_status_report(A.json, "running", NULL, HDG_OK, NULL, -1, &err)) {
+            fprintf(stderr, "hdgc run: error: %s\n", err.msg);
+            rc = 1;
+        } else {
+            hdgc_problem *p = setup(&A, &rc);
+            if (p) rc = solve(&A, p);
+            hdgc_problem_free(p);
+        }
     }
-    hdg_problem *p = load(&A, rep);
-    if (!p) {
-        rc = write_json(rep, A.json, 1);
-        hdg_report_free(rep);
-        free(A.sets), free(A.seen);
-        return rc;
-    }
-    const char *topt = A.ro.cfl > 0 ? "--cfl" : A.ro.final_time > 0 ? "--final-time" : A.ro.every > 0 ? "--every" : NULL;
-    const hdg_run_options *R = &A.ro;
-    const char *sopt = R->solver ? "--solver" : R->precond ? "--precond" : R->petsc ? "--petsc" : R->format ? "--format"
-                       : R->rtol > 0 ? "--rtol" : R->maxit > 0 ? "--maxit" : R->restart > 0 ? "--restart" : NULL;
-    if (sopt && p->method == HDG_METHOD_DG) {   /* solver options of an explicit problem: refused, not ignored */
-        fprintf(stderr, "hdgc run: %s applies to the trace system of HDG problems; %s is explicit DG (no linear "
-                "system to solve)\n", sopt, A.path);
-        hdg_report_free(rep), hdg_problem_free(p);
-        free(A.sets), free(A.seen);
-        return 2;
-    }
-    if (topt && p->method != HDG_METHOD_DG) {   /* time options of a steady problem: refused, not ignored */
-        fprintf(stderr, "hdgc run: %s applies to time-dependent (DG) problems; %s is steady HDG\n", topt, A.path);
-        hdg_report_free(rep), hdg_problem_free(p);
-        free(A.sets), free(A.seen);
-        return 2;
-    }
-    A.ro.t_parse = hdg_wtime() - t0;
-    A.ro.log = A.quiet ? NULL : stdout;
-    A.ro.progress = !A.quiet && hdg_progress_tty();
-    hdg_error err = {0};
-    hdg_status st = hdg_run_problem(p, &A.ro, rep, &err);
-    const char *note = hdg_report_get_string(rep, "backend_note");
-    if (note && !A.quiet) fprintf(stderr, "hdgc run: %s\n", note);
-    const char *warning = hdg_report_get_string(rep, "compile.warning");
-    if (warning && !A.quiet) fprintf(stderr, "hdgc run: warning: %s\n", warning);
-    const char *swarn = hdg_report_get_string(rep, "solver.warning");
-    if (swarn && !A.quiet) fprintf(stderr, "hdgc run: warning: %s\n", swarn);
-    if (!A.quiet && (!st || st == HDG_ESOLVER)) summary(stdout, rep, p);
-    if (st) fprintf(stderr, "hdgc run: error: %s\n", err.msg);
-    record_outcome(rep, st, err.msg, st ? 1 : 0);
-    rc = write_json(rep, A.json, st ? 1 : 0);
-    hdg_report_free(rep);
-    hdg_problem_free(p);
-    free(A.sets), free(A.seen);
+    free(A.name), free(A.value), free(A.set_name), free(A.set_value), free(A.seen);
     return rc;
 }

@@ -60,6 +60,11 @@ const char *hdgc_problem_warnings(const hdgc_problem *p);
  * --help`: only sensible when stderr is a terminal). */
 hdg_status hdgc_problem_set_output(hdgc_problem *p, FILE *log, int progress, hdg_error *err);
 
+/* The file's params: how many, and the name and current value (after overrides) of the
+ * i-th in the order of the file (NULL when i is out of range). */
+int hdgc_problem_nparams(const hdgc_problem *p);
+const char *hdgc_problem_param(const hdgc_problem *p, int i, double *value);
+
 /* Overrides a `param` of the file (as `hdgc run --set name=value`). An unknown name is
  * HDG_EINPUT naming the params there are. */
 hdg_status hdgc_problem_set_param(hdgc_problem *p, const char *name, double value, hdg_error *err);
@@ -78,6 +83,7 @@ hdg_status hdgc_problem_set_param(hdgc_problem *p, const char *name, double valu
  * A bad name or value is HDG_EINPUT; a value that only a solve can judge (a mesh file
  * that does not exist) fails the solve. Setting "mesh" drops a mesh given as arrays. */
 hdg_status hdgc_problem_set_option(hdgc_problem *p, const char *name, const char *value, hdg_error *err);
+hdg_status hdgc_check_option(const char *name, const char *value, hdg_error *err);
 
 /* A mesh from the caller's arrays, used by the following solves instead of the "mesh"
  * option: nv vertices (xy: x0 y0 x1 y1 ...), ne triangles (tri: 3 vertex indices each,
@@ -92,8 +98,12 @@ hdg_status hdgc_problem_set_mesh(hdgc_problem *p, int nv, const double *xy, int 
                                  const char *const *marker_names, hdg_error *err);
 
 /* A field at the nodes of every element: the equispaced lattice of degree `degree` of each
- * triangle, npe = (degree+1)(degree+2)/2 nodes per element, element by element (the
- * points of the VTK output). x, y and values hold ne * npe doubles. */
+ * triangle, npe = (degree+1)(degree+2)/2 nodes per element, element by element, in
+ * lattice order: for j = 0..degree, for i = 0..degree-j, the point with barycentric
+ * weights (1 - (i+j)/degree, i/degree, j/degree) on the element's vertices v0, v1, v2
+ * (so the vertices are nodes 0, degree and npe-1). x, y and values hold ne * npe doubles.
+ * Every field of a result has the same degree: the highest of the problem's fields
+ * (HDG with a post-processed unknown: k+1; DG: N). */
 typedef struct hdgc_field {
     const char *name;   /* "u", "q_x", "q_y", "ustar"; DG: "Ez", ... */
     int ne, npe, degree;
@@ -115,7 +125,7 @@ typedef struct hdgc_state {
 typedef int (*hdgc_step_fn)(void *ctx, const hdgc_state *state);
 
 /* DG: calls fn every `every` steps (and with the initial and the final state).
- * fn NULL: no callback. */
+ * fn NULL: no callback. An HDG problem has no steps: fn is never called. */
 hdg_status hdgc_problem_on_step(hdgc_problem *p, int every, hdgc_step_fn fn, void *ctx, hdg_error *err);
 
 /* ------------------------------------------------------------------ solving */
@@ -141,6 +151,20 @@ double hdgc_result_number(const hdgc_result *r, const char *path);
 
 /* A string of the report by its dotted path ("solver.warning", "backend"); NULL when none. */
 const char *hdgc_result_string(const hdgc_result *r, const char *path);
+
+/* The summary `hdgc run` prints: HDG sizes, solver iterations and residual, the L2 errors;
+ * the stage times (a DG run writes its own lines to the output of hdgc_problem_set_output). */
+const char *hdgc_result_summary(const hdgc_result *r);
+
+/* Writes the report as JSON to path, atomically (a temporary beside it, renamed when
+ * whole), with "exit_code" added when exit_code >= 0. */
+hdg_status hdgc_result_write_report(hdgc_result *r, const char *path, int exit_code, hdg_error *err);
+
+/* The same for a run without a result: status "running" (before the work: a run killed on
+ * the way leaves no older report that looks like its result) or "failed" (e.g. a file that
+ * did not load: code and message become "error.kind" and "error.message"); file may be NULL. */
+hdg_status hdgc_write_status_report(const char *path, const char *status, const char *file, hdg_status code,
+                                    const char *message, int exit_code, hdg_error *err);
 
 /* The L2 error of an unknown with an exact solution; NaN when there is none. */
 double hdgc_result_error(const hdgc_result *r, const char *unknown);

@@ -56,8 +56,14 @@ static void from_string(void)
     CHECK(!strcmp(hdgc_problem_name(p), "poisson_exp"), "name %s", hdgc_problem_name(p));
     CHECK(!strcmp(hdgc_problem_method(p), "HDG"), "method %s", hdgc_problem_method(p));
     CHECK(hdgc_problem_order(p) == 3, "order %d", hdgc_problem_order(p));
-    hdgc_result *r = NULL;
     hdg_error err;
+    double v = 0;
+    CHECK(hdgc_problem_nparams(p) == 2 && !strcmp(hdgc_problem_param(p, 1, &v), "tau") && v == 1 &&
+          hdgc_problem_param(p, 2, &v) == NULL, "params: %d", hdgc_problem_nparams(p));
+    CHECK(hdgc_problem_set_param(p, "tau", 3.5, &err) == HDG_OK && hdgc_problem_param(p, 1, &v) && v == 3.5,
+          "tau set: %g", v);
+    CHECK(hdgc_problem_set_param(p, "tau", 1, &err) == HDG_OK, "%s", err.msg);
+    hdgc_result *r = NULL;
     CHECK(hdgc_solve(p, &r, &err) == HDG_OK, "solve: %s", err.msg);
     double eu = hdgc_result_error(r, "u"), es = hdgc_result_error(r, "ustar");
     CHECK(eu > 1e-7 && eu < 1e-5, "L2 error u %g", eu);

@@ -49,6 +49,8 @@ SIGNATURES = {
     "hdgc_problem_method": (c_char_p, [P_problem]),
     "hdgc_problem_order": (c_int, [P_problem]),
     "hdgc_problem_warnings": (c_char_p, [P_problem]),
+    "hdgc_problem_nparams": (c_int, [P_problem]),
+    "hdgc_problem_param": (c_char_p, [P_problem, c_int, POINTER(c_double)]),
     "hdgc_problem_set_output": (hdg_status, [P_problem, c_void_p, c_int, P_error]),   # FILE *log
     "hdgc_problem_set_param": (hdg_status, [P_problem, c_char_p, c_double, P_error]),
     "hdgc_problem_set_option": (hdg_status, [P_problem, c_char_p, c_char_p, P_error]),

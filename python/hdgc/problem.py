@@ -3,7 +3,6 @@ a DG step callback, and the solve."""
 import ctypes
 import numbers
 import os
-import re
 
 import numpy as np
 
@@ -12,7 +11,6 @@ from ._lib import lib
 from .error import Error, check, input_error, new_error
 from .result import Result, field_arrays
 
-_PARAM = re.compile(r"^[ \t]*param[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]*=", re.M)
 
 
 def _is_number(v):
@@ -53,14 +51,10 @@ class Problem:
         if _source is None:
             path = os.fspath(path)
             check(lib.hdgc_problem_load(path.encode(), ctypes.byref(self._p), err), err)
-            try:
-                with open(path, encoding="utf-8", errors="replace") as f:
-                    _source = f.read()
-            except OSError:
-                _source = ""
         else:
             check(lib.hdgc_problem_parse(_name.encode(), _source.encode(), ctypes.byref(self._p), err), err)
-        self.params = _PARAM.findall(_source)
+        n = lib.hdgc_problem_nparams(self._p)
+        self.params = [lib.hdgc_problem_param(self._p, i, None).decode() for i in range(n)]
 
     @classmethod
     def from_string(cls, text, name="<string>"):

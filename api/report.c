@@ -1,0 +1,74 @@
+/* report.c — the result's report for people and files: the summary `hdgc run`
+ * prints, the JSON written atomically, a status report for a run without a result. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "support/util.h"
+
+/* HDG: sizes, solver line, one line per error. */
+static void hdg_lines(const hdgc_result *r, hdg_str *s)
+{
+    const char *ksp = hdgc_result_string(r, "solver.ksp_type"), *pc = hdgc_result_string(r, "solver.pc_type");
+    const char *why = hdgc_result_string(r, "solver.converged_reason");
+    hdg_str_printf(s, "%s (%s, order %.0f) on %s: %.0f elements, %.0f faces\n", hdgc_result_string(r, "problem"),
+                   hdgc_result_string(r, "method"), hdgc_result_number(r, "order"), hdgc_result_string(r, "file"),
+                   hdgc_result_number(r, "mesh.elements"), hdgc_result_number(r, "mesh.faces"));
+    char name[200] = "solver";
+    if (ksp && pc && why) snprintf(name, sizeof name, "PETSc %s + %s (%s)", ksp, pc, why);
+    double it = hdgc_result_number(r, "solver.iterations");
+    if (it == it)
+        hdg_str_printf(s, "  trace dofs %.0f, %s iterations %.0f, relative residual %.2e\n",
+                       hdgc_result_number(r, "dofs.trace"), name, it, hdgc_result_number(r, "solver.residual"));
+    for (int u = 0; u < r->nunknowns; u++) {
+        double e = hdgc_result_error(r, r->unknowns[u]);
+        if (e == e) hdg_str_printf(s, "  L2 error %-8s %.6e\n", r->unknowns[u], e);
+    }
+}
+
+const char *hdgc_result_summary(const hdgc_result *r)
+{
+    if (!r) return "";
+    if (r->summary) return r->summary;
+    hdg_str s;
+    hdg_str_init(&s);
+    const char *method = hdgc_result_string(r, "method");
+    if (method && !strcmp(method, "HDG") && hdgc_result_number(r, "mesh.elements") > 0) hdg_lines(r, &s);
+    static const char *stages[] = {"parse", "lower", "compile", "local", "assemble", "solve",
+                                   "recover", "postprocess", "errors", "setup", "stages", "output", "total"};
+    hdg_str_printf(&s, "  time:");
+    for (size_t i = 0; i < sizeof stages / sizeof *stages; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "timings.%s", stages[i]);
+        double t = hdgc_result_number(r, path);
+        if (t == t) hdg_str_printf(&s, " %s %.3fs", stages[i], t);
+    }
+    hdg_str_printf(&s, "%s\n", hdgc_result_number(r, "compile.cache_hits") > 0 ? " (kernels from cache)" : "");
+    ((hdgc_result *)r)->summary = hdg_str_take(&s);   /* computed once, kept with the result */
+    return r->summary;
+}
+
+hdg_status hdgc_result_write_report(hdgc_result *r, const char *path, int exit_code, hdg_error *err)
+{
+    if (!r || !path) return hdg_fail(err, HDG_EINPUT, "hdgc_result_write_report: no result or no path");
+    if (exit_code >= 0) hdg_report_int(r->rep, "exit_code", exit_code);
+    return hdg_report_write(r->rep, path, err);
+}
+
+hdg_status hdgc_write_status_report(const char *path, const char *status, const char *file, hdg_status code,
+                                    const char *message, int exit_code, hdg_error *err)
+{
+    if (!path || !status) return hdg_fail(err, HDG_EINPUT, "hdgc_write_status_report: no path or no status");
+    hdg_report *rep = hdg_report_new();
+    hdg_report_string(rep, "status", status);
+    if (file) hdg_report_string(rep, "file", file);
+    if (exit_code >= 0) hdg_report_int(rep, "exit_code", exit_code);
+    if (code) {
+        hdg_report_string(rep, "error.kind", hdg_status_name(code));
+        hdg_report_string(rep, "error.message", message ? message : "");
+    }
+    hdg_status st = hdg_report_write(rep, path, err);
+    hdg_report_free(rep);
+    return st;
+}
