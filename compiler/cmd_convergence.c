@@ -23,7 +23,8 @@
 static void usage(FILE *f)
 {
     fprintf(f, "usage: hdgc convergence FILE.hdg [--orders a..b | k,k,...] [--meshes N,N,...]\n"
-               "                        [--mesh-options OPTS] [--set name=value]... [--solver S]\n"
+               "                        [--mesh-options OPTS | --refine SPEC [--levels a..b]]\n"
+               "                        [--set name=value]... [--solver S]\n"
                "                        [--precond P] [--petsc OPTS] [--rtol r] [--json FILE]\n"
                "                        [--plot FILE.svg|FILE.png] [--quiet]\n");
 }
@@ -46,6 +47,10 @@ static void help(void)
            "  --orders SPEC       a..b or a comma list (default 1..4)\n"
            "  --meshes LIST       comma list of N for square:N (default 4,8,16)\n"
            "  --mesh-options OPTS appended to each mesh spec, e.g. perturb=0.2\n"
+           "  --refine SPEC       instead of square:N, the mesh SPEC (a .msh file, square:N,...)\n"
+           "                      refined uniformly L times for L in --levels (SPEC,refine=L:\n"
+           "                      each triangle into 4); N = 2^L in the table, h = 1/N relative\n"
+           "  --levels SPEC       refinement levels a..b or l,l,... from 0 to 10 (default 0..2)\n"
            "  --set, --solver, --precond, --petsc, --rtol, --final-time, --cfl: as for hdgc run\n"
            "  --json FILE         where the table goes (default NAME-convergence.json)\n"
            "  --plot FILE         error against h on log-log axes, one line per unknown and\n"
@@ -87,9 +92,40 @@ static int int_list(const char *s, int *out, int max)
     return n;
 }
 
+/* Refinement levels a..b or l,l,...: increasing, 0..10; returns how many or -1. */
+static int level_list(const char *s, int *out)
+{
+    long a, b;
+    const char *dots = strstr(s, "..");
+    char first[16];
+    if (dots) {
+        if (dots - s >= (long)sizeof first) return -1;
+        memcpy(first, s, (size_t)(dots - s));
+        first[dots - s] = '\0';
+        if (!hdg_parse_long(first, 0, 10, &a) || !hdg_parse_long(dots + 2, a, 10, &b)) return -1;
+        for (long l = a; l <= b; l++) out[l - a] = (int)l;
+        return (int)(b - a + 1);
+    }
+    int n = 0;
+    for (const char *p = s; *p;) {
+        const char *c = strchr(p, ',');
+        size_t len = c ? (size_t)(c - p) : strlen(p);
+        if (len >= sizeof first || n == MAXN) return -1;
+        memcpy(first, p, len);
+        first[len] = '\0';
+        if (!hdg_parse_long(first, 0, 10, &a) || (n && a <= out[n - 1])) return -1;
+        out[n++] = (int)a;
+        p += len + (c != NULL);
+        if (c && !*p) return -1;
+    }
+    return n;
+}
+
 typedef struct conv {
     const char *path, *json, *mopts, *plot;
+    const char *refine;   /* --refine SPEC: the meshes are SPEC,refine=L for L in --levels (N = 2^L) */
     int orders[MAXN], norders, meshes[MAXN], nmeshes;
+    int levels_given;     /* --levels: meshes[] holds 2^L */
     hdg_setting *sets;
     int nsets;
     hdg_run_options ro;
@@ -142,6 +178,13 @@ static int parse(int argc, char **argv, conv *C)
         } else if (!strcmp(a, "--meshes")) {
             if ((C->nmeshes = int_list(v, C->meshes, MAXN)) <= 0) return bad("--meshes %s: expected N,N,...", v);
         } else if (!strcmp(a, "--mesh-options")) C->mopts = v;
+        else if (!strcmp(a, "--refine")) C->refine = v;
+        else if (!strcmp(a, "--levels")) {
+            int lv[MAXN], n = level_list(v, lv);
+            if (n <= 0) return bad("--levels %s: expected increasing levels a..b or l,l,... from 0 to 10", v);
+            for (int k = 0; k < n; k++) C->meshes[k] = 1 << lv[k];
+            C->nmeshes = n, C->levels_given = 1;
+        }
         else if (!strcmp(a, "--json")) C->json = v;
         else if (!strcmp(a, "--plot")) C->plot = v;
         else if (!strcmp(a, "--solver")) C->ro.solver = v;
@@ -160,7 +203,20 @@ static int parse(int argc, char **argv, conv *C)
         } else return bad("unknown option or bad value: '%s'", a);
     }
     if (!C->path) return bad("no file given%s", "");
+    if (C->refine && C->mopts) return bad("--mesh-options applies to square:N; with --refine write them in the spec ('%s')", C->refine);
+    if (!C->refine && C->levels_given) return bad("--levels goes with --refine SPEC%s", "");
+    if (C->refine && C->nmeshes && !C->levels_given) return bad("--meshes gives square:N; with --refine use --levels%s", "");
     return check_outputs(C);
+}
+
+/* The mesh of column N: square:N[,OPTS], or with --refine SPEC,refine=L (N = 2^L). */
+static void mesh_spec(const conv *C, int N, char *buf, size_t n)
+{
+    if (C->refine) {
+        int L = 0;
+        while ((1 << L) < N) L++;
+        snprintf(buf, n, "%s,refine=%d", C->refine, L);
+    } else snprintf(buf, n, "square:%d%s%s", N, C->mopts ? "," : "", C->mopts ? C->mopts : "");
 }
 
 /* Runs one (order, mesh); errs[u] = L2 error or NaN. The progress line is
@@ -180,8 +236,8 @@ static hdg_status one(conv *C, int order, int N, hdg_report *all, double *errs, 
         return HDG_EINPUT;
     }
     hdg_diags_free(&d);
-    char mesh[256];
-    snprintf(mesh, sizeof mesh, "square:%d%s%s", N, C->mopts ? "," : "", C->mopts ? C->mopts : "");
+    char mesh[4200];
+    mesh_spec(C, N, mesh, sizeof mesh);
     hdg_run_options ro = C->ro;
     ro.mesh = mesh;
     hdg_report *rep = hdg_report_new();
@@ -289,7 +345,9 @@ static void show_progress(conv *C, int done, int order, int N)
     char eta[40];
     int total = C->norders * C->nmeshes;
     hdg_progress_eta(&C->pg, done, total, eta, sizeof eta);
-    hdg_progress_update(&C->pg, 1, "run %d/%d: order %d, square:%d, %s", done + 1, total, order, N, eta);
+    char mesh[4200];
+    mesh_spec(C, N, mesh, sizeof mesh);
+    hdg_progress_update(&C->pg, 1, "run %d/%d: order %d, %.60s, %s", done + 1, total, order, mesh, eta);
 }
 
 /* All the runs of order o; 1 when one failed. */
@@ -340,7 +398,7 @@ static int write_plot(const conv *C)
     }
     char title[200];
     snprintf(title, sizeof title, "%s: L2 error against h", C->name);
-    hdg_plot pl = {960, 640, title, "h = 1/N", "L2 error", ns, S, 1};
+    hdg_plot pl = {960, 640, title, C->refine ? "h / h(base mesh) = 1/2^L" : "h = 1/N", "L2 error", ns, S, 1};
     hdg_error err = {0};
     hdg_status st = hdg_plot_write(C->plot, &pl, &err);
     if (st) fprintf(stderr, "hdgc convergence: %s\n", err.msg);
@@ -365,6 +423,7 @@ int hdg_cmd_convergence(int argc, char **argv)
     int rc = parse(argc, argv, C);
     if (rc >= 0) { free(C->sets), free(C); return rc; }
     if (!C->norders) for (int k = 1; k <= 4; k++) C->orders[C->norders++] = k;
+    if (!C->nmeshes && C->refine) C->meshes[0] = 1, C->meshes[1] = 2, C->meshes[2] = 4, C->nmeshes = 3;
     if (!C->nmeshes) C->meshes[0] = 4, C->meshes[1] = 8, C->meshes[2] = 16, C->nmeshes = 3;
     init_results(C);
     hdg_report *all = hdg_report_new();

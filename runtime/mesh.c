@@ -515,11 +515,35 @@ bad_domain:
     return hdg_fail(err, HDG_EINPUT, "bad mesh spec '%s': domain must be [a,b]^2 or [a,b]x[c,d]", spec);
 }
 
-hdg_status hdg_mesh_load(hdg_mesh *m, const char *spec, hdg_error *err)
+static hdg_status load_base(hdg_mesh *m, const char *spec, hdg_error *err)
 {
-    memset(m, 0, sizeof *m);
     if (!strncmp(spec, "square:", 7)) return load_square(m, spec, err);
     if (!strcmp(spec, "square"))
         return hdg_fail(err, HDG_EINPUT, "bad mesh spec 'square': write square:N (e.g. square:8)");
     return hdg_mesh_read_gmsh(m, spec, err);
+}
+
+hdg_status hdg_mesh_load(hdg_mesh *m, const char *spec, hdg_error *err)
+{
+    memset(m, 0, sizeof *m);
+    size_t n;
+    int L = hdg_mesh_spec_refine(spec, &n);
+    if (L == -2) return hdg_fail(err, HDG_EINPUT, "bad mesh spec '%s': refine=L needs an integer L from 0 to 10", spec);
+    if (L < 0) return load_base(m, spec, err);
+    char *base = hdg_xmalloc(n + 1);
+    memcpy(base, spec, n);
+    base[n] = '\0';
+    hdg_status st = load_base(m, base, err);
+    free(base);
+    for (int l = 0; l < L && !st; l++) {
+        hdg_mesh fine;
+        st = hdg_mesh_refine(m, &fine, err);
+        hdg_mesh_free(m);
+        if (!st) *m = fine;
+    }
+    if (!st) {
+        free(m->source);
+        m->source = hdg_xstrdup(spec);
+    }
+    return st;
 }

@@ -89,8 +89,18 @@ hdg_status hdg_mesh_read_gmsh(hdg_mesh *m, const char *path, hdg_error *err);
 hdg_status hdg_mesh_read_gmsh_buffer(hdg_mesh *m, const char *name, const char *data, size_t len,
                                      hdg_error *err);
 
-/* "square:N[,perturb=p][,domain=[a,b]^2 | ,domain=[a,b]x[c,d]]" or a .msh path. */
+/* "square:N[,perturb=p][,domain=[a,b]^2 | ,domain=[a,b]x[c,d]]" or a .msh path, either
+ * followed by ",refine=L" (0 <= L <= 10): refined uniformly L times (hdg_mesh_refine). */
 hdg_status hdg_mesh_load(hdg_mesh *m, const char *spec, hdg_error *err);
+
+/* Uniform refinement (mesh_refine.c): every triangle into four through its edge midpoints
+ * (vertex nv + f is the midpoint of face f; element e's children are 4e..4e+3), both halves
+ * of a boundary edge keep its marker, marker names are kept. */
+hdg_status hdg_mesh_refine(const hdg_mesh *in, hdg_mesh *out, hdg_error *err);
+
+/* ",refine=L" at the end of a spec: returns L and sets *base_len to the length of the spec
+ * before it; -1 without the suffix (*base_len = strlen), -2 when L is not 0..10. */
+int hdg_mesh_spec_refine(const char *spec, size_t *base_len);
 
 /* From nv, vx, vy, ne, ev (and optionally tag, eline, vtag, markers): checks and
  * reorients the triangles, builds faces, orientation, coupling lists and markers.

@@ -63,3 +63,14 @@ mesh_error(mesh_err_not_msh ${D}/bad_notmsh.msh "not a Gmsh \\.msh file")
 mesh_error(mesh_err_no_triangles ${D}/bad_no_triangles.msh "no triangles")
 mesh_error(mesh_err_duplicate_node ${D}/bad_duplicate_node.msh "node tag 2 is defined twice")
 mesh_error(mesh_err_count ${D}/bad_count.msh "\\$Elements section ends early")
+
+# uniform refinement (runtime/mesh_refine.c, SPEC,refine=L) and convergence on refined meshes
+hdg_unit_test(mesh_refine test_mesh_refine.c)
+hdg_cli_test(mesh_cli_refine_gmsh 0 -e "^elements: 256$" -e "markers: bottom\\(8\\) right\\(8\\) top\\(8\\) left\\(8\\)" --
+  ${HDGC} mesh ${HDG_TEST_DIR}/data/square16_v41.msh,refine=2 --info)
+hdg_cli_test(convergence_refine_gmsh 0 -e "fit +(1\\.9[0-9]|2\\.0[0-9]) +(1\\.9[0-9]|2\\.0[0-9]) +(2\\.9[0-9]|3\\.0[0-9])"
+  -e "fit +(2\\.9[0-9]|3\\.0[0-9]) +(2\\.9[0-9]|3\\.0[0-9]) +(3\\.9[0-9]|4\\.0[0-9])" --
+  ${HDGC} convergence ${HDG_TEST_DIR}/data/hdg/poisson_exp.hdg --refine ${HDG_TEST_DIR}/data/maxwell05_v22.msh
+  --levels 1..3 --orders 1..2 --json /dev/null)
+hdg_cli_test(convergence_refine_usage 2 -e "--mesh-options applies to square:N" --
+  ${HDGC} convergence ${HDG_EXAMPLES}/poisson.hdg --refine square:2 --mesh-options perturb=0.1)
