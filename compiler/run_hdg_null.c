@@ -22,6 +22,25 @@ static double at_centroid(const hdg_problem *p, const hdg_mesh *M, const hdg_ato
     return hdg_expr_eval(A->coef, &env);
 }
 
+/* Does a term with an unknown on marked boundary faces (a Robin term, e.g.
+ * 'qn = g - alpha*uhat') act: its coefficient nonzero at the midpoint of some
+ * boundary face it covers, with that face's outward normal? (--set alpha=0
+ * turns one off, leaving a pure Neumann problem.) */
+static int robin_acts(const hdg_problem *p, const hdg_mesh *M, const hdg_atom *A)
+{
+    for (int f = 0; f < M->nf; f++) {
+        if (M->fe[2 * f + 1] >= 0) continue;
+        int id = M->fmark[f];
+        const char *name = M->marker_names && id > 0 && id <= M->nmarkers ? M->marker_names[id] : NULL;
+        if (!hdg_markers_match(A->markers, name, id)) continue;
+        int a = M->fv[2 * f], b = M->fv[2 * f + 1];
+        double dx = M->vx[b] - M->vx[a], dy = M->vy[b] - M->vy[a], len = hypot(dx, dy);
+        hdg_eval_env env = {(M->vx[a] + M->vx[b]) / 2, (M->vy[a] + M->vy[b]) / 2, 0, dy / len, -dx / len, p};
+        if (hdg_expr_eval(A->coef, &env) != 0) return 1;   /* NaN too */
+    }
+    return 0;
+}
+
 int hdg_hdg_null_candidate(const hdg_problem *p, const hdg_mesh *M, const unsigned char *isdir)
 {
     for (int f = 0; f < M->nf; f++)
@@ -34,7 +53,7 @@ int hdg_hdg_null_candidate(const hdg_problem *p, const hdg_mesh *M, const unsign
         for (int a = 0; a < E->natoms && !E->post; a++) {
             const hdg_atom *A = &E->atoms[a];
             if (A->trial < 0) continue;
-            if (A->domain == HDG_BOUNDARY && A->markers) return -1;   /* Robin-like */
+            if (A->domain == HDG_BOUNDARY && A->markers && robin_acts(p, M, A)) return -1;   /* Robin */
             if (A->domain == HDG_VOLUME && A->trial_op == HDG_OP_VALUE && A->test_op == HDG_OP_VALUE &&
                 p->unknowns[A->trial].ncomp == 1 && p->tests[A->test].ncomp == 1 && at_centroid(p, M, A) != 0)
                 return -1;                                              /* reaction */
@@ -100,7 +119,7 @@ hdg_status hdg_hdg_null_unknown(const hdg_problem *p, int *u, hdg_error *err)
     const char *name = first >= 0 ? p->unknowns[first].name : "u";
     hdg_loc at = p->boundary_loc.line ? p->boundary_loc : p->loc;
     return hdg_fail(err, HDG_EINPUT, "%s:%d:%d: the solution is defined only up to a constant (no Dirichlet "
-                    "face, no reaction term: the trace matrix is singular); add a condition 'mean %s = VALUE' "
+                    "face, no Robin or reaction term: the trace matrix is singular); add a condition 'mean %s = VALUE' "
                     "(e.g. 'mean %s = 0', or the exact solution) that fixes the domain mean of '%s'",
                     p->file, at.line, at.col, name, name, name);
 }

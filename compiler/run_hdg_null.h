@@ -24,7 +24,8 @@
 
 /* From the atoms: the scalar trace unknown whose constants may span the null
  * space, or -1 (a Dirichlet face, a term with an unknown on marked boundary
- * faces, a reaction term (c u, w) with c != 0, or no scalar trace unknown). */
+ * faces (Robin) whose coefficient is nonzero at the midpoint of one of them,
+ * a reaction term (c u, w) with c != 0, or no scalar trace unknown). */
 int hdg_hdg_null_candidate(const hdg_problem *p, const hdg_mesh *M, const unsigned char *isdir);
 
 /* z (nf * m host values): 1 on mode 0 of trace unknown t on every face. */

@@ -576,7 +576,13 @@ static val name_value(sema *S, const ectx *cx, const ast *a)
         sema_error(S, a->loc, "'%s' is a space, not a value", s->name);
         return err();
     case SYM_UNKNOWN:
-        if (cx->mode == X_DATA) {
+        if (cx->mode == X_DATA && cx->bc_trace && !p->unknowns[s->index].trace) {
+            sema_error(S, a->loc, "the %s unknown '%s' cannot be used in %s: a neumann condition is linear "
+                       "in trace unknowns only (a Robin condition, as in 'qn = alpha*uhat - g')",
+                       p->unknowns[s->index].post ? "post-processed" : "element", s->name, cx->where);
+            return err();
+        }
+        if (cx->mode == X_DATA && !cx->bc_trace) {
             sema_error(S, a->loc, "the unknown '%s' cannot be used in %s", s->name, cx->where);
             return err();
         }

@@ -272,7 +272,8 @@ typedef struct hdg_equation {
 
 typedef enum hdg_bc_kind {
     HDG_BC_DIRICHLET,   /* HDG: trace unknown = value on the markers */
-    HDG_BC_NEUMANN,     /* HDG: flux = value on the markers (source atoms of a trace equation) */
+    HDG_BC_NEUMANN,     /* HDG: flux = value on the markers (source atoms of a trace equation),
+                           plus terms linear in trace unknowns (Robin: trace-trace atoms) */
     HDG_BC_EXTERIOR     /* DG: exterior state of unknowns on the markers */
 } hdg_bc_kind;
 
@@ -296,7 +297,13 @@ typedef struct hdg_bc {
     hdg_markers markers;
     hdg_loc loc;
     int unknown;                   /* DIRICHLET, NEUMANN: the trace unknown concerned; EXTERIOR: -1 */
-    const hdg_expr *value[2];      /* DIRICHLET: data per component; NEUMANN: the flux value */
+    const hdg_expr *value[2];      /* DIRICHLET: data per component; NEUMANN: the flux value (the part
+                                      free of unknowns) */
+    hdg_ext_term *robin[2];        /* NEUMANN: flux component c = value[c] + sum_k robin[c][k].coef *
+                                      unknown(robin[c][k].unknown)_(robin[c][k].comp), the unknowns being
+                                      trace unknowns ('qn = g - alpha*uhat': a Robin condition); each term
+                                      is also a TRACE_TRACE atom (coefficient negated) of the equation */
+    int nrobin[2];
     int flux;                      /* NEUMANN: index into flux_names */
     int equation;                  /* NEUMANN: the trace equation that receives the source atoms */
     hdg_ext_rule *rules;           /* EXTERIOR */

@@ -356,6 +356,36 @@ static void summary_equations(hdg_str *b, const hdg_problem *p)
     }
 }
 
+/* value + coef*uhat + ... of one component of a Robin condition */
+static void put_linear(hdg_str *b, const hdg_problem *p, const hdg_expr *value, const hdg_ext_term *t, int n)
+{
+    bool data = !hdg_expr_is_num(value, 0) || !n;
+    if (data) put_expr(b, p, value, 0);
+    for (int k = 0; k < n; k++) {
+        const hdg_unknown *u = &p->unknowns[t[k].unknown];
+        const hdg_expr *cf = t[k].coef;
+        bool neg = cf->kind == HDG_EX_NEG;
+        if (neg) cf = cf->kid[0];
+        if (data || k) hdg_str_puts(b, neg ? " - " : " + ");
+        else if (neg) hdg_str_putc(b, '-');
+        if (!hdg_expr_is_num(cf, 1)) {
+            put_expr(b, p, cf, 2);
+            hdg_str_putc(b, '*');
+        }
+        hdg_str_printf(b, "%s%s", u->name, comp_suffix(u->ncomp, t[k].comp));
+    }
+}
+
+static void put_robin(hdg_str *b, const hdg_problem *p, const hdg_bc *c, int nc)
+{
+    if (nc == 2) hdg_str_putc(b, '[');
+    for (int k = 0; k < nc; k++) {
+        if (k) hdg_str_puts(b, ", ");
+        put_linear(b, p, c->value[k], c->robin[k], c->nrobin[k]);
+    }
+    if (nc == 2) hdg_str_putc(b, ']');
+}
+
 static void summary_bcs(hdg_str *b, const hdg_problem *p)
 {
     if (p->nbcs) hdg_str_puts(b, "boundary conditions:\n");
@@ -369,8 +399,12 @@ static void summary_bcs(hdg_str *b, const hdg_problem *p)
             put_vec(b, p, c->value, p->unknowns[c->unknown].ncomp);
         } else if (c->kind == HDG_BC_NEUMANN) {
             hdg_str_printf(b, "%s = ", p->flux_names[c->flux]);
-            put_vec(b, p, c->value, p->tests[p->equations[c->equation].test].ncomp);
-            hdg_str_printf(b, "  (source of equation %d, for %s)", c->equation + 1, p->unknowns[c->unknown].name);
+            int nc = p->tests[p->equations[c->equation].test].ncomp;
+            if (!c->nrobin[0] && !c->nrobin[1]) put_vec(b, p, c->value, nc);
+            else put_robin(b, p, c, nc);
+            hdg_str_printf(b, "  (%s of equation %d, for %s)", c->nrobin[0] || c->nrobin[1] ?
+                           "source and trace-trace atoms" : "source", c->equation + 1,
+                           p->unknowns[c->unknown].name);
         } else {
             for (int r = 0; r < c->nrules; r++) {
                 const hdg_ext_rule *x = &c->rules[r];

@@ -917,6 +917,44 @@ static void dirichlet(sema *S, decl *d, hdg_bc *b)
     b->unknown = s->index;
 }
 
+/* The neumann data: per flux component, the part free of unknowns (value) and
+ * the terms linear in trace unknowns (robin); element unknowns, products and
+ * functions of unknowns are refused by the expansion at their place. */
+static bool neumann_data(sema *S, decl *d, hdg_bc *b, int nc)
+{
+    hdg_problem *p = S->p;
+    ectx cx = data_ctx("the neumann data", XYT, true);
+    cx.bc_trace = true;
+    val v = expand(S, &cx, d->expr);
+    if (v.kind == V_ERR) return false;
+    if (v.kind == V_FORM) {
+        sema_error(S, d->expr->loc, "integrals (a, b) and <a, b> can only appear in equations");
+        return false;
+    }
+    if (v.ncomp != nc) {
+        sema_error(S, d->expr->loc, "the neumann data is a %s, but a %s is expected",
+                   v.ncomp == 2 ? "vector" : "scalar", nc == 2 ? "vector" : "scalar");
+        return false;
+    }
+    for (int c = 0; c < nc; c++) {
+        b->value[c] = ex_num(p, 0);
+        b->robin[c] = hdg_arena_alloc(p->arena, (size_t)(v.c[c].n + 1) * sizeof(hdg_ext_term));
+        for (int i = 0; i < v.c[c].n; i++) {
+            const mono *m = &v.c[c].m[i];
+            if (m->trial.id < 0) b->value[c] = ex_add(p, b->value[c], m->coef);
+            else b->robin[c][b->nrobin[c]++] = (hdg_ext_term){m->trial.id, m->trial.comp, m->coef};
+        }
+        bool big = ex_too_big(b->value[c]);
+        for (int k = 0; k < b->nrobin[c]; k++) big |= ex_too_big(b->robin[c][k].coef);
+        if (big) {
+            sema_error(S, d->expr->loc, "the neumann data is too large when expanded (more than %d nodes "
+                       "or %d levels)", HDG_EXPR_MAX_SIZE, HDG_EXPR_MAX_DEPTH);
+            return false;
+        }
+    }
+    return true;
+}
+
 static void neumann(sema *S, decl *d, hdg_bc *b)
 {
     hdg_problem *p = S->p;
@@ -940,17 +978,27 @@ static void neumann(sema *S, decl *d, hdg_bc *b)
     hdg_equation *e = &p->equations[fl->trace_eq];
     if (!e->atoms || e->unknown < 0) return;   /* the trace equation had errors (reported) */
     int nc = p->tests[e->test].ncomp;
-    ectx cx = data_ctx("boundary data", XYT, true);
-    if (!data_expr(S, &cx, d->expr, nc, NULL, b->value, "the neumann data")) return;
+    if (!neumann_data(S, d, b, nc)) return;
     b->flux = s->index;
     b->equation = fl->trace_eq;
     b->unknown = e->unknown;
-    hdg_atom *atoms = hdg_arena_alloc(p->arena, (size_t)(e->natoms + nc) * sizeof(hdg_atom));
+    int nnew = nc + b->nrobin[0] + b->nrobin[1];
+    hdg_atom *atoms = hdg_arena_alloc(p->arena, (size_t)(e->natoms + nnew) * sizeof(hdg_atom));
     if (e->natoms) memcpy(atoms, e->atoms, (size_t)e->natoms * sizeof(hdg_atom));
-    for (int c = 0; c < nc; c++)   /* <g, mu> on the markers, on the right-hand side */
+    for (int c = 0; c < nc; c++) {
+        /* <g, mu> on the markers, on the right-hand side */
         atoms[e->natoms++] = (hdg_atom){.domain = HDG_BOUNDARY, .markers = &b->markers, .test = e->test,
                                         .test_comp = c, .trial = -1, .coef = b->value[c],
                                         .role = HDG_ROLE_SOURCE, .loc = d->loc};
+        /* <beta uhat, mu> on the markers moves to the left: trace-trace, coefficient -beta */
+        for (int k = 0; k < b->nrobin[c]; k++) {
+            const hdg_ext_term *t = &b->robin[c][k];
+            atoms[e->natoms++] = (hdg_atom){.domain = HDG_BOUNDARY, .markers = &b->markers,
+                                            .test = e->test, .test_comp = c, .trial = t->unknown,
+                                            .trial_comp = t->comp, .coef = ex_neg(p, t->coef),
+                                            .role = HDG_ROLE_TRACE_TRACE, .loc = d->loc};
+        }
+    }
     e->atoms = atoms;
 }
 
@@ -1017,7 +1065,9 @@ static bool boundary_decl(sema *S, decl *d, hdg_bc *b)
     bool dir = !strcmp(d->label, "dirichlet"), neu = !strcmp(d->label, "neumann");
     if (d->kind == D_BCVALUE && !dir && !neu) {
         sema_error(S, d->label_loc, "unknown boundary condition '%s': use dirichlet, neumann, or "
-                   "'boundary NAME on MARKERS: ext(u) = ...'", d->label);
+                   "'boundary NAME on MARKERS: ext(u) = ...'%s", d->label, strcmp(d->label, "robin") ? "" :
+                   " (a Robin condition is a neumann condition linear in the trace unknown: "
+                   "'boundary neumann qn = alpha*uhat - g on M')");
         return false;
     }
     if (d->kind == D_BCVALUE && p->method == HDG_METHOD_DG) {

@@ -83,6 +83,7 @@ typedef struct ectx {
     int eq;                 /* equation index or -1 */
     int flux_depth;
     bool hdg;               /* method family while expanding equations */
+    bool bc_trace;          /* X_DATA of a neumann condition: trace unknowns allowed (linearly) */
 } ectx;
 
 typedef struct sema {
