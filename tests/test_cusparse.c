@@ -1,4 +1,4 @@
-/* test_cusparse.c — the cuSPARSE loader (compiler/cusparse.h).
+/* test_cusparse.c — the cuSPARSE loader (bench/cusparse.h).
  *   (no argument)  the library of this machine loads, every symbol resolves,
  *                  the version and the status strings come back (no GPU
  *                  needed); skips (77) when libcusparse is absent
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compiler/cusparse.h"
+#include "bench/cusparse.h"
 #include "runtime/csr.h"
 #include "runtime/cuda_driver.h"
 #include "support/util.h"

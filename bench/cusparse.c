@@ -1,7 +1,7 @@
 /* cusparse.c — libcusparse through dlopen and its CSR SpMV (see cusparse.h).
  * The handful of cuSPARSE types and enum values used are declared here, from
  * cusparse.h and library_types.h of CUDA 12/13 (the values are stable). */
-#include "compiler/cusparse.h"
+#include "bench/cusparse.h"
 
 #include <dlfcn.h>
 #include <pthread.h>

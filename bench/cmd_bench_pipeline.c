@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compiler/commands.h"
+#include "cli/commands.h"
 #include "compiler/module.h"
 #include "compiler/run.h"
 #include "support/util.h"

@@ -1,5 +1,5 @@
 /* commands.h — the subcommands of the `hdgc` CLI. Each lives in its own
- * compiler/cmd_NAME.c, takes argv after the command name (argv[0] is the
+ * cli/cmd_NAME.c (bench/cmd_bench*.c for the bench commands), takes argv after the command name (argv[0] is the
  * command name), prints its own --help, and returns the process exit code
  * (0 success, 1 user-facing error, 2 bad usage). */
 #ifndef HDG_COMMANDS_H

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "compiler/commands.h"
+#include "cli/commands.h"
 #include "hdg.h"
 #include "runtime/parallel.h"
 #include "support/util.h"

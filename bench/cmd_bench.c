@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compiler/bench_spmv_cuda.h"
-#include "compiler/commands.h"
+#include "bench/bench_spmv_cuda.h"
+#include "cli/commands.h"
 #include "runtime/blockmat.h"
 #include "runtime/csr.h"
 #include "runtime/mesh.h"

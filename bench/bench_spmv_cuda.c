@@ -1,7 +1,7 @@
 /* bench_spmv_cuda.c — dense-block SpMV on the GPU against the copy kernel
  * and cuSPARSE CSR SpMV, for `hdgc bench spmv --backend cuda` (see
  * bench_spmv_cuda.h). */
-#include "compiler/bench_spmv_cuda.h"
+#include "bench/bench_spmv_cuda.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compiler/cusparse.h"
+#include "bench/cusparse.h"
 #include "compiler/pipeline_cuda.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/cuda_linalg.h"

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "compiler/commands.h"
+#include "cli/commands.h"
 #include "runtime/report.h"
 #include "support/util.h"
 

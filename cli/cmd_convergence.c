@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compiler/commands.h"
+#include "cli/commands.h"
 #include "compiler/run.h"
 #include "runtime/plot.h"
 #include "support/progress.h"

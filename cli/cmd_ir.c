@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compiler/commands.h"
+#include "cli/commands.h"
 #include "compiler/module.h"
 #include "ir/ir.h"
 

@@ -10,7 +10,7 @@
 
 #include "backends/c/emit.h"
 #include "backends/cuda/emit.h"
-#include "compiler/commands.h"
+#include "cli/commands.h"
 #include "compiler/module.h"
 
 static void help(void)

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "compiler/commands.h"
+#include "cli/commands.h"
 #include "runtime/geometry.h"
 #include "runtime/mesh.h"
 #include "runtime/mesh_size.h"

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "compiler/commands.h"
+#include "cli/commands.h"
 #include "hdgc.h"
 #include "support/progress.h"
 #include "support/util.h"

@@ -3,7 +3,7 @@
  * where the dense-block SpMV (runtime/cuda_linalg.h, coalesced layout) is
  * timed against the copy kernel on an array of the matrix's size (the
  * bandwidth reference) and against cuSPARSE CSR SpMV on the same matrix
- * (compiler/cusparse.h), and the products are checked against the host's.
+ * (bench/cusparse.h), and the products are checked against the host's.
  *
  * Timing: CUDA events on the default stream; each sample is one batch of
  * calls that lasts at least HDG_SPMV_CUDA_MIN_SAMPLE_S on the device (the

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compiler/commands.h"
+#include "cli/commands.h"
 #include "runtime/mesh_size.h"
 #include "support/util.h"
 #include "frontend/frontend.h"

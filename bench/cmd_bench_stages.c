@@ -17,7 +17,7 @@
 #include <time.h>
 
 #include "backends/c/jit.h"
-#include "compiler/commands.h"
+#include "cli/commands.h"
 #include "compiler/mesh_data.h"
 #include "compiler/module.h"
 #include "compiler/pipeline.h"
