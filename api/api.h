@@ -45,6 +45,9 @@ struct hdgc_result {
     double *trace;
     long long ntrace;
     int per_face;
+    int nv, ne;               /* the mesh */
+    double *xy;
+    int *tri;
 };
 
 /* Sets option name (an `hdgc run` option without its dashes) in o (order: *order);

@@ -97,6 +97,8 @@ hdg_status hdgc_solve(const hdgc_problem *p, hdgc_result **out, hdg_error *err)
     for (int u = 0; u < q->nunknowns; u++) r->unknowns[r->nunknowns++] = hdg_xstrdup(q->unknowns[u].name);
     r->trace = fields.trace, r->ntrace = fields.ntrace, r->per_face = fields.trace_per_face;
     fields.trace = NULL;
+    r->nv = fields.nv, r->ne = fields.ne, r->xy = fields.xy, r->tri = fields.tri;
+    fields.xy = NULL, fields.tri = NULL;
     hdg_run_fields_free(&fields);
     free(c.x), free(c.y), free(c.view);
     if (err) *err = e;
@@ -115,7 +117,7 @@ void hdgc_result_free(hdgc_result *r)
     for (int f = 0; f < r->nfields; f++) free((char *)r->fields[f].name), free((double *)r->fields[f].values);
     if (r->nfields) free((double *)r->fields[0].x), free((double *)r->fields[0].y);
     free(r->fields);
-    free(r->trace);
+    free(r->trace), free(r->xy), free(r->tri);
     free(r);
 }
 
@@ -153,6 +155,14 @@ const hdgc_field *hdgc_result_field_named(const hdgc_result *r, const char *name
     for (int i = 0; r && name && i < r->nfields; i++)
         if (!strcmp(r->fields[i].name, name)) return &r->fields[i];
     return NULL;
+}
+
+int hdgc_result_mesh(const hdgc_result *r, int *nv, const double **xy, const int **tri)
+{
+    if (nv) *nv = r ? r->nv : 0;
+    if (xy) *xy = r ? r->xy : NULL;
+    if (tri) *tri = r ? r->tri : NULL;
+    return r ? r->ne : 0;
 }
 
 long long hdgc_result_trace(const hdgc_result *r, const double **values, int *per_face)

@@ -23,7 +23,7 @@ void hdg_run_options_default(hdg_run_options *o)
 void hdg_run_fields_free(hdg_run_fields *f)
 {
     if (!f) return;
-    free(f->x), free(f->xpost), free(f->trace);
+    free(f->x), free(f->xpost), free(f->trace), free(f->xy), free(f->tri);
     memset(f, 0, sizeof *f);
 }
 
@@ -129,6 +129,14 @@ hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg
     hdg_report_int(rep, "mesh.boundary_faces", mesh->nbf);
     hdg_report_number(rep, "timings.parse", o.t_parse);
     hdg_report_number(rep, "timings.mesh", t1 - t0);
+    if (o.fields) {   /* the mesh, for a caller of the fields (HDG and DG) */
+        hdg_run_fields *f = o.fields;
+        f->nv = mesh->nv, f->ne = mesh->ne;
+        f->xy = hdg_xmalloc(sizeof(double) * 2 * (size_t)mesh->nv);
+        for (int v = 0; v < mesh->nv; v++) f->xy[2 * v] = mesh->vx[v], f->xy[2 * v + 1] = mesh->vy[v];
+        f->tri = hdg_xmalloc(sizeof(int) * 3 * (size_t)mesh->ne);
+        memcpy(f->tri, mesh->ev, sizeof(int) * 3 * (size_t)mesh->ne);
+    }
     st = check_markers(p, mesh, err);
     int hdg = p->method == HDG_METHOD_HDG;
     if (!st && dev) st = hdg ? hdg_run_hdg_cuda(p, mesh, &o, dev, rep, err) : hdg_run_dg_cuda(p, mesh, &o, dev, rep, err);

@@ -23,6 +23,10 @@
 typedef struct hdg_run_fields {
     long long n, npost;        /* values in x, xpost */
     double *x, *xpost;
+    int nv, ne;                /* the mesh: vertices (xy: x0 y0 x1 y1 ...), triangles (tri: 3 vertex
+                                  indices each, counter-clockwise, in the order of the fields) */
+    double *xy;
+    int *tri;
     long long ntrace;          /* values in trace: faces x trace_per_face */
     int trace_per_face;        /* the trace unknowns' Legendre coefficients on a face, unknown by
                                   unknown, component by component, in the face's canonical direction */

@@ -175,6 +175,11 @@ int hdgc_result_nfields(const hdgc_result *r);
 const hdgc_field *hdgc_result_field(const hdgc_result *r, int i);
 const hdgc_field *hdgc_result_field_named(const hdgc_result *r, const char *name);   /* NULL: none */
 
+/* The mesh the fields live on: nv vertices (xy: x0 y0 x1 y1 ...) and ne triangles (tri: 3
+ * vertex indices each, counter-clockwise, element e of the fields is triangle e). Returns ne
+ * (0 when the run did not get as far as its mesh). */
+int hdgc_result_mesh(const hdgc_result *r, int *nv, const double **xy, const int **tri);
+
 /* HDG: the trace unknowns (the solution of the global system): per_face Legendre
  * coefficients on each of the nf faces, in the face's canonical direction. Returns the
  * number of values (0 for DG). */

@@ -80,6 +80,21 @@ static void from_string(void)
         CHECK(du > 1e-7 && du < 1e-4, "max |u - uex| at the nodes %g", du);
         CHECK(ds < du, "max |ustar - uex| %g below u's %g", ds, du);
     }
+    int nv = 0;
+    const double *xy = NULL;
+    const int *tri = NULL;
+    int ne = hdgc_result_mesh(r, &nv, &xy, &tri);
+    CHECK(ne == 128 && nv == 81 && xy && tri, "mesh %d elements, %d vertices", ne, nv);
+    if (u && ne == u->ne) {   /* lattice nodes 0, degree, npe-1 are the triangle's vertices 0, 1, 2 */
+        double d = 0;
+        int corner[3] = {0, u->degree, u->npe - 1};
+        for (int e = 0; e < ne; e++)
+            for (int k = 0; k < 3; k++) {
+                int v = tri[3 * e + k], i = e * u->npe + corner[k];
+                d = fmax(d, fabs(u->x[i] - xy[2 * v]) + fabs(u->y[i] - xy[2 * v + 1]));
+            }
+        CHECK(d < 1e-15, "field nodes against the mesh's vertices: %g", d);
+    }
     const double *tr = NULL;
     int m = 0;
     long long nt = hdgc_result_trace(r, &tr, &m);

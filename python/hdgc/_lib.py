@@ -71,6 +71,7 @@ SIGNATURES = {
     "hdgc_result_nfields": (c_int, [P_result]),
     "hdgc_result_field": (POINTER(hdgc_field), [P_result, c_int]),
     "hdgc_result_field_named": (POINTER(hdgc_field), [P_result, c_char_p]),
+    "hdgc_result_mesh": (c_int, [P_result, POINTER(c_int), POINTER(POINTER(c_double)), POINTER(POINTER(c_int))]),
     "hdgc_result_trace": (c_longlong, [P_result, POINTER(POINTER(c_double)), POINTER(c_int)]),
     "hdg_status_name": (c_char_p, [hdg_status]),
     "hdg_error_clear": (None, [P_error]),

@@ -45,8 +45,10 @@ class Field:
 class Result:
     """.status ("ok" or the failure's name), .ok, .report (the JSON report as a dict), .summary
     (the lines `hdgc run` prints, when the library has hdgc_result_summary),
-    .errors (unknown -> L2 error), .fields (name -> Field), .trace ((nf, per_face) array of
-    the HDG trace unknowns; None for DG), .number(path), .to_vtk(path), .plot(name)."""
+    .errors (unknown -> L2 error), .fields (name -> Field), .vertices ((nv, 2)) and
+    .triangles ((ne, 3), element e of the fields is triangle e; None when the run had no mesh),
+    .trace ((nf, per_face) array of the HDG trace unknowns; None for DG), .number(path),
+    .to_vtk(path), .plot(name)."""
 
     def __init__(self, ptr):
         try:
@@ -65,6 +67,12 @@ class Result:
                     nodes[key] = field_arrays(f, values=False)[:2]
                 x, y = nodes[key]
                 self.fields[f.name.decode()] = Field(f.name.decode(), f.degree, x, y, field_arrays(f, nodes=False)[2])
+            nv, xy, tri = ctypes.c_int(), ctypes.POINTER(ctypes.c_double)(), ctypes.POINTER(ctypes.c_int)()
+            ne = lib.hdgc_result_mesh(ptr, ctypes.byref(nv), ctypes.byref(xy), ctypes.byref(tri))
+            self.vertices = self.triangles = None
+            if ne > 0:
+                self.vertices = np.ctypeslib.as_array(xy, shape=(2 * nv.value,)).copy().reshape(-1, 2)
+                self.triangles = np.ctypeslib.as_array(tri, shape=(3 * ne,)).copy().reshape(-1, 3)
             vals, per = ctypes.POINTER(ctypes.c_double)(), ctypes.c_int()
             n = lib.hdgc_result_trace(ptr, ctypes.byref(vals), ctypes.byref(per))
             self.trace = None

@@ -54,6 +54,11 @@ def test_fields_against_exact_solution():
     assert r.trace.shape == (r.report["mesh"]["faces"], 4)
     assert np.all(np.isfinite(r.trace)) and np.abs(r.trace).max() > 1
     assert r.number("mesh.elements") == 128 and math.isnan(r.number("mesh.nothing"))
+    # the mesh: element e's lattice nodes 0, p, npe-1 are its triangle's vertices
+    assert r.vertices.shape == (81, 2) and r.triangles.shape == (128, 3)
+    corners = r.vertices[r.triangles]                                   # (ne, 3, 2)
+    nodes = np.stack([u.x[:, [0, 4, 14]], u.y[:, [0, 4, 14]]], axis=-1)
+    assert np.abs(corners - nodes).max() < 1e-15
 
 
 def test_params_and_options_by_keyword():
