@@ -14,13 +14,19 @@ typedef struct hdg_api_strings {
     int n, cap;
 } hdg_api_strings;
 
+/* Settings of a solve that are not run options of the drivers. */
+typedef struct hdg_api_extra {
+    int order;                     /* 0: the file's */
+    int no_fields;                 /* "fields off": no fields, mesh or trace in the result */
+} hdg_api_extra;
+
 struct hdgc_problem {
     char *file;                    /* the name in messages */
     char *source;                  /* the text, parsed again by every solve */
     size_t len;
     hdg_problem *checked;          /* parsed with the current order and params */
     char *warnings;                /* its warnings, rendered ("" none) */
-    int order;                     /* 0: the file's */
+    hdg_api_extra x;               /* order (0: the file's), fields on/off */
     hdg_setting *sets;             /* names owned */
     int nsets;
     hdg_run_options ro;            /* strings in strings */
@@ -50,9 +56,9 @@ struct hdgc_result {
     int *tri;
 };
 
-/* Sets option name (an `hdgc run` option without its dashes) in o (order: *order);
+/* Sets option name (an `hdgc run` option without its dashes, or "fields") in o or x;
  * strings are copied into st. HDG_EINPUT with the message `hdgc run` prints. */
-hdg_status hdg_api_option(hdg_run_options *o, int *order, hdg_api_strings *st, const char *name,
+hdg_status hdg_api_option(hdg_run_options *o, hdg_api_extra *x, hdg_api_strings *st, const char *name,
                           const char *value, hdg_error *err);
 void hdg_api_strings_free(hdg_api_strings *st);
 

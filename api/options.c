@@ -90,7 +90,7 @@ static hdg_status number_option(hdg_run_options *o, int *order, const char *a, c
     return HDG_OK;
 }
 
-hdg_status hdg_api_option(hdg_run_options *o, int *order, hdg_api_strings *st, const char *name,
+hdg_status hdg_api_option(hdg_run_options *o, hdg_api_extra *x, hdg_api_strings *st, const char *name,
                           const char *value, hdg_error *err)
 {
     if (!name || !value) return hdg_fail(err, HDG_EINPUT, "an option needs a name and a value");
@@ -109,7 +109,11 @@ hdg_status hdg_api_option(hdg_run_options *o, int *order, hdg_api_strings *st, c
         if (!on_off(value, &o->png_edges)) return hdg_fail(err, HDG_EINPUT, "edges %s: expected on or off", value);
     } else if (!strcmp(name, "cache")) {
         if (!on_off(value, &o->use_cache)) return hdg_fail(err, HDG_EINPUT, "cache %s: expected on or off", value);
-    } else return number_option(o, order, name, value, err);
+    } else if (!strcmp(name, "fields")) {
+        int on;
+        if (!on_off(value, &on)) return hdg_fail(err, HDG_EINPUT, "fields %s: expected on or off", value);
+        x->no_fields = !on;
+    } else return number_option(o, &x->order, name, value, err);
     return HDG_OK;
 }
 
@@ -117,9 +121,9 @@ hdg_status hdgc_check_option(const char *name, const char *value, hdg_error *err
 {
     hdg_run_options o;
     hdg_run_options_default(&o);
-    int order = 0;
+    hdg_api_extra x = {0, 0};
     hdg_api_strings st = {0};
-    hdg_status s = hdg_api_option(&o, &order, &st, name, value, err);
+    hdg_status s = hdg_api_option(&o, &x, &st, name, value, err);
     hdg_api_strings_free(&st);
     return s;
 }

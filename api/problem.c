@@ -10,7 +10,7 @@
 
 hdg_status hdg_api_reparse(hdgc_problem *p, hdg_error *err)
 {
-    hdg_frontend_options fo = {p->order, p->sets, p->nsets};
+    hdg_frontend_options fo = {p->x.order, p->sets, p->nsets};
     double t0 = hdg_wtime();
     hdg_diags d;
     hdg_diags_init(&d);
@@ -150,14 +150,15 @@ hdg_status hdgc_problem_set_option(hdgc_problem *p, const char *name, const char
 {
     if (!p) return hdg_fail(err, HDG_EINPUT, "hdgc_problem_set_option: no problem");
     hdg_run_options ro = p->ro;
-    int order = p->order;
-    hdg_status st = hdg_api_option(&ro, &order, &p->strings, name, value, err);
+    hdg_api_extra x = p->x;
+    hdg_status st = hdg_api_option(&ro, &x, &p->strings, name, value, err);
     if (st) return st;
-    if (order != p->order) {
-        int was = p->order;
-        p->order = order;
+    p->x.no_fields = x.no_fields;
+    if (x.order != p->x.order) {
+        int was = p->x.order;
+        p->x.order = x.order;
         if ((st = hdg_api_reparse(p, err))) {
-            p->order = was;
+            p->x.order = was;
             return st;
         }
     }

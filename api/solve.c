@@ -63,7 +63,7 @@ static hdg_status on_snapshot(void *ctx, const hdg_snapshot *s, hdg_error *err)
         int rc = p->step(p->step_ctx, &st);
         if (rc) return hdg_fail(err, HDG_EINPUT, "stopped by the step callback (%d)", rc);
     }
-    if (s->final) keep_final(s, c);
+    if (s->final && !p->x.no_fields) keep_final(s, c);
     return HDG_OK;
 }
 
@@ -79,10 +79,11 @@ hdg_status hdgc_solve(const hdgc_problem *p, hdgc_result **out, hdg_error *err)
     hdg_run_options ro = p->ro;
     /* the drivers read the mesh only (const in all but the type) */
     ro.mesh_in = p->has_mesh ? (hdg_mesh *)&p->mesh : NULL;
-    ro.snapshot = on_snapshot;
+    int keep = !p->x.no_fields, steps = p->step && p->checked->method == HDG_METHOD_DG;
+    ro.snapshot = keep || steps ? on_snapshot : NULL;   /* fields off: no output stage at all */
     ro.snapshot_ctx = &c;
     ro.snapshot_every = p->step_every;
-    ro.fields = &fields;
+    ro.fields = keep ? &fields : NULL;
     ro.t_parse = p->t_parse;
     hdg_error e = {0};
     r->status = hdg_run_problem(p->checked, &ro, r->rep, &e);

@@ -259,6 +259,7 @@ static hdgc_problem *setup(const run_args *A, int *rc)
         return NULL;
     }
     for (int i = 0; !st && i < A->nopt; i++) st = hdgc_problem_set_option(p, A->name[i], A->value[i], &err);
+    if (!st) st = hdgc_problem_set_option(p, "fields", "off", &err);   /* the command prints and writes files */
     if (!st && A->no_cache) st = hdgc_problem_set_option(p, "cache", "off", &err);
     if (!st && A->edges) st = hdgc_problem_set_option(p, "edges", "on", &err);
     if (!st) st = hdgc_problem_set_output(p, A->quiet ? NULL : stdout, !A->quiet && hdg_progress_tty(), &err);

@@ -80,6 +80,9 @@ hdg_status hdgc_problem_set_param(hdgc_problem *p, const char *name, double valu
  *   vtk FILE         .vtu (DG: .pvd series)    every N     DG: output every N steps
  *   png FILE, field NAME, size WxH, edges on|off   a picture (hdgc run --png)
  *   cache on|off     the on-disk kernel cache
+ *   fields on|off    keep the fields, mesh and trace in the result (default on; off saves
+ *                    the time and memory of sampling them when only errors and the report
+ *                    are wanted)
  * A bad name or value is HDG_EINPUT; a value that only a solve can judge (a mesh file
  * that does not exist) fails the solve. Setting "mesh" drops a mesh given as arrays. */
 hdg_status hdgc_problem_set_option(hdgc_problem *p, const char *name, const char *value, hdg_error *err);

@@ -157,6 +157,15 @@ static void from_arrays(void)
     CHECK(hdgc_solve(p, &r3, &err) == HDG_OK, "solve perturbed arrays: %s", err.msg);
     double e3 = hdgc_result_error(r3, "u");
     CHECK(e3 > 0 && e3 < 1e-3 && fabs(e3 - hdgc_result_error(r1, "u")) > 1e-3 * e3, "perturbed mesh u error %g", e3);
+    /* fields off: the same errors, no fields, mesh or trace */
+    hdgc_result *r5 = NULL;
+    CHECK(hdgc_problem_set_option(p, "fields", "off", &err) == HDG_OK, "%s", err.msg);
+    CHECK(hdgc_solve(p, &r5, &err) == HDG_OK, "solve: %s", err.msg);
+    CHECK(hdgc_result_error(r5, "u") == e3 && hdgc_result_nfields(r5) == 0 && hdgc_result_mesh(r5, NULL, NULL, NULL) == 0 &&
+          hdgc_result_trace(r5, NULL, NULL) == 0, "fields off");
+    CHECK(hdgc_problem_set_option(p, "fields", "maybe", &err) == HDG_EINPUT && strstr(err.msg, "expected on or off"), "%s", err.msg);
+    CHECK(hdgc_problem_set_option(p, "fields", "on", &err) == HDG_OK, "%s", err.msg);
+    hdgc_result_free(r5);
     /* setting "mesh" again drops the arrays */
     hdgc_result *r4 = NULL;
     CHECK(hdgc_problem_set_option(p, "mesh", "square:8", &err) == HDG_OK, "mesh: %s", err.msg);
