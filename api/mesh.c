@@ -7,14 +7,18 @@
 #include "api/api.h"
 #include "support/util.h"
 
+#define HDG_API_MAX_MARKERS 100000   /* marker ids are a table: refuse absurd ones before allocating */
+
 static hdg_status check_arrays(int nv, const double *xy, int ne, const int *tri, int nb, const int *edges,
                                const int *markers, int nmarkers, hdg_error *err)
 {
     if (nv < 3 || ne < 1 || !xy || !tri)
         return hdg_fail(err, HDG_EINPUT, "mesh arrays: %d vertices and %d triangles (at least 3 and 1, with "
                         "their arrays)", nv, ne);
-    if (nb < 0 || (nb > 0 && (!edges || !markers)) || nmarkers < 0)
+    if (nb < 0 || (nb > 0 && (!edges || !markers)))
         return hdg_fail(err, HDG_EINPUT, "mesh arrays: %d boundary edges without their vertex and marker arrays", nb);
+    if (nmarkers < 0 || nmarkers > HDG_API_MAX_MARKERS)
+        return hdg_fail(err, HDG_EINPUT, "mesh arrays: %d markers (0 to %d)", nmarkers, HDG_API_MAX_MARKERS);
     for (int v = 0; v < nv; v++)
         if (!isfinite(xy[2 * v]) || !isfinite(xy[2 * v + 1]))
             return hdg_fail(err, HDG_EINPUT, "mesh arrays: vertex %d has a coordinate that is not finite", v);

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "api/api.h"
+#include "support/progress.h"
 #include "support/util.h"
 
 hdg_status hdg_api_reparse(hdgc_problem *p, hdg_error *err)
@@ -121,7 +122,7 @@ hdg_status hdgc_problem_set_output(hdgc_problem *p, FILE *log, int progress, hdg
 {
     if (!p) return hdg_fail(err, HDG_EINPUT, "hdgc_problem_set_output: no problem");
     p->ro.log = log;
-    p->ro.progress = progress != 0;
+    p->ro.progress = progress < 0 ? hdg_progress_tty() : progress != 0;
     return HDG_OK;
 }
 

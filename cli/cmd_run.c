@@ -9,7 +9,6 @@
 
 #include "cli/commands.h"
 #include "hdgc.h"
-#include "support/progress.h"
 #include "support/util.h"
 
 static void usage(FILE *f)
@@ -262,7 +261,7 @@ static hdgc_problem *setup(const run_args *A, int *rc)
     if (!st) st = hdgc_problem_set_option(p, "fields", "off", &err);   /* the command prints and writes files */
     if (!st && A->no_cache) st = hdgc_problem_set_option(p, "cache", "off", &err);
     if (!st && A->edges) st = hdgc_problem_set_option(p, "edges", "on", &err);
-    if (!st) st = hdgc_problem_set_output(p, A->quiet ? NULL : stdout, !A->quiet && hdg_progress_tty(), &err);
+    if (!st) st = hdgc_problem_set_output(p, A->quiet ? NULL : stdout, A->quiet ? 0 : -1, &err);
     if (st) {   /* checked in parse_args: an internal error */
         fprintf(stderr, "hdgc run: error: %s\n", err.msg);
         *rc = 1;

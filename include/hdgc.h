@@ -56,8 +56,8 @@ int hdgc_problem_order(const hdgc_problem *p);            /* the degree a solve 
 const char *hdgc_problem_warnings(const hdgc_problem *p);
 
 /* Where solves write their human summary lines (NULL, the default: nowhere) and whether
- * they show a progress line on stderr while they run (0, the default: no; see `hdgc run
- * --help`: only sensible when stderr is a terminal). */
+ * they show a progress line on stderr while they run: 0 (the default) no, 1 yes, -1 only
+ * when stderr is a terminal whose TERM is not "dumb" (what `hdgc run` does). */
 hdg_status hdgc_problem_set_output(hdgc_problem *p, FILE *log, int progress, hdg_error *err);
 
 /* The file's params: how many, and the name and current value (after overrides) of the

@@ -286,6 +286,8 @@ static void failures(void)
            "1 of the 1 boundary edges are not boundary edges");
     EXPECT(hdgc_problem_set_mesh(p, 4, xy, 2, tri, 1, edge, (int[]){3}, 1, NULL, &err), HDG_EINPUT,
            "boundary edge 0 has marker 3");
+    EXPECT(hdgc_problem_set_mesh(p, 4, xy, 2, tri, 0, NULL, NULL, 2000000000, NULL, &err), HDG_EINPUT,
+           "2000000000 markers (0 to 100000)");
     double nan_xy[] = {0, 0, 1, 0, 0, NAN, 1, 1};
     EXPECT(hdgc_problem_set_mesh(p, 4, nan_xy, 2, tri, 0, NULL, NULL, 0, NULL, &err), HDG_EINPUT, "vertex 2");
     hdgc_result *r = NULL;
