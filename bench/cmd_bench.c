@@ -437,9 +437,7 @@ static int parse_options(int argc, char **argv, options *o)
             if (!parse_int(v, 1, 1 << 16, &n)) return bad_usage("--triad-mib needs a positive integer, not '%s'", v);
             o->triad_mib = (size_t)n;
         } else {
-            char lo[16], hi[16];
-            if (sscanf(v, "%15[0-9]..%15[0-9]%n", lo, hi, &n) != 2 || v[n] || !parse_int(lo, 1, 10, &o->kmin) ||
-                !parse_int(hi, o->kmin, 10, &o->kmax))
+            if (!strstr(v, "..") || !hdg_cli_range(v, 1, 10, &o->kmin, &o->kmax))
                 return bad_usage("--orders needs a range a..b with 1 <= a <= b <= 10, not '%s'", v);
             o->sweep = 1;
         }

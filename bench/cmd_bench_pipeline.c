@@ -97,7 +97,6 @@ static int parse(int argc, char **argv, options *o)
         }
         if (!v) return bad("option %s needs a value", a);
         i++;
-        char *end;
         if (!strcmp(a, "--mesh")) o->mesh = v;
         else if (!strcmp(a, "--json")) o->json = v;
         else if (!strcmp(a, "--reps")) {
@@ -109,12 +108,8 @@ static int parse(int argc, char **argv, options *o)
         } else if (!strcmp(a, "--final-time")) {
             if (!hdg_parse_double(v, &o->final_time) || !(o->final_time > 0)) return bad("--final-time needs a positive number, not '%s'", v);
         } else if (!strcmp(a, "--orders")) {
-            const char *dots = strstr(v, "..");
-            long lo = strtol(v, &end, 10), hi = lo;
-            if (dots && end == dots) hi = strtol(dots + 2, &end, 10);
-            if (*end || !(*v >= '0' && *v <= '9') || (dots && !(dots[2] >= '0' && dots[2] <= '9')) || lo < 1 || hi < lo || hi > MAXK || hi - lo >= MAXK)
+            if (!hdg_cli_range(v, 1, MAXK, &o->kmin, &o->kmax))
                 return bad("--orders needs a..b with 1 <= a <= b <= 16, not '%s'", v);
-            o->kmin = (int)lo, o->kmax = (int)hi;
         } else if (!strcmp(a, "--backends")) {
             snprintf(blist, sizeof blist, "%s", v);
             o->nb = 0;

@@ -88,15 +88,7 @@ static int bad(const char *fmt, const char *arg)
 
 static int parse_orders(const char *v, options *o)
 {
-    char *end;
-    const char *dots = strstr(v, "..");
-    long lo = strtol(v, &end, 10), hi = lo;
-    if (dots && end == dots) hi = strtol(dots + 2, &end, 10);
-    if (*end || !(*v >= '0' && *v <= '9') || (dots && !(dots[2] >= '0' && dots[2] <= '9')) || lo < 1 ||
-        hi < lo || hi > MAXK)
-        return 0;
-    o->kmin = (int)lo, o->kmax = (int)hi;
-    return 1;
+    return hdg_cli_range(v, 1, MAXK, &o->kmin, &o->kmax);
 }
 
 static int parse(int argc, char **argv, options *o)

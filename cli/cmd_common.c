@@ -93,3 +93,21 @@ int hdg_cli_write_report(struct hdg_report *r, const char *path)
     if (st) fprintf(stderr, "hdgc: error: %s\n", err.msg);
     return st ? 1 : 0;
 }
+
+int hdg_cli_range(const char *s, int lo, int hi, int *a, int *b)
+{
+    const char *dots = strstr(s, "..");
+    char first[24];
+    long x, y;
+    if (!dots) {
+        if (!hdg_parse_long(s, lo, hi, &x)) return 0;
+        *a = *b = (int)x;
+        return 1;
+    }
+    if (dots - s >= (long)sizeof first) return 0;
+    memcpy(first, s, (size_t)(dots - s));
+    first[dots - s] = '\0';
+    if (!hdg_parse_long(first, lo, hi, &x) || !hdg_parse_long(dots + 2, x, hi, &y)) return 0;
+    *a = (int)x, *b = (int)y;
+    return 1;
+}

@@ -95,16 +95,13 @@ static int int_list(const char *s, int *out, int max)
 /* Refinement levels a..b or l,l,...: increasing, 0..10; returns how many or -1. */
 static int level_list(const char *s, int *out)
 {
-    long a, b;
-    const char *dots = strstr(s, "..");
+    long a;
+    int lo, hi;
     char first[16];
-    if (dots) {
-        if (dots - s >= (long)sizeof first) return -1;
-        memcpy(first, s, (size_t)(dots - s));
-        first[dots - s] = '\0';
-        if (!hdg_parse_long(first, 0, 10, &a) || !hdg_parse_long(dots + 2, a, 10, &b)) return -1;
-        for (long l = a; l <= b; l++) out[l - a] = (int)l;
-        return (int)(b - a + 1);
+    if (strstr(s, "..")) {
+        if (!hdg_cli_range(s, 0, 10, &lo, &hi)) return -1;
+        for (int l = lo; l <= hi; l++) out[l - lo] = l;
+        return hi - lo + 1;
     }
     int n = 0;
     for (const char *p = s; *p;) {

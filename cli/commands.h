@@ -27,5 +27,8 @@ int hdg_cli_same_file(const char *a, const char *b);
 int hdg_cli_twice(const char *cmd, const char **seen, int *nseen, const char *opt);
 struct hdg_report;
 int hdg_cli_write_report(struct hdg_report *r, const char *path);
+/* "a..b" or "a" (decimal integers, lo <= a <= b <= hi): 1 with *a, *b set, else 0 (the
+ * --orders of the bench commands). */
+int hdg_cli_range(const char *s, int lo, int hi, int *a, int *b);
 
 #endif

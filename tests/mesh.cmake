@@ -74,3 +74,7 @@ hdg_cli_test(convergence_refine_gmsh 0 -e "fit +(1\\.9[0-9]|2\\.0[0-9]) +(1\\.9[
   --levels 1..3 --orders 1..2 --json /dev/null)
 hdg_cli_test(convergence_refine_usage 2 -e "--mesh-options applies to square:N" --
   ${HDGC} convergence ${HDG_EXAMPLES}/poisson.hdg --refine square:2 --mesh-options perturb=0.1)
+hdg_cli_test(convergence_refine_bad_levels 2 -e "--levels 3..1: expected increasing levels" --
+  ${HDGC} convergence ${HDG_EXAMPLES}/poisson.hdg --refine square:2 --levels 3..1)
+hdg_cli_test(convergence_levels_without_refine 2 -e "--levels goes with --refine SPEC" --
+  ${HDGC} convergence ${HDG_EXAMPLES}/poisson.hdg --levels 0..2)
