@@ -3,6 +3,37 @@
 #ifndef HDG_EMIT_DENSE_H
 #define HDG_EMIT_DENSE_H
 
+/* Pieces of LU text the generic helper (emit.c, H_LU) and the fixed-size one (emit_dense.c)
+ * share, so that both decide singularity and pivots by one rule: the scale of the matrix
+ * (tiny = 1e-14 x the largest |entry|: a smaller pivot becomes NaN) and step k's pivot search,
+ * row swap and NaN marking, ending with the pivot in d. (The CUDA block-per-item LU,
+ * backends/cuda/emit_block.c, applies the same rule with its threads.) */
+#define HDG_EMIT_LU_SCALE \
+"    double t0 = 0.0, t1 = 0.0;   /* two partial maxima: shorter dependence chains */\n" \
+"    for (int i = 0; i + 1 < n * n; i += 2) {\n" \
+"        t0 = fabs(A[i]) > t0 ? fabs(A[i]) : t0;\n" \
+"        t1 = fabs(A[i + 1]) > t1 ? fabs(A[i + 1]) : t1;\n" \
+"    }\n" \
+"    if ((n * n) & 1) t0 = fabs(A[n * n - 1]) > t0 ? fabs(A[n * n - 1]) : t0;\n" \
+"    double tiny = (t1 > t0 ? t1 : t0) * 1e-14;\n"
+#define HDG_EMIT_LU_PIVOT \
+"        int p = k;\n" \
+"        double big = fabs(A[k * n + k]);\n" \
+"        for (int i = k + 1; i < n; ++i)\n" \
+"            if (fabs(A[i * n + k]) > big) {\n" \
+"                big = fabs(A[i * n + k]);\n" \
+"                p = i;\n" \
+"            }\n" \
+"        piv[k] = p;\n" \
+"        if (p != k)\n" \
+"            for (int j = 0; j < n; ++j) {\n" \
+"                double t = A[k * n + j];\n" \
+"                A[k * n + j] = A[p * n + j];\n" \
+"                A[p * n + j] = t;\n" \
+"            }\n" \
+"        if (!(big > tiny)) A[k * n + k] = NAN;\n" \
+"        double d = A[k * n + k];\n"
+
 #define HDG_EMIT_C_NFIXED 3
 extern const char *const hdg_emit_c_fixed_text[HDG_EMIT_C_NFIXED];
 
