@@ -291,15 +291,7 @@ static const char *const helper_text[] = {
     /* H_LU_SOLVE: B[n][m] = A^-1 B with the factors of hdg_lu */
     "@Q void hdg_lu_solve(int n, int m, const double *@R A, const int *@R piv, double *@R B)\n"
     "{\n"
-    "    for (int k = 0; k < n; ++k) {\n"
-    "        int p = piv[k];\n"
-    "        if (p != k)\n"
-    "            for (int j = 0; j < m; ++j) {\n"
-    "                double t = B[k * m + j];\n"
-    "                B[k * m + j] = B[p * m + j];\n"
-    "                B[p * m + j] = t;\n"
-    "            }\n"
-    "    }\n"
+    HDG_EMIT_LU_PERMUTE
     "    /* forward substitution by columns: once row k is final it updates the rows\n"
     "       below, which are independent of each other (by rows, every update of a\n"
     "       row would wait on the one before it); each row still takes its updates\n"

@@ -33,6 +33,17 @@
 "            }\n" \
 "        if (!(big > tiny)) A[k * n + k] = NAN;\n" \
 "        double d = A[k * n + k];\n"
+/* The row interchanges of hdg_lu's pivots applied to B (the start of both hdg_lu_solve). */
+#define HDG_EMIT_LU_PERMUTE \
+"    for (int k = 0; k < n; ++k) {\n" \
+"        int p = piv[k];\n" \
+"        if (p != k)\n" \
+"            for (int j = 0; j < m; ++j) {\n" \
+"                double t = B[k * m + j];\n" \
+"                B[k * m + j] = B[p * m + j];\n" \
+"                B[p * m + j] = t;\n" \
+"            }\n" \
+"    }\n"
 
 #define HDG_EMIT_C_NFIXED 3
 extern const char *const hdg_emit_c_fixed_text[HDG_EMIT_C_NFIXED];
