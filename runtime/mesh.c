@@ -529,6 +529,7 @@ hdg_status hdg_mesh_load(hdg_mesh *m, const char *spec, hdg_error *err)
     size_t n;
     int L = hdg_mesh_spec_refine(spec, &n);
     if (L == -2) return hdg_fail(err, HDG_EINPUT, "bad mesh spec '%s': refine=L needs an integer L from 0 to 10", spec);
+    if (L == -3) return hdg_fail(err, HDG_EINPUT, "bad mesh spec '%s': refine=L must be the last option", spec);
     if (L < 0) return load_base(m, spec, err);
     char *base = hdg_xmalloc(n + 1);
     memcpy(base, spec, n);

@@ -99,7 +99,8 @@ hdg_status hdg_mesh_load(hdg_mesh *m, const char *spec, hdg_error *err);
 hdg_status hdg_mesh_refine(const hdg_mesh *in, hdg_mesh *out, hdg_error *err);
 
 /* ",refine=L" at the end of a spec: returns L and sets *base_len to the length of the spec
- * before it; -1 without the suffix (*base_len = strlen), -2 when L is not 0..10. */
+ * before it; -1 without the suffix (*base_len = strlen), -2 when L is not 0..10, -3 when
+ * other options follow it (refine must come last). */
 int hdg_mesh_spec_refine(const char *spec, size_t *base_len);
 
 /* From nv, vx, vy, ne, ev (and optionally tag, eline, vtag, markers): checks and

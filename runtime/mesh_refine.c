@@ -53,7 +53,7 @@ hdg_status hdg_mesh_refine(const hdg_mesh *in, hdg_mesh *out, hdg_error *err)
 }
 
 /* ",refine=L" at the end of spec: L (0..10) and the length of the spec before it;
- * -1 for no suffix, -2 for a bad L. */
+ * -1 for no suffix, -2 for a bad L, -3 when options follow it. */
 int hdg_mesh_spec_refine(const char *spec, size_t *base_len)
 {
     const char *r = NULL;
@@ -62,5 +62,6 @@ int hdg_mesh_spec_refine(const char *spec, size_t *base_len)
     if (!r) return -1;
     long L;
     *base_len = (size_t)(r - spec);
+    if (strchr(r + 8, ',')) return -3;   /* an option after it */
     return hdg_parse_long(r + 8, 0, 10, &L) ? (int)L : -2;
 }

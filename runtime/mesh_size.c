@@ -22,7 +22,7 @@ int hdg_mesh_spec_size(const char *spec, hdg_mesh_size *s)
     if (!spec || strncmp(spec, "square:", 7)) return 0;
     size_t len;
     int L = hdg_mesh_spec_refine(spec, &len);
-    if (L == -2) return 0;
+    if (L < -1) return 0;   /* refused by the loader */
     const char *p = spec + 7;
     long N = 0;
     size_t n = 0;
@@ -65,7 +65,7 @@ hdg_status hdg_mesh_spec_memory_check(const char *spec, double extra_per_element
         size_t len;
         int L = spec ? hdg_mesh_spec_refine(spec, &len) : -1;
         char path[4096];
-        if (!spec || L == -2 || len >= sizeof path) return HDG_OK;   /* the loader says why it refuses it */
+        if (!spec || L < -1 || len >= sizeof path) return HDG_OK;   /* the loader says why it refuses it */
         memcpy(path, spec, len);
         path[len] = '\0';
         if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (1LL << 30)) return HDG_OK;
