@@ -9,6 +9,27 @@
 #include "support/progress.h"
 #include "support/util.h"
 
+/* Fails with the diagnostics of d as the message (trailing newlines dropped). */
+static hdg_status diags_fail(const hdg_diags *d, hdg_status code, hdg_error *err)
+{
+    char *text = hdg_diags_render(d);
+    size_t n = strlen(text);
+    while (n && text[n - 1] == '\n') text[--n] = '\0';
+    hdg_status st = hdg_fail(err, code, "%s", text);
+    free(text);
+    return st;
+}
+
+/* q (parsed since t0, its warnings in d) becomes the checked problem of p. */
+static void adopt(hdgc_problem *p, hdg_problem *q, const hdg_diags *d, double t0)
+{
+    hdg_problem_free(p->checked);
+    free(p->warnings);
+    p->checked = q;
+    p->warnings = hdg_diags_render(d);
+    p->t_parse = hdg_wtime() - t0;
+}
+
 hdg_status hdg_api_reparse(hdgc_problem *p, hdg_error *err)
 {
     hdg_frontend_options fo = {p->x.order, p->sets, p->nsets};
@@ -16,71 +37,45 @@ hdg_status hdg_api_reparse(hdgc_problem *p, hdg_error *err)
     hdg_diags d;
     hdg_diags_init(&d);
     hdg_problem *q = hdg_problem_parse(p->file, p->source, p->len, &fo, &d);
-    hdg_status st = HDG_OK;
-    if (!q) {
-        char *text = hdg_diags_render(&d);
-        size_t n = strlen(text);
-        while (n && text[n - 1] == '\n') text[--n] = '\0';
-        st = hdg_fail(err, HDG_EINPUT, "%s", text);
-        free(text);
-    } else {
-        hdg_problem_free(p->checked);
-        free(p->warnings);
-        p->checked = q;
-        p->warnings = hdg_diags_render(&d);
-        p->t_parse = hdg_wtime() - t0;
-    }
+    hdg_status st = q ? HDG_OK : diags_fail(&d, HDG_EINPUT, err);
+    if (q) adopt(p, q, &d, t0);
     hdg_diags_free(&d);
     return st;
 }
 
-static hdg_status make(const char *file, char *source, size_t len, hdgc_problem **out, hdg_error *err)
+static hdgc_problem *make(const char *file, char *source, size_t len)
 {
     hdgc_problem *p = hdg_xcalloc(1, sizeof *p);
     p->file = hdg_xstrdup(file);
     p->source = source;
     p->len = len;
     hdg_run_options_default(&p->ro);
-    hdg_status st = hdg_api_reparse(p, err);
-    if (st) {
-        hdgc_problem_free(p);
-        p = NULL;
-    }
-    *out = p;
-    return st;
+    return p;
 }
 
-/* The frontend reads the file (a regular file of at most 1 GiB) and renders what is wrong:
- * HDG_EIO when it is not there or not a regular file, else HDG_EINPUT. */
-static hdg_status check_file(const char *path, hdg_error *err)
-{
-    hdg_diags d;
-    hdg_diags_init(&d);
-    hdg_problem *q = hdg_problem_load(path, NULL, &d);
-    hdg_status st = HDG_OK;
-    if (!q) {
-        struct stat sb;
-        char *text = hdg_diags_render(&d);
-        size_t n = strlen(text);
-        while (n && text[n - 1] == '\n') text[--n] = '\0';
-        st = hdg_fail(err, stat(path, &sb) || !S_ISREG(sb.st_mode) ? HDG_EIO : HDG_EINPUT, "%s", text);
-        free(text);
-    }
-    hdg_problem_free(q);
-    hdg_diags_free(&d);
-    return st;
-}
-
+/* The frontend reads the file (a regular file of at most 1 GiB, its messages) and checks
+ * it: HDG_EIO when it is not there or not a regular file, else HDG_EINPUT; the problem it
+ * gives is kept, so the text read after it is parsed again only when a setting changes. */
 hdg_status hdgc_problem_load(const char *path, hdgc_problem **out, hdg_error *err)
 {
     if (!out) return hdg_fail(err, HDG_EINPUT, "hdgc_problem_load: out is NULL");
     *out = NULL;
     if (!path) return hdg_fail(err, HDG_EINPUT, "hdgc_problem_load: no path");
-    hdg_status st = check_file(path, err);
+    double t0 = hdg_wtime();
+    hdg_diags d;
+    hdg_diags_init(&d);
+    hdg_problem *q = hdg_problem_load(path, NULL, &d);
+    struct stat sb;
+    hdg_status st = q ? HDG_OK : diags_fail(&d, stat(path, &sb) || !S_ISREG(sb.st_mode) ? HDG_EIO : HDG_EINPUT, err);
     char *text = NULL;
     size_t len = 0;
     if (!st) st = hdg_read_file(path, &text, &len, err);
-    return st ? st : make(path, text, len, out, err);
+    if (!st) {
+        *out = make(path, text, len);
+        adopt(*out, q, &d, t0);
+    } else hdg_problem_free(q);
+    hdg_diags_free(&d);
+    return st;
 }
 
 hdg_status hdgc_problem_parse(const char *name, const char *source, hdgc_problem **out, hdg_error *err)
@@ -88,7 +83,11 @@ hdg_status hdgc_problem_parse(const char *name, const char *source, hdgc_problem
     if (!out) return hdg_fail(err, HDG_EINPUT, "hdgc_problem_parse: out is NULL");
     *out = NULL;
     if (!source) return hdg_fail(err, HDG_EINPUT, "hdgc_problem_parse: no source text");
-    return make(name ? name : "<string>", hdg_xstrdup(source), strlen(source), out, err);
+    hdgc_problem *p = make(name ? name : "<string>", hdg_xstrdup(source), strlen(source));
+    hdg_status st = hdg_api_reparse(p, err);
+    if (st) hdgc_problem_free(p);
+    else *out = p;
+    return st;
 }
 
 void hdgc_problem_free(hdgc_problem *p)
