@@ -311,7 +311,8 @@ static hdg_status errors_stage(hdg_run *r, hdg_error *err)
     return st;
 }
 
-static hdg_status vtk_stage(hdg_run *r, hdg_error *err)
+/* The fields sampled once: the .vtu file (--vtk) and the caller's snapshot hook. */
+static hdg_status output_stage(hdg_run *r, hdg_error *err)
 {
     return hdg_hdg_output(r->p, &r->L, r->mesh->ne, r->geom, r->xe, r->xp, r->o, err);
 }
@@ -377,7 +378,7 @@ hdg_status hdg_run_hdg(const hdg_problem *p, hdg_mesh *mesh, const hdg_run_optio
     STAGE("recover", recover_stage(&r, err));
     if (r.L.post_unknown >= 0) STAGE("postprocess", post_stage(&r, err));
     STAGE("errors", errors_stage(&r, err));
-    if (o->vtk || o->snapshot) STAGE("output", vtk_stage(&r, err));
+    if (o->vtk || o->snapshot) STAGE("output", output_stage(&r, err));
     if (o->png) STAGE("png", hdg_png_hdg(p, &r.L, mesh, r.xe, r.xp, o, r.rep, err));
     if (o->fields) {   /* hand the element fields over */
         o->fields->n = (long long)mesh->ne * r.L.nl;
