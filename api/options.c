@@ -59,6 +59,7 @@ static const char **string_slot(hdg_run_options *o, const char *name)
         {"solver", offsetof(hdg_run_options, solver)},   {"petsc", offsetof(hdg_run_options, petsc)},
         {"precond", offsetof(hdg_run_options, precond)}, {"format", offsetof(hdg_run_options, format)},
         {"vtk", offsetof(hdg_run_options, vtk)},         {"field", offsetof(hdg_run_options, png_field)},
+        {"kernels", offsetof(hdg_run_options, kernels)},
     };
     for (size_t i = 0; i < sizeof table / sizeof *table; i++)
         if (!strcmp(table[i].name, name)) return (const char **)((char *)o + table[i].off);
@@ -94,6 +95,8 @@ hdg_status hdg_api_option(hdg_run_options *o, hdg_api_extra *x, hdg_api_strings 
                           const char *value, hdg_error *err)
 {
     if (!name || !value) return hdg_fail(err, HDG_EINPUT, "an option needs a name and a value");
+    if (!strcmp(name, "kernels") && strcmp(value, "generated") && strcmp(value, "handwritten"))
+        return hdg_fail(err, HDG_EINPUT, "--kernels %s: expected generated or handwritten", value);
     const char **slot = string_slot(o, name);
     if (slot) {
         *slot = keep(st, value);

@@ -50,7 +50,9 @@ static void usage(FILE *f)
                "       hdgc bench pipeline FILE.hdg [--orders a..b] [--mesh SPEC] [--backends c,cuda] ...\n"
                "                       (stage times per backend: hdgc bench pipeline --help)\n"
                "       hdgc bench stages FILE.hdg [--orders a..b] [--mesh SPEC] ...\n"
-               "                       (HDG element kernels vs FMA peak: hdgc bench stages --help)\n");
+               "                       (HDG element kernels vs FMA peak: hdgc bench stages --help)\n"
+               "       hdgc bench kernels FILE.hdg [--orders a..b] [--mesh SPEC] [--threads n] ...\n"
+               "                       (generated vs hand-written kernels: hdgc bench kernels --help)\n");
 }
 
 static void help(void)
@@ -564,7 +566,7 @@ int hdg_cmd_bench(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         if (argc < 2) {
-            fprintf(stderr, "hdgc bench: no benchmark given (available: spmv, pipeline, stages)\n");
+            fprintf(stderr, "hdgc bench: no benchmark given (available: spmv, pipeline, stages, kernels)\n");
             usage(stderr);
             return 2;
         }
@@ -574,7 +576,8 @@ int hdg_cmd_bench(int argc, char **argv)
     if (!strcmp(argv[1], "spmv")) return bench_spmv(argc, argv);
     if (!strcmp(argv[1], "pipeline")) return hdg_cmd_bench_pipeline(argc, argv);
     if (!strcmp(argv[1], "stages")) return hdg_cmd_bench_stages(argc, argv);
-    fprintf(stderr, "hdgc bench: unknown benchmark '%s' (available: spmv, pipeline, stages)\n", argv[1]);
+    if (!strcmp(argv[1], "kernels")) return hdg_cmd_bench_kernels(argc, argv);
+    fprintf(stderr, "hdgc bench: unknown benchmark '%s' (available: spmv, pipeline, stages, kernels)\n", argv[1]);
     usage(stderr);
     return 2;
 }

@@ -18,7 +18,7 @@ static void usage(FILE *f)
                "                [--precond mg|block|jacobi|none] [--format block|csr] [--rtol r] [--maxit n] [--restart m]\n"
                "                [--vtk out.vtu|out.pvd] [--every n] [--cfl c] [--final-time T]\n"
                "                [--png out.png] [--field NAME] [--size WxH] [--edges]\n"
-               "                [--json report.json] [--no-cache] [--quiet]\n");
+               "                [--kernels generated|handwritten] [--json report.json] [--no-cache] [--quiet]\n");
 }
 
 static void help(void)
@@ -75,6 +75,10 @@ static void help(void)
            "  --cfl c             DG: CFL number (overrides the file): dt = c x the Hesthaven-\n"
            "                      Warburton step of speed 1 / the equations' wave speed\n"
            "  --final-time T      DG: final time (overrides the file)\n"
+           "  --kernels NAME      generated (default) or handwritten: the hand-written C kernels\n"
+           "                      of bench/handwritten/ (examples/poisson.hdg, maxwell2d.hdg,\n"
+           "                      orders 1..8) in place of the generated ones, after both agree\n"
+           "                      on the first elements (to compare whole runs; host only)\n"
            "  --json FILE         write the full report (status, error, sizes, solver, errors,\n"
            "                      timings), also for a run that fails\n"
            "  --no-cache          do not use the on-disk kernel cache\n"
@@ -106,7 +110,7 @@ static int bad(const char *fmt, const char *arg)
  * handled here. */
 static const char *const api_options[] = {"mesh", "backend", "solver", "petsc", "precond", "format", "vtk",
                                           "png", "field", "size", "order", "rtol", "maxit", "every",
-                                          "restart", "cfl", "final-time"};
+                                          "restart", "cfl", "final-time", "kernels"};
 
 typedef struct run_args {
     const char *path, *json;

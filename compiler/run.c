@@ -91,6 +91,9 @@ hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg
     if (opt) o = *opt;
     if (!o.mesh) o.mesh = "square:8";
     if (!o.backend) o.backend = "c";
+    if (!o.kernels) o.kernels = "generated";
+    if (strcmp(o.kernels, "generated") && strcmp(o.kernels, "handwritten"))
+        return hdg_fail(err, HDG_EINPUT, "--kernels %s: expected generated or handwritten", o.kernels);
     if (o.solver && !strcmp(o.solver, "petsc") && !strcmp(o.backend, "cuda"))
         return hdg_fail(err, HDG_EINPUT, "--solver petsc runs on the host only (for now): use --backend c");
     if (o.solver && !strcmp(o.solver, "petsc")) o.backend = "c";   /* auto: the host */
@@ -104,6 +107,9 @@ hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg
     hdg_report_string(rep, "method", hdg_method_name(p->method));
     hdg_report_int(rep, "order", p->degree);
     hdg_report_string(rep, "backend", backend);
+    hdg_report_string(rep, "kernels", o.kernels);
+    if (!strcmp(backend, "cuda") && !strcmp(o.kernels, "handwritten"))
+        return hdg_fail(err, HDG_EINPUT, "--kernels handwritten runs on the host only (for now): use --backend c");
     hdg_mesh own, *mesh = o.mesh_in ? o.mesh_in : &own;
     memset(&own, 0, sizeof own);
     hdg_mesh_size size;   /* memory: refused with a figure before allocating (square:N) */

@@ -58,6 +58,7 @@ struct hdg_mesh;
 typedef struct hdg_run_options {
     const char *mesh;          /* "square:N[,...]" or a .msh file; NULL: "square:8" */
     const char *backend;       /* "c" (default), "cuda", "auto" */
+    const char *kernels;       /* "generated" (default) or "handwritten" (bench/handwritten/handwritten.h) */
     const char *solver;        /* "cg", "gmres", "petsc" (host); NULL: cg for symmetric problems, else gmres */
     const char *petsc;         /* --solver petsc: PETSc options ("-ksp_type cg -pc_type gamg"), or NULL */
     const char *precond;       /* "mg", "block", "jacobi", "none"; NULL: mg from 10000 trace unknowns, else block */

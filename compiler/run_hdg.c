@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/handwritten/handwritten.h"
 #include "compiler/mesh_data.h"
 #include "compiler/nonfinite.h"
 #include "compiler/pipeline.h"
@@ -66,6 +67,17 @@ static hdg_kernel_fn kernel(const hdg_run *r, const char *name, hdg_error *err)
 }
 
 /* ---------------------------------------------------------------- stages */
+
+/* --kernels handwritten: the hand-written kernels replace the generated ones
+ * after agreeing with them on the first elements. */
+static hdg_status use_handwritten(hdg_run *r, hdg_error *err)
+{
+    char used[256];
+    hdg_kargs a = kargs(r, r->geom, r->mesh->ne);
+    hdg_status st = hdg_hw_use_c(r->p->name, r->L.k, &r->cc, &a, used, sizeof used, err);
+    if (!st) hdg_report_string(r->rep, "kernels_handwritten", used);
+    return st;
+}
 
 static hdg_status local_stage(hdg_run *r, hdg_error *err)
 {
@@ -370,6 +382,7 @@ hdg_status hdg_run_hdg(const hdg_problem *p, hdg_mesh *mesh, const hdg_run_optio
     STAGE("geometry", hdg_geom_init(&r.geo, mesh, err));
     r.geom = hdg_xcalloc((size_t)mesh->ne * (size_t)r.L.ngeom, sizeof(double));
     hdg_hdg_fill_geom(&r.L, mesh, &r.geo, r.geom);
+    if (o->kernels && !strcmp(o->kernels, "handwritten")) STAGE("handwritten", use_handwritten(&r, err));
     STAGE("local", local_stage(&r, err));
     STAGE("assemble", assemble_stage(&r, err));
     STAGE("dirichlet", dirichlet_stage(&r, err));

@@ -61,4 +61,42 @@ const hdg_hw_set *hdg_hw_find(const char *module);
 /* All sets, NULL-terminated. */
 const hdg_hw_set *const *hdg_hw_sets(void);
 
+/* ------------------------------------------------ comparing and using them */
+
+struct hdg_compiled;
+
+/* Outputs agree when max |hw - gen| / max |gen| over the compared items is at
+ * most this, for every output slot (issue 14's bar). */
+#define HDG_HW_RTOL 1e-12
+
+/* The largest difference of one comparison. */
+typedef struct hdg_hw_diff {
+    double rel;          /* max |hw - gen| / max |gen| of the worst output slot (inf: NaN/Inf) */
+    int slot;            /* that output slot */
+    long long item;      /* the item of the largest |hw - gen| there */
+    int index;           /* its value inside the item's row */
+} hdg_hw_diff;
+
+/* n values uniform in [-1, 1) from seed (hdg_xmalloc'd): the inputs both
+ * versions are fed in comparisons. */
+double *hdg_hw_random(long long n, unsigned long long seed);
+
+/* Runs gen and hw (kernels of the same info) over items [0, nrun) of a on
+ * this thread, each into fresh output buffers (a's out[] are ignored; outputs
+ * the kernel also reads start from the same random values), and compares
+ * them. a->in[] must hold every input the kernel reads (a->nitems rows). */
+hdg_status hdg_hw_compare(hdg_kernel_fn gen, hdg_kernel_fn hw, const hdg_kernel_info *info, const hdg_kargs *a,
+                          long long nrun, hdg_hw_diff *d, hdg_error *err);
+
+/* Replaces in cc (the generated C kernels of the problem with module name
+ * `module`, order k) every kernel the module's set has a hand-written C
+ * version of. Each is first compared with the generated one on the first
+ * items of a (geometry, maps and parameters as the run passes them, random
+ * inputs): a difference over HDG_HW_RTOL fails (HDG_EINPUT) naming the kernel
+ * and the difference, and so does a module with no set, an order outside the
+ * set's, or a hand-written kernel the module does not have. The names of the
+ * kernels replaced, comma-separated, go to used[n]. */
+hdg_status hdg_hw_use_c(const char *module, int k, struct hdg_compiled *cc, const hdg_kargs *a, char *used,
+                        size_t n, hdg_error *err);
+
 #endif

@@ -1,0 +1,41 @@
+/* bench_kernels.h — `hdgc bench kernels`: the generated kernels of a problem
+ * against their hand-written counterparts (bench/handwritten/handwritten.h).
+ *
+ * Per order, the problem is lowered and compiled as `hdgc run` does and its
+ * per-element data built on the mesh (HDG: geometry and parameters; DG also
+ * the face map, with nonzero LSERK4 stage values). Every kernel with a
+ * hand-written counterpart runs over all elements on the same random inputs
+ * (in [-1, 1)); the outputs are compared (max |hw - gen| / max |gen| per
+ * output slot, at most HDG_HW_RTOL) and both are timed in one run, the two
+ * alternating, best of reps (one thread: the thread's CPU time; more: wall
+ * time on the thread pool). Figures per kernel: time per element, GFLOP/s and
+ * GB/s of the generated kernel's cost model (the same work for both), and the
+ * ratio generated / hand-written (< 1: the generated one is faster). */
+#ifndef HDG_BENCH_KERNELS_H
+#define HDG_BENCH_KERNELS_H
+
+#include <stdio.h>
+
+#include "bench/handwritten/handwritten.h"
+#include "hdg.h"
+#include "runtime/report.h"
+
+typedef struct hdg_bench_kernels_opts {
+    const char *file;        /* the .hdg file */
+    const char *mesh;        /* mesh spec (default square:64) */
+    int kmin, kmax;          /* orders; 0: the file's */
+    int reps;                /* timed runs per kernel (default 5) */
+    int threads;             /* 1 (default): this thread; more: the thread pool with that many */
+    const hdg_hw_set *set;   /* NULL: the set of the problem's module (tests pass a set of their own) */
+} hdg_bench_kernels_opts;
+
+/* Runs the comparison, prints the table to out (NULL: nothing), fills rep
+ * (rows[]: order, kernel, seconds_per_element of both, gflops, gbytes,
+ * ratio, max_rel_diff, agree; missing[]: kernels with no counterpart) and
+ * sets *mismatch to the number of kernels whose outputs differ (each named
+ * on stderr with its largest difference). Errors: HDG_EINPUT for a problem
+ * without a set, an order outside the set's. */
+hdg_status hdg_bench_kernels(const hdg_bench_kernels_opts *o, FILE *out, hdg_report *rep, int *mismatch,
+                             hdg_error *err);
+
+#endif
