@@ -213,7 +213,7 @@ static hdg_status bench_order(const hdg_bench_kernels_opts *o, int k, hdg_mesh *
         record(out, rep, k, &r, mesh->ne);
         if (r.diff.rel <= HDG_HW_RTOL) continue;
         ++*mismatch;
-        fprintf(stderr, "hdgc bench kernels: order %d: %s differs from the hand-written one: output %s by %.3g "
+        if (o->msg) fprintf(o->msg, "hdgc bench kernels: order %d: %s differs from the hand-written one: output %s by %.3g "
                 "(relative to its largest value; bound %g) at element %lld, value %d\n", k, r.info->name,
                 r.info->out[r.diff.slot].name, r.diff.rel, HDG_HW_RTOL, r.diff.item, r.diff.index);
     }

@@ -27,13 +27,14 @@ typedef struct hdg_bench_kernels_opts {
     int reps;                /* timed runs per kernel (default 5) */
     int threads;             /* 1 (default): this thread; more: the thread pool with that many */
     const hdg_hw_set *set;   /* NULL: the set of the problem's module (tests pass a set of their own) */
+    FILE *msg;               /* where a kernel that differs is named (NULL: nowhere) */
 } hdg_bench_kernels_opts;
 
 /* Runs the comparison, prints the table to out (NULL: nothing), fills rep
  * (rows[]: order, kernel, seconds_per_element of both, gflops, gbytes,
  * ratio, max_rel_diff, agree; missing[]: kernels with no counterpart) and
  * sets *mismatch to the number of kernels whose outputs differ (each named
- * on stderr with its largest difference). Errors: HDG_EINPUT for a problem
+ * on o->msg with its largest difference). Errors: HDG_EINPUT for a problem
  * without a set, an order outside the set's. */
 hdg_status hdg_bench_kernels(const hdg_bench_kernels_opts *o, FILE *out, hdg_report *rep, int *mismatch,
                              hdg_error *err);

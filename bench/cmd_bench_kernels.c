@@ -96,6 +96,7 @@ int hdg_cmd_bench_kernels(int argc, char **argv)
     hdg_report *rep = json ? hdg_report_new() : NULL;
     hdg_error err = {0};
     int mismatch = 0;
+    o.msg = stderr;
     hdg_status st = hdg_bench_kernels(&o, stdout, rep, &mismatch, &err);
     rc = st || mismatch ? 1 : 0;
     if (st) fprintf(stderr, "hdgc bench kernels: error: %s\n", err.msg);

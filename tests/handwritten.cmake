@@ -1,0 +1,18 @@
+# tests/handwritten.cmake — hand-written kernels (issue 14, bench/handwritten/): they agree with
+# the generated ones to 1e-12 for orders 1..8 (test_handwritten.c, also a deliberately wrong one
+# caught), and whole runs with --kernels handwritten give the generated run's errors and
+# iterations. Refusals are rows of tests/hostile/handwritten.tsv.
+hdg_unit_test(handwritten test_handwritten.c)
+
+# generated vs hand-written whole runs, on a perturbed mesh, reports compared
+# (tests/compare_reports.py): errors to 1e-9 relative, the same iteration count / steps
+function(hdg_hw_run name file same)
+  add_test(NAME handwritten_run_${name}
+    COMMAND sh -c "\"$0\" run \"$1\" ${ARGN} --json ${name}_gen.json >/dev/null && \"$0\" run \"$1\" ${ARGN} --kernels handwritten --json ${name}_hw.json >/dev/null && grep -q kernels_handwritten ${name}_hw.json && python3 \"$2\" ${name}_gen.json ${name}_hw.json --near errors --same ${same}"
+            $<TARGET_FILE:hdgc> ${HDG_EXAMPLES}/${file} ${HDG_TEST_DIR}/compare_reports.py
+    WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+endfunction()
+hdg_hw_run(poisson_k3 poisson.hdg solver.iterations --mesh square:8,perturb=0.2 --order 3 --rtol 1e-11)
+hdg_hw_run(poisson_k6_kappa poisson.hdg solver.iterations --mesh square:4,perturb=0.2 --order 6 --set kappa=2.5 --set tau=4 --rtol 1e-11)
+hdg_hw_run(maxwell2d_n4 maxwell2d.hdg steps --mesh square:4,perturb=0.2 --final-time 0.3)
+hdg_hw_run(maxwell2d_n2_central maxwell2d.hdg steps --mesh square:4,perturb=0.2 --order 2 --set alpha=0 --final-time 0.3)
