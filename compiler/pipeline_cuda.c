@@ -220,6 +220,7 @@ void hdg_cuda_compiled_free(hdg_cuda_compiled *c)
     free(c->scratch);
     free(c->scratch_grid);
     hdg_cuda_module_unload(c->mod);
+    hdg_cuda_module_unload(c->mod2);
     hdg_cuda_image_free(&c->image);
     free(c->info);
     free(c->shape);

@@ -65,6 +65,9 @@ typedef struct hdg_cuda_compiled {
     hdg_nvrtc_stats *stats;       /* registers/stack/spills per kernel (registers -1 for PTX) */
     hdg_cuda_func **fn;           /* NULL without a device */
     hdg_cuda_module *mod;         /* NULL without a device */
+    hdg_cuda_module *mod2;        /* a second module whose kernels replace some of mod's
+                                     (bench/handwritten: hdg_hw_cuda_overlay); unloaded by
+                                     hdg_cuda_compiled_free, NULL when none */
     hdg_cuda_device *dev;         /* not owned */
     hdg_cuptr *scratch;           /* per kernel: global scratch of a block-per-item kernel whose
                                      locals do not fit shared memory (0 otherwise) */

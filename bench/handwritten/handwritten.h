@@ -99,4 +99,15 @@ hdg_status hdg_hw_compare(hdg_kernel_fn gen, hdg_kernel_fn hw, const hdg_kernel_
 hdg_status hdg_hw_use_c(const char *module, int k, struct hdg_compiled *cc, const hdg_kargs *a, char *used,
                         size_t n, hdg_error *err);
 
+/* Puts the hand-written CUDA kernels of `set` (order k) in place of the
+ * generated kernels of the same names in cc (compiler/pipeline_cuda.h): builds
+ * the set's source (NVRTC, cached; on the emulated device the source is the
+ * image), loads it as a second module on cc->dev (kept in cc->mod2 until
+ * hdg_cuda_compiled_free) and replaces cc->fn, cc->shape and cc->stats of
+ * every kernel it has; the generated others stay. Without a device
+ * (cc->dev NULL) it compiles only (errors reported; shapes and statistics
+ * replaced, fn stays NULL). On failure cc is left as it was. */
+struct hdg_cuda_compiled;
+hdg_status hdg_hw_cuda_overlay(const hdg_hw_set *set, int k, struct hdg_cuda_compiled *cc, hdg_error *err);
+
 #endif
