@@ -208,8 +208,13 @@ static void compare_on_device(hdg_cuda_device *dev, const hdg_hw_set *set, int k
         launch(dev, &cc, ki[i], D, in[i], init[i], gen[i]);
     }
     double t1 = hdg_wtime();
+    /* an order the set does not cover: an error, and cc as it was */
+    hdg_cuda_func *fn0 = hw.n > 0 && ki[0] >= 0 ? cc.fn[ki[0]] : NULL;
+    CHECK(hdg_hw_cuda_overlay(set, 99, &cc, &err) == HDG_EINPUT && cc.mod2 == NULL && (hw.n == 0 || ki[0] < 0 || cc.fn[ki[0]] == fn0),
+          "%s: overlay of order 99 refused, generated kernels kept", set->module);
     st = hdg_hw_cuda_overlay(set, k, &cc, &err);
     CHECK(!st, "%s k=%d: overlay: %s", set->module, k, err.msg);
+    CHECK(st || (cc.mod2 != NULL && cc.fn[ki[0]] != fn0), "%s k=%d: the hand-written functions are in place", set->module, k);
     for (int i = 0; i < hw.n && !st; i++) {
         if (ki[i] < 0) continue;
         const hdg_kernel_info *info = &cc.info[ki[i]];

@@ -26,6 +26,7 @@ static hdg_status image(const hdg_hw_set *set, int k, const hdg_hw_cuda *hw, con
     snprintf(file, sizeof file, "%s_handwritten_k%d.cu", set->module, k);
     hdg_nvrtc_options no = {0};
     no.arch = cc->arch ? cc->arch : hdg_cuda_target_arch(cc->dev);
+    no.ptx_only = cc->image.out.is_ptx;   /* as the generated module (a GPU newer than NVRTC knows) */
     return hdg_cuda_build(hw->source, file, &no, 1, img, err);
 }
 

@@ -44,7 +44,7 @@ __device__ __forceinline__ void load_geom(const double *g, double *sg)
 }
 
 /* Ex, Ey (u rows against q), Hx = M^-1 Gx, Hy and S = Auu - (Ex Hx + Ey Hy) / c. */
-__device__ void schur_operators(const double *sg, double kappa, double tau, double *Ex, double *Ey, double *Hx,
+__device__ __forceinline__ void schur_operators(const double *sg, double kappa, double tau, double *Ex, double *Ey, double *Hx,
                                 double *Hy, double *S)
 {
     const double J = sg[G_J], rx = sg[G_RX], ry = sg[G_RY], sx = sg[G_SX], sy = sg[G_SY];
@@ -74,7 +74,7 @@ __device__ void schur_operators(const double *sg, double kappa, double tau, doub
 
 /* The source column: src[i] = int f w_i = sum_q w_q J f(x_q) P_i(x_q), with
  * f = 2 pi^2 kappa sin(pi x) sin(pi y); fq: NQ doubles of scratch. */
-__device__ void source(const double *sg, double kappa, double *fq, double *src)
+__device__ __forceinline__ void source(const double *sg, double kappa, double *fq, double *src)
 {
     const double J = sg[G_J];
     for (int q = threadIdx.x; q < NQ; q += NT) {
@@ -95,7 +95,7 @@ __device__ void source(const double *sg, double kappa, double *fq, double *src)
  * partial pivoting (first largest |pivot|, found by thread 0), the
  * right-hand sides eliminated along; then a column-parallel back
  * substitution. S (n x n) is destroyed. *sp: one shared int. */
-__device__ void lu_solve(double *S, double *R, int n, int nc, int *sp)
+__device__ __forceinline__ void lu_solve(double *S, double *R, int n, int nc, int *sp)
 {
     for (int p = 0; p < n; p++) {
         if (threadIdx.x == 0) {

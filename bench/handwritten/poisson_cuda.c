@@ -185,7 +185,9 @@ hdg_status hdg_hw_poisson_cuda(int k, hdg_hw_cuda *out, hdg_error *err)
     if (k < KMIN || k > KMAX)
         return hdg_fail(err, HDG_EINPUT, "hand-written CUDA poisson kernels cover k = %d..%d, not %d", KMIN, KMAX, k);
     int np = (k + 1) * (k + 2) / 2, nk = k + 1, nf = 3 * nk, nb = nf + 1, npp = (k + 2) * (k + 3) / 2;
-    int nt = k <= 4 ? 128 : 256;
+    /* threads per block: about one per entry of the NP x NB right-hand sides
+     * (21 at k = 1, 240 at k = 4), whole warps, at most 256 */
+    int nt = k == 1 ? 32 : k == 2 ? 64 : k <= 4 ? 128 : 256;
     hdg_str s;
     hdg_str_init(&s);
     hdg_str_printf(&s, "/* hand-written poisson kernels (bench/handwritten/poisson.cu), order k = %d */\n", k);
