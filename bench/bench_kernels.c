@@ -5,13 +5,13 @@
 #include <time.h>
 
 #include "bench/bench_kernels.h"
+#include "bench/bench_kernels_cuda.h"
 #include "compiler/mesh_data.h"
 #include "compiler/module.h"
 #include "compiler/pipeline.h"
 #include "compiler/run_dg_common.h"
 #include "compiler/run_hdg_common.h"
 #include "ir/lower.h"
-#include "runtime/lserk4.h"
 #include "runtime/parallel.h"
 #include "support/util.h"
 
@@ -50,8 +50,8 @@ static hdg_status setup_hdg(subject *s, hdg_mesh *mesh, hdg_compile_options *co,
     return HDG_OK;
 }
 
-/* DG: the stage values are those of LSERK4's second stage with dt = 0.01, so
- * that the right-hand side enters the step kernel. */
+/* DG: with the stage values of hdg_dg_probe_params, so that the right-hand
+ * side enters the step kernel. */
 static hdg_status setup_dg(subject *s, hdg_mesh *mesh, hdg_compile_options *co, hdg_error *err)
 {
     hdg_run_options defaults;
@@ -60,10 +60,8 @@ static hdg_status setup_dg(subject *s, hdg_mesh *mesh, hdg_compile_options *co, 
     if (!st) st = hdg_compile_c(s->d.L.mod, co, &s->cc, err);
     if (!st) st = hdg_dg_prepare(&s->d, ro, err);
     if (st) return st;
-    s->d.params[s->d.L.p_rka] = hdg_lserk4_a[1];
-    s->d.params[s->d.L.p_rkb] = hdg_lserk4_b[1];
-    s->d.params[s->d.L.p_dt] = 1e-2;
-    s->a.geom = s->d.geom, s->a.params = s->d.params, s->a.imap[0] = s->d.fmap, s->a.t = 0.25;
+    s->params = hdg_dg_probe_params(&s->d);
+    s->a.geom = s->d.geom, s->a.params = s->params, s->a.imap[0] = s->d.fmap, s->a.t = 0.25;
     return HDG_OK;
 }
 
@@ -138,8 +136,12 @@ static hdg_status measure(const subject *s, int i, hdg_kernel_fn hw, const hdg_b
 static void print_head(FILE *out, const hdg_bench_kernels_opts *o, long long ne)
 {
     if (!out) return;
-    fprintf(out, "%s on %s (%lld elements), %d thread%s, best of %d, alternating\n", o->file, o->mesh, ne,
-            o->threads, o->threads > 1 ? "s" : "", o->reps);
+    if (o->cuda)
+        fprintf(out, "%s on %s (%lld elements), CUDA (device events), best of %d, alternating\n", o->file, o->mesh,
+                ne, o->reps);
+    else
+        fprintf(out, "%s on %s (%lld elements), %d thread%s, best of %d, alternating\n", o->file, o->mesh, ne,
+                o->threads, o->threads > 1 ? "s" : "", o->reps);
     fprintf(out, "%2s %-20s %10s %10s %8s %8s %8s %8s %8s %10s\n", "k", "kernel", "gen us/el", "hw us/el",
             "gen GF/s", "hw GF/s", "gen GB/s", "hw GB/s", "gen/hw", "max diff");
 }
@@ -188,12 +190,50 @@ static void missing(FILE *out, hdg_report *rep, const subject *s, const hdg_hw_k
     hdg_str_free(&list);
 }
 
+/* ------------------------------------------------------------- CUDA */
+
+/* The kernels of the set's CUDA version as a list for has()/missing() (no fn). */
+static int cuda_names(const hdg_hw_set *set, int k, hdg_hw_cuda *hc, hdg_hw_kernel *hw, hdg_error *err)
+{
+    if (!set->cuda) return hdg_fail(err, HDG_EINPUT, "no hand-written CUDA kernels for %s", set->module), -1;
+    if (set->cuda(k, hc, err)) return -1;
+    for (int j = 0; j < hc->n; j++) hw[j].name = hc->name[j], hw[j].fn = NULL;
+    return hc->n;
+}
+
+static hdg_status compile_both(hdg_ir_module *m, hdg_cuda_device *dev, const hdg_hw_set *set, int k,
+                               hdg_cuda_compiled *g, hdg_cuda_compiled *h, hdg_error *err)
+{
+    hdg_cuda_compile_options co = HDG_CUDA_COMPILE_OPTIONS_DEFAULT;
+    co.no_optimize = 1;   /* the C compile optimized m */
+    hdg_status st = hdg_compile_cuda(m, &co, dev, g, err);
+    if (!st) st = hdg_compile_cuda(m, &co, dev, h, err);
+    return st ? st : hdg_hw_cuda_overlay(set, k, h, err);
+}
+
+static hdg_status measure_cuda(const subject *s, hdg_cuda_device *dev, const hdg_cuda_compiled *g,
+                               const hdg_cuda_compiled *h, int i, const hdg_bench_kernels_opts *o, result *r,
+                               hdg_error *err)
+{
+    const hdg_kernel_info *info = &g->info[i];
+    hdg_kargs a = s->a;
+    for (int k = 0; k < info->nin; k++)
+        a.in[k] = info->in[k].stride ? hdg_hw_random(a.nitems * info->in[k].stride, 1000 + (unsigned)k) : NULL;
+    r->info = info;
+    hdg_status st = hdg_bench_kernel_cuda(dev, g, h, i, &a, o->reps, &r->sec_gen, &r->sec_hw, &r->diff, err);
+    for (int k = 0; k < HDG_KMAX_IN; k++) free((void *)a.in[k]);
+    return st;
+}
+
 /* ------------------------------------------------------------- driver */
 
-static hdg_status bench_order(const hdg_bench_kernels_opts *o, int k, hdg_mesh *mesh, FILE *out, hdg_report *rep,
-                              int *mismatch, hdg_error *err)
+static hdg_status bench_order(const hdg_bench_kernels_opts *o, hdg_cuda_device *dev, int k, hdg_mesh *mesh,
+                              FILE *out, hdg_report *rep, int *mismatch, hdg_error *err)
 {
     subject s;
+    hdg_hw_cuda hc = {0};
+    hdg_cuda_compiled g, h;
+    memset(&g, 0, sizeof g), memset(&h, 0, sizeof h);
     hdg_status st = setup(&s, o->file, k, mesh, err);
     const hdg_hw_set *set = o->set ? o->set : s.p ? hdg_hw_find(s.p->name) : NULL;
     if (!st && !set)
@@ -202,14 +242,16 @@ static hdg_status bench_order(const hdg_bench_kernels_opts *o, int k, hdg_mesh *
         st = hdg_fail(err, HDG_EINPUT, "the hand-written %s kernels cover orders %d..%d, not %d", set->module,
                       set->kmin, set->kmax, k);
     hdg_hw_kernel hw[HDG_HW_MAX];
-    int nk = st ? -1 : set->c_kernels(k, hw, err);
+    int nk = st ? -1 : o->cuda ? cuda_names(set, k, &hc, hw, err) : set->c_kernels(k, hw, err);
     if (nk < 0 && !st) st = err->code;
+    if (!st && o->cuda) st = compile_both(s.dg ? s.d.L.mod : s.L.mod, dev, set, k, &g, &h, err);
     if (!st && (k == o->kmin)) missing(out, rep, &s, hw, nk);
     for (int i = 0; !st && i < s.cc.nkernels; i++) {
         int j = has(hw, nk, s.cc.info[i].name);
         if (j < 0) continue;
         result r;
-        if ((st = measure(&s, i, hw[j].fn, o, &r, err))) break;
+        st = o->cuda ? measure_cuda(&s, dev, &g, &h, i, o, &r, err) : measure(&s, i, hw[j].fn, o, &r, err);
+        if (st) break;
         record(out, rep, k, &r, mesh->ne);
         if (r.diff.rel <= HDG_HW_RTOL) continue;
         ++*mismatch;
@@ -217,6 +259,8 @@ static hdg_status bench_order(const hdg_bench_kernels_opts *o, int k, hdg_mesh *
                 "(relative to its largest value; bound %g) at element %lld, value %d\n", k, r.info->name,
                 r.info->out[r.diff.slot].name, r.diff.rel, HDG_HW_RTOL, r.diff.item, r.diff.index);
     }
+    hdg_hw_cuda_free(&hc);
+    hdg_cuda_compiled_free(&g), hdg_cuda_compiled_free(&h);
     subject_free(&s);
     return st;
 }
@@ -249,12 +293,16 @@ hdg_status hdg_bench_kernels(const hdg_bench_kernels_opts *opt, FILE *out, hdg_r
         hdg_report_string(rep, "file", o.file);
         hdg_report_string(rep, "mesh", o.mesh);
         hdg_report_int(rep, "elements", mesh.ne);
-        hdg_report_int(rep, "threads", o.threads);
+        hdg_report_string(rep, "backend", o.cuda ? "cuda" : "c");
+        if (!o.cuda) hdg_report_int(rep, "threads", o.threads);
         hdg_report_int(rep, "reps", o.reps);
         hdg_report_number(rep, "rtol", HDG_HW_RTOL);
     }
     print_head(out, &o, mesh.ne);
-    for (int k = o.kmin; k <= o.kmax && !st; k++) st = bench_order(&o, k, &mesh, out, rep, mismatch, err);
+    hdg_cuda_device *dev = NULL;
+    if (o.cuda && !(st = hdg_cuda_device_open(0, &dev, err))) st = hdg_cuda_device_use(dev, err);
+    for (int k = o.kmin; k <= o.kmax && !st; k++) st = bench_order(&o, dev, k, &mesh, out, rep, mismatch, err);
+    if (dev) hdg_cuda_device_close(dev);
     if (o.threads > 1) hdg_parallel_set_threads(threads0);
     if (rep) hdg_report_int(rep, "mismatches", *mismatch);
     hdg_mesh_free(&mesh);

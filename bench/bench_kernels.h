@@ -10,7 +10,10 @@
  * alternating, best of reps (one thread: the thread's CPU time; more: wall
  * time on the thread pool). Figures per kernel: time per element, GFLOP/s and
  * GB/s of the generated kernel's cost model (the same work for both), and the
- * ratio generated / hand-written (< 1: the generated one is faster). */
+ * ratio generated / hand-written (< 1: the generated one is faster).
+ * With cuda, the kernels with a hand-written CUDA version: the generated
+ * CUDA module compiled twice, the hand-written kernels put in place in the
+ * second (hdg_hw_cuda_overlay), both run on the device (bench_kernels_cuda.h). */
 #ifndef HDG_BENCH_KERNELS_H
 #define HDG_BENCH_KERNELS_H
 
@@ -28,6 +31,7 @@ typedef struct hdg_bench_kernels_opts {
     int threads;             /* 1 (default): this thread; more: the thread pool with that many */
     const hdg_hw_set *set;   /* NULL: the set of the problem's module (tests pass a set of their own) */
     FILE *msg;               /* where a kernel that differs is named (NULL: nowhere) */
+    int cuda;                /* 1: the CUDA versions on GPU 0 (or the emulator), device event times */
 } hdg_bench_kernels_opts;
 
 /* Runs the comparison, prints the table to out (NULL: nothing), fills rep

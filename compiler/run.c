@@ -108,8 +108,6 @@ hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg
     hdg_report_int(rep, "order", p->degree);
     hdg_report_string(rep, "backend", backend);
     hdg_report_string(rep, "kernels", o.kernels);
-    if (!strcmp(backend, "cuda") && !strcmp(o.kernels, "handwritten"))
-        return hdg_fail(err, HDG_EINPUT, "--kernels handwritten runs on the host only (for now): use --backend c");
     hdg_mesh own, *mesh = o.mesh_in ? o.mesh_in : &own;
     memset(&own, 0, sizeof own);
     hdg_mesh_size size;   /* memory: refused with a figure before allocating (square:N) */

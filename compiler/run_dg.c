@@ -115,9 +115,7 @@ static hdg_status use_handwritten(dgrun *r, const hdg_run_options *opt, hdg_repo
 {
     if (!opt->kernels || strcmp(opt->kernels, "handwritten")) return HDG_OK;
     hdg_dg_data *d = r->d;
-    double *params = hdg_xmalloc(sizeof(double) * (size_t)(d->L.nparams + 1));
-    memcpy(params, d->params, sizeof(double) * (size_t)d->L.nparams);
-    params[d->L.p_rka] = hdg_lserk4_a[1], params[d->L.p_rkb] = hdg_lserk4_b[1], params[d->L.p_dt] = 1e-2;
+    double *params = hdg_dg_probe_params(d);
     hdg_kargs a = kargs(r, 0.25);
     a.params = params;
     a.imap[0] = d->fmap;

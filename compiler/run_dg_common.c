@@ -587,3 +587,11 @@ out:
     free(Eel);
     return st;
 }
+
+double *hdg_dg_probe_params(const hdg_dg_data *d)
+{
+    double *params = hdg_xmalloc(sizeof(double) * (size_t)(d->L.nparams + 1));
+    memcpy(params, d->params, sizeof(double) * (size_t)d->L.nparams);
+    params[d->L.p_rka] = hdg_lserk4_a[1], params[d->L.p_rkb] = hdg_lserk4_b[1], params[d->L.p_dt] = 1e-2;
+    return params;
+}

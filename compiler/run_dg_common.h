@@ -64,6 +64,11 @@ hdg_status hdg_dg_lower_problem(hdg_dg_data *d, const hdg_problem *p, hdg_mesh *
 hdg_status hdg_dg_prepare(hdg_dg_data *d, const hdg_run_options *opt, hdg_error *err);
 void hdg_dg_data_free(hdg_dg_data *d);
 
+/* The parameters with the stage values of LSERK4's second stage and dt =
+ * 0.01 (hdg_xmalloc'd): comparisons of step kernels (bench/handwritten) see
+ * the right-hand side. */
+double *hdg_dg_probe_params(const hdg_dg_data *d);
+
 /* timings.{lower,compile,setup} and compile.{cache_hits,kernels,source_bytes}. */
 void hdg_dg_report_setup(hdg_report *rep, const hdg_dg_data *d, double t_compile, double t_setup, int cache_hit,
                          int nkernels, long long source_bytes);

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/handwritten/handwritten.h"
 #include "compiler/pipeline_cuda.h"
 #include "compiler/run.h"
 #include "compiler/run_dg_common.h"
@@ -208,6 +209,23 @@ static void report_device(const dgdev *r, double t_upload, hdg_report *rep)
     hdg_report_number(rep, "timings.upload", t_upload);
 }
 
+/* --kernels handwritten: the set's C kernels probed on the host, then its
+ * CUDA kernels in place of the generated ones (bench/handwritten/handwritten.h). */
+static hdg_status use_handwritten(dgdev *r, const hdg_run_options *opt, hdg_report *rep, hdg_error *err)
+{
+    if (!opt->kernels || strcmp(opt->kernels, "handwritten")) return HDG_OK;
+    hdg_dg_data *d = r->d;
+    double *params = hdg_dg_probe_params(d);
+    hdg_kargs a;
+    memset(&a, 0, sizeof a);
+    a.nitems = d->mesh->ne, a.geom = d->geom, a.params = params, a.imap[0] = d->fmap, a.t = 0.25;
+    char used[256];
+    hdg_status st = hdg_hw_use_cuda(d->p->name, d->L.N, d->L.mod, &r->comp, &a, used, sizeof used, err);
+    if (!st) hdg_report_string(rep, "kernels_handwritten", used);
+    free(params);
+    return st;
+}
+
 static hdg_status setup(dgdev *r, const hdg_run_options *opt, hdg_report *rep, hdg_error *err)
 {
     hdg_dg_data *d = r->d;
@@ -218,7 +236,7 @@ static hdg_status setup(dgdev *r, const hdg_run_options *opt, hdg_report *rep, h
     if (st) return st;
     double t2 = hdg_wtime();
     if ((st = find_kernels(r, err))) return st;
-    if ((st = hdg_dg_prepare(d, opt, err))) return st;
+    if ((st = hdg_dg_prepare(d, opt, err)) || (st = use_handwritten(r, opt, rep, err))) return st;
     double t3 = hdg_wtime();
     if ((st = alloc_buffers(r, err))) return st;
     if ((st = upload(r, err))) return st;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/handwritten/handwritten.h"
 #include "compiler/mesh_data.h"
 #include "compiler/nonfinite.h"
 #include "compiler/pipeline_cuda.h"
@@ -536,6 +537,21 @@ static void run_free(drun *r)
         if (st) goto done;                                                  \
     } while (0)
 
+/* --kernels handwritten: the set's C kernels probed on the host, then its
+ * CUDA kernels in place of the generated ones (bench/handwritten/handwritten.h). */
+static hdg_status use_handwritten(drun *r, hdg_error *err)
+{
+    char used[256];
+    double *params = hdg_hdg_params(r->p);
+    hdg_kargs a;
+    memset(&a, 0, sizeof a);
+    a.nitems = r->mesh->ne, a.geom = r->geom_h, a.params = params;
+    hdg_status st = hdg_hw_use_cuda(r->p->name, r->L.k, r->L.mod, &r->cc, &a, used, sizeof used, err);
+    free(params);
+    if (!st) hdg_report_string(r->rep, "kernels_handwritten", used);
+    return st;
+}
+
 static hdg_status compile_stage(drun *r, hdg_error *err)
 {
     hdg_cuda_compile_options co = HDG_CUDA_COMPILE_OPTIONS_DEFAULT;
@@ -560,6 +576,7 @@ hdg_status hdg_run_hdg_cuda(const hdg_problem *p, struct hdg_mesh *mesh, const h
     report_device(&r);
     hdg_hdg_report_dofs(rep, mesh, &r.L);
     STAGE("geometry", setup_stage(&r, err));
+    if (o->kernels && !strcmp(o->kernels, "handwritten")) STAGE("handwritten", use_handwritten(&r, err));
     STAGE("local", local_stage(&r, err));
     STAGE("assemble", assemble_stage(&r, err));
     STAGE("dirichlet", dirichlet_stage(&r, err));

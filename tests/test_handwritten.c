@@ -29,7 +29,8 @@ static void check_set(const hdg_hw_set *set)
 {
     char file[512];
     snprintf(file, sizeof file, "%s/../%s", HDG_EXAMPLES, set->file);
-    hdg_bench_kernels_opts o = {file, MESH, set->kmin, set->kmax, 1, 1, NULL, stderr};
+    hdg_bench_kernels_opts o = {.file = file, .mesh = MESH, .kmin = set->kmin, .kmax = set->kmax, .reps = 1,
+                                .threads = 1, .msg = stderr};
     hdg_report *rep = hdg_report_new();
     hdg_error err = {0};
     int mismatch = -1;
@@ -78,7 +79,8 @@ static void check_wrong(void)
     char file[512];
     snprintf(file, sizeof file, "%s/poisson.hdg", HDG_EXAMPLES);
     FILE *log = tmpfile();
-    hdg_bench_kernels_opts o = {file, MESH, 2, 2, 1, 1, &wrong, log};
+    hdg_bench_kernels_opts o = {.file = file, .mesh = MESH, .kmin = 2, .kmax = 2, .reps = 1, .threads = 1,
+                                .set = &wrong, .msg = log};
     hdg_error err = {0};
     int mismatch = -1;
     hdg_status st = hdg_bench_kernels(&o, NULL, NULL, &mismatch, &err);

@@ -7,6 +7,7 @@
 
 #include "bench/handwritten/handwritten.h"
 #include "compiler/pipeline.h"
+#include "compiler/pipeline_cuda.h"
 #include "support/util.h"
 
 /* Items compared before a run uses the hand-written kernels. */
@@ -55,6 +56,21 @@ static double rel_diff(const double *x, const double *y, long long n, long long 
     return ymax > 0 ? dmax / ymax : dmax;
 }
 
+void hdg_hw_compare_outputs(const hdg_kernel_info *info, long long nrun, double *const *gen, double *const *hw,
+                            hdg_hw_diff *d)
+{
+    memset(d, 0, sizeof *d);
+    d->rel = -1;
+    for (int s = 0; s < info->nout; s++) {
+        int w = info->out[s].stride;
+        if (!w) continue;
+        long long at;
+        double r = rel_diff(hw[s], gen[s], nrun * w, &at);
+        if (r > d->rel) d->rel = r, d->slot = s, d->item = at / w, d->index = (int)(at % w);
+    }
+    if (d->rel < 0) d->rel = 0;
+}
+
 hdg_status hdg_hw_compare(hdg_kernel_fn gen, hdg_kernel_fn hw, const hdg_kernel_info *info, const hdg_kargs *a,
                           long long nrun, hdg_hw_diff *d, hdg_error *err)
 {
@@ -65,15 +81,7 @@ hdg_status hdg_hw_compare(hdg_kernel_fn gen, hdg_kernel_fn hw, const hdg_kernel_
     outputs(info, a->nitems, &h);
     gen(0, nrun, &g);
     hw(0, nrun, &h);
-    d->rel = -1;
-    for (int s = 0; s < info->nout; s++) {
-        int w = info->out[s].stride;
-        if (!w) continue;
-        long long at;
-        double r = rel_diff(h.out[s], g.out[s], nrun * w, &at);
-        if (r > d->rel) d->rel = r, d->slot = s, d->item = at / w, d->index = (int)(at % w);
-    }
-    if (d->rel < 0) d->rel = 0;
+    hdg_hw_compare_outputs(info, nrun, g.out, h.out, d);
     free_outputs(info, &g);
     free_outputs(info, &h);
     (void)err;
@@ -144,5 +152,27 @@ hdg_status hdg_hw_use_c(const char *module, int k, hdg_compiled *cc, const hdg_k
         cc->fn[i] = hw[j].fn;
         if (len < n) len += (size_t)snprintf(used + len, n - len, "%s%s", j ? "," : "", hw[j].name);
     }
+    return HDG_OK;
+}
+
+hdg_status hdg_hw_use_cuda(const char *module, int k, hdg_ir_module *m, hdg_cuda_compiled *cc, const hdg_kargs *a,
+                           char *used, size_t n, hdg_error *err)
+{
+    hdg_compiled c;
+    memset(&c, 0, sizeof c);
+    hdg_compile_options co = HDG_COMPILE_OPTIONS_DEFAULT;
+    co.no_optimize = 1;   /* m was optimized by the CUDA compile */
+    hdg_status st = hdg_compile_c(m, &co, &c, err);
+    if (!st) st = hdg_hw_use_c(module, k, &c, a, used, n, err);
+    hdg_compiled_free(&c);
+    if (st) return st;
+    const hdg_hw_set *set = hdg_hw_find(module);
+    if ((st = hdg_hw_cuda_overlay(set, k, cc, err))) return st;
+    hdg_hw_cuda hw;
+    if ((st = set->cuda(k, &hw, err))) return st;
+    size_t len = 0;
+    used[0] = '\0';
+    for (int j = 0; j < hw.n && len < n; j++) len += (size_t)snprintf(used + len, n - len, "%s%s", j ? "," : "", hw.name[j]);
+    hdg_hw_cuda_free(&hw);
     return HDG_OK;
 }

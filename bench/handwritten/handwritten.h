@@ -88,6 +88,11 @@ double *hdg_hw_random(long long n, unsigned long long seed);
 hdg_status hdg_hw_compare(hdg_kernel_fn gen, hdg_kernel_fn hw, const hdg_kernel_info *info, const hdg_kargs *a,
                           long long nrun, hdg_hw_diff *d, hdg_error *err);
 
+/* The comparison of hdg_hw_compare on outputs already computed: gen[s] and
+ * hw[s] hold nrun rows of output slot s. */
+void hdg_hw_compare_outputs(const hdg_kernel_info *info, long long nrun, double *const *gen, double *const *hw,
+                            hdg_hw_diff *d);
+
 /* Replaces in cc (the generated C kernels of the problem with module name
  * `module`, order k) every kernel the module's set has a hand-written C
  * version of. Each is first compared with the generated one on the first
@@ -109,5 +114,14 @@ hdg_status hdg_hw_use_c(const char *module, int k, struct hdg_compiled *cc, cons
  * replaced, fn stays NULL). On failure cc is left as it was. */
 struct hdg_cuda_compiled;
 hdg_status hdg_hw_cuda_overlay(const hdg_hw_set *set, int k, struct hdg_cuda_compiled *cc, hdg_error *err);
+
+/* hdg_hw_use_c's probe for a device run, then the overlay: the set's C
+ * kernels are compared with the generated C kernels of m (the module the
+ * device kernels in cc were compiled from; compiled here, cached) on host
+ * data a (the set computes this problem, or HDG_EINPUT as hdg_hw_use_c), then
+ * its CUDA kernels replace the generated ones in cc. Their names go to used. */
+struct hdg_ir_module;
+hdg_status hdg_hw_use_cuda(const char *module, int k, struct hdg_ir_module *m, struct hdg_cuda_compiled *cc,
+                           const hdg_kargs *a, char *used, size_t n, hdg_error *err);
 
 #endif
