@@ -298,9 +298,9 @@ hdg_status hdg_bench_kernels(const hdg_bench_kernels_opts *opt, FILE *out, hdg_r
         hdg_report_int(rep, "reps", o.reps);
         hdg_report_number(rep, "rtol", HDG_HW_RTOL);
     }
-    print_head(out, &o, mesh.ne);
     hdg_cuda_device *dev = NULL;
     if (o.cuda && !(st = hdg_cuda_device_open(0, &dev, err))) st = hdg_cuda_device_use(dev, err);
+    if (!st) print_head(out, &o, mesh.ne);
     for (int k = o.kmin; k <= o.kmax && !st; k++) st = bench_order(&o, dev, k, &mesh, out, rep, mismatch, err);
     if (dev) hdg_cuda_device_close(dev);
     if (o.threads > 1) hdg_parallel_set_threads(threads0);
