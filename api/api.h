@@ -26,6 +26,7 @@ struct hdgc_problem {
     size_t len;
     hdg_problem *checked;          /* parsed with the current order and params */
     char *warnings;                /* its warnings, rendered ("" none) */
+    char *summary;                 /* hdgc_problem_summary of checked, made on the first call */
     hdg_api_extra x;               /* order (0: the file's), fields on/off */
     hdg_setting *sets;             /* names owned */
     int nsets;
@@ -56,11 +57,25 @@ struct hdgc_result {
     int *tri;
 };
 
+struct hdgc_mesh {
+    hdg_mesh mesh;
+    char *spec;                    /* as given */
+    int geometry;                  /* HDGC_MESH_GEOMETRY: the size ranges below are set */
+    double hmin, hmax, rmin, rmax; /* element size and inscribed radius ranges */
+    char *info;                    /* hdgc_mesh_info, made on the first call */
+};
+
+static inline const hdg_mesh *hdg_api_mesh(const hdgc_mesh *m) { return &m->mesh; }
+
 /* Sets option name (an `hdgc run` option without its dashes, or "fields") in o or x;
  * strings are copied into st. HDG_EINPUT with the message `hdgc run` prints. */
 hdg_status hdg_api_option(hdg_run_options *o, hdg_api_extra *x, hdg_api_strings *st, const char *name,
                           const char *value, hdg_error *err);
 void hdg_api_strings_free(hdg_api_strings *st);
+
+/* The rendered diagnostics of d, trailing newlines dropped, as a failure with code;
+ * *text (when text is not NULL) receives the whole rendering (err->msg may cut it). */
+hdg_status hdg_api_diags_fail(const hdg_diags *d, hdg_status code, char **text, hdg_error *err);
 
 /* Parses p->source with p->order and p->sets into p->checked (replacing it). */
 hdg_status hdg_api_reparse(hdgc_problem *p, hdg_error *err);

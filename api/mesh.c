@@ -1,10 +1,14 @@
-/* mesh.c — hdgc_problem_set_mesh: a mesh from the caller's arrays, checked here
- * (indices, finite coordinates), then the runtime's topology checks. */
+/* mesh.c — meshes of the API: hdgc_problem_set_mesh (a mesh from the caller's arrays, checked
+ * here, then the runtime's topology checks) and hdgc_mesh (a mesh by spec: square:N or a
+ * .msh file, its statistics as `hdgc mesh` prints them). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "api/api.h"
+#include "runtime/geometry.h"
+#include "runtime/mesh_size.h"
 #include "support/util.h"
 
 #define HDG_API_MAX_MARKERS 100000   /* marker ids are a table: refuse absurd ones before allocating */
@@ -86,4 +90,89 @@ hdg_status hdgc_problem_set_mesh(hdgc_problem *p, int nv, const double *xy, int 
     p->mesh = m;
     p->has_mesh = 1;
     return HDG_OK;
+}
+
+/* ------------------------------------------------------------------ hdgc_mesh: a mesh by spec */
+
+static void range(const double *a, int n, double *lo, double *hi)
+{
+    *lo = *hi = a[0];
+    for (int i = 1; i < n; i++) {
+        if (a[i] < *lo) *lo = a[i];
+        if (a[i] > *hi) *hi = a[i];
+    }
+}
+
+/* The element size and inscribed radius ranges of the geometry. */
+static hdg_status measure(hdgc_mesh *m, hdg_error *err)
+{
+    hdg_geom g;
+    hdg_status st = hdg_geom_init(&g, &m->mesh, err);
+    if (st) return st;
+    range(g.h, m->mesh.ne, &m->hmin, &m->hmax);
+    range(g.rin, m->mesh.ne, &m->rmin, &m->rmax);
+    hdg_geom_free(&g);
+    m->geometry = 1;
+    return HDG_OK;
+}
+
+hdg_status hdgc_mesh_load(const char *spec, int flags, hdgc_mesh **out, hdg_error *err)
+{
+    if (!out) return hdg_fail(err, HDG_EINPUT, "hdgc_mesh_load: out is NULL");
+    *out = NULL;
+    if (!spec) return hdg_fail(err, HDG_EINPUT, "hdgc_mesh_load: no mesh spec");
+    if (flags & ~HDGC_MESH_GEOMETRY) return hdg_fail(err, HDG_EINPUT, "hdgc_mesh_load: unknown flags %#x", flags);
+    int geometry = (flags & HDGC_MESH_GEOMETRY) != 0;
+    hdg_status st = hdg_mesh_spec_memory_check(spec, geometry ? hdg_geom_bytes(1) : 0, err);   /* a figure, before allocating */
+    if (st) return st;
+    hdgc_mesh *m = hdg_xcalloc(1, sizeof *m);
+    if ((st = hdg_mesh_load(&m->mesh, spec, err))) {   /* a failed load keeps nothing */
+        free(m);
+        return st;
+    }
+    if (geometry && (st = measure(m, err))) {
+        hdg_mesh_free(&m->mesh);
+        free(m);
+        return st;
+    }
+    m->spec = hdg_xstrdup(spec);
+    *out = m;
+    return HDG_OK;
+}
+
+void hdgc_mesh_free(hdgc_mesh *m)
+{
+    if (!m) return;
+    hdg_mesh_free(&m->mesh);
+    free(m->spec), free(m->info);
+    free(m);
+}
+
+int hdgc_mesh_size(const hdgc_mesh *m, int *nv, int *nf, int *nbf)
+{
+    if (nv) *nv = m ? m->mesh.nv : 0;
+    if (nf) *nf = m ? m->mesh.nf : 0;
+    if (nbf) *nbf = m ? m->mesh.nbf : 0;
+    return m ? m->mesh.ne : 0;
+}
+
+const char *hdgc_mesh_info(const hdgc_mesh *m)
+{
+    if (!m) return "";
+    if (m->info) return m->info;
+    const hdg_mesh *g = &m->mesh;
+    hdg_str s;
+    hdg_str_init(&s);
+    hdg_str_printf(&s, "mesh: %s\nelements: %d\nvertices: %d\nfaces: %d\nboundary faces: %d\nmarkers:", m->spec,
+                   g->ne, g->nv, g->nf, g->nbf);
+    for (int id = 1; id <= g->nmarkers; id++)
+        if (g->marker_names[id]) hdg_str_printf(&s, " %s(%d)", g->marker_names[id], hdg_mesh_marker_count(g, id));
+    hdg_str_printf(&s, "\n");
+    if (m->geometry)
+        hdg_str_printf(&s, "element size: min %.6g max %.6g\ninscribed radius: min %.6g max %.6g\n", m->hmin, m->hmax,
+                       m->rmin, m->rmax);
+    if (g->nreoriented) hdg_str_printf(&s, "reoriented: %d clockwise triangles\n", g->nreoriented);
+    if (g->nuntagged) hdg_str_printf(&s, "untagged boundary faces: %d\n", g->nuntagged);
+    ((hdgc_mesh *)m)->info = hdg_str_take(&s);   /* made once, kept with the mesh */
+    return m->info;
 }

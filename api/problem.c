@@ -9,11 +9,11 @@
 #include "support/progress.h"
 #include "support/util.h"
 
-/* Fails with the diagnostics of d as the message (trailing newlines dropped). */
-static hdg_status diags_fail(const hdg_diags *d, hdg_status code, hdg_error *err)
+hdg_status hdg_api_diags_fail(const hdg_diags *d, hdg_status code, char **full, hdg_error *err)
 {
     char *text = hdg_diags_render(d);
     size_t n = strlen(text);
+    if (full) *full = hdg_xstrdup(text);
     while (n && text[n - 1] == '\n') text[--n] = '\0';
     hdg_status st = hdg_fail(err, code, "%s", text);
     free(text);
@@ -25,6 +25,8 @@ static void adopt(hdgc_problem *p, hdg_problem *q, const hdg_diags *d, double t0
 {
     hdg_problem_free(p->checked);
     free(p->warnings);
+    free(p->summary);
+    p->summary = NULL;
     p->checked = q;
     p->warnings = hdg_diags_render(d);
     p->t_parse = hdg_wtime() - t0;
@@ -37,7 +39,7 @@ hdg_status hdg_api_reparse(hdgc_problem *p, hdg_error *err)
     hdg_diags d;
     hdg_diags_init(&d);
     hdg_problem *q = hdg_problem_parse(p->file, p->source, p->len, &fo, &d);
-    hdg_status st = q ? HDG_OK : diags_fail(&d, HDG_EINPUT, err);
+    hdg_status st = q ? HDG_OK : hdg_api_diags_fail(&d, HDG_EINPUT, NULL, err);
     if (q) adopt(p, q, &d, t0);
     hdg_diags_free(&d);
     return st;
@@ -54,19 +56,20 @@ static hdgc_problem *make(const char *file, char *source, size_t len)
 }
 
 /* The frontend reads the file (a regular file of at most 1 GiB, its messages) and checks
- * it: HDG_EIO when it is not there or not a regular file, else HDG_EINPUT; the problem it
- * gives is kept, so the text read after it is parsed again only when a setting changes. */
-hdg_status hdgc_problem_load(const char *path, hdgc_problem **out, hdg_error *err)
+ * it with fo: HDG_EIO when it is not there or not a regular file, else HDG_EINPUT; the
+ * problem it gives is kept, so the text read after it is parsed again only when a setting
+ * changes. *diags (diags not NULL) receives the rendered diagnostics. */
+static hdg_status load(const char *path, const hdg_frontend_options *fo, hdgc_problem **out, char **diags,
+                       hdg_error *err)
 {
-    if (!out) return hdg_fail(err, HDG_EINPUT, "hdgc_problem_load: out is NULL");
-    *out = NULL;
-    if (!path) return hdg_fail(err, HDG_EINPUT, "hdgc_problem_load: no path");
     double t0 = hdg_wtime();
     hdg_diags d;
     hdg_diags_init(&d);
-    hdg_problem *q = hdg_problem_load(path, NULL, &d);
+    hdg_problem *q = hdg_problem_load(path, fo, &d);
     struct stat sb;
-    hdg_status st = q ? HDG_OK : diags_fail(&d, stat(path, &sb) || !S_ISREG(sb.st_mode) ? HDG_EIO : HDG_EINPUT, err);
+    hdg_status st = q ? HDG_OK
+                      : hdg_api_diags_fail(&d, stat(path, &sb) || !S_ISREG(sb.st_mode) ? HDG_EIO : HDG_EINPUT, diags, err);
+    if (q && diags) *diags = hdg_diags_render(&d);
     char *text = NULL;
     size_t len = 0;
     if (!st) st = hdg_read_file(path, &text, &len, err);
@@ -77,6 +80,54 @@ hdg_status hdgc_problem_load(const char *path, hdgc_problem **out, hdg_error *er
     hdg_diags_free(&d);
     return st;
 }
+
+hdg_status hdgc_problem_load(const char *path, hdgc_problem **out, hdg_error *err)
+{
+    if (!out) return hdg_fail(err, HDG_EINPUT, "hdgc_problem_load: out is NULL");
+    *out = NULL;
+    if (!path) return hdg_fail(err, HDG_EINPUT, "hdgc_problem_load: no path");
+    return load(path, NULL, out, NULL, err);
+}
+
+/* The settings of hdgc_problem_load_with, checked. */
+static hdg_status check_settings(int order, int nparams, const char *const *names, const double *values,
+                                 hdg_error *err)
+{
+    if (order < 0 || order > 20) return hdg_fail(err, HDG_EINPUT, "--order %d: expected an integer between 1 and 20", order);
+    if (nparams < 0 || (nparams > 0 && (!names || !values)))
+        return hdg_fail(err, HDG_EINPUT, "hdgc_problem_load_with: %d params without their names and values", nparams);
+    for (int i = 0; i < nparams; i++) {
+        if (!names[i] || !*names[i]) return hdg_fail(err, HDG_EINPUT, "hdgc_problem_load_with: param %d has no name", i);
+        if (!isfinite(values[i])) return hdg_fail(err, HDG_EINPUT, "param %s: the value is not finite", names[i]);
+        for (int k = 0; k < i; k++)
+            if (!strcmp(names[k], names[i])) return hdg_fail(err, HDG_EINPUT, "param %s given twice", names[i]);
+    }
+    return HDG_OK;
+}
+
+hdg_status hdgc_problem_load_with(const char *path, int order, int nparams, const char *const *names,
+                                  const double *values, hdgc_problem **out, char **diagnostics, hdg_error *err)
+{
+    if (diagnostics) *diagnostics = NULL;
+    if (!out) return hdg_fail(err, HDG_EINPUT, "hdgc_problem_load_with: out is NULL");
+    *out = NULL;
+    if (!path) return hdg_fail(err, HDG_EINPUT, "hdgc_problem_load_with: no path");
+    hdg_status st = check_settings(order, nparams, names, values, err);
+    if (st) return st;
+    hdg_setting *sets = hdg_xcalloc((size_t)nparams + 1, sizeof *sets);
+    for (int i = 0; i < nparams; i++) sets[i] = (hdg_setting){hdg_xstrdup(names[i]), values[i]};
+    hdg_frontend_options fo = {order, sets, nparams};
+    st = load(path, &fo, out, diagnostics, err);
+    if (st) {
+        for (int i = 0; i < nparams; i++) free((char *)sets[i].name);
+        free(sets);
+        return st;
+    }
+    (*out)->sets = sets, (*out)->nsets = nparams, (*out)->x.order = order;   /* kept for the next parses */
+    return HDG_OK;
+}
+
+void hdgc_free(void *ptr) { free(ptr); }
 
 hdg_status hdgc_problem_parse(const char *name, const char *source, hdgc_problem **out, hdg_error *err)
 {
@@ -94,7 +145,7 @@ void hdgc_problem_free(hdgc_problem *p)
 {
     if (!p) return;
     hdg_problem_free(p->checked);
-    free(p->warnings);
+    free(p->warnings), free(p->summary);
     for (int i = 0; i < p->nsets; i++) free((char *)p->sets[i].name);
     free(p->sets);
     hdg_api_strings_free(&p->strings);

@@ -72,3 +72,46 @@ hdg_status hdgc_write_status_report(const char *path, const char *status, const 
     hdg_report_free(rep);
     return st;
 }
+
+int hdgc_result_has(const hdgc_result *r, const char *path)
+{
+    int found = 0;
+    if (r && path) hdg_report_get_number(r->rep, path, &found);   /* a number or null */
+    return found || (r && path && hdg_report_get_string(r->rep, path));
+}
+
+/* ------------------------------------------------------------------ hdgc_report: a JSON document
+ * of the caller's, written as hdgc writes its reports (an hdgc_report is an hdg_report). */
+
+static hdg_report *rep(hdgc_report *r) { return (hdg_report *)r; }
+
+hdgc_report *hdgc_report_new(void) { return (hdgc_report *)hdg_report_new(); }
+void hdgc_report_free(hdgc_report *r) { hdg_report_free(rep(r)); }
+
+void hdgc_report_set_number(hdgc_report *r, const char *path, double v)
+{
+    if (r && path) hdg_report_number(rep(r), path, v);
+}
+
+void hdgc_report_set_int(hdgc_report *r, const char *path, long long v)
+{
+    if (r && path) hdg_report_int(rep(r), path, v);
+}
+
+void hdgc_report_set_string(hdgc_report *r, const char *path, const char *v)
+{
+    if (r && path) hdg_report_string(rep(r), path, v);
+}
+
+hdgc_report *hdgc_report_push(hdgc_report *r, const char *path)
+{
+    return r && path ? (hdgc_report *)hdg_report_array_push_object(rep(r), path) : NULL;
+}
+
+hdg_status hdgc_report_write(const hdgc_report *r, const char *path, hdg_error *err)
+{
+    if (!r || !path) return hdg_fail(err, HDG_EINPUT, "hdgc_report_write: no report or no path");
+    return hdg_report_write((const hdg_report *)r, path, err);
+}
+
+char *hdgc_report_text(const hdgc_report *r) { return r ? hdg_report_to_string((const hdg_report *)r) : NULL; }

@@ -1,17 +1,17 @@
 /* cmd_check.c — `hdgc check FILE.hdg [--order k] [--set name=value]... [--mesh M]`:
  * parses and checks a problem (and, with --mesh, its boundary conditions against
  * the mesh's markers); prints the diagnostics (exit 1) or a summary of the
- * checked problem (exit 0). Bad usage exits 2. */
+ * checked problem (exit 0). Bad usage exits 2. A client of the public API
+ * (hdgc_problem_load_with, hdgc_problem_summary, hdgc_mesh_load,
+ * hdgc_problem_check_markers). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/commands.h"
-#include "runtime/mesh_size.h"
+#include "hdgc.h"
 #include "support/util.h"
-#include "frontend/frontend.h"
-#include "runtime/mesh.h"
 
 static void usage(FILE *f)
 {
@@ -48,34 +48,36 @@ static int bad_usage(const char *fmt, const char *arg)
     return 2;
 }
 
-static bool parse_number(const char *s, double *v)
+static int parse_number(const char *s, double *v)
 {
     return hdg_parse_double(s, v);   /* decimal only: no hex, inf, nan */
 }
 
-/* Loads the mesh and checks the markers; true when that gave errors. */
-static bool check_mesh(const hdg_problem *p, const char *spec, hdg_diags *d)
+/* Loads the mesh and checks the markers, printing the errors; 1 when there were some. */
+static int check_mesh(const hdgc_problem *p, const char *spec)
 {
-    hdg_mesh m;
-    hdg_error err;
-    hdg_error_clear(&err);
-    if (hdg_mesh_spec_memory_check(spec, 0, &err) || hdg_mesh_load(&m, spec, &err)) {
-        hdg_diag_add(d, HDG_DIAG_ERROR, (hdg_loc){0, 0}, "--mesh %s: %s", spec, err.msg);
-        return true;
+    hdgc_mesh *m;
+    hdg_error err = {0};
+    if (hdgc_mesh_load(spec, 0, &m, &err)) {
+        fprintf(stderr, "error: --mesh %s: %s\n", spec, err.msg);   /* as a diagnostic without a place */
+        return 1;
     }
-    int n = hdg_problem_check_mesh_markers(p, (const char *const *)m.marker_names, m.nmarkers + 1, d);
-    hdg_mesh_free(&m);
-    return n > 0;
+    char *diags = NULL;
+    hdg_status st = hdgc_problem_check_markers(p, m, &diags, &err);
+    if (st) fputs(diags ? diags : err.msg, stderr);
+    hdgc_free(diags);
+    hdgc_mesh_free(m);
+    return st != HDG_OK;
 }
 
 int hdg_cmd_check(int argc, char **argv)
 {
     const char *path = NULL, *mesh = NULL;
-    hdg_frontend_options opt = {0};
-    hdg_setting *sets = calloc((size_t)argc, sizeof *sets);
+    hdg_cli_settings cs;
+    hdg_cli_settings_init(&cs, argc);
     int rc = 2;
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
+        char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             help();
             rc = 0;
@@ -87,7 +89,7 @@ int hdg_cmd_check(int argc, char **argv)
                 rc = bad_usage("--order %s: expected an integer between 1 and 20", argv[i]);
                 goto done;
             }
-            opt.order = (int)v;
+            cs.order = (int)v;
         } else if (!strcmp(a, "--set")) {
             if (i + 1 >= argc) { rc = bad_usage("--set needs name=value%s", ""); goto done; }
             char *arg = argv[++i], *eq = strchr(arg, '=');
@@ -97,9 +99,9 @@ int hdg_cmd_check(int argc, char **argv)
                 goto done;
             }
             *eq = '\0';
-            for (int k = 0; k < opt.nsets; k++)
-                if (!strcmp(sets[k].name, arg)) { rc = bad_usage("--set %s given twice", arg); goto done; }
-            sets[opt.nsets++] = (hdg_setting){arg, v};
+            for (int k = 0; k < cs.nsets; k++)
+                if (!strcmp(cs.names[k], arg)) { rc = bad_usage("--set %s given twice", arg); goto done; }
+            cs.names[cs.nsets] = arg, cs.values[cs.nsets++] = v;
         } else if (!strcmp(a, "--mesh")) {
             if (i + 1 >= argc) { rc = bad_usage("--mesh needs a mesh (square:N or FILE.msh)%s", ""); goto done; }
             mesh = argv[++i];
@@ -117,26 +119,11 @@ int hdg_cmd_check(int argc, char **argv)
         rc = bad_usage("no file given%s", "");
         goto done;
     }
-    opt.sets = sets;
-    hdg_diags d;
-    hdg_diags_init(&d);
-    hdg_problem *p = hdg_problem_load(path, &opt, &d);
-    if (p && mesh && check_mesh(p, mesh, &d)) {
-        hdg_problem_free(p);
-        p = NULL;
-    }
-    char *text = hdg_diags_render(&d);
-    fputs(text, stderr);
-    free(text);
-    if (p) {
-        char *s = hdg_problem_summary(p);
-        fputs(s, stdout);
-        free(s);
-    }
-    rc = p ? 0 : 1;
-    hdg_problem_free(p);
-    hdg_diags_free(&d);
+    hdgc_problem *p = hdg_cli_load(path, &cs);   /* prints the diagnostics: errors, warnings */
+    rc = !p || (mesh && check_mesh(p, mesh));
+    if (!rc) fputs(hdgc_problem_summary(p), stdout);
+    hdgc_problem_free(p);
 done:
-    free(sets);
+    hdg_cli_settings_free(&cs);
     return rc;
 }

@@ -1,5 +1,6 @@
 /* cmd_common.c — checks shared by the subcommands (see commands.h): output
- * paths looked at before any work is done, options given twice. */
+ * paths looked at before any work is done, options given twice, --order and
+ * --set, a problem loaded with its diagnostics printed. A client of include/hdgc.h. */
 #define _XOPEN_SOURCE 700   /* realpath */
 #include <errno.h>
 #include <libgen.h>
@@ -9,7 +10,7 @@
 #include <sys/stat.h>
 
 #include "cli/commands.h"
-#include "runtime/report.h"
+#include "hdgc.h"
 #include "support/util.h"
 
 /* The absolute, resolved form of a path whose last component may not exist
@@ -85,15 +86,6 @@ int hdg_cli_twice(const char *cmd, const char **seen, int *nseen, const char *op
     return 0;
 }
 
-int hdg_cli_write_report(struct hdg_report *r, const char *path)
-{
-    hdg_error err = {0};
-    hdg_status st = hdg_report_write(r, path, &err);
-    hdg_report_free(r);
-    if (st) fprintf(stderr, "hdgc: error: %s\n", err.msg);
-    return st ? 1 : 0;
-}
-
 int hdg_cli_range(const char *s, int lo, int hi, int *a, int *b)
 {
     const char *dots = strstr(s, "..");
@@ -110,4 +102,62 @@ int hdg_cli_range(const char *s, int lo, int hi, int *a, int *b)
     if (!hdg_parse_long(first, lo, hi, &x) || !hdg_parse_long(dots + 2, x, hi, &y)) return 0;
     *a = (int)x, *b = (int)y;
     return 1;
+}
+
+int hdg_cli_settings_option(const char *cmd, int argc, char **argv, int *i, hdg_cli_settings *c)
+{
+    const char *a = argv[*i];
+    if (strcmp(a, "--order") && strcmp(a, "--set")) return 0;
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "hdgc %s: %s needs a value\n", cmd, a);
+        return -1;
+    }
+    char *v = argv[++*i];
+    if (!strcmp(a, "--order")) {
+        long k;
+        if (!hdg_parse_long(v, 1, 20, &k)) {   /* decimal digits only */
+            fprintf(stderr, "hdgc %s: --order %s: expected an integer between 1 and 20\n", cmd, v);
+            return -1;
+        }
+        c->order = (int)k;
+        return 1;
+    }
+    char *eq = strchr(v, '=');
+    double d = 0;
+    if (!eq || eq == v || !hdg_parse_double(eq + 1, &d)) {   /* no hex, inf, nan */
+        fprintf(stderr, "hdgc %s: --set %s: expected name=number\n", cmd, v);
+        return -1;
+    }
+    *eq = '\0';
+    for (int k = 0; k < c->nsets; k++)
+        if (!strcmp(c->names[k], v)) {
+            fprintf(stderr, "hdgc %s: --set %s given twice\n", cmd, v);
+            return -1;
+        }
+    c->names[c->nsets] = v, c->values[c->nsets++] = d;
+    return 1;
+}
+
+hdgc_problem *hdg_cli_load(const char *path, const hdg_cli_settings *c)
+{
+    hdgc_problem *p = NULL;
+    char *diags = NULL;
+    hdg_error err = {0};
+    hdg_status st = hdgc_problem_load_with(path, c->order, c->nsets, c->names, c->values, &p, &diags, &err);
+    if (diags && *diags) fputs(diags, stderr);   /* warnings too, as hdgc check prints them */
+    else if (st) fprintf(stderr, "%s\n", err.msg);
+    hdgc_free(diags);
+    return p;
+}
+
+void hdg_cli_settings_init(hdg_cli_settings *c, int argc)
+{
+    c->order = c->nsets = 0;
+    c->names = calloc((size_t)argc + 1, sizeof *c->names);
+    c->values = calloc((size_t)argc + 1, sizeof *c->values);
+}
+
+void hdg_cli_settings_free(hdg_cli_settings *c)
+{
+    free((void *)c->names), free(c->values);
 }

@@ -2,9 +2,11 @@
  * runs the problem for every order and mesh, prints the L2 errors of every
  * unknown with an exact solution, the observed rates log(e_coarse/e_fine) /
  * log(N_fine/N_coarse) and the rate fitted over all meshes (least squares of
- * log e against log h, h = 1/N: hdg_plot_fit), writes the table as JSON and,
- * with --plot, draws error against h (runtime/plot.h). On a terminal a progress
- * line shows the run under way. */
+ * log e against log h, h = 1/N: hdgc_plot_fit), writes the table as JSON and,
+ * with --plot, draws error against h (hdgc_plot_write). On a terminal a progress
+ * line shows the run under way. A client of the public API (include/hdgc.h):
+ * hdgc_problem_load_with + hdgc_problem_set_option + hdgc_solve per run, the
+ * table an hdgc_report. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,8 +14,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "compiler/run.h"
-#include "runtime/plot.h"
+#include "hdgc.h"
 #include "support/progress.h"
 #include "support/util.h"
 
@@ -123,9 +124,10 @@ typedef struct conv {
     const char *refine;   /* --refine SPEC: the meshes are SPEC,refine=L for L in --levels (N = 2^L) */
     int orders[MAXN], norders, meshes[MAXN], nmeshes;
     int levels_given;     /* --levels: meshes[] holds 2^L */
-    hdg_setting *sets;
+    const char **names;   /* --set name=value: room for argc */
+    double *values;
     int nsets;
-    hdg_run_options ro;
+    const char *opt[6];   /* --solver, --precond, --petsc, --rtol, --final-time, --cfl as given (NULL: default) */
     int warned;   /* a compile warning (kernel cache disabled) is printed once */
     int quiet;
     hdg_progress pg;
@@ -138,7 +140,7 @@ typedef struct conv {
 /* The output paths, before any run: 2 with a message, else -1. */
 static int check_outputs(const conv *C)
 {
-    if (C->plot && !hdg_plot_format(C->plot)) return bad("--plot %s: expected a file name ending in .svg or .png", C->plot);
+    if (C->plot && !hdgc_plot_format(C->plot)) return bad("--plot %s: expected a file name ending in .svg or .png", C->plot);
     if (hdg_cli_check_output("convergence", "--json", C->json, C->path)) return 2;
     if (hdg_cli_check_output("convergence", "--plot", C->plot, C->path)) return 2;
     if (C->plot && C->json && hdg_cli_same_file(C->plot, C->json)) {
@@ -184,19 +186,19 @@ static int parse(int argc, char **argv, conv *C)
         }
         else if (!strcmp(a, "--json")) C->json = v;
         else if (!strcmp(a, "--plot")) C->plot = v;
-        else if (!strcmp(a, "--solver")) C->ro.solver = v;
-        else if (!strcmp(a, "--precond")) C->ro.precond = v;
-        else if (!strcmp(a, "--petsc")) C->ro.petsc = v;
-        else if (!strcmp(a, "--rtol") && isnum && d > 0 && d < 1) C->ro.rtol = d;
-        else if (!strcmp(a, "--final-time") && isnum && d > 0) C->ro.final_time = d;
-        else if (!strcmp(a, "--cfl") && isnum && d > 0) C->ro.cfl = d;
+        else if (!strcmp(a, "--solver")) C->opt[0] = v;
+        else if (!strcmp(a, "--precond")) C->opt[1] = v;
+        else if (!strcmp(a, "--petsc")) C->opt[2] = v;
+        else if (!strcmp(a, "--rtol") && isnum && d > 0 && d < 1) C->opt[3] = v;
+        else if (!strcmp(a, "--final-time") && isnum && d > 0) C->opt[4] = v;
+        else if (!strcmp(a, "--cfl") && isnum && d > 0) C->opt[5] = v;
         else if (!strcmp(a, "--set")) {
             char *eq = strchr(argv[i], '=');
             if (!eq || eq == argv[i] || !hdg_parse_double(eq + 1, &d)) return bad("--set %s: expected name=number", v);
             *eq = '\0';
             for (int k = 0; k < C->nsets; k++)
-                if (!strcmp(C->sets[k].name, argv[i])) return bad("--set %s given twice", argv[i]);
-            C->sets[C->nsets++] = (hdg_setting){argv[i], d};
+                if (!strcmp(C->names[k], argv[i])) return bad("--set %s given twice", argv[i]);
+            C->names[C->nsets] = argv[i], C->values[C->nsets++] = d;
         } else return bad("unknown option or bad value: '%s'", a);
     }
     if (!C->path) return bad("no file given%s", "");
@@ -216,66 +218,77 @@ static void mesh_spec(const conv *C, int N, char *buf, size_t n)
     } else snprintf(buf, n, "square:%d%s%s", N, C->mopts ? "," : "", C->mopts ? C->mopts : "");
 }
 
+/* The run options of every run, then the mesh and no fields (only errors are read). */
+static hdg_status set_options(const conv *C, hdgc_problem *p, const char *mesh, hdg_error *err)
+{
+    static const char *names[6] = {"solver", "precond", "petsc", "rtol", "final-time", "cfl"};
+    hdg_status st = HDG_OK;
+    for (int k = 0; k < 6 && !st; k++)
+        if (C->opt[k]) st = hdgc_problem_set_option(p, names[k], C->opt[k], err);
+    if (!st) st = hdgc_problem_set_option(p, "mesh", mesh, err);
+    if (!st) st = hdgc_problem_set_option(p, "fields", "off", err);
+    return st;
+}
+
+/* The row of one run in the JSON; errs[u] = L2 error of unknown u or NaN. */
+static void record_run(const hdgc_problem *p, const hdgc_result *r, hdg_status st, const char *msg, int order, int N,
+                       const char *mesh, hdgc_report *all, double *errs)
+{
+    hdgc_report *row = hdgc_report_push(all, "runs");
+    hdgc_report_set_string(row, "status", st ? "failed" : "ok");
+    if (st) hdgc_report_set_string(row, "error", msg);
+    hdgc_report_set_int(row, "order", order);
+    hdgc_report_set_int(row, "N", N);
+    hdgc_report_set_string(row, "mesh", mesh);
+    for (int u = 0; u < hdgc_problem_nunknowns(p) && u < MAXU; u++) {
+        char path[160];
+        snprintf(path, sizeof path, "errors.%s", hdgc_problem_unknown(p, u, NULL));
+        errs[u] = hdgc_result_has(r, path) ? hdgc_result_number(r, path) : NAN;   /* a null reads as NaN */
+        if (hdgc_result_has(r, path)) hdgc_report_set_number(row, path, errs[u]);
+    }
+    if (hdgc_result_has(r, "solver.iterations"))
+        hdgc_report_set_int(row, "iterations", (long long)hdgc_result_number(r, "solver.iterations"));
+}
+
 /* Runs one (order, mesh); errs[u] = L2 error or NaN. The progress line is
  * erased before anything is printed. */
-static hdg_status one(conv *C, int order, int N, hdg_report *all, double *errs, hdg_problem **pout)
+static hdg_status one(conv *C, int order, int N, hdgc_report *all, double *errs, hdgc_problem **pout)
 {
-    hdg_frontend_options fo = {order, C->sets, C->nsets};
-    hdg_diags d;
-    hdg_diags_init(&d);
-    hdg_problem *p = hdg_problem_load(C->path, &fo, &d);
-    if (!p) {
-        char *t = hdg_diags_render(&d);
+    hdgc_problem *p = NULL;
+    char *diags = NULL;
+    hdg_error err = {0};
+    hdg_status st = hdgc_problem_load_with(C->path, order, C->nsets, C->names, C->values, &p, &diags, &err);
+    if (st) {
         hdg_progress_end(&C->pg);
-        fputs(t, stderr);
-        free(t);
-        hdg_diags_free(&d);
-        return HDG_EINPUT;
+        if (diags) fputs(diags, stderr);
+        else fprintf(stderr, "%s\n", err.msg);
+        hdgc_free(diags);
+        return st;
     }
-    hdg_diags_free(&d);
+    hdgc_free(diags);
     char mesh[4200];
     mesh_spec(C, N, mesh, sizeof mesh);
-    hdg_run_options ro = C->ro;
-    ro.mesh = mesh;
-    hdg_report *rep = hdg_report_new();
-    hdg_error err = {0};
-    hdg_status st = hdg_run_problem(p, &ro, rep, &err);
+    hdgc_result *r = NULL;
+    st = set_options(C, p, mesh, &err);
+    if (!st) st = hdgc_solve(p, &r, &err);
     hdg_progress_end(&C->pg);
     if (st) fprintf(stderr, "hdgc convergence: order %d, %s: %s\n", order, mesh, err.msg);
-    const char *w = hdg_report_get_string(rep, "compile.warning");
+    const char *w = hdgc_result_string(r, "compile.warning");
     if (w && !C->warned) fprintf(stderr, "hdgc convergence: warning: %s\n", w), C->warned = 1;
-    hdg_report *row = hdg_report_array_push_object(all, "runs");
-    hdg_report_string(row, "status", st ? "failed" : "ok");
-    if (st) hdg_report_string(row, "error", err.msg);
-    hdg_report_int(row, "order", order);
-    hdg_report_int(row, "N", N);
-    hdg_report_string(row, "mesh", mesh);
-    for (int u = 0; u < p->nunknowns && u < MAXU; u++) {
-        char path[160];
-        int found;
-        snprintf(path, sizeof path, "errors.%s", p->unknowns[u].name);
-        errs[u] = hdg_report_get_number(rep, path, &found);
-        if (!found) errs[u] = NAN;
-        else hdg_report_number(row, path, errs[u]);
-    }
-    int found;
-    double it = hdg_report_get_number(rep, "solver.iterations", &found);
-    if (found) hdg_report_int(row, "iterations", (long long)it);
-    hdg_report_free(rep);
+    record_run(p, r, st, err.msg, order, N, mesh, all, errs);
+    hdgc_result_free(r);
     *pout = p;
     return st;
 }
 
 /* The unknowns of the first problem loaded (names, which have an exact solution). */
-static void record_unknowns(conv *C, const hdg_problem *q)
+static void record_unknowns(conv *C, const hdgc_problem *q)
 {
     if (C->nu) return;
-    snprintf(C->name, sizeof C->name, "%s", q->name);
-    C->nu = q->nunknowns < MAXU ? q->nunknowns : MAXU;
-    for (int u = 0; u < C->nu; u++) {
-        snprintf(C->uname[u], sizeof C->uname[u], "%s", q->unknowns[u].name);
-        C->exact[u] = q->unknowns[u].exact[0] != NULL;
-    }
+    snprintf(C->name, sizeof C->name, "%s", hdgc_problem_name(q));
+    C->nu = hdgc_problem_nunknowns(q) < MAXU ? hdgc_problem_nunknowns(q) : MAXU;
+    for (int u = 0; u < C->nu; u++)
+        snprintf(C->uname[u], sizeof C->uname[u], "%s", hdgc_problem_unknown(q, u, &C->exact[u]));
 }
 
 static void print_header(const conv *C, int o)
@@ -288,7 +301,7 @@ static void print_header(const conv *C, int o)
 }
 
 /* Mesh m's row of order o: errors and the rates from mesh m-1 (also into the JSON). */
-static void print_row(const conv *C, int o, int m, hdg_report *all)
+static void print_row(const conv *C, int o, int m, hdgc_report *all)
 {
     if (!C->quiet) printf("  %6d", C->meshes[m]);
     for (int u = 0; u < C->nu; u++) {
@@ -298,11 +311,11 @@ static void print_row(const conv *C, int o, int m, hdg_report *all)
         if (m > 0 && cur > 0 && prev > 0) {
             double rate = log(prev / cur) / log((double)C->meshes[m] / C->meshes[m - 1]);
             if (!C->quiet) printf(" %5.2f", rate);
-            hdg_report *rr = hdg_report_array_push_object(all, "rates");
-            hdg_report_int(rr, "order", C->orders[o]);
-            hdg_report_int(rr, "N", C->meshes[m]);
-            hdg_report_string(rr, "unknown", C->uname[u]);
-            hdg_report_number(rr, "rate", rate);
+            hdgc_report *rr = hdgc_report_push(all, "rates");
+            hdgc_report_set_int(rr, "order", C->orders[o]);
+            hdgc_report_set_int(rr, "N", C->meshes[m]);
+            hdgc_report_set_string(rr, "unknown", C->uname[u]);
+            hdgc_report_set_number(rr, "rate", rate);
         } else if (!C->quiet) printf(" %5s", "-");
     }
     if (!C->quiet) printf("\n"), fflush(stdout);
@@ -313,12 +326,12 @@ static double fit(const conv *C, int o, int u, int *points)
 {
     double h[MAXN], e[MAXN], rate;
     for (int m = 0; m < C->nmeshes; m++) h[m] = 1.0 / C->meshes[m], e[m] = C->err[o][m][u];
-    *points = hdg_plot_fit(C->nmeshes, h, e, &rate, NULL);
+    *points = hdgc_plot_fit(C->nmeshes, h, e, &rate, NULL);
     return rate;
 }
 
 /* Order o's fitted rates: a "fit" row under its table and "fits" in the JSON. */
-static void print_fits(const conv *C, int o, hdg_report *all)
+static void print_fits(const conv *C, int o, hdgc_report *all)
 {
     if (!C->quiet) printf("  %6s", "fit");
     for (int u = 0; u < C->nu; u++) {
@@ -328,11 +341,11 @@ static void print_fits(const conv *C, int o, hdg_report *all)
         if (C->quiet) ;
         else if (isfinite(rate)) printf("  %12s %5.2f", "", rate);
         else printf("  %12s %5s", "", "-");
-        hdg_report *r = hdg_report_array_push_object(all, "fits");
-        hdg_report_int(r, "order", C->orders[o]);
-        hdg_report_string(r, "unknown", C->uname[u]);
-        hdg_report_number(r, "rate", rate);   /* NaN: null */
-        hdg_report_int(r, "points", points);
+        hdgc_report *r = hdgc_report_push(all, "fits");
+        hdgc_report_set_int(r, "order", C->orders[o]);
+        hdgc_report_set_string(r, "unknown", C->uname[u]);
+        hdgc_report_set_number(r, "rate", rate);   /* NaN: null */
+        hdgc_report_set_int(r, "points", points);
     }
     if (!C->quiet) printf("\n"), fflush(stdout);
 }
@@ -348,17 +361,17 @@ static void show_progress(conv *C, int done, int order, int N)
 }
 
 /* All the runs of order o; 1 when one failed. */
-static int sweep_order(conv *C, int o, hdg_report *all)
+static int sweep_order(conv *C, int o, hdgc_report *all)
 {
     int failed = 0, header = 0;
     for (int m = 0; m < C->nmeshes; m++) {
-        hdg_problem *q = NULL;
+        hdgc_problem *q = NULL;
         show_progress(C, o * C->nmeshes + m, C->orders[o], C->meshes[m]);
         hdg_status st = one(C, C->orders[o], C->meshes[m], all, C->err[o][m], &q);
         if (!q) return 1;
         failed |= st != HDG_OK;
         record_unknowns(C, q);
-        hdg_problem_free(q);
+        hdgc_problem_free(q);
         if (!header) print_header(C, o), header = 1;
         print_row(C, o, m, all);
     }
@@ -370,7 +383,7 @@ static int sweep_order(conv *C, int o, hdg_report *all)
 static int write_plot(const conv *C)
 {
     int ns = 0, nexact = 0;
-    hdg_plot_series *S = calloc((size_t)(C->norders * C->nu) + 1, sizeof *S);
+    hdgc_plot_series *S = calloc((size_t)(C->norders * C->nu) + 1, sizeof *S);
     double *h = calloc((size_t)C->nmeshes, sizeof *h);
     char(*label)[160] = calloc((size_t)(C->norders * C->nu) + 1, sizeof *label);
     for (int m = 0; m < C->nmeshes; m++) h[m] = 1.0 / C->meshes[m];
@@ -383,7 +396,7 @@ static int write_plot(const conv *C)
             if (points >= 2 && isfinite(rate))
                 snprintf(label[ns], sizeof label[ns], "%s, k=%d: rate %.2f", C->uname[u], C->orders[o], rate);
             else snprintf(label[ns], sizeof label[ns], "%s, k=%d", C->uname[u], C->orders[o]);
-            S[ns] = (hdg_plot_series){label[ns], C->nmeshes, h, C->err[o][0] + u, o, nexact++};
+            S[ns] = (hdgc_plot_series){label[ns], C->nmeshes, h, C->err[o][0] + u, o, nexact++};
             ns++;
         }
     }
@@ -395,9 +408,9 @@ static int write_plot(const conv *C)
     }
     char title[200];
     snprintf(title, sizeof title, "%s: L2 error against h", C->name);
-    hdg_plot pl = {960, 640, title, C->refine ? "h / h(base mesh) = 1/2^L" : "h = 1/N", "L2 error", ns, S, 1};
+    hdgc_plot pl = {960, 640, title, C->refine ? "h / h(base mesh) = 1/2^L" : "h = 1/N", "L2 error", ns, S, 1};
     hdg_error err = {0};
-    hdg_status st = hdg_plot_write(C->plot, &pl, &err);
+    hdg_status st = hdgc_plot_write(C->plot, &pl, &err);
     if (st) fprintf(stderr, "hdgc convergence: %s\n", err.msg);
     else if (!C->quiet) printf("plot written to %s\n", C->plot);
     free(y), free(label), free(h), free(S);
@@ -415,15 +428,15 @@ static void init_results(conv *C)
 int hdg_cmd_convergence(int argc, char **argv)
 {
     conv *C = calloc(1, sizeof *C);
-    hdg_run_options_default(&C->ro);
-    C->sets = calloc((size_t)argc + 1, sizeof *C->sets);
+    C->names = calloc((size_t)argc + 1, sizeof *C->names);
+    C->values = calloc((size_t)argc + 1, sizeof *C->values);
     int rc = parse(argc, argv, C);
-    if (rc >= 0) { free(C->sets), free(C); return rc; }
+    if (rc >= 0) { free((void *)C->names), free(C->values), free(C); return rc; }
     if (!C->norders) for (int k = 1; k <= 4; k++) C->orders[C->norders++] = k;
     if (!C->nmeshes && C->refine) C->meshes[0] = 1, C->meshes[1] = 2, C->meshes[2] = 4, C->nmeshes = 3;
     if (!C->nmeshes) C->meshes[0] = 4, C->meshes[1] = 8, C->meshes[2] = 16, C->nmeshes = 3;
     init_results(C);
-    hdg_report *all = hdg_report_new();
+    hdgc_report *all = hdgc_report_new();
     int failed = 0;
     hdg_progress_begin(&C->pg, !C->quiet && hdg_progress_tty() ? stderr : NULL);
     for (int o = 0; o < C->norders; o++) failed |= sweep_order(C, o, all);
@@ -433,12 +446,12 @@ int hdg_cmd_convergence(int argc, char **argv)
     snprintf(def, sizeof def, "%s-convergence.json", C->name);
     const char *out = C->json ? C->json : def;
     hdg_error err = {0};
-    if (hdg_report_write(all, out, &err)) {
+    if (hdgc_report_write(all, out, &err)) {
         fprintf(stderr, "hdgc convergence: %s\n", err.msg);
         failed = 1;
     } else if (!C->quiet) printf("table written to %s\n", out);
-    hdg_report_free(all);
-    free(C->sets);
+    hdgc_report_free(all);
+    free((void *)C->names), free(C->values);
     free(C);
     return failed ? 1 : 0;
 }

@@ -1,17 +1,17 @@
 /* cmd_emit.c — `hdgc emit FILE.hdg --backend c|cuda [--order k] -o DIR`:
  * writes the generated kernels of a problem as one self-contained source,
  * DIR/<problem>.c (compiles alone with `cc -std=c11 -c`) or DIR/<problem>.cu
- * (compiles alone with `nvcc -ptx -arch=sm_90`). */
+ * (compiles alone with `nvcc -ptx -arch=sm_90`). A client of the public API
+ * (hdgc_problem_load_with, hdgc_problem_source). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "backends/c/emit.h"
-#include "backends/cuda/emit.h"
 #include "cli/commands.h"
-#include "compiler/module.h"
+#include "hdgc.h"
+#include "support/util.h"
 
 static void help(void)
 {
@@ -45,46 +45,27 @@ static int write_file(const char *dir, const char *name, const char *ext, const 
     return 0;
 }
 
-static int emit(const hdg_problem *p, const char *backend, int lines, const char *dir)
+static int emit(const hdgc_problem *p, const char *backend, int lines, const char *dir)
 {
-    hdg_ir_module *m;
+    char *text;
     hdg_error err = {0};
-    if (hdg_problem_module(p, 1, &m, &err)) {
+    if (hdgc_problem_source(p, backend, lines, &text, &err)) {
         fprintf(stderr, "hdgc emit: error: %s\n", err.msg);
         return 1;
     }
-    hdg_str s;
-    hdg_str_init(&s);
-    char file[256];
-    int cuda = !strcmp(backend, "cuda");
-    snprintf(file, sizeof file, "%s%s", p->name, cuda ? ".cu" : ".c");
-    hdg_status st;
-    if (cuda) {
-        hdg_emit_cuda_options o = {0};
-        o.line_directives = lines;
-        o.file_name = file;
-        st = hdg_emit_cuda(m, &s, &o, NULL, &err);
-    } else {
-        hdg_emit_c_options o = {0};
-        o.line_directives = lines;
-        o.file_name = file;
-        st = hdg_emit_c(m, &s, &o, &err);
-    }
-    int rc = st ? 1 : write_file(dir, p->name, cuda ? ".cu" : ".c", s.s);
-    if (st) fprintf(stderr, "hdgc emit: error: %s\n", err.msg);
-    hdg_str_free(&s);
-    hdg_ir_module_free(m);
+    int rc = write_file(dir, hdgc_problem_name(p), strcmp(backend, "cuda") ? ".c" : ".cu", text);
+    hdgc_free(text);
     return rc;
 }
 
 int hdg_cmd_emit(int argc, char **argv)
 {
-    hdg_frontend_options fo = {0};
-    hdg_setting *sets = calloc((size_t)argc + 1, sizeof *sets);
+    hdg_cli_settings cs;
+    hdg_cli_settings_init(&cs, argc);
     const char *path = NULL, *dir = NULL, *backend = "c";
     int lines = 0, rc = 2;
     for (int i = 1; i < argc; i++) {
-        int r = hdg_cli_problem_option("emit", argc, argv, &i, &fo, sets);
+        int r = hdg_cli_settings_option("emit", argc, argv, &i, &cs);
         if (r < 0) goto done;
         if (r) continue;
         const char *a = argv[i];
@@ -109,10 +90,10 @@ int hdg_cmd_emit(int argc, char **argv)
         fprintf(stderr, "hdgc emit: %s (see hdgc emit --help)\n", path ? "-o DIR is required" : "no file given");
         goto done;
     }
-    hdg_problem *p = hdg_cli_load_problem(path, &fo);
+    hdgc_problem *p = hdg_cli_load(path, &cs);
     rc = p ? emit(p, backend, lines, dir) : 1;
-    hdg_problem_free(p);
+    hdgc_problem_free(p);
 done:
-    free(sets);
+    hdg_cli_settings_free(&cs);
     return rc;
 }

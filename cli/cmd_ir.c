@@ -1,13 +1,13 @@
 /* cmd_ir.c — `hdgc ir FILE.hdg [--order k] [--set name=value] [--no-opt]`:
  * prints the IR of every kernel the problem lowers to, each headed by its
- * compile-time cost per item (flops, bytes read and written, table bytes). */
+ * compile-time cost per item (flops, bytes read and written, table bytes).
+ * A client of the public API (hdgc_problem_load_with, hdgc_problem_ir). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/commands.h"
-#include "compiler/module.h"
-#include "ir/ir.h"
+#include "hdgc.h"
 
 static void help(void)
 {
@@ -23,12 +23,12 @@ static void help(void)
 
 int hdg_cmd_ir(int argc, char **argv)
 {
-    hdg_frontend_options fo = {0};
-    hdg_setting *sets = calloc((size_t)argc + 1, sizeof *sets);
+    hdg_cli_settings cs;
+    hdg_cli_settings_init(&cs, argc);
     const char *path = NULL;
     int optimize = 1, rc = 2;
     for (int i = 1; i < argc; i++) {
-        int r = hdg_cli_problem_option("ir", argc, argv, &i, &fo, sets);
+        int r = hdg_cli_settings_option("ir", argc, argv, &i, &cs);
         if (r < 0) goto done;
         if (r) continue;
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { help(); rc = 0; goto done; }
@@ -41,23 +41,19 @@ int hdg_cmd_ir(int argc, char **argv)
     }
     if (!path) { fprintf(stderr, "hdgc ir: no file given (see hdgc ir --help)\n"); goto done; }
     rc = 1;
-    hdg_problem *p = hdg_cli_load_problem(path, &fo);
+    hdgc_problem *p = hdg_cli_load(path, &cs);
     if (!p) goto done;
-    hdg_ir_module *m;
+    char *text;
     hdg_error err = {0};
-    if (hdg_problem_module(p, optimize, &m, &err)) {
+    if (hdgc_problem_ir(p, optimize, &text, &err)) {
         fprintf(stderr, "hdgc ir: error: %s\n", err.msg);
     } else {
-        hdg_str s;
-        hdg_str_init(&s);
-        hdg_ir_print_module(m, &s);
-        fputs(s.s, stdout);
-        hdg_str_free(&s);
-        hdg_ir_module_free(m);
+        fputs(text, stdout);
+        hdgc_free(text);
         rc = 0;
     }
-    hdg_problem_free(p);
+    hdgc_problem_free(p);
 done:
-    free(sets);
+    hdg_cli_settings_free(&cs);
     return rc;
 }

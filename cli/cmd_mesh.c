@@ -1,13 +1,10 @@
 /* cmd_mesh.c — `hdgc mesh SPEC [--info]`: builds or reads a mesh, validates it,
- * and prints its statistics. */
+ * and prints its statistics. A client of the public API (hdgc_mesh_load, hdgc_mesh_info). */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/commands.h"
-#include "runtime/geometry.h"
-#include "runtime/mesh.h"
-#include "runtime/mesh_size.h"
-#include "support/util.h"
+#include "hdgc.h"
 
 static void usage(FILE *f)
 {
@@ -44,35 +41,6 @@ static void help(void)
            "Errors go to stderr as 'hdgc: error: ...' with exit code 1; bad usage exits 2.\n");
 }
 
-static void minmax(const double *a, int n, double *lo, double *hi)
-{
-    *lo = *hi = a[0];
-    for (int i = 1; i < n; i++) {
-        if (a[i] < *lo) *lo = a[i];
-        if (a[i] > *hi) *hi = a[i];
-    }
-}
-
-static void print_info(const char *spec, const hdg_mesh *m, const hdg_geom *g)
-{
-    printf("mesh: %s\n", spec);
-    printf("elements: %d\n", m->ne);
-    printf("vertices: %d\n", m->nv);
-    printf("faces: %d\n", m->nf);
-    printf("boundary faces: %d\n", m->nbf);
-    printf("markers:");
-    for (int id = 1; id <= m->nmarkers; id++)
-        if (m->marker_names[id]) printf(" %s(%d)", m->marker_names[id], hdg_mesh_marker_count(m, id));
-    printf("\n");
-    double lo, hi;
-    minmax(g->h, m->ne, &lo, &hi);
-    printf("element size: min %.6g max %.6g\n", lo, hi);
-    minmax(g->rin, m->ne, &lo, &hi);
-    printf("inscribed radius: min %.6g max %.6g\n", lo, hi);
-    if (m->nreoriented) printf("reoriented: %d clockwise triangles\n", m->nreoriented);
-    if (m->nuntagged) printf("untagged boundary faces: %d\n", m->nuntagged);
-}
-
 int hdg_cmd_mesh(int argc, char **argv)
 {
     const char *spec = NULL;
@@ -100,25 +68,13 @@ int hdg_cmd_mesh(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    hdg_mesh m;
-    hdg_geom g;
-    hdg_error err;
-    hdg_error_clear(&err);
-    if (hdg_mesh_spec_memory_check(spec, hdg_geom_bytes(1), &err)) {   /* a figure, before allocating */
+    hdgc_mesh *m;
+    hdg_error err = {0};
+    if (hdgc_mesh_load(spec, HDGC_MESH_GEOMETRY, &m, &err)) {   /* memory estimated before allocating */
         fprintf(stderr, "hdgc: error: %s\n", err.msg);
         return 1;
     }
-    if (hdg_mesh_load(&m, spec, &err)) {
-        fprintf(stderr, "hdgc: error: %s\n", err.msg);
-        return 1;
-    }
-    if (hdg_geom_init(&g, &m, &err)) {
-        fprintf(stderr, "hdgc: error: %s\n", err.msg);
-        hdg_mesh_free(&m);
-        return 1;
-    }
-    print_info(spec, &m, &g);
-    hdg_geom_free(&g);
-    hdg_mesh_free(&m);
+    fputs(hdgc_mesh_info(m), stdout);
+    hdgc_mesh_free(m);
     return 0;
 }

@@ -5,6 +5,8 @@
 #ifndef HDG_COMMANDS_H
 #define HDG_COMMANDS_H
 
+#include "hdgc.h"
+
 int hdg_cmd_mesh(int argc, char **argv);   /* cmd_mesh.c  */
 int hdg_cmd_check(int argc, char **argv);  /* cmd_check.c */
 int hdg_cmd_run(int argc, char **argv);    /* cmd_run.c   */
@@ -21,15 +23,32 @@ int hdg_cmd_emit(int argc, char **argv);   /* cmd_emit.c  */
  * not the same file as input); prints "hdgc CMD: OPT 'PATH': why" and returns
  * 2, else 0. hdg_cli_same_file: a and b name the same file (existing or not).
  * hdg_cli_twice: records opt in seen (room for argc entries); 2 with a message
- * if it was there already. hdg_cli_write_report: writes r to path (atomic),
- * frees r; on failure prints "hdgc: error: ..." and returns 1, else 0. */
+ * if it was there already. */
 int hdg_cli_check_output(const char *cmd, const char *opt, const char *path, const char *input);
 int hdg_cli_same_file(const char *a, const char *b);
 int hdg_cli_twice(const char *cmd, const char **seen, int *nseen, const char *opt);
+/* bench_support.c, for the bench commands (they may use internals): writes r to path
+ * (atomic), frees r; on failure prints "hdgc: error: ..." and returns 1, else 0. */
 struct hdg_report;
 int hdg_cli_write_report(struct hdg_report *r, const char *path);
 /* "a..b" or "a" (decimal integers, lo <= a <= b <= hi): 1 with *a, *b set, else 0 (the
  * --orders of the bench commands). */
 int hdg_cli_range(const char *s, int lo, int hi, int *a, int *b);
+
+/* --order k and --set name=value of check, ir, emit (cmd_common.c). */
+typedef struct hdg_cli_settings {
+    int order;              /* 0: the file's */
+    int nsets;
+    const char **names;     /* room for argc entries (hdg_cli_settings_init) */
+    double *values;
+} hdg_cli_settings;
+void hdg_cli_settings_init(hdg_cli_settings *c, int argc);
+void hdg_cli_settings_free(hdg_cli_settings *c);
+/* If argv[*i] is --order k or --set name=value, consumes it (advancing *i) and returns 1;
+ * returns -1 after printing "hdgc CMD: ..." for a bad value; 0 when it is neither. */
+int hdg_cli_settings_option(const char *cmd, int argc, char **argv, int *i, hdg_cli_settings *c);
+/* Loads and checks path with the settings (hdgc_problem_load_with), prints its diagnostics
+ * (errors, warnings) to stderr; NULL on errors. */
+hdgc_problem *hdg_cli_load(const char *path, const hdg_cli_settings *c);
 
 #endif

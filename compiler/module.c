@@ -7,6 +7,8 @@
 #include "support/util.h"
 #include "ir/lower.h"
 #include "ir/lower_dg.h"
+#include "backends/c/emit.h"
+#include "backends/cuda/emit.h"
 
 hdg_status hdg_problem_module(const hdg_problem *p, int optimize, hdg_ir_module **out,
                               hdg_error *err)
@@ -31,6 +33,29 @@ hdg_status hdg_problem_module(const hdg_problem *p, int optimize, hdg_ir_module 
             return st;
         }
     return HDG_OK;
+}
+
+hdg_status hdg_problem_source(const hdg_problem *p, int cuda, int line_directives, hdg_str *out,
+                              hdg_error *err)
+{
+    hdg_ir_module *m;
+    hdg_status st = hdg_problem_module(p, 1, &m, err);
+    if (st) return st;
+    char file[256];
+    snprintf(file, sizeof file, "%s%s", p->name, cuda ? ".cu" : ".c");
+    if (cuda) {
+        hdg_emit_cuda_options o = {0};
+        o.line_directives = line_directives;
+        o.file_name = file;
+        st = hdg_emit_cuda(m, out, &o, NULL, err);
+    } else {
+        hdg_emit_c_options o = {0};
+        o.line_directives = line_directives;
+        o.file_name = file;
+        st = hdg_emit_c(m, out, &o, err);
+    }
+    hdg_ir_module_free(m);
+    return st;
 }
 
 hdg_problem *hdg_cli_load_problem(const char *path, const hdg_frontend_options *fo)

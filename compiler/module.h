@@ -7,10 +7,17 @@
 #include "frontend/frontend.h"
 #include "hdg.h"
 #include "ir/ir.h"
+#include "support/util.h"
 
 /* Lowers p (HDG or DG) and, when optimize is set, runs the default IR passes
  * on every kernel. The caller frees *out with hdg_ir_module_free. */
 hdg_status hdg_problem_module(const hdg_problem *p, int optimize, hdg_ir_module **out,
+                              hdg_error *err);
+
+/* The generated source of p's kernels after the IR passes, as one file: C11 (cuda 0,
+ * named <problem>.c) or CUDA C (cuda 1, <problem>.cu); line_directives: #line
+ * directives instead of comments naming the terms. Appended to out. */
+hdg_status hdg_problem_source(const hdg_problem *p, int cuda, int line_directives, hdg_str *out,
                               hdg_error *err);
 
 /* Loads and checks a .hdg file for a CLI command; prints the diagnostics to

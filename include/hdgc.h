@@ -35,6 +35,11 @@ extern "C" {
 
 typedef struct hdgc_problem hdgc_problem;
 typedef struct hdgc_result hdgc_result;
+typedef struct hdgc_mesh hdgc_mesh;
+typedef struct hdgc_report hdgc_report;
+
+/* Frees what a function of this API handed over as "to free" (char *: diagnostics, IR, source). */
+void hdgc_free(void *ptr);
 
 /* ------------------------------------------------------------------ problems */
 
@@ -45,6 +50,14 @@ hdg_status hdgc_problem_load(const char *path, hdgc_problem **out, hdg_error *er
 /* The same from source text in memory; name stands for the file in messages. */
 hdg_status hdgc_problem_parse(const char *name, const char *source, hdgc_problem **out, hdg_error *err);
 
+/* hdgc_problem_load with a degree (order > 0: instead of the file's, 1..20; 0: the file's)
+ * and param overrides (nparams names and values, as `hdgc check --order k --set n=v`) applied
+ * from the first check on, so the file is checked once, with them. *diagnostics (when
+ * diagnostics is not NULL; free it with hdgc_free) receives the whole rendered diagnostics,
+ * errors and warnings, of which err->msg holds at most 2047 bytes. */
+hdg_status hdgc_problem_load_with(const char *path, int order, int nparams, const char *const *names,
+                                  const double *values, hdgc_problem **out, char **diagnostics, hdg_error *err);
+
 void hdgc_problem_free(hdgc_problem *p);
 
 const char *hdgc_problem_name(const hdgc_problem *p);     /* the `problem` line */
@@ -54,6 +67,27 @@ int hdgc_problem_order(const hdgc_problem *p);            /* the degree a solve 
 /* The file's warnings (diagnostics that are not errors), rendered as `hdgc check` prints
  * them; "" when there are none. */
 const char *hdgc_problem_warnings(const hdgc_problem *p);
+
+/* The checked problem as `hdgc check` prints it: method family, params, funcs, spaces,
+ * unknowns, and every equation expanded into scalar terms with their classification. */
+const char *hdgc_problem_summary(const hdgc_problem *p);
+
+/* The unknowns: how many, and the name of the i-th (NULL when out of range) with
+ * *has_exact (may be NULL) 1 when the file gives its exact solution. */
+int hdgc_problem_nunknowns(const hdgc_problem *p);
+const char *hdgc_problem_unknown(const hdgc_problem *p, int i, int *has_exact);
+
+/* The element-batch IR of every kernel the problem lowers to at its current order (docs/ir.md),
+ * after the IR passes unless optimize is 0, each kernel headed by its cost per item, as
+ * `hdgc ir` prints it. *text: to free with hdgc_free. */
+hdg_status hdgc_problem_ir(const hdgc_problem *p, int optimize, char **text, hdg_error *err);
+
+/* The generated kernels as one self-contained source, as `hdgc emit` writes it: backend "c"
+ * (C11, named <problem>.c in #line directives) or "cuda" (<problem>.cu); line_directives 1:
+ * #line directives into the .hdg file instead of comments naming the terms. Another backend
+ * is HDG_EINPUT "unknown backend 'B' (c, cuda)". *text: to free with hdgc_free. */
+hdg_status hdgc_problem_source(const hdgc_problem *p, const char *backend, int line_directives, char **text,
+                               hdg_error *err);
 
 /* Where solves write their human summary lines (NULL, the default: nowhere) and whether
  * they show a progress line on stderr while they run: 0 (the default) no, 1 yes, -1 only
@@ -131,6 +165,31 @@ typedef int (*hdgc_step_fn)(void *ctx, const hdgc_state *state);
  * fn NULL: no callback. An HDG problem has no steps: fn is never called. */
 hdg_status hdgc_problem_on_step(hdgc_problem *p, int every, hdgc_step_fn fn, void *ctx, hdg_error *err);
 
+/* ------------------------------------------------------------------ meshes */
+
+enum { HDGC_MESH_GEOMETRY = 1 };   /* hdgc_mesh_load: also measure the elements (size, inscribed radius) */
+
+/* Builds or reads a mesh: "square:N[,perturb=p][,domain=...]" or a Gmsh .msh path, either
+ * with ",refine=L" (docs: hdgc mesh --help), validated (degenerate, inverted, overlapping
+ * triangles, non-manifold edges: HDG_EINPUT naming them). A mesh whose estimated memory
+ * (with the geometry when flags has HDGC_MESH_GEOMETRY) exceeds what is available is
+ * refused before anything is allocated, with the figures. */
+hdg_status hdgc_mesh_load(const char *spec, int flags, hdgc_mesh **out, hdg_error *err);
+void hdgc_mesh_free(hdgc_mesh *m);
+
+/* Returns ne, the triangles; nv vertices, nf faces, nbf boundary faces (each may be NULL). */
+int hdgc_mesh_size(const hdgc_mesh *m, int *nv, int *nf, int *nbf);
+
+/* The statistics `hdgc mesh` prints: counts, markers with their face counts, and (loaded with
+ * HDGC_MESH_GEOMETRY) the element size and inscribed radius ranges, reoriented and untagged faces. */
+const char *hdgc_mesh_info(const hdgc_mesh *m);
+
+/* Checks the problem's boundary conditions against the mesh's markers (`hdgc check --mesh`):
+ * every marker needs a condition, every marker the file names must exist. HDG_EINPUT with the
+ * diagnostics (file:line:col, the line, a caret); *diagnostics as in hdgc_problem_load_with. */
+hdg_status hdgc_problem_check_markers(const hdgc_problem *p, const hdgc_mesh *m, char **diagnostics,
+                                      hdg_error *err);
+
 /* ------------------------------------------------------------------ solving */
 
 /* Runs the problem with its current settings. *out receives a result whenever the run
@@ -169,6 +228,9 @@ hdg_status hdgc_result_write_report(hdgc_result *r, const char *path, int exit_c
 hdg_status hdgc_write_status_report(const char *path, const char *status, const char *file, hdg_status code,
                                     const char *message, int exit_code, hdg_error *err);
 
+/* 1 when the report has a value at path (a null included: hdgc_result_number reads it as NaN). */
+int hdgc_result_has(const hdgc_result *r, const char *path);
+
 /* The L2 error of an unknown with an exact solution; NaN when there is none. */
 double hdgc_result_error(const hdgc_result *r, const char *unknown);
 
@@ -187,6 +249,46 @@ int hdgc_result_mesh(const hdgc_result *r, int *nv, const double **xy, const int
  * coefficients on each of the nf faces, in the face's canonical direction. Returns the
  * number of values (0 for DG). */
 long long hdgc_result_trace(const hdgc_result *r, const double **values, int *per_face);
+
+/* ------------------------------------------------------------------ reports and plots */
+
+/* A JSON document of the caller's, written the way hdgc writes its reports (hdgc convergence's
+ * table): paths are dotted ("errors.u"), a non-finite number becomes null, a NULL string null. */
+hdgc_report *hdgc_report_new(void);
+void hdgc_report_free(hdgc_report *r);   /* with every object pushed into it */
+void hdgc_report_set_number(hdgc_report *r, const char *path, double v);
+void hdgc_report_set_int(hdgc_report *r, const char *path, long long v);
+void hdgc_report_set_string(hdgc_report *r, const char *path, const char *v);
+/* Appends an empty object to the array at path (made when absent) and returns it: its paths
+ * are relative to it; it lives as long as r (not to be freed). */
+hdgc_report *hdgc_report_push(hdgc_report *r, const char *path);
+/* The JSON text (to free with hdgc_free), and the same written to path atomically. */
+char *hdgc_report_text(const hdgc_report *r);
+hdg_status hdgc_report_write(const hdgc_report *r, const char *path, hdg_error *err);
+
+/* A log-log line plot (error against h), written as SVG or PNG by the file name's extension. */
+typedef struct hdgc_plot_series {
+    const char *label;       /* legend text (NULL: none) */
+    int n;                   /* points; those with x or y not finite and positive are left out */
+    const double *x, *y;
+    int colour, marker;      /* palette colour and marker shape, indices */
+} hdgc_plot_series;
+
+typedef struct hdgc_plot {
+    int width, height;                      /* pixels, 300..8192 */
+    const char *title, *xlabel, *ylabel;    /* may be NULL */
+    int nseries;
+    const hdgc_plot_series *series;
+    int fits;                               /* 1: each series' fitted line, its slope printed */
+} hdgc_plot;
+
+/* Least-squares fit of log y = slope log x + icept over the points with x and y finite and
+ * positive; returns how many there were (slope, icept NaN with fewer than 2; may be NULL). */
+int hdgc_plot_fit(int n, const double *x, const double *y, double *slope, double *icept);
+/* 1 for a path ending in .svg, 2 for .png (any case), else 0. */
+int hdgc_plot_format(const char *path);
+/* Unknown extension, a size out of range: HDG_EINPUT; a path that cannot be written: HDG_EIO. */
+hdg_status hdgc_plot_write(const char *path, const hdgc_plot *pl, hdg_error *err);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,8 @@
 /* test_api.c — the public C API (include/hdgc.h) as a client uses it: a problem from a
  * string and from a file, a mesh from arrays against the same built-in mesh, the fields
- * against the exact solution, two problems interleaved, a DG step callback, and every
- * failure path returning a status and a message. Includes hdgc.h only. */
+ * against the exact solution, two problems interleaved, a DG step callback, what the
+ * inspection commands use (summary, IR, source, meshes by spec, markers, reports, plots),
+ * and every failure path returning a status and a message. Includes hdgc.h only. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +70,8 @@ static void from_string(void)
     CHECK(eu > 1e-7 && eu < 1e-5, "L2 error u %g", eu);
     CHECK(es > 1e-12 && es < 1e-7 && es < eu / 10, "L2 error ustar %g (u %g)", es, eu);
     CHECK(isnan(hdgc_result_error(r, "nothing")), "no such unknown");
+    CHECK(hdgc_result_has(r, "errors.u") && hdgc_result_has(r, "backend") && !hdgc_result_has(r, "errors.nothing") &&
+          !hdgc_result_has(NULL, "errors.u"), "hdgc_result_has");
     CHECK(hdgc_result_number(r, "mesh.elements") == 128, "elements %g", hdgc_result_number(r, "mesh.elements"));
     CHECK(strstr(hdgc_result_report(r), "\"solver\"") != NULL, "report JSON");
     const hdgc_field *u = hdgc_result_field_named(r, "u"), *us = hdgc_result_field_named(r, "ustar");
@@ -301,11 +304,121 @@ static void failures(void)
     hdgc_problem_free(NULL);
 }
 
+/* hdgc check / ir / emit: a problem loaded with its settings, its summary, IR and source. */
+static void inspection(void)
+{
+    hdg_error err;
+    hdgc_problem *p = NULL;
+    char *diags = NULL, *text = NULL;
+    const char *names[] = {"kappa", "kappa"};
+    double values[] = {2, 3};
+    const char *file = HDG_TEST_DATA "/hdg/poisson_exp.hdg";
+    EXPECT(hdgc_problem_load_with(file, 2, 1, names, values, &p, &diags, &err), HDG_OK, "");
+    if (!p) return;
+    CHECK(diags && !strcmp(diags, hdgc_problem_warnings(p)), "diagnostics: the warnings");
+    hdgc_free(diags);
+    double kappa = 0;
+    CHECK(hdgc_problem_order(p) == 2 && hdgc_problem_param(p, 0, &kappa) && kappa == 2, "order 2, kappa 2");
+    CHECK(strstr(hdgc_problem_summary(p), "problem poisson_exp (") && strstr(hdgc_problem_summary(p), "degree: k = 2"),
+          "summary: %.80s", hdgc_problem_summary(p));
+    int exact = 0;
+    CHECK(hdgc_problem_nunknowns(p) == 4 && !strcmp(hdgc_problem_unknown(p, 1, &exact), "u") && exact, "unknown u");
+    CHECK(hdgc_problem_unknown(p, 2, &exact) && !exact && !hdgc_problem_unknown(p, 4, NULL), "uhat: no exact");
+    EXPECT(hdgc_problem_ir(p, 1, &text, &err), HDG_OK, "");
+    CHECK(text && !strncmp(text, "module poisson_exp\n", 19), "IR: %.40s", text ? text : "");
+    hdgc_free(text);
+    EXPECT(hdgc_problem_source(p, "c", 1, &text, &err), HDG_OK, "");
+    CHECK(text && strstr(text, "#line") && strstr(text, "poisson_exp.c"), "C source with #line");
+    hdgc_free(text);
+    EXPECT(hdgc_problem_source(p, "cuda", 0, &text, &err), HDG_OK, "");
+    CHECK(text && strstr(text, "__global__"), "CUDA source");
+    hdgc_free(text);
+    EXPECT(hdgc_problem_source(p, "fortran", 0, &text, &err), HDG_EINPUT, "unknown backend 'fortran' (c, cuda)");
+    CHECK(text == NULL, "no text on failure");
+    hdgc_problem_free(p);
+    /* failures: duplicate and unknown params (with the whole diagnostics), a bad order */
+    EXPECT(hdgc_problem_load_with(file, 0, 2, names, values, &p, NULL, &err), HDG_EINPUT, "param kappa given twice");
+    EXPECT(hdgc_problem_load_with(file, 21, 0, NULL, NULL, &p, NULL, &err), HDG_EINPUT, "--order 21");
+    const char *typo[] = {"kapa"};
+    EXPECT(hdgc_problem_load_with(file, 0, 1, typo, values, &p, &diags, &err), HDG_EINPUT, "did you mean 'kappa'");
+    CHECK(p == NULL && diags && strstr(diags, "did you mean 'kappa'") && diags[strlen(diags) - 1] == '\n', "diagnostics");
+    hdgc_free(diags);
+    EXPECT(hdgc_problem_load_with("/nonexistent/x.hdg", 0, 0, NULL, NULL, &p, NULL, &err), HDG_EIO, "/nonexistent/x.hdg");
+    EXPECT(hdgc_problem_ir(NULL, 1, &text, &err), HDG_EINPUT, "no problem");
+}
+
+/* hdgc mesh and hdgc check --mesh: a mesh by spec, its statistics, the markers. */
+static void meshes(void)
+{
+    hdg_error err;
+    hdgc_mesh *m = NULL;
+    EXPECT(hdgc_mesh_load("square:2", HDGC_MESH_GEOMETRY, &m, &err), HDG_OK, "");
+    if (!m) return;
+    int nv, nf, nbf;
+    CHECK(hdgc_mesh_size(m, &nv, &nf, &nbf) == 8 && nv == 9 && nf == 16 && nbf == 8, "square:2 sizes");
+    CHECK(!strcmp(hdgc_mesh_info(m), "mesh: square:2\nelements: 8\nvertices: 9\nfaces: 16\nboundary faces: 8\n"
+                                     "markers: bottom(2) right(2) top(2) left(2)\nelement size: min 0.707107 max "
+                                     "0.707107\ninscribed radius: min 0.146447 max 0.146447\n"), "info: %s", hdgc_mesh_info(m));
+    char *src = slurp(HDG_TEST_DATA "/hdg/poisson_exp.hdg"), *at = src ? strstr(src, "on all") : NULL;
+    if (at) memcpy(at, "on top", 6);
+    hdgc_problem *p = NULL;
+    char *diags = NULL;
+    EXPECT(hdgc_problem_parse("top.hdg", src ? src : "", &p, &err), HDG_OK, "");
+    if (p) {
+        EXPECT(hdgc_problem_check_markers(p, m, &diags, &err), HDG_EINPUT, "boundary marker 'bottom' has no boundary condition");
+        CHECK(diags && strstr(diags, "top.hdg:") && strstr(diags, "'left' has no"), "diagnostics: %s", diags ? diags : "");
+        hdgc_free(diags);
+        hdgc_problem_free(p);
+    }
+    free(src);
+    hdgc_mesh_free(m);
+    EXPECT(hdgc_mesh_load("square:0", 0, &m, &err), HDG_EINPUT, "square:0");
+    CHECK(m == NULL, "no mesh on failure");
+    EXPECT(hdgc_mesh_load("/nonexistent/m.msh", 0, &m, &err), HDG_EIO, "/nonexistent/m.msh");
+    EXPECT(hdgc_mesh_load("square:2", 4, &m, &err), HDG_EINPUT, "unknown flags");
+    EXPECT(hdgc_problem_check_markers(NULL, NULL, NULL, &err), HDG_EINPUT, "no problem or no mesh");
+    CHECK(hdgc_mesh_size(NULL, &nv, NULL, NULL) == 0 && nv == 0 && !strcmp(hdgc_mesh_info(NULL), ""), "NULL mesh");
+}
+
+/* hdgc convergence: a JSON table of the caller's, a fitted rate, a plot. */
+static void reports_and_plots(void)
+{
+    hdg_error err;
+    hdgc_report *r = hdgc_report_new();
+    hdgc_report_set_string(r, "problem", "p");
+    hdgc_report *row = hdgc_report_push(r, "runs");
+    hdgc_report_set_int(row, "N", 4);
+    hdgc_report_set_number(row, "errors.u", NAN);
+    hdgc_report_set_number(hdgc_report_push(r, "runs"), "rate", 2.5);
+    char *text = hdgc_report_text(r);
+    CHECK(text && strstr(text, "\"problem\":\t\"p\"") && strstr(text, "\"u\":\tnull") && strstr(text, "2.5"), "report: %s",
+          text ? text : "");
+    hdgc_free(text);
+    EXPECT(hdgc_report_write(r, "/nonexistent/dir/t.json", &err), HDG_EIO, "/nonexistent/dir");
+    EXPECT(hdgc_report_write(NULL, "t.json", &err), HDG_EINPUT, "no report");
+    hdgc_report_free(r);
+    double x[] = {0.5, 0.25, 0.125, 0}, y[] = {0.25, 0.0625, 0.015625, 1}, slope, icept;
+    CHECK(hdgc_plot_fit(4, x, y, &slope, &icept) == 3 && fabs(slope - 2) < 1e-12 && fabs(icept) < 1e-12, "fit: slope 2");
+    CHECK(hdgc_plot_fit(-1, NULL, NULL, &slope, NULL) == 0 && isnan(slope), "no points");
+    CHECK(hdgc_plot_format("a.SVG") == 1 && hdgc_plot_format("a.png") == 2 && hdgc_plot_format("a.pdf") == 0 &&
+          hdgc_plot_format(NULL) == 0, "formats");
+    hdgc_plot_series s = {"u, k=1", 3, x, y, 0, 0};
+    hdgc_plot pl = {640, 480, "t", "h", "e", 1, &s, 1};
+    EXPECT(hdgc_plot_write("p.pdf", &pl, &err), HDG_EINPUT, "unknown extension");
+    EXPECT(hdgc_plot_write("/nonexistent/dir/p.svg", &pl, &err), HDG_EIO, "/nonexistent/dir");
+    pl.nseries = 2;
+    pl.series = NULL;
+    EXPECT(hdgc_plot_write("p.svg", &pl, &err), HDG_EINPUT, "2 series without their array");
+}
+
 int main(void)
 {
     from_string();
     from_arrays();
     interleaved();
     failures();
+    inspection();
+    meshes();
+    reports_and_plots();
     return test_summary("test_api");
 }

@@ -26,6 +26,24 @@ class hdgc_result(Structure):    # opaque
     _fields_ = []
 
 
+class hdgc_mesh(Structure):      # opaque
+    _fields_ = []
+
+
+class hdgc_report(Structure):    # opaque
+    _fields_ = []
+
+
+class hdgc_plot_series(Structure):
+    _fields_ = [("label", c_char_p), ("n", c_int), ("x", POINTER(c_double)), ("y", POINTER(c_double)),
+                ("colour", c_int), ("marker", c_int)]
+
+
+class hdgc_plot(Structure):
+    _fields_ = [("width", c_int), ("height", c_int), ("title", c_char_p), ("xlabel", c_char_p),
+                ("ylabel", c_char_p), ("nseries", c_int), ("series", POINTER(hdgc_plot_series)), ("fits", c_int)]
+
+
 class hdgc_field(Structure):
     _fields_ = [("name", c_char_p), ("ne", c_int), ("npe", c_int), ("degree", c_int),
                 ("x", POINTER(c_double)), ("y", POINTER(c_double)), ("values", POINTER(c_double))]
@@ -39,6 +57,7 @@ class hdgc_state(Structure):
 hdgc_step_fn = CFUNCTYPE(c_int, c_void_p, POINTER(hdgc_state))
 
 P_problem, P_result, P_error = POINTER(hdgc_problem), POINTER(hdgc_result), POINTER(hdg_error)
+P_mesh, P_report = POINTER(hdgc_mesh), POINTER(hdgc_report)
 
 # name: (restype, argtypes) for every function of include/hdgc.h and the hdg.h ones exported
 SIGNATURES = {
@@ -73,14 +92,45 @@ SIGNATURES = {
     "hdgc_result_field_named": (POINTER(hdgc_field), [P_result, c_char_p]),
     "hdgc_result_mesh": (c_int, [P_result, POINTER(c_int), POINTER(POINTER(c_double)), POINTER(POINTER(c_int))]),
     "hdgc_result_trace": (c_longlong, [P_result, POINTER(POINTER(c_double)), POINTER(c_int)]),
+    # what is handed over "to free" is a c_void_p (read it with ctypes.string_at, then hdgc_free)
+    "hdgc_free": (None, [c_void_p]),
+    "hdgc_problem_load_with": (hdg_status, [c_char_p, c_int, c_int, POINTER(c_char_p), POINTER(c_double),
+                                            POINTER(P_problem), POINTER(c_void_p), P_error]),
+    "hdgc_problem_summary": (c_char_p, [P_problem]),
+    "hdgc_problem_nunknowns": (c_int, [P_problem]),
+    "hdgc_problem_unknown": (c_char_p, [P_problem, c_int, POINTER(c_int)]),
+    "hdgc_problem_ir": (hdg_status, [P_problem, c_int, POINTER(c_void_p), P_error]),
+    "hdgc_problem_source": (hdg_status, [P_problem, c_char_p, c_int, POINTER(c_void_p), P_error]),
+    "hdgc_mesh_load": (hdg_status, [c_char_p, c_int, POINTER(P_mesh), P_error]),
+    "hdgc_mesh_free": (None, [P_mesh]),
+    "hdgc_mesh_size": (c_int, [P_mesh, POINTER(c_int), POINTER(c_int), POINTER(c_int)]),
+    "hdgc_mesh_info": (c_char_p, [P_mesh]),
+    "hdgc_problem_check_markers": (hdg_status, [P_problem, P_mesh, POINTER(c_void_p), P_error]),
+    "hdgc_result_has": (c_int, [P_result, c_char_p]),
+    "hdgc_report_new": (P_report, []),
+    "hdgc_report_free": (None, [P_report]),
+    "hdgc_report_set_number": (None, [P_report, c_char_p, c_double]),
+    "hdgc_report_set_int": (None, [P_report, c_char_p, c_longlong]),
+    "hdgc_report_set_string": (None, [P_report, c_char_p, c_char_p]),
+    "hdgc_report_push": (P_report, [P_report, c_char_p]),
+    "hdgc_report_text": (c_void_p, [P_report]),
+    "hdgc_report_write": (hdg_status, [P_report, c_char_p, P_error]),
+    "hdgc_plot_fit": (c_int, [c_int, POINTER(c_double), POINTER(c_double), POINTER(c_double), POINTER(c_double)]),
+    "hdgc_plot_format": (c_int, [c_char_p]),
+    "hdgc_plot_write": (hdg_status, [c_char_p, POINTER(hdgc_plot), P_error]),
     "hdg_status_name": (c_char_p, [hdg_status]),
     "hdg_error_clear": (None, [P_error]),
 }
 
 # Those the package calls; the others are declared when the library has them (lib.hdgc_declared).
-REQUIRED = {n for n in SIGNATURES if n not in {
+OPTIONAL = {
     "hdgc_problem_warnings", "hdgc_problem_set_output", "hdgc_check_option", "hdgc_result_string",
-    "hdgc_result_summary", "hdgc_result_write_report", "hdgc_write_status_report"}}
+    "hdgc_result_summary", "hdgc_result_write_report", "hdgc_write_status_report"}
+OPTIONAL |= {n for n in SIGNATURES if n.startswith(("hdgc_mesh_", "hdgc_report_", "hdgc_plot_"))}
+OPTIONAL |= {"hdgc_free", "hdgc_problem_load_with", "hdgc_problem_summary", "hdgc_problem_nunknowns",
+             "hdgc_problem_unknown", "hdgc_problem_ir", "hdgc_problem_source", "hdgc_problem_check_markers",
+             "hdgc_result_has"}
+REQUIRED = {n for n in SIGNATURES if n not in OPTIONAL}
 
 
 def _candidates():
