@@ -3,9 +3,11 @@
 #include <float.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "api/api.h"
 #include "compiler/run_png.h"
+#include "runtime/parallel.h"
 #include "support/util.h"
 
 static const char *keep(hdg_api_strings *st, const char *v)
@@ -129,4 +131,17 @@ hdg_status hdgc_check_option(const char *name, const char *value, hdg_error *err
     hdg_status s = hdg_api_option(&o, &x, &st, name, value, err);
     hdg_api_strings_free(&st);
     return s;
+}
+
+/* The environment the library reads, checked before any work: HDGC_CACHE, HDG_THREADS,
+ * HDGC_MEMORY_LIMIT (the messages `hdgc` prints after "hdgc: "). */
+hdg_status hdgc_check_environment(hdg_error *err)
+{
+    double bytes;
+    const char *cache = getenv("HDGC_CACHE"), *ok[] = {"on", "1", "yes", "true", "off", "0", "no", "false"};
+    int known = !cache || !*cache;
+    for (size_t i = 0; cache && i < sizeof ok / sizeof *ok; i++) known |= !strcasecmp(cache, ok[i]);
+    if (!known) return hdg_fail(err, HDG_EINPUT, "HDGC_CACHE=%.64s: expected on or off (1/0, yes/no, true/false)", cache);
+    hdg_status st = hdg_parallel_check_env(err);
+    return st ? st : hdg_memory_available(&bytes, err);
 }

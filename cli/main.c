@@ -1,12 +1,11 @@
-/* main.c — the `hdgc` command-line entry point: dispatches to subcommands. */
+/* main.c — the `hdgc` command-line entry point: checks the environment (hdgc_check_environment)
+ * and dispatches to subcommands. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "cli/commands.h"
-#include "hdg.h"
-#include "runtime/parallel.h"
+#include "hdgc.h"
 #include "support/util.h"
 
 typedef struct command {
@@ -59,15 +58,7 @@ static void out_of_memory(size_t bytes)
 static int check_env(void)
 {
     hdg_error err = {0};
-    double bytes;
-    const char *cache = getenv("HDGC_CACHE"), *ok[] = {"on", "1", "yes", "true", "off", "0", "no", "false"};
-    int known = !cache || !*cache;
-    for (size_t i = 0; cache && i < sizeof ok / sizeof *ok; i++) known |= !strcasecmp(cache, ok[i]);
-    if (!known) {
-        fprintf(stderr, "hdgc: HDGC_CACHE=%.64s: expected on or off (1/0, yes/no, true/false)\n", cache);
-        return 2;
-    }
-    if (hdg_parallel_check_env(&err) || hdg_memory_available(&bytes, &err)) {
+    if (hdgc_check_environment(&err)) {
         fprintf(stderr, "hdgc: %s\n", err.msg);
         return 2;
     }

@@ -345,6 +345,16 @@ static void inspection(void)
     hdgc_free(diags);
     EXPECT(hdgc_problem_load_with("/nonexistent/x.hdg", 0, 0, NULL, NULL, &p, NULL, &err), HDG_EIO, "/nonexistent/x.hdg");
     EXPECT(hdgc_problem_ir(NULL, 1, &text, &err), HDG_EINPUT, "no problem");
+    EXPECT(hdgc_check_environment(&err), HDG_OK, "");
+    const char *vars[] = {"HDGC_CACHE", "HDG_THREADS"}, *bad[] = {"maybe", "0"};
+    for (int i = 0; i < 2; i++) {   /* each set wrong, then as it was */
+        char *was = getenv(vars[i]) ? strdup(getenv(vars[i])) : NULL;
+        setenv(vars[i], bad[i], 1);
+        EXPECT(hdgc_check_environment(&err), HDG_EINPUT, vars[i]);
+        if (was) setenv(vars[i], was, 1);
+        else unsetenv(vars[i]);
+        free(was);
+    }
 }
 
 /* hdgc mesh and hdgc check --mesh: a mesh by spec, its statistics, the markers. */

@@ -74,6 +74,7 @@ SIGNATURES = {
     "hdgc_problem_set_param": (hdg_status, [P_problem, c_char_p, c_double, P_error]),
     "hdgc_problem_set_option": (hdg_status, [P_problem, c_char_p, c_char_p, P_error]),
     "hdgc_check_option": (hdg_status, [c_char_p, c_char_p, P_error]),
+    "hdgc_check_environment": (hdg_status, [P_error]),
     "hdgc_problem_set_mesh": (hdg_status, [P_problem, c_int, POINTER(c_double), c_int, POINTER(c_int), c_int,
                                            POINTER(c_int), POINTER(c_int), c_int, POINTER(c_char_p), P_error]),
     "hdgc_problem_on_step": (hdg_status, [P_problem, c_int, hdgc_step_fn, c_void_p, P_error]),
@@ -129,7 +130,7 @@ OPTIONAL = {
 OPTIONAL |= {n for n in SIGNATURES if n.startswith(("hdgc_mesh_", "hdgc_report_", "hdgc_plot_"))}
 OPTIONAL |= {"hdgc_free", "hdgc_problem_load_with", "hdgc_problem_summary", "hdgc_problem_nunknowns",
              "hdgc_problem_unknown", "hdgc_problem_ir", "hdgc_problem_source", "hdgc_problem_check_markers",
-             "hdgc_result_has"}
+             "hdgc_result_has", "hdgc_check_environment"}
 REQUIRED = {n for n in SIGNATURES if n not in OPTIONAL}
 
 
