@@ -28,7 +28,7 @@
  *
  * Speed: the order is a compile-time constant (one inline body, instantiated
  * for N = 1..8), the operators are stored transposed with rows padded to a
- * multiple of 8, and the products run over a few SIMD vectors of output nodes
+ * multiple of 4, and the products run over a few SIMD vectors of output nodes
  * whose accumulators stay in registers while the sum runs over the columns
  * (the micro-kernel of a GEMM); the face values of the neighbours of the
  * element two ahead are prefetched. On x86-64 each order is compiled for
@@ -51,7 +51,7 @@
 
 #define MW_NMAX 8
 #define MW_NP(N) (((N) + 1) * ((N) + 2) / 2)
-#define MW_B 8                                              /* output nodes per block */
+#define MW_B 4                                              /* rows padded to a multiple of this */
 #define MW_NPP(N) ((MW_NP(N) + MW_B - 1) / MW_B * MW_B)     /* Np padded to the block */
 #define MW_NPMAX MW_NP(MW_NMAX)
 #define MW_NPPMAX MW_NPP(MW_NMAX)
@@ -191,7 +191,7 @@ MW_INLINE void mw_prefetch(const int N, const mw_tables *restrict T, const doubl
 
 /* R = the right-hand side of element e (vol: volume part, surf: lifted
  * flux), R[f][i] for the padded node range, by vectors of VL doubles, NV of
- * them per pass over the operators (the rest of the 8-row padding after). */
+ * them per pass over the operators (then the rest in one pass). */
 MW_INLINE void mw_element(const int N, const int VL, const int NV, const int vol, const int surf,
                           const mw_tables *restrict T, const double *restrict Uall, long long e,
                           const double *restrict g, const int *restrict fm, double alpha,
@@ -213,9 +213,10 @@ MW_INLINE void mw_element(const int N, const int VL, const int NV, const int vol
     for (; ib + NV * VL <= NPP; ib += NV * VL)
         if (VL == 4) mw_rows4(N, NV, vol, surf, T, ib, Ez, w1, w2, fx, fy, fz, g, R);
         else mw_rows2(N, NV, vol, surf, T, ib, Ez, w1, w2, fx, fy, fz, g, R);
-    for (; ib < NPP; ib += 8)
-        if (VL == 4) mw_rows4(N, 2, vol, surf, T, ib, Ez, w1, w2, fx, fy, fz, g, R);
-        else mw_rows2(N, 4, vol, surf, T, ib, Ez, w1, w2, fx, fy, fz, g, R);
+    if (ib < NPP) {                                    /* the rest in one pass */
+        if (VL == 4) mw_rows4(N, (NPP - ib) / 4, vol, surf, T, ib, Ez, w1, w2, fx, fy, fz, g, R);
+        else mw_rows2(N, (NPP - ib) / 2, vol, surf, T, ib, Ez, w1, w2, fx, fy, fz, g, R);
+    }
 }
 
 /* The kernels' bodies: rhs = R (add: rhs += R) with R the volume and/or
@@ -228,7 +229,7 @@ MW_INLINE void mw_rhs_body(const int N, const int VL, const int NV, const int vo
     const double alpha = a->params[MW_P_ALPHA];
     for (long long e = begin; e < end; e++) {
         _Alignas(64) double R[3][MW_NPPMAX];
-        if (MW_PFN(N) && e + MW_PF < end) mw_prefetch(N, T, a->in[0], a->imap[0] + (e + MW_PF) * DG_M_SETS);
+        if (surf && MW_PFN(N) && e + MW_PF < end) mw_prefetch(N, T, a->in[0], a->imap[0] + (e + MW_PF) * DG_M_SETS);
         mw_element(N, VL, NV, vol, surf, T, a->in[0], e, a->geom + e * DG_G_SIZE, a->imap[0] + e * DG_M_SETS,
                    alpha, R);
         double *restrict rhs = a->out[0] + e * 3 * Np;
