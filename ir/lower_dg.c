@@ -32,6 +32,7 @@ typedef struct dgc {
     int needs_ext[HDG_DG_MAX_FIELDS];
     /* tables */
     hdg_ir_tensor *DrsT, *SrsT, *LIFTT, *MT, *r, *s, *Fm, *FmR, *rf, *sf;   /* see make_tables */
+    hdg_ir_tensor *DrT, *DsT;       /* Dr^T, Ds^T alone (rows padded): combined rows, see count_volume */
     hdg_ir_tensor *Iq, *wq, *rq, *sq;
     int nq;
 } dgc;
@@ -275,21 +276,56 @@ static hdg_status analyze_atoms(dgc *c, hdg_error *err)
 
 /* ---------------------------------------------------------------- tables */
 
+/* A strong-form term: a volume term with a derivative on an unknown. */
+static int strong(const dgc *c, const hdg_atom *a)
+{
+    return a->domain == HDG_VOLUME && a->role != HDG_ROLE_TIME && a->test_op == HDG_OP_VALUE &&
+           a->trial_op != HDG_OP_VALUE && atom_field(c, a) >= 0;
+}
+
+static int element_constant(const hdg_expr *e)
+{
+    return !hdg_expr_depends(e, HDG_VAR_X) && !hdg_expr_depends(e, HDG_VAR_Y) && !hdg_expr_depends(e, HDG_VAR_T) &&
+           !hdg_expr_has_normal(e);
+}
+
 /* Volume terms of the problem: weak-form ones (derivative on the test
  * function) and strong-form ones (derivative on the unknown); deriv[f] = 1
- * when a strong-form term differentiates field f. */
-static void count_volume(const dgc *c, int *nweak, int *deriv)
+ * when a strong-form term differentiates field f on its own.
+ *
+ * comb[r] = 1 for a row r whose strong-form terms are combined before the
+ * derivative: with element-constant coefficients c_a,
+ *     sum_a c_a d(U_a)/dx_a = Dr (sum_a c_a r_a U_a) + Ds (sum_a c_a s_a U_a)
+ * (r_a, s_a the geometric factors rx|ry, sx|sy of the term's direction), two
+ * products for the row instead of two per field. A row is combined when at
+ * least two of the fields it differentiates are differentiated by no other
+ * row (so their own derivatives are not needed): Maxwell's curl row (dx(Hy)
+ * - dy(Hx)) or acoustics' divergence row, 4 products instead of 6. */
+static void count_volume(const dgc *c, int *nweak, int *deriv, int *comb)
 {
     const hdg_problem *p = c->p;
+    unsigned long long used[HDG_DG_MAX_FIELDS] = {0};   /* used[f]: rows differentiating f */
+    int constant[HDG_DG_MAX_FIELDS];
     *nweak = 0;
-    for (int f = 0; f < c->F; f++) deriv[f] = 0;
+    for (int f = 0; f < c->F; f++) deriv[f] = comb[f] = 0, constant[f] = 1;
     for (int e = 0; e < p->nequations; e++)
         for (int i = 0; i < p->equations[e].natoms; i++) {
             const hdg_atom *a = &p->equations[e].atoms[i];
             if (a->domain != HDG_VOLUME || a->role == HDG_ROLE_TIME) continue;
             if (a->test_op != HDG_OP_VALUE) (*nweak)++;
-            else if (a->trial_op != HDG_OP_VALUE && atom_field(c, a) >= 0) deriv[atom_field(c, a)] = 1;
+            if (!strong(c, a)) continue;
+            int r = row_field(c, e, a);
+            used[atom_field(c, a)] |= 1ULL << r;
+            if (!element_constant(a->coef)) constant[r] = 0;
         }
+    for (int r = 0; r < c->F; r++) {
+        int own = 0;
+        for (int f = 0; f < c->F; f++) own += used[f] == 1ULL << r;
+        comb[r] = constant[r] && own >= 2;
+    }
+    for (int f = 0; f < c->F; f++)
+        for (int r = 0; r < c->F; r++)
+            if ((used[f] >> r & 1) && !comb[r]) deriv[f] = 1;
 }
 
 /* T = [A^T 0 | B^T 0] (n x 2 npad) for two n x n matrices: row j holds
@@ -310,12 +346,22 @@ static void make_tables(dgc *c, hdg_error *err)
 {
     hdg_refel *re = &c->re;
     hdg_ir_module *m = c->L->mod;
-    int Np = re->Np, Npp = c->Npp, Nfp = re->Nfp, nweak, deriv[HDG_DG_MAX_FIELDS], nderiv = 0;
-    count_volume(c, &nweak, deriv);
-    for (int f = 0; f < c->F; f++) nderiv += deriv[f];
+    int Np = re->Np, Npp = c->Npp, Nfp = re->Nfp, nweak, deriv[HDG_DG_MAX_FIELDS], comb[HDG_DG_MAX_FIELDS];
+    int nderiv = 0, ncomb = 0;
+    count_volume(c, &nweak, deriv, comb);
+    for (int f = 0; f < c->F; f++) nderiv += deriv[f], ncomb += comb[f];
     if (nderiv) {
         double *T = pair_transposed(re->Dr, re->Ds, Np, Npp);
         c->DrsT = hdg_ir_table(m, "DrsT", HDG_SHAPE(Np, 2 * Npp), T);
+        free(T);
+    }
+    if (ncomb) {   /* Dr^T and Ds^T, rows padded to Npp */
+        double *T = hdg_xcalloc(2 * (size_t)Np * Npp, sizeof(double));
+        for (int j = 0; j < Np; j++)
+            for (int i = 0; i < Np; i++)
+                T[j * Npp + i] = re->Dr[i * Np + j], T[(Np + j) * Npp + i] = re->Ds[i * Np + j];
+        c->DrT = hdg_ir_table(m, "DrT", HDG_SHAPE(Np, Npp), T);
+        c->DsT = hdg_ir_table(m, "DsT", HDG_SHAPE(Np, Npp), T + (size_t)Np * Npp);
         free(T);
     }
     double *LT = hdg_xcalloc(3 * (size_t)Nfp * Npp, sizeof(double));   /* LIFT^T, rows padded */
@@ -460,14 +506,46 @@ static void product(hdg_ir_kernel *k, hdg_ir_tensor *C, const int *crow, hdg_ir_
  * D = [U Dr^T | U Ds^T] in one product per element; weak terms form W = c U
  * at the nodes and take [W Sr^T | W Ss^T]. Then one pass over the nodes
  * combines them with the geometric factors and the coefficients. */
+/* The combined rows of count_volume: V = [sum_a c_a r_a U_a ; sum_a c_a s_a U_a]
+ * (rows crow[r] and ncomb + crow[r]) at the nodes, then Cc = [V_r Dr^T ;
+ * V_s Ds^T]; the row's strong part is Cc[crow] + Cc[ncomb + crow]. */
+static hdg_ir_tensor *combined(dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *U, hdg_ir_tensor *G, const int *crow,
+                               int ncomb)
+{
+    const hdg_problem *p = c->p;
+    hdg_ir_tensor *V = hdg_ir_local(k, "V", HDG_IR_DOUBLE, HDG_SHAPE(2 * ncomb, c->Npp));
+    hdg_ir_tensor *Cc = hdg_ir_local(k, "Cc", HDG_IR_DOUBLE, HDG_SHAPE(2 * ncomb, c->Npp));
+    hdg_ir_expr *j = hdg_ir_for(k, "j", c->Np), *x, *y, *sum[2 * HDG_DG_MAX_FIELDS] = {0};
+    map_point(k, G, hdg_ir_ld1(k, c->r, j), hdg_ir_ld1(k, c->s, j), &x, &y);
+    xenv v = { x, y, hdg_ir_time(k), NULL, NULL };
+    for (int e = 0; e < p->nequations; e++)
+        for (int n = 0; n < p->equations[e].natoms; n++) {
+            const hdg_atom *a = &p->equations[e].atoms[n];
+            int r = strong(c, a) ? row_field(c, e, a) : -1;
+            if (r < 0 || crow[r] < 0) continue;
+            int dx = a->trial_op == HDG_OP_DX;
+            hdg_ir_expr *cu = hdg_ir_mul(k, lx(k, p, a->coef, &v), hdg_ir_ld2(k, U, hdg_ir_int(k, atom_field(c, a)), j));
+            sum[crow[r]] = add_term(k, sum[crow[r]], hdg_ir_mul(k, gi(k, G, dx ? DG_G_RX : DG_G_RY), cu));
+            sum[ncomb + crow[r]] = add_term(k, sum[ncomb + crow[r]], hdg_ir_mul(k, gi(k, G, dx ? DG_G_SX : DG_G_SY), cu));
+        }
+    for (int q = 0; q < 2 * ncomb; q++) hdg_ir_assign(k, hdg_ir_ld2(k, V, hdg_ir_int(k, q), j), sum[q]);
+    hdg_ir_end(k);
+    int rr[HDG_DG_MAX_FIELDS], rs[HDG_DG_MAX_FIELDS];
+    for (int q = 0; q < ncomb; q++) rr[q] = q, rs[q] = ncomb + q;
+    product(k, Cc, rr, V, rr, ncomb, c->DrT, 0);
+    product(k, Cc, rs, V, rs, ncomb, c->DsT, 0);
+    return Cc;
+}
+
 static void build_volume(dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *U, hdg_ir_tensor *G, hdg_ir_tensor *R)
 {
     const hdg_problem *p = c->p;
     int F = c->F, Np = c->Np, Npp = c->Npp, nweak, deriv[HDG_DG_MAX_FIELDS], drow[HDG_DG_MAX_FIELDS], nd = 0;
-    int rows[HDG_DG_MAX_FIELDS], fields[HDG_DG_MAX_FIELDS];
-    count_volume(c, &nweak, deriv);
-    for (int f = 0; f < F; f++) drow[f] = deriv[f] ? nd++ : -1;
-    hdg_ir_tensor *D = NULL, *W = NULL, *Wd = NULL;
+    int rows[HDG_DG_MAX_FIELDS], fields[HDG_DG_MAX_FIELDS], comb[HDG_DG_MAX_FIELDS], crow[HDG_DG_MAX_FIELDS];
+    int ncomb = 0;
+    count_volume(c, &nweak, deriv, comb);
+    for (int f = 0; f < F; f++) drow[f] = deriv[f] ? nd++ : -1, crow[f] = comb[f] ? ncomb++ : -1;
+    hdg_ir_tensor *D = NULL, *W = NULL, *Wd = NULL, *Cc = ncomb ? combined(c, k, U, G, crow, ncomb) : NULL;
     hdg_ir_expr *t = hdg_ir_time(k);
     if (nd) {
         D = hdg_ir_local(k, "D", HDG_IR_DOUBLE, HDG_SHAPE(nd, 2 * Npp));
@@ -506,6 +584,7 @@ static void build_volume(dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *U, hdg_ir_tens
             const hdg_atom *a = &p->equations[e].atoms[n];
             if (a->domain != HDG_VOLUME || a->role == HDG_ROLE_TIME) continue;
             int fr = row_field(c, e, a), fu = atom_field(c, a);
+            if (strong(c, a) && comb[fr]) continue;   /* in Cc */
             hdg_ir_expr *term;
             hdg_ir_set_origin(k, p->file, a->loc.line, a->loc.col, NULL);
             if (a->test_op != HDG_OP_VALUE) {
@@ -531,6 +610,12 @@ static void build_volume(dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *U, hdg_ir_tens
             sum[fr] = fu >= 0 ? (sum[fr] ? hdg_ir_sub(k, sum[fr], term) : hdg_ir_neg(k, term)) : add_term(k, sum[fr], term);
         }
     hdg_ir_set_origin(k, NULL, 0, 0, NULL);
+    for (int f = 0; f < F; f++) {
+        if (!comb[f]) continue;   /* unknown terms move to the right-hand side */
+        hdg_ir_expr *cc = hdg_ir_add(k, hdg_ir_ld2(k, Cc, hdg_ir_int(k, crow[f]), i),
+                                     hdg_ir_ld2(k, Cc, hdg_ir_int(k, ncomb + crow[f]), i));
+        sum[f] = sum[f] ? hdg_ir_sub(k, sum[f], cc) : hdg_ir_neg(k, cc);
+    }
     for (int f = 0; f < F; f++)
         hdg_ir_assign(k, hdg_ir_ld2(k, R, hdg_ir_int(k, f), i), sum[f] ? sum[f] : hdg_ir_num(k, 0));
     hdg_ir_end(k);
