@@ -27,7 +27,7 @@ int hdg_cmd_emit(int argc, char **argv);   /* cmd_emit.c  */
 int hdg_cli_check_output(const char *cmd, const char *opt, const char *path, const char *input);
 int hdg_cli_same_file(const char *a, const char *b);
 int hdg_cli_twice(const char *cmd, const char **seen, int *nseen, const char *opt);
-/* bench_support.c, for the bench commands (they may use internals): writes r to path
+/* bench/cmd_bench_support.c, for the bench commands (they may use internals): writes r to path
  * (atomic), frees r; on failure prints "hdgc: error: ..." and returns 1, else 0. */
 struct hdg_report;
 int hdg_cli_write_report(struct hdg_report *r, const char *path);

@@ -1,4 +1,4 @@
-/* bench_support.c — a helper of the bench commands (bench/cmd_bench*.c), which may use the
+/* cmd_bench_support.c — a helper of the bench commands (bench/cmd_bench*.c), which may use the
  * internals (docs/architecture.md); the cmd_*.c files of cli/ use include/hdgc.h only. */
 #include <stdio.h>
 
