@@ -21,14 +21,22 @@
  * H = D - (kappa/J)(Bx^T Bx + By^T By):
  *     Ke = H + G^T Su^-1 G,   Fe = -G^T Su^-1 F,
  * by one triangular solve (Z = L^-1 [G | F]) and one symmetric rank update
- * (Z^T Z). Su, G, H are linear combinations of reference matrices (Tr^T Tr,
- * Tr^T Ts + Ts^T Tr, Ts^T Ts, face masses, Tr^T E_f, Ts^T E_f, E_f^T E_g)
+ * (Z^T Z), the latter accumulated onto H in double-double (syrk_dd), and Ke
+ * projected onto the complement of its exact null vector, the constant trace
+ * (null_project). Why both: H + Z^T Z cancels (max|H| ~ 4.5 max|Ke| at k = 8)
+ * and the table products hold the identities only to rounding, so a plain
+ * double Ke has |Ke c| ~ 4e-15 max|Ke| (generated: 1.2e-15), an error that is
+ * the same in every element of a uniform mesh and acts like a reaction term:
+ * the global L2 errors of u were 10-350x those of the generated kernels at
+ * k = 6..8 (square:16, square:32). Su, G, H are linear combinations of
+ * reference matrices (Tr^T Tr, Tr^T Ts + Ts^T Tr, Ts^T Ts, face masses,
+ * Tr^T E_f, Ts^T E_f, E_f^T E_g)
  * made once per order, with coefficients from rx, ry, sx, sy, J, the normals
  * and sJ: no quadrature per element but the source's. Sx^T Sx uses the
  * identity -Sx + Ex = Sx^T (integration by parts, exact with the exact
  * rules), which the generated kernel's A holds to rounding. The generated
  * local kernel factors all of A (3 np) by LU instead: at k = 8 about 3.0
- * Mflop per element against 0.16 here.
+ * Mflop per element against 0.16 here (+0.18 for the double-double update).
  *
  * Rules as in ir/lower_hdg.c, so the load vector agrees to rounding: volume
  * hdg_quad_triangle of degree 2k+4 (reference tables and the source), faces
@@ -40,7 +48,8 @@
  * (HW_ISA) as the JIT compiles the generated ones for the host; sin(pi x) of
  * the source is an inline polynomial (sinpi) so that the point loop
  * vectorizes. Dense algebra: fixed-size loops (the default), or LAPACK
- * dpotrf/dpotrs and BLAS dtrsm/dsyrk with -DHW_POISSON_LAPACK=1: OpenBLAS's
+ * dpotrf/dpotrs and BLAS dtrsm with -DHW_POISSON_LAPACK=1 (the update is
+ * syrk_dd's loops either way; the timings that follow predate it): OpenBLAS's
  * per-call cost makes those 2-3.5x slower at k <= 2, 1.3-2x at k = 3..5
  * (and they take its buffer lock from every pool thread); about even at
  * k = 8. With them OpenBLAS is set to one thread (the runtime's pool already
@@ -315,7 +324,7 @@ static void poison(double *x, int n)
 }
 
 /* ------------------------------------------------ dense helpers
- * HW_POISSON_LAPACK 1: LAPACK dpotrf/dpotrs, BLAS dtrsm/dsyrk (OpenBLAS);
+ * HW_POISSON_LAPACK 1: LAPACK dpotrf/dpotrs, BLAS dtrsm (OpenBLAS);
  * 0: the same operations as loops with the order's constant bounds. */
 
 #define AI static inline __attribute__((always_inline))
@@ -388,20 +397,51 @@ AI void trsm_rows(const int n, const int w, const double *restrict L, double *re
 #endif
 }
 
-/* upper triangle of C (w x w row-major) += Z^T Z, Z n x w row-major */
-AI void syrk_rows(const int n, const int w, const double *restrict Z, double *restrict C)
+/* (hi + lo) += Z^T Z on the upper triangle (w x w row-major), Z n x w row-major,
+ * accumulated in double-double (TwoProduct by fma, TwoSum; Ogita-Rump-Oishi's
+ * Dot2): Ke = H + Z^T Z cancels (max|H| ~ 4.5 max|Ke| at k = 8), and a plain
+ * double sum leaves errors of eps |H| in Ke that the global solve amplifies.
+ * Needs -ffp-contract=off (ISO C mode, -std=c11), so that no fma is formed
+ * inside TwoSum. */
+AI void syrk_dd(const int n, const int w, const double *restrict Z, double *restrict hi, double *restrict lo)
 {
-#if HW_POISSON_LAPACK
-    cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, w, n, 1.0, Z, w, 1.0, C, w);
-#else
     for (int m = 0; m < n; m++) {
         const double *restrict zm = Z + m * w;
         for (int i = 0; i < w; i++) {
-            double *restrict ci = C + i * w, a = zm[i];
-            for (int j = i; j < w; j++) ci[j] += a * zm[j];
+            double *restrict h = hi + i * w, *restrict l = lo + i * w, a = zm[i];
+            for (int j = i; j < w; j++) {
+                double p = a * zm[j], e = fma(a, zm[j], -p), s = h[j] + p, b = s - h[j];
+                l[j] += ((h[j] - (s - b)) + (p - b)) + e;
+                h[j] = s;
+            }
         }
     }
-#endif
+}
+
+/* Ke = P Ke P, P = I - c c^T / c^T c, c the constant trace (mode 0 of each
+ * face; the three entries equal): exactly Ke in exact arithmetic, since a
+ * constant trace gives u = const, q = 0 and so Ke c = 0 (and c^T Ke = 0).
+ * In floating point the rows of H and Z^T Z times c cancel only to eps |H|;
+ * that defect acts like a spurious reaction term in every element, coherent
+ * over the mesh, and cost 1-2.5 digits of the global error (k = 6..8). With
+ * s the indicator of the mode-0 entries and w = Ke s / 3, g = s^T Ke s / 9:
+ *     Ke'_ij = Ke_ij - s_i w_j - w_i s_j + g s_i s_j,
+ * computed on the upper triangle and mirrored (Ke' stays exactly symmetric). */
+AI void null_project(const int nk, double *restrict K)
+{
+    const int nt = 3 * nk;
+    double w[NTMAX];
+    for (int i = 0; i < nt; i++) w[i] = (K[i * nt] + K[i * nt + nk] + K[i * nt + 2 * nk]) / 3;
+    const double g = (w[0] + w[nk] + w[2 * nk]) / 3;
+    for (int i = 0; i < nt; i++)
+        for (int j = i; j < nt; j++) {
+            int si = i % nk == 0, sj = j % nk == 0;
+            double v = K[i * nt + j];
+            if (sj) v -= w[i];
+            if (si) v -= w[j];
+            if (si && sj) v += g;
+            K[i * nt + j] = K[j * nt + i] = v;
+        }
 }
 
 /* ------------------------------------------------ kernels */
@@ -411,7 +451,8 @@ AI void local_body(const int k, long long begin, long long end, const hdg_kargs 
     const int np = NPK(k), nk = k + 1, nt = 3 * nk, ld = nt + 1, nq = (k + 3) * (k + 3);
     const tables *t = &tab[k];
     const double kap = a->params[0], tau = a->params[1];
-    double S[NPMAX * NPMAX], Z[NPMAX * (NTMAX + 1)], C[(NTMAX + 1) * (NTMAX + 1)], F[NPMAX];
+    double S[NPMAX * NPMAX], Z[NPMAX * (NTMAX + 1)], F[NPMAX];
+    double C[(NTMAX + 1) * (NTMAX + 1)], Cl[(NTMAX + 1) * (NTMAX + 1)];   /* C + Cl: double-double */
     for (long long el = begin; el < end; el++) {
         const double *g = a->geom + el * NGEOM;
         double *restrict Ke = a->out[0] + el * nt * nt, *restrict Fe = a->out[1] + el * nt;
@@ -428,27 +469,34 @@ AI void local_body(const int k, long long begin, long long end, const hdg_kargs 
                 for (int b = 0; b < nk; b++)
                     Z[i * ld + f * nk + b] = al * RE[i * nk + b] + be * SE[i * nk + b] + ga * E[i * nk + b];
         }
-        /* C = [H 0; 0 0] (ld x ld row-major, upper triangle),
+        /* C + Cl = [H 0; 0 0] (ld x ld row-major, upper triangle; the products exact),
          * H_fh = -(kappa/J) sJ_f sJ_h n_f.n_h E_f^T E_h - delta_fh tau sJ_f I */
         for (int f = 0; f < 3; f++)
             for (int h = f; h < 3; h++) {
                 double c = -kap / e.J * e.sJ[f] * e.sJ[h] * (e.nx[f] * e.nx[h] + e.ny[f] * e.ny[h]);
                 const double *restrict EE = t->EE[f][h];
                 for (int i = 0; i < nk; i++)
-                    for (int b = 0; b < nk; b++) C[(f * nk + i) * ld + h * nk + b] = c * EE[i * nk + b];
+                    for (int b = 0; b < nk; b++) {
+                        int x = (f * nk + i) * ld + h * nk + b;
+                        C[x] = c * EE[i * nk + b], Cl[x] = fma(c, EE[i * nk + b], -C[x]);
+                    }
             }
-        for (int i = 0; i < nt; i++) C[i * ld + i] -= tau * e.sJ[i / nk];
-        for (int i = 0; i < ld; i++) C[i * ld + nt] = 0;
+        for (int i = 0; i < nt; i++) {   /* C_ii -= tau sJ: TwoSum into (C, Cl) */
+            double d = -tau * e.sJ[i / nk], x = C[i * ld + i], s = x + d, b = s - x;
+            C[i * ld + i] = s, Cl[i * ld + i] += (x - (s - b)) + (d - b);
+        }
+        for (int i = 0; i < ld; i++) C[i * ld + nt] = Cl[i * ld + nt] = 0;
         if (chol(np, S)) {
             poison(Ke, nt * nt), poison(Fe, nt);
             continue;
         }
         trsm_rows(np, ld, S, Z);
-        syrk_rows(np, ld, Z, C);
+        syrk_dd(np, ld, Z, C, Cl);
         for (int i = 0; i < nt; i++) {
-            for (int j = 0; j < nt; j++) Ke[i * nt + j] = i <= j ? C[i * ld + j] : C[j * ld + i];
-            Fe[i] = -C[i * ld + nt];
+            for (int j = i; j < nt; j++) Ke[i * nt + j] = Ke[j * nt + i] = C[i * ld + j] + Cl[i * ld + j];
+            Fe[i] = -(C[i * ld + nt] + Cl[i * ld + nt]);
         }
+        null_project(nk, Ke);
     }
 }
 
