@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """compare_reports.py A.json B.json [--rtol R] [--same KEY]... [--near KEY]...
+                      [--at-most KEY:F]...
 
 Compares two `hdgc run --json` reports: every --near KEY (a dotted path to a
 number or to an object of numbers, e.g. errors) agrees to relative R (default
-1e-9), every --same KEY is equal. Prints each comparison; exit 1 on a
-difference or a missing key."""
+1e-9), every --same KEY is equal, every --at-most KEY:F has B's numbers at
+most F times A's (B no worse than A by more than F). Prints each comparison;
+exit 1 on a difference or a missing key."""
 import argparse
 import json
 import sys
@@ -29,10 +31,15 @@ def main():
     ap.add_argument("--rtol", type=float, default=1e-9)
     ap.add_argument("--same", action="append", default=[])
     ap.add_argument("--near", action="append", default=[])
+    ap.add_argument("--at-most", action="append", default=[])
     o = ap.parse_args()
     A, B = json.load(open(o.a)), json.load(open(o.b))
     bad = 0
-    for key in o.same + o.near:
+    factor = {}
+    for spec in o.at_most:
+        key, f = spec.rsplit(":", 1)
+        factor[key] = float(f)
+    for key in o.same + o.near + list(factor):
         try:
             va, vb = numbers(get(A, key), key), numbers(get(B, key), key)
         except KeyError as e:
@@ -45,7 +52,11 @@ def main():
             continue
         for k in sorted(va):
             x, y = va[k], vb[k]
-            if key in o.same:
+            if key in factor:
+                ok = y <= factor[key] * x
+                print(f"{k}: {x:.6g} {y:.6g} ratio {y / x if x else float('inf'):.3g} "
+                      f"{'ok' if ok else 'ABOVE'} (at most {factor[key]:g})")
+            elif key in o.same:
                 ok = x == y
                 print(f"{k}: {x} {y} {'same' if ok else 'DIFFERENT'}")
             else:
