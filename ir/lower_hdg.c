@@ -572,13 +572,15 @@ static void emit_system(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const bloc
  * recovery (no rows, one column), or in the opt-in local kernel the trace
  * rows of C, D and the trace columns plus source of B, D.
  *
- * The recovery uses it by default: x agrees with the dense solve to rounding.
- * The local kernel keeps the dense LU unless HDGC_BLOCK_LOCAL is set: with
- * the order fixed (the mass blocks of q pivot before u, where partial
- * pivoting over all of A picks rows of the u equation) K_e matches the dense
- * one to 1e-15 element by element, yet the global solution of poisson at
- * k = 8..10 comes out 10-50x less accurate (6.8e-12 instead of 1.2e-13 on
- * square:32, k = 8), so the 2.6x faster path is not the default. */
+ * The recovery uses it, and so does the local kernel: with the order fixed
+ * (the mass blocks of q pivot before u, where partial pivoting over all of A
+ * picks rows of the u equation) K_e matches the dense one to 1e-15 element by
+ * element. Its global solution of poisson at k = 8..10 used to come out
+ * 10-50x less accurate (6.8e-12 instead of 1.2e-13 on square:32, k = 8): not
+ * the elimination order but the constant null vector of K_e, which the block
+ * path's rounding broke more (a difference of larger terms); null_project
+ * removes that rounding on both paths, and both then reach ~1e-14 (session 7:
+ * u on square:32, k = 8: dense 2.8e-14, block 1.5e-14). */
 
 #define ELIM_MAX 64   /* element components: at most 32 unknowns of 2 components */
 
@@ -865,6 +867,73 @@ static hdg_ir_tensor *elem_geom(lower *c, hdg_ir_kernel *k)
                        "vertices, J, rx ry sx sy, per face nx ny sJ, marker-set flags");
 }
 
+/* The constant trace: when a constant value of a trace component on the
+ * three faces makes the element's u constant and q zero (a local problem
+ * that reproduces constants: no zeroth-order term), the constant vector c of
+ * that component (1 on its three P0 modes) is a null vector of K_e on both
+ * sides. In floating point K_e c is ~1e-15 max|K_e| instead of 0, and on a
+ * mesh of like elements that defect acts as a spurious reaction term: at
+ * k = 7, 8 it bounded the errors of poisson (the hand-written kernels, whose
+ * K_e is a difference of two larger matrices, lost 1-2.5 digits to it;
+ * bench/handwritten/poisson.c). Where max|K_e c| (or max|c^T K_e|) is at most
+ * HDG_NULL_TOL max|K_e|, below anything double precision resolves in K_e,
+ * it is taken as rounding and projected out: K_e <- K_e (I - c c^T/3), and
+ * (I - c c^T/3) K_e on the left, i.e. P K_e P for a symmetric K_e. A real
+ * zeroth-order term (reaction, Robin faces) gives K_e c far above it. */
+#define HDG_NULL_TOL 1e-13
+static void null_project(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *S)
+{
+    hdg_lowered *L = c->L;
+    int nt = L->nt;
+    hdg_ir_tensor *v = hdg_ir_local(k, "nv", HDG_IR_DOUBLE, HDG_SHAPE(nt));
+    hdg_ir_tensor *w = hdg_ir_local(k, "nw", HDG_IR_DOUBLE, HDG_SHAPE(nt));
+    hdg_ir_tensor *s = hdg_ir_local(k, "ns", HDG_IR_DOUBLE, HDG_SHAPE(3));   /* max|K|, max|Kc|, max|c^T K| */
+    hdg_ir_set_origin(k, c->p->file, 0, 0, "constant trace: rounding in K_e c projected out");
+    hdg_ir_assign(k, hdg_ir_ld1(k, s, I(k, 0)), hdg_ir_num(k, 0));
+    hdg_ir_expr *i = hdg_ir_for(k, "i", nt), *j = hdg_ir_for(k, "j", nt);
+    hdg_ir_assign(k, hdg_ir_ld1(k, s, I(k, 0)),
+                  hdg_ir_max(k, hdg_ir_ld1(k, s, I(k, 0)), hdg_ir_call(k, HDG_FN_ABS, hdg_ir_ld2(k, S, i, j))));
+    hdg_ir_end(k), hdg_ir_end(k);
+    hdg_ir_expr *tol = hdg_ir_let(k, "ntol", hdg_ir_mul(k, hdg_ir_num(k, HDG_NULL_TOL), hdg_ir_ld1(k, s, I(k, 0))));
+    for (int u = 0; u < c->p->nunknowns; u++)
+        for (int comp = 0; L->toff[u] >= 0 && comp < c->p->unknowns[u].ncomp; comp++) {
+            int at[3];
+            for (int f = 0; f < 3; f++) at[f] = f * L->m + L->toff[u] + comp * c->nk;
+            hdg_ir_assign(k, hdg_ir_ld1(k, s, I(k, 1)), hdg_ir_num(k, 0));
+            hdg_ir_assign(k, hdg_ir_ld1(k, s, I(k, 2)), hdg_ir_num(k, 0));
+            i = hdg_ir_for(k, "i", nt);
+            hdg_ir_expr *sv = NULL, *sw = NULL;
+            for (int f = 0; f < 3; f++) {
+                hdg_ir_expr *a = hdg_ir_ld2(k, S, i, I(k, at[f])), *b = hdg_ir_ld2(k, S, I(k, at[f]), i);
+                sv = sv ? hdg_ir_add(k, sv, a) : a, sw = sw ? hdg_ir_add(k, sw, b) : b;
+            }
+            hdg_ir_assign(k, hdg_ir_ld1(k, v, i), sv);
+            hdg_ir_assign(k, hdg_ir_ld1(k, w, i), sw);
+            hdg_ir_assign(k, hdg_ir_ld1(k, s, I(k, 1)),
+                          hdg_ir_max(k, hdg_ir_ld1(k, s, I(k, 1)), hdg_ir_call(k, HDG_FN_ABS, hdg_ir_ld1(k, v, i))));
+            hdg_ir_assign(k, hdg_ir_ld1(k, s, I(k, 2)),
+                          hdg_ir_max(k, hdg_ir_ld1(k, s, I(k, 2)), hdg_ir_call(k, HDG_FN_ABS, hdg_ir_ld1(k, w, i))));
+            hdg_ir_end(k);
+            hdg_ir_expr *right = hdg_ir_let(k, "nr", hdg_ir_cmp(k, HDG_E_LE, hdg_ir_ld1(k, s, I(k, 1)), tol));
+            hdg_ir_expr *left = hdg_ir_let(k, "nl", hdg_ir_cmp(k, HDG_E_LE, hdg_ir_ld1(k, s, I(k, 2)), tol));
+            hdg_ir_expr *third = hdg_ir_num(k, 1.0 / 3.0), *zero = hdg_ir_num(k, 0);
+            hdg_ir_expr *ckc = hdg_ir_let(k, "nc", hdg_ir_add(k, hdg_ir_add(k, hdg_ir_ld1(k, v, I(k, at[0])),
+                                          hdg_ir_ld1(k, v, I(k, at[1]))), hdg_ir_ld1(k, v, I(k, at[2]))));
+            i = hdg_ir_for(k, "i", nt);   /* K c c^T / 3: the three columns; c c^T K / 3: the three rows */
+            for (int f = 0; f < 3; f++) {
+                hdg_ir_accum(k, hdg_ir_ld2(k, S, i, I(k, at[f])),
+                             hdg_ir_select(k, right, hdg_ir_neg(k, hdg_ir_mul(k, third, hdg_ir_ld1(k, v, i))), zero));
+                hdg_ir_accum(k, hdg_ir_ld2(k, S, I(k, at[f]), i),
+                             hdg_ir_select(k, left, hdg_ir_neg(k, hdg_ir_mul(k, third, hdg_ir_ld1(k, w, i))), zero));
+            }
+            hdg_ir_end(k);
+            hdg_ir_expr *both = hdg_ir_select(k, hdg_ir_op_new(k, HDG_E_AND, 2, (hdg_ir_expr *[]){right, left}, 0),
+                                              hdg_ir_mul(k, hdg_ir_num(k, 1.0 / 9.0), ckc), zero);
+            for (int f = 0; f < 3; f++)   /* + c (c^T K c) c^T / 9 */
+                for (int g = 0; g < 3; g++) hdg_ir_accum(k, hdg_ir_ld2(k, S, I(k, at[f]), I(k, at[g])), both);
+        }
+}
+
 static void local_kernel(lower *c)
 {
     hdg_lowered *L = c->L;
@@ -886,10 +955,11 @@ static void local_kernel(lower *c)
     emit_system(c, k, g, &bk);
     elim_plan P;
     hdg_ir_tensor *S = bk.D;
-    if (getenv("HDGC_BLOCK_LOCAL") && elim_plan_make(c, L->nt, L->nt + 1, &P)) {
-        /* opt-in: M = [A B; C D], eliminated component by component; 2.6x
-         * faster at k = 8 but the fixed block order (no pivoting across
-         * components) costs digits of the solution: see the block elimination notes */
+    if (elim_plan_make(c, L->nt, L->nt + 1, &P)) {
+        /* M = [A B; C D], eliminated component by component (1.5-2.1x faster
+         * than the dense LU for poisson at k = 4..8); as accurate as the dense
+         * LU once null_project removes the rounding in K_e c (see the block
+         * elimination notes) */
         int nl = L->nl, nt = L->nt;
         hdg_ir_tensor *M = hdg_ir_local(k, "M", HDG_IR_DOUBLE, HDG_SHAPE(nl + nt, nl + nt + 1)), *Wg[ELIM_MAX];
         elim_origin(c, k, &P);
@@ -902,6 +972,7 @@ static void local_kernel(lower *c)
         hdg_ir_set_origin(k, c->p->file, 0, 0, "dense LU of A (partial pivoting over all of A)");
         hdg_ir_schur(k, bk.D, bk.A, piv, bk.B, bk.C, bk.D, W);
     }
+    null_project(c, k, S);
     hdg_ir_expr *i = hdg_ir_for(k, "i", L->nt);
     hdg_ir_expr *j = hdg_ir_for(k, "j", L->nt);
     hdg_ir_assign(k, hdg_ir_ld2(k, Ke, i, j), hdg_ir_ld2(k, S, i, j));
