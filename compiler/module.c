@@ -69,39 +69,3 @@ hdg_problem *hdg_cli_load_problem(const char *path, const hdg_frontend_options *
     hdg_diags_free(&d);
     return p;
 }
-
-int hdg_cli_problem_option(const char *cmd, int argc, char **argv, int *i,
-                           hdg_frontend_options *fo, hdg_setting *sets)
-{
-    const char *a = argv[*i];
-    if (strcmp(a, "--order") && strcmp(a, "--set")) return 0;
-    if (*i + 1 >= argc) {
-        fprintf(stderr, "hdgc %s: %s needs a value\n", cmd, a);
-        return -1;
-    }
-    char *v = argv[++*i];
-    if (!strcmp(a, "--order")) {
-        long k;
-        if (!hdg_parse_long(v, 1, 20, &k)) {   /* decimal digits only */
-            fprintf(stderr, "hdgc %s: --order %s: expected an integer between 1 and 20\n", cmd, v);
-            return -1;
-        }
-        fo->order = (int)k;
-        return 1;
-    }
-    char *eq = strchr(v, '=');
-    double d = 0;
-    if (!eq || eq == v || !hdg_parse_double(eq + 1, &d)) {   /* no hex, inf, nan */
-        fprintf(stderr, "hdgc %s: --set %s: expected name=number\n", cmd, v);
-        return -1;
-    }
-    *eq = '\0';
-    for (int k = 0; k < fo->nsets; k++)
-        if (!strcmp(sets[k].name, v)) {
-            fprintf(stderr, "hdgc %s: --set %s given twice\n", cmd, v);
-            return -1;
-        }
-    sets[fo->nsets++] = (hdg_setting){v, d};
-    fo->sets = sets;
-    return 1;
-}

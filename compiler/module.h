@@ -20,16 +20,8 @@ hdg_status hdg_problem_module(const hdg_problem *p, int optimize, hdg_ir_module 
 hdg_status hdg_problem_source(const hdg_problem *p, int cuda, int line_directives, hdg_str *out,
                               hdg_error *err);
 
-/* Loads and checks a .hdg file for a CLI command; prints the diagnostics to
+/* Loads and checks a .hdg file for a bench command; prints the diagnostics to
  * stderr. NULL on errors. */
 hdg_problem *hdg_cli_load_problem(const char *path, const hdg_frontend_options *fo);
 
-
-
-/* Shared option parsing of the inspection commands: if argv[*i] is --order k
- * or --set name=value, consumes it (advancing *i) and returns 1; returns -1
- * after printing an error for a bad value; 0 when the option is not one of
- * these. sets must have room for argc entries. */
-int hdg_cli_problem_option(const char *cmd, int argc, char **argv, int *i,
-                           hdg_frontend_options *fo, hdg_setting *sets);
 #endif
