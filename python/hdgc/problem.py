@@ -101,6 +101,39 @@ class Problem:
             return ""
         return (lib.hdgc_problem_warnings(self._ptr()) or b"").decode(errors="replace")
 
+    # ------------------------------------------------------------ inspection
+
+    @property
+    def summary(self):
+        """The checked problem as `hdgc check` prints it (params, spaces, unknowns, every
+        equation expanded into classified scalar terms)."""
+        return (lib.hdgc_problem_summary(self._ptr()) or b"").decode(errors="replace")
+
+    @property
+    def unknowns(self):
+        """[(name, has_exact)] of the unknowns, in the order of the file."""
+        out, has = [], ctypes.c_int(0)
+        for i in range(lib.hdgc_problem_nunknowns(self._ptr())):
+            name = lib.hdgc_problem_unknown(self._ptr(), i, ctypes.byref(has))
+            out.append((name.decode(), bool(has.value)))
+        return out
+
+    def _text(self, fn, *args):
+        text, err = ctypes.c_void_p(), new_error()
+        check(fn(self._ptr(), *args, ctypes.byref(text), err), err)
+        try:
+            return ctypes.string_at(text.value).decode(errors="replace")
+        finally:
+            lib.hdgc_free(text)
+
+    def ir(self, optimize=True):
+        """The element-batch IR of every kernel at the problem's order, as `hdgc ir` prints it."""
+        return self._text(lib.hdgc_problem_ir, 1 if optimize else 0)
+
+    def source(self, backend="c", line_directives=False):
+        """The generated kernels as one source, as `hdgc emit` writes it: backend "c" or "cuda"."""
+        return self._text(lib.hdgc_problem_source, str(backend).encode(), 1 if line_directives else 0)
+
     def __repr__(self):
         return f"hdgc.Problem({self.name!r}, method={self.method}, order={self.order})" if self._p else "hdgc.Problem(closed)"
 

@@ -1,0 +1,29 @@
+"""Problem.summary, .unknowns, .ir(), .source(): what `hdgc check`, `ir` and `emit` print."""
+import os
+
+import pytest
+
+import hdgc
+
+POISSON = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "poisson.hdg")
+
+
+def test_summary_and_unknowns():
+    p = hdgc.Problem(POISSON)
+    assert p.summary.startswith("problem poisson (")
+    assert "method: HDG" in p.summary
+    assert "trace-trace" in p.summary
+    assert p.unknowns == [("q", True), ("u", True), ("uhat", False), ("ustar", True)]
+
+
+def test_ir_and_source_follow_the_order():
+    p = hdgc.Problem(POISSON)
+    p.set(order=2)
+    ir = p.ir()
+    assert "kernel poisson_local (per element)" in ir
+    assert "out Ke[9][9]" in ir                     # 3 faces x (k + 1) trace modes at k = 2
+    c = p.source("c")
+    assert "void poisson_local(long long begin, long long end, const hdg_kargs *a)" in c
+    assert "__global__" in p.source("cuda")
+    with pytest.raises(hdgc.Error, match="unknown backend 'fortran'"):
+        p.source("fortran")
