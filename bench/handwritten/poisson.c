@@ -65,14 +65,16 @@
 #include "runtime/refel.h"
 #include "support/util.h"
 
+#ifndef HW_POISSON_LAPACK
+#define HW_POISSON_LAPACK 0   /* see the dense helpers below; CMake option HDG_HW_LAPACK */
+#endif
+
+#if HW_POISSON_LAPACK
 /* after refel.h: lapack.h brings <complex.h>, whose macro I is a parameter name there */
 #include <cblas.h>
 #include <lapacke.h>
 
 void openblas_set_num_threads(int num_threads);   /* OpenBLAS extension (linked) */
-
-#ifndef HW_POISSON_LAPACK
-#define HW_POISSON_LAPACK 0   /* see the dense helpers below */
 #endif
 
 #define KMAX 8
