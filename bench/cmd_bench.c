@@ -385,14 +385,7 @@ static int write_json(const options *o, const hdg_mesh *M, const result *res, co
 
 /* ---- command line ---- */
 
-static int bad_usage(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "hdgc bench: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n");
-    usage(stderr);
-    return 2;
-}
+static int bad_usage(const char *fmt, const char *arg) { return hdg_bench_bad("bench", usage, fmt, arg); }
 
 static int parse_int(const char *s, int lo, int hi, int *out)
 {

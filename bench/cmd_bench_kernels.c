@@ -43,14 +43,7 @@ static void help(void)
            "  --json F        also write the figures to F\n");
 }
 
-static int bad(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "hdgc bench kernels: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n");
-    usage(stderr);
-    return 2;
-}
+static int bad(const char *fmt, const char *arg) { return hdg_bench_bad("bench kernels", usage, fmt, arg); }
 
 /* -1: go on; else the exit status. */
 static int parse(int argc, char **argv, hdg_bench_kernels_opts *o, const char **json)

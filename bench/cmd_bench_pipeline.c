@@ -62,14 +62,7 @@ static void help(void)
            "--mesh square:80 --json hdg-gpu.json (and --mesh square:512).\n", AGREE);
 }
 
-static int bad(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "hdgc bench pipeline: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n");
-    usage(stderr);
-    return 2;
-}
+static int bad(const char *fmt, const char *arg) { return hdg_bench_bad("bench pipeline", usage, fmt, arg); }
 
 typedef struct options {
     const char *file, *mesh, *json;

@@ -77,14 +77,7 @@ static void help(void)
            "  --json F        also write the figures to F\n");
 }
 
-static int bad(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "hdgc bench stages: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n");
-    usage(stderr);
-    return 2;
-}
+static int bad(const char *fmt, const char *arg) { return hdg_bench_bad("bench stages", usage, fmt, arg); }
 
 static int parse_orders(const char *v, options *o)
 {

@@ -13,3 +13,12 @@ int hdg_cli_write_report(struct hdg_report *r, const char *path)
     if (st) fprintf(stderr, "hdgc: error: %s\n", err.msg);
     return st ? 1 : 0;
 }
+
+int hdg_bench_bad(const char *cmd, void (*usage)(FILE *), const char *fmt, const char *arg)
+{
+    fprintf(stderr, "hdgc %s: ", cmd);
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n");
+    usage(stderr);
+    return 2;
+}

@@ -5,6 +5,8 @@
 #ifndef HDG_COMMANDS_H
 #define HDG_COMMANDS_H
 
+#include <stdio.h>
+
 #include "hdgc.h"
 
 int hdg_cmd_mesh(int argc, char **argv);   /* cmd_mesh.c  */
@@ -31,6 +33,9 @@ int hdg_cli_twice(const char *cmd, const char **seen, int *nseen, const char *op
  * (atomic), frees r; on failure prints "hdgc: error: ..." and returns 1, else 0. */
 struct hdg_report;
 int hdg_cli_write_report(struct hdg_report *r, const char *path);
+/* bench/cmd_bench_support.c: "hdgc CMD: " + fmt (one %s: arg) on stderr, then usage(stderr);
+ * returns 2 (bad usage). */
+int hdg_bench_bad(const char *cmd, void (*usage)(FILE *), const char *fmt, const char *arg);
 /* "a..b" or "a" (decimal integers, lo <= a <= b <= hi): 1 with *a, *b set, else 0 (the
  * --orders of the bench commands). */
 int hdg_cli_range(const char *s, int lo, int hi, int *a, int *b);
