@@ -651,8 +651,15 @@ static double elim_flops(double g, double nr, double ncl)
     return 2.0 / 3.0 * g * g * g + 2.0 * g * g * ncl + 2.0 * nr * g * ncl;
 }
 
-/* Returns 1 when the block plan is worth it. */
-static int elim_plan_make(const lower *c, int xr, int xc, elim_plan *P)
+/* Returns 1 when the block plan is worth it: it needs less than `keep` of
+ * the dense LU's flops. The local kernel asks for more: its plan eliminates
+ * [A B; C D] into a copy, more code to compile (cold JIT +0.4-1.4 s for
+ * poisson) and loop overhead, and it measured no faster where it saved
+ * under 45% of the flops (poisson k = 1: 35%, 1.06x; k = 2: 42%, 0.92x;
+ * k = 3: 47%, 1.47x; k = 6: 2.0x; bench stages, square:32). */
+#define RECOVER_KEEP 0.8
+#define LOCAL_KEEP 0.55
+static int elim_plan_make(const lower *c, int xr, int xc, double keep, elim_plan *P)
 {
     int np = c->np, nc = c->L->nl / np;
     unsigned char nz[ELIM_MAX][ELIM_MAX];
@@ -696,7 +703,7 @@ static int elim_plan_make(const lower *c, int xr, int xc, elim_plan *P)
         for (int x = 0; x < P->ng[s]; x++) done[P->g[s][x]] = 1;
         left -= P->ng[s];
     }
-    return P->nstep > 1 && P->flops < 0.8 * P->dense;
+    return P->nstep > 1 && P->flops < keep * P->dense;
 }
 
 /* "q.x" for element component comp */
@@ -955,9 +962,9 @@ static void local_kernel(lower *c)
     emit_system(c, k, g, &bk);
     elim_plan P;
     hdg_ir_tensor *S = bk.D;
-    if (elim_plan_make(c, L->nt, L->nt + 1, &P)) {
+    if (elim_plan_make(c, L->nt, L->nt + 1, LOCAL_KEEP, &P)) {
         /* M = [A B; C D], eliminated component by component (1.5-2.1x faster
-         * than the dense LU for poisson at k = 4..8); as accurate as the dense
+         * than the dense LU for poisson at k = 3..8); as accurate as the dense
          * LU once null_project removes the rounding in K_e c (see the block
          * elimination notes) */
         int nl = L->nl, nt = L->nt;
@@ -1006,7 +1013,7 @@ static void recover_kernel(lower *c)
     hdg_ir_end(k);
     hdg_ir_end(k);
     elim_plan P;
-    if (elim_plan_make(c, 0, 1, &P)) {   /* M = [A | r], component by component */
+    if (elim_plan_make(c, 0, 1, RECOVER_KEEP, &P)) {   /* M = [A | r], component by component */
         hdg_ir_tensor *M = hdg_ir_local(k, "M", HDG_IR_DOUBLE, HDG_SHAPE(L->nl, L->nl + 1)), *Wg[ELIM_MAX];
         elim_origin(c, k, &P);
         copy_block(k, M, 0, 0, bk.A, 0, 0, L->nl, L->nl, 0);

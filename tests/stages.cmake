@@ -30,7 +30,7 @@ endforeach()
 # the FMA peak it measured.
 hdg_cli_test(stages_bench 0
   -e "one thread, best of 1. FMA peak [0-9.]+ GFLOP/s"
-  -e "^ 1 local +[0-9.]+ +3827 "
+  -e "^ 1 local +[0-9.]+ +4228 "
   -e "^ 2 post +[0-9.]+ +3255 "
   -e "^ 2 errors "
   -e "^ 2 post/local time [0-9.]+"
