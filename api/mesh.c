@@ -156,6 +156,15 @@ int hdgc_mesh_size(const hdgc_mesh *m, int *nv, int *nf, int *nbf)
     return m ? m->mesh.ne : 0;
 }
 
+hdg_status hdgc_mesh_h(const hdgc_mesh *m, double *hmin, double *hmax, hdg_error *err)
+{
+    if (!m) return hdg_fail(err, HDG_EINPUT, "hdgc_mesh_h: no mesh");
+    if (!m->geometry) return hdg_fail(err, HDG_EINPUT, "hdgc_mesh_h: the mesh was loaded without HDGC_MESH_GEOMETRY");
+    if (hmin) *hmin = m->hmin;
+    if (hmax) *hmax = m->hmax;
+    return HDG_OK;
+}
+
 const char *hdgc_mesh_info(const hdgc_mesh *m)
 {
     if (!m) return "";

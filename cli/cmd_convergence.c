@@ -23,7 +23,7 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: hdgc convergence FILE.hdg [--orders a..b | k,k,...] [--meshes N,N,...]\n"
+    fprintf(f, "usage: hdgc convergence FILE.hdg [--orders a..b | k,k,...] [--meshes N,N,... | SPEC,SPEC,...]\n"
                "                        [--mesh-options OPTS | --refine SPEC [--levels a..b]]\n"
                "                        [--set name=value]... [--solver S]\n"
                "                        [--precond P] [--petsc OPTS] [--rtol r] [--json FILE]\n"
@@ -37,7 +37,7 @@ static void help(void)
            "Runs FILE.hdg on the meshes square:N (N from --meshes, default 4,8,16) for every\n"
            "order (default 1..4) and prints, per order, the L2 error of every unknown that\n"
            "has an exact solution and the observed rate between consecutive meshes:\n"
-           "    rate = log(e_coarse / e_fine) / log(N_fine / N_coarse),\n"
+           "    rate = log(e_coarse / e_fine) / log(h_coarse / h_fine),\n"
            "then the fitted rate: the least-squares slope of log(error) against log(h),\n"
            "h = 1/N, over the meshes (errors that are zero or not finite left out; none\n"
            "with fewer than two meshes). The JSON holds every run (\"runs\"), the rates\n"
@@ -46,7 +46,10 @@ static void help(void)
            "\n"
            "options:\n"
            "  --orders SPEC       a..b or a comma list (default 1..4)\n"
-           "  --meshes LIST       comma list of N for square:N (default 4,8,16)\n"
+           "  --meshes LIST       comma list of N for square:N (default 4,8,16), or of mesh\n"
+           "                      specs: a.msh,b.msh or square:8,perturb=0.2,square:16,perturb=0.2\n"
+           "                      (a name=value piece is an option of the spec before it);\n"
+           "                      then h is each mesh's longest edge and rates use it\n"
            "  --mesh-options OPTS appended to each mesh spec, e.g. perturb=0.2\n"
            "  --refine SPEC       instead of square:N, the mesh SPEC (a .msh file, square:N,...)\n"
            "                      refined uniformly L times for L in --levels (SPEC,refine=L:\n"
@@ -124,6 +127,8 @@ typedef struct conv {
     const char *refine;   /* --refine SPEC: the meshes are SPEC,refine=L for L in --levels (N = 2^L) */
     int orders[MAXN], norders, meshes[MAXN], nmeshes;
     int levels_given;     /* --levels: meshes[] holds 2^L */
+    char *specs[MAXN];    /* --meshes SPEC,SPEC,...: the meshes as given (NULL: square:N or --refine) */
+    double h[MAXN];       /* column m's h: 1/N, 1/2^L, or the longest edge of specs[m] */
     const char **names;   /* --set name=value: room for argc */
     double *values;
     int nsets;
@@ -136,6 +141,67 @@ typedef struct conv {
     char name[128], uname[MAXU][64];
     int nu, exact[MAXU];
 } conv;
+
+/* --meshes: N,N,... (square:N) or mesh specs; a list with a ':' or a ".msh" is specs. */
+static int is_spec_list(const char *s)
+{
+    return strchr(s, ':') || strstr(s, ".msh") || strstr(s, ".MSH");
+}
+
+/* Splits SPEC,SPEC,... into C->specs: a piece "name=value" (refine=1, perturb=0.2) is an
+ * option of the spec before it. Returns how many, or -1. */
+static int spec_list(const char *s, conv *C)
+{
+    int n = 0;
+    for (const char *p = s; *p;) {
+        const char *c = strchr(p, ',');
+        size_t len = c ? (size_t)(c - p) : strlen(p);
+        const char *eq = memchr(p, '=', len);
+        int option = eq && eq > p && !memchr(p, ':', (size_t)(eq - p)) && !memchr(p, '.', (size_t)(eq - p)) && !memchr(p, '/', (size_t)(eq - p));
+        if (!len || (option && !n)) return -1;
+        if (option) {
+            size_t old = strlen(C->specs[n - 1]);
+            char *t = realloc(C->specs[n - 1], old + len + 2);
+            if (!t) return -1;
+            t[old] = ',', memcpy(t + old + 1, p, len), t[old + 1 + len] = '\0';
+            C->specs[n - 1] = t;
+        } else {
+            if (n == MAXN || !(C->specs[n] = malloc(len + 1))) return -1;
+            memcpy(C->specs[n], p, len), C->specs[n][len] = '\0';
+            C->meshes[n] = n + 1, n++;
+        }
+        p += len + (c != NULL);
+        if (c && !*p) return -1;
+    }
+    return n;
+}
+
+/* Column m's h: 1/N for square:N and --refine (N = 2^L), the longest edge of a mesh spec
+ * (each mesh loaded once, before the runs: a bad one stops here). 1 when one fails. */
+static int mesh_sizes(conv *C)
+{
+    for (int m = 0; m < C->nmeshes; m++) {
+        C->h[m] = 1.0 / C->meshes[m];
+        if (!C->specs[0]) continue;
+        hdgc_mesh *mesh = NULL;
+        hdg_error err = {0};
+        hdg_status st = hdgc_mesh_load(C->specs[m], HDGC_MESH_GEOMETRY, &mesh, &err);
+        if (!st) st = hdgc_mesh_h(mesh, NULL, &C->h[m], &err);
+        hdgc_mesh_free(mesh);
+        if (st) {
+            fprintf(stderr, "hdgc convergence: mesh %d of --meshes, %s: %s\n", m + 1, C->specs[m], err.msg);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void free_conv(conv *C)
+{
+    for (int m = 0; m < MAXN; m++) free(C->specs[m]);
+    free((void *)C->names), free(C->values);
+    free(C);
+}
 
 /* The output paths, before any run: 2 with a message, else -1. */
 static int check_outputs(const conv *C)
@@ -175,7 +241,10 @@ static int parse(int argc, char **argv, conv *C)
         if (!strcmp(a, "--orders")) {
             if ((C->norders = int_list(v, C->orders, MAXN)) <= 0) return bad("--orders %s: expected a..b or k,k,...", v);
         } else if (!strcmp(a, "--meshes")) {
-            if ((C->nmeshes = int_list(v, C->meshes, MAXN)) <= 0) return bad("--meshes %s: expected N,N,...", v);
+            if (C->nmeshes) return bad("--meshes given twice ('%s')", v);
+            if (is_spec_list(v)) {
+                if ((C->nmeshes = spec_list(v, C)) <= 0) return bad("--meshes %s: expected N,N,... or mesh specs SPEC,SPEC,...", v);
+            } else if ((C->nmeshes = int_list(v, C->meshes, MAXN)) <= 0) return bad("--meshes %s: expected N,N,...", v);
         } else if (!strcmp(a, "--mesh-options")) C->mopts = v;
         else if (!strcmp(a, "--refine")) C->refine = v;
         else if (!strcmp(a, "--levels")) {
@@ -204,14 +273,17 @@ static int parse(int argc, char **argv, conv *C)
     if (!C->path) return bad("no file given%s", "");
     if (C->refine && C->mopts) return bad("--mesh-options applies to square:N; with --refine write them in the spec ('%s')", C->refine);
     if (!C->refine && C->levels_given) return bad("--levels goes with --refine SPEC%s", "");
-    if (C->refine && C->nmeshes && !C->levels_given) return bad("--meshes gives square:N; with --refine use --levels%s", "");
+    if (C->refine && C->nmeshes && !C->levels_given) return bad("--meshes gives the meshes; with --refine use --levels%s", "");
+    if (C->specs[0] && C->mopts) return bad("--mesh-options applies to square:N; with mesh specs write them in each spec ('%s')", C->mopts);
     return check_outputs(C);
 }
 
-/* The mesh of column N: square:N[,OPTS], or with --refine SPEC,refine=L (N = 2^L). */
-static void mesh_spec(const conv *C, int N, char *buf, size_t n)
+/* The mesh of column m: square:N[,OPTS], with --refine SPEC,refine=L (N = 2^L), or specs[m]. */
+static void mesh_spec(const conv *C, int m, char *buf, size_t n)
 {
-    if (C->refine) {
+    int N = C->meshes[m];
+    if (C->specs[0]) snprintf(buf, n, "%s", C->specs[m]);
+    else if (C->refine) {
         int L = 0;
         while ((1 << L) < N) L++;
         snprintf(buf, n, "%s,refine=%d", C->refine, L);
@@ -231,14 +303,15 @@ static hdg_status set_options(const conv *C, hdgc_problem *p, const char *mesh, 
 }
 
 /* The row of one run in the JSON; errs[u] = L2 error of unknown u or NaN. */
-static void record_run(const hdgc_problem *p, const hdgc_result *r, hdg_status st, const char *msg, int order, int N,
-                       const char *mesh, hdgc_report *all, double *errs)
+static void record_run(const conv *C, const hdgc_problem *p, const hdgc_result *r, hdg_status st, const char *msg,
+                       int order, int m, const char *mesh, hdgc_report *all, double *errs)
 {
     hdgc_report *row = hdgc_report_push(all, "runs");
     hdgc_report_set_string(row, "status", st ? "failed" : "ok");
     if (st) hdgc_report_set_string(row, "error", msg);
     hdgc_report_set_int(row, "order", order);
-    hdgc_report_set_int(row, "N", N);
+    if (C->specs[0]) hdgc_report_set_number(row, "h", C->h[m]);
+    else hdgc_report_set_int(row, "N", C->meshes[m]);
     hdgc_report_set_string(row, "mesh", mesh);
     for (int u = 0; u < hdgc_problem_nunknowns(p) && u < MAXU; u++) {
         char path[160];
@@ -252,7 +325,7 @@ static void record_run(const hdgc_problem *p, const hdgc_result *r, hdg_status s
 
 /* Runs one (order, mesh); errs[u] = L2 error or NaN. The progress line is
  * erased before anything is printed. */
-static hdg_status one(conv *C, int order, int N, hdgc_report *all, double *errs, hdgc_problem **pout)
+static hdg_status one(conv *C, int order, int m, hdgc_report *all, double *errs, hdgc_problem **pout)
 {
     hdgc_problem *p = NULL;
     char *diags = NULL;
@@ -267,7 +340,7 @@ static hdg_status one(conv *C, int order, int N, hdgc_report *all, double *errs,
     }
     hdgc_free(diags);
     char mesh[4200];
-    mesh_spec(C, N, mesh, sizeof mesh);
+    mesh_spec(C, m, mesh, sizeof mesh);
     hdgc_result *r = NULL;
     st = set_options(C, p, mesh, &err);
     if (!st) st = hdgc_solve(p, &r, &err);
@@ -275,7 +348,7 @@ static hdg_status one(conv *C, int order, int N, hdgc_report *all, double *errs,
     if (st) fprintf(stderr, "hdgc convergence: order %d, %s: %s\n", order, mesh, err.msg);
     const char *w = hdgc_result_string(r, "compile.warning");
     if (w && !C->warned) fprintf(stderr, "hdgc convergence: warning: %s\n", w), C->warned = 1;
-    record_run(p, r, st, err.msg, order, N, mesh, all, errs);
+    record_run(C, p, r, st, err.msg, order, m, mesh, all, errs);
     hdgc_result_free(r);
     *pout = p;
     return st;
@@ -294,7 +367,7 @@ static void record_unknowns(conv *C, const hdgc_problem *q)
 static void print_header(const conv *C, int o)
 {
     if (C->quiet) return;
-    printf("%s, order %d\n  %6s", C->name, C->orders[o], "N");
+    printf("%s, order %d\n  %*s", C->name, C->orders[o], C->specs[0] ? 9 : 6, C->specs[0] ? "h" : "N");
     for (int u = 0; u < C->nu; u++)
         if (C->exact[u]) printf("  %12s %5s", C->uname[u], "rate");
     printf("\n");
@@ -303,17 +376,21 @@ static void print_header(const conv *C, int o)
 /* Mesh m's row of order o: errors and the rates from mesh m-1 (also into the JSON). */
 static void print_row(const conv *C, int o, int m, hdgc_report *all)
 {
-    if (!C->quiet) printf("  %6d", C->meshes[m]);
+    if (C->quiet) ;
+    else if (C->specs[0]) printf("  %9.3e", C->h[m]);
+    else printf("  %6d", C->meshes[m]);
     for (int u = 0; u < C->nu; u++) {
         if (!C->exact[u]) continue;
         double cur = C->err[o][m][u], prev = m > 0 ? C->err[o][m - 1][u] : NAN;
         if (!C->quiet) printf("  %12.4e", cur);
-        if (m > 0 && cur > 0 && prev > 0) {
-            double rate = log(prev / cur) / log((double)C->meshes[m] / C->meshes[m - 1]);
+        double lh = m > 0 ? log(C->h[m - 1] / C->h[m]) : 0;
+        if (m > 0 && cur > 0 && prev > 0 && fabs(lh) > 1e-9) {
+            double rate = log(prev / cur) / lh;
             if (!C->quiet) printf(" %5.2f", rate);
             hdgc_report *rr = hdgc_report_push(all, "rates");
             hdgc_report_set_int(rr, "order", C->orders[o]);
-            hdgc_report_set_int(rr, "N", C->meshes[m]);
+            if (C->specs[0]) hdgc_report_set_number(rr, "h", C->h[m]);
+            else hdgc_report_set_int(rr, "N", C->meshes[m]);
             hdgc_report_set_string(rr, "unknown", C->uname[u]);
             hdgc_report_set_number(rr, "rate", rate);
         } else if (!C->quiet) printf(" %5s", "-");
@@ -325,7 +402,7 @@ static void print_row(const conv *C, int o, int m, hdgc_report *all)
 static double fit(const conv *C, int o, int u, int *points)
 {
     double h[MAXN], e[MAXN], rate;
-    for (int m = 0; m < C->nmeshes; m++) h[m] = 1.0 / C->meshes[m], e[m] = C->err[o][m][u];
+    for (int m = 0; m < C->nmeshes; m++) h[m] = C->h[m], e[m] = C->err[o][m][u];
     *points = hdgc_plot_fit(C->nmeshes, h, e, &rate, NULL);
     return rate;
 }
@@ -333,7 +410,7 @@ static double fit(const conv *C, int o, int u, int *points)
 /* Order o's fitted rates: a "fit" row under its table and "fits" in the JSON. */
 static void print_fits(const conv *C, int o, hdgc_report *all)
 {
-    if (!C->quiet) printf("  %6s", "fit");
+    if (!C->quiet) printf("  %*s", C->specs[0] ? 9 : 6, "fit");
     for (int u = 0; u < C->nu; u++) {
         if (!C->exact[u]) continue;
         int points;
@@ -350,13 +427,13 @@ static void print_fits(const conv *C, int o, hdgc_report *all)
     if (!C->quiet) printf("\n"), fflush(stdout);
 }
 
-static void show_progress(conv *C, int done, int order, int N)
+static void show_progress(conv *C, int done, int order, int m)
 {
     char eta[40];
     int total = C->norders * C->nmeshes;
     hdg_progress_eta(&C->pg, done, total, eta, sizeof eta);
     char mesh[4200];
-    mesh_spec(C, N, mesh, sizeof mesh);
+    mesh_spec(C, m, mesh, sizeof mesh);
     hdg_progress_update(&C->pg, 1, "run %d/%d: order %d, %.60s, %s", done + 1, total, order, mesh, eta);
 }
 
@@ -366,8 +443,8 @@ static int sweep_order(conv *C, int o, hdgc_report *all)
     int failed = 0, header = 0;
     for (int m = 0; m < C->nmeshes; m++) {
         hdgc_problem *q = NULL;
-        show_progress(C, o * C->nmeshes + m, C->orders[o], C->meshes[m]);
-        hdg_status st = one(C, C->orders[o], C->meshes[m], all, C->err[o][m], &q);
+        show_progress(C, o * C->nmeshes + m, C->orders[o], m);
+        hdg_status st = one(C, C->orders[o], m, all, C->err[o][m], &q);
         if (!q) return 1;
         failed |= st != HDG_OK;
         record_unknowns(C, q);
@@ -386,7 +463,7 @@ static int write_plot(const conv *C)
     hdgc_plot_series *S = calloc((size_t)(C->norders * C->nu) + 1, sizeof *S);
     double *h = calloc((size_t)C->nmeshes, sizeof *h);
     char(*label)[160] = calloc((size_t)(C->norders * C->nu) + 1, sizeof *label);
-    for (int m = 0; m < C->nmeshes; m++) h[m] = 1.0 / C->meshes[m];
+    for (int m = 0; m < C->nmeshes; m++) h[m] = C->h[m];
     for (int o = 0; o < C->norders; o++) {
         nexact = 0;
         for (int u = 0; u < C->nu; u++) {
@@ -408,7 +485,7 @@ static int write_plot(const conv *C)
     }
     char title[200];
     snprintf(title, sizeof title, "%s: L2 error against h", C->name);
-    hdgc_plot pl = {960, 640, title, C->refine ? "h / h(base mesh) = 1/2^L" : "h = 1/N", "L2 error", ns, S, 1};
+    hdgc_plot pl = {960, 640, title, C->specs[0] ? "h (longest edge)" : C->refine ? "h / h(base mesh) = 1/2^L" : "h = 1/N", "L2 error", ns, S, 1};
     hdg_error err = {0};
     hdg_status st = hdgc_plot_write(C->plot, &pl, &err);
     if (st) fprintf(stderr, "hdgc convergence: %s\n", err.msg);
@@ -431,11 +508,12 @@ int hdg_cmd_convergence(int argc, char **argv)
     C->names = calloc((size_t)argc + 1, sizeof *C->names);
     C->values = calloc((size_t)argc + 1, sizeof *C->values);
     int rc = parse(argc, argv, C);
-    if (rc >= 0) { free((void *)C->names), free(C->values), free(C); return rc; }
+    if (rc >= 0) { free_conv(C); return rc; }
     if (!C->norders) for (int k = 1; k <= 4; k++) C->orders[C->norders++] = k;
     if (!C->nmeshes && C->refine) C->meshes[0] = 1, C->meshes[1] = 2, C->meshes[2] = 4, C->nmeshes = 3;
     if (!C->nmeshes) C->meshes[0] = 4, C->meshes[1] = 8, C->meshes[2] = 16, C->nmeshes = 3;
     init_results(C);
+    if (mesh_sizes(C)) { free_conv(C); return 1; }
     hdgc_report *all = hdgc_report_new();
     int failed = 0;
     hdg_progress_begin(&C->pg, !C->quiet && hdg_progress_tty() ? stderr : NULL);
@@ -451,7 +529,6 @@ int hdg_cmd_convergence(int argc, char **argv)
         failed = 1;
     } else if (!C->quiet) printf("table written to %s\n", out);
     hdgc_report_free(all);
-    free((void *)C->names), free(C->values);
-    free(C);
+    free_conv(C);
     return failed ? 1 : 0;
 }

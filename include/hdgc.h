@@ -191,6 +191,10 @@ int hdgc_mesh_size(const hdgc_mesh *m, int *nv, int *nf, int *nbf);
  * HDGC_MESH_GEOMETRY) the element size and inscribed radius ranges, reoriented and untagged faces. */
 const char *hdgc_mesh_info(const hdgc_mesh *m);
 
+/* The longest edge over the elements (h) and the shortest element's longest edge; HDG_EINPUT
+ * when the mesh was loaded without HDGC_MESH_GEOMETRY. Either pointer may be NULL. */
+hdg_status hdgc_mesh_h(const hdgc_mesh *m, double *hmin, double *hmax, hdg_error *err);
+
 /* Checks the problem's boundary conditions against the mesh's markers (`hdgc check --mesh`):
  * every marker needs a condition, every marker the file names must exist. HDG_EINPUT with the
  * diagnostics (file:line:col, the line, a caret); *diagnostics as in hdgc_problem_load_with. */

@@ -72,6 +72,15 @@ hdg_cli_test(convergence_refine_gmsh 0 -e "fit +(1\\.9[0-9]|2\\.0[0-9]) +(1\\.9[
   -e "fit +(2\\.9[0-9]|3\\.0[0-9]) +(2\\.9[0-9]|3\\.0[0-9]) +(3\\.9[0-9]|4\\.0[0-9])" --
   ${HDGC} convergence ${HDG_TEST_DIR}/data/hdg/poisson_exp.hdg --refine ${HDG_TEST_DIR}/data/maxwell05_v22.msh
   --levels 1..3 --orders 1..2 --json /dev/null)
+# --meshes with a list of Gmsh files / specs: h is each mesh's longest edge
+hdg_cli_test(convergence_meshes_gmsh 0 -e "fit +(1\\.9[0-9]|2\\.0[0-9]) +(1\\.9[0-9]|2\\.0[0-9]) +(2\\.9[0-9]|3\\.0[0-9])"
+  -e "^  1\\.456e-01 " -e "fit +(2\\.9[0-9]|3\\.0[0-9]) +(2\\.9[0-9]|3\\.0[0-9]) +(3\\.9[0-9]|4\\.0[0-9])" --
+  ${HDGC} convergence ${HDG_TEST_DIR}/data/hdg/poisson_exp.hdg --orders 1..2 --json /dev/null --meshes
+  ${HDG_TEST_DIR}/data/maxwell05_v22.msh,${HDG_TEST_DIR}/data/maxwell05_r1_v22.msh,${HDG_TEST_DIR}/data/maxwell05_r1_v22.msh,refine=1)
+hdg_cli_test(convergence_meshes_bad_file 1 -e "mesh 2 of --meshes, .*nosuch.msh: .*cannot open" --
+  ${HDGC} convergence ${HDG_EXAMPLES}/poisson.hdg --meshes ${HDG_TEST_DIR}/data/maxwell05_v22.msh,nosuch.msh)
+hdg_cli_test(convergence_meshes_option_first 2 -e "--meshes refine=1,a.msh: expected N,N,... or mesh specs" --
+  ${HDGC} convergence ${HDG_EXAMPLES}/poisson.hdg --meshes refine=1,a.msh)
 hdg_cli_test(convergence_refine_usage 2 -e "--mesh-options applies to square:N" --
   ${HDGC} convergence ${HDG_EXAMPLES}/poisson.hdg --refine square:2 --mesh-options perturb=0.1)
 hdg_cli_test(convergence_refine_bad_levels 2 -e "--levels 3..1: expected increasing levels" --
