@@ -157,6 +157,10 @@ void hdgc_problem_free(hdgc_problem *p)
 const char *hdgc_problem_name(const hdgc_problem *p) { return p ? p->checked->name : NULL; }
 const char *hdgc_problem_method(const hdgc_problem *p) { return p ? hdg_method_name(p->checked->method) : NULL; }
 int hdgc_problem_order(const hdgc_problem *p) { return p ? p->checked->degree : 0; }
+int hdgc_problem_transient(const hdgc_problem *p)
+{
+    return p && (p->checked->method == HDG_METHOD_DG || p->checked->transient);
+}
 const char *hdgc_problem_warnings(const hdgc_problem *p) { return p && p->warnings ? p->warnings : ""; }
 
 int hdgc_problem_nparams(const hdgc_problem *p) { return p ? p->checked->nparams : 0; }

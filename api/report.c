@@ -21,6 +21,12 @@ static void hdg_lines(const hdgc_result *r, hdg_str *s)
     if (it == it)
         hdg_str_printf(s, "  trace dofs %.0f, %s iterations %.0f, relative residual %.2e\n",
                        hdgc_result_number(r, "dofs.trace"), name, it, hdgc_result_number(r, "solver.residual"));
+    const char *scheme = hdgc_result_string(r, "time.method");
+    if (scheme)
+        hdg_str_printf(s, "  %s: %.0f steps of dt = %.4g to t = %.4g, %.0f trace solves, %.0f iterations (at most "
+                       "%.0f per solve)\n", scheme, hdgc_result_number(r, "time.steps"), hdgc_result_number(r, "time.dt"),
+                       hdgc_result_number(r, "time.final"), hdgc_result_number(r, "time.solves"),
+                       hdgc_result_number(r, "solver.iterations_total"), hdgc_result_number(r, "solver.iterations_max"));
     for (int u = 0; u < r->nunknowns; u++) {
         double e = hdgc_result_error(r, r->unknowns[u]);
         if (e == e) hdg_str_printf(s, "  L2 error %-8s %.6e\n", r->unknowns[u], e);
@@ -36,7 +42,7 @@ const char *hdgc_result_summary(const hdgc_result *r)
     const char *method = hdgc_result_string(r, "method");
     if (method && !strcmp(method, "HDG") && hdgc_result_number(r, "mesh.elements") > 0) hdg_lines(r, &s);
     static const char *stages[] = {"parse", "lower", "compile", "local", "assemble", "solve",
-                                   "recover", "postprocess", "errors", "setup", "stages", "output", "total"};
+                                   "recover", "postprocess", "errors", "setup", "stages", "steps", "output", "total"};
     hdg_str_printf(&s, "  time:");
     for (size_t i = 0; i < sizeof stages / sizeof *stages; i++) {
         char path[64];

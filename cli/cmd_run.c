@@ -29,6 +29,8 @@ static void help(void)
            "against its exact solution. HDG problems (with a trace unknown): element kernels,\n"
            "static condensation, trace system in dense block format, Krylov solve, recovery.\n"
            "Explicit DG problems (with dt() terms): LSERK4 time stepping to the final time.\n"
+           "HDG problems with dt() terms: implicit time stepping (BDF1-3, SDIRK2-3: the file's\n"
+           "'time' line), one trace solve per step or stage on a matrix assembled once.\n"
            "\n"
            "options:\n"
            "  --mesh SPEC         square:N[,perturb=p][,domain=[a,b]^2] or a Gmsh .msh file\n"
@@ -74,7 +76,7 @@ static void help(void)
            "  --edges             --png: draw the elements' edges\n"
            "  --cfl c             DG: CFL number (overrides the file): dt = c x the Hesthaven-\n"
            "                      Warburton step of speed 1 / the equations' wave speed\n"
-           "  --final-time T      DG: final time (overrides the file)\n"
+           "  --final-time T      time-dependent problems: final time (overrides the file)\n"
            "  --kernels NAME      generated (default) or handwritten: the hand-written C kernels\n"
            "                      of bench/handwritten/ (examples/poisson.hdg, maxwell2d.hdg,\n"
            "                      orders 1..8) in place of the generated ones, after both agree\n"
@@ -223,14 +225,20 @@ static int check_family(const run_args *A, const hdgc_problem *p)
 {
     static const char *const solver[] = {"solver", "precond", "petsc", "format", "rtol", "maxit", "restart"};
     static const char *const time[] = {"cfl", "final-time", "every"};
-    int dg = !strcmp(hdgc_problem_method(p), "DG");
+    int dg = !strcmp(hdgc_problem_method(p), "DG"), transient = hdgc_problem_transient(p);
+    if (!dg && transient && (get(A, "cfl") || get(A, "every"))) {
+        fprintf(stderr, "hdgc run: --%s applies to explicit DG problems; %s is HDG with implicit time stepping "
+                "(its step is the file's 'dt', e.g. --set of a param it uses)\n", get(A, "cfl") ? "cfl" : "every",
+                A->path);
+        return 2;
+    }
     for (size_t i = 0; dg && i < sizeof solver / sizeof *solver; i++)
         if (get(A, solver[i])) {
             fprintf(stderr, "hdgc run: --%s applies to the trace system of HDG problems; %s is explicit DG (no "
                     "linear system to solve)\n", solver[i], A->path);
             return 2;
         }
-    for (size_t i = 0; !dg && i < sizeof time / sizeof *time; i++)
+    for (size_t i = 0; !transient && i < sizeof time / sizeof *time; i++)
         if (get(A, time[i])) {
             fprintf(stderr, "hdgc run: --%s applies to time-dependent (DG) problems; %s is steady HDG\n", time[i],
                     A->path);

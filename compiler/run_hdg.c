@@ -12,6 +12,7 @@
 #include "compiler/pipeline.h"
 #include "compiler/run.h"
 #include "compiler/run_hdg_common.h"
+#include "compiler/run_hdg_internal.h"
 #include "compiler/run_hdg_mg.h"
 #include "compiler/run_hdg_null.h"
 #include "compiler/run_png.h"
@@ -24,42 +25,19 @@
 #include "runtime/petsc.h"
 #include "support/util.h"
 
-typedef struct hdg_run {
-    const hdg_problem *p;
-    hdg_mesh *mesh;
-    const hdg_run_options *o;
-    hdg_report *rep;
-    hdg_lowered L;
-    hdg_compiled cc;
-    hdg_geom geo;
-    double *params;
-    double *geom;        /* ne * ngeom */
-    double *Ke, *Fe;     /* ne * nt * nt, ne * nt */
-    double *flip;        /* m */
-    hdg_blockmat B;
-    double *rhs, *x;     /* nf * m */
-    unsigned char *isdir;
-    double *xD;
-    double *xe;          /* ne * nl element dofs */
-    double *xp;          /* ne * npost post-processed dofs */
-    int negated;
-    double asym;         /* relative asymmetry of K_e */
-    double amax;         /* largest |entry| of K_e */
-    double *z;           /* constant null space of the trace system (run_hdg_null.h), or NULL */
-    int null_u;          /* then: the element unknown whose mean fixes the constant */
-} hdg_run;
 
-static hdg_kargs kargs(const hdg_run *r, const double *geom, long long n)
+hdg_kargs hdg_hdg_kargs(const hdg_run *r, const double *geom, long long n)
 {
     hdg_kargs a;
     memset(&a, 0, sizeof a);
     a.nitems = n;
     a.geom = geom;
     a.params = r->params;
+    a.t = r->t;
     return a;
 }
 
-static hdg_kernel_fn kernel(const hdg_run *r, const char *name, hdg_error *err)
+hdg_kernel_fn hdg_hdg_kernel(const hdg_run *r, const char *name, hdg_error *err)
 {
     hdg_kernel_fn f = hdg_compiled_find(&r->cc, name, NULL);
     if (!f) hdg_fail(err, HDG_EINTERNAL, "kernel '%s' missing from the compiled module", name);
@@ -73,20 +51,20 @@ static hdg_kernel_fn kernel(const hdg_run *r, const char *name, hdg_error *err)
 static hdg_status use_handwritten(hdg_run *r, hdg_error *err)
 {
     char used[256];
-    hdg_kargs a = kargs(r, r->geom, r->mesh->ne);
+    hdg_kargs a = hdg_hdg_kargs(r, r->geom, r->mesh->ne);
     hdg_status st = hdg_hw_use_c(r->p->name, r->L.k, &r->cc, &a, used, sizeof used, err);
     if (!st) hdg_report_string(r->rep, "kernels_handwritten", used);
     return st;
 }
 
-static hdg_status local_stage(hdg_run *r, hdg_error *err)
+hdg_status hdg_hdg_local_stage(hdg_run *r, hdg_error *err)
 {
     int nt = r->L.nt, ne = r->mesh->ne;
-    hdg_kernel_fn f = kernel(r, r->L.local, err);
+    hdg_kernel_fn f = hdg_hdg_kernel(r, r->L.local, err);
     if (!f) return err->code;
-    r->Ke = hdg_xmalloc(sizeof(double) * (size_t)ne * nt * nt);
-    r->Fe = hdg_xmalloc(sizeof(double) * (size_t)ne * nt);
-    hdg_kargs a = kargs(r, r->geom, ne);
+    if (!r->Ke) r->Ke = hdg_xmalloc(sizeof(double) * (size_t)ne * nt * nt);
+    if (!r->Fe) r->Fe = hdg_xmalloc(sizeof(double) * (size_t)ne * nt);
+    hdg_kargs a = hdg_hdg_kargs(r, r->geom, ne);
     a.out[0] = r->Ke;
     a.out[1] = r->Fe;
     hdg_launch(f, ne, &a);
@@ -114,39 +92,41 @@ static hdg_status local_stage(hdg_run *r, hdg_error *err)
     return HDG_OK;
 }
 
-static hdg_status assemble_stage(hdg_run *r, hdg_error *err)
+hdg_status hdg_hdg_assemble_stage(hdg_run *r, hdg_error *err)
 {
     const hdg_mesh *M = r->mesh;
     int m = r->L.m;
-    int *nbr = hdg_xmalloc(sizeof(int) * 5 * (size_t)M->nf);
-    hdg_status st = hdg_blockmat_neighbours(M->nf, M->ne, M->ef, M->fe, M->flf, nbr, err);
-    if (!st) st = hdg_blockmat_init(&r->B, M->nf, m, 5, nbr, err);
-    free(nbr);
-    if (st) return st;
-    r->flip = hdg_hdg_flip(&r->L);
-    r->rhs = hdg_xcalloc((size_t)M->nf * m, sizeof(double));
+    if (!r->B.A) {
+        int *nbr = hdg_xmalloc(sizeof(int) * 5 * (size_t)M->nf);
+        hdg_status st = hdg_blockmat_neighbours(M->nf, M->ne, M->ef, M->fe, M->flf, nbr, err);
+        if (!st) st = hdg_blockmat_init(&r->B, M->nf, m, 5, nbr, err);
+        free(nbr);
+        if (st) return st;
+        r->flip = hdg_hdg_flip(&r->L);
+        r->rhs = hdg_xcalloc((size_t)M->nf * m, sizeof(double));
+    }
     return hdg_blockmat_assemble(&r->B, r->rhs, M->ne, r->Ke, r->Fe, M->ef, M->eforient, M->fe,
                                  M->flf, r->flip, err);
 }
 
-/* Projects every Dirichlet condition onto its faces and eliminates them. */
-static hdg_status dirichlet_stage(hdg_run *r, hdg_error *err)
+/* Projects every Dirichlet condition onto its faces at time r->t: r->isdir, r->xD. */
+hdg_status hdg_hdg_dirichlet_data(hdg_run *r, hdg_error *err)
 {
     const hdg_mesh *M = r->mesh;
     int m = r->L.m, nk = r->L.k + 1;
-    r->isdir = hdg_xcalloc((size_t)M->nf, 1);
-    r->xD = hdg_xcalloc((size_t)M->nf * m, sizeof(double));
+    if (!r->isdir) r->isdir = hdg_xcalloc((size_t)M->nf, 1);
+    if (!r->xD) r->xD = hdg_xcalloc((size_t)M->nf * m, sizeof(double));
     int *faces = hdg_xmalloc(sizeof(int) * (size_t)(M->nbf + 1));
     double *fg = hdg_xmalloc(sizeof(double) * HDG_GF_SIZE * (size_t)(M->nbf + 1));
     hdg_status st = HDG_OK;
     for (int i = 0; i < r->L.ndir && !st; i++) {
         int n = hdg_hdg_dirichlet_faces(r->p, &r->L, M, i, faces, fg);
         if (!n) continue;
-        hdg_kernel_fn fn = kernel(r, r->L.dirichlet[i], err);
+        hdg_kernel_fn fn = hdg_hdg_kernel(r, r->L.dirichlet[i], err);
         if (!fn) { st = err->code; break; }
         int nc = r->p->unknowns[r->p->bcs[r->L.dir_bc[i]].unknown].ncomp;
         double *uD = hdg_xmalloc(sizeof(double) * (size_t)n * nc * nk);
-        hdg_kargs a = kargs(r, fg, n);
+        hdg_kargs a = hdg_hdg_kargs(r, fg, n);
         a.out[0] = uD;
         hdg_launch(fn, n, &a);
         st = hdg_hdg_dirichlet_finite(r->p, &r->L, M, i, faces, n, uD, err);
@@ -156,6 +136,13 @@ static hdg_status dirichlet_stage(hdg_run *r, hdg_error *err)
     free(faces);
     free(fg);
     if (!st) st = hdg_hdg_dirichlet_check(r->p, M, r->isdir, err);
+    return st;
+}
+
+/* ... and eliminates them from the trace system. */
+static hdg_status dirichlet_stage(hdg_run *r, hdg_error *err)
+{
+    hdg_status st = hdg_hdg_dirichlet_data(r, err);
     if (!st) hdg_blockmat_apply_dirichlet(&r->B, r->rhs, r->isdir, r->xD);
     return st;
 }
@@ -185,14 +172,14 @@ static hdg_status null_stage(hdg_run *r, hdg_error *err)
 
 /* --solver petsc: the same system (Dirichlet eliminated, null space
  * attached) solved by PETSc (runtime/petsc.h). */
-static hdg_status petsc_stage(hdg_run *r, hdg_hdg_solver *s, hdg_error *err)
+static hdg_status petsc_stage(hdg_run *r, hdg_hdg_solver *s, hdg_solve_info *info, hdg_error *err)
 {
     hdg_petsc_opts po = {r->o->petsc, r->asym <= HDG_HDG_SYMMETRIC, s->so.rtol, s->so.maxit, s->so.restart, r->z};
     hdg_petsc_info pi;
     hdg_status st = hdg_petsc_solve(&r->B, r->rhs, r->x, &po, &pi, err);
-    hdg_solve_info info = {.iterations = pi.iterations, .residual = pi.residual, .converged = pi.converged && !st};
-    hdg_hdg_report_solve(r->rep, s, &info, st);
-    if (!st) hdg_hdg_solve_warning(r->rep, r->mesh, r->L.k, &info);
+    *info = (hdg_solve_info){.iterations = pi.iterations, .residual = pi.residual, .converged = pi.converged && !st};
+    hdg_hdg_report_solve(r->rep, s, info, st);
+    if (!st) hdg_hdg_solve_warning(r->rep, r->mesh, r->L.k, info);
     if (pi.ksp_type[0]) {
         hdg_report_string(r->rep, "solver.ksp_type", pi.ksp_type);
         hdg_report_string(r->rep, "solver.pc_type", pi.pc_type);
@@ -203,67 +190,82 @@ static hdg_status petsc_stage(hdg_run *r, hdg_hdg_solver *s, hdg_error *err)
     return st;
 }
 
-static hdg_status solve_stage(hdg_run *r, hdg_error *err)
+/* The solver of the trace system B (as it is now: Dirichlet eliminated),
+ * preconditioner set up once and kept for every solve with B. */
+hdg_status hdg_hdg_ksp_init(hdg_hdg_ksp *K, hdg_run *r, hdg_error *err)
 {
-    long long n = (long long)r->B.nf * r->B.m;
-    r->x = hdg_xcalloc((size_t)n, sizeof(double));
-    hdg_hdg_solver s;
-    hdg_status st = hdg_hdg_choose_solver(r->o, r->asym, n, &s, err);
-    if (st) return st;
-    if (!strcmp(s.method, "petsc")) return petsc_stage(r, &s, err);
-    hdg_csr csr;
-    memset(&csr, 0, sizeof csr);
-    hdg_linop A = hdg_blockmat_op(&r->B), M;
-    memset(&M, 0, sizeof M);
-    if (!strcmp(s.format, "csr")) {
-        if ((st = hdg_csr_from_blockmat(&csr, &r->B, err))) return st;
-        A = hdg_csr_op(&csr);
+    memset(K, 0, sizeof *K);
+    K->n = (long long)r->B.nf * r->B.m;
+    if (!r->x) r->x = hdg_xcalloc((size_t)K->n, sizeof(double));
+    hdg_status st = hdg_hdg_choose_solver(r->o, r->asym, K->n, &K->s, err);
+    if (st || !strcmp(K->s.method, "petsc")) return st;
+    K->A = hdg_blockmat_op(&r->B);
+    if (!strcmp(K->s.format, "csr")) {
+        if ((st = hdg_csr_from_blockmat(&K->csr, &r->B, err))) return st;
+        K->A = hdg_csr_op(&K->csr);
     }
-    hdg_hdg_mg mg;
-    memset(&mg, 0, sizeof mg);
-    if (!strcmp(s.precond, "block")) st = hdg_precond_block_init(&M, &r->B, err);
-    else if (!strcmp(s.precond, "jacobi")) st = hdg_precond_jacobi_init(&M, &r->B, err);
-    else if (!strcmp(s.precond, "mg"))
-        st = hdg_hdg_mg_host(&mg, &r->B, r->mesh, r->L.k + 1, r->z != NULL, r->o->petsc, r->rep, &M, err);
-    if (st) {
-        hdg_hdg_mg_free(&mg);
-        hdg_csr_free(&csr);
-        return st;
-    }
-    hdg_solve_info info;
-    memset(&info, 0, sizeof info);
-    const hdg_linop *Mp = M.apply ? &M : NULL;
+    if (!strcmp(K->s.precond, "block")) st = hdg_precond_block_init(&K->M, &r->B, err);
+    else if (!strcmp(K->s.precond, "jacobi")) st = hdg_precond_jacobi_init(&K->M, &r->B, err);
+    else if (!strcmp(K->s.precond, "mg"))
+        st = hdg_hdg_mg_host(&K->mg, &r->B, r->mesh, r->L.k + 1, r->z != NULL, r->o->petsc, r->rep, &K->M, err);
+    return st;
+}
+
+void hdg_hdg_ksp_free(hdg_hdg_ksp *K)
+{
+    if (K->s.precond && !strcmp(K->s.precond, "mg")) hdg_hdg_mg_free(&K->mg);
+    else hdg_precond_free(&K->M);
+    hdg_csr_free(&K->csr);
+    memset(K, 0, sizeof *K);
+}
+
+/* B x = rhs, x (r->x) the initial guess; reported (solver.*), *info filled. */
+hdg_status hdg_hdg_ksp_solve(hdg_hdg_ksp *K, hdg_run *r, hdg_solve_info *info, hdg_error *err)
+{
+    memset(info, 0, sizeof *info);
+    if (!strcmp(K->s.method, "petsc")) return petsc_stage(r, &K->s, info, err);
+    const hdg_linop *Mp = K->M.apply ? &K->M : NULL;
     hdg_hdg_null_op nc;
     hdg_linop Mn;
     double *t = NULL;
     if (r->z) {   /* solve on the complement of the constants */
-        t = hdg_xmalloc(sizeof(double) * (size_t)n);
-        Mn = hdg_hdg_null_precond(&nc, Mp, hdg_vecops_host(), r->z, t, n);
+        t = hdg_xmalloc(sizeof(double) * (size_t)K->n);
+        Mn = hdg_hdg_null_precond(&nc, Mp, hdg_vecops_host(), r->z, t, K->n);
         Mp = &Mn;
     }
-    if (!strcmp(s.method, "cg")) st = hdg_pcg(&A, Mp, r->rhs, r->x, &s.so, NULL, &info, err);
-    else st = hdg_gmres(&A, Mp, r->rhs, r->x, &s.so, NULL, &info, err);
+    hdg_status st;
+    if (!strcmp(K->s.method, "cg")) st = hdg_pcg(&K->A, Mp, r->rhs, r->x, &K->s.so, NULL, info, err);
+    else st = hdg_gmres(&K->A, Mp, r->rhs, r->x, &K->s.so, NULL, info, err);
     free(t);
-    if (!strcmp(s.precond, "mg")) hdg_hdg_mg_free(&mg);
-    else hdg_precond_free(&M);
-    hdg_csr_free(&csr);
-    hdg_hdg_report_solve(r->rep, &s, &info, st);
-    if (!st) hdg_hdg_solve_warning(r->rep, r->mesh, r->L.k, &info);
+    hdg_hdg_report_solve(r->rep, &K->s, info, st);
+    if (!st) hdg_hdg_solve_warning(r->rep, r->mesh, r->L.k, info);
     return st;
 }
 
-/* Element-local trace values (flipped on reversed faces), then x = A^-1 (F - B uhat). */
-static hdg_status recover(hdg_run *r, hdg_error *err)
+static hdg_status solve_stage(hdg_run *r, hdg_error *err)
+{
+    hdg_hdg_ksp K;
+    hdg_solve_info info;
+    hdg_status st = hdg_hdg_ksp_init(&K, r, err);
+    if (!st) st = hdg_hdg_ksp_solve(&K, r, &info, err);
+    hdg_hdg_ksp_free(&K);
+    return st;
+}
+
+/* Element-local trace values (flipped on reversed faces), then x = A^-1 (F - B uhat)
+ * (transient: with the history r->hist). */
+hdg_status hdg_hdg_recover(hdg_run *r, hdg_error *err)
 {
     const hdg_mesh *M = r->mesh;
     int m = r->L.m, nt = r->L.nt, nl = r->L.nl;
-    hdg_kernel_fn f = kernel(r, r->L.recover, err);
+    hdg_kernel_fn f = hdg_hdg_kernel(r, r->L.recover, err);
     if (!f) return err->code;
     double *uh = hdg_xmalloc(sizeof(double) * (size_t)M->ne * nt);
     hdg_blockmat_scatter_to_elements(M->ne, m, M->ef, M->eforient, r->flip, r->x, uh);
     if (!r->xe) r->xe = hdg_xmalloc(sizeof(double) * (size_t)M->ne * nl);
-    hdg_kargs a = kargs(r, r->geom, M->ne);
+    hdg_kargs a = hdg_hdg_kargs(r, r->geom, M->ne);
     a.in[0] = uh;
+    a.in[1] = r->hist;
     a.out[0] = r->xe;
     hdg_launch(f, M->ne, &a);
     free(uh);
@@ -275,44 +277,44 @@ static hdg_status recover(hdg_run *r, hdg_error *err)
  * a second recovery: the recovery is affine in the trace). */
 static hdg_status recover_stage(hdg_run *r, hdg_error *err)
 {
-    hdg_status st = recover(r, err);
+    hdg_status st = hdg_hdg_recover(r, err);
     if (st || !r->z) return st;
     long long n = (long long)r->B.nf * r->B.m;
     const hdg_vecops *v = hdg_vecops_host();
     double m0 = hdg_hdg_domain_mean(&r->L, r->mesh, r->null_u, r->xe);
     v->axpy(v->ctx, n, 1.0, r->z, r->x);
-    if ((st = recover(r, err))) return st;
+    if ((st = hdg_hdg_recover(r, err))) return st;
     double m1 = hdg_hdg_domain_mean(&r->L, r->mesh, r->null_u, r->xe);
     double c, want = hdg_hdg_mean_target(r->p, r->mesh, r->null_u);
     if ((st = hdg_hdg_mean_shift(r->p, r->null_u, m0, m1, want, &c, err))) return st;
     v->axpy(v->ctx, n, c, r->z, r->x);
     hdg_report_number(r->rep, "solver.mean", want);
-    return recover(r, err);
+    return hdg_hdg_recover(r, err);
 }
 
-static hdg_status post_stage(hdg_run *r, hdg_error *err)
+hdg_status hdg_hdg_post_stage(hdg_run *r, hdg_error *err)
 {
     const hdg_lowered *L = &r->L;
     int ne = r->mesh->ne, n = L->npp * r->p->unknowns[L->post_unknown].ncomp;
-    hdg_kernel_fn f = kernel(r, L->post, err);
+    hdg_kernel_fn f = hdg_hdg_kernel(r, L->post, err);
     if (!f) return err->code;
-    r->xp = hdg_xmalloc(sizeof(double) * (size_t)ne * n);
-    hdg_kargs a = kargs(r, r->geom, ne);
+    if (!r->xp) r->xp = hdg_xmalloc(sizeof(double) * (size_t)ne * n);
+    hdg_kargs a = hdg_hdg_kargs(r, r->geom, ne);
     a.in[0] = r->xe;
     a.out[0] = r->xp;
     hdg_launch(f, ne, &a);
     return HDG_OK;
 }
 
-static hdg_status errors_stage(hdg_run *r, hdg_error *err)
+hdg_status hdg_hdg_errors_stage(hdg_run *r, hdg_error *err)
 {
     const hdg_lowered *L = &r->L;
     if (!L->nerr) return HDG_OK;
     int ne = r->mesh->ne;
-    hdg_kernel_fn f = kernel(r, L->errors, err);
+    hdg_kernel_fn f = hdg_hdg_kernel(r, L->errors, err);
     if (!f) return err->code;
     double *e2 = hdg_xmalloc(sizeof(double) * (size_t)ne * L->nerr);
-    hdg_kargs a = kargs(r, r->geom, ne);
+    hdg_kargs a = hdg_hdg_kargs(r, r->geom, ne);
     a.in[0] = r->xe;
     a.in[1] = r->xp;
     a.out[0] = e2;
@@ -324,7 +326,7 @@ static hdg_status errors_stage(hdg_run *r, hdg_error *err)
 }
 
 /* The fields sampled once: the .vtu file (--vtk) and the caller's snapshot hook. */
-static hdg_status output_stage(hdg_run *r, hdg_error *err)
+hdg_status hdg_hdg_output_stage(hdg_run *r, hdg_error *err)
 {
     return hdg_hdg_output(r->p, &r->L, r->mesh->ne, r->geom, r->xe, r->xp, r->o, err);
 }
@@ -339,6 +341,7 @@ static void run_free(hdg_run *r)
     hdg_blockmat_free(&r->B);
     free(r->params), free(r->geom), free(r->Ke), free(r->Fe), free(r->flip);
     free(r->rhs), free(r->x), free(r->isdir), free(r->xD), free(r->xe), free(r->xp), free(r->z);
+    free(r->hist);
 }
 
 static void report_sizes(hdg_run *r)
@@ -383,15 +386,20 @@ hdg_status hdg_run_hdg(const hdg_problem *p, hdg_mesh *mesh, const hdg_run_optio
     r.geom = hdg_xcalloc((size_t)mesh->ne * (size_t)r.L.ngeom, sizeof(double));
     hdg_hdg_fill_geom(&r.L, mesh, &r.geo, r.geom);
     if (o->kernels && !strcmp(o->kernels, "handwritten")) STAGE("handwritten", use_handwritten(&r, err));
-    STAGE("local", local_stage(&r, err));
-    STAGE("assemble", assemble_stage(&r, err));
+    if (p->transient) {   /* implicit time stepping: run_hdg_time.c */
+        STAGE("steps", hdg_run_hdg_time(&r, &line, err));
+        goto fields;
+    }
+    STAGE("local", hdg_hdg_local_stage(&r, err));
+    STAGE("assemble", hdg_hdg_assemble_stage(&r, err));
     STAGE("dirichlet", dirichlet_stage(&r, err));
     STAGE("nullspace", null_stage(&r, err));
     STAGE("solve", solve_stage(&r, err));
     STAGE("recover", recover_stage(&r, err));
-    if (r.L.post_unknown >= 0) STAGE("postprocess", post_stage(&r, err));
-    STAGE("errors", errors_stage(&r, err));
-    if (o->vtk || o->snapshot) STAGE("output", output_stage(&r, err));
+    if (r.L.post_unknown >= 0) STAGE("postprocess", hdg_hdg_post_stage(&r, err));
+    STAGE("errors", hdg_hdg_errors_stage(&r, err));
+    if (o->vtk || o->snapshot) STAGE("output", hdg_hdg_output_stage(&r, err));
+fields:
     if (o->png) STAGE("png", hdg_png_hdg(p, &r.L, mesh, r.xe, r.xp, o, r.rep, err));
     if (o->fields) {   /* hand the element fields over */
         o->fields->n = (long long)mesh->ne * r.L.nl;

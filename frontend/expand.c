@@ -679,12 +679,9 @@ static val op_ext(sema *S, const ectx *cx, const ast *a, int op)
 static val op_dt(sema *S, const ectx *cx, const ast *a)
 {
     if (!arity(S, a, 1)) return err();
-    if (cx->mode != X_EQUATION) {
-        sema_error(S, a->loc, "dt() can only be used in equations");
-        return err();
-    }
-    if (cx->hdg) {   /* reported once by sema; equations are not expanded then */
-        sema_error(S, a->loc, "dt() mixed with trace unknowns");
+    if (cx->mode == X_EQUATION && cx->hdg && cx->test_trace) {
+        sema_error(S, a->loc, "dt() in the equation of a trace test function ('%s'): in HDG only element "
+                              "unknowns have a time derivative, in their element equations", test_label(cx));
         return err();
     }
     val v = expand(S, cx, a->args[0]);
@@ -697,12 +694,23 @@ static val op_dt(sema *S, const ectx *cx, const ast *a)
                 sema_error(S, a->loc, "the test function '%s' cannot be inside dt()", test_label(cx));
                 return err();
             }
-            if (m.trial.id < 0) {
-                sema_error(S, a->loc, "dt() must apply to unknowns: dt() of data is not supported");
-                return err();
+            if (m.trial.id < 0) {   /* data: the derivative in t, symbolically */
+                const hdg_expr *dc = hdg_expr_diff(S->p, m.coef, HDG_VAR_T);
+                if (!dc) {
+                    sema_error(S, a->loc, "expression too large to differentiate");
+                    return err();
+                }
+                if (!hdg_expr_is_num(dc, 0)) r.m[r.n++] = (mono){dc, m.trial, m.test};
+                continue;
             }
             if (m.trial.dt || m.trial.op != HDG_OP_VALUE || m.trial.side == HDG_SIDE_EXTERIOR) {
                 sema_error(S, a->loc, "dt() must apply to unknowns directly (not to derivatives or ext)");
+                return err();
+            }
+            const hdg_unknown *x = &S->p->unknowns[m.trial.id];
+            if (x->trace || x->post) {
+                sema_error(S, a->loc, "dt() of the %s unknown '%s': only element unknowns have a time "
+                                      "derivative", x->trace ? "trace" : "post-processed", x->name);
                 return err();
             }
             if (hdg_expr_depends(m.coef, HDG_VAR_T)) {

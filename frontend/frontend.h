@@ -218,7 +218,9 @@ typedef enum hdg_role {
     HDG_ROLE_TRACE_LOCAL,    /* HDG: trace test x element unknown */
     HDG_ROLE_TRACE_TRACE,    /* HDG: trace test x trace unknown */
     HDG_ROLE_SOURCE,         /* no unknown: right-hand side (both families) */
-    HDG_ROLE_TIME,           /* DG: (dt(U), v) */
+    HDG_ROLE_TIME,           /* DG: (dt(U), v); HDG (transient): (c dt(u), w), element test x element
+                                unknown, turned by the time scheme into sigma c (u, w) on the left and
+                                c (h, w) on the right (h: the scheme's history, docs/language.md) */
     HDG_ROLE_VOLUME,         /* DG: volume term with an unknown */
     HDG_ROLE_FLUX,           /* DG: boundary term with an unknown (interior or exterior) */
     HDG_ROLE_POST,           /* HDG post-processing: post test x the post-processed unknown (volume) */
@@ -312,7 +314,7 @@ typedef struct hdg_bc {
 
 typedef struct hdg_time {
     bool given;
-    const char *method;            /* "lserk4" */
+    const char *method;            /* DG: "lserk4"; HDG (transient): "bdf1".."bdf3", "sdirk2", "sdirk3" */
     double final, cfl, dt;         /* dt = 0: from cfl */
     hdg_loc loc;
 } hdg_time;
@@ -323,6 +325,7 @@ typedef struct hdg_problem {
     const char *name;
     const char *file;
     hdg_method method;
+    bool transient;                /* HDG with dt() terms on element unknowns: implicit time stepping */
     const char *mesh;              /* "triangle" */
     const char *degree_name;       /* "k" */
     int degree;                    /* after --order */

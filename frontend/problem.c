@@ -286,7 +286,10 @@ static const char *space_text(const hdg_problem *p, int space, int ncomp, char *
 static void summary_header(hdg_str *b, const hdg_problem *p)
 {
     hdg_str_printf(b, "problem %s (%s)\n", p->name, p->file);
-    if (p->method == HDG_METHOD_HDG)
+    if (p->method == HDG_METHOD_HDG && p->transient)
+        hdg_str_puts(b, "method: HDG (trace unknowns and dt() terms: implicit time stepping, static "
+                        "condensation + global trace system every step)\n");
+    else if (p->method == HDG_METHOD_HDG)
         hdg_str_puts(b, "method: HDG (trace unknowns, steady: static condensation + global trace system)\n");
     else
         hdg_str_puts(b, "method: DG (dt() terms: explicit time stepping, numerical fluxes)\n");
@@ -445,18 +448,21 @@ static void summary_solutions(hdg_str *b, const hdg_problem *p)
         put_vec(b, p, u->exact, u->ncomp);
         hdg_str_putc(b, '\n');
     }
-    if (p->method != HDG_METHOD_DG) return;
+    if (p->method != HDG_METHOD_DG && !p->transient) return;
     hdg_str_puts(b, "initial conditions:\n");
     for (int i = 0; i < p->nunknowns; i++) {
         const hdg_unknown *u = &p->unknowns[i];
+        if (!u->initial[0]) continue;   /* HDG: only the unknowns under dt() */
         hdg_str_printf(b, "  %s = ", u->name);
         put_vec(b, p, u->initial, u->ncomp);
         hdg_str_puts(b, u->initial_given ? "\n" : u->exact[0] ? "  (exact at t = 0)\n" : "  (default)\n");
     }
     hdg_str_printf(b, "time: %s, final = ", p->time.method);
     put_num(b, p->time.final);
-    hdg_str_puts(b, ", cfl = ");
-    put_num(b, p->time.cfl);
+    if (p->time.cfl > 0) {
+        hdg_str_puts(b, ", cfl = ");
+        put_num(b, p->time.cfl);
+    }
     if (p->time.dt > 0) {
         hdg_str_puts(b, ", dt = ");
         put_num(b, p->time.dt);

@@ -474,18 +474,14 @@ static bool decide_method(sema *S, decl *ds)
         if (d->kind == D_EQUATION && !(dt = find_dt(d->lhs))) dt = find_dt(d->expr);
         if (d->kind == D_FLUX) dt = find_dt(d->expr);
     }
-    if (dt && p->ntrace > 0) {
-        sema_error(S, dt->loc, "dt() mixed with trace unknowns: a problem is either HDG (trace unknowns, "
-                               "steady) or DG (dt() terms, no trace unknowns)");
-        return false;
-    }
+    p->transient = dt && p->ntrace > 0;   /* HDG with implicit time stepping */
     if (!dt && p->ntrace == 0) {
         if (p->nequations > 0 && p->nunknowns > 0)
             sema_error(S, p->loc, "cannot tell the method: the problem has no trace unknown (HDG) "
                                   "and no dt() term (DG)");
         return false;
     }
-    p->method = dt ? HDG_METHOD_DG : HDG_METHOD_HDG;
+    p->method = dt && !p->transient ? HDG_METHOD_DG : HDG_METHOD_HDG;
     return true;
 }
 
@@ -636,6 +632,7 @@ static hdg_role role_of(const hdg_problem *p, const hdg_equation *e, const hdg_a
     if (e->post) return p->unknowns[a->trial].post ? HDG_ROLE_POST : HDG_ROLE_POST_SOURCE;
     if (p->method == HDG_METHOD_DG)
         return a->dt ? HDG_ROLE_TIME : a->domain == HDG_VOLUME ? HDG_ROLE_VOLUME : HDG_ROLE_FLUX;
+    if (a->dt) return HDG_ROLE_TIME;
     bool tr = p->unknowns[a->trial].trace;
     if (e->trace) return tr ? HDG_ROLE_TRACE_TRACE : HDG_ROLE_TRACE_LOCAL;
     return tr ? HDG_ROLE_LOCAL_TRACE : HDG_ROLE_LOCAL_LOCAL;
@@ -778,6 +775,27 @@ static bool side_ok(sema *S, const val *v, const ast *a)
     return false;
 }
 
+/* Transient HDG: dt() applies to an element unknown of the main system, in an
+ * element equation (expand.c refuses it in trace equations and on trace
+ * unknowns); the post-processing runs at the end on the final state. */
+static bool transient_atoms(sema *S, const hdg_equation *e)
+{
+    for (int i = 0; i < e->natoms; i++) {
+        const hdg_atom *a = &e->atoms[i];
+        if (!a->dt) continue;
+        if (e->post) {
+            sema_error(S, a->loc, "dt() in a post-processing equation: post-processing runs once, on the "
+                                  "final state");
+            return false;
+        }
+        if (a->domain != HDG_VOLUME) {
+            sema_error(S, a->loc, "dt() in a boundary integral: the time derivative term is (dt(u), v)");
+            return false;
+        }
+    }
+    return true;
+}
+
 static void equation_decl(sema *S, decl *d, int ei, pairing *pr)
 {
     hdg_problem *p = S->p;
@@ -822,6 +840,10 @@ static void equation_decl(sema *S, decl *d, int ei, pairing *pr)
     put_atoms(S, e, &l, 1);
     put_atoms(S, e, &r, -1);
     merge_atoms(S, e);
+    if (p->transient && !transient_atoms(S, e)) {
+        pr->eq_failed = true;
+        return;
+    }
     if (p->method == HDG_METHOD_DG) pair_dg(S, ei, pr);
     else if (e->post) pair_post(S, ei, pu, pr);
     else pair_hdg(S, ei, pr);
@@ -1255,12 +1277,21 @@ static void no_post(sema *S, decl *ds, pairing *pr)
 
 /* ---------------------------------------------------------------- exact, initial, time */
 
+/* Does some atom of the main system take dt() of unknown u? */
+static bool under_dt(const hdg_problem *p, int u)
+{
+    for (int e = 0; e < p->nequations; e++)
+        for (int i = 0; i < p->equations[e].natoms; i++)
+            if (p->equations[e].atoms[i].dt && p->equations[e].atoms[i].trial == u) return true;
+    return false;
+}
+
 static void solutions(sema *S, decl *d, const pairing *pr)
 {
     hdg_problem *p = S->p;
     bool initial = d->kind == D_INITIAL;
-    if (initial && p->method != HDG_METHOD_DG) {
-        sema_error(S, d->loc, "initial conditions are for time-dependent (DG) problems");
+    if (initial && p->method != HDG_METHOD_DG && !p->transient) {
+        sema_error(S, d->loc, "initial conditions are for time-dependent problems (with dt() terms)");
         return;
     }
     for (item *it = d->items.head; it; it = it->next) {
@@ -1273,6 +1304,11 @@ static void solutions(sema *S, decl *d, const pairing *pr)
         }
         hdg_unknown *u = &p->unknowns[s->index];
         if (pr->failed[s->index]) continue;
+        if (initial && p->transient && !under_dt(p, s->index)) {
+            sema_error(S, it->loc, "initial condition for '%s', which has no dt() term: in HDG only the "
+                                   "unknowns under dt() start from an initial state", it->name);
+            continue;
+        }
         const hdg_expr **slot = initial ? u->initial : u->exact;
         if (slot[0]) {
             sema_error(S, it->loc, "duplicate %s for '%s'", initial ? "initial condition" : "exact solution",
@@ -1292,12 +1328,37 @@ static void solutions(sema *S, decl *d, const pairing *pr)
 static void default_initial(sema *S)
 {
     hdg_problem *p = S->p;
-    if (p->method != HDG_METHOD_DG) return;
+    if (p->method != HDG_METHOD_DG && !p->transient) return;
     for (int u = 0; u < p->nunknowns; u++) {
         hdg_unknown *x = &p->unknowns[u];
-        if (x->initial_given) continue;
+        if (x->initial_given || (p->transient && !under_dt(p, u))) continue;
         for (int c = 0; c < x->ncomp; c++)
             x->initial[c] = x->exact[c] ? hdg_expr_at_time(p, x->exact[c], 0) : ex_num(p, 0);
+    }
+}
+
+/* DG: the explicit lserk4; HDG with dt() terms: the implicit BDF1-3 and
+ * SDIRK2-3 (compiler/run_hdg_time.c). */
+static void time_method(sema *S, decl *d)
+{
+    static const char *implicit[] = {"bdf1", "bdf2", "bdf3", "sdirk2", "sdirk3"};
+    bool is_implicit = false;
+    for (int i = 0; i < 5; i++) is_implicit |= !strcmp(d->name, implicit[i]);
+    if (S->p->transient) {
+        if (is_implicit) return;
+        if (!strcmp(d->name, "lserk4"))
+            sema_error(S, d->name_loc, "'lserk4' is explicit, for DG problems: an HDG problem with dt() "
+                                       "terms takes an implicit scheme: bdf1, bdf2, bdf3, sdirk2 or sdirk3");
+        else
+            sema_error(S, d->name_loc, "unknown time-stepping method '%s': an HDG problem takes bdf1, bdf2, "
+                                       "bdf3, sdirk2 or sdirk3", d->name);
+    } else if (strcmp(d->name, "lserk4")) {
+        if (is_implicit)
+            sema_error(S, d->name_loc, "'%s' is implicit, for HDG problems (trace unknowns and dt() terms): "
+                                       "a DG problem takes 'lserk4'", d->name);
+        else
+            sema_error(S, d->name_loc, "unknown time-stepping method '%s': the supported one is 'lserk4'",
+                       d->name);
     }
 }
 
@@ -1309,13 +1370,12 @@ static void time_decl(sema *S, decl *d)
         sema_error(S, d->loc, "duplicate 'time' declaration (first at %s)", fmt_loc(S, tm->loc));
         return;
     }
-    *tm = (hdg_time){true, d->name, 0, 1, 0, d->loc};
-    if (p->method != HDG_METHOD_DG) {
-        sema_error(S, d->loc, "time settings are for time-dependent (DG) problems, with dt() terms");
+    *tm = (hdg_time){true, d->name, 0, p->transient ? 0 : 1, 0, d->loc};
+    if (p->method != HDG_METHOD_DG && !p->transient) {
+        sema_error(S, d->loc, "time settings are for time-dependent problems, with dt() terms");
         return;
     }
-    if (strcmp(d->name, "lserk4"))
-        sema_error(S, d->name_loc, "unknown time-stepping method '%s': the supported one is 'lserk4'", d->name);
+    time_method(S, d);
     static const char *keys[] = {"final", "cfl", "dt"};
     bool seen[3] = {false, false, false};
     for (item *it = d->items.head; it; it = it->next) {
@@ -1342,11 +1402,19 @@ static void time_decl(sema *S, decl *d)
             sema_error(S, it->expr->loc, "time setting '%s' must be a positive number", it->name);
             continue;
         }
+        if (k == 1 && p->transient) {
+            sema_error(S, it->loc, "'cfl' is for explicit DG time stepping: an implicit HDG scheme takes a "
+                                   "fixed step, 'dt = D'");
+            continue;
+        }
         if (k == 0) tm->final = v;
         else if (k == 1) tm->cfl = v;
         else tm->dt = v;
     }
     if (!seen[0]) sema_error(S, d->loc, "the time settings need 'final = T'");
+    else if (p->transient && !seen[2])
+        sema_error(S, d->loc, "the time settings of an HDG problem need a step, 'dt = D' (e.g. 'time %s, "
+                              "final = 1, dt = 0.01')", tm->method);
 }
 
 /* ---------------------------------------------------------------- driver */
@@ -1442,6 +1510,9 @@ hdg_problem *hdg_sema(const char *file, decl *ds, const hdg_frontend_options *op
             if (p->method == HDG_METHOD_DG && !p->time.given)
                 sema_error(&S, p->loc, "a DG problem needs time settings, e.g. 'time lserk4, final = 1, "
                                        "cfl = 0.75'");
+            if (p->transient && !p->time.given)
+                sema_error(&S, p->loc, "an HDG problem with dt() terms needs time settings, e.g. 'time bdf2, "
+                                       "final = 1, dt = 0.01'");
             marker_list(&S);
         }
     }

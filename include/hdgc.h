@@ -63,6 +63,9 @@ void hdgc_problem_free(hdgc_problem *p);
 const char *hdgc_problem_name(const hdgc_problem *p);     /* the `problem` line */
 const char *hdgc_problem_method(const hdgc_problem *p);   /* "HDG" or "DG" */
 int hdgc_problem_order(const hdgc_problem *p);            /* the degree a solve uses */
+/* 1 for a time-dependent problem: DG (explicit) or HDG with dt() terms (implicit time
+ * stepping, `time bdf2, final = T, dt = D`); 0 for a steady HDG problem. */
+int hdgc_problem_transient(const hdgc_problem *p);
 
 /* The file's warnings (diagnostics that are not errors), rendered as `hdgc check` prints
  * them; "" when there are none. */

@@ -12,6 +12,8 @@
  *                   component against its exact solution
  *   <name>_dirichlet_<i>  per listed face: L2 projection of the i-th Dirichlet
  *                   condition's data onto the face basis
+ *   <name>_rhs, <name>_initial  (transient HDG only) per element: F_e at the
+ *                   step's time and history; the initial state's projection
  *
  * Bases: element unknowns use the orthonormal Dubiner basis of degree k
  * (modal), trace unknowns the orthonormal Legendre basis on each face in the
@@ -63,6 +65,13 @@ typedef struct hdg_lowered {
     int ndir;              /* Dirichlet conditions */
     int dir_bc[HDG_LOWER_MAX_BC];   /* index into problem->bcs */
     char local[64], recover[64], errors[64];
+    /* transient HDG (dt() terms): the time atoms (c dt(u), w) read sigma c (u, w) in
+     * the local, rhs and recovery kernels (sigma: params[p_sigma], after the
+     * problem's params) and - c (h, w) with h the input "hist" (nl per element)
+     * in the rhs (in[0]) and recovery (in[1]) kernels */
+    int transient, p_sigma;
+    char rhs[64];          /* <name>_rhs: F_e only, per step */
+    char initial[64];      /* <name>_initial: projection of the initial state */
     char dirichlet[HDG_LOWER_MAX_BC][64];
 } hdg_lowered;
 

@@ -44,6 +44,11 @@ typedef struct lower {
     /* reference tensors made so far (NULL until needed), see ref_tables() */
     hdg_ir_tensor *Tvv[3][3], *Tv[3], *Tff[3][3], *Tfl[3], *Tll, *Tl, *Tf[3];
     int ref_tensors;        /* use them for atoms with x,y-independent coefficients */
+    /* transient HDG: the time atoms (c dt(u), w) add sigma c (u, w) to A (sigma:
+     * the parameter after the problem's own) and, where hist is set (the rhs
+     * and recovery kernels' input), c (h, w) to the source column */
+    hdg_ir_tensor *hist;
+    int rhs_only;           /* the rhs kernel: atoms of trace trials skipped */
     hdg_error *err;
 } lower;
 
@@ -469,15 +474,32 @@ static int coef_is_constant(const hdg_atom *a)
     return !hdg_expr_depends(a->coef, HDG_VAR_X) && !hdg_expr_depends(a->coef, HDG_VAR_Y);
 }
 
+/* The coefficient of an atom; a time atom's matrix part takes sigma. */
+static hdg_ir_expr *atom_coef(lower *c, hdg_ir_kernel *k, hdg_lower_env *env, const hdg_atom *a, int hist)
+{
+    hdg_ir_expr *coef = hdg_lower_expr(k, env, a->coef);
+    if (!coef) coef = hdg_ir_num(k, 0);   /* the builder error is reported by verify */
+    if (a->dt && !hist) coef = hdg_ir_mul(k, hdg_ir_param(k, c->L->p_sigma, "sigma"), coef);
+    return coef;
+}
+
+/* Adds v into dst[row][col], or with hist (a time atom's history part) v h[col]
+ * into the source column. */
+static void accum_trial(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *dst, hdg_ir_expr *row, hdg_ir_expr *col,
+                        hdg_ir_expr *v, int hist)
+{
+    if (hist) hdg_ir_accum(k, hdg_ir_ld2(k, dst, row, I(k, c->L->nt)), hdg_ir_mul(k, v, hdg_ir_ld1(k, c->hist, col)));
+    else hdg_ir_accum(k, hdg_ir_ld2(k, dst, row, col), v);
+}
+
 static void emit_atom_ref(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, hdg_ir_tensor *dst,
-                          const side *ts, const side *rs, const hdg_atom *a)
+                          const side *ts, const side *rs, const hdg_atom *a, int hist)
 {
     hdg_lower_env env = {c->p, {NULL, NULL, hdg_ir_time(k)}, {NULL, NULL}};
     hdg_ir_expr *scale = Gc(k, g, HDG_G_J);
     int boundary = a->domain == HDG_BOUNDARY;
     hdg_ir_expr *face = boundary ? open_faces(c, k, g, a, &env, &scale) : NULL;
-    hdg_ir_expr *coef = hdg_lower_expr(k, &env, a->coef);
-    if (!coef) coef = hdg_ir_num(k, 0);
+    hdg_ir_expr *coef = atom_coef(c, k, &env, a, hist);
     hdg_ir_expr *cw = hdg_ir_let(k, "c", hdg_ir_mul(k, scale, coef));
     hdg_ir_expr *i = hdg_ir_for(k, "i", ts->n);
     hdg_ir_expr *row = dof(c, k, ts, 0, face, i);
@@ -486,8 +508,8 @@ static void emit_atom_ref(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, hdg_ir_t
                      hdg_ir_mul(k, cw, ref_value(c, k, g, ts, NULL, face, i, NULL)));
     } else {
         hdg_ir_expr *j = hdg_ir_for(k, "j", rs->n);
-        hdg_ir_accum(k, hdg_ir_ld2(k, dst, row, dof(c, k, rs, 0, face, j)),
-                     hdg_ir_mul(k, cw, ref_value(c, k, g, ts, rs, face, i, j)));
+        accum_trial(c, k, dst, row, dof(c, k, rs, 0, face, j), hdg_ir_mul(k, cw, ref_value(c, k, g, ts, rs, face, i, j)),
+                    hist);
         hdg_ir_end(k);
     }
     hdg_ir_end(k);
@@ -497,16 +519,17 @@ static void emit_atom_ref(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, hdg_ir_t
 /* Adds one atom's integral to the right block. Returns 0 if the atom does not
  * belong to the blocks given (e.g. trace rows in the recovery kernel). */
 static int emit_atom(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const blocks *bk,
-                     const hdg_equation *eq, const hdg_atom *a)
+                     const hdg_equation *eq, const hdg_atom *a, int hist)
 {
     side ts = test_side(c, eq, a), rs = trial_side(c, a);
     int source = a->trial < 0;
-    hdg_ir_tensor *dst = !ts.trace ? (source || rs.trace ? bk->B : bk->A)
+    if (c->rhs_only && !source && rs.trace) return 0;
+    hdg_ir_tensor *dst = !ts.trace ? (source || rs.trace || hist ? bk->B : bk->A)
                                    : (source || rs.trace ? bk->D : bk->C);
     if (!dst) return 0;
     set_origin(c, k, a);
     if (c->ref_tensors && coef_is_constant(a)) {
-        emit_atom_ref(c, k, g, dst, &ts, &rs, a);
+        emit_atom_ref(c, k, g, dst, &ts, &rs, a, hist);
         hdg_ir_set_origin(k, NULL, 0, 0, NULL);
         return 1;
     }
@@ -525,8 +548,7 @@ static int emit_atom(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const blocks 
         q = open_points(k, g, c->vlam, c->nvq, &env);
         scale = hdg_ir_mul(k, hdg_ir_ld1(k, c->vw, q), Gc(k, g, HDG_G_J));
     }
-    hdg_ir_expr *coef = hdg_lower_expr(k, &env, a->coef);
-    if (!coef) coef = hdg_ir_num(k, 0);   /* the builder error is reported by verify */
+    hdg_ir_expr *coef = atom_coef(c, k, &env, a, hist);
     hdg_ir_expr *cw = hdg_ir_let(k, "c", hdg_ir_mul(k, scale, coef));
     hdg_ir_expr *i = hdg_ir_for(k, "i", ts.n);
     hdg_ir_expr *ti = hdg_ir_let(k, "ti", hdg_ir_mul(k, cw, basis(c, k, g, &ts, 0, face, q, i)));
@@ -536,8 +558,7 @@ static int emit_atom(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const blocks 
     } else {
         hdg_ir_expr *jj = hdg_ir_for(k, "j", rs.n);
         hdg_ir_expr *col = dof(c, k, &rs, 0, face, jj);
-        hdg_ir_accum(k, hdg_ir_ld2(k, dst, row, col),
-                     hdg_ir_mul(k, ti, basis(c, k, g, &rs, 0, face, q, jj)));
+        accum_trial(c, k, dst, row, col, hdg_ir_mul(k, ti, basis(c, k, g, &rs, 0, face, q, jj)), hist);
         hdg_ir_end(k);
     }
     hdg_ir_end(k);   /* i */
@@ -552,7 +573,10 @@ static void emit_system(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const bloc
     for (int e = 0; e < c->p->nequations; e++) {
         const hdg_equation *eq = &c->p->equations[e];
         if (eq->post) continue;
-        for (int t = 0; t < eq->natoms; t++) emit_atom(c, k, g, bk, eq, &eq->atoms[t]);
+        for (int t = 0; t < eq->natoms; t++) {
+            emit_atom(c, k, g, bk, eq, &eq->atoms[t], 0);
+            if (eq->atoms[t].dt && c->hist) emit_atom(c, k, g, bk, eq, &eq->atoms[t], 1);
+        }
     }
 }
 
@@ -989,34 +1013,15 @@ static void local_kernel(lower *c)
     hdg_ir_set_origin(k, NULL, 0, 0, NULL);
 }
 
-static void recover_kernel(lower *c)
+/* Solves A x = r in place (A destroyed), by blocks where the plan pays. */
+static void solve_local(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *A, hdg_ir_tensor *r)
 {
     hdg_lowered *L = c->L;
-    snprintf(L->recover, sizeof L->recover, "%s_recover", c->m->name);
-    hdg_ir_kernel *k = hdg_ir_kernel_new(c->m, L->recover, HDG_KITEM_ELEMENT);
-    hdg_ir_tensor *g = elem_geom(c, k);
-    hdg_ir_tensor *uh = hdg_ir_input(k, "uhat", HDG_SHAPE(L->nt),
-                                     "trace dofs of the element's faces, element orientation");
-    hdg_ir_tensor *x = hdg_ir_output(k, "x", HDG_SHAPE(L->nl), "element dofs (modal)");
-    blocks bk = {hdg_ir_local(k, "A", HDG_IR_DOUBLE, HDG_SHAPE(L->nl, L->nl)),
-                 hdg_ir_local(k, "B", HDG_IR_DOUBLE, HDG_SHAPE(L->nl, L->nt + 1)), NULL, NULL};
-    hdg_ir_tensor *piv = hdg_ir_local(k, "piv", HDG_IR_INT, HDG_SHAPE(L->nl));
-    hdg_ir_tensor *r = hdg_ir_local(k, "r", HDG_IR_DOUBLE, HDG_SHAPE(L->nl));
-    hdg_ir_fill(k, bk.A, hdg_ir_num(k, 0));
-    hdg_ir_fill(k, bk.B, hdg_ir_num(k, 0));
-    emit_system(c, k, g, &bk);
-    hdg_ir_expr *i = hdg_ir_for(k, "i", L->nl);
-    hdg_ir_assign(k, hdg_ir_ld1(k, r, i), hdg_ir_ld2(k, bk.B, i, I(k, L->nt)));
-    hdg_ir_expr *j = hdg_ir_for(k, "j", L->nt);
-    hdg_ir_accum(k, hdg_ir_ld1(k, r, i),
-                 hdg_ir_neg(k, hdg_ir_mul(k, hdg_ir_ld2(k, bk.B, i, j), hdg_ir_ld1(k, uh, j))));
-    hdg_ir_end(k);
-    hdg_ir_end(k);
     elim_plan P;
     if (elim_plan_make(c, 0, 1, RECOVER_KEEP, &P)) {   /* M = [A | r], component by component */
         hdg_ir_tensor *M = hdg_ir_local(k, "M", HDG_IR_DOUBLE, HDG_SHAPE(L->nl, L->nl + 1)), *Wg[ELIM_MAX];
         elim_origin(c, k, &P);
-        copy_block(k, M, 0, 0, bk.A, 0, 0, L->nl, L->nl, 0);
+        copy_block(k, M, 0, 0, A, 0, 0, L->nl, L->nl, 0);
         hdg_ir_expr *ii = hdg_ir_for(k, "i", L->nl);
         hdg_ir_assign(k, hdg_ir_ld2(k, M, ii, I(k, L->nl)), hdg_ir_ld1(k, r, ii));
         hdg_ir_end(k);
@@ -1025,12 +1030,116 @@ static void recover_kernel(lower *c)
         elim_back(c, k, &P, Wg, X, 1);
         hdg_ir_copy(k, r, X);
     } else {
+        hdg_ir_tensor *piv = hdg_ir_local(k, "piv", HDG_IR_INT, HDG_SHAPE(L->nl));
         hdg_ir_set_origin(k, c->p->file, 0, 0, "dense LU of A");
-        hdg_ir_lu(k, bk.A, piv);
-        hdg_ir_lu_solve(k, bk.A, piv, r);
+        hdg_ir_lu(k, A, piv);
+        hdg_ir_lu_solve(k, A, piv, r);
     }
+}
+
+/* The transient kernels' history input (docs/ir.md): h per element dof. */
+static hdg_ir_tensor *hist_input(lower *c, hdg_ir_kernel *k)
+{
+    return hdg_ir_input(k, "hist", HDG_SHAPE(c->L->nl),
+                        "time scheme history h (modal): (c dt(u), w) = sigma c (u, w) - c (h, w)");
+}
+
+static void recover_kernel(lower *c)
+{
+    hdg_lowered *L = c->L;
+    snprintf(L->recover, sizeof L->recover, "%s_recover", c->m->name);
+    hdg_ir_kernel *k = hdg_ir_kernel_new(c->m, L->recover, HDG_KITEM_ELEMENT);
+    hdg_ir_tensor *g = elem_geom(c, k);
+    hdg_ir_tensor *uh = hdg_ir_input(k, "uhat", HDG_SHAPE(L->nt),
+                                     "trace dofs of the element's faces, element orientation");
+    c->hist = L->transient ? hist_input(c, k) : NULL;
+    hdg_ir_tensor *x = hdg_ir_output(k, "x", HDG_SHAPE(L->nl), "element dofs (modal)");
+    blocks bk = {hdg_ir_local(k, "A", HDG_IR_DOUBLE, HDG_SHAPE(L->nl, L->nl)),
+                 hdg_ir_local(k, "B", HDG_IR_DOUBLE, HDG_SHAPE(L->nl, L->nt + 1)), NULL, NULL};
+    hdg_ir_tensor *r = hdg_ir_local(k, "r", HDG_IR_DOUBLE, HDG_SHAPE(L->nl));
+    hdg_ir_fill(k, bk.A, hdg_ir_num(k, 0));
+    hdg_ir_fill(k, bk.B, hdg_ir_num(k, 0));
+    emit_system(c, k, g, &bk);
+    c->hist = NULL;
+    hdg_ir_expr *i = hdg_ir_for(k, "i", L->nl);
+    hdg_ir_assign(k, hdg_ir_ld1(k, r, i), hdg_ir_ld2(k, bk.B, i, I(k, L->nt)));
+    hdg_ir_expr *j = hdg_ir_for(k, "j", L->nt);
+    hdg_ir_accum(k, hdg_ir_ld1(k, r, i),
+                 hdg_ir_neg(k, hdg_ir_mul(k, hdg_ir_ld2(k, bk.B, i, j), hdg_ir_ld1(k, uh, j))));
+    hdg_ir_end(k);
+    hdg_ir_end(k);
+    solve_local(c, k, bk.A, r);
     hdg_ir_copy(k, x, r);
     hdg_ir_set_origin(k, NULL, 0, 0, NULL);
+}
+
+/* Transient HDG, every step: the element trace load F_e = F_t - C A^-1 F_l
+ * at the step's time and history, K_e being unchanged (assembled once). */
+static void rhs_kernel(lower *c)
+{
+    hdg_lowered *L = c->L;
+    snprintf(L->rhs, sizeof L->rhs, "%s_rhs", c->m->name);
+    hdg_ir_kernel *k = hdg_ir_kernel_new(c->m, L->rhs, HDG_KITEM_ELEMENT);
+    hdg_ir_tensor *g = elem_geom(c, k);
+    c->hist = hist_input(c, k);
+    hdg_ir_tensor *Fe = hdg_ir_output(k, "Fe", HDG_SHAPE(L->nt), "element trace load F_e");
+    blocks bk = {hdg_ir_local(k, "A", HDG_IR_DOUBLE, HDG_SHAPE(L->nl, L->nl)),
+                 hdg_ir_local(k, "B", HDG_IR_DOUBLE, HDG_SHAPE(L->nl, L->nt + 1)),
+                 hdg_ir_local(k, "C", HDG_IR_DOUBLE, HDG_SHAPE(L->nt, L->nl)),
+                 hdg_ir_local(k, "D", HDG_IR_DOUBLE, HDG_SHAPE(L->nt, L->nt + 1))};
+    hdg_ir_tensor *r = hdg_ir_local(k, "r", HDG_IR_DOUBLE, HDG_SHAPE(L->nl));
+    hdg_ir_fill(k, bk.A, hdg_ir_num(k, 0));
+    hdg_ir_fill(k, bk.B, hdg_ir_num(k, 0));
+    hdg_ir_fill(k, bk.C, hdg_ir_num(k, 0));
+    hdg_ir_fill(k, bk.D, hdg_ir_num(k, 0));
+    c->rhs_only = 1;
+    emit_system(c, k, g, &bk);
+    c->rhs_only = 0, c->hist = NULL;
+    hdg_ir_expr *i = hdg_ir_for(k, "i", L->nl);
+    hdg_ir_assign(k, hdg_ir_ld1(k, r, i), hdg_ir_ld2(k, bk.B, i, I(k, L->nt)));
+    hdg_ir_end(k);
+    solve_local(c, k, bk.A, r);
+    i = hdg_ir_for(k, "i", L->nt);
+    hdg_ir_assign(k, hdg_ir_ld1(k, Fe, i), hdg_ir_ld2(k, bk.D, i, I(k, L->nt)));
+    hdg_ir_expr *j = hdg_ir_for(k, "j", L->nl);
+    hdg_ir_accum(k, hdg_ir_ld1(k, Fe, i), hdg_ir_neg(k, hdg_ir_mul(k, hdg_ir_ld2(k, bk.C, i, j), hdg_ir_ld1(k, r, j))));
+    hdg_ir_end(k);
+    hdg_ir_end(k);
+    hdg_ir_set_origin(k, NULL, 0, 0, NULL);
+}
+
+/* Transient HDG: the L2 projection of the initial state of the unknowns under
+ * dt() (the Dubiner modes are orthonormal on the reference triangle, so the
+ * mass matrix of an affine element is J I: x_i = sum_q w_q u0(x_q) P_i(q)). */
+static hdg_status initial_kernel(lower *c)
+{
+    hdg_lowered *L = c->L;
+    snprintf(L->initial, sizeof L->initial, "%s_initial", c->m->name);
+    int nq;
+    hdg_ir_tensor *w, *lam, *P;
+    hdg_status st = volume_tables(c, 2 * c->k + 6, "ini", &nq, &w, &lam, &P, NULL, NULL, c->k);
+    if (st) return st;
+    hdg_ir_kernel *k = hdg_ir_kernel_new(c->m, L->initial, HDG_KITEM_ELEMENT);
+    hdg_ir_tensor *g = elem_geom(c, k);
+    hdg_ir_tensor *x = hdg_ir_output(k, "x0", HDG_SHAPE(L->nl), "initial element dofs (modal; 0 where no dt())");
+    hdg_ir_tensor *acc = hdg_ir_local(k, "acc", HDG_IR_DOUBLE, HDG_SHAPE(L->nl));
+    hdg_ir_fill(k, acc, hdg_ir_num(k, 0));
+    hdg_lower_env env = {c->p, {NULL, NULL, hdg_ir_time(k)}, {NULL, NULL}};
+    hdg_ir_expr *q = open_points(k, g, lam, nq, &env);
+    for (int u = 0; u < c->p->nunknowns; u++)
+        for (int cp = 0; L->uoff[u] >= 0 && cp < unk(c, u)->ncomp; cp++) {
+            if (!unk(c, u)->initial[cp]) continue;
+            hdg_ir_expr *v = hdg_lower_expr(k, &env, unk(c, u)->initial[cp]);
+            if (!v) v = hdg_ir_num(k, 0);
+            hdg_ir_expr *wv = hdg_ir_let(k, "wv", hdg_ir_mul(k, hdg_ir_ld1(k, w, q), v));
+            hdg_ir_expr *i = hdg_ir_for(k, "i", c->np);
+            hdg_ir_accum(k, hdg_ir_ld1(k, acc, hdg_ir_add(k, I(k, L->uoff[u] + cp * c->np), i)),
+                         hdg_ir_mul(k, wv, hdg_ir_ld2(k, P, q, i)));
+            hdg_ir_end(k);
+        }
+    hdg_ir_end(k);
+    hdg_ir_copy(k, x, acc);
+    return HDG_OK;
 }
 
 /* Squared L2 errors of every component with an exact solution, on a rule of
@@ -1372,6 +1481,8 @@ static hdg_status layout(lower *c)
     const hdg_problem *p = c->p;
     hdg_lowered *L = c->L;
     if (p->nunknowns > 32) return hdg_fail(c->err, HDG_EINPUT, "%s: more than 32 unknowns", p->file);
+    L->transient = p->transient;
+    L->p_sigma = p->nparams;
     int nl = 0, tr = 0;
     L->post_unknown = -1;
     for (int u = 0; u < p->nunknowns; u++) {
@@ -1453,6 +1564,10 @@ hdg_status hdg_lower_hdg(const hdg_problem *p, hdg_lowered *out, hdg_error *err)
         goto fail;
     local_kernel(&c);
     recover_kernel(&c);
+    if (out->transient) {
+        rhs_kernel(&c);
+        if ((st = initial_kernel(&c))) goto fail;
+    }
     if (out->post_unknown >= 0 && (st = post_kernel(&c))) goto fail;
     if ((st = errors_kernel(&c))) goto fail;
     for (int i = 0; i < out->ndir; i++)

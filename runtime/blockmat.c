@@ -130,11 +130,12 @@ void hdg_blockmat_free(hdg_blockmat *B)
 /* ---- assembly ---- */
 
 typedef struct assembly {
-    hdg_blockmat *B;
+    hdg_blockmat *B;     /* NULL: the right-hand side only */
     double *rhs;
     const double *Ke, *Fe, *flip;
     const int *ef, *eforient, *fe, *flf;
     const int *slot; /* (l*2+k)*3+i -> block index a in row l */
+    int m;
 } assembly;
 
 static const double *face_sign(const assembly *as, int e, int j)
@@ -155,16 +156,16 @@ static void assemble_rows(long long l0, long long l1, void *vctx)
 {
     const assembly *as = vctx;
     hdg_blockmat *B = as->B;
-    int m = B->m, na = B->na, ld = 3 * m;
+    int m = as->m, na = B ? B->na : 0, ld = 3 * m;
     for (long long l = l0; l < l1; l++) {
-        memset(hdg_blockmat_block(B, (int)l, 0), 0, sizeof(double) * na * m * m);
+        if (B) memset(hdg_blockmat_block(B, (int)l, 0), 0, sizeof(double) * na * m * m);
         if (as->rhs) memset(as->rhs + l * m, 0, sizeof(double) * m);
         for (int k = 0; k < 2; k++) {
             int e = as->fe[2 * l + k], j = as->flf[2 * l + k];
             if (e < 0) continue;
             const double *sj = face_sign(as, e, j);
-            const double *Kj = as->Ke + (size_t)e * ld * ld + (size_t)j * m * ld;
-            for (int i = 0; i < 3; i++) {
+            const double *Kj = B ? as->Ke + (size_t)e * ld * ld + (size_t)j * m * ld : NULL;
+            for (int i = 0; B && i < 3; i++) {
                 int a = as->slot[(l * 2 + k) * 3 + i];
                 add_block(hdg_blockmat_block(B, (int)l, a), Kj + i * m, ld, m, sj, face_sign(as, e, i));
             }
@@ -221,11 +222,18 @@ hdg_status hdg_blockmat_assemble(hdg_blockmat *B, double *rhs, int ne, const dou
     int *slot = hdg_xmalloc(sizeof(int) * ((size_t)B->nf * 6 + 1));
     st = hdg_blockmat_slots(B->nf, B->na, B->nbr, ef, fe, flf, slot, err);
     if (!st) {
-        assembly as = {B, rhs && Fe ? rhs : NULL, Ke, Fe, flip, ef, eforient, fe, flf, slot};
+        assembly as = {B, rhs && Fe ? rhs : NULL, Ke, Fe, flip, ef, eforient, fe, flf, slot, B->m};
         hdg_parallel_for_grain(B->nf, 64, assemble_rows, &as);
     }
     free(slot);
     return st;
+}
+
+void hdg_blockmat_assemble_rhs(int nf, int m, double *rhs, const double *Fe, const int *ef, const int *eforient,
+                               const int *fe, const int *flf, const double *flip)
+{
+    assembly as = {NULL, rhs, NULL, Fe, flip, ef, eforient, fe, flf, NULL, m};
+    hdg_parallel_for_grain(nf, 64, assemble_rows, &as);
 }
 
 /* ---- Dirichlet elimination ---- */
@@ -235,6 +243,7 @@ typedef struct dirichlet {
     double *rhs;
     const unsigned char *isd;
     const double *xD;
+    int keep;    /* 1: the matrix is left as it is (the right-hand side only) */
 } dirichlet;
 
 static void dirichlet_rows(long long l0, long long l1, void *vctx)
@@ -246,10 +255,10 @@ static void dirichlet_rows(long long l0, long long l1, void *vctx)
         const int *row = B->nbr + l * na;
         double *r = d->rhs + l * m;
         if (d->isd[l]) {
-            memset(hdg_blockmat_block(B, (int)l, 0), 0, sizeof(double) * na * m * m);
             double *diag = hdg_blockmat_block(B, (int)l, 0);
+            if (!d->keep) memset(diag, 0, sizeof(double) * na * m * m);
             for (int p = 0; p < m; p++) {
-                diag[p * m + p] = 1.0;
+                if (!d->keep) diag[p * m + p] = 1.0;
                 r[p] = d->xD[l * m + p];
             }
             continue;
@@ -264,7 +273,7 @@ static void dirichlet_rows(long long l0, long long l1, void *vctx)
                 for (int q = 0; q < m; q++) s += blk[p * m + q] * xg[q];
                 r[p] -= s;
             }
-            memset(blk, 0, sizeof(double) * m * m);
+            if (!d->keep) memset(blk, 0, sizeof(double) * m * m);
         }
     }
 }
@@ -272,7 +281,14 @@ static void dirichlet_rows(long long l0, long long l1, void *vctx)
 void hdg_blockmat_apply_dirichlet(hdg_blockmat *B, double *rhs,
                                   const unsigned char *is_dirichlet, const double *xD)
 {
-    dirichlet d = {B, rhs, is_dirichlet, xD};
+    dirichlet d = {B, rhs, is_dirichlet, xD, 0};
+    hdg_parallel_for_grain(B->nf, 64, dirichlet_rows, &d);
+}
+
+void hdg_blockmat_dirichlet_rhs(const hdg_blockmat *B, double *rhs, const unsigned char *is_dirichlet,
+                                const double *xD)
+{
+    dirichlet d = {(hdg_blockmat *)B, rhs, is_dirichlet, xD, 1};
     hdg_parallel_for_grain(B->nf, 64, dirichlet_rows, &d);
 }
 

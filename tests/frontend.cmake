@@ -5,7 +5,7 @@
 
 # --- golden summaries: hdgc check examples/NAME.hdg == tests/data/frontend/NAME.summary
 # (regenerate after an intended change: sh tests/data/frontend/golden.sh hdgc --update)
-foreach(ex poisson reaction_diffusion convection_diffusion maxwell2d acoustics2d advection2d)
+foreach(ex poisson reaction_diffusion convection_diffusion maxwell2d acoustics2d advection2d heat)
   if(EXISTS ${CMAKE_SOURCE_DIR}/examples/${ex}.hdg)
     add_test(NAME frontend_golden_${ex}
       COMMAND sh ${HDG_TEST_DIR}/data/frontend/golden.sh $<TARGET_FILE:hdgc> ${ex}
@@ -50,7 +50,16 @@ frontend_bad(differentiate_trace -e "differentiate_trace[.]hdg:12:46: error: can
 frontend_bad(dirichlet_not_trace -e "dirichlet_not_trace[.]hdg:13:20: error: dirichlet condition on 'u', which is not a trace unknown: in HDG the boundary data goes on the trace unknown" -e "^ {19}\\^$")
 frontend_bad(div_scalar -e "div_scalar[.]hdg:10:29: error: div[(][)] needs a vector, not a scalar" -e "^ {28}\\^$")
 frontend_bad(dt_two_unknowns -e "dt_two_unknowns[.]hdg:7:10: error: dt[(][)] of two unknowns in one equation [(]'u' and 'u2'[)]" -e "^ {9}\\^$")
-frontend_bad(dt_with_trace -e "dt_with_trace[.]hdg:11:72: error: dt[(][)] mixed with trace unknowns: a problem is either HDG [(]trace unknowns, steady[)] or DG [(]dt[(][)] terms, no trace unknowns[)]" -e "^ {71}\\^$")
+frontend_bad(dt_with_trace -e "dt_with_trace[.]hdg:1:1: error: an HDG problem with dt[(][)] terms needs time settings, e[.]g[.] 'time bdf2, final = 1, dt = 0[.]01'" -e "^\\^$")
+# transient HDG (dt() on element unknowns, implicit schemes)
+frontend_bad(hdg_dt_in_trace_eq -e "hdg_dt_in_trace_eq[.]hdg:12:46: error: dt[(][)] in the equation of a trace test function [(]'mu'[)]: in HDG only element unknowns have a time derivative" -e "^ {45}\\^$")
+frontend_bad(hdg_dt_of_trace -e "hdg_dt_of_trace[.]hdg:11:11: error: dt[(][)] of the trace unknown 'uhat': only element unknowns have a time derivative" -e "^ {10}\\^$")
+frontend_bad(hdg_dt_in_post -e "hdg_dt_in_post[.]hdg:15:57: error: dt[(][)] in a post-processing equation: post-processing runs once, on the final state")
+frontend_bad(hdg_lserk4 -e "hdg_lserk4[.]hdg:14:6: error: 'lserk4' is explicit, for DG problems: an HDG problem with dt[(][)] terms takes an implicit scheme: bdf1, bdf2, bdf3, sdirk2 or sdirk3")
+frontend_bad(hdg_no_step -e "hdg_no_step[.]hdg:14:23: error: 'cfl' is for explicit DG time stepping: an implicit HDG scheme takes a fixed step, 'dt = D'"
+  -e "hdg_no_step[.]hdg:14:1: error: the time settings of an HDG problem need a step, 'dt = D' [(]e[.]g[.] 'time bdf3, final = 1, dt = 0[.]01'[)]")
+frontend_bad(hdg_initial_q -e "hdg_initial_q[.]hdg:14:16: error: initial condition for 'q', which has no dt[(][)] term: in HDG only the unknowns under dt[(][)] start from an initial state")
+frontend_bad(dg_bdf -e "dg_bdf[.]hdg:7:6: error: 'bdf2' is implicit, for HDG problems [(]trace unknowns and dt[(][)] terms[)]: a DG problem takes 'lserk4'")
 frontend_bad(duplicate_definition -e "duplicate_definition[.]hdg:5:6: error: duplicate definition of 'tau' [(]first defined at 4:7[)]" -e "^ {5}\\^$")
 frontend_bad(duplicate_problem -e "duplicate_problem[.]hdg:2:1: error: duplicate 'problem' declaration [(]first at 1:1[)]" -e "^\\^$")
 frontend_bad(empty -e "empty[.]hdg:1:1: error: empty problem: expected 'problem NAME' and its declarations" -e "^\\^$")
@@ -61,7 +70,7 @@ frontend_bad(func_arity -e "func_arity[.]hdg:11:61: error: func 'uex' takes 2 ar
 frontend_bad(func_bad_arg -e "func_bad_arg[.]hdg:5:13: error: func arguments must be x, y or t [(]funcs are functions of the coordinates[)]" -e "^ {12}\\^$")
 frontend_bad(func_recursive_flux -e "func_recursive_flux[.]hdg:11:11: error: flux 'f1' is defined in terms of itself" -e "^ {10}\\^$")
 frontend_bad(grad_vector -e "grad_vector[.]hdg:11:72: error: grad[(][)] needs a scalar, not a vector [(]use dx[(][)] and dy[(][)][)]" -e "^ {71}\\^$")
-frontend_bad(initial_in_hdg -e "initial_in_hdg[.]hdg:14:1: error: initial conditions are for time-dependent [(]DG[)] problems" -e "^\\^$")
+frontend_bad(initial_in_hdg -e "initial_in_hdg[.]hdg:14:1: error: initial conditions are for time-dependent problems [(]with dt[(][)] terms[)]" -e "^\\^$")
 frontend_bad(integral_outside_eq -e "integral_outside_eq[.]hdg:4:13: error: integrals [(]a, b[)] and <a, b> can only appear in equations" -e "^ {12}\\^$")
 frontend_bad(jump_in_hdg -e "jump_in_hdg[.]hdg:11:43: error: jump[(][)] in an HDG problem: HDG elements couple only through trace unknowns" -e "^ {42}\\^$")
 frontend_bad(marker_all_combined -e "marker_all_combined[.]hdg:13:34: error: 'all' cannot be combined with other markers" -e "^ {33}\\^$")
@@ -108,7 +117,7 @@ frontend_bad(space_kind_typo -e "space_kind_typo[.]hdg:6:11: error: unknown spac
 frontend_bad(syntax_missing_for -e "syntax_missing_for[.]hdg:10:21: error: syntax error: unexpected name 'w'" -e "^ {20}\\^$")
 frontend_bad(syntax_several -e "syntax_several[.]hdg:2:7: error: syntax error: unexpected '=', expected a name" -e "syntax_several[.]hdg:3:10: error: syntax error: unexpected '=', expected '[)]'" -e "^ {6}\\^$")
 frontend_bad(test_is_defined -e "test_is_defined[.]hdg:11:79: error: duplicate definition of 'tau' [(]first defined at 4:7[)]" -e "^ {78}\\^$")
-frontend_bad(time_in_hdg -e "time_in_hdg[.]hdg:14:1: error: time settings are for time-dependent [(]DG[)] problems, with dt[(][)] terms" -e "^\\^$")
+frontend_bad(time_in_hdg -e "time_in_hdg[.]hdg:14:1: error: time settings are for time-dependent problems, with dt[(][)] terms" -e "^\\^$")
 frontend_bad(trace_in_volume -e "trace_in_volume[.]hdg:11:60: error: trace unknown 'uhat' in a volume integral: trace unknowns live on faces, use <a, b>" -e "^ {59}\\^$")
 frontend_bad(trace_test_dg -e "trace_test_dg[.]hdg:10:26: error: test function 'mu' is in the trace space M, but a DG problem has no trace unknowns" -e "^ {25}\\^$")
 frontend_bad(trace_test_in_volume -e "trace_test_in_volume[.]hdg:12:10: error: test function 'mu' of a trace space in a volume integral: use <a, b>" -e "^ {9}\\^$")

@@ -1,0 +1,352 @@
+/* run_hdg_time.c — implicit time stepping of transient HDG problems (dt()
+ * terms on element unknowns; docs/language.md, docs/solvers.md).
+ *
+ * Every implicit solve of a scheme is the HDG problem with the time atoms
+ * (c dt(u), w) read as
+ *     sigma c (u, w) - c (h, w),
+ * sigma a number of the scheme and dt, h an element field (the history):
+ *   BDFs:    dt(u)^{n+1} = (a0 u^{n+1} - sum_j a_j u^{n+1-j}) / dt:
+ *            sigma = a0/dt, h = sum_j a_j u^{n+1-j} / dt;
+ *   SDIRK (stiffly accurate, diagonal gamma), stage i at t_n + c_i dt:
+ *            U_i = u^n + dt sum_{j<=i} a_ij d_j, d_j = dt(u) at stage j:
+ *            sigma = 1/(gamma dt), h = (u^n + dt sum_{j<i} a_ij d_j)/(gamma dt),
+ *            d_i = sigma U_i - h, u^{n+1} = U_s.
+ * The element matrices depend on sigma only: K_e is condensed and the trace
+ * matrix assembled, Dirichlet-eliminated and preconditioned once per sigma
+ * (one sigma for a SDIRK or a BDF run; BDF2/3 start with one/two steps of
+ * SDIRK2/3, so they hold a second matrix for those). Every solve then costs
+ * the rhs kernel (F_e from the data at its time and h), the Dirichlet data
+ * at its time lifted with the matrix kept from before the elimination, a
+ * Krylov solve warm-started from the last trace, and the recovery. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/nonfinite.h"
+#include "compiler/run_hdg_internal.h"
+#include "support/util.h"
+
+typedef struct scheme {
+    const char *name;
+    int bdf;                 /* steps of a BDF (0: SDIRK) */
+    double a0, a[3];         /* BDF */
+    int stages;              /* SDIRK */
+    double gamma, A[3][3], c[3];
+    int order;
+} scheme;
+
+static scheme sdirk(int order)
+{
+    scheme s = {order == 2 ? "sdirk2" : "sdirk3", 0, 0, {0}, order, 0, {{0}}, {0}, order};
+    if (order == 2) {
+        double g = 1 - sqrt(0.5);
+        s.gamma = g;
+        s.A[0][0] = g, s.A[1][0] = 1 - g, s.A[1][1] = g;
+        s.c[0] = g, s.c[1] = 1;
+    } else {   /* Alexander (1977): L-stable, stiffly accurate, order 3 */
+        double g = 0.43586652150845899941601945;
+        double t2 = (1 + g) / 2, b1 = -(6 * g * g - 16 * g + 1) / 4, b2 = (6 * g * g - 20 * g + 5) / 4;
+        s.gamma = g;
+        s.A[0][0] = g;
+        s.A[1][0] = t2 - g, s.A[1][1] = g;
+        s.A[2][0] = b1, s.A[2][1] = b2, s.A[2][2] = g;
+        s.c[0] = g, s.c[1] = t2, s.c[2] = 1;
+    }
+    return s;
+}
+
+static scheme scheme_of(const char *name)
+{
+    static const scheme bdf[3] = {{"bdf1", 1, 1, {1, 0, 0}, 0, 0, {{0}}, {0}, 1},
+                                  {"bdf2", 2, 1.5, {2, -0.5, 0}, 0, 0, {{0}}, {0}, 2},
+                                  {"bdf3", 3, 11.0 / 6, {3, -1.5, 1.0 / 3}, 0, 0, {{0}}, {0}, 3}};
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(name, bdf[i].name)) return bdf[i];
+    return sdirk(!strcmp(name, "sdirk2") ? 2 : 3);
+}
+
+/* ---------------------------------------------------------------- one matrix */
+
+typedef struct level {
+    double sigma;
+    hdg_blockmat B0;         /* before the Dirichlet elimination (the lifting) */
+    hdg_blockmat B;          /* eliminated: what the Krylov solver sees */
+    hdg_hdg_ksp K;
+    int negated;
+    int ready;
+} level;
+
+static void level_free(level *v)
+{
+    if (v->ready) hdg_hdg_ksp_free(&v->K);
+    hdg_blockmat_free(&v->B0);
+    hdg_blockmat_free(&v->B);
+    memset(v, 0, sizeof *v);
+}
+
+static hdg_status blockmat_copy(hdg_blockmat *dst, const hdg_blockmat *src, hdg_error *err)
+{
+    hdg_status st = hdg_blockmat_init(dst, src->nf, src->m, src->na, src->nbr, err);
+    if (!st) memcpy(dst->A, src->A, sizeof(double) * (size_t)src->nf * src->na * src->m * src->m);
+    return st;
+}
+
+/* K_e at sigma, the trace matrix assembled, Dirichlet-eliminated and its
+ * solver set up. r->B is the level's matrix while the level is in use. */
+static hdg_status level_init(hdg_run *r, level *v, double sigma, hdg_error *err)
+{
+    v->sigma = sigma;
+    r->params[r->L.p_sigma] = sigma;
+    hdg_status st = hdg_hdg_local_stage(r, err);
+    if (!st) st = hdg_hdg_assemble_stage(r, err);
+    if (!st) st = blockmat_copy(&v->B0, &r->B, err);
+    if (st) return st;
+    hdg_blockmat_apply_dirichlet(&r->B, r->rhs, r->isdir, r->xD);
+    if ((st = blockmat_copy(&v->B, &r->B, err))) return st;
+    v->negated = r->negated;
+    if ((st = hdg_hdg_ksp_init(&v->K, r, err))) return st;
+    v->ready = 1;
+    return HDG_OK;
+}
+
+/* r->B <- the level's eliminated matrix (r->B is the working copy). */
+static void level_use(hdg_run *r, level *v)
+{
+    memcpy(r->B.A, v->B.A, sizeof(double) * (size_t)v->B.nf * v->B.na * v->B.m * v->B.m);
+    r->params[r->L.p_sigma] = v->sigma;
+    r->negated = v->negated;
+}
+
+/* ---------------------------------------------------------------- one solve */
+
+typedef struct stepper {
+    hdg_run *r;
+    long long n;             /* ne * nl */
+    level lv[2];             /* [0] the scheme's, [1] the SDIRK start of a BDF */
+    int cur;                 /* the level in r->B (-1: none) */
+    long long its, its_max, solves;
+    double *e2, *zero_post;  /* errors in time */
+    double err_max[32];
+} stepper;
+
+/* The element unknowns r->xe at time t from the history r->hist (sigma of level v). */
+static hdg_status implicit_solve(stepper *S, int v, double t, hdg_error *err)
+{
+    hdg_run *r = S->r;
+    const hdg_mesh *M = r->mesh;
+    int nt = r->L.nt, ne = M->ne;
+    if (!S->lv[v].ready) {
+        hdg_status st = level_init(r, &S->lv[v], S->lv[v].sigma, err);
+        if (st) return st;
+        S->cur = v;
+    } else if (S->cur != v) {
+        level_use(r, &S->lv[v]);
+        S->cur = v;
+    }
+    r->t = t;
+    hdg_kernel_fn f = hdg_hdg_kernel(r, r->L.rhs, err);
+    if (!f) return err->code;
+    hdg_kargs a = hdg_hdg_kargs(r, r->geom, ne);
+    a.in[0] = r->hist;
+    a.out[0] = r->Fe;
+    hdg_launch(f, ne, &a);
+    int bad = hdg_nonfinite_first(r->Fe, ne, nt, nt);
+    if (bad >= 0) return hdg_hdg_bad_element(r->p, M, bad, 0, err);
+    if (r->negated)
+        for (long long i = 0; i < (long long)ne * nt; i++) r->Fe[i] = -r->Fe[i];
+    hdg_blockmat_assemble_rhs(M->nf, r->L.m, r->rhs, r->Fe, M->ef, M->eforient, M->fe, M->flf, r->flip);
+    hdg_status st = hdg_hdg_dirichlet_data(r, err);
+    if (st) return st;
+    hdg_blockmat_dirichlet_rhs(&S->lv[v].B0, r->rhs, r->isdir, r->xD);
+    hdg_solve_info info;
+    if ((st = hdg_hdg_ksp_solve(&S->lv[v].K, r, &info, err))) return st;
+    S->its += info.iterations, S->solves++;
+    if (info.iterations > S->its_max) S->its_max = info.iterations;
+    return hdg_hdg_recover(r, err);
+}
+
+/* ---------------------------------------------------------------- schemes */
+
+/* y = sum_i c[i] x[i] over the element dofs. */
+static void combine(long long n, double *y, int nx, const double *c, double *const *x)
+{
+    for (long long i = 0; i < n; i++) {
+        double s = 0;
+        for (int j = 0; j < nx; j++) s += c[j] * x[j][i];
+        y[i] = s;
+    }
+}
+
+/* One SDIRK step from u (t0) to u (t0 + dt), on level v; d: stages scratch. */
+static hdg_status sdirk_step(stepper *S, const scheme *sc, int v, double t0, double dt, double *u, double **d,
+                             hdg_error *err)
+{
+    hdg_run *r = S->r;
+    double ig = 1 / (sc->gamma * dt);
+    for (int i = 0; i < sc->stages; i++) {
+        double c[4] = {ig};
+        double *x[4] = {u};
+        for (int j = 0; j < i; j++) c[j + 1] = ig * dt * sc->A[i][j], x[j + 1] = d[j];
+        combine(S->n, r->hist, i + 1, c, x);
+        hdg_status st = implicit_solve(S, v, t0 + sc->c[i] * dt, err);
+        if (st) return st;
+        for (long long k = 0; k < S->n; k++) d[i][k] = ig * r->xe[k] - r->hist[k];
+    }
+    memcpy(u, r->xe, sizeof(double) * (size_t)S->n);
+    return HDG_OK;
+}
+
+/* The L2 errors of the element unknowns at r->t: their maxima over the steps. */
+static hdg_status track_errors(stepper *S, hdg_error *err)
+{
+    hdg_run *r = S->r;
+    const hdg_lowered *L = &r->L;
+    if (!L->nerr) return HDG_OK;
+    int ne = r->mesh->ne;
+    hdg_kernel_fn f = hdg_hdg_kernel(r, L->errors, err);
+    if (!f) return err->code;
+    hdg_kargs a = hdg_hdg_kargs(r, r->geom, ne);
+    a.in[0] = r->xe;
+    a.in[1] = S->zero_post;
+    a.out[0] = S->e2;
+    hdg_launch(f, ne, &a);
+    double tot[64] = {0};
+    for (int e = 0; e < ne; e++)
+        for (int t = 0; t < L->nerr; t++) tot[t] += S->e2[(size_t)e * L->nerr + t];
+    double per[32] = {0};
+    for (int t = 0; t < L->nerr; t++) per[L->err_unknown[t]] += tot[t];
+    for (int u = 0; u < r->p->nunknowns && u < 32; u++)
+        if (u != L->post_unknown && isfinite(per[u])) S->err_max[u] = fmax(S->err_max[u], sqrt(per[u]));
+    return HDG_OK;
+}
+
+static void report_time(stepper *S, const scheme *sc, double dt, long long nsteps, double final)
+{
+    hdg_run *r = S->r;
+    hdg_report *R = r->rep;
+    hdg_report_string(R, "time.method", sc->name);
+    hdg_report_int(R, "time.order", sc->order);
+    hdg_report_number(R, "time.dt", dt);
+    hdg_report_int(R, "time.steps", nsteps);
+    hdg_report_number(R, "time.final", final);
+    hdg_report_int(R, "time.solves", S->solves);
+    hdg_report_int(R, "time.matrices", S->lv[1].ready ? 2 : 1);
+    hdg_report_int(R, "solver.iterations_total", S->its);
+    hdg_report_int(R, "solver.iterations_max", S->its_max);
+    const hdg_lowered *L = &r->L;
+    for (int t = 0; t < L->nerr; t++) {
+        int u = L->err_unknown[t];
+        if (u == L->post_unknown || (t > 0 && L->err_unknown[t - 1] == u)) continue;
+        char path[160];
+        snprintf(path, sizeof path, "errors_max_in_time.%s", r->p->unknowns[u].name);
+        hdg_report_number(R, path, S->err_max[u]);
+    }
+}
+
+/* The number of steps: final/dt rounded up (dt shortened to land on final). */
+static hdg_status steps_of(const hdg_run *r, double *final, double *dt, long long *n, hdg_error *err)
+{
+    const hdg_problem *p = r->p;
+    *final = r->o->final_time > 0 ? r->o->final_time : p->time.final;
+    double d = p->time.dt;
+    if (!(*final > 0) || !(d > 0))
+        return hdg_fail(err, HDG_EINPUT, "%s: the final time (%g) and the step dt (%g) must be positive", p->name,
+                        *final, d);
+    double k = ceil(*final / d * (1 - 1e-12));
+    if (!(k <= 1e8))
+        return hdg_fail(err, HDG_EINPUT, "%s: %.3g steps of dt = %g to t = %g: more than 1e8 steps", p->name, k, d,
+                        *final);
+    *n = k < 1 ? 1 : (long long)k;
+    *dt = *final / (double)*n;
+    return HDG_OK;
+}
+
+static hdg_status initial_state(hdg_run *r, double *u, hdg_error *err)
+{
+    int ne = r->mesh->ne;
+    hdg_kernel_fn f = hdg_hdg_kernel(r, r->L.initial, err);
+    if (!f) return err->code;
+    r->t = 0;
+    hdg_kargs a = hdg_hdg_kargs(r, r->geom, ne);
+    a.out[0] = u;
+    hdg_launch(f, ne, &a);
+    int bad = hdg_nonfinite_first(u, ne, r->L.nl, r->L.nl);
+    if (bad >= 0)
+        return hdg_fail(err, HDG_EINPUT, "%s: the initial state is not finite on element %d (its 'initial' or "
+                                         "'exact' data at t = 0)", r->p->name, bad);
+    return HDG_OK;
+}
+
+/* u^{n+1} into U[0], the older states shifted (U[1] = u^n, ...). */
+static void shift(double **U, int depth, const double *unew, long long n)
+{
+    double *oldest = U[depth - 1];
+    for (int j = depth - 1; j > 0; j--) U[j] = U[j - 1];
+    U[0] = oldest;
+    memcpy(U[0], unew, sizeof(double) * (size_t)n);
+}
+
+static hdg_status run_steps(stepper *S, const scheme *sc, double dt, long long nsteps, hdg_progress *line,
+                            hdg_error *err)
+{
+    hdg_run *r = S->r;
+    long long n = S->n;
+    int depth = sc->bdf ? sc->bdf : 1;
+    double *buf = hdg_xcalloc((size_t)n * 7, sizeof(double));
+    double *U[3] = {buf, buf + n, buf + 2 * n};   /* u^n, u^{n-1}, u^{n-2} */
+    double *w = buf + 3 * n, *d[3] = {buf + 4 * n, buf + 5 * n, buf + 6 * n};
+    hdg_status st = initial_state(r, U[0], err);
+    scheme start = sdirk(sc->bdf == 3 ? 3 : 2);
+    S->lv[0].sigma = sc->bdf ? sc->a0 / dt : 1 / (sc->gamma * dt);
+    S->lv[1].sigma = 1 / (start.gamma * dt);
+    for (long long s = 0; s < nsteps && !st; s++) {
+        double t0 = (double)s * dt;
+        hdg_progress_update(line, 0, "step %lld/%lld, t = %.4g", s + 1, nsteps, t0 + dt);
+        memcpy(w, U[0], sizeof(double) * (size_t)n);
+        if (!sc->bdf) st = sdirk_step(S, sc, 0, t0, dt, w, d, err);
+        else if (s < sc->bdf - 1) st = sdirk_step(S, &start, 1, t0, dt, w, d, err);   /* the BDF's start */
+        else {
+            double c[3];
+            for (int j = 0; j < sc->bdf; j++) c[j] = sc->a[j] / dt;
+            combine(n, r->hist, sc->bdf, c, U);
+            if (!(st = implicit_solve(S, 0, t0 + dt, err))) memcpy(w, r->xe, sizeof(double) * (size_t)n);
+        }
+        if (st) break;
+        shift(U, depth, w, n);
+        st = track_errors(S, err);
+    }
+    free(buf);
+    return st;
+}
+
+hdg_status hdg_run_hdg_time(hdg_run *r, hdg_progress *line, hdg_error *err)
+{
+    scheme sc = scheme_of(r->p->time.method);
+    double final = 0, dt = 0;
+    long long nsteps = 0;
+    hdg_status st = steps_of(r, &final, &dt, &nsteps, err);
+    if (st) return st;
+    const hdg_lowered *L = &r->L;
+    int ne = r->mesh->ne;
+    stepper S = {.r = r, .n = (long long)ne * L->nl, .cur = -1};
+    r->hist = hdg_xcalloc((size_t)S.n, sizeof(double));
+    r->xe = hdg_xcalloc((size_t)S.n, sizeof(double));
+    S.e2 = hdg_xcalloc((size_t)ne * (L->nerr ? L->nerr : 1), sizeof(double));
+    if (L->post_unknown >= 0)
+        S.zero_post = hdg_xcalloc((size_t)ne * L->npp * r->p->unknowns[L->post_unknown].ncomp, sizeof(double));
+    r->t = 0;
+    st = hdg_hdg_dirichlet_data(r, err);   /* which faces are Dirichlet (the data follow every solve) */
+    if (!st) st = run_steps(&S, &sc, dt, nsteps, line, err);
+    hdg_progress_end(line);
+    if (!st) {
+        r->t = final;
+        report_time(&S, &sc, dt, nsteps, final);
+        if (L->post_unknown >= 0) st = hdg_hdg_post_stage(r, err);
+        if (!st) st = hdg_hdg_errors_stage(r, err);
+        if (!st && (r->o->vtk || r->o->snapshot)) st = hdg_hdg_output_stage(r, err);
+    }
+    level_free(&S.lv[0]);
+    level_free(&S.lv[1]);
+    free(S.e2), free(S.zero_post);
+    return st;
+}
