@@ -1,0 +1,63 @@
+# tests/heat.cmake — transient HDG (issue 18): dt() on element unknowns, implicit BDF1-3 and
+# SDIRK2-3 (compiler/run_hdg_time.c). Convergence in time on a solution quadratic in space (HDG
+# at k = 2 is exact in space there, so the error is the scheme's), in space at a step small
+# enough for the time error to be negligible, reuse of one matrix per sigma, refusals.
+set(HDGC $<TARGET_FILE:hdgc>)
+set(H ${HDG_TEST_DIR}/data/hdg)
+find_package(Python3 COMPONENTS Interpreter)
+
+# in time: rate >= order - 0.15 (BDF2/3 start with SDIRK2/3 steps). heat_poly has Dirichlet
+# data on left, bottom and Neumann data on right, top, both depending on t.
+if(Python3_Interpreter_FOUND)
+  foreach(case "bdf1;0.95;1.1" "bdf2;1.85;2.2" "bdf3;2.85;3.5" "sdirk2;1.9;2.2")
+    list(GET case 0 s)
+    list(GET case 1 lo)
+    list(GET case 2 hi)
+    add_test(NAME heat_time_rate_${s}
+      COMMAND ${Python3_EXECUTABLE} ${HDG_TEST_DIR}/time_rates.py ${HDGC} ${H}/heat_poly.hdg --scheme ${s}
+        --steps 0.1,0.05,0.025 --param step --min ${lo} --max ${hi} --mesh square:4)
+  endforeach()
+  # SDIRK3 (stage order 1) loses order to time-dependent boundary data (2.5-2.7 on heat_poly,
+  # the known order reduction of DIRK methods); with data constant on the boundary
+  # (heat_poly_k4: zero boundary variation, k = 4 exact in space) it is third order.
+  add_test(NAME heat_time_rate_sdirk3_reduced
+    COMMAND ${Python3_EXECUTABLE} ${HDG_TEST_DIR}/time_rates.py ${HDGC} ${H}/heat_poly.hdg --scheme sdirk3
+      --steps 0.05,0.025,0.0125 --param step --min 2.4 --max 2.9 --mesh square:4)
+  add_test(NAME heat_time_rate_sdirk3
+    COMMAND ${Python3_EXECUTABLE} ${HDG_TEST_DIR}/time_rates.py ${HDGC} ${H}/heat_poly_k4.hdg --scheme sdirk3
+      --steps 0.05,0.025,0.0125 --param step --min 2.8 --max 3.2 --mesh square:2)
+endif()
+
+# in space: examples/heat.hdg (BDF3, a non-polynomial solution) at dt = 0.0025: k+1 for q and
+# u, k+2 for ustar
+set(RATE2 "(1\\.9[0-9]|2\\.0[0-9])")
+set(RATE3 "(2\\.9[0-9]|3\\.0[0-9])")
+set(RATE4 "(3\\.[89][0-9]|4\\.0[0-9])")
+hdg_cli_test(heat_space_convergence 0
+  -e "fit +${RATE2} +${RATE2} +${RATE3}$" -e "fit +${RATE3} +${RATE3} +${RATE4}$"
+  -- ${HDGC} convergence ${HDG_EXAMPLES}/heat.hdg --orders 1..2 --meshes 4,8,16 --set step=0.0025
+  --json /dev/null)
+
+# the run: steps, solves (BDF2: one SDIRK2 step of 2 stages, then one solve a step), one
+# matrix per sigma (2 for a BDF2 with its start, 1 for SDIRK), errors in time
+hdg_cli_test(heat_run_bdf2 0
+  -e "^  bdf2: 20 steps of dt = 0.025 to t = 0.5, 21 trace solves"
+  -e "L2 error u +[0-9.]+e-0[4-9]" --
+  ${HDGC} run ${H}/heat_poly.hdg --mesh square:4 --set step=0.025 --final-time 0.5)
+add_test(NAME heat_run_report
+  COMMAND sh -c "\"$0\" run \"$1\" --mesh square:4 --json heat_report.json --quiet && grep -Eq '\"matrices\":[[:space:]]+1' heat_report.json && grep -Eq '\"solves\":[[:space:]]+30' heat_report.json && grep -q '\"errors_max_in_time\"' heat_report.json"
+    ${HDGC} ${H}/heat_poly_k4.hdg
+  WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+# the multilevel preconditioner set up once per matrix: iterations per solve flat in h
+hdg_cli_test(heat_mg_iterations 0 -e "at most ([1-9]|1[0-9]|2[0-5]) per solve" --
+  ${HDGC} run ${HDG_EXAMPLES}/heat.hdg --mesh square:32 --precond mg --final-time 0.05)
+
+# refusals: options of explicit DG, the GPU (for now), the hand-written kernels
+hdg_cli_test(heat_cfl_refused 2 -e "cfl applies to explicit DG problems. .*heat.hdg is HDG with implicit time stepping"
+  -- ${HDGC} run ${HDG_EXAMPLES}/heat.hdg --cfl 0.5)
+hdg_cli_test(heat_every_refused 2 -e "every applies to explicit DG problems"
+  -- ${HDGC} run ${HDG_EXAMPLES}/heat.hdg --every 2)
+hdg_cli_test(heat_cuda_refused 1 -e "implicit time stepping of HDG runs on the host only .for now.: use --backend c"
+  -- ${HDGC} run ${HDG_EXAMPLES}/heat.hdg --backend cuda)
+hdg_cli_test(heat_final_time_steady 2 -e "final-time applies to time-dependent .DG. problems. .*poisson.hdg is steady HDG"
+  -- ${HDGC} run ${HDG_EXAMPLES}/poisson.hdg --final-time 1)
