@@ -63,8 +63,11 @@ static void help(void)
            "  --restart m         GMRES restart length (default 100, at most the unknowns)\n"
            "  --vtk FILE          write the solution (.vtu; DG: .pvd time series, staged as\n"
            "                      FILE.partial.pvd and renamed at the end, so a run that blows\n"
-           "                      up never replaces a good series; HDG: x.pvd gets x_00000.vtu)\n"
-           "  --every n           DG: write every n steps (with --vtk or a --png pattern)\n"
+           "                      up never replaces a good series; steady HDG: x.pvd gets\n"
+           "                      x_00000.vtu; HDG with dt(): with --every n, x_NNNNN.vtu\n"
+           "                      every n steps and at the end, u* in each, x.pvd at the end)\n"
+           "  --every n           time-dependent problems: write every n steps (with --vtk;\n"
+           "                      DG: also a --png pattern)\n"
            "  --png FILE          a picture of a field (cairo, viridis, colour bar with its\n"
            "                      min/max, caption; DG: at the final time); the report gets\n"
            "                      output.png_min/max. DG frames: a pattern 'f/Ez_%%04d.png'\n"
@@ -226,10 +229,9 @@ static int check_family(const run_args *A, const hdgc_problem *p)
     static const char *const solver[] = {"solver", "precond", "petsc", "format", "rtol", "maxit", "restart"};
     static const char *const time[] = {"cfl", "final-time", "every"};
     int dg = !strcmp(hdgc_problem_method(p), "DG"), transient = hdgc_problem_transient(p);
-    if (!dg && transient && (get(A, "cfl") || get(A, "every"))) {
-        fprintf(stderr, "hdgc run: --%s applies to explicit DG problems; %s is HDG with implicit time stepping "
-                "(its step is the file's 'dt', e.g. --set of a param it uses)\n", get(A, "cfl") ? "cfl" : "every",
-                A->path);
+    if (!dg && transient && get(A, "cfl")) {
+        fprintf(stderr, "hdgc run: --cfl applies to explicit DG problems; %s is HDG with implicit time stepping "
+                "(its step is the file's 'dt', e.g. --set of a param it uses)\n", A->path);
         return 2;
     }
     for (size_t i = 0; dg && i < sizeof solver / sizeof *solver; i++)

@@ -24,6 +24,7 @@
 
 #include "compiler/nonfinite.h"
 #include "compiler/run_hdg_internal.h"
+#include "runtime/vtk.h"
 #include "support/util.h"
 
 typedef struct scheme {
@@ -277,6 +278,57 @@ static hdg_status initial_state(hdg_run *r, double *u, hdg_error *err)
     return HDG_OK;
 }
 
+/* ---------------------------------------------------------------- output */
+
+/* --vtk BASE.pvd --every n: BASE_NNNNN.vtu after every n-th step and at the
+ * final time (u* post-processed for each), listed by BASE.pvd at the end. */
+typedef struct series {
+    char *base;
+    char **files;
+    double *times;
+    int n;
+} series;
+
+static int series_wanted(const hdg_run *r)
+{
+    const char *v = r->o->vtk;
+    size_t len = v ? strlen(v) : 0;
+    return r->o->every > 0 && len > 4 && !strcmp(v + len - 4, ".pvd");
+}
+
+static hdg_status series_write(series *W, hdg_run *r, double t, hdg_error *err)
+{
+    if (!W->base) {
+        size_t len = strlen(r->o->vtk);
+        W->base = hdg_xmalloc(len);
+        memcpy(W->base, r->o->vtk, len - 4), W->base[len - 4] = '\0';
+    }
+    double t0 = r->t;
+    r->t = t;
+    hdg_status st = r->L.post_unknown >= 0 ? hdg_hdg_post_stage(r, err) : HDG_OK;
+    r->t = t0;
+    if (st) return st;
+    hdg_str name;
+    hdg_str_init(&name);
+    hdg_str_printf(&name, "%s_%05d.vtu", W->base, W->n);
+    hdg_run_options o = *r->o;
+    o.vtk = name.s, o.snapshot = NULL;
+    st = hdg_hdg_output(r->p, &r->L, r->mesh->ne, r->geom, r->xe, r->xp, &o, err);
+    W->files = hdg_xrealloc(W->files, sizeof(char *) * (size_t)(W->n + 1));
+    W->times = hdg_xrealloc(W->times, sizeof(double) * (size_t)(W->n + 1));
+    W->files[W->n] = hdg_str_take(&name);
+    W->times[W->n++] = t;
+    return st;
+}
+
+static hdg_status series_close(series *W, const hdg_run *r, hdg_error *err)
+{
+    hdg_status st = W->n ? hdg_pvd_write(r->o->vtk, W->n, (const char *const *)W->files, W->times, err) : HDG_OK;
+    for (int i = 0; i < W->n; i++) free(W->files[i]);
+    free(W->files), free(W->times), free(W->base);
+    return st;
+}
+
 /* u^{n+1} into U[0], the older states shifted (U[1] = u^n, ...). */
 static void shift(double **U, int depth, const double *unew, long long n)
 {
@@ -287,7 +339,7 @@ static void shift(double **U, int depth, const double *unew, long long n)
 }
 
 static hdg_status run_steps(stepper *S, const scheme *sc, double dt, long long nsteps, hdg_progress *line,
-                            hdg_error *err)
+                            series *W, hdg_error *err)
 {
     hdg_run *r = S->r;
     long long n = S->n;
@@ -314,6 +366,7 @@ static hdg_status run_steps(stepper *S, const scheme *sc, double dt, long long n
         if (st) break;
         shift(U, depth, w, n);
         st = track_errors(S, err);
+        if (!st && W && (s + 1) % r->o->every == 0 && s + 1 < nsteps) st = series_write(W, r, t0 + dt, err);
     }
     free(buf);
     return st;
@@ -336,14 +389,29 @@ hdg_status hdg_run_hdg_time(hdg_run *r, hdg_progress *line, hdg_error *err)
         S.zero_post = hdg_xcalloc((size_t)ne * L->npp * r->p->unknowns[L->post_unknown].ncomp, sizeof(double));
     r->t = 0;
     st = hdg_hdg_dirichlet_data(r, err);   /* which faces are Dirichlet (the data follow every solve) */
-    if (!st) st = run_steps(&S, &sc, dt, nsteps, line, err);
+    series W = {0};
+    int many = series_wanted(r);
+    if (!st) st = run_steps(&S, &sc, dt, nsteps, line, many ? &W : NULL, err);
     hdg_progress_end(line);
     if (!st) {
         r->t = final;
         report_time(&S, &sc, dt, nsteps, final);
         if (L->post_unknown >= 0) st = hdg_hdg_post_stage(r, err);
         if (!st) st = hdg_hdg_errors_stage(r, err);
-        if (!st && (r->o->vtk || r->o->snapshot)) st = hdg_hdg_output_stage(r, err);
+        if (!st && many) st = series_write(&W, r, final, err);
+        if (!st && many) hdg_report_int(r->rep, "output.vtk_files", W.n);
+        if (!st && ((r->o->vtk && !many) || r->o->snapshot)) {
+            hdg_run_options o = *r->o;
+            if (many) o.vtk = NULL;
+            const hdg_run_options *keep = r->o;
+            r->o = &o;
+            st = hdg_hdg_output_stage(r, err);
+            r->o = keep;
+        }
+    }
+    if (many) {
+        hdg_status cs = series_close(&W, r, err);
+        if (!st) st = cs;
     }
     level_free(&S.lv[0]);
     level_free(&S.lv[1]);

@@ -52,11 +52,17 @@ add_test(NAME heat_run_report
 hdg_cli_test(heat_mg_iterations 0 -e "at most ([1-9]|1[0-9]|2[0-5]) per solve" --
   ${HDGC} run ${HDG_EXAMPLES}/heat.hdg --mesh square:32 --precond mg --final-time 0.05)
 
+# --vtk BASE.pvd --every n: a file after every n-th step and at the final time, u* in each
+if(Python3_Interpreter_FOUND)
+  add_test(NAME heat_vtk_series
+    COMMAND sh -c "rm -rf heat_series && mkdir heat_series && \"$0\" run \"$1\" --mesh square:4 --vtk heat_series/h.pvd --every 20 --quiet && \"$2\" \"$3\" heat_series/h.pvd:3 heat_series/h_00002.vtu:480:32 +u +q_x +q_y +ustar && grep -c timestep heat_series/h.pvd | grep -qx 3 && grep -q 'timestep=\"0.5\"' heat_series/h.pvd"
+      ${HDGC} ${HDG_EXAMPLES}/heat.hdg ${Python3_EXECUTABLE} ${HDG_TEST_DIR}/check_vtu.py
+    WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+endif()
+
 # refusals: options of explicit DG, the GPU (for now), the hand-written kernels
 hdg_cli_test(heat_cfl_refused 2 -e "cfl applies to explicit DG problems. .*heat.hdg is HDG with implicit time stepping"
   -- ${HDGC} run ${HDG_EXAMPLES}/heat.hdg --cfl 0.5)
-hdg_cli_test(heat_every_refused 2 -e "every applies to explicit DG problems"
-  -- ${HDGC} run ${HDG_EXAMPLES}/heat.hdg --every 2)
 hdg_cli_test(heat_cuda_refused 1 -e "implicit time stepping of HDG runs on the host only .for now.: use --backend c"
   -- ${HDGC} run ${HDG_EXAMPLES}/heat.hdg --backend cuda)
 hdg_cli_test(heat_final_time_steady 2 -e "final-time applies to time-dependent .DG. problems. .*poisson.hdg is steady HDG"
