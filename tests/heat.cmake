@@ -38,6 +38,14 @@ hdg_cli_test(heat_space_convergence 0
   -- ${HDGC} convergence ${HDG_EXAMPLES}/heat.hdg --orders 1..2 --meshes 4,8,16 --set step=0.0025
   --json /dev/null)
 
+# unsteady convection-diffusion (GMRES on the non-symmetric trace system, BDF3): u at k+1;
+# GMRES + mg iterations per solve on square:64 stay low
+hdg_cli_test(heat_cd_convergence 0
+  -e "fit +(1\\.[89][0-9]) +${RATE2}$" -e "fit +(2\\.[89][0-9]) +${RATE3}$"
+  -- ${HDGC} convergence ${H}/cd_transient.hdg --orders 1..2 --meshes 4,8,16 --json /dev/null)
+hdg_cli_test(heat_cd_gmres_mg 0 -e "^  bdf3: 30 steps .*at most ([1-9]|1[0-9]) per solve" --
+  ${HDGC} run ${H}/cd_transient.hdg --mesh square:64 --precond mg)
+
 # the run: steps, solves (BDF2: one SDIRK2 step of 2 stages, then one solve a step), one
 # matrix per sigma (2 for a BDF2 with its start, 1 for SDIRK), errors in time
 hdg_cli_test(heat_run_bdf2 0
