@@ -95,6 +95,11 @@ class Problem:
         return lib.hdgc_problem_order(self._ptr())
 
     @property
+    def transient(self):
+        """True for a time-dependent problem: DG, or HDG with dt() terms (implicit schemes)."""
+        return bool(lib.hdgc_problem_transient(self._ptr()))
+
+    @property
     def warnings(self):
         """The file's warnings as `hdgc check` prints them; "" when none."""
         if "hdgc_problem_warnings" not in lib.hdgc_declared:

@@ -27,3 +27,18 @@ def test_ir_and_source_follow_the_order():
     assert "__global__" in p.source("cuda")
     with pytest.raises(hdgc.Error, match="unknown backend 'fortran'"):
         p.source("fortran")
+
+
+HEAT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "heat.hdg")
+
+
+def test_transient_hdg():
+    """examples/heat.hdg: HDG with dt() terms, solved by its BDF3 steps like any problem."""
+    p = hdgc.Problem(HEAT)
+    assert p.method == "HDG" and p.transient
+    assert not hdgc.Problem(POISSON).transient
+    r = p.solve(mesh="square:4", step=0.05)
+    assert r.report["time"]["method"] == "bdf3"
+    assert r.report["time"]["steps"] == 10
+    assert 1e-6 < r.errors["u"] < 1e-3
+    assert r.report["errors_max_in_time"]["u"] >= r.errors["u"]
