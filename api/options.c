@@ -85,9 +85,10 @@ static hdg_status number_option(hdg_run_options *o, int *order, const char *a, c
         if (a[0] == 'm') o->maxit = k;
         else if (a[0] == 'r') o->restart = k;
         else o->every = k;
-    } else if (!strcmp(a, "cfl") || !strcmp(a, "final-time")) {
+    } else if (!strcmp(a, "cfl") || !strcmp(a, "final-time") || !strcmp(a, "dt")) {
         if (!hdg_parse_double(v, &d) || !(d > 0)) return hdg_fail(err, HDG_EINPUT, "--%s %s: expected a positive decimal number", a, v);
         if (a[0] == 'c') o->cfl = d;
+        else if (a[0] == 'd') o->dt = d;
         else o->final_time = d;
     } else return hdg_fail(err, HDG_EINPUT, "unknown option '%s'", a);
     return HDG_OK;

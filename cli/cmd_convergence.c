@@ -25,6 +25,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: hdgc convergence FILE.hdg [--orders a..b | k,k,...] [--meshes N,N,... | SPEC,SPEC,...]\n"
                "                        [--mesh-options OPTS | --refine SPEC [--levels a..b]]\n"
+               "                        [--dt D,D,... (one mesh)]\n"
                "                        [--set name=value]... [--solver S]\n"
                "                        [--precond P] [--petsc OPTS] [--rtol r] [--json FILE]\n"
                "                        [--plot FILE.svg|FILE.png] [--quiet]\n");
@@ -55,6 +56,10 @@ static void help(void)
            "                      refined uniformly L times for L in --levels (SPEC,refine=L:\n"
            "                      each triangle into 4); N = 2^L in the table, h = 1/N relative\n"
            "  --levels SPEC       refinement levels a..b or l,l,... from 0 to 10 (default 0..2)\n"
+           "  --dt LIST           convergence in time: the time-dependent problem on one mesh\n"
+           "                      (--meshes N or SPEC, default square:8) with each fixed step of\n"
+           "                      the comma list (as --dt of hdgc run); the first column and the\n"
+           "                      rates are then in dt\n"
            "  --set, --solver, --precond, --petsc, --rtol, --final-time, --cfl: as for hdgc run\n"
            "  --json FILE         where the table goes (default NAME-convergence.json)\n"
            "  --plot FILE         error against h on log-log axes, one line per unknown and\n"
@@ -128,7 +133,9 @@ typedef struct conv {
     int orders[MAXN], norders, meshes[MAXN], nmeshes;
     int levels_given;     /* --levels: meshes[] holds 2^L */
     char *specs[MAXN];    /* --meshes SPEC,SPEC,...: the meshes as given (NULL: square:N or --refine) */
-    double h[MAXN];       /* column m's h: 1/N, 1/2^L, or the longest edge of specs[m] */
+    double h[MAXN];       /* column m's h: 1/N, 1/2^L, the longest edge of specs[m], or dts[m] */
+    double dts[MAXN];     /* --dt D,D,...: the columns are time steps on mesh 0 */
+    int ndts;
     const char **names;   /* --set name=value: room for argc */
     double *values;
     int nsets;
@@ -176,13 +183,17 @@ static int spec_list(const char *s, conv *C)
     return n;
 }
 
+/* The first column: a length (or a step) per column rather than N. */
+static int real_h(const conv *C) { return C->specs[0] || C->ndts; }
+static const char *h_name(const conv *C) { return C->ndts ? "dt" : "h"; }
+
 /* Column m's h: 1/N for square:N and --refine (N = 2^L), the longest edge of a mesh spec
  * (each mesh loaded once, before the runs: a bad one stops here). 1 when one fails. */
 static int mesh_sizes(conv *C)
 {
     for (int m = 0; m < C->nmeshes; m++) {
-        C->h[m] = 1.0 / C->meshes[m];
-        if (!C->specs[0]) continue;
+        C->h[m] = C->ndts ? C->dts[m] : 1.0 / C->meshes[m];
+        if (!C->specs[0] || C->ndts) continue;
         hdgc_mesh *mesh = NULL;
         hdg_error err = {0};
         hdg_status st = hdgc_mesh_load(C->specs[m], HDGC_MESH_GEOMETRY, &mesh, &err);
@@ -223,6 +234,24 @@ static int check_outputs(const conv *C)
     return -1;
 }
 
+/* D,D,...: positive decimal steps; how many, or -1. */
+static int dt_list(const char *s, double *out)
+{
+    int n = 0;
+    for (const char *p = s; *p;) {
+        const char *c = strchr(p, ',');
+        size_t len = c ? (size_t)(c - p) : strlen(p);
+        char buf[64];
+        if (!len || len >= sizeof buf || n == MAXN) return -1;
+        memcpy(buf, p, len), buf[len] = '\0';
+        if (!hdg_parse_double(buf, &out[n]) || !(out[n] > 0)) return -1;
+        n++;
+        p += len + (c != NULL);
+        if (c && !*p) return -1;
+    }
+    return n;
+}
+
 static int parse(int argc, char **argv, conv *C)
 {
     for (int i = 1; i < argc; i++) {
@@ -253,6 +282,9 @@ static int parse(int argc, char **argv, conv *C)
             for (int k = 0; k < n; k++) C->meshes[k] = 1 << lv[k];
             C->nmeshes = n, C->levels_given = 1;
         }
+        else if (!strcmp(a, "--dt")) {
+            if ((C->ndts = dt_list(v, C->dts)) <= 0) return bad("--dt %s: expected positive steps D,D,...", v);
+        }
         else if (!strcmp(a, "--json")) C->json = v;
         else if (!strcmp(a, "--plot")) C->plot = v;
         else if (!strcmp(a, "--solver")) C->opt[0] = v;
@@ -271,6 +303,8 @@ static int parse(int argc, char **argv, conv *C)
         } else return bad("unknown option or bad value: '%s'", a);
     }
     if (!C->path) return bad("no file given%s", "");
+    if (C->ndts && (C->nmeshes > 1 || C->refine))
+        return bad("--dt sweeps the time step on one mesh: give one mesh (--meshes N or SPEC)%s", "");
     if (C->refine && C->mopts) return bad("--mesh-options applies to square:N; with --refine write them in the spec ('%s')", C->refine);
     if (!C->refine && C->levels_given) return bad("--levels goes with --refine SPEC%s", "");
     if (C->refine && C->nmeshes && !C->levels_given) return bad("--meshes gives the meshes; with --refine use --levels%s", "");
@@ -281,6 +315,7 @@ static int parse(int argc, char **argv, conv *C)
 /* The mesh of column m: square:N[,OPTS], with --refine SPEC,refine=L (N = 2^L), or specs[m]. */
 static void mesh_spec(const conv *C, int m, char *buf, size_t n)
 {
+    if (C->ndts) m = 0;   /* --dt: one mesh */
     int N = C->meshes[m];
     if (C->specs[0]) snprintf(buf, n, "%s", C->specs[m]);
     else if (C->refine) {
@@ -291,12 +326,17 @@ static void mesh_spec(const conv *C, int m, char *buf, size_t n)
 }
 
 /* The run options of every run, then the mesh and no fields (only errors are read). */
-static hdg_status set_options(const conv *C, hdgc_problem *p, const char *mesh, hdg_error *err)
+static hdg_status set_options(const conv *C, hdgc_problem *p, int m, const char *mesh, hdg_error *err)
 {
     static const char *names[6] = {"solver", "precond", "petsc", "rtol", "final-time", "cfl"};
     hdg_status st = HDG_OK;
     for (int k = 0; k < 6 && !st; k++)
         if (C->opt[k]) st = hdgc_problem_set_option(p, names[k], C->opt[k], err);
+    if (!st && C->ndts) {
+        char dt[40];
+        snprintf(dt, sizeof dt, "%.17g", C->dts[m]);
+        st = hdgc_problem_set_option(p, "dt", dt, err);
+    }
     if (!st) st = hdgc_problem_set_option(p, "mesh", mesh, err);
     if (!st) st = hdgc_problem_set_option(p, "fields", "off", err);
     return st;
@@ -310,7 +350,7 @@ static void record_run(const conv *C, const hdgc_problem *p, const hdgc_result *
     hdgc_report_set_string(row, "status", st ? "failed" : "ok");
     if (st) hdgc_report_set_string(row, "error", msg);
     hdgc_report_set_int(row, "order", order);
-    if (C->specs[0]) hdgc_report_set_number(row, "h", C->h[m]);
+    if (real_h(C)) hdgc_report_set_number(row, h_name(C), C->h[m]);
     else hdgc_report_set_int(row, "N", C->meshes[m]);
     hdgc_report_set_string(row, "mesh", mesh);
     for (int u = 0; u < hdgc_problem_nunknowns(p) && u < MAXU; u++) {
@@ -342,7 +382,7 @@ static hdg_status one(conv *C, int order, int m, hdgc_report *all, double *errs,
     char mesh[4200];
     mesh_spec(C, m, mesh, sizeof mesh);
     hdgc_result *r = NULL;
-    st = set_options(C, p, mesh, &err);
+    st = set_options(C, p, m, mesh, &err);
     if (!st) st = hdgc_solve(p, &r, &err);
     hdg_progress_end(&C->pg);
     if (st) fprintf(stderr, "hdgc convergence: order %d, %s: %s\n", order, mesh, err.msg);
@@ -367,7 +407,7 @@ static void record_unknowns(conv *C, const hdgc_problem *q)
 static void print_header(const conv *C, int o)
 {
     if (C->quiet) return;
-    printf("%s, order %d\n  %*s", C->name, C->orders[o], C->specs[0] ? 9 : 6, C->specs[0] ? "h" : "N");
+    printf("%s, order %d\n  %*s", C->name, C->orders[o], real_h(C) ? 9 : 6, real_h(C) ? h_name(C) : "N");
     for (int u = 0; u < C->nu; u++)
         if (C->exact[u]) printf("  %12s %5s", C->uname[u], "rate");
     printf("\n");
@@ -377,7 +417,7 @@ static void print_header(const conv *C, int o)
 static void print_row(const conv *C, int o, int m, hdgc_report *all)
 {
     if (C->quiet) ;
-    else if (C->specs[0]) printf("  %9.3e", C->h[m]);
+    else if (real_h(C)) printf("  %9.3e", C->h[m]);
     else printf("  %6d", C->meshes[m]);
     for (int u = 0; u < C->nu; u++) {
         if (!C->exact[u]) continue;
@@ -389,7 +429,7 @@ static void print_row(const conv *C, int o, int m, hdgc_report *all)
             if (!C->quiet) printf(" %5.2f", rate);
             hdgc_report *rr = hdgc_report_push(all, "rates");
             hdgc_report_set_int(rr, "order", C->orders[o]);
-            if (C->specs[0]) hdgc_report_set_number(rr, "h", C->h[m]);
+            if (real_h(C)) hdgc_report_set_number(rr, h_name(C), C->h[m]);
             else hdgc_report_set_int(rr, "N", C->meshes[m]);
             hdgc_report_set_string(rr, "unknown", C->uname[u]);
             hdgc_report_set_number(rr, "rate", rate);
@@ -410,7 +450,7 @@ static double fit(const conv *C, int o, int u, int *points)
 /* Order o's fitted rates: a "fit" row under its table and "fits" in the JSON. */
 static void print_fits(const conv *C, int o, hdgc_report *all)
 {
-    if (!C->quiet) printf("  %*s", C->specs[0] ? 9 : 6, "fit");
+    if (!C->quiet) printf("  %*s", real_h(C) ? 9 : 6, "fit");
     for (int u = 0; u < C->nu; u++) {
         if (!C->exact[u]) continue;
         int points;
@@ -485,7 +525,7 @@ static int write_plot(const conv *C)
     }
     char title[200];
     snprintf(title, sizeof title, "%s: L2 error against h", C->name);
-    hdgc_plot pl = {960, 640, title, C->specs[0] ? "h (longest edge)" : C->refine ? "h / h(base mesh) = 1/2^L" : "h = 1/N", "L2 error", ns, S, 1};
+    hdgc_plot pl = {960, 640, title, C->ndts ? "dt" : C->specs[0] ? "h (longest edge)" : C->refine ? "h / h(base mesh) = 1/2^L" : "h = 1/N", "L2 error", ns, S, 1};
     hdg_error err = {0};
     hdg_status st = hdgc_plot_write(C->plot, &pl, &err);
     if (st) fprintf(stderr, "hdgc convergence: %s\n", err.msg);
@@ -510,6 +550,10 @@ int hdg_cmd_convergence(int argc, char **argv)
     int rc = parse(argc, argv, C);
     if (rc >= 0) { free_conv(C); return rc; }
     if (!C->norders) for (int k = 1; k <= 4; k++) C->orders[C->norders++] = k;
+    if (C->ndts) {   /* one mesh, a column per step */
+        if (!C->nmeshes) C->meshes[0] = 8;
+        C->nmeshes = C->ndts;
+    }
     if (!C->nmeshes && C->refine) C->meshes[0] = 1, C->meshes[1] = 2, C->meshes[2] = 4, C->nmeshes = 3;
     if (!C->nmeshes) C->meshes[0] = 4, C->meshes[1] = 8, C->meshes[2] = 16, C->nmeshes = 3;
     init_results(C);

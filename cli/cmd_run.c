@@ -16,7 +16,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: hdgc run FILE.hdg [--mesh square:N | FILE.msh] [--order k] [--set name=value]...\n"
                "                [--backend c|cuda|auto] [--solver cg|gmres|petsc] [--petsc OPTS]\n"
                "                [--precond mg|block|jacobi|none] [--format block|csr] [--rtol r] [--maxit n] [--restart m]\n"
-               "                [--vtk out.vtu|out.pvd] [--every n] [--cfl c] [--final-time T]\n"
+               "                [--vtk out.vtu|out.pvd] [--every n] [--cfl c] [--dt D] [--final-time T]\n"
                "                [--png out.png] [--field NAME] [--size WxH] [--edges]\n"
                "                [--kernels generated|handwritten] [--json report.json] [--no-cache] [--quiet]\n");
 }
@@ -79,6 +79,8 @@ static void help(void)
            "  --edges             --png: draw the elements' edges\n"
            "  --cfl c             DG: CFL number (overrides the file): dt = c x the Hesthaven-\n"
            "                      Warburton step of speed 1 / the equations' wave speed\n"
+           "  --dt D              time-dependent problems: a fixed step (overrides the file's\n"
+           "                      dt, and for DG its cfl); the steps are ceil(T/D) of T/steps\n"
            "  --final-time T      time-dependent problems: final time (overrides the file)\n"
            "  --kernels NAME      generated (default) or handwritten: the hand-written C kernels\n"
            "                      of bench/handwritten/ (examples/poisson.hdg, maxwell2d.hdg,\n"
@@ -116,7 +118,7 @@ static int bad(const char *fmt, const char *arg)
  * handled here. */
 static const char *const api_options[] = {"mesh", "backend", "solver", "petsc", "precond", "format", "vtk",
                                           "png", "field", "size", "order", "rtol", "maxit", "every",
-                                          "restart", "cfl", "final-time", "kernels"};
+                                          "restart", "cfl", "dt", "final-time", "kernels"};
 
 typedef struct run_args {
     const char *path, *json;
@@ -227,7 +229,7 @@ static int replace_early(const char *path)
 static int check_family(const run_args *A, const hdgc_problem *p)
 {
     static const char *const solver[] = {"solver", "precond", "petsc", "format", "rtol", "maxit", "restart"};
-    static const char *const time[] = {"cfl", "final-time", "every"};
+    static const char *const time[] = {"cfl", "dt", "final-time", "every"};
     int dg = !strcmp(hdgc_problem_method(p), "DG"), transient = hdgc_problem_transient(p);
     if (!dg && transient && get(A, "cfl")) {
         fprintf(stderr, "hdgc run: --cfl applies to explicit DG problems; %s is HDG with implicit time stepping "

@@ -73,7 +73,8 @@ typedef struct hdg_run_options {
     int png_width, png_height; /* --size WxH (0: 800x800) */
     int png_edges;             /* --edges: draw the mesh's edges */
     double cfl;                /* DG: > 0 overrides the file's cfl */
-    double final_time;         /* DG: > 0 overrides the file's final time */
+    double final_time;         /* time-dependent: > 0 overrides the file's final time */
+    double dt;                 /* time-dependent: > 0 a fixed step (overrides the file's dt and cfl) */
     int use_cache;             /* kernel cache (default 1) */
     int progress;              /* a progress line on stderr (Krylov iterations, DG steps) */
     FILE *log;                 /* summary lines, or NULL */

@@ -49,7 +49,8 @@ static hdg_status too_many_steps(const hdg_dg_data *d, const hdg_run_options *op
                                  hdg_error *err)
 {
     char from[96];
-    if (fixed) snprintf(from, sizeof from, "the file's 'dt = %g'", d->p->time.dt);
+    if (fixed && opt->dt > 0) snprintf(from, sizeof from, "--dt %g", opt->dt);
+    else if (fixed) snprintf(from, sizeof from, "the file's 'dt = %g'", d->p->time.dt);
     else snprintf(from, sizeof from, "cfl %g%s", d->cfl, opt->cfl > 0 ? " (--cfl)" : "");
     return hdg_fail(err, HDG_EINPUT, "DG problem '%s': the time step dt = %.3g (from %s) needs %.3g steps to reach "
                                      "t = %g%s, more than the limit of %.0e steps; raise the step or lower the "
@@ -66,12 +67,12 @@ static hdg_status time_step(hdg_dg_data *d, const hdg_run_options *opt, hdg_erro
     d->final = opt->final_time > 0 ? opt->final_time : p->time.final;
     d->cfl = opt->cfl > 0 ? opt->cfl : (p->time.cfl > 0 ? p->time.cfl : 1.0);
     hdg_dg_char_speed(p, &d->L, d->mesh, &d->re, &d->g, d->final, &d->speed);
-    int fixed = p->time.dt > 0 && !(opt->cfl > 0);
+    int fixed = opt->dt > 0 || (p->time.dt > 0 && !(opt->cfl > 0));
     if (!fixed && !d->speed.known)
         return hdg_fail(err, HDG_EINPUT, "DG problem '%s': cannot derive the characteristic speed that scales the "
                                          "time step from the cfl: %s; give a fixed step in the time settings "
                                          "(time lserk4, final = T, dt = D)", p->name, d->speed.why);
-    double dtmax = fixed ? p->time.dt : hdg_dg_dt(d->L.N, d->speed.rmin, d->cfl);
+    double dtmax = !fixed ? hdg_dg_dt(d->L.N, d->speed.rmin, d->cfl) : opt->dt > 0 ? opt->dt : p->time.dt;
     if (!(d->final > 0) || !(dtmax > 0))
         return hdg_fail(err, HDG_EINPUT, "DG problem '%s': the final time (%g) and the time step (%g) must be "
                                          "positive (time lserk4, final = T, cfl = C)", p->name, d->final, dtmax);

@@ -249,7 +249,7 @@ static hdg_status steps_of(const hdg_run *r, double *final, double *dt, long lon
 {
     const hdg_problem *p = r->p;
     *final = r->o->final_time > 0 ? r->o->final_time : p->time.final;
-    double d = p->time.dt;
+    double d = r->o->dt > 0 ? r->o->dt : p->time.dt;
     if (!(*final > 0) || !(d > 0))
         return hdg_fail(err, HDG_EINPUT, "%s: the final time (%g) and the step dt (%g) must be positive", p->name,
                         *final, d);

@@ -113,8 +113,9 @@ hdg_status hdgc_problem_set_param(hdgc_problem *p, const char *name, double valu
  *   solver S         cg, gmres, petsc          precond P   mg, block, jacobi, none
  *   petsc OPTS       PETSc options             format F    block, csr
  *   rtol R, maxit N, restart N                 the Krylov solver's stopping rule
- *   final-time T, cfl C                        DG time stepping
- *   vtk FILE         .vtu (DG: .pvd series)    every N     DG: output every N steps
+ *   final-time T, dt D                         time stepping (DG and HDG with dt())
+ *   cfl C                                      DG: the step from a CFL number
+ *   vtk FILE         .vtu (or a .pvd series)   every N     time-dependent: output every N steps
  *   png FILE, field NAME, size WxH, edges on|off   a picture (hdgc run --png)
  *   cache on|off     the on-disk kernel cache
  *   kernels K        generated (default) or handwritten (bench/handwritten/: examples/poisson.hdg,

@@ -75,3 +75,12 @@ hdg_cli_test(heat_cuda_refused 1 -e "implicit time stepping of HDG runs on the h
   -- ${HDGC} run ${HDG_EXAMPLES}/heat.hdg --backend cuda)
 hdg_cli_test(heat_final_time_steady 2 -e "final-time applies to time-dependent .DG. problems. .*poisson.hdg is steady HDG"
   -- ${HDGC} run ${HDG_EXAMPLES}/poisson.hdg --final-time 1)
+
+# hdgc convergence --dt: rates in time on one mesh (BDF2: 2); --dt with two meshes is bad usage;
+# hdgc run --dt overrides the file's step (DG too: the fixed step instead of the cfl)
+hdg_cli_test(heat_convergence_dt 0 -e "^         dt +q +rate +u +rate$" -e "^  2\\.500e-02 " -e "fit +(1\\.9[0-9]) +(1\\.9[0-9])$" --
+  ${HDGC} convergence ${H}/heat_poly.hdg --orders 2 --meshes 4 --dt 0.1,0.05,0.025 --json /dev/null)
+hdg_cli_test(heat_convergence_dt_meshes 2 -e "dt sweeps the time step on one mesh" --
+  ${HDGC} convergence ${H}/heat_poly.hdg --meshes 4,8 --dt 0.1)
+hdg_cli_test(heat_run_dt 0 -e "^  bdf2: 8 steps of dt = 0.125 to t = 1," -- ${HDGC} run ${H}/heat_poly.hdg --mesh square:2 --dt 0.125)
+hdg_cli_test(dg_run_dt 0 -e "10 steps of dt = 0.01 .cfl 0.557" -- ${HDGC} run ${HDG_EXAMPLES}/maxwell2d.hdg --mesh square:4 --dt 0.01 --final-time 0.1)
