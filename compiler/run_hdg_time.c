@@ -70,10 +70,9 @@ static scheme scheme_of(const char *name)
 
 typedef struct level {
     double sigma;
-    hdg_blockmat B0;         /* before the Dirichlet elimination (the lifting) */
-    hdg_blockmat B;          /* eliminated: what the Krylov solver sees */
+    hdg_blockmat B0;         /* before the Dirichlet elimination (the lifting); r->B is the
+                                eliminated matrix the Krylov solver sees */
     hdg_hdg_ksp K;
-    int negated;
     int ready;
 } level;
 
@@ -81,8 +80,7 @@ static void level_free(level *v)
 {
     if (v->ready) hdg_hdg_ksp_free(&v->K);
     hdg_blockmat_free(&v->B0);
-    hdg_blockmat_free(&v->B);
-    memset(v, 0, sizeof *v);
+    v->ready = 0;
 }
 
 static hdg_status blockmat_copy(hdg_blockmat *dst, const hdg_blockmat *src, hdg_error *err)
@@ -92,30 +90,19 @@ static hdg_status blockmat_copy(hdg_blockmat *dst, const hdg_blockmat *src, hdg_
     return st;
 }
 
-/* K_e at sigma, the trace matrix assembled, Dirichlet-eliminated and its
- * solver set up. r->B is the level's matrix while the level is in use. */
-static hdg_status level_init(hdg_run *r, level *v, double sigma, hdg_error *err)
+/* K_e at sigma, the trace matrix assembled (kept as B0), Dirichlet-eliminated
+ * in r->B and its solver set up. */
+static hdg_status level_init(hdg_run *r, level *v, hdg_error *err)
 {
-    v->sigma = sigma;
-    r->params[r->L.p_sigma] = sigma;
+    r->params[r->L.p_sigma] = v->sigma;
     hdg_status st = hdg_hdg_local_stage(r, err);
     if (!st) st = hdg_hdg_assemble_stage(r, err);
     if (!st) st = blockmat_copy(&v->B0, &r->B, err);
     if (st) return st;
     hdg_blockmat_apply_dirichlet(&r->B, r->rhs, r->isdir, r->xD);
-    if ((st = blockmat_copy(&v->B, &r->B, err))) return st;
-    v->negated = r->negated;
     if ((st = hdg_hdg_ksp_init(&v->K, r, err))) return st;
     v->ready = 1;
     return HDG_OK;
-}
-
-/* r->B <- the level's eliminated matrix (r->B is the working copy). */
-static void level_use(hdg_run *r, level *v)
-{
-    memcpy(r->B.A, v->B.A, sizeof(double) * (size_t)v->B.nf * v->B.na * v->B.m * v->B.m);
-    r->params[r->L.p_sigma] = v->sigma;
-    r->negated = v->negated;
 }
 
 /* ---------------------------------------------------------------- one solve */
@@ -123,9 +110,11 @@ static void level_use(hdg_run *r, level *v)
 typedef struct stepper {
     hdg_run *r;
     long long n;             /* ne * nl */
-    level lv[2];             /* [0] the scheme's, [1] the SDIRK start of a BDF */
+    level lv[2];             /* [0] the scheme's, [1] the SDIRK start of a BDF: used one
+                                after the other (the start's freed before the scheme's is built) */
     int cur;                 /* the level in r->B (-1: none) */
     long long its, its_max, solves;
+    int nlevels;             /* matrices built */
     double *e2, *zero_post;  /* errors in time */
     double err_max[32];
 } stepper;
@@ -136,13 +125,12 @@ static hdg_status implicit_solve(stepper *S, int v, double t, hdg_error *err)
     hdg_run *r = S->r;
     const hdg_mesh *M = r->mesh;
     int nt = r->L.nt, ne = M->ne;
-    if (!S->lv[v].ready) {
-        hdg_status st = level_init(r, &S->lv[v], S->lv[v].sigma, err);
+    if (S->cur != v) {
+        if (S->cur >= 0) level_free(&S->lv[S->cur]);
+        hdg_status st = level_init(r, &S->lv[v], err);
         if (st) return st;
         S->cur = v;
-    } else if (S->cur != v) {
-        level_use(r, &S->lv[v]);
-        S->cur = v;
+        S->nlevels++;
     }
     r->t = t;
     hdg_kernel_fn f = hdg_hdg_kernel(r, r->L.rhs, err);
@@ -231,7 +219,7 @@ static void report_time(stepper *S, const scheme *sc, double dt, long long nstep
     hdg_report_int(R, "time.steps", nsteps);
     hdg_report_number(R, "time.final", final);
     hdg_report_int(R, "time.solves", S->solves);
-    hdg_report_int(R, "time.matrices", S->lv[1].ready ? 2 : 1);
+    hdg_report_int(R, "time.matrices", S->nlevels);
     hdg_report_int(R, "solver.iterations_total", S->its);
     hdg_report_int(R, "solver.iterations_max", S->its_max);
     const hdg_lowered *L = &r->L;

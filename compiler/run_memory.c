@@ -42,9 +42,13 @@ static double hdg_bytes(const hdg_problem *p, const hdg_run_options *o, const hd
     int mg = o->precond ? !strcmp(o->precond, "mg") : n >= 10000 && !(o->solver && !strcmp(o->solver, "petsc"));
     double nc = tc * s->nf / 3;
     double mgb = mg ? 4 * n * D + 2 * 4 * tc * s->nf * (D + sizeof(int)) + 5 * 7 * nc * (D + sizeof(int)) + 48e6 : 0;
+    /* transient (run_hdg_time.c): the matrix kept from before the elimination (one sigma at
+     * a time), the history, 7 element states, the errors in time */
+    double transient = p->transient ? s->nf * D * 5 * m * m + s->ne * D * (8 * ec * np + 64) : 0;
     return s->ne * D * (nt * nt + 2 * nt + ec * np + pc * npp + 32)   /* K_e, F_e, u_h, x_e, x_post, geometry */
            + s->nf * D * (6 * m * m + 3 * m)                         /* blocks (5 per face), block Jacobi; rhs, x, x_D */
-           + csr + petsc + mgb + vectors * n * D;                     /* Krylov vectors */
+           + csr + petsc + mgb + vectors * n * D                      /* Krylov vectors */
+           + transient;
 }
 
 static double dg_bytes(const hdg_problem *p, const hdg_mesh_size *s)
