@@ -112,9 +112,11 @@ class Result:
         return float(node) if isinstance(node, (int, float)) and not isinstance(node, bool) else math.nan
 
     def to_vtk(self, path, fields=None):
-        """Writes the fields (all, or the names given) as a .vtu of Lagrange triangles."""
+        """Writes the fields (all, or the names given) as a .vtu of Lagrange triangles, with the
+        error indicators (.indicators) as the cell fields estimate_<unknown>, as `hdgc run --vtk`."""
         from .vtk import write_vtu
-        write_vtu(path, [self.fields[n] for n in (fields or self.fields)])
+        cells = {f"estimate_{u}": eta for u, eta in self.indicators.items()}
+        write_vtu(path, [self.fields[n] for n in (fields or self.fields)], cells)
         return path
 
     def plot(self, name, ax=None, path=None, **kw):
