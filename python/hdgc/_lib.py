@@ -108,6 +108,7 @@ SIGNATURES = {
     "hdgc_mesh_free": (None, [P_mesh]),
     "hdgc_mesh_size": (c_int, [P_mesh, POINTER(c_int), POINTER(c_int), POINTER(c_int)]),
     "hdgc_mesh_info": (c_char_p, [P_mesh]),
+    "hdgc_mesh_h": (hdg_status, [P_mesh, POINTER(c_double), POINTER(c_double), P_error]),
     "hdgc_problem_check_markers": (hdg_status, [P_problem, P_mesh, POINTER(c_void_p), P_error]),
     "hdgc_result_has": (c_int, [P_result, c_char_p]),
     "hdgc_report_new": (P_report, []),
