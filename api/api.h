@@ -52,6 +52,9 @@ struct hdgc_result {
     double *trace;
     long long ntrace;
     int per_face;
+    int ncells;               /* fields with one value per element (the estimates' eta_K) */
+    char **cell_names;
+    double **cell_values;     /* ncells arrays of ne values, owned */
     int nv, ne;               /* the mesh */
     double *xy;
     int *tri;

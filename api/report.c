@@ -31,6 +31,16 @@ static void hdg_lines(const hdgc_result *r, hdg_str *s)
         double e = hdgc_result_error(r, r->unknowns[u]);
         if (e == e) hdg_str_printf(s, "  L2 error %-8s %.6e\n", r->unknowns[u], e);
     }
+    for (int u = 0; u < r->nunknowns; u++) {   /* ||u* - u||, with its ratio to the error */
+        double e = hdgc_result_estimate(r, r->unknowns[u]);
+        char path[200];
+        snprintf(path, sizeof path, "effectivity.%s", r->unknowns[u]);
+        double f = hdgc_result_number(r, path);
+        if (e != e) continue;
+        hdg_str_printf(s, "  estimate %-8s %.6e", r->unknowns[u], e);
+        if (f == f) hdg_str_printf(s, "  (effectivity %.3f)", f);
+        hdg_str_printf(s, "\n");
+    }
 }
 
 const char *hdgc_result_summary(const hdgc_result *r)
@@ -42,7 +52,8 @@ const char *hdgc_result_summary(const hdgc_result *r)
     const char *method = hdgc_result_string(r, "method");
     if (method && !strcmp(method, "HDG") && hdgc_result_number(r, "mesh.elements") > 0) hdg_lines(r, &s);
     static const char *stages[] = {"parse", "lower", "compile", "local", "assemble", "solve",
-                                   "recover", "postprocess", "errors", "setup", "stages", "steps", "output", "total"};
+                                   "recover", "postprocess", "errors", "estimate", "setup", "stages", "steps", "output",
+                                   "total"};
     hdg_str_printf(&s, "  time:");
     for (size_t i = 0; i < sizeof stages / sizeof *stages; i++) {
         char path[64];

@@ -48,6 +48,14 @@ static void keep_final(const hdg_snapshot *s, capture *c)
                                     f ? r->fields[0].x : c->x, f ? r->fields[0].y : c->y, v};
     }
     if (s->nfields) c->x = c->y = NULL;   /* owned by fields[0] now */
+    r->ncells = s->ncells;
+    r->cell_names = hdg_xcalloc((size_t)s->ncells + 1, sizeof *r->cell_names);
+    r->cell_values = hdg_xcalloc((size_t)s->ncells + 1, sizeof *r->cell_values);
+    for (int f = 0; f < s->ncells; f++) {
+        r->cell_names[f] = hdg_xstrdup(s->cell_names[f]);
+        r->cell_values[f] = hdg_xmalloc(sizeof(double) * ((size_t)s->ne + 1));
+        memcpy(r->cell_values[f], s->cell_values[f], sizeof(double) * (size_t)s->ne);
+    }
 }
 
 static hdg_status on_snapshot(void *ctx, const hdg_snapshot *s, hdg_error *err)
@@ -118,6 +126,8 @@ void hdgc_result_free(hdgc_result *r)
     for (int f = 0; f < r->nfields; f++) free((char *)r->fields[f].name), free((double *)r->fields[f].values);
     if (r->nfields) free((double *)r->fields[0].x), free((double *)r->fields[0].y);
     free(r->fields);
+    for (int f = 0; f < r->ncells; f++) free(r->cell_names[f]), free(r->cell_values[f]);
+    free(r->cell_names), free(r->cell_values);
     free(r->trace), free(r->xy), free(r->tri);
     free(r);
 }
@@ -142,6 +152,26 @@ double hdgc_result_error(const hdgc_result *r, const char *unknown)
     char path[200];
     snprintf(path, sizeof path, "errors.%s", unknown ? unknown : "");
     return hdgc_result_number(r, path);
+}
+
+double hdgc_result_estimate(const hdgc_result *r, const char *unknown)
+{
+    char path[200];
+    snprintf(path, sizeof path, "estimate.%s", unknown ? unknown : "");
+    return hdgc_result_number(r, path);
+}
+
+int hdgc_result_indicators(const hdgc_result *r, const char *unknown, const double **eta)
+{
+    if (eta) *eta = NULL;
+    char name[200];
+    snprintf(name, sizeof name, "estimate_%s", unknown ? unknown : "");
+    for (int f = 0; r && unknown && f < r->ncells; f++)
+        if (!strcmp(r->cell_names[f], name)) {
+            if (eta) *eta = r->cell_values[f];
+            return r->nfields ? r->fields[0].ne : 0;
+        }
+    return 0;
 }
 
 int hdgc_result_nfields(const hdgc_result *r) { return r ? r->nfields : 0; }

@@ -49,6 +49,9 @@ typedef struct hdg_snapshot {
     double t;                     /* DG: the time of the state (HDG: 0) */
     long long step;               /* DG: steps done (HDG: 0) */
     int final;                    /* 1: the end of the run */
+    int ncells;                   /* HDG: fields with one value per element (the error */
+    const char *const *cell_names;    /* indicators "estimate_u" of a post-processed */
+    const double *const *cell_values; /* unknown's estimate), ncells arrays of ne */
 } hdg_snapshot;
 /* A nonzero status stops the run with it (err filled by the callback). */
 typedef hdg_status (*hdg_snapshot_fn)(void *ctx, const hdg_snapshot *s, hdg_error *err);

@@ -325,10 +325,25 @@ hdg_status hdg_hdg_errors_stage(hdg_run *r, hdg_error *err)
     return st;
 }
 
+/* The error estimate ||u* - u|| per element (run_hdg_common.h). */
+hdg_status hdg_hdg_estimate_stage(hdg_run *r, hdg_error *err)
+{
+    int ne = r->mesh->ne;
+    hdg_kernel_fn f = hdg_hdg_kernel(r, r->L.estimate, err);
+    if (!f) return err->code;
+    r->eta = hdg_xmalloc(sizeof(double) * ((size_t)ne + 1));
+    hdg_kargs a = hdg_hdg_kargs(r, r->geom, ne);
+    a.in[0] = r->xe;
+    a.in[1] = r->xp;
+    a.out[0] = r->eta;
+    hdg_launch(f, ne, &a);
+    return hdg_hdg_estimate(r->p, r->mesh, &r->L, r->eta, r->rep, err);
+}
+
 /* The fields sampled once: the .vtu file (--vtk) and the caller's snapshot hook. */
 hdg_status hdg_hdg_output_stage(hdg_run *r, hdg_error *err)
 {
-    return hdg_hdg_output(r->p, &r->L, r->mesh->ne, r->geom, r->xe, r->xp, r->o, err);
+    return hdg_hdg_output_estimate(r->p, &r->L, r->mesh->ne, r->geom, r->xe, r->xp, r->eta, r->o, err);
 }
 
 /* ---------------------------------------------------------------- driver */
@@ -341,7 +356,7 @@ static void run_free(hdg_run *r)
     hdg_blockmat_free(&r->B);
     free(r->params), free(r->geom), free(r->Ke), free(r->Fe), free(r->flip);
     free(r->rhs), free(r->x), free(r->isdir), free(r->xD), free(r->xe), free(r->xp), free(r->z);
-    free(r->hist);
+    free(r->hist), free(r->eta);
 }
 
 static void report_sizes(hdg_run *r)
@@ -398,6 +413,7 @@ hdg_status hdg_run_hdg(const hdg_problem *p, hdg_mesh *mesh, const hdg_run_optio
     STAGE("recover", recover_stage(&r, err));
     if (r.L.post_unknown >= 0) STAGE("postprocess", hdg_hdg_post_stage(&r, err));
     STAGE("errors", hdg_hdg_errors_stage(&r, err));
+    if (r.L.estimate[0]) STAGE("estimate", hdg_hdg_estimate_stage(&r, err));
     if (o->vtk || o->snapshot) STAGE("output", hdg_hdg_output_stage(&r, err));
 fields:
     if (o->png) STAGE("png", hdg_png_hdg(p, &r.L, mesh, r.xe, r.xp, o, r.rep, err));

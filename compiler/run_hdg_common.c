@@ -279,6 +279,28 @@ void hdg_hdg_report_errors(const hdg_problem *p, const hdg_lowered *L, const dou
     }
 }
 
+hdg_status hdg_hdg_estimate(const hdg_problem *p, const hdg_mesh *M, const hdg_lowered *L, double *eta2,
+                            hdg_report *rep, hdg_error *err)
+{
+    hdg_status st = hdg_hdg_check_finite(p, M, eta2, M->ne, 1, "the error estimates", err);
+    if (st) return st;
+    double s = 0;
+    for (int e = 0; e < M->ne; e++) {
+        s += eta2[e];
+        eta2[e] = sqrt(fmax(eta2[e], 0));
+    }
+    const char *name = p->unknowns[p->unknowns[L->post_unknown].mean].name;
+    char path[160];
+    snprintf(path, sizeof path, "estimate.%s", name);
+    hdg_report_number(rep, path, sqrt(s));
+    snprintf(path, sizeof path, "errors.%s", name);
+    int found = 0;
+    double e = hdg_report_get_number(rep, path, &found);
+    snprintf(path, sizeof path, "effectivity.%s", name);
+    if (found && e > 0) hdg_report_number(rep, path, sqrt(s) / e);
+    return HDG_OK;
+}
+
 /* Modal field (n modes of degree deg, stride per element, first mode at base)
  * at the lattice points (lr, ls): a new array of ne * nlat values. */
 static double *lattice_values(int deg, int n, int nlat, const double *lr, const double *ls,
@@ -301,6 +323,13 @@ static double *lattice_values(int deg, int n, int nlat, const double *lr, const 
  * highest degree among them. */
 hdg_status hdg_hdg_output(const hdg_problem *p, const hdg_lowered *L, int ne, const double *geom,
                           const double *xe, const double *xp, const hdg_run_options *o, hdg_error *err)
+{
+    return hdg_hdg_output_estimate(p, L, ne, geom, xe, xp, NULL, o, err);
+}
+
+hdg_status hdg_hdg_output_estimate(const hdg_problem *p, const hdg_lowered *L, int ne, const double *geom,
+                                   const double *xe, const double *xp, const double *eta,
+                                   const hdg_run_options *o, hdg_error *err)
 {
     int post = L->post_unknown >= 0 && xp;
     int deg = post && L->kpost > L->k ? L->kpost : L->k;
@@ -327,12 +356,19 @@ hdg_status hdg_hdg_output(const hdg_problem *p, const hdg_lowered *L, int ne, co
     double *vxy = hdg_xmalloc(sizeof(double) * 6 * (size_t)ne);
     for (int e = 0; e < ne; e++)
         for (int v = 0; v < 6; v++) vxy[6 * e + v] = geom[(size_t)e * L->ngeom + v];
+    char cname[80] = "";
+    const char *cnames[1] = {cname};
+    const double *cvals[1] = {eta};
+    if (eta && L->post_unknown >= 0)
+        snprintf(cname, sizeof cname, "estimate_%s", p->unknowns[p->unknowns[L->post_unknown].mean].name);
+    hdg_vtk_cells cells = {cname[0] ? 1 : 0, cnames, cvals};
     hdg_status st = HDG_OK;
     if (o->vtk)
-        st = hdg_vtk_write_snapshot(o->vtk, ne, vxy, deg, nf, names, (const double *const *)vals,
-                                    HDG_VTK_LAGRANGE, err);
+        st = hdg_vtk_write_snapshot_cells(o->vtk, ne, vxy, deg, nf, names, (const double *const *)vals, &cells,
+                                          HDG_VTK_LAGRANGE, err);
     if (!st && o->snapshot) {
-        hdg_snapshot s = {ne, deg, nlat, vxy, lr, ls, nf, names, (const double *const *)vals, 0, 0, 1};
+        hdg_snapshot s = {ne, deg, nlat, vxy, lr, ls, nf, names, (const double *const *)vals, 0, 0, 1,
+                          cells.n, cnames, cvals};
         st = o->snapshot(o->snapshot_ctx, &s, err);
     }
     for (int i = 0; i < nf; i++) free(vals[i]);

@@ -92,10 +92,23 @@ hdg_status hdg_hdg_dirichlet_check(const hdg_problem *p, const hdg_mesh *M, cons
  * summed in element order. */
 void hdg_hdg_report_errors(const hdg_problem *p, const hdg_lowered *L, const double *e2, int ne, hdg_report *rep);
 
+/* The error estimate (MATH.md): eta2 (ne) holds the kernel's squared
+ * ||u* - u||^2 per element; checked finite (else fails naming the element),
+ * reported as estimate.<u> = sqrt(sum), and effectivity.<u> = estimate /
+ * errors.<u> when the report has that error; eta2 becomes eta_K (square
+ * roots, in place). */
+hdg_status hdg_hdg_estimate(const hdg_problem *p, const hdg_mesh *M, const hdg_lowered *L, double *eta2,
+                            hdg_report *rep, hdg_error *err);
+
 /* The element fields xe (ne * nl) and the post-processed xp (ne * npost, or
  * NULL) at the lattice of the highest degree among them: written as a .vtu
  * file when o->vtk, handed to o->snapshot when set. */
 hdg_status hdg_hdg_output(const hdg_problem *p, const hdg_lowered *L, int ne, const double *geom,
                           const double *xe, const double *xp, const hdg_run_options *o, hdg_error *err);
+/* The same with the per-element estimate eta (ne values, or NULL) as the cell
+ * field "estimate_<u>" of the .vtu and of the snapshot. */
+hdg_status hdg_hdg_output_estimate(const hdg_problem *p, const hdg_lowered *L, int ne, const double *geom,
+                                   const double *xe, const double *xp, const double *eta,
+                                   const hdg_run_options *o, hdg_error *err);
 
 #endif

@@ -44,6 +44,7 @@ typedef struct drun {
     hdg_cuda_blockmat B;
     hdg_geom geo;
     double *geom_h;                     /* ne * ngeom, kept for VTK */
+    double *eta;                        /* ne: the error estimate per element (host), or NULL */
     hdg_cuptr geom, params, Ke, Fe, rhs, x, uh, xe, xp;
     int negated;
     double asym;         /* relative asymmetry of K_e */
@@ -445,6 +446,24 @@ static hdg_status errors_stage(drun *r, hdg_error *err)
     return st;
 }
 
+/* The error estimate ||u* - u|| per element: computed on the device, one
+ * value per element comes back (run_hdg_common.h). */
+static hdg_status estimate_stage(drun *r, hdg_error *err)
+{
+    int ne = r->mesh->ne;
+    hdg_cuptr de = 0;
+    r->eta = hdg_xmalloc(sizeof(double) * ((size_t)ne + 1));
+    hdg_status st = dalloc(r, (size_t)ne, &de, err);
+    hdg_kargs a = kargs(r, r->geom, ne);
+    a.in[0] = DPTR(r->xe);
+    a.in[1] = DPTR(r->xp);
+    a.out[0] = DPTR(de);
+    if (!st) st = launch(r, r->L.estimate, ne, &a, err);
+    if (!st) st = hdg_cuda_download(r->dev, r->eta, de, sizeof(double) * (size_t)ne, err);
+    hdg_cuda_free(r->dev, de);
+    return st ? st : hdg_hdg_estimate(r->p, r->mesh, &r->L, r->eta, r->rep, err);
+}
+
 /* The element fields come back only for output: VTK, or the caller's
  * hdg_run_fields. */
 static hdg_status output_stage(drun *r, hdg_error *err)
@@ -454,7 +473,8 @@ static hdg_status output_stage(drun *r, hdg_error *err)
     double *xp = r->xp ? hdg_xmalloc(sizeof(double) * ((size_t)ne * npost + 1)) : NULL;
     hdg_status st = hdg_cuda_download(r->dev, xe, r->xe, sizeof(double) * (size_t)ne * r->L.nl, err);
     if (!st && xp) st = hdg_cuda_download(r->dev, xp, r->xp, sizeof(double) * (size_t)ne * npost, err);
-    if (!st && (r->o->vtk || r->o->snapshot)) st = hdg_hdg_output(r->p, &r->L, ne, r->geom_h, xe, xp, r->o, err);
+    if (!st && (r->o->vtk || r->o->snapshot))
+        st = hdg_hdg_output_estimate(r->p, &r->L, ne, r->geom_h, xe, xp, r->eta, r->o, err);
     if (!st && r->o->png) st = hdg_png_hdg(r->p, &r->L, r->mesh, xe, xp, r->o, r->rep, err);
     hdg_run_fields *f = r->o->fields;
     if (!st && f) {
@@ -524,6 +544,7 @@ static void run_free(drun *r)
     hdg_lowered_free(&r->L);
     hdg_geom_free(&r->geo);
     free(r->geom_h);
+    free(r->eta);
 }
 
 /* Stage times include the device work: each stage ends with a sync. */
@@ -585,6 +606,7 @@ hdg_status hdg_run_hdg_cuda(const hdg_problem *p, struct hdg_mesh *mesh, const h
     STAGE("recover", recover_stage(&r, err));
     if (r.L.post_unknown >= 0) STAGE("postprocess", post_stage(&r, err));
     STAGE("errors", errors_stage(&r, err));
+    if (r.L.estimate[0]) STAGE("estimate", estimate_stage(&r, err));
     if (o->vtk || o->png || o->fields || o->snapshot) STAGE("output", output_stage(&r, err));
 done:
     hdg_progress_end(&line);

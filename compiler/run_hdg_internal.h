@@ -35,6 +35,7 @@ typedef struct hdg_run {
     double *xD;
     double *xe;          /* ne * nl element dofs */
     double *xp;          /* ne * npost post-processed dofs */
+    double *eta;         /* ne: the error estimate per element (hdg_hdg_estimate_stage), or NULL */
     int negated;
     double asym;         /* relative asymmetry of K_e */
     double amax;         /* largest |entry| of K_e */
@@ -57,6 +58,7 @@ hdg_status hdg_hdg_dirichlet_data(hdg_run *r, hdg_error *err);
 hdg_status hdg_hdg_recover(hdg_run *r, hdg_error *err);
 hdg_status hdg_hdg_post_stage(hdg_run *r, hdg_error *err);
 hdg_status hdg_hdg_errors_stage(hdg_run *r, hdg_error *err);
+hdg_status hdg_hdg_estimate_stage(hdg_run *r, hdg_error *err);
 hdg_status hdg_hdg_output_stage(hdg_run *r, hdg_error *err);
 
 /* A Krylov solver of the current r->B with its preconditioner, set up once. */

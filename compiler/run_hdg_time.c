@@ -386,6 +386,7 @@ hdg_status hdg_run_hdg_time(hdg_run *r, hdg_progress *line, hdg_error *err)
         report_time(&S, &sc, dt, nsteps, final);
         if (L->post_unknown >= 0) st = hdg_hdg_post_stage(r, err);
         if (!st) st = hdg_hdg_errors_stage(r, err);
+        if (!st && L->estimate[0]) st = hdg_hdg_estimate_stage(r, err);
         if (!st && many) st = series_write(&W, r, final, err);
         if (!st && many) hdg_report_int(r->rep, "output.vtk_files", W.n);
         if (!st && ((r->o->vtk && !many) || r->o->snapshot)) {

@@ -249,6 +249,17 @@ int hdgc_result_has(const hdgc_result *r, const char *path);
 /* The L2 error of an unknown with an exact solution; NaN when there is none. */
 double hdgc_result_error(const hdgc_result *r, const char *unknown);
 
+/* HDG with a post-processed unknown u* (`mean ustar = u`): the error estimate of u,
+ * eta = ||u* - u|| over the mesh (u* converges one order faster than u, so eta tracks
+ * the error of u without an exact solution; report path "estimate.u"); NaN when there
+ * is none (no post-processed unknown, or u is not the unknown whose mean u* keeps). */
+double hdgc_result_estimate(const hdgc_result *r, const char *unknown);
+
+/* Its indicators eta_K = ||u* - u||_K, one per element (element e of the fields and of
+ * hdgc_result_mesh) in *eta (may be NULL); returns their number ne, 0 when there are
+ * none (no estimate, or a solve with "fields off"). */
+int hdgc_result_indicators(const hdgc_result *r, const char *unknown, const double **eta);
+
 /* The fields at the end of the run: every component of every element unknown, the
  * post-processed unknown (HDG), the state at the final time (DG). */
 int hdgc_result_nfields(const hdgc_result *r);

@@ -10,6 +10,9 @@
  *                   structure (known from the atoms) makes that cheaper
  *   <name>_errors   per element: squared L2 errors of every element unknown
  *                   component against its exact solution
+ *   <name>_estimate per element (with a post-processed unknown): the squared
+ *                   error estimate ||u* - u||^2 of the unknown whose mean u*
+ *                   keeps (MATH.md), summed over its components
  *   <name>_dirichlet_<i>  per listed face: L2 projection of the i-th Dirichlet
  *                   condition's data onto the face basis
  *   <name>_rhs, <name>_initial  (transient HDG only) per element: F_e at the
@@ -60,6 +63,7 @@ typedef struct hdg_lowered {
     int npp;               /* its Dubiner modes per component: (kpost+1)(kpost+2)/2 */
     int post_unknown;      /* the post-processed unknown (problem index), -1: none */
     char post[64];         /* post-processing kernel name ("" when none) */
+    char estimate[64];     /* error estimate kernel name ("" when no post-processed unknown) */
     int nerr;              /* squared-error outputs per element (one per component with an exact) */
     int err_unknown[64], err_comp[64];
     int ndir;              /* Dirichlet conditions */

@@ -1420,6 +1420,52 @@ static hdg_status post_kernel(lower *c)
     return HDG_OK;
 }
 
+/* The error estimate (MATH.md, "Error estimate from post-processing"): per
+ * element eta_K^2 = ||u* - u||^2_{L2(K)} for the element unknown u whose mean
+ * the post-processed u* keeps, summed over the components, each field in its
+ * own Dubiner basis (degrees kpost and k) on a rule exact for the squared
+ * difference (degree 2 max(kpost, k); the map is affine). */
+static hdg_status estimate_kernel(lower *c)
+{
+    hdg_lowered *L = c->L;
+    const hdg_unknown *U = unk(c, L->post_unknown);
+    int kp = L->kpost > c->k ? L->kpost : c->k, nq, nq2;
+    hdg_ir_tensor *w, *lam, *P, *w2, *lam2, *Pp;
+    hdg_status st = volume_tables(c, 2 * kp, "est", &nq, &w, &lam, &P, NULL, NULL, c->k);
+    if (!st) st = volume_tables(c, 2 * kp, "estp", &nq2, &w2, &lam2, &Pp, NULL, NULL, L->kpost);
+    if (st) return st;
+    snprintf(L->estimate, sizeof L->estimate, "%s_estimate", c->m->name);
+    hdg_ir_kernel *k = hdg_ir_kernel_new(c->m, L->estimate, HDG_KITEM_ELEMENT);
+    hdg_ir_set_origin(k, c->p->file, U->loc.line, U->loc.col, "error estimate ||u* - u||");
+    hdg_ir_tensor *g = elem_geom(c, k);
+    hdg_ir_tensor *x = hdg_ir_input(k, "x", HDG_SHAPE(L->nl), "element dofs (modal)");
+    hdg_ir_tensor *xp = hdg_ir_input(k, "xpost", HDG_SHAPE(L->npp * U->ncomp), "post-processed dofs (modal)");
+    hdg_ir_tensor *out = hdg_ir_output(k, "eta2", HDG_SHAPE(1), "squared estimate ||u* - u||^2 on the element");
+    hdg_ir_tensor *acc = hdg_ir_local(k, "acc", HDG_IR_DOUBLE, HDG_SHAPE(1));
+    hdg_ir_tensor *d = hdg_ir_local(k, "d", HDG_IR_DOUBLE, HDG_SCALAR);
+    hdg_ir_fill(k, acc, hdg_ir_num(k, 0));
+    hdg_ir_expr *q = hdg_ir_for(k, "q", nq);
+    hdg_ir_expr *wj = hdg_ir_let(k, "wJ", hdg_ir_mul(k, hdg_ir_ld1(k, w, q), Gc(k, g, HDG_G_J)));
+    for (int cp = 0; cp < U->ncomp; cp++) {
+        int base = L->uoff[U->mean] + cp * c->np;
+        hdg_ir_assign(k, hdg_ir_ld0(k, d), hdg_ir_num(k, 0));
+        hdg_ir_expr *i = hdg_ir_for(k, "i", L->npp);
+        hdg_ir_accum(k, hdg_ir_ld0(k, d), hdg_ir_mul(k, hdg_ir_ld1(k, xp, hdg_ir_add(k, I(k, cp * L->npp), i)),
+                                                    hdg_ir_ld2(k, Pp, q, i)));
+        hdg_ir_end(k);
+        hdg_ir_expr *j = hdg_ir_for(k, "j", c->np);
+        hdg_ir_accum(k, hdg_ir_ld0(k, d), hdg_ir_neg(k, hdg_ir_mul(k, hdg_ir_ld1(k, x, hdg_ir_add(k, I(k, base), j)),
+                                                                  hdg_ir_ld2(k, P, q, j))));
+        hdg_ir_end(k);
+        hdg_ir_accum(k, hdg_ir_ld1(k, acc, I(k, 0)), hdg_ir_mul(k, wj, hdg_ir_mul(k, hdg_ir_ld0(k, d),
+                                                                                  hdg_ir_ld0(k, d))));
+    }
+    hdg_ir_end(k);
+    hdg_ir_copy(k, out, acc);
+    hdg_ir_set_origin(k, NULL, 0, 0, NULL);
+    return HDG_OK;
+}
+
 /* L2 projection of Dirichlet data onto the orthonormal Legendre basis of a
  * face, in the face's canonical direction (endpoints in the face geometry). */
 static hdg_status dirichlet_kernel(lower *c, int ib, int bc)
@@ -1570,6 +1616,7 @@ hdg_status hdg_lower_hdg(const hdg_problem *p, hdg_lowered *out, hdg_error *err)
     }
     if (out->post_unknown >= 0 && (st = post_kernel(&c))) goto fail;
     if ((st = errors_kernel(&c))) goto fail;
+    if (out->post_unknown >= 0 && (st = estimate_kernel(&c))) goto fail;
     for (int i = 0; i < out->ndir; i++)
         if ((st = dirichlet_kernel(&c, i, out->dir_bc[i]))) goto fail;
     if ((st = hdg_ir_verify_module(out->mod, err))) goto fail;

@@ -116,6 +116,34 @@ static hdg_status check_args(const char *path, int ne, const double *vxy, int p,
     return HDG_OK;
 }
 
+/* Cell fields: named, distinct among themselves and from the lattice fields,
+ * with values, all finite. */
+static hdg_status check_cells(int ne, int nfields, const char *const *names, const hdg_vtk_cells *c,
+                              hdg_error *err)
+{
+    if (!c || c->n == 0) return HDG_OK;
+    if (c->n < 0) return hdg_fail(err, HDG_EINPUT, "vtk: negative cell field count %d", c->n);
+    if (!c->names || !c->values)
+        return hdg_fail(err, HDG_EINPUT, "vtk: %d cell fields but no names or values", c->n);
+    for (int f = 0; f < c->n; f++) {
+        hdg_status st = check_name("cell field", c->names[f], err);
+        if (st) return st;
+        for (int g = 0; g < f; g++)
+            if (strcmp(c->names[f], c->names[g]) == 0)
+                return hdg_fail(err, HDG_EINPUT, "vtk: cell field name '%s' given twice", c->names[f]);
+        for (int g = 0; g < nfields; g++)
+            if (strcmp(c->names[f], names[g]) == 0)
+                return hdg_fail(err, HDG_EINPUT, "vtk: cell field name '%s' is also a field's", c->names[f]);
+        if (ne > 0 && !c->values[f])
+            return hdg_fail(err, HDG_EINPUT, "vtk: cell field '%s' has no values", c->names[f]);
+        for (int e = 0; e < ne; e++)
+            if (!isfinite(c->values[f][e]))
+                return hdg_fail(err, HDG_EINPUT, "vtk: cell field '%s' is not finite at element %d (value %g)",
+                                c->names[f], e, c->values[f][e]);
+    }
+    return HDG_OK;
+}
+
 /* A NaN in a plot file is silent trouble: refuse it with its place. */
 static hdg_status check_finite(int ne, const double *vxy, int nlat, int nfields,
                                const char *const *names, const double *const *values,
@@ -147,6 +175,7 @@ typedef struct vtu {
     const double *vxy;
     const char *const *names;
     const double *const *values;
+    const hdg_vtk_cells *cells;   /* one value per element, or NULL */
     int nlat;               /* values per element per field */
     int pg;                 /* lattice degree of the written points (p, or 1 for p = 0) */
     int npe;                /* points written per element */
@@ -183,10 +212,30 @@ static void end_array(FILE *f)
     fputs("        </DataArray>\n", f);
 }
 
+/* The cell fields' arrays: each element's value once per written cell. */
+static void write_cell_arrays(const vtu *w)
+{
+    long long per = w->ncells / (w->ne ? w->ne : 1);
+    for (int fi = 0; w->cells && fi < w->cells->n; fi++) {
+        begin_array(w->f, "Float64", w->cells->names[fi], 1);
+        for (int e = 0; e < w->ne; e++)
+            for (long long c = 0; c < per; c++)
+                fprintf(w->f, c + 1 < per ? "%.17g " : "%.17g\n", w->cells->values[fi][e]);
+        end_array(w->f);
+    }
+}
+
 static void write_fields(const vtu *w)
 {
     const char *section = w->p == 0 ? "CellData" : "PointData";
-    if (w->nfields == 0) return;
+    int ncell = w->cells ? w->cells->n : 0;
+    if (w->nfields == 0) {
+        if (!ncell) return;
+        fputs("      <CellData>\n", w->f);
+        write_cell_arrays(w);
+        fputs("      </CellData>\n", w->f);
+        return;
+    }
     fprintf(w->f, "      <%s Scalars=\"", section);
     put_escaped(w->f, w->names[0]);
     fputs("\">\n", w->f);
@@ -205,7 +254,12 @@ static void write_fields(const vtu *w)
         }
         end_array(w->f);
     }
+    if (w->p == 0) write_cell_arrays(w);
     fprintf(w->f, "      </%s>\n", section);
+    if (w->p == 0 || !ncell) return;
+    fputs("      <CellData>\n", w->f);
+    write_cell_arrays(w);
+    fputs("      </CellData>\n", w->f);
 }
 
 static void write_points(const vtu *w)
@@ -291,14 +345,22 @@ hdg_status hdg_vtk_write(const char *path, int ne, const double *vxy, int p, int
                          const char *const *names, const double *const *values, int mode,
                          hdg_error *err)
 {
+    return hdg_vtk_write_cells(path, ne, vxy, p, nfields, names, values, NULL, mode, err);
+}
+
+hdg_status hdg_vtk_write_cells(const char *path, int ne, const double *vxy, int p, int nfields,
+                               const char *const *names, const double *const *values,
+                               const hdg_vtk_cells *cells, int mode, hdg_error *err)
+{
     hdg_status st = check_args(path, ne, vxy, p, nfields, names, values, mode, err);
     if (st) return st;
     int nlat = hdg_vtk_lattice_size(p);
     st = check_finite(ne, vxy, nlat, nfields, names, values, err);
+    if (!st) st = check_cells(ne, nfields, names, cells, err);
     if (st) return st;
 
     vtu w = {.ne = ne, .p = p, .nfields = nfields, .mode = mode, .vxy = vxy,
-             .names = names, .values = values, .nlat = nlat};
+             .names = names, .values = values, .cells = cells && cells->n > 0 ? cells : NULL, .nlat = nlat};
     w.pg = p ? p : 1;
     w.npe = hdg_vtk_lattice_size(w.pg);
     w.subdivide = mode == HDG_VTK_SUBDIVIDE && p > 1;
@@ -452,13 +514,20 @@ hdg_status hdg_vtk_write_snapshot(const char *path, int ne, const double *vxy, i
                                   const char *const *names, const double *const *values, int mode,
                                   hdg_error *err)
 {
+    return hdg_vtk_write_snapshot_cells(path, ne, vxy, p, nfields, names, values, NULL, mode, err);
+}
+
+hdg_status hdg_vtk_write_snapshot_cells(const char *path, int ne, const double *vxy, int p, int nfields,
+                                        const char *const *names, const double *const *values,
+                                        const hdg_vtk_cells *cells, int mode, hdg_error *err)
+{
     size_t len = path ? strlen(path) : 0;
     if (len <= 4 || strcmp(path + len - 4, ".pvd"))
-        return hdg_vtk_write(path, ne, vxy, p, nfields, names, values, mode, err);
+        return hdg_vtk_write_cells(path, ne, vxy, p, nfields, names, values, cells, mode, err);
     hdg_str vtu;
     hdg_str_init(&vtu);
     hdg_str_printf(&vtu, "%.*s_00000.vtu", (int)(len - 4), path);
-    hdg_status st = hdg_vtk_write(vtu.s, ne, vxy, p, nfields, names, values, mode, err);
+    hdg_status st = hdg_vtk_write_cells(vtu.s, ne, vxy, p, nfields, names, values, cells, mode, err);
     const char *files[1] = {vtu.s};
     if (!st) st = hdg_pvd_write(path, 1, files, NULL, err);
     hdg_str_free(&vtu);

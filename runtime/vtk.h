@@ -57,6 +57,22 @@ hdg_status hdg_vtk_write(const char *path, int ne, const double *vxy, int p, int
                          const char *const *names, const double *const *values, int mode,
                          hdg_error *err);
 
+/* Fields with one value per element (e.g. an error indicator), written as
+ * cell data beside the lattice fields: n distinct names (distinct from the
+ * lattice fields' too) and n arrays of ne values. With HDG_VTK_SUBDIVIDE
+ * every sub-triangle of an element carries the element's value. */
+typedef struct hdg_vtk_cells {
+    int n;
+    const char *const *names;
+    const double *const *values;
+} hdg_vtk_cells;
+
+/* hdg_vtk_write with cell fields (cells may be NULL: none); the same checks
+ * apply to them (names, finite values naming the field and element). */
+hdg_status hdg_vtk_write_cells(const char *path, int ne, const double *vxy, int p, int nfields,
+                               const char *const *names, const double *const *values,
+                               const hdg_vtk_cells *cells, int mode, hdg_error *err);
+
 /* Writes a ParaView collection listing n data files with their times
  * (times = NULL uses 0, 1, 2, ...). files are paths as given to
  * hdg_vtk_write (absolute or relative to the current directory); the
@@ -71,5 +87,9 @@ hdg_status hdg_pvd_write(const char *path, int n, const char *const *files, cons
 hdg_status hdg_vtk_write_snapshot(const char *path, int ne, const double *vxy, int p, int nfields,
                                   const char *const *names, const double *const *values, int mode,
                                   hdg_error *err);
+/* The same with cell fields (hdg_vtk_write_cells; cells may be NULL). */
+hdg_status hdg_vtk_write_snapshot_cells(const char *path, int ne, const double *vxy, int p, int nfields,
+                                        const char *const *names, const double *const *values,
+                                        const hdg_vtk_cells *cells, int mode, hdg_error *err);
 
 #endif

@@ -22,6 +22,8 @@ if(Python3_Interpreter_FOUND)
   endforeach()
   list(APPEND specs out_vtk_names.vtu:6:2 +f "+a<b & \"c\" 'd'>"
                     out_vtk_nofields.vtu:30:2 out_vtk_empty.vtu:0:0
+                    out_vtk_cells_p3.vtu:20:2 +f +g +eta out_vtk_cells_sub3.vtu:20:18 +f +g +eta
+                    out_vtk_cells_p0.vtu:6:2 +f +g +eta out_vtk_cells_only.vtu:12:2 +eta
                     out_series.pvd:2 out_pvd/run/series.pvd:3)
   add_test(NAME output_vtk_xml
     COMMAND ${Python3_EXECUTABLE} ${HDG_TEST_DIR}/check_vtu.py ${specs}

@@ -32,6 +32,8 @@ typedef struct outcome {
     int nerr;
     char name[16][64];
     double e[16], iters;       /* errors.<unknown> for the unknowns with one */
+    int nest;
+    double est;                /* estimate.<unknown> (the post-processed unknown's mean unknown) */
     hdg_run_fields f;
 } outcome;
 
@@ -54,6 +56,12 @@ static outcome run(const hdg_problem *p, const char *mesh_spec, int on_device, c
     if (!rep) return r;
     r.nerr = test_run_errors(p, rep, r.e, r.name, 16);
     int f;
+    for (int u = 0; u < p->nunknowns; u++) {
+        char path[128];
+        snprintf(path, sizeof path, "estimate.%s", p->unknowns[u].name);
+        double v = hdg_report_get_number(rep, path, &f);
+        if (f) r.est = v, r.nest++;
+    }
     r.iters = hdg_report_get_number(rep, "solver.iterations", &f);
     hdg_report_free(rep);
     return r;
@@ -75,7 +83,14 @@ static void compare(const char *file, int order, const char *mesh, const char *s
         double fp = h.f.npost ? test_fields_maxdiff(g.f.xpost, h.f.xpost, h.f.npost) : 0;
         printf("%-22s k=%d %-22s %-5s %-6s", name, order, mesh, solver ? solver : "auto", precond ? precond : "block");
         for (int i = 0; i < h.nerr; i++) printf(" %s %.3e (%.0e)", h.name[i], h.e[i], rel(g.e[i], h.e[i]));
+        if (h.nest) printf(" estimate %.3e (%.0e)", h.est, rel(g.est, h.est));
         printf("  fields %.0e/%.0e  its %g/%g\n", fx, fp, g.iters, h.iters);
+        int post = 0;
+        for (int u = 0; u < p->nunknowns; u++) post |= p->unknowns[u].post;
+        CHECK(h.nest == post && g.nest == h.nest, "%s: %d estimates on the device, %d on the host, want %d", name,
+              g.nest, h.nest, post);
+        if (h.nest && g.nest)
+            CHECK(rel(g.est, h.est) <= 1e-10, "%s k=%d: estimate %.17g vs host %.17g", name, order, g.est, h.est);
         CHECK(h.nerr >= 2 && g.nerr == h.nerr, "%s: %d errors on the device, %d on the host", name, g.nerr, h.nerr);
         for (int i = 0; i < h.nerr && i < g.nerr; i++)
             CHECK(rel(g.e[i], h.e[i]) <= 1e-10, "%s k=%d: error %s %.17g vs host %.17g", name, order, h.name[i], g.e[i], h.e[i]);

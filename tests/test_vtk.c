@@ -400,6 +400,55 @@ static void test_odd_names(void)
     CHECK(st == HDG_OK, "no elements: %s", err.msg);
 }
 
+/* Cell fields (one value per element, e.g. an error indicator): after the point
+ * data, each element's value on each of its cells (p^2 when subdivided); at
+ * p = 0 in the one CellData section with the fields; without lattice fields;
+ * refused when a name clashes or a value is not finite. */
+static void test_cell_fields(void)
+{
+    hdg_error err;
+    double f[NE * NLAT_MAX], g[NE * NLAT_MAX], eta[NE] = {0.25, 1e-7};
+    const char *names[2] = {"f", "g"}, *cn[1] = {"eta"};
+    const double *values[2] = {f, g}, *cv[1] = {eta};
+    hdg_vtk_cells cells = {1, cn, cv};
+    struct { const char *path; int p, mode, nf, per; } cases[] = {
+        {"out_vtk_cells_p3.vtu", 3, HDG_VTK_LAGRANGE, 2, 1},
+        {"out_vtk_cells_sub3.vtu", 3, HDG_VTK_SUBDIVIDE, 2, 9},
+        {"out_vtk_cells_p0.vtu", 0, HDG_VTK_LAGRANGE, 2, 1},
+        {"out_vtk_cells_only.vtu", 2, HDG_VTK_LAGRANGE, 0, 1},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        sample(cases[c].p, f, g);
+        hdg_status st = hdg_vtk_write_cells(cases[c].path, NE, VXY, cases[c].p, cases[c].nf, names, values, &cells,
+                                            cases[c].mode, &err);
+        CHECK(st == HDG_OK, "%s: %s", cases[c].path, err.msg);
+        char *xml;
+        size_t len;
+        if (st || hdg_read_file(cases[c].path, &xml, &len, &err)) continue;
+        double *v;
+        int n = read_array(xml, "Name=\"eta\"", &v);
+        CHECK(n == NE * cases[c].per, "%s: %d cell values, want %d", cases[c].path, n, NE * cases[c].per);
+        for (int i = 0; i < n; i++)
+            CHECK(v[i] == eta[i / cases[c].per], "%s: cell %d has %.17g", cases[c].path, i, v[i]);
+        const char *cd = strstr(xml, "<CellData"), *eta_at = strstr(xml, "Name=\"eta\"");
+        CHECK(cd && eta_at > cd && !strstr(cd + 1, "<CellData"), "%s: one CellData section holding eta",
+              cases[c].path);
+        free(v);
+        free(xml);
+    }
+    const char *clash[1] = {"g"};
+    hdg_vtk_cells bad = {1, clash, cv};
+    sample(1, f, g);
+    hdg_status st = hdg_vtk_write_cells("out_bad.vtu", NE, VXY, 1, 2, names, values, &bad, HDG_VTK_LAGRANGE, &err);
+    CHECK(st == HDG_EINPUT && strstr(err.msg, "cell field name 'g' is also a field's"), "clash: %s", err.msg);
+    double nan_eta[NE] = {1, NAN};
+    const double *nv[1] = {nan_eta};
+    hdg_vtk_cells nanc = {1, cn, nv};
+    st = hdg_vtk_write_cells("out_bad.vtu", NE, VXY, 1, 2, names, values, &nanc, HDG_VTK_LAGRANGE, &err);
+    CHECK(st == HDG_EINPUT && strstr(err.msg, "cell field 'eta' is not finite at element 1"), "NaN: %s", err.msg);
+    CHECK(!exists("out_bad.vtu"), "a file written despite bad cell fields");
+}
+
 /* ---- collections --------------------------------------------------------- */
 
 static void test_pvd(void)
@@ -499,6 +548,7 @@ int main(void)
     }
     test_errors();
     test_odd_names();
+    test_cell_fields();
     test_pvd();
     test_snapshot_and_atomic();
     return test_summary("test_vtk");

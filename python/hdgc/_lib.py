@@ -89,6 +89,8 @@ SIGNATURES = {
     "hdgc_result_write_report": (hdg_status, [P_result, c_char_p, c_int, P_error]),
     "hdgc_write_status_report": (hdg_status, [c_char_p, c_char_p, c_char_p, hdg_status, c_char_p, c_int, P_error]),
     "hdgc_result_error": (c_double, [P_result, c_char_p]),
+    "hdgc_result_estimate": (c_double, [P_result, c_char_p]),
+    "hdgc_result_indicators": (c_int, [P_result, c_char_p, POINTER(POINTER(c_double))]),
     "hdgc_result_nfields": (c_int, [P_result]),
     "hdgc_result_field": (POINTER(hdgc_field), [P_result, c_int]),
     "hdgc_result_field_named": (POINTER(hdgc_field), [P_result, c_char_p]),
@@ -132,7 +134,7 @@ OPTIONAL = {
 OPTIONAL |= {n for n in SIGNATURES if n.startswith(("hdgc_mesh_", "hdgc_report_", "hdgc_plot_"))}
 OPTIONAL |= {"hdgc_free", "hdgc_problem_load_with", "hdgc_problem_summary", "hdgc_problem_nunknowns",
              "hdgc_problem_unknown", "hdgc_problem_ir", "hdgc_problem_source", "hdgc_problem_check_markers",
-             "hdgc_result_has", "hdgc_check_environment"}
+             "hdgc_result_has", "hdgc_check_environment", "hdgc_result_estimate", "hdgc_result_indicators"}
 REQUIRED = {n for n in SIGNATURES if n not in OPTIONAL}
 
 

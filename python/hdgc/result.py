@@ -47,7 +47,9 @@ class Result:
     (the lines `hdgc run` prints, when the library has hdgc_result_summary),
     .errors (unknown -> L2 error), .fields (name -> Field), .vertices ((nv, 2)) and
     .triangles ((ne, 3), element e of the fields is triangle e; None when the run had no mesh),
-    .trace ((nf, per_face) array of the HDG trace unknowns; None for DG), .number(path),
+    .trace ((nf, per_face) array of the HDG trace unknowns; None for DG), .estimates (HDG with a
+    post-processed unknown: unknown -> ||u* - u||, the error estimate without an exact solution),
+    .indicators (unknown -> its per-element eta_K, shape (ne,)), .number(path),
     .to_vtk(path), .plot(name)."""
 
     def __init__(self, ptr):
@@ -73,6 +75,13 @@ class Result:
             if ne > 0:
                 self.vertices = np.ctypeslib.as_array(xy, shape=(2 * nv.value,)).copy().reshape(-1, 2)
                 self.triangles = np.ctypeslib.as_array(tri, shape=(3 * ne,)).copy().reshape(-1, 3)
+            self.indicators = {}
+            if "hdgc_result_indicators" in lib.hdgc_declared:
+                for u in self.report.get("estimate", {}):
+                    eta = ctypes.POINTER(ctypes.c_double)()
+                    n = lib.hdgc_result_indicators(ptr, u.encode(), ctypes.byref(eta))
+                    if n > 0:
+                        self.indicators[u] = np.ctypeslib.as_array(eta, shape=(n,)).copy()
             vals, per = ctypes.POINTER(ctypes.c_double)(), ctypes.c_int()
             n = lib.hdgc_result_trace(ptr, ctypes.byref(vals), ctypes.byref(per))
             self.trace = None
@@ -89,6 +98,10 @@ class Result:
     def errors(self):
         return dict(self.report.get("errors", {}))
 
+    @property
+    def estimates(self):
+        return dict(self.report.get("estimate", {}))
+
     def number(self, path):
         """A number of the report by its dotted path ("solver.iterations"); NaN when none."""
         node = self.report
@@ -99,9 +112,11 @@ class Result:
         return float(node) if isinstance(node, (int, float)) and not isinstance(node, bool) else math.nan
 
     def to_vtk(self, path, fields=None):
-        """Writes the fields (all, or the names given) as a .vtu of Lagrange triangles."""
+        """Writes the fields (all, or the names given) as a .vtu of Lagrange triangles, with the
+        error indicators (.indicators) as the cell fields estimate_<unknown>, as `hdgc run --vtk`."""
         from .vtk import write_vtu
-        write_vtu(path, [self.fields[n] for n in (fields or self.fields)])
+        cells = {f"estimate_{u}": eta for u, eta in self.indicators.items()}
+        write_vtu(path, [self.fields[n] for n in (fields or self.fields)], cells)
         return path
 
     def plot(self, name, ax=None, path=None, **kw):

@@ -30,11 +30,16 @@ def _array(f, typ, name, data, ncomp=1, per_row=12):
     f.write("        </DataArray>\n")
 
 
-def write_vtu(path, fields):
-    """Writes fields (hdgc.Field, one lattice: same elements and degree) to path."""
+def write_vtu(path, fields, cells=None):
+    """Writes fields (hdgc.Field, one lattice: same elements and degree) to path, and cells
+    (name -> one value per element, e.g. the error indicators) as cell data."""
     if not fields:
         raise input_error(f"to_vtk {path}: no fields to write")
     f0 = fields[0]
+    cells = dict(cells or {})
+    for name, v in cells.items():
+        if np.shape(v) != (f0.values.shape[0],) or not np.all(np.isfinite(v)):
+            raise input_error(f"to_vtk {path}: cell field {name!r} needs one finite value per element")
     for g in fields[1:]:
         if g.values.shape != f0.values.shape or g.degree != f0.degree or not np.array_equal(g.x, f0.x):
             raise input_error(f"to_vtk {path}: fields {f0.name!r} and {g.name!r} are not on the same nodes")
@@ -62,7 +67,13 @@ def write_vtu(path, fields):
             f.write(f"      <PointData Scalars={quoteattr(f0.name)}>\n")
             for g in fields:
                 _array(f, "Float64", g.name, np.take_along_axis(g.values, take, 1), per_row=npe)
-            f.write("      </PointData>\n      <Points>\n")
+            f.write("      </PointData>\n")
+            if cells:
+                f.write("      <CellData>\n")
+                for name, v in cells.items():
+                    _array(f, "Float64", name, v, per_row=16)
+                f.write("      </CellData>\n")
+            f.write("      <Points>\n")
             _array(f, "Float64", "Points", pts, ncomp=3, per_row=3)
             f.write("      </Points>\n      <Cells>\n")
             _array(f, "Int64", "connectivity", np.arange(ne * npe), per_row=npe)

@@ -10,12 +10,15 @@ from conftest import MAXWELL, POISSON
 
 
 def read_vtu(path):
-    """(points, cells, {name: array}) of an ASCII .vtu, checking its structure and counts."""
+    """(points, cells, {name: array}) of an ASCII .vtu, checking its structure and counts (point
+    data: a value per point; cell data: a value per cell)."""
     root = ET.parse(path).getroot()
     assert root.tag == "VTKFile" and root.get("type") == "UnstructuredGrid"
     piece = root.find("UnstructuredGrid/Piece")
     npts, ncells = int(piece.get("NumberOfPoints")), int(piece.get("NumberOfCells"))
-    arrays = {}
+    arrays, per_cell = {}, set()
+    for da in piece.findall("CellData/DataArray"):
+        per_cell.add(da.get("Name"))
     for da in piece.iter("DataArray"):
         assert da.get("format") == "ascii"
         dtype = float if da.get("type") == "Float64" else int
@@ -26,7 +29,7 @@ def read_vtu(path):
     assert offs[-1] == len(conn) and np.all(np.diff(offs, prepend=0) > 0)
     assert conn.min() >= 0 and conn.max() < npts
     for name, a in arrays.items():
-        assert len(a) == npts, name
+        assert len(a) == (ncells if name in per_cell else npts), name
     return pts, (conn, offs, types), arrays
 
 
@@ -56,7 +59,8 @@ def test_to_vtk_matches_hdgc_vtk(cli, tmp_path, order, mesh, ne):
     assert set(c1[2].tolist()) == {69}
     assert np.array_equal(c1[0], c2[0]) and np.array_equal(c1[1], c2[1]) and np.array_equal(c1[2], c2[2])
     assert np.abs(p1 - p2).max() < 1e-14
-    assert set(a1) == set(a2) == {"u", "q_x", "q_y", "ustar"}
+    assert set(a1) == set(a2) == {"u", "q_x", "q_y", "ustar", "estimate_u"}
+    assert np.array_equal(a1["estimate_u"], r.indicators["u"]) and len(a1["estimate_u"]) == ne
     for name in a1:
         assert np.abs(a1[name] - a2[name]).max() <= 1e-13 * np.abs(a2[name]).max(), name
 

@@ -108,3 +108,18 @@ def test_summary_and_warnings():
     r = p.solve(order=1, mesh="square:2")
     if "hdgc_result_summary" in hdgc._lib.lib.hdgc_declared:
         assert "L2 error u" in r.summary and "8 elements" in r.summary
+
+
+def test_error_estimate():
+    """HDG with u*: the estimate ||u* - u|| and its per-element indicators (docs/language.md 6)."""
+    r = hdgc.Problem(POISSON).solve(order=2, mesh="square:8")
+    assert set(r.estimates) == {"u"}
+    eta, err = r.estimates["u"], r.errors["u"]
+    assert 0.9 < eta / err < 1.1
+    assert rel(r.number("effectivity.u"), eta / err) <= 1e-12
+    ek = r.indicators["u"]
+    assert ek.shape == (128,) and np.all(ek >= 0)
+    assert rel(math.sqrt(float(np.sum(ek * ek))), eta) <= 1e-12
+    assert "  estimate u " in r.summary
+    off = hdgc.Problem(POISSON).solve(order=2, mesh="square:8", fields="off")
+    assert rel(off.estimates["u"], eta) <= 1e-14 and off.indicators == {}
