@@ -148,16 +148,27 @@ static int is_spec_list(const char *s)
     return strchr(s, ':') || strstr(s, ".msh") || strstr(s, ".MSH");
 }
 
+/* A further pair A:B of a periodic=A:B option (no '=', '.', '/', not square:N). */
+static int periodic_pair(const char *p, size_t len)
+{
+    const char *colon = memchr(p, ':', len);
+    return colon && colon > p && !memchr(p, '=', len) && !memchr(p, '.', len) && !memchr(p, '/', len) &&
+           strncmp(p, "square:", 7);
+}
+
 /* Splits SPEC,SPEC,... into C->specs: a piece "name=value" (refine=1, perturb=0.2) is an
- * option of the spec before it. Returns how many, or -1. */
+ * option of the spec before it, and so is a pair A:B after periodic=A:B. Returns how many, or -1. */
 static int spec_list(const char *s, conv *C)
 {
-    int n = 0;
+    int n = 0, periodic = 0;
     for (const char *p = s; *p;) {
         const char *c = strchr(p, ',');
         size_t len = c ? (size_t)(c - p) : strlen(p);
         const char *eq = memchr(p, '=', len);
         int option = eq && eq > p && !memchr(p, ':', (size_t)(eq - p)) && !memchr(p, '.', (size_t)(eq - p)) && !memchr(p, '/', (size_t)(eq - p));
+        int pair = periodic && periodic_pair(p, len);
+        periodic = (option && len > 9 && !strncmp(p, "periodic=", 9)) || pair;
+        option |= pair;
         if (!len || (option && !n)) return -1;
         if (option) {
             size_t old = strlen(C->specs[n - 1]);
