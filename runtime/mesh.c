@@ -578,6 +578,9 @@ static hdg_status load_square(hdg_mesh *m, const char *spec, hdg_error *err)
             if (!periodic)
                 return hdg_fail(err, HDG_EINPUT, "bad mesh spec '%s': periodic= takes x, y or xy on square:N "
                                 "(got '%.*s')", spec, (int)n, p);
+            if (said)
+                return hdg_fail(err, HDG_EINPUT, "bad mesh spec '%s': periodic= given twice (write periodic=xy)",
+                                spec);
             if (N < 3)
                 return hdg_fail(err, HDG_EINPUT, "bad mesh spec '%s': a periodic square needs N >= 3 (at least "
                                 "3 elements across a periodic direction)", spec);
