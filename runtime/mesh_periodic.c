@@ -168,6 +168,14 @@ done:
 
 /* ------------------------------------------------------------ the pairs */
 
+/* Faces per marker id (nmarkers + 1 entries, [0]: interior faces). */
+static int *marker_counts(const hdg_mesh *m)
+{
+    int *count = hdg_xcalloc((size_t)m->nmarkers + 1, sizeof(int));
+    for (int f = 0; f < m->nf; f++) count[m->fmark[f]]++;
+    return count;
+}
+
 /* Marker id of a group given by name or integer id; 0 (with err set) if none has faces. */
 static int group_id(const hdg_mesh *m, const char *name, const char *pairs, hdg_error *err)
 {
@@ -177,9 +185,11 @@ static int group_id(const hdg_mesh *m, const char *name, const char *pairs, hdg_
     if (id > 0 && hdg_mesh_marker_count(m, id) > 0) return id;
     hdg_str list;
     hdg_str_init(&list);
+    int *count = marker_counts(m);
     for (int i = 1; i <= m->nmarkers; i++)
-        if (m->marker_names[i] && hdg_mesh_marker_count(m, i) > 0)
+        if (m->marker_names[i] && count[i] > 0)
             hdg_str_printf(&list, "%s%s (%d)", list.len ? ", " : "", m->marker_names[i], i);
+    free(count);
     hdg_fail(err, HDG_EINPUT, "periodic=%s: the mesh %s has no boundary group '%s' (its groups: %s)", pairs,
              m->source ? m->source : "", name, list.len ? list.s : "none");
     hdg_str_free(&list);
@@ -255,8 +265,7 @@ hdg_status hdg_mesh_make_periodic(hdg_mesh *m, const char *pairs, hdg_error *err
         free(parent);
         return st;
     }
-    int *count = hdg_xcalloc((size_t)m->nmarkers + 1, sizeof(int));
-    for (int f = 0; f < m->nf; f++) count[m->fmark[f]]++;
+    int nmarkers0 = m->nmarkers, *count = marker_counts(m);
     for (int v = 0; v < m->nv; v++) parent[v] = uf_find(parent, v);   /* the smallest of each class */
     free(m->vtop);
     m->vtop = parent;
@@ -266,11 +275,13 @@ hdg_status hdg_mesh_make_periodic(hdg_mesh *m, const char *pairs, hdg_error *err
         st = hdg_fail(err, HDG_EINPUT, "periodic=%s: %d faces were paired but %d became periodic faces (the "
                       "identification folds the mesh)", pairs, npaired, m->nperiodic - before);
     if (!st) {
-        for (int id = 1; id <= m->nmarkers; id++)   /* a group that lost all its faces is gone */
-            if (count[id] > 0 && hdg_mesh_marker_count(m, id) == 0) {
+        int *after = marker_counts(m);
+        for (int id = 1; id <= m->nmarkers && id < nmarkers0 + 1; id++)   /* a group that lost all its faces is gone */
+            if (count[id] > 0 && after[id] == 0) {
                 free(m->marker_names[id]);
                 m->marker_names[id] = NULL;
             }
+        free(after);
         size_t old = m->periodic ? strlen(m->periodic) : 0;
         m->periodic = hdg_xrealloc(m->periodic, old + strlen(pairs) + 2);
         if (old) m->periodic[old++] = ',';

@@ -7,7 +7,8 @@
  *            ill-formed requests refused with the face and its coordinates
  *  mg        --precond mg on square:16 vs square:64 (periodic=x and xy): iterations within
  *            1.3x; the coarse space counts identified vertices once (240 and 256 coarse
- *            unknowns on square:16); mg, block-Jacobi and PETSc give the same fields
+ *            unknowns on square:16); mg, block-Jacobi and PETSc give the same fields; the
+ *            output mesh (VTK, PNG) is the square with its coordinates unchanged
  *
  * usage: test_periodic GROUP   (topology | mg) */
 #include <math.h>
@@ -193,6 +194,24 @@ static result run(const char *file, const char *mesh, int k, const char *solver,
     return r;
 }
 
+/* The output mesh (what VTK and PNG draw) is the square as it is: every triangle
+ * counter-clockwise inside [0,1]^2, areas summing to 1. */
+static void output_mesh(const hdg_run_fields *f, const char *what)
+{
+    double area = 0;
+    int bad = 0;
+    for (int e = 0; e < f->ne; e++) {
+        const int *t = f->tri + 3 * e;
+        const double *a = f->xy + 2 * t[0], *b = f->xy + 2 * t[1], *c = f->xy + 2 * t[2];
+        double a2 = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+        bad += !(a2 > 0);
+        area += a2 / 2;
+    }
+    for (int v = 0; v < f->nv; v++) bad += f->xy[2 * v] < 0 || f->xy[2 * v] > 1 || f->xy[2 * v + 1] < 0 || f->xy[2 * v + 1] > 1;
+    CHECK(!bad && fabs(area - 1) < 1e-12 && f->ne > 0, "%s: output mesh: %d bad triangles or vertices, area %.17g", what,
+          bad, area);
+}
+
 static void flat(const char *file, const char *opts, double coarse16)
 {
     char m16[64], m64[64];
@@ -206,6 +225,7 @@ static void flat(const char *file, const char *opts, double coarse16)
           b.iters, a.iters);
     CHECK(a.coarse == coarse16, "%s: %.0f coarse unknowns on %s (identified vertices once: %.0f)", file, a.coarse, m16,
           coarse16);
+    output_mesh(&a.f, m16);
     CHECK(b.u < a.u / 100, "%s: error u %.3e on square:64 vs %.3e on square:16 (rate 4 gives 1/256)", file, b.u, a.u);
     result c = run(data(file), m16, 3, NULL, "block"), d = run(data(file), m16, 3, "petsc", NULL);
     double dc = c.f.n == a.f.n ? test_fields_l2diff(c.f.x, a.f.x, a.f.n) : INFINITY;
