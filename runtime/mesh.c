@@ -260,9 +260,11 @@ static hdg_status pair_half_edges(hdg_mesh *m, const edge_index *x, int *partner
                 hdg_str s;
                 hdg_str_init(&s);
                 for (int t = 0; t < n; t++) hdg_str_printf(&s, "%s%d", t ? ", " : "", run[t] / 3);
-                hdg_fail(err, HDG_EINPUT, "%snon-manifold edge between %s and %s (elements %s)",
+                hdg_fail(err, HDG_EINPUT, "%snon-manifold edge between %s and %s (elements %s)%s",
                          eloc(m, run[n - 1] / 3, loc, sizeof loc), vname(m, a, ba, sizeof ba),
-                         vname(m, hi(m, k), bb, sizeof bb), s.s);
+                         vname(m, hi(m, k), bb, sizeof bb), s.s,
+                         m->vtop ? " after the periodic identification (too few elements across a periodic "
+                                   "direction? at least 3 are needed)" : "");
                 hdg_str_free(&s);
                 return HDG_EINPUT;
             }

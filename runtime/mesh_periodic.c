@@ -114,6 +114,7 @@ static hdg_status match_pair(const hdg_mesh *m, int ia, int ib, double tol, int 
     const char *na = m->marker_names[ia], *nb = m->marker_names[ib];
     mid *A = hdg_xmalloc(sizeof(mid) * (size_t)m->nbf), *B = hdg_xmalloc(sizeof(mid) * (size_t)m->nbf);
     unsigned char *used = NULL;
+    int swapped = 0;
     double ba[4], bb[4];
     int na_f = group_faces(m, ia, A, ba), nb_f = group_faces(m, ib, B, bb);
     double tx = 0.5 * (bb[0] + bb[1] - ba[0] - ba[1]), ty = 0.5 * (bb[2] + bb[3] - ba[2] - ba[3]);
@@ -123,10 +124,16 @@ static hdg_status match_pair(const hdg_mesh *m, int ia, int ib, double tol, int 
                       "between them)", na, nb);
         goto done;
     }
+    if (bb[1] - bb[0] < bb[3] - bb[2]) {   /* sort along the group's longer extent: a short window */
+        for (int i = 0; i < na_f; i++) A[i] = (mid){A[i].y, A[i].x, A[i].f};
+        for (int j = 0; j < nb_f; j++) B[j] = (mid){B[j].y, B[j].x, B[j].f};
+        swapped = 1;
+    }
+    double kx = swapped ? ty : tx, ky = swapped ? tx : ty;   /* the translation in the sort keys */
     qsort(B, (size_t)nb_f, sizeof *B, cmp_mid);
     used = hdg_xcalloc((size_t)nb_f + 1, 1);
     for (int i = 0; i < na_f; i++) {
-        double px = A[i].x + tx, py = A[i].y + ty;
+        double px = A[i].x + kx, py = A[i].y + ky;
         int lo = 0, hi = nb_f;   /* first B with x >= px - tol */
         while (lo < hi) {
             int md = lo + (hi - lo) / 2;
@@ -137,7 +144,8 @@ static hdg_status match_pair(const hdg_mesh *m, int ia, int ib, double tol, int 
         while (j < nb_f && B[j].x <= px + tol && (used[j] || !near(B[j].x, B[j].y, px, py, tol))) j++;
         if (j >= nb_f || B[j].x > px + tol) {
             char why[200];
-            snprintf(why, sizeof why, "has no partner: no face has its midpoint at (%.17g, %.17g)", px, py);
+            snprintf(why, sizeof why, "has no partner: no face has its midpoint at (%.17g, %.17g)", swapped ? py : px,
+                     swapped ? px : py);
             st = no_partner(m, A[i].f, na, nb, tx, ty, why, err);
             goto done;
         }
