@@ -59,3 +59,7 @@ hdg_cli_test(periodic_mesh_info 0 -e "^faces: 200$" -e "^boundary faces: 16$" -e
   -e "^periodic: left:right \\(8 periodic faces\\)$" -- ${HDGC} mesh square:8,periodic=x)
 hdg_cli_test(periodic_check_mesh 0 -e "^markers: bottom top$" -n "error"
   -- ${HDGC} check ${P}/poisson_periodic.hdg --mesh square:8,periodic=x)
+# DG on the Gmsh torus (graded, perturbed, shuffled tags), refined 0..2 times: k+1 at k = 3
+hdg_cli_test(periodic_dg_gmsh_rates 0 -e "fit +(3\\.8[5-9]|3\\.9[0-9]|4\\.[0-1][0-9])$"
+  -- ${HDGC} convergence ${P}/advection_periodic.hdg --refine ${PMSH},periodic=left:right,bottom:top --levels 0..2
+  --orders 3 --json /dev/null)
