@@ -180,6 +180,7 @@ const char *hdgc_mesh_info(const hdgc_mesh *m)
     if (m->geometry)
         hdg_str_printf(&s, "element size: min %.6g max %.6g\ninscribed radius: min %.6g max %.6g\n", m->hmin, m->hmax,
                        m->rmin, m->rmax);
+    if (g->periodic) hdg_str_printf(&s, "periodic: %s (%d periodic faces)\n", g->periodic, g->nperiodic);
     if (g->nreoriented) hdg_str_printf(&s, "reoriented: %d clockwise triangles\n", g->nreoriented);
     if (g->nuntagged) hdg_str_printf(&s, "untagged boundary faces: %d\n", g->nuntagged);
     ((hdgc_mesh *)m)->info = hdg_str_take(&s);   /* made once, kept with the mesh */

@@ -49,7 +49,8 @@ static void help(void)
            "  --orders SPEC       a..b or a comma list (default 1..4)\n"
            "  --meshes LIST       comma list of N for square:N (default 4,8,16), or of mesh\n"
            "                      specs: a.msh,b.msh or square:8,perturb=0.2,square:16,perturb=0.2\n"
-           "                      (a name=value piece is an option of the spec before it);\n"
+           "                      (a name=value piece is an option of the spec before it, and\n"
+           "                      so is a pair C:D after periodic=A:B);\n"
            "                      then h is each mesh's longest edge and rates use it\n"
            "  --mesh-options OPTS appended to each mesh spec, e.g. perturb=0.2\n"
            "  --refine SPEC       instead of square:N, the mesh SPEC (a .msh file, square:N,...)\n"
@@ -155,16 +156,27 @@ static int is_spec_list(const char *s)
     return strchr(s, ':') || strstr(s, ".msh") || strstr(s, ".MSH");
 }
 
+/* A further pair A:B of a periodic=A:B option (no '=', '.', '/', not square:N). */
+static int periodic_pair(const char *p, size_t len)
+{
+    const char *colon = memchr(p, ':', len);
+    return colon && colon > p && !memchr(p, '=', len) && !memchr(p, '.', len) && !memchr(p, '/', len) &&
+           strncmp(p, "square:", 7);
+}
+
 /* Splits SPEC,SPEC,... into C->specs: a piece "name=value" (refine=1, perturb=0.2) is an
- * option of the spec before it. Returns how many, or -1. */
+ * option of the spec before it, and so is a pair A:B after periodic=A:B. Returns how many, or -1. */
 static int spec_list(const char *s, conv *C)
 {
-    int n = 0;
+    int n = 0, periodic = 0;
     for (const char *p = s; *p;) {
         const char *c = strchr(p, ',');
         size_t len = c ? (size_t)(c - p) : strlen(p);
         const char *eq = memchr(p, '=', len);
         int option = eq && eq > p && !memchr(p, ':', (size_t)(eq - p)) && !memchr(p, '.', (size_t)(eq - p)) && !memchr(p, '/', (size_t)(eq - p));
+        int pair = periodic && periodic_pair(p, len);
+        periodic = (option && len > 9 && !strncmp(p, "periodic=", 9)) || pair;
+        option |= pair;
         if (!len || (option && !n)) return -1;
         if (option) {
             size_t old = strlen(C->specs[n - 1]);

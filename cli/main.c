@@ -41,7 +41,8 @@ static void usage(FILE *f)
     fprintf(f,
             "\n"
             "A problem is a .hdg file (see docs/language.md and examples/); a mesh is\n"
-            "square:N[,perturb=p][,domain=[a,b]^2] or a Gmsh .msh file (2.2 or 4.1 ASCII).\n");
+            "square:N[,perturb=p][,domain=[a,b]^2][,periodic=x|y|xy] or a Gmsh .msh file (2.2 or\n"
+            "4.1 ASCII) [,periodic=A:B], either [,refine=L] (see 'hdgc mesh --help').\n");
 }
 
 /* Out of memory in an allocation no estimate foresaw: an error, not abort(). */

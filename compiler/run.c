@@ -45,6 +45,10 @@ static hdg_status check_markers(const hdg_problem *p, const hdg_mesh *m, hdg_err
     free(text);
     int nerr = hdg_problem_check_mesh_markers(p, names, m->nmarkers + 1, &d);
     free(names);
+    if (nerr && m->periodic)   /* the groups that periodic= paired are gone */
+        hdg_diag_add(&d, HDG_DIAG_NOTE, p->boundary_loc.line ? p->boundary_loc : p->loc,
+                     "the mesh is periodic (periodic=%s): the paired groups' faces are interior and carry no "
+                     "marker", m->periodic);
     hdg_status st = HDG_OK;
     if (nerr) {
         char *msg = hdg_diags_render(&d);

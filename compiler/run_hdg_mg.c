@@ -30,7 +30,7 @@ hdg_status hdg_hdg_mg_coarse(hdg_hdg_mg *h, const hdg_blockmat *B, const hdg_mes
 {
     memset(h, 0, sizeof *h);
     double t0 = hdg_wtime();
-    hdg_status st = hdg_mg_coarse_build(&h->C, B, nk, M->nv, M->fv, singular, err);
+    hdg_status st = hdg_mg_coarse_build(&h->C, B, nk, M->nv, M->ftv, singular, err);   /* topological: periodic */
     if (st) return st;
     double t1 = hdg_wtime();
     hdg_petsc_info pi;

@@ -1,6 +1,7 @@
 /* gmsh.c — libFuzzer entry point over the Gmsh reader (runtime/gmsh.c, 2.2 and
  * 4.1 ASCII, the refusal of binary files) and the topology built and validated
- * from what it read (runtime/mesh.c). Every input must either fail with a
+ * from what it read (runtime/mesh.c), then periodic=1:2 when the mesh has both
+ * groups (runtime/mesh_periodic.c). Every input must either fail with a
  * printable message or give a mesh that keeps the invariants of mesh.h; a
  * broken invariant aborts, so the fuzzer reports it like a crash. Built only
  * with -DHDG_FUZZ=ON and clang (fuzz/CMakeLists.txt). */
@@ -34,6 +35,13 @@ static void check_elements(const hdg_mesh *m)
             require(f >= 0 && f < m->nf && (s == 0 || s == 1), "ef, eforient in range", e);
             require(m->fe[2 * f + s] == e && m->flf[2 * f + s] == j, "fe/flf agree with ef/eforient", e);
             int a = v[j], b = v[(j + 1) % 3];
+            if (m->vtop) { /* periodic: the second element's copy may be translated */
+                int ta = m->vtop[a], tb = m->vtop[b];
+                require(s ? m->ftv[2 * f] == tb && m->ftv[2 * f + 1] == ta
+                          : m->fv[2 * f] == a && m->fv[2 * f + 1] == b && m->ftv[2 * f] == ta && m->ftv[2 * f + 1] == tb,
+                        "ftv in the traversal direction", e);
+                continue;
+            }
             require(s ? m->fv[2 * f] == b && m->fv[2 * f + 1] == a : m->fv[2 * f] == a && m->fv[2 * f + 1] == b,
                     "fv in the traversal direction", e);
         }
@@ -56,7 +64,7 @@ static void check_faces(const hdg_mesh *m)
             require(g >= -1 && g < m->nf && (g < 0) == (a >= 3 && e1 < 0), "fnbr padding", f);
         }
     }
-    require(nbf == m->nbf && nbf > 0, "nbf counts the boundary faces", nbf);
+    require(nbf == m->nbf && (nbf > 0 || m->vtop), "nbf counts the boundary faces", nbf);
     require(3 * m->ne == 2 * m->nf - m->nbf, "3 ne = 2 nf - nbf", m->nf);
 }
 
@@ -127,6 +135,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     check_geometry(&m);
     require(hdg_mesh_build_topology(&m, &err) == HDG_OK, "the topology rebuilds", 0);
     check_faces(&m);
+    static const char *pairs[][3] = {{"1:3", "1", "3"}, {"2:4", "2", "4"}, {"1:2", "1", "2"}};
+    for (int k = 0; k < 3; k++) { /* bottom:top, left:right of the usual tags, then anything */
+        if (hdg_mesh_marker_count(&m, atoi(pairs[k][1])) == 0 || hdg_mesh_marker_count(&m, atoi(pairs[k][2])) == 0)
+            continue;
+        int nf = m.nf, nper = m.nperiodic;
+        if (hdg_mesh_make_periodic(&m, pairs[k][0], &err) != HDG_OK) {
+            require(err.msg[0] != '\0', "a refused pairing says why", k);
+            break;   /* the topology is gone */
+        }
+        require(m.vtop != NULL && m.nperiodic > nper && m.nf == nf - (m.nperiodic - nper), "periodic faces counted",
+                m.nf);
+        check_elements(&m);
+        check_faces(&m);
+        check_geometry(&m);
+    }
     hdg_mesh_free(&m);
     return 0;
 }

@@ -28,6 +28,7 @@ void hdg_mesh_free(hdg_mesh *m)
         for (int i = 0; i <= m->nmarkers; i++) free(m->marker_names[i]);
     free(m->marker_names), free(m->source);
     free(m->vtag), free(m->eline), free(m->tag);
+    free(m->vtop), free(m->ftv), free(m->periodic);
     memset(m, 0, sizeof *m);
 }
 
@@ -141,11 +142,16 @@ typedef struct edge_index {
     int *half;  /* 3ne half-edge ids */
 } edge_index;
 
-static int hv(const hdg_mesh *m, int k, int end) /* vertex `end` (0/1) of half-edge k */
+static int gv(const hdg_mesh *m, int k, int end) /* geometric vertex `end` (0/1) of half-edge k */
 {
     int e = k / 3, j = k % 3;
     return m->ev[3 * e + (j + end) % 3];
 }
+
+static int topv(const hdg_mesh *m, int v) { return m->vtop ? m->vtop[v] : v; }
+
+/* Topological vertex `end` of half-edge k: edges are paired on these. */
+static int hv(const hdg_mesh *m, int k, int end) { return topv(m, gv(m, k, end)); }
 
 static int lo(const hdg_mesh *m, int k) { int a = hv(m, k, 0), b = hv(m, k, 1); return a < b ? a : b; }
 static int hi(const hdg_mesh *m, int k) { int a = hv(m, k, 0), b = hv(m, k, 1); return a > b ? a : b; }
@@ -188,11 +194,51 @@ static void edge_index_build(edge_index *x, const hdg_mesh *m)
 
 static void edge_index_free(edge_index *x) { free(x->start), free(x->half); }
 
+/* Two half-edges paired through vtop: the same edge, or copies of one edge translated
+ * (both ends by the same vector). Anything else is an identification that folds the
+ * mesh (too few elements across a periodic direction). */
+static hdg_status check_translation(const hdg_mesh *m, int k, int k2, hdg_error *err)
+{
+    int a0 = gv(m, k, 0), a1 = gv(m, k, 1), b0 = gv(m, k2, 1), b1 = gv(m, k2, 0);
+    if (a0 == b0 && a1 == b1) return HDG_OK;
+    double t0x = m->vx[a0] - m->vx[b0], t0y = m->vy[a0] - m->vy[b0];
+    double t1x = m->vx[a1] - m->vx[b1], t1y = m->vy[a1] - m->vy[b1];
+    double len = hypot(m->vx[a1] - m->vx[a0], m->vy[a1] - m->vy[a0]);
+    double tol = 1e-8 * fmax(len, hypot(t0x, t0y));
+    if (a0 != b0 && a1 != b1 && fabs(t0x - t1x) <= tol && fabs(t0y - t1y) <= tol) return HDG_OK;
+    return hdg_fail(err, HDG_EINPUT,
+                    "periodic identification folds the mesh: the edge (%.17g, %.17g)-(%.17g, %.17g) of element %d "
+                    "and the edge (%.17g, %.17g)-(%.17g, %.17g) of element %d join the same identified vertices "
+                    "but are not translated copies (too few elements across a periodic direction? at least 3 are "
+                    "needed)",
+                    m->vx[a0], m->vy[a0], m->vx[a1], m->vy[a1], k / 3, m->vx[b0], m->vy[b0], m->vx[b1], m->vy[b1],
+                    k2 / 3);
+}
+
+/* No element may have two vertices identified with each other. */
+static hdg_status check_identified(const hdg_mesh *m, hdg_error *err)
+{
+    for (int e = 0; m->vtop && e < m->ne; e++) {
+        const int *v = m->ev + 3 * e;
+        for (int j = 0; j < 3; j++) {
+            int a = v[j], b = v[(j + 1) % 3];
+            if (m->vtop[a] == m->vtop[b])
+                return hdg_fail(err, HDG_EINPUT,
+                                "periodic identification folds element %d: its vertices (%.17g, %.17g) and "
+                                "(%.17g, %.17g) are identified (at least 3 elements are needed across a "
+                                "periodic direction)",
+                                e, m->vx[a], m->vy[a], m->vx[b], m->vy[b]);
+        }
+    }
+    return HDG_OK;
+}
+
 /* Pairs up half-edges: partner[k] = the other half-edge of the same edge, -1 on
  * the boundary. Fails on overlapping triangles and non-manifold edges. */
 static hdg_status pair_half_edges(hdg_mesh *m, const edge_index *x, int *partner, hdg_error *err)
 {
     char loc[1200], ba[32], bb[32];
+    hdg_status st;
     for (int a = 0; a < m->nv; a++) {
         for (int i = x->start[a]; i < x->start[a + 1];) {
             int n = 1, k = x->half[i];
@@ -207,15 +253,18 @@ static hdg_status pair_half_edges(hdg_mesh *m, const edge_index *x, int *partner
                                     "of the edge between %s and %s (duplicate or folded triangles)",
                                     eloc(m, k2 / 3, loc, sizeof loc), k / 3, k2 / 3,
                                     vname(m, a, ba, sizeof ba), vname(m, hi(m, k), bb, sizeof bb));
+                if (m->vtop && (st = check_translation(m, k, k2, err))) return st;
                 partner[k] = k2, partner[k2] = k;
             }
             if (n > 2) {
                 hdg_str s;
                 hdg_str_init(&s);
                 for (int t = 0; t < n; t++) hdg_str_printf(&s, "%s%d", t ? ", " : "", run[t] / 3);
-                hdg_fail(err, HDG_EINPUT, "%snon-manifold edge between %s and %s (elements %s)",
+                hdg_fail(err, HDG_EINPUT, "%snon-manifold edge between %s and %s (elements %s)%s",
                          eloc(m, run[n - 1] / 3, loc, sizeof loc), vname(m, a, ba, sizeof ba),
-                         vname(m, hi(m, k), bb, sizeof bb), s.s);
+                         vname(m, hi(m, k), bb, sizeof bb), s.s,
+                         m->vtop ? " after the periodic identification (too few elements across a periodic "
+                                   "direction? at least 3 are needed)" : "");
                 hdg_str_free(&s);
                 return HDG_EINPUT;
             }
@@ -236,14 +285,17 @@ static void number_faces(hdg_mesh *m, const int *partner)
     for (int k = 0; k < nh; k++) nf += partner[k] < 0 || partner[k] > k;
     m->nf = nf;
     m->fv = hdg_xmalloc((size_t)2 * nf * sizeof(int));
+    m->ftv = hdg_xmalloc((size_t)2 * nf * sizeof(int));
     m->fe = hdg_xmalloc((size_t)2 * nf * sizeof(int));
     m->flf = hdg_xmalloc((size_t)2 * nf * sizeof(int));
-    m->nbf = 0;
+    m->nbf = 0, m->nperiodic = 0;
     for (int k = 0, f = 0; k < nh; k++) {
         if (m->ef[k] >= 0) continue;
         int p = partner[k];
         m->ef[k] = f, m->eforient[k] = 0;
-        m->fv[2 * f] = hv(m, k, 0), m->fv[2 * f + 1] = hv(m, k, 1);
+        m->fv[2 * f] = gv(m, k, 0), m->fv[2 * f + 1] = gv(m, k, 1);
+        m->ftv[2 * f] = hv(m, k, 0), m->ftv[2 * f + 1] = hv(m, k, 1);
+        m->nperiodic += p >= 0 && gv(m, p, 1) != gv(m, k, 0);
         m->fe[2 * f] = k / 3, m->flf[2 * f] = k % 3;
         m->fe[2 * f + 1] = p < 0 ? -1 : p / 3, m->flf[2 * f + 1] = p < 0 ? -1 : p % 3;
         if (p >= 0) m->ef[p] = f, m->eforient[p] = 1;
@@ -294,7 +346,7 @@ static hdg_status assign_markers(hdg_mesh *m, const edge_index *x, hdg_error *er
         const int *g = m->tag + 4 * t;
         if (g[0] < 0 || g[0] >= m->nv || g[1] < 0 || g[1] >= m->nv || g[2] <= 0)
             return hdg_fail(err, HDG_EINTERNAL, "tagged edge %d is malformed", t);
-        int f = g[0] == g[1] ? -1 : find_face(m, x, g[0], g[1]);
+        int f = topv(m, g[0]) == topv(m, g[1]) ? -1 : find_face(m, x, topv(m, g[0]), topv(m, g[1]));
         if (f < 0) {
             char ba[32], bb[32];
             if (g[3] > 0 && m->source)
@@ -331,16 +383,17 @@ static hdg_status assign_markers(hdg_mesh *m, const edge_index *x, hdg_error *er
 static void drop_topology(hdg_mesh *m)
 {
     free(m->ef), free(m->eforient), free(m->fv), free(m->fe), free(m->flf);
-    free(m->fmark), free(m->fnbr), free(m->fnbr_elem), free(m->fnbr_lf);
+    free(m->fmark), free(m->fnbr), free(m->fnbr_elem), free(m->fnbr_lf), free(m->ftv);
     m->ef = m->eforient = m->fv = m->fe = m->flf = m->fmark = NULL;
-    m->fnbr = m->fnbr_elem = m->fnbr_lf = NULL;
-    m->nf = m->nbf = 0;
+    m->fnbr = m->fnbr_elem = m->fnbr_lf = m->ftv = NULL;
+    m->nf = m->nbf = m->nperiodic = 0;
 }
 
 hdg_status hdg_mesh_build_topology(hdg_mesh *m, hdg_error *err)
 {
     drop_topology(m);
     hdg_status st = check_elements(m, err);
+    if (!st) st = check_identified(m, err);
     if (st) return st;
     if (m->ne > MAX_ELEMENTS)
         return hdg_fail(err, HDG_EINPUT, "mesh too large: %d triangles (at most %d)", m->ne, MAX_ELEMENTS);
@@ -472,6 +525,22 @@ static int spec_interval(const char **p, double *a, double *b)
     return 1;
 }
 
+/* Identifies the pairs and says so in m->source (",periodic=" + what the spec said). */
+static hdg_status make_periodic(hdg_mesh *m, const char *pairs, const char *said, size_t n, hdg_error *err)
+{
+    hdg_status st = hdg_mesh_make_periodic(m, pairs, err);
+    if (st) {
+        hdg_mesh_free(m);
+        return st;
+    }
+    size_t old = strlen(m->source);
+    m->source = hdg_xrealloc(m->source, old + n + 11);
+    memcpy(m->source + old, ",periodic=", 10);
+    memcpy(m->source + old + 10, said, n);
+    m->source[old + 10 + n] = '\0';
+    return HDG_OK;
+}
+
 static hdg_status load_square(hdg_mesh *m, const char *spec, hdg_error *err)
 {
     const char *p = spec + strlen("square:");
@@ -482,6 +551,8 @@ static hdg_status load_square(hdg_mesh *m, const char *spec, hdg_error *err)
     if (N < 1 || N > SQUARE_MAX_N)
         return hdg_fail(err, HDG_EINPUT, "bad mesh spec '%s': N must be between 1 and %d", spec, SQUARE_MAX_N);
     double perturb = 0, x0 = 0, x1 = 1, y0 = 0, y1 = 1;
+    const char *periodic = NULL, *said = NULL;
+    size_t nsaid = 0;
     p = end;
     while (*p == ',') {
         p++;
@@ -501,16 +572,34 @@ static hdg_status load_square(hdg_mesh *m, const char *spec, hdg_error *err)
                 goto bad_domain;
             }
             if (*p && *p != ',') goto bad_domain;
+        } else if (!strncmp(p, "periodic=", 9)) {
+            p += 9;
+            size_t n = strcspn(p, ",");
+            periodic = n == 1 && *p == 'x' ? "left:right" : n == 1 && *p == 'y' ? "bottom:top"
+                     : n == 2 && (!strncmp(p, "xy", 2) || !strncmp(p, "yx", 2)) ? "left:right,bottom:top" : NULL;
+            if (!periodic)
+                return hdg_fail(err, HDG_EINPUT, "bad mesh spec '%s': periodic= takes x, y or xy on square:N "
+                                "(got '%.*s')", spec, (int)n, p);
+            if (said)
+                return hdg_fail(err, HDG_EINPUT, "bad mesh spec '%s': periodic= given twice (write periodic=xy)",
+                                spec);
+            if (N < 3)
+                return hdg_fail(err, HDG_EINPUT, "bad mesh spec '%s': a periodic square needs N >= 3 (at least "
+                                "3 elements across a periodic direction)", spec);
+            said = p, nsaid = n, p += n;
         } else {
             const char *e = strchr(p, '=');
             int n = e ? (int)(e - p) : (int)strlen(p);
-            return hdg_fail(err, HDG_EINPUT, "bad mesh spec '%s': unknown option '%.*s' (known: perturb, domain)",
+            return hdg_fail(err, HDG_EINPUT,
+                            "bad mesh spec '%s': unknown option '%.*s' (known: perturb, domain, periodic, refine)",
                             spec, n, p);
         }
     }
     if (*p)
         return hdg_fail(err, HDG_EINPUT, "bad mesh spec '%s': unexpected '%s'", spec, p);
-    return hdg_mesh_square(m, (int)N, perturb, x0, x1, y0, y1, err);
+    hdg_status st = hdg_mesh_square(m, (int)N, perturb, x0, x1, y0, y1, err);
+    if (!st && periodic) st = make_periodic(m, periodic, said, nsaid, err);
+    return st;
 bad_domain:
     return hdg_fail(err, HDG_EINPUT, "bad mesh spec '%s': domain must be [a,b]^2 or [a,b]x[c,d]", spec);
 }
@@ -520,7 +609,15 @@ static hdg_status load_base(hdg_mesh *m, const char *spec, hdg_error *err)
     if (!strncmp(spec, "square:", 7)) return load_square(m, spec, err);
     if (!strcmp(spec, "square"))
         return hdg_fail(err, HDG_EINPUT, "bad mesh spec 'square': write square:N (e.g. square:8)");
-    return hdg_mesh_read_gmsh(m, spec, err);
+    long at = hdg_mesh_spec_periodic(spec, strlen(spec));
+    if (at < 0) return hdg_mesh_read_gmsh(m, spec, err);
+    char *path = hdg_xmalloc((size_t)at + 1);   /* PATH,periodic=A:B,C:D */
+    memcpy(path, spec, (size_t)at);
+    path[at] = '\0';
+    hdg_status st = hdg_mesh_read_gmsh(m, path, err);
+    free(path);
+    if (!st) st = make_periodic(m, spec + at + 10, spec + at + 10, strlen(spec + at + 10), err);
+    return st;
 }
 
 hdg_status hdg_mesh_load(hdg_mesh *m, const char *spec, hdg_error *err)

@@ -32,6 +32,16 @@
  *    largest tag + 1; "boundary_untagged" if a physical group already uses the name
  *    "boundary"); their count is nuntagged. A physical line on an interior edge is
  *    ignored; when two physical lines cover one face, the first in the file wins.
+ *  - Periodic meshes (mesh_periodic.c): vtop[v] is the topological vertex of the
+ *    geometric vertex v (the smallest vertex identified with it; vtop[vtop[v]] = vtop[v]),
+ *    NULL when nothing is identified. Coordinates stay per element: ev, vx, vy are the
+ *    geometric vertices, and faces are paired through vtop, so a periodic face (an
+ *    interior face whose two elements see translated copies of it) has two elements like
+ *    any interior face. fv holds its geometric vertices as the FIRST element sees them;
+ *    the second element's copy is the same edge translated (hdg_mesh_face_shift) and
+ *    traversed reversed. ftv[2f], ftv[2f+1] = vtop of fv (= fv without periodicity):
+ *    what a vertex-based space (the P1 coarse space of mg.c) must use. The paired
+ *    groups' faces are interior: their tags are dropped and their marker names cleared.
  *  - Element numbers in messages are 0-based and always written "element E";
  *    file positions are "path:LINE:" with 1-based lines.
  */
@@ -62,6 +72,12 @@ typedef struct hdg_mesh {
     int nuntagged;         /* boundary faces given the "boundary" marker */
     int untagged_marker;   /* id of that marker, 0 if there is none */
 
+    /* Periodicity (see above): NULL / 0 / NULL on an ordinary mesh. */
+    int *vtop;             /* nv: topological vertex of each vertex, or NULL */
+    int *ftv;              /* 2nf: topological vertices of each face (always set) */
+    int nperiodic;         /* periodic faces */
+    char *periodic;        /* the pairs, "left:right,bottom:top", for messages */
+
     /* Provenance (NULL for generated meshes), used in error messages. */
     long long *vtag;       /* nv: Gmsh node tag of each vertex */
     int *eline;            /* ne: 1-based file line defining each triangle */
@@ -89,9 +105,29 @@ hdg_status hdg_mesh_read_gmsh(hdg_mesh *m, const char *path, hdg_error *err);
 hdg_status hdg_mesh_read_gmsh_buffer(hdg_mesh *m, const char *name, const char *data, size_t len,
                                      hdg_error *err);
 
-/* "square:N[,perturb=p][,domain=[a,b]^2 | ,domain=[a,b]x[c,d]]" or a .msh path, either
- * followed by ",refine=L" (0 <= L <= 10): refined uniformly L times (hdg_mesh_refine). */
+/* "square:N[,perturb=p][,domain=[a,b]^2 | ,domain=[a,b]x[c,d]][,periodic=x|y|xy]" or
+ * "PATH.msh[,periodic=A:B[,C:D]]", either followed by ",refine=L" (0 <= L <= 10): refined
+ * uniformly L times (hdg_mesh_refine). */
 hdg_status hdg_mesh_load(hdg_mesh *m, const char *spec, hdg_error *err);
+
+/* Periodicity (mesh_periodic.c): on a built mesh, pairs the boundary groups of
+ * pairs = "A:B[,C:D...]" (marker names or integer ids): each face of A must match a face
+ * of B translated by the vector between the groups' bounding-box centres (midpoints and
+ * ends within 1e-10 of the mesh size), paired vertices are identified (vtop), the
+ * groups' tags and names are dropped, and the topology is rebuilt. Errors name the
+ * face without a partner with its element and coordinates. */
+hdg_status hdg_mesh_make_periodic(hdg_mesh *m, const char *pairs, hdg_error *err);
+
+/* Is face f periodic (its second element sees a translated copy)? */
+int hdg_mesh_face_periodic(const hdg_mesh *m, int f);
+
+/* The translation from the second element's copy of face f to the first's
+ * (0, 0 on an ordinary face or a boundary face). */
+void hdg_mesh_face_shift(const hdg_mesh *m, int f, double *dx, double *dy);
+
+/* ",periodic=..." in a mesh spec without ",refine=" (hdg_mesh_spec_refine strips
+ * that first): the offset of the comma, or -1. */
+long hdg_mesh_spec_periodic(const char *spec, size_t len);
 
 /* Uniform refinement (mesh_refine.c): every triangle into four through its edge midpoints
  * (vertex nv + f is the midpoint of face f; element e's children are 4e..4e+3), both halves

@@ -40,9 +40,9 @@ int hdg_mesh_spec_size(const char *spec, hdg_mesh_size *s)
 double hdg_mesh_kept_bytes(const hdg_mesh_size *s)
 {
     double I = sizeof(int), D = sizeof(double);
-    return 2 * D * s->nv                      /* vx, vy */
+    return (2 * D + I) * s->nv                /* vx, vy, vtop (periodic) */
            + 9 * I * s->ne                    /* ev, ef, eforient */
-           + (2 + 2 + 2 + 1 + 15) * I * s->nf /* fv, fe, flf, fmark, fnbr, fnbr_elem, fnbr_lf */
+           + (2 + 2 + 2 + 2 + 1 + 15) * I * s->nf /* fv, ftv, fe, flf, fmark, fnbr, fnbr_elem, fnbr_lf */
            + 4 * I * s->nbf;                  /* tagged boundary edges */
 }
 
@@ -66,6 +66,8 @@ hdg_status hdg_mesh_spec_memory_check(const char *spec, double extra_per_element
         int L = spec ? hdg_mesh_spec_refine(spec, &len) : -1;
         char path[4096];
         if (!spec || L < -1 || len >= sizeof path) return HDG_OK;   /* the loader says why it refuses it */
+        long at = hdg_mesh_spec_periodic(spec, len);   /* PATH,periodic=A:B */
+        if (at >= 0) len = (size_t)at;
         memcpy(path, spec, len);
         path[len] = '\0';
         if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (1LL << 30)) return HDG_OK;
