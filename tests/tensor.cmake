@@ -25,3 +25,8 @@ hdg_cli_test(tensor_field_name 0 -e "L2 error L +7\\.2845[0-9]+e-03" -e "L2 erro
   -- ${HDGC} run ${EX}/elasticity.hdg --mesh square:4 --png ${CMAKE_CURRENT_BINARY_DIR}/tensor_L_xy.png --field L_xy)
 hdg_cli_test(tensor_field_unknown 1 -e "--field L_zz: no such field [(]fields: L_xx, L_xy, L_yx, L_yy, u_x, u_y[)]"
   -- ${HDGC} run ${EX}/elasticity.hdg --mesh square:4 --png ${CMAKE_CURRENT_BINARY_DIR}/tensor_L_zz.png --field L_zz)
+# vector traces in the multilevel preconditioner (P1 coarse space per component): the errors of
+# the default solver, iterations flat (25 at square:16; face-block Jacobi takes 359)
+hdg_cli_test(tensor_elasticity_mg 0 -e "L2 error L +1\\.21198[0-9]e-04" -e "L2 error u +6\\.01261[0-9]e-05"
+  -e "solver iterations ([0-9]|[1-3][0-9]),"
+  -- ${HDGC} run ${EX}/elasticity.hdg --mesh square:16 --precond mg)
