@@ -311,7 +311,7 @@ hdg_status hdg_hdg_output(const hdg_problem *p, const hdg_lowered *L, int ne, co
     const char *names[64];
     double *vals[64];
     char namebuf[64][80];
-    for (int u = 0; u < p->nunknowns && nf < 62; u++) {
+    for (int u = 0; u < p->nunknowns && nf <= 64 - HDG_MAX_COMP; u++) {
         const hdg_unknown *x = &p->unknowns[u];
         int is_post = post && u == L->post_unknown;
         if (L->uoff[u] < 0 && !is_post) continue;
