@@ -30,3 +30,7 @@ hdg_cli_test(tensor_field_unknown 1 -e "--field L_zz: no such field [(]fields: L
 hdg_cli_test(tensor_elasticity_mg 0 -e "L2 error L +1\\.21198[0-9]e-04" -e "L2 error u +6\\.01261[0-9]e-05"
   -e "solver iterations ([0-9]|[1-3][0-9]),"
   -- ${HDGC} run ${EX}/elasticity.hdg --mesh square:16 --precond mg)
+# vector Neumann data (two source atoms per face) on right, top: the same rates
+hdg_cli_test(tensor_elasticity_neumann_convergence 0
+  -e "fit +${RATE2} +${RATE2}$" -e "fit +${RATE3} +${RATE3}$"
+  -- ${HDGC} convergence ${HDG_TEST_DIR}/data/hdg/elasticity_neumann.hdg --orders 1..2 --meshes 4,8,16 --json /dev/null)
