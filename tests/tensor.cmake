@@ -34,3 +34,6 @@ hdg_cli_test(tensor_elasticity_mg 0 -e "L2 error L +1\\.21198[0-9]e-04" -e "L2 e
 hdg_cli_test(tensor_elasticity_neumann_convergence 0
   -e "fit +${RATE2} +${RATE2}$" -e "fit +${RATE3} +${RATE3}$"
   -- ${HDGC} convergence ${HDG_TEST_DIR}/data/hdg/elasticity_neumann.hdg --orders 1..2 --meshes 4,8,16 --json /dev/null)
+# the device driver (CUDA emulator) with 4-component element unknowns and a vector trace
+hdg_cli_test(tensor_elasticity_cuda_emulated 0 -e "L2 error L +9\\.50692[0-9]e-04" -e "L2 error u +4\\.80027[0-9]e-04"
+  -- env HDGC_LIBCUDA=emulator ${HDGC} run ${EX}/elasticity.hdg --mesh square:8 --backend cuda)
