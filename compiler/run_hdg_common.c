@@ -340,12 +340,12 @@ hdg_status hdg_hdg_output_estimate(const hdg_problem *p, const hdg_lowered *L, i
     const char *names[64];
     double *vals[64];
     char namebuf[64][80];
-    for (int u = 0; u < p->nunknowns && nf < 62; u++) {
+    for (int u = 0; u < p->nunknowns && nf <= 64 - HDG_MAX_COMP; u++) {
         const hdg_unknown *x = &p->unknowns[u];
         int is_post = post && u == L->post_unknown;
         if (L->uoff[u] < 0 && !is_post) continue;
         for (int c = 0; c < x->ncomp; c++) {
-            snprintf(namebuf[nf], sizeof namebuf[nf], x->ncomp > 1 ? "%s_%c" : "%s", x->name, "xy"[c]);
+            snprintf(namebuf[nf], sizeof namebuf[nf], "%s%s", x->name, hdg_comp_field_suffix(x->ncomp, c));
             names[nf] = namebuf[nf];
             int npost = L->npp * x->ncomp;
             vals[nf++] = is_post ? lattice_values(L->kpost, L->npp, nlat, lr, ls, xp, ne, npost, c * L->npp)

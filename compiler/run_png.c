@@ -13,7 +13,7 @@
 /* Field f's name into buf: "u", "q_x", ... */
 static void field_name(const hdg_unknown *x, int c, char *buf, size_t n)
 {
-    snprintf(buf, n, x->ncomp > 1 ? "%s_%c" : "%s", x->name, "xy"[c]);
+    snprintf(buf, n, "%s%s", x->name, hdg_comp_field_suffix(x->ncomp, c));
 }
 
 static int has_field(const hdg_lowered *L, int u)

@@ -107,6 +107,14 @@ ast *ast_if(parse_ctx *pc, hdg_loc loc, ast *c, ast *a, ast *b)
     return n;
 }
 
+ast *ast_index(parse_ctx *pc, hdg_loc loc, ast *base, ast *i, ast *j, const char *comp)
+{
+    ast *n = ast_if(pc, loc, base, i, j);
+    n->kind = AST_INDEX;
+    n->name = comp;
+    return n;
+}
+
 item *item_new(parse_ctx *pc, const char *name, hdg_loc loc)
 {
     item *it = hdg_arena_alloc(pc->arena, sizeof *it);

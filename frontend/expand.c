@@ -116,10 +116,11 @@ const char *unknown_label(sema *S, const fac *f)
 {
     const hdg_unknown *u = &S->p->unknowns[f->id];
     if (u->ncomp == 1) return u->name;
-    size_t n = strlen(u->name);
-    char *s = hdg_arena_alloc(S->tmp, n + 3);
+    const char *sfx = hdg_comp_suffix(u->ncomp, f->comp);
+    size_t n = strlen(u->name), m = strlen(sfx);
+    char *s = hdg_arena_alloc(S->tmp, n + m + 1);
     memcpy(s, u->name, n);
-    memcpy(s + n, f->comp ? ".y" : ".x", 3);
+    memcpy(s + n, sfx, m + 1);
     return s;
 }
 
@@ -167,6 +168,13 @@ static val field2(poly a, poly b)
     return v;
 }
 
+static val field4(poly xx, poly xy, poly yx, poly yy)
+{
+    val v = {.kind = V_FIELD, .ncomp = 4};
+    v.c[0] = xx, v.c[1] = xy, v.c[2] = yx, v.c[3] = yy;
+    return v;
+}
+
 static val data1(sema *S, const hdg_expr *e) { return field1(p_data(S, e)); }
 
 bool val_is_data(const val *v)
@@ -190,7 +198,9 @@ bool val_is_zero(const val *v)
     return v->c[0].n == 0;
 }
 
-static const char *shape_name(int ncomp) { return ncomp == 2 ? "vector" : "scalar"; }
+const char *shape_noun(int ncomp) { return ncomp == 4 ? "matrix" : ncomp == 2 ? "vector" : "scalar"; }
+
+static const char *shape_name(int ncomp) { return shape_noun(ncomp); }
 
 /* Requires a field (not an integral). */
 static bool need_field(sema *S, const val *v, hdg_loc at, const char *where)
@@ -207,7 +217,7 @@ static bool need_scalar(sema *S, const val *v, hdg_loc at, const char *where)
 {
     if (!need_field(S, v, at, where)) return false;
     if (v->ncomp != 1) {
-        sema_error(S, at, "expected a scalar %s, not a vector", where);
+        sema_error(S, at, "expected a scalar %s, not a %s", where, shape_name(v->ncomp));
         return false;
     }
     return true;
@@ -301,6 +311,30 @@ static bool const_factor(sema *S, const val *v, hdg_loc at, const hdg_expr **c)
     return false;
 }
 
+/* a[0]*b[0] + a[sa]*b[sb]: one entry of a matrix product (sa, sb: the strides). */
+static bool p_dot2(sema *S, const ectx *cx, const poly *a, int sa, const poly *b, int sb, poly *out,
+                   hdg_loc at)
+{
+    poly x, y;
+    if (!p_mul(S, cx, a[0], b[0], &x, at) || !p_mul(S, cx, a[sa], b[sb], &y, at)) return false;
+    *out = p_add(S, x, y, 1);
+    return true;
+}
+
+/* matrix * vector, vector * matrix (v^T A), matrix * matrix. */
+static val mat_mul(sema *S, const ectx *cx, val a, val b, hdg_loc at)
+{
+    val r = {.kind = V_FIELD, .ncomp = a.ncomp == 4 && b.ncomp == 4 ? 4 : 2};
+    for (int i = 0; i < r.ncomp; i++) {
+        bool ok;
+        if (r.ncomp == 4) ok = p_dot2(S, cx, &a.c[2 * (i / 2)], 1, &b.c[i % 2], 2, &r.c[i], at);
+        else if (a.ncomp == 4) ok = p_dot2(S, cx, &a.c[2 * i], 1, &b.c[0], 1, &r.c[i], at);
+        else ok = p_dot2(S, cx, &a.c[0], 1, &b.c[i], 2, &r.c[i], at);
+        if (!ok) return err();
+    }
+    return r;
+}
+
 static val v_mul(sema *S, const ectx *cx, val a, val b, hdg_loc at)
 {
     if (a.kind == V_ERR || b.kind == V_ERR) return err();
@@ -311,9 +345,10 @@ static val v_mul(sema *S, const ectx *cx, val a, val b, hdg_loc at)
         sema_error(S, at, "cannot multiply two vectors: use dot(a, b)");
         return err();
     }
+    if (a.ncomp > 1 && b.ncomp > 1) return mat_mul(S, cx, a, b, at);
     val r = {.kind = V_FIELD, .ncomp = a.ncomp > b.ncomp ? a.ncomp : b.ncomp};
     for (int k = 0; k < r.ncomp; k++)
-        if (!p_mul(S, cx, a.c[a.ncomp == 2 ? k : 0], b.c[b.ncomp == 2 ? k : 0], &r.c[k], at))
+        if (!p_mul(S, cx, a.c[a.ncomp > 1 ? k : 0], b.c[b.ncomp > 1 ? k : 0], &r.c[k], at))
             return err();
     return r;
 }
@@ -326,7 +361,7 @@ static val v_div(sema *S, const ectx *cx, val a, val b, hdg_loc at)
         return err();
     }
     if (b.ncomp != 1) {
-        sema_error(S, at, "cannot divide by a vector");
+        sema_error(S, at, "cannot divide by a %s", shape_name(b.ncomp));
         return err();
     }
     const mono *t = first_trial(b.c[0]);
@@ -725,6 +760,59 @@ static val op_dt(sema *S, const ectx *cx, const ast *a)
     return v;
 }
 
+static val op_div_rows(sema *S, const ectx *cx, val v, hdg_loc at)
+{
+    val vx = field1(v.c[0]), vy = field1(v.c[1]);
+    return v_add(S, v_diff(S, cx, vx, HDG_VAR_X, at), v_diff(S, cx, vy, HDG_VAR_Y, at), 1, at);
+}
+
+/* inv(A) = adj(A) / det(A) of a matrix of data (symbolic: works for variable coefficients). */
+static val matrix_inv(sema *S, const ectx *cx, val v, const ast *a)
+{
+    for (int c = 0; c < 4; c++) {
+        const mono *t = first_trial(v.c[c]);
+        if (t) {
+            sema_error(S, a->loc, "inv() needs a matrix of data (numbers, params, funcs), not of the "
+                       "unknown '%s'", unknown_label(S, &t->trial));
+            return err();
+        }
+        if (first_test(v.c[c])) {
+            sema_error(S, a->loc, "the test function '%s' cannot be inside inv()", test_label(cx));
+            return err();
+        }
+    }
+    hdg_problem *p = S->p;
+    const hdg_expr *m[4];
+    for (int c = 0; c < 4; c++) m[c] = val_data(S, &v, c);
+    const hdg_expr *det = ex_sub(p, ex_mul(p, m[0], m[3]), ex_mul(p, m[1], m[2]));
+    if (hdg_expr_is_num(det, 0)) {
+        sema_error(S, a->loc, "inv() of a singular matrix (its determinant is 0)");
+        return err();
+    }
+    return field4(p_data(S, ex_div(p, m[3], det)), p_data(S, ex_div(p, ex_neg(p, m[1]), det)),
+                  p_data(S, ex_div(p, ex_neg(p, m[2]), det)), p_data(S, ex_div(p, m[0], det)));
+}
+
+/* transpose(), inv(), det(), trace() of a 2x2 matrix. */
+static val matrix_op(sema *S, const ectx *cx, val v, int op, const ast *a)
+{
+    if (v.ncomp != 4) {
+        sema_error(S, a->loc, "%s() needs a matrix, not a %s", a->name, shape_name(v.ncomp));
+        return err();
+    }
+    switch (op) {
+    case OP_TRANSPOSE: return field4(v.c[0], v.c[2], v.c[1], v.c[3]);
+    case OP_TRACE: return field1(p_add(S, v.c[0], v.c[3], 1));
+    case OP_DET: {
+        poly ad, bc;
+        if (!p_mul(S, cx, v.c[0], v.c[3], &ad, a->loc) || !p_mul(S, cx, v.c[1], v.c[2], &bc, a->loc))
+            return err();
+        return field1(p_add(S, ad, bc, -1));
+    }
+    default: return matrix_inv(S, cx, v, a);
+    }
+}
+
 static val op_call(sema *S, const ectx *cx, const ast *a, int op)
 {
     if (op == OP_DT) return op_dt(S, cx, a);
@@ -736,24 +824,31 @@ static val op_call(sema *S, const ectx *cx, const ast *a, int op)
     if (!need_field(S, &v, a->loc, where)) return err();
     switch (op) {
     case OP_GRAD: {
-        if (v.ncomp != 1) {
-            sema_error(S, a->loc, "grad() needs a scalar, not a vector (use dx() and dy())");
+        if (v.ncomp == 4) {
+            sema_error(S, a->loc, "grad() needs a scalar or a vector, not a matrix");
             return err();
         }
         val gx = v_diff(S, cx, v, HDG_VAR_X, a->loc);
         if (gx.kind == V_ERR) return err();
         val gy = v_diff(S, cx, v, HDG_VAR_Y, a->loc);
         if (gy.kind == V_ERR) return err();
-        return field2(gx.c[0], gy.c[0]);
+        if (v.ncomp == 1) return field2(gx.c[0], gy.c[0]);
+        return field4(gx.c[0], gy.c[0], gx.c[1], gy.c[1]);   /* (grad v)_ij = d v_i / d x_j */
     }
     case OP_DIV: {
-        if (v.ncomp != 2) {
-            sema_error(S, a->loc, "div() needs a vector, not a scalar");
+        if (v.ncomp == 1) {
+            sema_error(S, a->loc, "div() needs a vector or a matrix, not a scalar");
             return err();
         }
-        val vx = field1(v.c[0]), vy = field1(v.c[1]);
-        return v_add(S, v_diff(S, cx, vx, HDG_VAR_X, a->loc), v_diff(S, cx, vy, HDG_VAR_Y, a->loc), 1, a->loc);
+        if (v.ncomp == 4) {   /* row by row: (div A)_i = sum_j d A_ij / d x_j */
+            val r0 = op_div_rows(S, cx, field2(v.c[0], v.c[1]), a->loc);
+            val r1 = op_div_rows(S, cx, field2(v.c[2], v.c[3]), a->loc);
+            if (r0.kind == V_ERR || r1.kind == V_ERR) return err();
+            return field2(r0.c[0], r1.c[0]);
+        }
+        return op_div_rows(S, cx, v, a->loc);
     }
+    case OP_TRANSPOSE: case OP_INV: case OP_DET: case OP_TRACE: return matrix_op(S, cx, v, op, a);
     case OP_DX: return v_diff(S, cx, v, HDG_VAR_X, a->loc);
     case OP_DY: return v_diff(S, cx, v, HDG_VAR_Y, a->loc);
     case OP_DOT: {
@@ -917,6 +1012,79 @@ static val if_value(sema *S, const ectx *cx, const ast *a)
     return v;
 }
 
+/* [a, b]: a vector of two scalars, or a matrix of two rows [[a, b], [c, d]]. */
+static val bracket_value(sema *S, const ectx *cx, const ast *a)
+{
+    val x = expand(S, cx, a->a);
+    if (x.kind == V_ERR || !need_field(S, &x, a->loc, "in [a, b]")) return err();
+    val y = expand(S, cx, a->b);
+    if (y.kind == V_ERR || !need_field(S, &y, a->loc, "in [a, b]")) return err();
+    if (x.ncomp == 4 || y.ncomp == 4) {
+        sema_error(S, a->loc, "an entry of [a, b] is a matrix: [a, b] is a vector of two scalars or a "
+                              "matrix of two rows [[a, b], [c, d]]");
+        return err();
+    }
+    if (x.ncomp != y.ncomp) {
+        sema_error(S, a->loc, "the entries of [a, b] have different shapes: a %s and a %s",
+                   shape_name(x.ncomp), shape_name(y.ncomp));
+        return err();
+    }
+    if (x.ncomp == 1) return field2(x.c[0], y.c[0]);
+    return field4(x.c[0], x.c[1], y.c[0], y.c[1]);
+}
+
+/* The index i in v[i]: the number 0 or 1 (-1 after an error). */
+static int index_number(sema *S, const ast *i, const char *shape)
+{
+    if (i->kind != AST_NUM || !i->is_int) {
+        sema_error(S, i->loc, "an index must be the number 0 or 1");
+        return -1;
+    }
+    if (i->num > 1) {
+        sema_error(S, i->loc, "index %.0f out of range: the indices of a %s are 0 and 1", i->num, shape);
+        return -1;
+    }
+    return (int)i->num;
+}
+
+/* The component named by '.x', '.yy' ... (-1 after an error). */
+static int component_name(sema *S, const ast *a, int ncomp)
+{
+    static const char *vec[] = {"x", "y"}, *mat[] = {"xx", "xy", "yx", "yy"};
+    const char *const *names = ncomp == 4 ? mat : vec;
+    for (int c = 0; c < ncomp; c++)
+        if (!strcmp(a->name, names[c])) return c;
+    sema_error(S, a->loc, "no component '.%s' in a %s: its components are %s", a->name, shape_name(ncomp),
+               ncomp == 4 ? ".xx, .xy, .yx and .yy" : ".x and .y");
+    return -1;
+}
+
+/* v[i], v.x; A[i] (row i, a vector), A[i][j], A[i, j], A.xy. */
+static val index_value(sema *S, const ectx *cx, const ast *a)
+{
+    val v = expand(S, cx, a->a);
+    if (v.kind == V_ERR || !need_field(S, &v, a->loc, "before [i] or .x")) return err();
+    if (v.ncomp == 1) {
+        sema_error(S, a->loc, "a scalar has no components: [i] and .x apply to vectors and matrices");
+        return err();
+    }
+    const char *shape = shape_name(v.ncomp);
+    if (a->name) {
+        int c = component_name(S, a, v.ncomp);
+        return c < 0 ? err() : field1(v.c[c]);
+    }
+    if (a->c && v.ncomp != 4) {
+        sema_error(S, a->loc, "a vector has one index: v[i]");
+        return err();
+    }
+    int i = index_number(S, a->b, shape);
+    if (i < 0) return err();
+    if (v.ncomp == 2) return field1(v.c[i]);
+    if (!a->c) return field2(v.c[2 * i], v.c[2 * i + 1]);
+    int j = index_number(S, a->c, shape);
+    return j < 0 ? err() : field1(v.c[2 * i + j]);
+}
+
 val expand(sema *S, const ectx *cx, const ast *a)
 {
     switch (a->kind) {
@@ -937,13 +1105,8 @@ val expand(sema *S, const ectx *cx, const ast *a)
         }
     }
     case AST_CALL: return call_value(S, cx, a);
-    case AST_VEC: {
-        val x = expand(S, cx, a->a);
-        if (x.kind == V_ERR || !need_scalar(S, &x, a->loc, "in a vector [a, b]")) return err();
-        val y = expand(S, cx, a->b);
-        if (y.kind == V_ERR || !need_scalar(S, &y, a->loc, "in a vector [a, b]")) return err();
-        return field2(x.c[0], y.c[0]);
-    }
+    case AST_VEC: return bracket_value(S, cx, a);
+    case AST_INDEX: return index_value(S, cx, a);
     case AST_VINT: case AST_BINT: return integral(S, cx, a);
     case AST_IF: return if_value(S, cx, a);
     case AST_CMP:

@@ -182,6 +182,8 @@ const hdg_expr *ex_if(hdg_problem *p, const hdg_expr *c, const hdg_expr *a, cons
 
 const hdg_expr *ex_call(hdg_problem *p, int func, int comp, int nargs, const hdg_expr *const *args)
 {
+    const hdg_expr *fixed = p->funcs[func].body[comp];
+    if (fixed && fixed->kind == HDG_EX_NUM) return ex_num(p, fixed->num);   /* Id().xy = 0 */
     hdg_expr *e = node(p, HDG_EX_CALL, nargs, args);
     e->index = func;
     e->comp = comp;
@@ -402,7 +404,7 @@ static void print(hdg_str *b, const hdg_problem *p, const hdg_expr *e, int need)
             print(b, p, k[i], 0);
         }
         hdg_str_putc(b, ')');
-        if (p && p->funcs[e->index].ncomp == 2) hdg_str_puts(b, e->comp ? ".y" : ".x");
+        if (p) hdg_str_puts(b, hdg_comp_suffix(p->funcs[e->index].ncomp, e->comp));
         break;
     }
     if (paren) hdg_str_putc(b, ')');

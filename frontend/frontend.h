@@ -97,7 +97,8 @@ typedef enum hdg_cmp { HDG_CMP_LT, HDG_CMP_LE, HDG_CMP_GT, HDG_CMP_GE, HDG_CMP_E
 typedef struct hdg_expr {
     hdg_expr_kind kind;
     int index;                    /* see hdg_expr_kind */
-    int comp;                     /* HDG_EX_CALL: component of a vector func (0 or 1) */
+    int comp;                     /* HDG_EX_CALL: component of a vector (0, 1) or 2x2 matrix func
+                                     (0..3, row-major: xx, xy, yx, yy) */
     int nkids;
     double num;                   /* HDG_EX_NUM */
     const struct hdg_expr *kid[3];
@@ -144,6 +145,13 @@ const char *hdg_var_name(hdg_var v);           /* "x", "y", "t" */
 
 /* ---------------------------------------------------------------- the checked problem */
 
+/* Components of a value: 1 scalar, 2 vector, 4 a 2x2 matrix stored row-major (xx, xy, yx, yy). */
+#define HDG_MAX_COMP 4
+/* The component's suffix as the summary writes it: "" (scalar), ".x" ".y", ".xx" ".xy" ".yx" ".yy";
+ * the field-name form (output files, --field): "", "_x", ..., "_yy". */
+const char *hdg_comp_suffix(int ncomp, int comp);
+const char *hdg_comp_field_suffix(int ncomp, int comp);
+
 typedef enum hdg_method { HDG_METHOD_HDG, HDG_METHOD_DG } hdg_method;
 
 typedef struct hdg_param {
@@ -158,10 +166,10 @@ typedef struct hdg_func {
     const char *name;
     int nargs;                 /* 0..3 */
     hdg_var args[3];           /* formal arguments, a subset of x, y, t in the written order */
-    int ncomp;                 /* 1 scalar, 2 vector */
-    const hdg_expr *body[2];   /* in terms of COORD nodes of its formal arguments */
+    int ncomp;                 /* 1 scalar, 2 vector, 4 2x2 matrix (row-major: xx, xy, yx, yy) */
+    const hdg_expr *body[HDG_MAX_COMP];   /* in terms of COORD nodes of its formal arguments */
     hdg_loc loc;
-    const hdg_expr *dbody[2][3];   /* cache of d body / d var (internal) */
+    const hdg_expr *dbody[HDG_MAX_COMP][3];   /* cache of d body / d var (internal) */
 } hdg_func;
 
 typedef enum hdg_space_kind { HDG_SPACE_L2, HDG_SPACE_TRACE } hdg_space_kind;
@@ -178,7 +186,7 @@ typedef struct hdg_space {
 
 typedef struct hdg_unknown {
     const char *name;
-    int ncomp;                 /* 1 or 2 */
+    int ncomp;                 /* 1 scalar, 2 vector, 4 2x2 tensor (V^(2x2), HDG only; row-major) */
     int space;                 /* index into spaces */
     bool trace;                /* trace unknown (on faces, HDG) or element unknown */
     bool post;                 /* HDG post-processed unknown ('postprocess ustar : W'): an element
@@ -191,12 +199,12 @@ typedef struct hdg_unknown {
     int mean;                  /* post: the element unknown of the main system whose element mean
                                   it takes ('mean ustar = u': (ustar, 1)_K = (u, 1)_K per component);
                                   -1 for every other unknown */
-    const hdg_expr *mean_value[2]; /* 'mean u = g' on an element unknown of the main system (HDG): the
+    const hdg_expr *mean_value[HDG_MAX_COMP]; /* 'mean u = g' on an element unknown of the main system (HDG): the
                                   domain mean of u is that of g, which fixes the constant of a solution
                                   known up to one (pure Neumann); NULL when absent */
     hdg_loc mean_loc;
-    const hdg_expr *exact[2];  /* NULL when no exact solution was given */
-    const hdg_expr *initial[2];/* DG: at t = 0 (given, else exact at t = 0, else 0) */
+    const hdg_expr *exact[HDG_MAX_COMP];  /* NULL when no exact solution was given */
+    const hdg_expr *initial[HDG_MAX_COMP];/* DG: at t = 0 (given, else exact at t = 0, else 0) */
     bool initial_given;
     bool needs_exterior;       /* DG: some flux uses its exterior value */
     hdg_loc loc;
@@ -299,13 +307,13 @@ typedef struct hdg_bc {
     hdg_markers markers;
     hdg_loc loc;
     int unknown;                   /* DIRICHLET, NEUMANN: the trace unknown concerned; EXTERIOR: -1 */
-    const hdg_expr *value[2];      /* DIRICHLET: data per component; NEUMANN: the flux value (the part
+    const hdg_expr *value[HDG_MAX_COMP]; /* DIRICHLET: data per component; NEUMANN: the flux value (the part
                                       free of unknowns) */
-    hdg_ext_term *robin[2];        /* NEUMANN: flux component c = value[c] + sum_k robin[c][k].coef *
+    hdg_ext_term *robin[HDG_MAX_COMP];        /* NEUMANN: flux component c = value[c] + sum_k robin[c][k].coef *
                                       unknown(robin[c][k].unknown)_(robin[c][k].comp), the unknowns being
                                       trace unknowns ('qn = g - alpha*uhat': a Robin condition); each term
                                       is also a TRACE_TRACE atom (coefficient negated) of the equation */
-    int nrobin[2];
+    int nrobin[HDG_MAX_COMP];
     int flux;                      /* NEUMANN: index into flux_names */
     int equation;                  /* NEUMANN: the trace equation that receives the source atoms */
     hdg_ext_rule *rules;           /* EXTERIOR */

@@ -32,7 +32,8 @@ typedef enum ast_kind {
     AST_NUM, AST_NAME, AST_NEG, AST_BIN, AST_CALL, AST_VEC,
     AST_VINT,   /* (a, b): integral over the element */
     AST_BINT,   /* <a, b>: integral over the element boundary */
-    AST_CMP, AST_IF
+    AST_CMP, AST_IF,
+    AST_INDEX   /* a[b], a[b, c] (b, c: the index expressions) or a.name (component x, y, xx ...) */
 } ast_kind;
 
 typedef struct ast {
@@ -55,6 +56,7 @@ typedef struct item {
     const char *space;      /* unknown/trace: the space name */
     hdg_loc space_loc;
     int power;              /* V^2 -> 2; 1 when absent */
+    bool tensor;            /* V^(2x2): power 4 (-1 for another shape) */
     int deg_offset;         /* degree reference k + N: N (-1 when N is not an integer) */
     hdg_loc power_loc;
     ast *lhs, *expr;
@@ -122,6 +124,8 @@ ast *ast_bin(parse_ctx *pc, hdg_loc loc, int op, ast *a, ast *b);
 ast *ast_pair(parse_ctx *pc, ast_kind kind, hdg_loc loc, ast *a, ast *b);
 ast *ast_call(parse_ctx *pc, hdg_loc loc, const char *name, ilist args);
 ast *ast_if(parse_ctx *pc, hdg_loc loc, ast *c, ast *a, ast *b);
+/* base[i], base[i, j] (j NULL: one index) or base.comp (i NULL). */
+ast *ast_index(parse_ctx *pc, hdg_loc loc, ast *base, ast *i, ast *j, const char *comp);
 bool ast_too_deep(parse_ctx *pc);
 /* After the parse: regroups every chain of more than 32 terms of '+' '-' (or '*' '/')
  * into a balanced tree (same value, depth log2 of its length instead of its length)

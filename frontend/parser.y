@@ -171,6 +171,16 @@ typed:
         $$ = item_new(pc, $1, L(@1)); $$->space = $3; $$->space_loc = L(@3);
         $$->power = $5.is_int ? (int)$5.value : -1; $$->power_loc = L(@5);
     }
+  | NAME ':' NAME '^' '(' NUMBER NAME ')' {      /* V^(2x2): the lexer reads 2, x2 */
+        $$ = item_new(pc, $1, L(@1)); $$->space = $3; $$->space_loc = L(@3);
+        $$->tensor = true; $$->power_loc = L(@6);
+        $$->power = $6.is_int && $6.value == 2 && !strcmp($7, "x2") ? 4 : -1;
+    }
+  | NAME ':' NAME '^' '(' NUMBER NAME NUMBER ')' {   /* V^(2 x 2) */
+        $$ = item_new(pc, $1, L(@1)); $$->space = $3; $$->space_loc = L(@3);
+        $$->tensor = true; $$->power_loc = L(@6);
+        $$->power = $6.is_int && $6.value == 2 && !strcmp($7, "x") && $8.is_int && $8.value == 2 ? 4 : -1;
+    }
   ;
 
 typed_list:
@@ -235,6 +245,10 @@ primary:
   | '<' expr ',' expr '>'     { $$ = ast_pair(pc, AST_BINT, L(@1), $2, $4); }
   | '[' expr ',' expr ']'     { $$ = ast_pair(pc, AST_VEC, L(@1), $2, $4); }
   | IF '(' cond ',' expr ',' expr ')' { $$ = ast_if(pc, L(@1), $3, $5, $7); }
+  | TRACE '(' opt_args ')'    { $$ = ast_call(pc, L(@1), "trace", $3); }   /* trace(A) of a matrix */
+  | primary '[' expr ']'      { $$ = ast_index(pc, L(@3), $1, $3, NULL, NULL); }
+  | primary '[' expr ',' expr ']' { $$ = ast_index(pc, L(@3), $1, $3, $5, NULL); }
+  | primary '.' NAME          { $$ = ast_index(pc, L(@3), $1, NULL, NULL, $3); }
   ;
 
 cond:

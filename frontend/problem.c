@@ -202,7 +202,23 @@ static void put_expr(hdg_str *b, const hdg_problem *p, const hdg_expr *e, int ne
     else hdg_expr_print_to(b, p, e, need);
 }
 
-static const char *comp_suffix(int ncomp, int c) { return ncomp == 1 ? "" : c ? ".y" : ".x"; }
+const char *hdg_comp_suffix(int ncomp, int c)
+{
+    static const char *vec[] = {".x", ".y"}, *mat[] = {".xx", ".xy", ".yx", ".yy"};
+    if (ncomp == 2 && c >= 0 && c < 2) return vec[c];
+    if (ncomp == 4 && c >= 0 && c < 4) return mat[c];
+    return "";
+}
+
+const char *hdg_comp_field_suffix(int ncomp, int c)
+{
+    static const char *vec[] = {"_x", "_y"}, *mat[] = {"_xx", "_xy", "_yx", "_yy"};
+    if (ncomp == 2 && c >= 0 && c < 2) return vec[c];
+    if (ncomp == 4 && c >= 0 && c < 4) return mat[c];
+    return "";
+}
+
+static const char *comp_suffix(int ncomp, int c) { return hdg_comp_suffix(ncomp, c); }
 
 static void put_factor(hdg_str *b, const char *name, int ncomp, int comp, hdg_op op, bool ext, bool dt)
 {
@@ -269,16 +285,20 @@ static void put_vec(hdg_str *b, const hdg_problem *p, const hdg_expr *const *e, 
         put_expr(b, p, e[0], 0);
         return;
     }
-    hdg_str_putc(b, '[');
-    put_expr(b, p, e[0], 0);
-    hdg_str_puts(b, ", ");
-    put_expr(b, p, e[1], 0);
-    hdg_str_putc(b, ']');
+    if (ncomp == 4) hdg_str_putc(b, '[');
+    for (int c = 0; c < ncomp; c++) {
+        hdg_str_puts(b, c == 0 || c == 2 ? "[" : ", ");
+        put_expr(b, p, e[c], 0);
+        if (c % 2) hdg_str_putc(b, ']');
+        if (c == 1 && ncomp == 4) hdg_str_puts(b, ", ");
+    }
+    if (ncomp == 4) hdg_str_putc(b, ']');
 }
 
 static const char *space_text(const hdg_problem *p, int space, int ncomp, char *buf, size_t n)
 {
     if (ncomp == 1) snprintf(buf, n, "%s", p->spaces[space].name);
+    else if (ncomp == 4) snprintf(buf, n, "%s^(2x2)", p->spaces[space].name);
     else snprintf(buf, n, "%s^%d", p->spaces[space].name, ncomp);
     return buf;
 }

@@ -100,7 +100,8 @@ const char *sema_suggest(sema *S, const char *name, const char *test, sugg_kind 
 static void define_builtins(sema *S)
 {
     static const char *fns[] = {"sin", "cos", "exp", "log", "sqrt", "tanh", "abs"};
-    static const char *ops[] = {"grad", "div", "dx", "dy", "dot", "dt", "jump", "avg", "ext"};
+    static const char *ops[OP_COUNT] = {"grad", "div", "dx", "dy", "dot", "dt", "jump", "avg", "ext",
+                                        "transpose", "inv", "det", "trace"};
     hdg_loc none = {0, 0};
     define(S, "pi", SYM_PI, 0, none);
     define(S, "x", SYM_COORD, HDG_VAR_X, none);
@@ -110,7 +111,7 @@ static void define_builtins(sema *S)
     define(S, "ny", SYM_NORMAL, 1, none);
     define(S, "n", SYM_VNORMAL, 0, none);
     for (int i = 0; i < 7; i++) define(S, fns[i], SYM_FN, i, none);
-    for (int i = 0; i < 9; i++) define(S, ops[i], SYM_OP, i, none);
+    for (int i = 0; i < OP_COUNT; i++) define(S, ops[i], SYM_OP, i, none);
 }
 
 static const char *fmt_loc(sema *S, hdg_loc l)
@@ -126,7 +127,8 @@ static const char *space_str(sema *S, int space, int ncomp)
     const char *name = space >= 0 ? S->p->spaces[space].name : "?";
     if (ncomp == 1) return name;
     char *s = hdg_arena_alloc(S->tmp, strlen(name) + 8);
-    sprintf(s, "%s^%d", name, ncomp);
+    if (ncomp == 4) sprintf(s, "%s^(2x2)", name);
+    else sprintf(s, "%s^%d", name, ncomp);
     return s;
 }
 
@@ -145,9 +147,10 @@ static ectx data_ctx(const char *where, unsigned coords, bool normals)
 #define XYT 7u
 
 /* Expands a data expression (no unknowns, no tests) of ncomp components
- * (0: either); NULL on errors. out[] gets the components. */
+ * (0: any shape); NULL on errors. out[] gets the components (room for want of them,
+ * HDG_MAX_COMP when want is 0). */
 static bool data_expr(sema *S, const ectx *cx, const ast *a, int want, int *ncomp,
-                      const hdg_expr *out[2], const char *what)
+                      const hdg_expr **out, const char *what)
 {
     val v = expand(S, cx, a);
     if (v.kind == V_ERR) return false;
@@ -156,8 +159,8 @@ static bool data_expr(sema *S, const ectx *cx, const ast *a, int want, int *ncom
         return false;
     }
     if (want && v.ncomp != want) {
-        sema_error(S, a->loc, "%s is a %s, but a %s is expected", what, v.ncomp == 2 ? "vector" : "scalar",
-                   want == 2 ? "vector" : "scalar");
+        sema_error(S, a->loc, "%s is a %s, but a %s is expected", what, shape_noun(v.ncomp),
+                   shape_noun(want));
         return false;
     }
     for (int c = 0; c < v.ncomp; c++) {
@@ -286,8 +289,12 @@ static int space_ref(sema *S, const char *name, hdg_loc loc)
 
 static bool power_ok(sema *S, const item *it)
 {
-    if (it->power == 1 || it->power == 2) return true;
-    sema_error(S, it->power_loc, "only scalars and 2-vectors are supported (%s^N with N = 1 or 2)", it->space);
+    if (it->tensor ? it->power == 4 : it->power == 1 || it->power == 2) return true;
+    if (it->tensor)
+        sema_error(S, it->power_loc, "only 2x2 tensors are supported (%s^(2x2))", it->space);
+    else
+        sema_error(S, it->power_loc, "only scalars, 2-vectors and 2x2 tensors are supported (%s^N with N = 1 "
+                   "or 2, or %s^(2x2))", it->space, it->space);
     return false;
 }
 
@@ -357,8 +364,15 @@ static void param_decl(sema *S, decl *d, symbol *s, const double *override)
     char where[300];
     snprintf(where, sizeof where, "param '%s'", d->name);
     ectx cx = data_ctx(hdg_arena_strdup(S->tmp, where), 0, false);
-    const hdg_expr *e[2];
-    if (!data_expr(S, &cx, d->expr, 1, NULL, e, "a param")) {
+    const hdg_expr *e[HDG_MAX_COMP];
+    int nc = 1;
+    if (!data_expr(S, &cx, d->expr, 0, &nc, e, "a param")) {
+        s->failed = true;
+        return;
+    }
+    if (nc != 1) {
+        sema_error(S, d->expr->loc, "param '%s' is a %s, but a param is a number (a constant %s is a func "
+                   "without arguments: 'func %s() = ...')", d->name, shape_noun(nc), shape_noun(nc), d->name);
         s->failed = true;
         return;
     }
@@ -397,13 +411,12 @@ static void func_decl(sema *S, decl *d, symbol *s)
     char where[300];
     snprintf(where, sizeof where, "func '%s'", d->name);
     ectx cx = data_ctx(hdg_arena_strdup(S->tmp, where), mask, false);
-    const hdg_expr *e[2] = {NULL, NULL};
+    const hdg_expr *e[HDG_MAX_COMP] = {NULL};
     if (!ok || !data_expr(S, &cx, d->expr, 0, &f->ncomp, e, "the func")) {
         s->failed = true;
         return;
     }
-    f->body[0] = e[0];
-    f->body[1] = e[1];
+    for (int c = 0; c < f->ncomp; c++) f->body[c] = e[c];
     s->ready = true;
 }
 
@@ -447,7 +460,8 @@ static void definitions(sema *S, decl *ds, const hdg_frontend_options *opt, bool
             int idx = nf++;
             if (syms[p->nparams + idx]) func_decl(S, d, syms[p->nparams + idx]);
             if (!p->funcs[idx].body[0]) p->funcs[idx].body[0] = ex_num(p, 0);
-            if (p->funcs[idx].ncomp == 2 && !p->funcs[idx].body[1]) p->funcs[idx].body[1] = ex_num(p, 0);
+            for (int c = 1; c < p->funcs[idx].ncomp; c++)
+                if (!p->funcs[idx].body[c]) p->funcs[idx].body[c] = ex_num(p, 0);
         }
     }
 }
@@ -955,7 +969,7 @@ static bool neumann_data(sema *S, decl *d, hdg_bc *b, int nc)
     }
     if (v.ncomp != nc) {
         sema_error(S, d->expr->loc, "the neumann data is a %s, but a %s is expected",
-                   v.ncomp == 2 ? "vector" : "scalar", nc == 2 ? "vector" : "scalar");
+                   shape_noun(v.ncomp), shape_noun(nc));
         return false;
     }
     for (int c = 0; c < nc; c++) {
@@ -1027,7 +1041,7 @@ static void neumann(sema *S, decl *d, hdg_bc *b)
 static void exterior(sema *S, decl *d, hdg_bc *b)
 {
     hdg_problem *p = S->p;
-    b->rules = hdg_arena_alloc(p->arena, (size_t)(2 * d->items.n) * sizeof(hdg_ext_rule));
+    b->rules = hdg_arena_alloc(p->arena, (size_t)(HDG_MAX_COMP * d->items.n) * sizeof(hdg_ext_rule));
     int *seen = hdg_arena_alloc(S->tmp, (size_t)(p->nunknowns + 1) * sizeof(int));
     for (item *it = d->items.head; it; it = it->next) {
         const ast *l = it->lhs;
@@ -1056,7 +1070,7 @@ static void exterior(sema *S, decl *d, hdg_bc *b)
         const hdg_unknown *x = &p->unknowns[u];
         if (v.ncomp != x->ncomp) {
             sema_error(S, it->expr->loc, "ext(%s) is a %s, but this is a %s", x->name,
-                       x->ncomp == 2 ? "vector" : "scalar", v.ncomp == 2 ? "vector" : "scalar");
+                       shape_noun(x->ncomp), shape_noun(v.ncomp));
             continue;
         }
         for (int c = 0; c < x->ncomp; c++) {
@@ -1179,9 +1193,9 @@ static void mean_value_decl(sema *S, decl *d, const pairing *pr, decl **first, h
     }
     first[ui] = d;
     ectx cx = data_ctx("a mean condition", 3u, false);
-    const hdg_expr *e[2] = {NULL, NULL};
+    const hdg_expr *e[HDG_MAX_COMP] = {NULL};
     if (!data_expr(S, &cx, d->expr, u->ncomp, NULL, e, "the mean value")) return;
-    u->mean_value[0] = e[0], u->mean_value[1] = e[1];
+    for (int c = 0; c < u->ncomp; c++) u->mean_value[c] = e[c];
     u->mean_loc = d->loc;
 }
 
@@ -1232,7 +1246,7 @@ static void mean_decl(sema *S, decl *d, const pairing *pr, decl **first)
     }
     if (u->ncomp != x->ncomp) {
         sema_error(S, d->label_loc, "'%s' is a %s but '%s' is a %s: a mean constraint needs the same shape",
-                   x->name, x->ncomp == 2 ? "vector" : "scalar", u->name, u->ncomp == 2 ? "vector" : "scalar");
+                   x->name, shape_noun(x->ncomp), u->name, shape_noun(u->ncomp));
         return;
     }
     x->mean = m->index;
@@ -1271,8 +1285,16 @@ static void no_post(sema *S, decl *ds, pairing *pr)
                        "this problem is DG");
         else if (d->kind == D_MEAN)
             sema_error(S, d->loc, "mean conditions are for HDG problems; this problem is DG");
-    for (int u = 0; u < p->nunknowns; u++)
+    for (int u = 0; u < p->nunknowns; u++) {
         if (p->unknowns[u].post) pr->failed[u] = true;
+        if (p->unknowns[u].ncomp == 4 && !p->unknowns[u].post) {   /* the DG lowering has 1 or 2 */
+            sema_error(S, p->unknowns[u].loc, "tensor unknown '%s': V^(2x2) unknowns are for HDG "
+                       "problems; this problem is DG", p->unknowns[u].name);
+            pr->failed[u] = true;
+            symbol *s = sema_lookup(S, p->unknowns[u].name);
+            if (s && s->kind == SYM_UNKNOWN) s->failed = true;   /* its uses stay silent */
+        }
+    }
 }
 
 /* ---------------------------------------------------------------- exact, initial, time */
@@ -1316,7 +1338,7 @@ static void solutions(sema *S, decl *d, const pairing *pr)
             continue;
         }
         ectx cx = data_ctx(initial ? "an initial condition" : "an exact solution", XYT, false);
-        const hdg_expr *e[2] = {NULL, NULL};
+        const hdg_expr *e[HDG_MAX_COMP] = {NULL};
         if (!data_expr(S, &cx, it->expr, u->ncomp, NULL, e,
                        initial ? "the initial condition" : "the exact solution"))
             continue;

@@ -11,7 +11,8 @@ typedef enum sym_kind {
 } sym_kind;
 
 /* Builtin operators (SYM_OP). */
-enum { OP_GRAD, OP_DIV, OP_DX, OP_DY, OP_DOT, OP_DT, OP_JUMP, OP_AVG, OP_EXT };
+enum { OP_GRAD, OP_DIV, OP_DX, OP_DY, OP_DOT, OP_DT, OP_JUMP, OP_AVG, OP_EXT,
+       OP_TRANSPOSE, OP_INV, OP_DET, OP_TRACE, OP_COUNT };
 
 typedef struct symbol {
     const char *name;
@@ -58,12 +59,12 @@ typedef struct fatom {
 
 typedef enum { V_ERR, V_FIELD, V_FORM } val_kind;
 
-/* The value of an expression: a pointwise field (1 or 2 components, each a sum of
- * monomials), or a form (a sum of integrals, as atoms). */
+/* The value of an expression: a pointwise field (1 scalar, 2 vector or 4 2x2 matrix
+ * components, row-major, each a sum of monomials), or a form (a sum of integrals, as atoms). */
 typedef struct val {
     val_kind kind;
     int ncomp;
-    poly c[2];
+    poly c[HDG_MAX_COMP];
     fatom *atoms;
     int natoms;
 } val;
@@ -115,5 +116,6 @@ bool val_is_zero(const val *v);
 bool val_is_data(const val *v);
 const hdg_expr *val_data(sema *S, const val *v, int c);
 const char *unknown_label(sema *S, const fac *f);   /* "u", "q.x" ... */
+const char *shape_noun(int ncomp);                  /* "scalar", "vector", "matrix" */
 
 #endif

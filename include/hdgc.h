@@ -154,7 +154,7 @@ hdg_status hdgc_problem_set_mesh(hdgc_problem *p, int nv, const double *xy, int 
  * Every field of a result has the same degree: the highest of the problem's fields
  * (HDG with a post-processed unknown: k+1; DG: N). */
 typedef struct hdgc_field {
-    const char *name;   /* "u", "q_x", "q_y", "ustar"; DG: "Ez", ... */
+    const char *name;   /* "u", "q_x", "q_y", "ustar", a tensor "L_xx" .. "L_yy"; DG: "Ez", ... */
     int ne, npe, degree;
     const double *x, *y, *values;
 } hdgc_field;

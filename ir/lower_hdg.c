@@ -738,7 +738,7 @@ static void comp_name(const lower *c, int comp, char *buf, size_t n)
         int o = c->L->uoff[u];
         if (o < 0 || comp < o / c->np || comp >= o / c->np + x->ncomp) continue;
         if (x->ncomp == 1) snprintf(buf, n, "%s", x->name);
-        else snprintf(buf, n, "%s.%c", x->name, "xy"[comp - o / c->np]);
+        else snprintf(buf, n, "%s%s", x->name, hdg_comp_suffix(x->ncomp, comp - o / c->np));
         return;
     }
     snprintf(buf, n, "?");

@@ -5,7 +5,8 @@
 
 # --- golden summaries: hdgc check examples/NAME.hdg == tests/data/frontend/NAME.summary
 # (regenerate after an intended change: sh tests/data/frontend/golden.sh hdgc --update)
-foreach(ex poisson reaction_diffusion convection_diffusion maxwell2d acoustics2d advection2d heat)
+foreach(ex poisson reaction_diffusion convection_diffusion maxwell2d acoustics2d advection2d heat elasticity
+       anisotropic)
   if(EXISTS ${CMAKE_SOURCE_DIR}/examples/${ex}.hdg)
     add_test(NAME frontend_golden_${ex}
       COMMAND sh ${HDG_TEST_DIR}/data/frontend/golden.sh $<TARGET_FILE:hdgc> ${ex}
@@ -48,7 +49,7 @@ frontend_bad(dg_time_setting -e "dg_time_setting[.]hdg:8:25: error: unknown time
 frontend_bad(diff_trace_test -e "diff_trace_test[.]hdg:12:11: error: cannot differentiate the test function 'mu' of a trace space" -e "^ {10}\\^$")
 frontend_bad(differentiate_trace -e "differentiate_trace[.]hdg:12:46: error: cannot differentiate the trace unknown 'uhat': it lives on faces" -e "^ {45}\\^$")
 frontend_bad(dirichlet_not_trace -e "dirichlet_not_trace[.]hdg:13:20: error: dirichlet condition on 'u', which is not a trace unknown: in HDG the boundary data goes on the trace unknown" -e "^ {19}\\^$")
-frontend_bad(div_scalar -e "div_scalar[.]hdg:10:29: error: div[(][)] needs a vector, not a scalar" -e "^ {28}\\^$")
+frontend_bad(div_scalar -e "div_scalar[.]hdg:10:29: error: div[(][)] needs a vector or a matrix, not a scalar" -e "^ {28}\\^$")
 frontend_bad(dt_two_unknowns -e "dt_two_unknowns[.]hdg:7:10: error: dt[(][)] of two unknowns in one equation [(]'u' and 'u2'[)]" -e "^ {9}\\^$")
 frontend_bad(dt_with_trace -e "dt_with_trace[.]hdg:1:1: error: an HDG problem with dt[(][)] terms needs time settings, e[.]g[.] 'time bdf2, final = 1, dt = 0[.]01'" -e "^\\^$")
 # transient HDG (dt() on element unknowns, implicit schemes)
@@ -69,7 +70,8 @@ frontend_bad(ext_in_hdg -e "ext_in_hdg[.]hdg:13:10: error: exterior states ext[(
 frontend_bad(func_arity -e "func_arity[.]hdg:11:61: error: func 'uex' takes 2 arguments, not 1" -e "^ {60}\\^$")
 frontend_bad(func_bad_arg -e "func_bad_arg[.]hdg:5:13: error: func arguments must be x, y or t [(]funcs are functions of the coordinates[)]" -e "^ {12}\\^$")
 frontend_bad(func_recursive_flux -e "func_recursive_flux[.]hdg:11:11: error: flux 'f1' is defined in terms of itself" -e "^ {10}\\^$")
-frontend_bad(grad_vector -e "grad_vector[.]hdg:11:72: error: grad[(][)] needs a scalar, not a vector [(]use dx[(][)] and dy[(][)][)]" -e "^ {71}\\^$")
+# grad of a vector is the matrix (d v_i / d x_j): paired with a vector it is a shape error
+frontend_bad(grad_vector -e "grad_vector[.]hdg:11:71: error: the two sides of [(]a, b[)] have different shapes: a matrix and a vector" -e "^ {70}\\^$")
 frontend_bad(initial_in_hdg -e "initial_in_hdg[.]hdg:14:1: error: initial conditions are for time-dependent problems [(]with dt[(][)] terms[)]" -e "^\\^$")
 frontend_bad(integral_outside_eq -e "integral_outside_eq[.]hdg:4:13: error: integrals [(]a, b[)] and <a, b> can only appear in equations" -e "^ {12}\\^$")
 frontend_bad(jump_in_hdg -e "jump_in_hdg[.]hdg:11:43: error: jump[(][)] in an HDG problem: HDG elements couple only through trace unknowns" -e "^ {42}\\^$")
@@ -133,6 +135,27 @@ frontend_bad(space_degree -e "space_degree[.]hdg:5:16: error: space V is P 1 but
 hdg_cli_test(frontend_bad_space_degree_order 1 -e "space_degree[.]hdg:5:16: error: space V is P 1 but the problem's degree is k = 3"
   -- $<TARGET_FILE:hdgc> check data/frontend/bad/space_degree.hdg --order 3)
 frontend_bad(wrong_space -e "wrong_space[.]hdg:12:73: error: test function 'w' is in V1, but the unknown left without an equation, 'u', is in V" -e "^ {72}\\^$")
+
+# --- components and 2x2 matrices (issue 18): indices, shapes, inv of unknowns, V^(2x2)
+frontend_bad(index_scalar -e "index_scalar[.]hdg:10:29: error: a scalar has no components: [[]i[]] and [.]x apply to vectors and matrices" -e "^ {28}\\^$")
+frontend_bad(index_range -e "index_range[.]hdg:10:32: error: index 2 out of range: the indices of a vector are 0 and 1" -e "^ {31}\\^$")
+frontend_bad(component_name -e "component_name[.]hdg:10:45: error: no component '[.]z' in a vector: its components are [.]x and [.]y" -e "^ {44}\\^$")
+frontend_bad(index_not_number -e "index_not_number[.]hdg:10:35: error: an index must be the number 0 or 1" -e "^ {34}\\^$")
+frontend_bad(vector_two_indices -e "vector_two_indices[.]hdg:10:35: error: a vector has one index: v[[]i[]]" -e "^ {34}\\^$")
+frontend_bad(matrix_shape -e "matrix_shape[.]hdg:10:10: error: the two sides of [(]a, b[)] have different shapes: a matrix and a vector" -e "^ {9}\\^$")
+frontend_bad(bracket_mixed -e "bracket_mixed[.]hdg:10:11: error: the entries of [[]a, b[]] have different shapes: a vector and a scalar" -e "^ {10}\\^$")
+frontend_bad(bracket_matrix -e "bracket_matrix[.]hdg:10:11: error: an entry of [[]a, b[]] is a matrix: [[]a, b[]] is a vector of two scalars or a matrix of two rows [[][[]a, b[]], [[]c, d[]][]]" -e "^ {10}\\^$")
+frontend_bad(inv_unknown -e "inv_unknown[.]hdg:10:11: error: inv[(][)] needs a matrix of data [(]numbers, params, funcs[)], not of the unknown 'q[.]x'" -e "^ {10}\\^$")
+frontend_bad(inv_singular -e "inv_singular[.]hdg:10:11: error: inv[(][)] of a singular matrix [(]its determinant is 0[)]" -e "^ {10}\\^$")
+frontend_bad(transpose_vector -e "transpose_vector[.]hdg:10:11: error: transpose[(][)] needs a matrix, not a vector" -e "^ {10}\\^$")
+frontend_bad(grad_matrix -e "grad_matrix[.]hdg:10:54: error: grad[(][)] needs a scalar or a vector, not a matrix" -e "^ {53}\\^$")
+frontend_bad(matrix_divide -e "matrix_divide[.]hdg:10:12: error: cannot divide by a matrix" -e "^ {11}\\^$")
+frontend_bad(exact_matrix_shape -e "exact_matrix_shape[.]hdg:14:20: error: the exact solution is a matrix, but a vector is expected" -e "^ {19}\\^$")
+frontend_bad(vector_matrix_product -e "vector_matrix_product[.]hdg:10:14: error: cannot multiply two vectors: use dot[(]a, b[)]" -e "^ {13}\\^$")
+frontend_bad(param_matrix -e "param_matrix[.]hdg:4:11: error: param 'A' is a matrix, but a param is a number [(]a constant matrix is a func without arguments: 'func A[(][)] = [.][.][.]'[)]" -e "^ {10}\\^$")
+frontend_bad(tensor_shape -e "tensor_shape[.]hdg:8:16: error: only 2x2 tensors are supported [(]V\\^[(]2x2[)][)]" -e "^ {15}\\^$")
+frontend_bad(power_four -e "power_four[.]hdg:8:15: error: only scalars, 2-vectors and 2x2 tensors are supported [(]V\\^N with N = 1 or 2, or V\\^[(]2x2[)][)]" -e "^ {14}\\^$")
+frontend_bad(tensor_dg -e "tensor_dg[.]hdg:4:9: error: tensor unknown 'S': V\\^[(]2x2[)] unknowns are for HDG problems. this problem is DG" -e "^ {8}\\^$")
 
 # --- command line and file system
 hdg_cli_test(frontend_missing_file 1 -e "^error: .*no/such[.]hdg: cannot open: No such file"
