@@ -51,7 +51,7 @@ static void help(void)
            "                      coarse space solved by PETSc's BoomerAMG; iterations do not\n"
            "                      grow with the mesh; --petsc OPTS tune the coarse solve),\n"
            "                      block (face-block Jacobi), jacobi or none. Default: mg from\n"
-           "                      10000 trace unknowns on, block below\n"
+           "                      10000 trace unknowns on (2000 under GMRES), block below\n"
            "  --format NAME       trace matrix the solver multiplies with: block (dense blocks of\n"
            "                      seed 000, default) or csr (for comparison; host only)\n"
            "  --rtol r            relative residual tolerance of the solver, at least 2.2e-16;\n"

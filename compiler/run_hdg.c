@@ -116,6 +116,7 @@ hdg_status hdg_hdg_dirichlet_data(hdg_run *r, hdg_error *err)
     int m = r->L.m, nk = r->L.k + 1;
     if (!r->isdir) r->isdir = hdg_xcalloc((size_t)M->nf, 1);
     if (!r->xD) r->xD = hdg_xcalloc((size_t)M->nf * m, sizeof(double));
+    if (!r->dofdir) r->dofdir = hdg_xcalloc((size_t)M->nf * m + 1, 1);
     int *faces = hdg_xmalloc(sizeof(int) * (size_t)(M->nbf + 1));
     double *fg = hdg_xmalloc(sizeof(double) * HDG_GF_SIZE * (size_t)(M->nbf + 1));
     hdg_status st = HDG_OK;
@@ -130,12 +131,12 @@ hdg_status hdg_hdg_dirichlet_data(hdg_run *r, hdg_error *err)
         a.out[0] = uD;
         hdg_launch(fn, n, &a);
         st = hdg_hdg_dirichlet_finite(r->p, &r->L, M, i, faces, n, uD, err);
-        if (!st) hdg_hdg_dirichlet_store(r->p, &r->L, i, faces, n, uD, r->isdir, r->xD);
+        if (!st) hdg_hdg_dirichlet_store(r->p, &r->L, i, faces, n, uD, r->isdir, r->dofdir, r->xD);
         free(uD);
     }
     free(faces);
     free(fg);
-    if (!st) st = hdg_hdg_dirichlet_check(r->p, M, r->isdir, err);
+    if (!st) st = hdg_hdg_dirichlet_check(r->p, M, m, r->isdir, r->dofdir, 0, &r->mixed, err);
     return st;
 }
 
@@ -143,7 +144,7 @@ hdg_status hdg_hdg_dirichlet_data(hdg_run *r, hdg_error *err)
 static hdg_status dirichlet_stage(hdg_run *r, hdg_error *err)
 {
     hdg_status st = hdg_hdg_dirichlet_data(r, err);
-    if (!st) hdg_blockmat_apply_dirichlet(&r->B, r->rhs, r->isdir, r->xD);
+    if (!st) hdg_blockmat_apply_dirichlet_dofs(&r->B, r->rhs, r->isdir, r->mixed ? r->dofdir : NULL, r->xD);
     return st;
 }
 
@@ -356,7 +357,7 @@ static void run_free(hdg_run *r)
     hdg_blockmat_free(&r->B);
     free(r->params), free(r->geom), free(r->Ke), free(r->Fe), free(r->flip);
     free(r->rhs), free(r->x), free(r->isdir), free(r->xD), free(r->xe), free(r->xp), free(r->z);
-    free(r->hist), free(r->eta);
+    free(r->hist), free(r->eta), free(r->dofdir);
 }
 
 static void report_sizes(hdg_run *r)

@@ -131,7 +131,8 @@ hdg_status hdg_hdg_choose_solver(const hdg_run_options *o, double asym_rel, long
     hdg_progress_begin(&s->line, NULL);
     int symmetric = asym_rel <= HDG_HDG_SYMMETRIC;
     s->method = o->solver ? o->solver : (symmetric ? "cg" : "gmres");
-    s->precond = o->precond ? o->precond : n >= HDG_HDG_MG_MIN && hdg_petsc_available() ? "mg" : "block";
+    long long mg_min = strcmp(s->method, "gmres") ? HDG_HDG_MG_MIN : HDG_HDG_MG_MIN_GMRES;
+    s->precond = o->precond ? o->precond : n >= mg_min && hdg_petsc_available() ? "mg" : "block";
     s->format = o->format ? o->format : "block";
     if (strcmp(s->format, "block") && strcmp(s->format, "csr"))
         return hdg_fail(err, HDG_EINPUT, "unknown matrix format '%s' (block, csr)", s->format);
@@ -221,13 +222,18 @@ int hdg_hdg_dirichlet_faces(const hdg_problem *p, const hdg_lowered *L, const hd
 }
 
 void hdg_hdg_dirichlet_store(const hdg_problem *p, const hdg_lowered *L, int i, const int *faces, int n,
-                             const double *uD, unsigned char *isdir, double *xD)
+                             const double *uD, unsigned char *isdir, unsigned char *dofdir, double *xD)
 {
     const hdg_bc *bc = &p->bcs[L->dir_bc[i]];
     int nc = p->unknowns[bc->unknown].ncomp, nk = L->k + 1, off = L->toff[bc->unknown];
+    int c0 = bc->comp >= 0 ? bc->comp : 0, c1 = bc->comp >= 0 ? bc->comp + 1 : nc;   /* the components it fixes */
     for (int t = 0; t < n; t++) {
-        isdir[faces[t]] |= (unsigned char)(1u << (p->unknowns[bc->unknown].index & 7));
-        memcpy(xD + (size_t)faces[t] * L->m + off, uD + (size_t)t * nc * nk, sizeof(double) * (size_t)(nc * nk));
+        size_t f = (size_t)faces[t];
+        isdir[f] |= (unsigned char)(1u << (p->unknowns[bc->unknown].index & 7));
+        for (int c = c0; c < c1; c++) {
+            memcpy(xD + f * L->m + off + c * nk, uD + ((size_t)t * nc + c) * nk, sizeof(double) * (size_t)nk);
+            memset(dofdir + f * L->m + off + c * nk, 1, (size_t)nk);
+        }
     }
 }
 
@@ -246,17 +252,25 @@ hdg_status hdg_hdg_dirichlet_finite(const hdg_problem *p, const hdg_lowered *L, 
                     bc->loc.line, bc->loc.col, faces[t]);
 }
 
-/* The trace matrix eliminates whole faces: a face that is Dirichlet for one
- * trace unknown must be Dirichlet for all of them. */
-hdg_status hdg_hdg_dirichlet_check(const hdg_problem *p, const hdg_mesh *M, const unsigned char *isdir,
-                                   hdg_error *err)
+/* Faces Dirichlet for some of their trace dofs only (a component, or some of
+ * several trace unknowns): *mixed = 1. The host eliminates dof by dof; the
+ * device (device = 1) eliminates whole faces and refuses them. */
+hdg_status hdg_hdg_dirichlet_check(const hdg_problem *p, const hdg_mesh *M, int m, const unsigned char *isdir,
+                                   const unsigned char *dofdir, int device, int *mixed, hdg_error *err)
 {
-    unsigned all = (1u << (p->ntrace < 8 ? p->ntrace : 8)) - 1;
-    for (int f = 0; f < M->nf; f++)
-        if (isdir[f] && isdir[f] != all)
-            return hdg_fail(err, HDG_EINPUT, "face %d (marker '%s') has a Dirichlet condition for some "
-                            "trace unknowns but not all; mixed conditions on one face are not "
-                            "supported yet", f, M->marker_names[M->fmark[f]] ? M->marker_names[M->fmark[f]] : "?");
+    (void)p;
+    *mixed = 0;
+    for (int f = 0; f < M->nf; f++) {
+        if (!isdir[f]) continue;
+        int nd = 0;
+        for (int q = 0; q < m; q++) nd += dofdir[(size_t)f * m + q] != 0;
+        if (nd == m) continue;
+        *mixed = 1;
+        if (device)
+            return hdg_fail(err, HDG_EINPUT, "face %d (marker '%s') is Dirichlet for some of its trace components "
+                            "only: mixed conditions on one face run on the host only (for now): use --backend c",
+                            f, M->marker_names[M->fmark[f]] ? M->marker_names[M->fmark[f]] : "?");
+    }
     return HDG_OK;
 }
 

@@ -59,6 +59,10 @@ typedef struct hdg_hdg_solver {
  * non-symmetric matrix is refused with the figure. The GMRES restart is at
  * most n. */
 #define HDG_HDG_MG_MIN 10000
+/* GMRES(100) with face-block Jacobi stagnates on non-symmetric systems much sooner
+ * (convection_diffusion, k = 2: 1346 iterations at 2400 unknowns, no convergence at 5328
+ * or 9408; mg: 20-22): mg from 2000 unknowns under GMRES */
+#define HDG_HDG_MG_MIN_GMRES 2000
 #define HDG_HDG_RTOL 1e-14
 #define HDG_HDG_RTOL_PETSC 1e-12
 #define HDG_HDG_ATTAINABLE 1e-10
@@ -77,16 +81,18 @@ void hdg_hdg_solve_warning(hdg_report *rep, const hdg_mesh *M, int k, const hdg_
 int hdg_hdg_dirichlet_faces(const hdg_problem *p, const hdg_lowered *L, const hdg_mesh *M, int i, int *faces,
                             double *fg);
 /* Stores the projected values uD (n faces x ncomp*(k+1)) of condition i into
- * xD (nf*m) and marks the faces in isdir (a bit per trace unknown). */
+ * xD (nf*m) and marks the faces in isdir (a bit per trace unknown) and the dofs it fixes in
+ * dofdir (nf*m bytes): all of the unknown's, or one component's ('uhat[0] = g'). */
 void hdg_hdg_dirichlet_store(const hdg_problem *p, const hdg_lowered *L, int i, const int *faces, int n,
-                             const double *uD, unsigned char *isdir, double *xD);
+                             const double *uD, unsigned char *isdir, unsigned char *dofdir, double *xD);
 /* The projected values uD of condition i on its n faces are finite, else
  * fails naming the data (hdg_hdg_check_finite on the face's element). */
 hdg_status hdg_hdg_dirichlet_finite(const hdg_problem *p, const hdg_lowered *L, const hdg_mesh *M, int i,
                                     const int *faces, int n, const double *uD, hdg_error *err);
-/* A face must be Dirichlet for all trace unknowns or none. */
-hdg_status hdg_hdg_dirichlet_check(const hdg_problem *p, const hdg_mesh *M, const unsigned char *isdir,
-                                   hdg_error *err);
+/* *mixed = 1 when a face is Dirichlet for some of its m trace dofs only; an error for the
+ * device (device = 1), which eliminates whole faces. */
+hdg_status hdg_hdg_dirichlet_check(const hdg_problem *p, const hdg_mesh *M, int m, const unsigned char *isdir,
+                                   const unsigned char *dofdir, int device, int *mixed, hdg_error *err);
 
 /* errors.<unknown> from the per-element squared errors e2 (ne * nerr),
  * summed in element order. */

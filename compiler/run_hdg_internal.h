@@ -32,6 +32,8 @@ typedef struct hdg_run {
     hdg_blockmat B;
     double *rhs, *x;     /* nf * m */
     unsigned char *isdir;
+    unsigned char *dofdir;  /* nf * m: the Dirichlet dofs (a face may be Dirichlet for some components) */
+    int mixed;              /* some face is Dirichlet for part of its dofs */
     double *xD;
     double *xe;          /* ne * nl element dofs */
     double *xp;          /* ne * npost post-processed dofs */

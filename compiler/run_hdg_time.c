@@ -99,7 +99,7 @@ static hdg_status level_init(hdg_run *r, level *v, hdg_error *err)
     if (!st) st = hdg_hdg_assemble_stage(r, err);
     if (!st) st = blockmat_copy(&v->B0, &r->B, err);
     if (st) return st;
-    hdg_blockmat_apply_dirichlet(&r->B, r->rhs, r->isdir, r->xD);
+    hdg_blockmat_apply_dirichlet_dofs(&r->B, r->rhs, r->isdir, r->mixed ? r->dofdir : NULL, r->xD);
     if ((st = hdg_hdg_ksp_init(&v->K, r, err))) return st;
     v->ready = 1;
     return HDG_OK;
@@ -146,7 +146,7 @@ static hdg_status implicit_solve(stepper *S, int v, double t, hdg_error *err)
     hdg_blockmat_assemble_rhs(M->nf, r->L.m, r->rhs, r->Fe, M->ef, M->eforient, M->fe, M->flf, r->flip);
     hdg_status st = hdg_hdg_dirichlet_data(r, err);
     if (st) return st;
-    hdg_blockmat_dirichlet_rhs(&S->lv[v].B0, r->rhs, r->isdir, r->xD);
+    hdg_blockmat_dirichlet_rhs(&S->lv[v].B0, r->rhs, r->isdir, r->mixed ? r->dofdir : NULL, r->xD);
     hdg_solve_info info;
     if ((st = hdg_hdg_ksp_solve(&S->lv[v].K, r, &info, err))) return st;
     S->its += info.iterations, S->solves++;

@@ -307,6 +307,8 @@ typedef struct hdg_bc {
     hdg_markers markers;
     hdg_loc loc;
     int unknown;                   /* DIRICHLET, NEUMANN: the trace unknown concerned; EXTERIOR: -1 */
+    int comp;                      /* DIRICHLET: the one component it fixes ('uhat[0] = g': a roller;
+                                      the others keep the flux data or the zero flux), -1: all */
     const hdg_expr *value[HDG_MAX_COMP]; /* DIRICHLET: data per component; NEUMANN: the flux value (the part
                                       free of unknowns) */
     hdg_ext_term *robin[HDG_MAX_COMP];        /* NEUMANN: flux component c = value[c] + sum_k robin[c][k].coef *
@@ -390,6 +392,10 @@ int hdg_problem_check_mesh_markers(const hdg_problem *p, const char *const *name
  * "all", for a name written in the file, and for an integer tag equal to id
  * (id <= 0 or name NULL: that half is not compared). */
 bool hdg_markers_match(const hdg_markers *m, const char *name, int id);
+
+/* May conditions a and b for one trace unknown share a marker? Dirichlet conditions on two
+ * different components, or one on a component with a neumann one (a roller). */
+bool hdg_bcs_share(const hdg_bc *a, const hdg_bc *b);
 
 /* The `hdgc check` summary; the caller frees it. */
 char *hdg_problem_summary(const hdg_problem *p);

@@ -97,6 +97,9 @@ typedef struct decl {
     ilist items;            /* FUNC args, UNKNOWN/TRACE/POST, EXACT/INITIAL, BCEXT rules, TIME options */
     ilist markers;          /* BC */
     bool markers_given;
+    ast *comp;              /* BCVALUE: uhat[c] = ... (NULL: the whole unknown) */
+    const char *comp_name;  /* BCVALUE: uhat.x = ... */
+    hdg_loc comp_loc;
     struct decl *next;
 } decl;
 

@@ -115,6 +115,18 @@ decl:
         d->label = $2; d->label_loc = L(@2); d->name = $3; d->name_loc = L(@3);
         d->expr = $5; d->markers = $7; decl_add(pc, d);
     }
+  | BOUNDARY NAME NAME '[' expr ']' '=' expr ON markers {
+        decl *d = decl_new(pc, D_BCVALUE, L(@1));
+        d->label = $2; d->label_loc = L(@2); d->name = $3; d->name_loc = L(@3);
+        d->comp = $5; d->comp_loc = L(@5);
+        d->expr = $8; d->markers = $10; decl_add(pc, d);
+    }
+  | BOUNDARY NAME NAME '.' NAME '=' expr ON markers {
+        decl *d = decl_new(pc, D_BCVALUE, L(@1));
+        d->label = $2; d->label_loc = L(@2); d->name = $3; d->name_loc = L(@3);
+        d->comp_name = $5; d->comp_loc = L(@5);
+        d->expr = $7; d->markers = $9; decl_add(pc, d);
+    }
   | BOUNDARY NAME ON markers ':' ext_list {
         decl *d = decl_new(pc, D_BCEXT, L(@1));
         d->label = $2; d->label_loc = L(@2); d->markers = $4; d->items = $6; decl_add(pc, d);

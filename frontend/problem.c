@@ -137,6 +137,13 @@ static void unknown_marker(const hdg_markers *m, int k, const char *const *names
     hdg_str_free(&list);
 }
 
+bool hdg_bcs_share(const hdg_bc *a, const hdg_bc *b)
+{
+    bool ca = a->kind == HDG_BC_DIRICHLET && a->comp >= 0, cb = b->kind == HDG_BC_DIRICHLET && b->comp >= 0;
+    if (ca && cb) return a->comp != b->comp;
+    return (ca && b->kind == HDG_BC_NEUMANN) || (cb && a->kind == HDG_BC_NEUMANN);
+}
+
 static int check_markers(const hdg_problem *p, const char *const *names, int n, bool by_id, hdg_diags *d)
 {
     int before = d->nerrors;
@@ -153,11 +160,13 @@ static int check_markers(const hdg_problem *p, const char *const *names, int n, 
         for (int u = 0; u < p->nunknowns; u++) {
             if (!needs_condition(p, &p->unknowns[u])) continue;
             int first = -1, twice = -1;
-            for (int b = 0; b < p->nbcs && twice < 0; b++)
-                if (bc_covers(&p->bcs[b], u, names[i], by_id ? i : 0)) {
-                    if (first < 0) first = b;
-                    else twice = b;
-                }
+            for (int b = 0; b < p->nbcs && twice < 0; b++) {
+                if (!bc_covers(&p->bcs[b], u, names[i], by_id ? i : 0)) continue;
+                for (int a = first; a >= 0 && a < b && twice < 0; a++)
+                    if (bc_covers(&p->bcs[a], u, names[i], by_id ? i : 0) && !hdg_bcs_share(&p->bcs[a], &p->bcs[b]))
+                        twice = b, first = a;
+                if (first < 0) first = b;
+            }
             if (twice >= 0) {   /* by name and by tag */
                 hdg_diag_add(d, HDG_DIAG_ERROR, p->bcs[twice].loc, "boundary marker '%s' has two conditions "
                              "for '%s' (this one and the one at %d:%d)", names[i], p->unknowns[u].name,
@@ -417,7 +426,12 @@ static void summary_bcs(hdg_str *b, const hdg_problem *p)
         hdg_str_printf(b, "  %s on ", c->label);
         put_markers(b, &c->markers);
         hdg_str_puts(b, ": ");
-        if (c->kind == HDG_BC_DIRICHLET) {
+        if (c->kind == HDG_BC_DIRICHLET && c->comp >= 0) {
+            const hdg_unknown *u = &p->unknowns[c->unknown];
+            hdg_str_printf(b, "%s%s = ", u->name, comp_suffix(u->ncomp, c->comp));
+            put_expr(b, p, c->value[c->comp], 0);
+            hdg_str_puts(b, "  (this component only)");
+        } else if (c->kind == HDG_BC_DIRICHLET) {
             hdg_str_printf(b, "%s = ", p->unknowns[c->unknown].name);
             put_vec(b, p, c->value, p->unknowns[c->unknown].ncomp);
         } else if (c->kind == HDG_BC_NEUMANN) {

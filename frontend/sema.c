@@ -912,7 +912,7 @@ static void check_overlap(sema *S, int bi)
         if (!bc_covers_unknown(b, u)) continue;
         for (int j = 0; j < bi; j++) {
             const hdg_bc *a = &p->bcs[j];
-            if (!bc_covers_unknown(a, u)) continue;
+            if (!bc_covers_unknown(a, u) || hdg_bcs_share(a, b)) continue;
             if (a->markers.all || b->markers.all) {
                 sema_error(S, b->loc, "this boundary condition for '%s' overlaps the one at %s (on '%s')",
                            p->unknowns[u].name, fmt_loc(S, a->loc),
@@ -929,6 +929,28 @@ static void check_overlap(sema *S, int bi)
                     }
         }
     }
+}
+
+/* The component of 'boundary dirichlet uhat[c] = g' (or uhat.x, uhat.xy): -1 after an error. */
+static int bc_component(sema *S, const decl *d, const hdg_unknown *u)
+{
+    if (u->ncomp == 1) {
+        sema_error(S, d->comp_loc, "'%s' is a scalar: it has no components", u->name);
+        return -1;
+    }
+    if (d->comp_name) {
+        for (int c = 0; c < u->ncomp; c++)
+            if (!strcmp(d->comp_name, hdg_comp_suffix(u->ncomp, c) + 1)) return c;
+        sema_error(S, d->comp_loc, "'%s' has no component '%s' (%s)", u->name, d->comp_name,
+                   u->ncomp == 2 ? "x or y" : "xx, xy, yx or yy");
+        return -1;
+    }
+    const ast *a = d->comp;
+    if (a->kind != AST_NUM || a->num != (int)a->num || a->num < 0 || a->num >= u->ncomp) {
+        sema_error(S, d->comp_loc, "the component of '%s' is a number from 0 to %d", u->name, u->ncomp - 1);
+        return -1;
+    }
+    return (int)a->num;
 }
 
 static void dirichlet(sema *S, decl *d, hdg_bc *b)
@@ -949,7 +971,12 @@ static void dirichlet(sema *S, decl *d, hdg_bc *b)
     }
     const hdg_unknown *u = &p->unknowns[s->index];
     ectx cx = data_ctx("boundary data", XYT, true);
-    if (!data_expr(S, &cx, d->expr, u->ncomp, NULL, b->value, "the dirichlet data")) return;
+    if (d->comp || d->comp_name) {   /* one component: uhat[0] = g, uhat.x = g */
+        if ((b->comp = bc_component(S, d, u)) < 0) return;
+        const hdg_expr *one[2] = {NULL, NULL};
+        if (!data_expr(S, &cx, d->expr, 1, NULL, one, "the dirichlet data of one component")) return;
+        for (int c = 0; c < u->ncomp; c++) b->value[c] = c == b->comp ? one[0] : ex_num(p, 0);
+    } else if (!data_expr(S, &cx, d->expr, u->ncomp, NULL, b->value, "the dirichlet data")) return;
     b->unknown = s->index;
 }
 
@@ -994,6 +1021,12 @@ static bool neumann_data(sema *S, decl *d, hdg_bc *b, int nc)
 static void neumann(sema *S, decl *d, hdg_bc *b)
 {
     hdg_problem *p = S->p;
+    if (d->comp || d->comp_name) {
+        sema_error(S, d->comp_loc, "a neumann condition gives the whole flux: to fix one component, give "
+                                   "a dirichlet condition on that component of the trace ('boundary dirichlet "
+                                   "uhat[0] = g on M'), which overrides the flux data there");
+        return;
+    }
     symbol *s = sema_lookup(S, d->name);
     if (!s || s->kind != SYM_FLUX) {
         sema_error(S, d->name_loc, "a neumann condition names a flux: 'boundary neumann qn = g on M' "
@@ -1130,7 +1163,7 @@ static void boundary_decls(sema *S, decl *ds)
         if (d->kind != D_BCVALUE && d->kind != D_BCEXT) continue;
         if (!p->boundary_loc.line) p->boundary_loc = d->loc;
         hdg_bc *b = &p->bcs[p->nbcs];
-        *b = (hdg_bc){.label = d->label, .loc = d->loc, .unknown = -1, .flux = -1, .equation = -1};
+        *b = (hdg_bc){.label = d->label, .loc = d->loc, .unknown = -1, .comp = -1, .flux = -1, .equation = -1};
         if (!boundary_decl(S, d, b)) {
             S->bc_failed = true;
             continue;
@@ -1170,9 +1203,11 @@ static void coverage(sema *S, const pairing *pr)
         bool have = false;
         for (int i = 0; i < p->nbcs && !have; i++) have = bc_covers_unknown(&p->bcs[i], u);
         if (have) continue;
-        if (x->trace)
-            sema_error(S, x->loc, "trace unknown '%s' has no boundary condition (e.g. 'boundary dirichlet "
-                       "%s = 0 on all')", x->name, x->name);
+        if (x->trace)   /* a warning: a mesh without boundary faces (periodic=xy) needs none; on any
+                           other mesh the run's marker check refuses the faces left without one */
+            hdg_diag_add(S->d, HDG_DIAG_WARNING, x->loc, "trace unknown '%s' has no boundary condition: only a "
+                         "mesh without boundary faces (square:N,periodic=xy) can do without one (e.g. 'boundary "
+                         "dirichlet %s = 0 on all')", x->name, x->name);
         else
             sema_error(S, x->loc, "no boundary condition defines ext(%s), which a flux uses (e.g. "
                        "'boundary wall on all: ext(%s) = %s')", x->name, x->name, x->name);

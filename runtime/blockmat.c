@@ -241,10 +241,16 @@ void hdg_blockmat_assemble_rhs(int nf, int m, double *rhs, const double *Fe, con
 typedef struct dirichlet {
     hdg_blockmat *B;
     double *rhs;
-    const unsigned char *isd;
+    const unsigned char *isd;    /* per face: some dof is Dirichlet */
+    const unsigned char *dofd;   /* per dof (nf*m), or NULL: every dof of a face with isd */
     const double *xD;
     int keep;    /* 1: the matrix is left as it is (the right-hand side only) */
 } dirichlet;
+
+static int is_dir(const dirichlet *d, long long f, int p)
+{
+    return d->isd[f] && (!d->dofd || d->dofd[f * d->B->m + p]);
+}
 
 static void dirichlet_rows(long long l0, long long l1, void *vctx)
 {
@@ -254,26 +260,27 @@ static void dirichlet_rows(long long l0, long long l1, void *vctx)
     for (long long l = l0; l < l1; l++) {
         const int *row = B->nbr + l * na;
         double *r = d->rhs + l * m;
-        if (d->isd[l]) {
-            double *diag = hdg_blockmat_block(B, (int)l, 0);
-            if (!d->keep) memset(diag, 0, sizeof(double) * na * m * m);
-            for (int p = 0; p < m; p++) {
-                if (!d->keep) diag[p * m + p] = 1.0;
-                r[p] = d->xD[l * m + p];
-            }
-            continue;
+        for (int p = 0; p < m; p++) {   /* Dirichlet rows: identity, rhs = x_D */
+            if (!is_dir(d, l, p)) continue;
+            for (int a = 0; a < na && !d->keep; a++) memset(hdg_blockmat_block(B, (int)l, a) + p * m, 0, sizeof(double) * m);
+            if (!d->keep) hdg_blockmat_block(B, (int)l, 0)[p * m + p] = 1.0;
+            r[p] = d->xD[l * m + p];
         }
-        for (int a = 0; a < na; a++) {
+        for (int a = 0; a < na; a++) {   /* free rows: the Dirichlet columns lifted to the rhs */
             int g = row[a];
             if (g < 0 || !d->isd[g]) continue;
             double *blk = hdg_blockmat_block(B, (int)l, a);
             const double *xg = d->xD + (size_t)g * m;
             for (int p = 0; p < m; p++) {
+                if (is_dir(d, l, p)) continue;
                 double s = 0.0;
-                for (int q = 0; q < m; q++) s += blk[p * m + q] * xg[q];
+                for (int q = 0; q < m; q++)
+                    if (is_dir(d, g, q)) {
+                        s += blk[p * m + q] * xg[q];
+                        if (!d->keep) blk[p * m + q] = 0.0;
+                    }
                 r[p] -= s;
             }
-            if (!d->keep) memset(blk, 0, sizeof(double) * m * m);
         }
     }
 }
@@ -281,14 +288,20 @@ static void dirichlet_rows(long long l0, long long l1, void *vctx)
 void hdg_blockmat_apply_dirichlet(hdg_blockmat *B, double *rhs,
                                   const unsigned char *is_dirichlet, const double *xD)
 {
-    dirichlet d = {B, rhs, is_dirichlet, xD, 0};
+    hdg_blockmat_apply_dirichlet_dofs(B, rhs, is_dirichlet, NULL, xD);
+}
+
+void hdg_blockmat_apply_dirichlet_dofs(hdg_blockmat *B, double *rhs, const unsigned char *is_dirichlet,
+                                       const unsigned char *dof_dirichlet, const double *xD)
+{
+    dirichlet d = {B, rhs, is_dirichlet, dof_dirichlet, xD, 0};
     hdg_parallel_for_grain(B->nf, 64, dirichlet_rows, &d);
 }
 
 void hdg_blockmat_dirichlet_rhs(const hdg_blockmat *B, double *rhs, const unsigned char *is_dirichlet,
-                                const double *xD)
+                                const unsigned char *dof_dirichlet, const double *xD)
 {
-    dirichlet d = {(hdg_blockmat *)B, rhs, is_dirichlet, xD, 1};
+    dirichlet d = {(hdg_blockmat *)B, rhs, is_dirichlet, dof_dirichlet, xD, 1};
     hdg_parallel_for_grain(B->nf, 64, dirichlet_rows, &d);
 }
 

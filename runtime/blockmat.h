@@ -76,11 +76,16 @@ void hdg_blockmat_scatter_to_elements(int ne, int m, const int *ef, const int *e
  * zeroed) and rhs = x_D on Dirichlet faces. Symmetric input stays symmetric. */
 void hdg_blockmat_apply_dirichlet(hdg_blockmat *B, double *rhs,
                                   const unsigned char *is_dirichlet, const double *xD);
+/* The same dof by dof: dof p of face f is Dirichlet when is_dirichlet[f] and
+ * dof_dirichlet[f*m + p] (NULL: all dofs of such a face), e.g. one component of
+ * a vector trace (a roller). Still symmetric. */
+void hdg_blockmat_apply_dirichlet_dofs(hdg_blockmat *B, double *rhs, const unsigned char *is_dirichlet,
+                                       const unsigned char *dof_dirichlet, const double *xD);
 /* The right-hand side part alone, with B the matrix BEFORE elimination (kept
- * for it): what apply_dirichlet does to rhs, B unchanged (time stepping: the
- * eliminated matrix is reused with new Dirichlet data every step). */
+ * for it): what apply_dirichlet_dofs does to rhs, B unchanged (time stepping:
+ * the eliminated matrix is reused with new Dirichlet data every step). */
 void hdg_blockmat_dirichlet_rhs(const hdg_blockmat *B, double *rhs, const unsigned char *is_dirichlet,
-                                const double *xD);
+                                const unsigned char *dof_dirichlet, const double *xD);
 /* The right-hand side alone (rhs of nf faces of m dofs), gathered from Fe as
  * hdg_blockmat_assemble does. */
 void hdg_blockmat_assemble_rhs(int nf, int m, double *rhs, const double *Fe, const int *ef, const int *eforient,

@@ -52,6 +52,12 @@ frontend_bad(dirichlet_not_trace -e "dirichlet_not_trace[.]hdg:13:20: error: dir
 frontend_bad(div_scalar -e "div_scalar[.]hdg:10:29: error: div[(][)] needs a vector or a matrix, not a scalar" -e "^ {28}\\^$")
 frontend_bad(dt_two_unknowns -e "dt_two_unknowns[.]hdg:7:10: error: dt[(][)] of two unknowns in one equation [(]'u' and 'u2'[)]" -e "^ {9}\\^$")
 frontend_bad(dt_with_trace -e "dt_with_trace[.]hdg:1:1: error: an HDG problem with dt[(][)] terms needs time settings, e[.]g[.] 'time bdf2, final = 1, dt = 0[.]01'" -e "^\\^$")
+# a dirichlet condition on one component of a vector trace (a roller)
+frontend_bad(bc_comp_scalar -e "bc_comp_scalar[.]hdg:13:25: error: 'uhat' is a scalar: it has no components" -e "^ {24}\\^$")
+frontend_bad(bc_comp_bad -e "bc_comp_bad[.]hdg:11:25: error: the component of 'uhat' is a number from 0 to 1"
+  -e "bc_comp_bad[.]hdg:12:25: error: 'uhat' has no component 'z' [(]x or y[)]"
+  -e "bc_comp_bad[.]hdg:13:21: error: a neumann condition gives the whole flux: to fix one component, give a dirichlet condition on that component of the trace"
+  -e "bc_comp_bad[.]hdg:15:34: error: boundary marker 'bottom' already has a condition for 'uhat' [(]at 14:1[)]")
 # transient HDG (dt() on element unknowns, implicit schemes)
 frontend_bad(hdg_dt_in_trace_eq -e "hdg_dt_in_trace_eq[.]hdg:12:46: error: dt[(][)] in the equation of a trace test function [(]'mu'[)]: in HDG only element unknowns have a time derivative" -e "^ {45}\\^$")
 frontend_bad(hdg_dt_of_trace -e "hdg_dt_of_trace[.]hdg:11:11: error: dt[(][)] of the trace unknown 'uhat': only element unknowns have a time derivative" -e "^ {10}\\^$")
