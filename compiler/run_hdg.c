@@ -296,7 +296,7 @@ static hdg_status recover_stage(hdg_run *r, hdg_error *err)
 hdg_status hdg_hdg_post_stage(hdg_run *r, hdg_error *err)
 {
     const hdg_lowered *L = &r->L;
-    int ne = r->mesh->ne, n = L->npp * r->p->unknowns[L->post_unknown].ncomp;
+    int ne = r->mesh->ne, n = L->npost_dofs;
     hdg_kernel_fn f = hdg_hdg_kernel(r, L->post, err);
     if (!f) return err->code;
     if (!r->xp) r->xp = hdg_xmalloc(sizeof(double) * (size_t)ne * n);
@@ -421,7 +421,7 @@ fields:
     if (o->fields) {   /* hand the element fields over */
         o->fields->n = (long long)mesh->ne * r.L.nl;
         o->fields->x = r.xe;
-        o->fields->npost = r.xp ? (long long)mesh->ne * r.L.npp * p->unknowns[r.L.post_unknown].ncomp : 0;
+        o->fields->npost = r.xp ? (long long)mesh->ne * r.L.npost_dofs : 0;
         o->fields->xpost = r.xp;
         o->fields->ntrace = (long long)mesh->nf * r.L.m;
         o->fields->trace_per_face = r.L.m;

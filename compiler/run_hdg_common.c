@@ -345,8 +345,8 @@ hdg_status hdg_hdg_output_estimate(const hdg_problem *p, const hdg_lowered *L, i
                                    const double *xe, const double *xp, const double *eta,
                                    const hdg_run_options *o, hdg_error *err)
 {
-    int post = L->post_unknown >= 0 && xp;
-    int deg = post && L->kpost > L->k ? L->kpost : L->k;
+    int post = L->npost > 0 && xp, deg = L->k;
+    for (int i = 0; post && i < L->npost; i++) deg = L->pdeg[i] > deg ? L->pdeg[i] : deg;
     int nlat = hdg_vtk_lattice_size(deg);
     double *lr = hdg_xmalloc(sizeof(double) * (size_t)nlat), *ls = hdg_xmalloc(sizeof(double) * (size_t)nlat);
     hdg_vtk_lattice(deg, lr, ls);
@@ -356,13 +356,13 @@ hdg_status hdg_hdg_output_estimate(const hdg_problem *p, const hdg_lowered *L, i
     char namebuf[64][80];
     for (int u = 0; u < p->nunknowns && nf <= 64 - HDG_MAX_COMP; u++) {
         const hdg_unknown *x = &p->unknowns[u];
-        int is_post = post && u == L->post_unknown;
-        if (L->uoff[u] < 0 && !is_post) continue;
+        int pi = post ? hdg_lowered_post_index(L, u) : -1;
+        if (L->uoff[u] < 0 && pi < 0) continue;
         for (int c = 0; c < x->ncomp; c++) {
             snprintf(namebuf[nf], sizeof namebuf[nf], "%s%s", x->name, hdg_comp_field_suffix(x->ncomp, c));
             names[nf] = namebuf[nf];
-            int npost = L->npp * x->ncomp;
-            vals[nf++] = is_post ? lattice_values(L->kpost, L->npp, nlat, lr, ls, xp, ne, npost, c * L->npp)
+            vals[nf++] = pi >= 0 ? lattice_values(L->pdeg[pi], L->pnp[pi], nlat, lr, ls, xp, ne, L->npost_dofs,
+                                                  L->poff[pi] + c * L->pnp[pi])
                                  : lattice_values(L->k, L->np, nlat, lr, ls, xe, ne, L->nl,
                                                   L->uoff[u] + c * L->np);
         }

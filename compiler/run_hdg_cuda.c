@@ -417,7 +417,7 @@ static hdg_status recover_stage(drun *r, hdg_error *err)
 
 static hdg_status post_stage(drun *r, hdg_error *err)
 {
-    int ne = r->mesh->ne, n = r->L.npp * r->p->unknowns[r->L.post_unknown].ncomp;
+    int ne = r->mesh->ne, n = r->L.npost_dofs;
     hdg_status st = dalloc(r, (size_t)ne * n, &r->xp, err);
     hdg_kargs a = kargs(r, r->geom, ne);
     a.in[0] = DPTR(r->xe);
@@ -469,7 +469,7 @@ static hdg_status estimate_stage(drun *r, hdg_error *err)
  * hdg_run_fields. */
 static hdg_status output_stage(drun *r, hdg_error *err)
 {
-    int ne = r->mesh->ne, npost = r->xp ? r->L.npp * r->p->unknowns[r->L.post_unknown].ncomp : 0;
+    int ne = r->mesh->ne, npost = r->xp ? r->L.npost_dofs : 0;
     double *xe = hdg_xmalloc(sizeof(double) * ((size_t)ne * r->L.nl + 1));
     double *xp = r->xp ? hdg_xmalloc(sizeof(double) * ((size_t)ne * npost + 1)) : NULL;
     hdg_status st = hdg_cuda_download(r->dev, xe, r->xe, sizeof(double) * (size_t)ne * r->L.nl, err);

@@ -205,7 +205,7 @@ static hdg_status track_errors(stepper *S, hdg_error *err)
     double per[32] = {0};
     for (int t = 0; t < L->nerr; t++) per[L->err_unknown[t]] += tot[t];
     for (int u = 0; u < r->p->nunknowns && u < 32; u++)
-        if (u != L->post_unknown && isfinite(per[u])) S->err_max[u] = fmax(S->err_max[u], sqrt(per[u]));
+        if (!r->p->unknowns[u].post && isfinite(per[u])) S->err_max[u] = fmax(S->err_max[u], sqrt(per[u]));
     return HDG_OK;
 }
 
@@ -225,7 +225,7 @@ static void report_time(stepper *S, const scheme *sc, double dt, long long nstep
     const hdg_lowered *L = &r->L;
     for (int t = 0; t < L->nerr; t++) {
         int u = L->err_unknown[t];
-        if (u == L->post_unknown || (t > 0 && L->err_unknown[t - 1] == u)) continue;
+        if (r->p->unknowns[u].post || (t > 0 && L->err_unknown[t - 1] == u)) continue;
         char path[160];
         snprintf(path, sizeof path, "errors_max_in_time.%s", r->p->unknowns[u].name);
         hdg_report_number(R, path, S->err_max[u]);
@@ -374,7 +374,7 @@ hdg_status hdg_run_hdg_time(hdg_run *r, hdg_progress *line, hdg_error *err)
     r->xe = hdg_xcalloc((size_t)S.n, sizeof(double));
     S.e2 = hdg_xcalloc((size_t)ne * (L->nerr ? L->nerr : 1), sizeof(double));
     if (L->post_unknown >= 0)
-        S.zero_post = hdg_xcalloc((size_t)ne * L->npp * r->p->unknowns[L->post_unknown].ncomp, sizeof(double));
+        S.zero_post = hdg_xcalloc((size_t)ne * L->npost_dofs, sizeof(double));
     r->t = 0;
     st = hdg_hdg_dirichlet_data(r, err);   /* which faces are Dirichlet (the data follow every solve) */
     series W = {0};

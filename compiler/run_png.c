@@ -18,7 +18,7 @@ static void field_name(const hdg_unknown *x, int c, char *buf, size_t n)
 
 static int has_field(const hdg_lowered *L, int u)
 {
-    return L->uoff[u] >= 0 || u == L->post_unknown;
+    return L->uoff[u] >= 0 || hdg_lowered_post_index(L, u) >= 0;
 }
 
 hdg_status hdg_png_hdg_field(const hdg_problem *p, const hdg_lowered *L, const char *name, int *u, int *c,
@@ -116,10 +116,11 @@ hdg_status hdg_png_hdg(const hdg_problem *p, const hdg_lowered *L, const hdg_mes
     field_name(&p->unknowns[u], c, name, sizeof name);
     hdg_png_field f = {.deg = L->k, .n = L->np, .stride = L->nl, .base = L->uoff[u] + c * L->np, .x = xe,
                        .name = name};
-    if (L->uoff[u] < 0) {   /* the post-processed unknown */
+    if (L->uoff[u] < 0) {   /* a post-processed unknown */
         if (!xp) return hdg_fail(err, HDG_EINPUT, "--field %s: not computed in this run", name);
-        f = (hdg_png_field){.deg = L->kpost, .n = L->npp, .stride = L->npp * p->unknowns[u].ncomp,
-                            .base = c * L->npp, .x = xp, .name = name};
+        int i = hdg_lowered_post_index(L, u);
+        f = (hdg_png_field){.deg = L->pdeg[i], .n = L->pnp[i], .stride = L->npost_dofs,
+                            .base = L->poff[i] + c * L->pnp[i], .x = xp, .name = name};
     }
     snprintf(caption, sizeof caption, "%s   %s   k = %d   %s   (%d elements)", p->name, name, L->k,
              hdg_png_mesh_name(mesh), mesh->ne);

@@ -331,6 +331,8 @@ typedef struct hdg_time {
 
 typedef struct hdg_arena hdg_arena;
 
+#define HDG_MAX_POST 8   /* postprocess unknowns of one problem */
+
 typedef struct hdg_problem {
     const char *name;
     const char *file;

@@ -1299,14 +1299,11 @@ static void postprocessing(sema *S, decl *ds, pairing *pr)
         sema_error(S, x->loc, "post-processed unknown '%s' has no mean constraint: add 'mean %s = u' "
                    "with u the element unknown whose element means it keeps", x->name, x->name);
     }
-    const hdg_unknown *one = NULL;   /* the lowering has one post-processing solve */
+    int n = 0;   /* the lowering solves them one after the other, per element */
     for (int u = 0; u < p->nunknowns; u++) {
         const hdg_unknown *x = &p->unknowns[u];
-        if (!x->post) continue;
-        if (one)
-            sema_error(S, x->loc, "a second postprocess unknown '%s': only one is supported ('%s' at "
-                       "line %d:%d)", x->name, one->name, one->loc.line, one->loc.col);
-        else one = x;
+        if (x->post && ++n == HDG_MAX_POST + 1)
+            sema_error(S, x->loc, "postprocess unknown '%s': at most %d are supported", x->name, HDG_MAX_POST);
     }
 }
 

@@ -59,9 +59,14 @@ typedef struct hdg_lowered {
     const hdg_markers *sets[16];
     int uoff[32];          /* element unknown u (problem index): first dof; -1 for trace unknowns */
     int toff[32];          /* trace unknown u: first dof inside a face's m dofs; -1 otherwise */
-    int kpost;             /* degree of the post-processed unknown (its space's degree) */
+    int kpost;             /* degree of the (first) post-processed unknown (its space's degree) */
     int npp;               /* its Dubiner modes per component: (kpost+1)(kpost+2)/2 */
-    int post_unknown;      /* the post-processed unknown (problem index), -1: none */
+    int post_unknown;      /* the first post-processed unknown (problem index), -1: none */
+    /* every post-processed unknown i: its problem index, degree, modes per component and
+     * offset in the element's row of post-processed dofs (npost_dofs per element; the
+     * first at offset 0); the post kernel solves them one after the other */
+    int npost, posts[HDG_MAX_POST], pdeg[HDG_MAX_POST], pnp[HDG_MAX_POST], poff[HDG_MAX_POST];
+    int npost_dofs;
     char post[64];         /* post-processing kernel name ("" when none) */
     char estimate[64];     /* error estimate kernel name ("" when no post-processed unknown) */
     int nerr;              /* squared-error outputs per element (one per component with an exact) */
@@ -78,6 +83,14 @@ typedef struct hdg_lowered {
     char initial[64];      /* <name>_initial: projection of the initial state */
     char dirichlet[HDG_LOWER_MAX_BC][64];
 } hdg_lowered;
+
+/* The index i of post-processed unknown u in L->posts, -1 when u is not one. */
+static inline int hdg_lowered_post_index(const hdg_lowered *L, int u)
+{
+    for (int i = 0; i < L->npost; i++)
+        if (L->posts[i] == u) return i;
+    return -1;
+}
 
 /* Lowers an HDG problem at its degree. Unsupported features give HDG_EINPUT
  * with the location of the construct. */

@@ -1148,21 +1148,21 @@ static hdg_status errors_kernel(lower *c)
 {
     hdg_lowered *L = c->L;
     snprintf(L->errors, sizeof L->errors, "%s_errors", c->m->name);
-    int nq, kp = L->post_unknown >= 0 && L->kpost > c->k ? L->kpost : c->k;
-    hdg_ir_tensor *w, *lam, *P, *Pp = NULL;
+    int nq, kp = c->k;
+    for (int i = 0; i < L->npost; i++) kp = L->pdeg[i] > kp ? L->pdeg[i] : kp;
+    hdg_ir_tensor *w, *lam, *P, *Pp[HDG_MAX_POST] = {NULL};
     hdg_status st = volume_tables(c, 2 * kp + 6, "err", &nq, &w, &lam, &P, NULL, NULL, c->k);
     if (st) return st;
-    if (L->post_unknown >= 0) {
+    for (int i = 0; i < L->npost; i++) {   /* each post unknown's basis on the same rule */
         hdg_ir_tensor *w2, *lam2;
-        st = volume_tables(c, 2 * kp + 6, "errp", &nq, &w2, &lam2, &Pp, NULL, NULL, L->kpost);
+        st = volume_tables(c, 2 * kp + 6, "errp", &nq, &w2, &lam2, &Pp[i], NULL, NULL, L->pdeg[i]);
         if (st) return st;
     }
     hdg_ir_kernel *k = hdg_ir_kernel_new(c->m, L->errors, HDG_KITEM_ELEMENT);
     hdg_ir_tensor *g = elem_geom(c, k);
     hdg_ir_tensor *x = hdg_ir_input(k, "x", HDG_SHAPE(L->nl), "element dofs (modal)");
-    hdg_ir_tensor *xp = L->post_unknown >= 0
-        ? hdg_ir_input(k, "xpost", HDG_SHAPE(L->npp * unk(c, L->post_unknown)->ncomp),
-                       "post-processed dofs (modal)")
+    hdg_ir_tensor *xp = L->npost > 0
+        ? hdg_ir_input(k, "xpost", HDG_SHAPE(L->npost_dofs), "post-processed dofs (modal)")
         : NULL;
     int ne = L->nerr > 0 ? L->nerr : 1;
     hdg_ir_tensor *out = hdg_ir_output(k, "err2", HDG_SHAPE(ne), "squared L2 errors per component");
@@ -1174,10 +1174,13 @@ static hdg_status errors_kernel(lower *c)
     hdg_ir_expr *wj = hdg_ir_let(k, "wJ", hdg_ir_mul(k, hdg_ir_ld1(k, w, q), Gc(k, g, HDG_G_J)));
     hdg_ir_fill(k, val, hdg_ir_num(k, 0));
     for (int t = 0; t < L->nerr; t++) {
-        int u = L->err_unknown[t], post = u == L->post_unknown;
-        hdg_ir_tensor *src = post ? xp : x, *B = post ? Pp : P;
-        int n = post ? L->npp : c->np;
-        int base = post ? L->err_comp[t] * L->npp : L->uoff[u] + L->err_comp[t] * c->np;
+        int u = L->err_unknown[t], pi = -1;
+        for (int i = 0; i < L->npost; i++)
+            if (L->posts[i] == u) pi = i;
+        int post = pi >= 0;
+        hdg_ir_tensor *src = post ? xp : x, *B = post ? Pp[pi] : P;
+        int n = post ? L->pnp[pi] : c->np;
+        int base = post ? L->poff[pi] + L->err_comp[t] * L->pnp[pi] : L->uoff[u] + L->err_comp[t] * c->np;
         hdg_ir_expr *i = hdg_ir_for(k, "i", n);
         hdg_ir_accum(k, hdg_ir_ld1(k, val, I(k, t)),
                      hdg_ir_mul(k, hdg_ir_ld1(k, src, hdg_ir_add(k, I(k, base), i)),
@@ -1382,19 +1385,20 @@ static hdg_status post_atoms(lower *c, post *ps, const hdg_equation *eq)
     return HDG_OK;
 }
 
-static hdg_status post_kernel(lower *c)
+/* Post-processed unknown i of the kernel k: its system, written at its offset
+ * of the element's row xpost. L->post_unknown, kpost and npp name unknown i
+ * while its atoms are lowered (the post helpers read them). */
+static hdg_status post_one(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, hdg_ir_tensor *x, hdg_ir_tensor *out, int pi)
 {
     hdg_lowered *L = c->L;
     const hdg_problem *p = c->p;
+    L->post_unknown = L->posts[pi], L->kpost = L->pdeg[pi], L->npp = L->pnp[pi];
     const hdg_unknown *U = unk(c, L->post_unknown);
     const hdg_equation *eq = &p->equations[U->equation];
     int nc = U->ncomp, npp = L->npp, N = nc * npp;
-    snprintf(L->post, sizeof L->post, "%s_post", c->m->name);
-    post ps = {.k = hdg_ir_kernel_new(c->m, L->post, HDG_KITEM_ELEMENT), .N = N};
-    hdg_ir_kernel *k = ps.k;
-    ps.g = elem_geom(c, k);
-    ps.x = hdg_ir_input(k, "x", HDG_SHAPE(L->nl), "element dofs (modal)");
-    hdg_ir_tensor *out = hdg_ir_output(k, "xpost", HDG_SHAPE(N), "post-processed dofs (modal)");
+    post ps = {.k = k, .N = N};
+    ps.g = g;
+    ps.x = x;
     ps.A = hdg_ir_local(k, "A", HDG_IR_DOUBLE, HDG_SHAPE(N, N));
     ps.r = hdg_ir_local(k, "r", HDG_IR_DOUBLE, HDG_SHAPE(N));
     ps.val = hdg_ir_local(k, "val", HDG_IR_DOUBLE, HDG_SCALAR);
@@ -1416,8 +1420,25 @@ static hdg_status post_kernel(lower *c)
     }
     hdg_ir_lu(k, ps.A, piv);
     hdg_ir_lu_solve(k, ps.A, piv, ps.r);
-    hdg_ir_copy(k, out, ps.r);
+    hdg_ir_expr *i = hdg_ir_for(k, "i", N);
+    hdg_ir_assign(k, hdg_ir_ld1(k, out, hdg_ir_add(k, I(k, L->poff[pi]), i)), hdg_ir_ld1(k, ps.r, i));
+    hdg_ir_end(k);
     return HDG_OK;
+}
+
+/* Every post-processed unknown, one after the other, into one row xpost per element. */
+static hdg_status post_kernel(lower *c)
+{
+    hdg_lowered *L = c->L;
+    snprintf(L->post, sizeof L->post, "%s_post", c->m->name);
+    hdg_ir_kernel *k = hdg_ir_kernel_new(c->m, L->post, HDG_KITEM_ELEMENT);
+    hdg_ir_tensor *g = elem_geom(c, k);
+    hdg_ir_tensor *x = hdg_ir_input(k, "x", HDG_SHAPE(L->nl), "element dofs (modal)");
+    hdg_ir_tensor *out = hdg_ir_output(k, "xpost", HDG_SHAPE(L->npost_dofs), "post-processed dofs (modal)");
+    hdg_status st = HDG_OK;
+    for (int i = 0; i < L->npost && !st; i++) st = post_one(c, k, g, x, out, i);
+    L->post_unknown = L->posts[0], L->kpost = L->pdeg[0], L->npp = L->pnp[0];
+    return st;
 }
 
 /* The error estimate (MATH.md, "Error estimate from post-processing"): per
@@ -1439,7 +1460,7 @@ static hdg_status estimate_kernel(lower *c)
     hdg_ir_set_origin(k, c->p->file, U->loc.line, U->loc.col, "error estimate ||u* - u||");
     hdg_ir_tensor *g = elem_geom(c, k);
     hdg_ir_tensor *x = hdg_ir_input(k, "x", HDG_SHAPE(L->nl), "element dofs (modal)");
-    hdg_ir_tensor *xp = hdg_ir_input(k, "xpost", HDG_SHAPE(L->npp * U->ncomp), "post-processed dofs (modal)");
+    hdg_ir_tensor *xp = hdg_ir_input(k, "xpost", HDG_SHAPE(L->npost_dofs), "post-processed dofs (modal)");
     hdg_ir_tensor *out = hdg_ir_output(k, "eta2", HDG_SHAPE(1), "squared estimate ||u* - u||^2 on the element");
     hdg_ir_tensor *acc = hdg_ir_local(k, "acc", HDG_IR_DOUBLE, HDG_SHAPE(1));
     hdg_ir_tensor *d = hdg_ir_local(k, "d", HDG_IR_DOUBLE, HDG_SCALAR);
@@ -1535,16 +1556,18 @@ static hdg_status layout(lower *c)
         const hdg_unknown *x = &p->unknowns[u];
         L->uoff[u] = L->toff[u] = -1;
         if (x->post) {
-            if (L->post_unknown >= 0)
-                return hdg_fail(c->err, HDG_EINPUT, "%s:%d:%d: only one postprocess unknown is "
-                                "supported", p->file, x->loc.line, x->loc.col);
+            if (L->npost == HDG_MAX_POST)
+                return hdg_fail(c->err, HDG_EINPUT, "%s:%d:%d: more than %d postprocess unknowns", p->file,
+                                x->loc.line, x->loc.col, HDG_MAX_POST);
             if (x->mean < 0 || p->unknowns[x->mean].ncomp != x->ncomp)
                 return hdg_fail(c->err, HDG_EINPUT, "%s:%d:%d: '%s' needs a 'mean' constraint with "
                                 "an element unknown of the same shape", p->file, x->loc.line,
                                 x->loc.col, x->name);
-            L->post_unknown = u;
-            L->kpost = p->spaces[x->space].degree;
-            L->npp = (L->kpost + 1) * (L->kpost + 2) / 2;
+            int i = L->npost++, d = p->spaces[x->space].degree;
+            L->posts[i] = u, L->pdeg[i] = d, L->pnp[i] = (d + 1) * (d + 2) / 2;
+            L->poff[i] = L->npost_dofs;
+            L->npost_dofs += L->pnp[i] * x->ncomp;
+            if (i == 0) L->post_unknown = u, L->kpost = d, L->npp = L->pnp[0];
             continue;
         }
         if (x->trace) { L->toff[u] = tr; tr += x->ncomp * c->nk; }

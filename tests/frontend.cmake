@@ -89,7 +89,12 @@ frontend_bad(missing_problem -e "missing_problem[.]hdg:1:1: error: missing 'prob
 frontend_bad(name_too_long -e "name_too_long[.]hdg:1:9: error: name too long [(]300 characters. at most 255[)]" -e "^ {8}\\^$")
 frontend_bad(nesting_cap -e "nesting_cap[.]hdg:2:411: error: expression nested too deeply [(]more than 400 levels[)]")
 frontend_bad(neumann_not_flux -e "neumann_not_flux[.]hdg:14:18: error: a neumann condition names a flux: 'boundary neumann qn = g on M' with 'flux qn = [.][.][.]' used as <qn, mu> in a trace equation" -e "^ {17}\\^$")
-frontend_bad(no_boundary_condition -e "no_boundary_condition[.]hdg:9:7: error: trace unknown 'uhat' has no boundary condition [(]e[.]g[.] 'boundary dirichlet uhat = 0 on all'[)]" -e "^ {6}\\^$")
+# a trace unknown without any condition: a warning (a periodic=xy mesh needs none); the run
+# refuses a mesh whose boundary faces are left without one
+hdg_cli_test(frontend_no_boundary_condition 0 -e "no_boundary_condition[.]hdg:9:7: warning: trace unknown 'uhat' has no boundary condition: only a mesh without boundary faces"
+  -- $<TARGET_FILE:hdgc> check ${HDG_TEST_DIR}/data/frontend/bad/no_boundary_condition.hdg)
+hdg_cli_test(frontend_no_boundary_condition_run 1 -e "error: boundary marker 'bottom' has no boundary condition"
+  -- $<TARGET_FILE:hdgc> run ${HDG_TEST_DIR}/data/frontend/bad/no_boundary_condition.hdg --mesh square:2)
 frontend_bad(no_equation -e "no_equation[.]hdg:8:25: error: unknown 's' has no equation" -e "^ {24}\\^$")
 frontend_bad(no_method -e "no_method[.]hdg:1:1: error: cannot tell the method: the problem has no trace unknown [(]HDG[)] and no dt[(][)] term [(]DG[)]" -e "^\\^$")
 frontend_bad(no_test -e "no_test[.]hdg:11:60: error: no test function in a term: every term of this equation must contain 'w'" -e "^ {59}\\^$")

@@ -88,3 +88,18 @@ hdg_cli_test(run_floor_k7 0 -e "L2 error u +[0-9][.][0-9]+e-1[4-9]$" -e "L2 erro
   -- $<TARGET_FILE:hdgc> run ${HDG_TEST_DIR}/data/hdg/poisson_exp.hdg --mesh square:16 --order 7)
 hdg_cli_test(run_floor_k8 0 -e "L2 error u +[0-9][.][0-9]+e-1[4-9]$" -e "L2 error ustar +[0-9][.][0-9]+e-1[4-9]$"
   -- $<TARGET_FILE:hdgc> run ${HDG_TEST_DIR}/data/hdg/poisson_exp.hdg --mesh square:32 --order 8)
+
+# several postprocess unknowns (of degrees k+1 and k+2): both at rate k+2; both in the .vtu;
+# the device (emulator) computes the same post-processed errors as the host
+hdg_cli_test(run_two_posts_convergence 0
+  -e "fit +(1\\.9[0-9]|2\\.0[0-9]) +(1\\.9[0-9]|2\\.0[0-9]) +(1\\.9[0-9]|2\\.0[0-9]) +(1\\.9[0-9]|2\\.0[0-9]) +(2\\.9[0-9]|3\\.0[0-9]) +(2\\.9[0-9]|3\\.0[0-9])$"
+  -e "fit +(2\\.9[0-9]|3\\.0[0-9]) +(2\\.9[0-9]|3\\.0[0-9]) +(2\\.9[0-9]|3\\.0[0-9]) +(2\\.9[0-9]|3\\.0[0-9]) +(3\\.9[0-9]|4\\.0[0-9]) +(3\\.9[0-9]|4\\.0[0-9])$"
+  -- $<TARGET_FILE:hdgc> convergence data/hdg/two_posts.hdg --orders 1..2 --meshes 4,8,16 --json /dev/null)
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_Interpreter_FOUND)
+  add_test(NAME run_two_posts_output
+    COMMAND sh -c "\"$0\" run \"$1\" --mesh square:4 --vtk two_posts.vtu --png two_posts.png --field u2star --json tp_host.json --quiet && \"$2\" \"$3\" two_posts.vtu:480:32 +u1star +u2star +u1 +u2 && HDGC_LIBCUDA=emulator \"$0\" run \"$1\" --mesh square:4 --backend cuda --json tp_dev.json --quiet && \"$2\" \"$4\" tp_host.json tp_dev.json --near errors --rtol 1e-9"
+      $<TARGET_FILE:hdgc> ${HDG_TEST_DIR}/data/hdg/two_posts.hdg ${Python3_EXECUTABLE} ${HDG_TEST_DIR}/check_vtu.py
+      ${HDG_TEST_DIR}/compare_reports.py
+    WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+endif()
