@@ -136,7 +136,7 @@ hdg_status hdg_hdg_dirichlet_data(hdg_run *r, hdg_error *err)
     }
     free(faces);
     free(fg);
-    if (!st) st = hdg_hdg_dirichlet_check(r->p, M, m, r->isdir, r->dofdir, 0, &r->mixed, err);
+    if (!st) r->mixed = hdg_hdg_dirichlet_mixed(M, m, r->isdir, r->dofdir);
     return st;
 }
 

@@ -252,26 +252,16 @@ hdg_status hdg_hdg_dirichlet_finite(const hdg_problem *p, const hdg_lowered *L, 
                     bc->loc.line, bc->loc.col, faces[t]);
 }
 
-/* Faces Dirichlet for some of their trace dofs only (a component, or some of
- * several trace unknowns): *mixed = 1. The host eliminates dof by dof; the
- * device (device = 1) eliminates whole faces and refuses them. */
-hdg_status hdg_hdg_dirichlet_check(const hdg_problem *p, const hdg_mesh *M, int m, const unsigned char *isdir,
-                                   const unsigned char *dofdir, int device, int *mixed, hdg_error *err)
+/* Some face Dirichlet for part of its m trace dofs (a component, or some of
+ * several trace unknowns): then the elimination needs the dof mask. */
+int hdg_hdg_dirichlet_mixed(const hdg_mesh *M, int m, const unsigned char *isdir, const unsigned char *dofdir)
 {
-    (void)p;
-    *mixed = 0;
     for (int f = 0; f < M->nf; f++) {
         if (!isdir[f]) continue;
-        int nd = 0;
-        for (int q = 0; q < m; q++) nd += dofdir[(size_t)f * m + q] != 0;
-        if (nd == m) continue;
-        *mixed = 1;
-        if (device)
-            return hdg_fail(err, HDG_EINPUT, "face %d (marker '%s') is Dirichlet for some of its trace components "
-                            "only: mixed conditions on one face run on the host only (for now): use --backend c",
-                            f, M->marker_names[M->fmark[f]] ? M->marker_names[M->fmark[f]] : "?");
+        for (int q = 0; q < m; q++)
+            if (!dofdir[(size_t)f * m + q]) return 1;
     }
-    return HDG_OK;
+    return 0;
 }
 
 /* ------------------------------------------------------------------ results */

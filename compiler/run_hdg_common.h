@@ -89,10 +89,9 @@ void hdg_hdg_dirichlet_store(const hdg_problem *p, const hdg_lowered *L, int i, 
  * fails naming the data (hdg_hdg_check_finite on the face's element). */
 hdg_status hdg_hdg_dirichlet_finite(const hdg_problem *p, const hdg_lowered *L, const hdg_mesh *M, int i,
                                     const int *faces, int n, const double *uD, hdg_error *err);
-/* *mixed = 1 when a face is Dirichlet for some of its m trace dofs only; an error for the
- * device (device = 1), which eliminates whole faces. */
-hdg_status hdg_hdg_dirichlet_check(const hdg_problem *p, const hdg_mesh *M, int m, const unsigned char *isdir,
-                                   const unsigned char *dofdir, int device, int *mixed, hdg_error *err);
+/* 1 when some face is Dirichlet for part of its m trace dofs only (a component of a vector
+ * trace, or one of several trace unknowns): the elimination then goes dof by dof. */
+int hdg_hdg_dirichlet_mixed(const hdg_mesh *M, int m, const unsigned char *isdir, const unsigned char *dofdir);
 
 /* errors.<unknown> from the per-element squared errors e2 (ne * nerr),
  * summed in element order. */

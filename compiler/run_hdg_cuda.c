@@ -197,7 +197,6 @@ static hdg_status dirichlet_stage(drun *r, hdg_error *err)
     int m = r->L.m, nk = r->L.k + 1;
     unsigned char *isdir = hdg_xcalloc((size_t)M->nf + 1, 1), *dofdir = hdg_xcalloc((size_t)M->nf * m + 1, 1);
     double *xD = hdg_xcalloc((size_t)M->nf * m + 1, sizeof(double));
-    int mixed = 0;
     int *faces = hdg_xmalloc(sizeof(int) * (size_t)(M->nbf + 1));
     double *fg = hdg_xmalloc(sizeof(double) * HDG_GF_SIZE * (size_t)(M->nbf + 1));
     hdg_cuptr dfg = 0, duD = 0, disd = 0, dxD = 0;
@@ -220,9 +219,8 @@ static hdg_status dirichlet_stage(drun *r, hdg_error *err)
         hdg_cuda_free(r->dev, dfg), hdg_cuda_free(r->dev, duD);
         dfg = duD = 0;
     }
-    if (!st) st = hdg_hdg_dirichlet_check(r->p, M, m, isdir, dofdir, 1, &mixed, err);
     if (!st) r->null_t = hdg_hdg_null_candidate(r->p, M, isdir);
-    if (!st) st = upload(r, isdir, (size_t)M->nf, &disd, err);
+    if (!st) st = upload(r, dofdir, (size_t)M->nf * m, &disd, err);   /* the elimination is per dof */
     if (!st) st = upload(r, xD, sizeof(double) * (size_t)M->nf * m, &dxD, err);
     if (!st) st = hdg_cuda_trace_dirichlet(&r->B, disd, dxD, r->rhs, err);
     hdg_cuda_free(r->dev, disd), hdg_cuda_free(r->dev, dxD);

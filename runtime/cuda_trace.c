@@ -61,16 +61,17 @@ static const char kernels[] =
     "    if (rhs) rhs[t] = r;\n"
     "}\n"
     "\n"
-    "/* Symmetric Dirichlet elimination of row t (hdg_blockmat_apply_dirichlet). */\n"
+    "/* Symmetric Dirichlet elimination of row t (hdg_blockmat_apply_dirichlet_dofs): dof t is\n"
+    "   Dirichlet when dofd[t] (a face may be Dirichlet for some of its dofs only). */\n"
     "extern \"C\" __global__ void __launch_bounds__(HDG_BLOCK) hdg_rt_dirichlet(int nf, double *__restrict__ A,\n"
-    "        const int *__restrict__ nbr, const unsigned char *__restrict__ isd, const double *__restrict__ xD,\n"
+    "        const int *__restrict__ nbr, const unsigned char *__restrict__ dofd, const double *__restrict__ xD,\n"
     "        double *__restrict__ rhs)\n"
     "{\n"
     "    const long long rows = (long long)nf * HDG_M;\n"
     "    const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
     "    if (t >= rows) return;\n"
     "    const int l = (int)(t / HDG_M), p = (int)(t % HDG_M);\n"
-    "    if (isd[l]) {\n"
+    "    if (dofd[t]) {\n"
     "        for (int a = 0; a < HDG_NA; a++)\n"
     "            for (int q = 0; q < HDG_M; q++) A[((long long)a * HDG_M + q) * rows + t] = a == 0 && q == p ? 1.0 : 0.0;\n"
     "        rhs[t] = xD[t];\n"
@@ -79,9 +80,10 @@ static const char kernels[] =
     "    double r = rhs[t];\n"
     "    for (int a = 0; a < HDG_NA; a++) {\n"
     "        const int g = nbr[(long long)l * HDG_NA + a];\n"
-    "        if (g < 0 || !isd[g]) continue;\n"
+    "        if (g < 0) continue;\n"
     "        double s = 0.0;\n"
     "        for (int q = 0; q < HDG_M; q++) {\n"
+    "            if (!dofd[(long long)g * HDG_M + q]) continue;\n"
     "            double *v = A + ((long long)a * HDG_M + q) * rows + t;\n"
     "            s += *v * xD[(long long)g * HDG_M + q];\n"
     "            *v = 0.0;\n"
@@ -175,13 +177,13 @@ hdg_status hdg_cuda_trace_assemble(const hdg_cuda_topology *T, hdg_cuptr Ke, hdg
     return hdg_cuda_linalg_launch(L, L->assemble, "hdg_rt_assemble", (long long)nf * L->m, p, err);
 }
 
-hdg_status hdg_cuda_trace_dirichlet(hdg_cuda_blockmat *dB, hdg_cuptr isd, hdg_cuptr xD, hdg_cuptr rhs,
+hdg_status hdg_cuda_trace_dirichlet(hdg_cuda_blockmat *dB, hdg_cuptr dofd, hdg_cuptr xD, hdg_cuptr rhs,
                                     hdg_error *err)
 {
     hdg_cuda_linalg *L = dB->L;
     int nf = dB->nf;
     hdg_cuptr A = dB->A, nbr = dB->nbr;
-    void *p[] = { &nf, &A, &nbr, &isd, &xD, &rhs };
+    void *p[] = { &nf, &A, &nbr, &dofd, &xD, &rhs };
     return hdg_cuda_linalg_launch(L, L->dirichlet, "hdg_rt_dirichlet", (long long)nf * L->m, p, err);
 }
 

@@ -50,8 +50,9 @@ hdg_status hdg_cuda_blockmat_alloc(hdg_cuda_linalg *L, int nf, const int *nbr, h
 hdg_status hdg_cuda_trace_assemble(const hdg_cuda_topology *T, hdg_cuptr Ke, hdg_cuptr Fe,
                                    hdg_cuda_blockmat *dB, hdg_cuptr rhs, hdg_error *err);
 
-/* hdg_blockmat_apply_dirichlet on the device: isd (nf bytes), xD (nf*m). */
-hdg_status hdg_cuda_trace_dirichlet(hdg_cuda_blockmat *dB, hdg_cuptr isd, hdg_cuptr xD, hdg_cuptr rhs,
+/* hdg_blockmat_apply_dirichlet_dofs on the device: dofd (nf*m bytes: 1 for a Dirichlet
+ * dof), xD (nf*m). */
+hdg_status hdg_cuda_trace_dirichlet(hdg_cuda_blockmat *dB, hdg_cuptr dofd, hdg_cuptr xD, hdg_cuptr rhs,
                                     hdg_error *err);
 
 /* hdg_blockmat_scatter_to_elements on the device: out (ne*3m) from x (nf*m). */
