@@ -1208,9 +1208,10 @@ static void coverage(sema *S, const pairing *pr)
             hdg_diag_add(S->d, HDG_DIAG_WARNING, x->loc, "trace unknown '%s' has no boundary condition: only a "
                          "mesh without boundary faces (square:N,periodic=xy) can do without one (e.g. 'boundary "
                          "dirichlet %s = 0 on all')", x->name, x->name);
-        else
-            sema_error(S, x->loc, "no boundary condition defines ext(%s), which a flux uses (e.g. "
-                       "'boundary wall on all: ext(%s) = %s')", x->name, x->name, x->name);
+        else   /* a warning too: on a torus no face takes ext() from a condition */
+            hdg_diag_add(S->d, HDG_DIAG_WARNING, x->loc, "no boundary condition defines ext(%s), which a flux "
+                         "uses: only a mesh without boundary faces (square:N,periodic=xy) can do without one "
+                         "(e.g. 'boundary wall on all: ext(%s) = %s')", x->name, x->name, x->name);
     }
 }
 
