@@ -6,6 +6,7 @@
 
 #include "compiler/run.h"
 #include "compiler/run_memory.h"
+#include "compiler/periodic_data.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/mesh.h"
 #include "support/util.h"
@@ -153,6 +154,8 @@ hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg
         memcpy(f->tri, mesh->ev, sizeof(int) * 3 * (size_t)mesh->ne);
     }
     st = check_markers(p, mesh, err);
+    char pmsg[1024];
+    if (!st && hdg_periodic_data_check(p, mesh, pmsg, sizeof pmsg)) hdg_report_string(rep, "mesh.warning", pmsg);
     int hdg = p->method == HDG_METHOD_HDG;
     if (!st && dev) st = hdg ? hdg_run_hdg_cuda(p, mesh, &o, dev, rep, err) : hdg_run_dg_cuda(p, mesh, &o, dev, rep, err);
     else if (!st) st = hdg ? hdg_run_hdg(p, mesh, &o, rep, err) : hdg_run_dg(p, mesh, &o, rep, err);

@@ -63,3 +63,11 @@ hdg_cli_test(periodic_check_mesh 0 -e "^markers: bottom top$" -n "error"
 hdg_cli_test(periodic_dg_gmsh_rates 0 -e "fit +(3\\.8[5-9]|3\\.9[0-9]|4\\.[0-1][0-9])$"
   -- ${HDGC} convergence ${P}/advection_periodic.hdg --refine ${PMSH},periodic=left:right,bottom:top --levels 0..2
   --orders 3 --json /dev/null)
+
+# data that do not repeat across the paired sides (examples/elasticity.hdg's f on periodic=x):
+# a warning naming the term and the two points; periodic data give none
+hdg_cli_test(periodic_data_not_periodic 0
+  -e "warning: the data are not periodic across the paired sides .left:right.: the term .*f[(]x, y[)][.]x [*] v[.]x' of equation 2 [(]line 31[)] is 2[.]70332 at [(]0, 0[.]0985844[)] but 4[.]45702 at [(]1, 0[.]0985844[)]"
+  -- $<TARGET_FILE:hdgc> run ${HDG_EXAMPLES}/elasticity.hdg --mesh square:8,periodic=x)
+hdg_cli_test(periodic_data_periodic 0 -e "L2 error u " -n "not periodic"
+  -- $<TARGET_FILE:hdgc> run ${HDG_TEST_DIR}/data/periodic/poisson_periodic.hdg --mesh square:8,periodic=x)
