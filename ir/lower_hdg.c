@@ -965,6 +965,20 @@ static void null_project(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *S)
         }
 }
 
+/* The local system's blocks, zeroed: A, B (with the source column) and, with
+ * trace rows, C and D (with theirs). */
+static blocks system_blocks(hdg_ir_kernel *k, const hdg_lowered *L, int trace_rows)
+{
+    blocks bk = {hdg_ir_local(k, "A", HDG_IR_DOUBLE, HDG_SHAPE(L->nl, L->nl)),
+                 hdg_ir_local(k, "B", HDG_IR_DOUBLE, HDG_SHAPE(L->nl, L->nt + 1)),
+                 trace_rows ? hdg_ir_local(k, "C", HDG_IR_DOUBLE, HDG_SHAPE(L->nt, L->nl)) : NULL,
+                 trace_rows ? hdg_ir_local(k, "D", HDG_IR_DOUBLE, HDG_SHAPE(L->nt, L->nt + 1)) : NULL};
+    hdg_ir_fill(k, bk.A, hdg_ir_num(k, 0));
+    hdg_ir_fill(k, bk.B, hdg_ir_num(k, 0));
+    if (trace_rows) hdg_ir_fill(k, bk.C, hdg_ir_num(k, 0)), hdg_ir_fill(k, bk.D, hdg_ir_num(k, 0));
+    return bk;
+}
+
 static void local_kernel(lower *c)
 {
     hdg_lowered *L = c->L;
@@ -973,16 +987,9 @@ static void local_kernel(lower *c)
     hdg_ir_tensor *g = elem_geom(c, k);
     hdg_ir_tensor *Ke = hdg_ir_output(k, "Ke", HDG_SHAPE(L->nt, L->nt), "element trace matrix K_e");
     hdg_ir_tensor *Fe = hdg_ir_output(k, "Fe", HDG_SHAPE(L->nt), "element trace load F_e");
-    blocks bk = {hdg_ir_local(k, "A", HDG_IR_DOUBLE, HDG_SHAPE(L->nl, L->nl)),
-                 hdg_ir_local(k, "B", HDG_IR_DOUBLE, HDG_SHAPE(L->nl, L->nt + 1)),
-                 hdg_ir_local(k, "C", HDG_IR_DOUBLE, HDG_SHAPE(L->nt, L->nl)),
-                 hdg_ir_local(k, "D", HDG_IR_DOUBLE, HDG_SHAPE(L->nt, L->nt + 1))};
+    blocks bk = system_blocks(k, L, 1);
     hdg_ir_tensor *piv = hdg_ir_local(k, "piv", HDG_IR_INT, HDG_SHAPE(L->nl));
     hdg_ir_tensor *W = hdg_ir_local(k, "W", HDG_IR_DOUBLE, HDG_SHAPE(L->nl, L->nt + 1));
-    hdg_ir_fill(k, bk.A, hdg_ir_num(k, 0));
-    hdg_ir_fill(k, bk.B, hdg_ir_num(k, 0));
-    hdg_ir_fill(k, bk.C, hdg_ir_num(k, 0));
-    hdg_ir_fill(k, bk.D, hdg_ir_num(k, 0));
     emit_system(c, k, g, &bk);
     elim_plan P;
     hdg_ir_tensor *S = bk.D;
@@ -1054,11 +1061,8 @@ static void recover_kernel(lower *c)
                                      "trace dofs of the element's faces, element orientation");
     c->hist = L->transient ? hist_input(c, k) : NULL;
     hdg_ir_tensor *x = hdg_ir_output(k, "x", HDG_SHAPE(L->nl), "element dofs (modal)");
-    blocks bk = {hdg_ir_local(k, "A", HDG_IR_DOUBLE, HDG_SHAPE(L->nl, L->nl)),
-                 hdg_ir_local(k, "B", HDG_IR_DOUBLE, HDG_SHAPE(L->nl, L->nt + 1)), NULL, NULL};
+    blocks bk = system_blocks(k, L, 0);
     hdg_ir_tensor *r = hdg_ir_local(k, "r", HDG_IR_DOUBLE, HDG_SHAPE(L->nl));
-    hdg_ir_fill(k, bk.A, hdg_ir_num(k, 0));
-    hdg_ir_fill(k, bk.B, hdg_ir_num(k, 0));
     emit_system(c, k, g, &bk);
     c->hist = NULL;
     hdg_ir_expr *i = hdg_ir_for(k, "i", L->nl);
@@ -1083,15 +1087,8 @@ static void rhs_kernel(lower *c)
     hdg_ir_tensor *g = elem_geom(c, k);
     c->hist = hist_input(c, k);
     hdg_ir_tensor *Fe = hdg_ir_output(k, "Fe", HDG_SHAPE(L->nt), "element trace load F_e");
-    blocks bk = {hdg_ir_local(k, "A", HDG_IR_DOUBLE, HDG_SHAPE(L->nl, L->nl)),
-                 hdg_ir_local(k, "B", HDG_IR_DOUBLE, HDG_SHAPE(L->nl, L->nt + 1)),
-                 hdg_ir_local(k, "C", HDG_IR_DOUBLE, HDG_SHAPE(L->nt, L->nl)),
-                 hdg_ir_local(k, "D", HDG_IR_DOUBLE, HDG_SHAPE(L->nt, L->nt + 1))};
+    blocks bk = system_blocks(k, L, 1);
     hdg_ir_tensor *r = hdg_ir_local(k, "r", HDG_IR_DOUBLE, HDG_SHAPE(L->nl));
-    hdg_ir_fill(k, bk.A, hdg_ir_num(k, 0));
-    hdg_ir_fill(k, bk.B, hdg_ir_num(k, 0));
-    hdg_ir_fill(k, bk.C, hdg_ir_num(k, 0));
-    hdg_ir_fill(k, bk.D, hdg_ir_num(k, 0));
     c->rhs_only = 1;
     emit_system(c, k, g, &bk);
     c->rhs_only = 0, c->hist = NULL;
