@@ -63,7 +63,7 @@ static hdg_status on_snapshot(void *ctx, const hdg_snapshot *s, hdg_error *err)
     capture *c = ctx;
     if (!c->x) nodes(s, c);
     const hdgc_problem *p = c->p;
-    if (p->step && p->checked->method == HDG_METHOD_DG) {
+    if (p->step && (p->checked->method == HDG_METHOD_DG || p->checked->transient)) {
         c->view = hdg_xrealloc(c->view, sizeof *c->view * ((size_t)s->nfields + 1));
         for (int f = 0; f < s->nfields; f++)
             c->view[f] = (hdgc_field){s->names[f], s->ne, s->nlat, s->p, c->x, c->y, s->values[f]};
@@ -87,7 +87,7 @@ hdg_status hdgc_solve(const hdgc_problem *p, hdgc_result **out, hdg_error *err)
     hdg_run_options ro = p->ro;
     /* the drivers read the mesh only (const in all but the type) */
     ro.mesh_in = p->has_mesh ? (hdg_mesh *)&p->mesh : NULL;
-    int keep = !p->x.no_fields, steps = p->step && p->checked->method == HDG_METHOD_DG;
+    int keep = !p->x.no_fields, steps = p->step && (p->checked->method == HDG_METHOD_DG || p->checked->transient);
     ro.snapshot = keep || steps ? on_snapshot : NULL;   /* fields off: no output stage at all */
     ro.snapshot_ctx = &c;
     ro.snapshot_every = p->step_every;

@@ -335,6 +335,13 @@ hdg_status hdg_hdg_output_estimate(const hdg_problem *p, const hdg_lowered *L, i
                                    const double *xe, const double *xp, const double *eta,
                                    const hdg_run_options *o, hdg_error *err)
 {
+    return hdg_hdg_output_at(p, L, ne, geom, xe, xp, eta, o, 0, 0, 1, err);
+}
+
+hdg_status hdg_hdg_output_at(const hdg_problem *p, const hdg_lowered *L, int ne, const double *geom,
+                             const double *xe, const double *xp, const double *eta, const hdg_run_options *o,
+                             double t, long long step, int final, hdg_error *err)
+{
     int post = L->npost > 0 && xp, deg = L->k;
     for (int i = 0; post && i < L->npost; i++) deg = L->pdeg[i] > deg ? L->pdeg[i] : deg;
     int nlat = hdg_vtk_lattice_size(deg);
@@ -371,7 +378,7 @@ hdg_status hdg_hdg_output_estimate(const hdg_problem *p, const hdg_lowered *L, i
         st = hdg_vtk_write_snapshot_cells(o->vtk, ne, vxy, deg, nf, names, (const double *const *)vals, &cells,
                                           HDG_VTK_LAGRANGE, err);
     if (!st && o->snapshot) {
-        hdg_snapshot s = {ne, deg, nlat, vxy, lr, ls, nf, names, (const double *const *)vals, 0, 0, 1,
+        hdg_snapshot s = {ne, deg, nlat, vxy, lr, ls, nf, names, (const double *const *)vals, t, step, final,
                           cells.n, cnames, cvals};
         st = o->snapshot(o->snapshot_ctx, &s, err);
     }

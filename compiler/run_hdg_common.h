@@ -115,5 +115,10 @@ hdg_status hdg_hdg_output(const hdg_problem *p, const hdg_lowered *L, int ne, co
 hdg_status hdg_hdg_output_estimate(const hdg_problem *p, const hdg_lowered *L, int ne, const double *geom,
                                    const double *xe, const double *xp, const double *eta,
                                    const hdg_run_options *o, hdg_error *err);
+/* The same for a state of a time-dependent run: the snapshot's t, step and final (the
+ * functions above give 0, 0, 1). */
+hdg_status hdg_hdg_output_at(const hdg_problem *p, const hdg_lowered *L, int ne, const double *geom,
+                             const double *xe, const double *xp, const double *eta, const hdg_run_options *o,
+                             double t, long long step, int final, hdg_error *err);
 
 #endif

@@ -317,6 +317,19 @@ static hdg_status series_close(series *W, const hdg_run *r, hdg_error *err)
     return st;
 }
 
+/* The caller's snapshot hook (API on_step) after step `step` (time t), u* post-processed. */
+static hdg_status step_snapshot(hdg_run *r, double t, long long step, hdg_error *err)
+{
+    double t0 = r->t;
+    r->t = t;
+    hdg_status st = r->L.npost ? hdg_hdg_post_stage(r, err) : HDG_OK;
+    r->t = t0;
+    hdg_run_options o = *r->o;
+    o.vtk = NULL;
+    if (!st) st = hdg_hdg_output_at(r->p, &r->L, r->mesh->ne, r->geom, r->xe, r->xp, NULL, &o, t, step, 0, err);
+    return st;
+}
+
 /* u^{n+1} into U[0], the older states shifted (U[1] = u^n, ...). */
 static void shift(double **U, int depth, const double *unew, long long n)
 {
@@ -355,6 +368,9 @@ static hdg_status run_steps(stepper *S, const scheme *sc, double dt, long long n
         shift(U, depth, w, n);
         st = track_errors(S, err);
         if (!st && W && (s + 1) % r->o->every == 0 && s + 1 < nsteps) st = series_write(W, r, t0 + dt, err);
+        int every = r->o->snapshot_every;
+        if (!st && r->o->snapshot && every > 0 && (s + 1) % every == 0 && s + 1 < nsteps)
+            st = step_snapshot(r, t0 + dt, s + 1, err);
     }
     free(buf);
     return st;
@@ -392,10 +408,7 @@ hdg_status hdg_run_hdg_time(hdg_run *r, hdg_progress *line, hdg_error *err)
         if (!st && ((r->o->vtk && !many) || r->o->snapshot)) {
             hdg_run_options o = *r->o;
             if (many) o.vtk = NULL;
-            const hdg_run_options *keep = r->o;
-            r->o = &o;
-            st = hdg_hdg_output_stage(r, err);
-            r->o = keep;
+            st = hdg_hdg_output_at(r->p, L, ne, r->geom, r->xe, r->xp, r->eta, &o, final, nsteps, 1, err);
         }
     }
     if (many) {

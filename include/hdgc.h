@@ -173,8 +173,9 @@ typedef struct hdgc_state {
  * "stopped by the step callback (N)". */
 typedef int (*hdgc_step_fn)(void *ctx, const hdgc_state *state);
 
-/* DG: calls fn every `every` steps (and with the initial and the final state).
- * fn NULL: no callback. An HDG problem has no steps: fn is never called. */
+/* Time-dependent problems: calls fn every `every` steps and with the final state (DG also
+ * with the initial one; HDG with dt(): the states after the steps, u* post-processed for
+ * each). fn NULL: no callback. A steady HDG problem has no steps: fn is never called. */
 hdg_status hdgc_problem_on_step(hdgc_problem *p, int every, hdgc_step_fn fn, void *ctx, hdg_error *err);
 
 /* ------------------------------------------------------------------ meshes */

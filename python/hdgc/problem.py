@@ -205,7 +205,8 @@ class Problem:
         return self
 
     def on_step(self, fn, every=1):
-        """DG: fn(state) every `every` steps and at the initial and final states; a true
+        """Time-dependent problems: fn(state) every `every` steps and at the final state (DG: also
+        the initial one); a true
         (or nonzero) return stops the solve (which then raises hdgc.Error); fn None: none."""
         if fn is None:
             self._step = None

@@ -42,3 +42,18 @@ def test_transient_hdg():
     assert r.report["time"]["steps"] == 10
     assert 1e-6 < r.errors["u"] < 1e-3
     assert r.report["errors_max_in_time"]["u"] >= r.errors["u"]
+
+
+def test_transient_hdg_steps():
+    """on_step on HDG with dt(): the states after steps 3, 6, 9 and the final one, u* in each;
+    a true return stops the run."""
+    p = hdgc.Problem(HEAT)
+    seen = []
+    p.on_step(lambda s: seen.append((s.step, round(s.t, 9), s.final, sorted(s.fields))), every=3)
+    r = p.solve(mesh="square:4", step=0.05)
+    assert [x[:3] for x in seen] == [(3, 0.15, False), (6, 0.3, False), (9, 0.45, False), (10, 0.5, True)]
+    assert all(x[3] == ["q_x", "q_y", "u", "ustar"] for x in seen)
+    assert r.errors["u"] < 1e-3
+    p.on_step(lambda s: s.step == 6, every=3)
+    with pytest.raises(hdgc.Error, match="stopped by the step callback"):
+        p.solve(mesh="square:4", step=0.05)
