@@ -140,12 +140,21 @@ static hdg_status implicit_solve(stepper *S, int v, double t, hdg_error *err)
     a.out[0] = r->Fe;
     hdg_launch(f, ne, &a);
     int bad = hdg_nonfinite_first(r->Fe, ne, nt, nt);
-    if (bad >= 0) return hdg_hdg_bad_element(r->p, M, bad, 0, err);
+    if (bad >= 0) {   /* the sources, Neumann data or the history at this time */
+        hdg_status st = hdg_hdg_bad_element(r->p, M, bad, 0, err);
+        size_t len = strlen(err->msg);
+        snprintf(err->msg + len, sizeof err->msg - len, " (at t = %.6g, the solve of a step)", t);
+        return st;
+    }
     if (r->negated)
         for (long long i = 0; i < (long long)ne * nt; i++) r->Fe[i] = -r->Fe[i];
     hdg_blockmat_assemble_rhs(M->nf, r->L.m, r->rhs, r->Fe, M->ef, M->eforient, M->fe, M->flf, r->flip);
     hdg_status st = hdg_hdg_dirichlet_data(r, err);
-    if (st) return st;
+    if (st) {
+        size_t len = strlen(err->msg);
+        snprintf(err->msg + len, sizeof err->msg - len, " (at t = %.6g, the solve of a step)", t);
+        return st;
+    }
     hdg_blockmat_dirichlet_rhs(&S->lv[v].B0, r->rhs, r->isdir, r->mixed ? r->dofdir : NULL, r->xD);
     hdg_solve_info info;
     if ((st = hdg_hdg_ksp_solve(&S->lv[v].K, r, &info, err))) return st;
