@@ -24,47 +24,9 @@
 
 #include "compiler/nonfinite.h"
 #include "compiler/run_hdg_internal.h"
+#include "compiler/time_scheme.h"
 #include "runtime/vtk.h"
 #include "support/util.h"
-
-typedef struct scheme {
-    const char *name;
-    int bdf;                 /* steps of a BDF (0: SDIRK) */
-    double a0, a[3];         /* BDF */
-    int stages;              /* SDIRK */
-    double gamma, A[3][3], c[3];
-    int order;
-} scheme;
-
-static scheme sdirk(int order)
-{
-    scheme s = {order == 2 ? "sdirk2" : "sdirk3", 0, 0, {0}, order, 0, {{0}}, {0}, order};
-    if (order == 2) {
-        double g = 1 - sqrt(0.5);
-        s.gamma = g;
-        s.A[0][0] = g, s.A[1][0] = 1 - g, s.A[1][1] = g;
-        s.c[0] = g, s.c[1] = 1;
-    } else {   /* Alexander (1977): L-stable, stiffly accurate, order 3 */
-        double g = 0.43586652150845899941601945;
-        double t2 = (1 + g) / 2, b1 = -(6 * g * g - 16 * g + 1) / 4, b2 = (6 * g * g - 20 * g + 5) / 4;
-        s.gamma = g;
-        s.A[0][0] = g;
-        s.A[1][0] = t2 - g, s.A[1][1] = g;
-        s.A[2][0] = b1, s.A[2][1] = b2, s.A[2][2] = g;
-        s.c[0] = g, s.c[1] = t2, s.c[2] = 1;
-    }
-    return s;
-}
-
-static scheme scheme_of(const char *name)
-{
-    static const scheme bdf[3] = {{"bdf1", 1, 1, {1, 0, 0}, 0, 0, {{0}}, {0}, 1},
-                                  {"bdf2", 2, 1.5, {2, -0.5, 0}, 0, 0, {{0}}, {0}, 2},
-                                  {"bdf3", 3, 11.0 / 6, {3, -1.5, 1.0 / 3}, 0, 0, {{0}}, {0}, 3}};
-    for (int i = 0; i < 3; i++)
-        if (!strcmp(name, bdf[i].name)) return bdf[i];
-    return sdirk(!strcmp(name, "sdirk2") ? 2 : 3);
-}
 
 /* ---------------------------------------------------------------- one matrix */
 
@@ -109,6 +71,8 @@ static hdg_status level_init(hdg_run *r, level *v, hdg_error *err)
 
 typedef struct stepper {
     hdg_run *r;
+    hdg_time_ops ops;
+    struct series *W;        /* --vtk x.pvd --every n, or NULL */
     long long n;             /* ne * nl */
     level lv[2];             /* [0] the scheme's, [1] the SDIRK start of a BDF: used one
                                 after the other (the start's freed before the scheme's is built) */
@@ -119,10 +83,13 @@ typedef struct stepper {
     double err_max[32];
 } stepper;
 
-/* The element unknowns r->xe at time t from the history r->hist (sigma of level v). */
-static hdg_status implicit_solve(stepper *S, int v, double t, hdg_error *err)
+/* The element unknowns r->xe (= ops.out) at time t from the history r->hist (sigma of
+ * level v). */
+static hdg_status implicit_solve(void *ctx, int v, double t, hdg_error *err)
 {
+    stepper *S = ctx;
     hdg_run *r = S->r;
+    S->lv[v].sigma = S->ops.sigma[v];
     const hdg_mesh *M = r->mesh;
     int nt = r->L.nt, ne = M->ne;
     if (S->cur != v) {
@@ -163,37 +130,6 @@ static hdg_status implicit_solve(stepper *S, int v, double t, hdg_error *err)
     return hdg_hdg_recover(r, err);
 }
 
-/* ---------------------------------------------------------------- schemes */
-
-/* y = sum_i c[i] x[i] over the element dofs. */
-static void combine(long long n, double *y, int nx, const double *c, double *const *x)
-{
-    for (long long i = 0; i < n; i++) {
-        double s = 0;
-        for (int j = 0; j < nx; j++) s += c[j] * x[j][i];
-        y[i] = s;
-    }
-}
-
-/* One SDIRK step from u (t0) to u (t0 + dt), on level v; d: stages scratch. */
-static hdg_status sdirk_step(stepper *S, const scheme *sc, int v, double t0, double dt, double *u, double **d,
-                             hdg_error *err)
-{
-    hdg_run *r = S->r;
-    double ig = 1 / (sc->gamma * dt);
-    for (int i = 0; i < sc->stages; i++) {
-        double c[4] = {ig};
-        double *x[4] = {u};
-        for (int j = 0; j < i; j++) c[j + 1] = ig * dt * sc->A[i][j], x[j + 1] = d[j];
-        combine(S->n, r->hist, i + 1, c, x);
-        hdg_status st = implicit_solve(S, v, t0 + sc->c[i] * dt, err);
-        if (st) return st;
-        for (long long k = 0; k < S->n; k++) d[i][k] = ig * r->xe[k] - r->hist[k];
-    }
-    memcpy(u, r->xe, sizeof(double) * (size_t)S->n);
-    return HDG_OK;
-}
-
 /* The L2 errors of the element unknowns at r->t: their maxima over the steps. */
 static hdg_status track_errors(stepper *S, hdg_error *err)
 {
@@ -218,7 +154,7 @@ static hdg_status track_errors(stepper *S, hdg_error *err)
     return HDG_OK;
 }
 
-static void report_time(stepper *S, const scheme *sc, double dt, long long nsteps, double final)
+static void report_time(stepper *S, const hdg_time_scheme *sc, double dt, long long nsteps, double final)
 {
     hdg_run *r = S->r;
     hdg_report *R = r->rep;
@@ -241,26 +177,9 @@ static void report_time(stepper *S, const scheme *sc, double dt, long long nstep
     }
 }
 
-/* The number of steps: final/dt rounded up (dt shortened to land on final). */
-static hdg_status steps_of(const hdg_run *r, double *final, double *dt, long long *n, hdg_error *err)
+static hdg_status initial_state(void *ctx, double *u, hdg_error *err)
 {
-    const hdg_problem *p = r->p;
-    *final = r->o->final_time > 0 ? r->o->final_time : p->time.final;
-    double d = r->o->dt > 0 ? r->o->dt : p->time.dt;
-    if (!(*final > 0) || !(d > 0))
-        return hdg_fail(err, HDG_EINPUT, "%s: the final time (%g) and the step dt (%g) must be positive", p->name,
-                        *final, d);
-    double k = ceil(*final / d * (1 - 1e-12));
-    if (!(k <= 1e8))
-        return hdg_fail(err, HDG_EINPUT, "%s: %.3g steps of dt = %g to t = %g: more than 1e8 steps", p->name, k, d,
-                        *final);
-    *n = k < 1 ? 1 : (long long)k;
-    *dt = *final / (double)*n;
-    return HDG_OK;
-}
-
-static hdg_status initial_state(hdg_run *r, double *u, hdg_error *err)
-{
+    hdg_run *r = ((stepper *)ctx)->r;
     int ne = r->mesh->ne;
     hdg_kernel_fn f = hdg_hdg_kernel(r, r->L.initial, err);
     if (!f) return err->code;
@@ -339,72 +258,38 @@ static hdg_status step_snapshot(hdg_run *r, double t, long long step, hdg_error 
     return st;
 }
 
-/* u^{n+1} into U[0], the older states shifted (U[1] = u^n, ...). */
-static void shift(double **U, int depth, const double *unew, long long n)
+/* After each step: the errors in time, the series file and the step callback when due. */
+static hdg_status after_step(void *ctx, long long step, long long nsteps, double t, hdg_error *err)
 {
-    double *oldest = U[depth - 1];
-    for (int j = depth - 1; j > 0; j--) U[j] = U[j - 1];
-    U[0] = oldest;
-    memcpy(U[0], unew, sizeof(double) * (size_t)n);
-}
-
-static hdg_status run_steps(stepper *S, const scheme *sc, double dt, long long nsteps, hdg_progress *line,
-                            series *W, hdg_error *err)
-{
+    stepper *S = ctx;
     hdg_run *r = S->r;
-    long long n = S->n;
-    int depth = sc->bdf ? sc->bdf : 1;
-    double *buf = hdg_xcalloc((size_t)n * 7, sizeof(double));
-    double *U[3] = {buf, buf + n, buf + 2 * n};   /* u^n, u^{n-1}, u^{n-2} */
-    double *w = buf + 3 * n, *d[3] = {buf + 4 * n, buf + 5 * n, buf + 6 * n};
-    hdg_status st = initial_state(r, U[0], err);
-    scheme start = sdirk(sc->bdf == 3 ? 3 : 2);
-    S->lv[0].sigma = sc->bdf ? sc->a0 / dt : 1 / (sc->gamma * dt);
-    S->lv[1].sigma = 1 / (start.gamma * dt);
-    for (long long s = 0; s < nsteps && !st; s++) {
-        double t0 = (double)s * dt;
-        hdg_progress_update(line, 0, "step %lld/%lld, t = %.4g", s + 1, nsteps, t0 + dt);
-        memcpy(w, U[0], sizeof(double) * (size_t)n);
-        if (!sc->bdf) st = sdirk_step(S, sc, 0, t0, dt, w, d, err);
-        else if (s < sc->bdf - 1) st = sdirk_step(S, &start, 1, t0, dt, w, d, err);   /* the BDF's start */
-        else {
-            double c[3];
-            for (int j = 0; j < sc->bdf; j++) c[j] = sc->a[j] / dt;
-            combine(n, r->hist, sc->bdf, c, U);
-            if (!(st = implicit_solve(S, 0, t0 + dt, err))) memcpy(w, r->xe, sizeof(double) * (size_t)n);
-        }
-        if (st) break;
-        shift(U, depth, w, n);
-        st = track_errors(S, err);
-        if (!st && W && (s + 1) % r->o->every == 0 && s + 1 < nsteps) st = series_write(W, r, t0 + dt, err);
-        int every = r->o->snapshot_every;
-        if (!st && r->o->snapshot && every > 0 && (s + 1) % every == 0 && s + 1 < nsteps)
-            st = step_snapshot(r, t0 + dt, s + 1, err);
-    }
-    free(buf);
+    hdg_status st = track_errors(S, err);
+    if (!st && S->W && step % r->o->every == 0 && step < nsteps) st = series_write(S->W, r, t, err);
+    int every = r->o->snapshot_every;
+    if (!st && r->o->snapshot && every > 0 && step % every == 0 && step < nsteps) st = step_snapshot(r, t, step, err);
     return st;
 }
 
 hdg_status hdg_run_hdg_time(hdg_run *r, hdg_progress *line, hdg_error *err)
 {
-    scheme sc = scheme_of(r->p->time.method);
-    double final = 0, dt = 0;
+    hdg_time_scheme sc = hdg_time_scheme_of(r->p->time.method);
+    double final = r->o->final_time > 0 ? r->o->final_time : r->p->time.final, dt = 0;
     long long nsteps = 0;
-    hdg_status st = steps_of(r, &final, &dt, &nsteps, err);
+    hdg_status st = hdg_time_steps(r->p->name, final, r->o->dt > 0 ? r->o->dt : r->p->time.dt, &dt, &nsteps, err);
     if (st) return st;
     const hdg_lowered *L = &r->L;
     int ne = r->mesh->ne;
-    stepper S = {.r = r, .n = (long long)ne * L->nl, .cur = -1};
-    r->hist = hdg_xcalloc((size_t)S.n, sizeof(double));
-    r->xe = hdg_xcalloc((size_t)S.n, sizeof(double));
-    S.e2 = hdg_xcalloc((size_t)ne * (L->nerr ? L->nerr : 1), sizeof(double));
-    if (L->post_unknown >= 0)
-        S.zero_post = hdg_xcalloc((size_t)ne * L->npost_dofs, sizeof(double));
-    r->t = 0;
-    st = hdg_hdg_dirichlet_data(r, err);   /* which faces are Dirichlet (the data follow every solve) */
     series W = {0};
     int many = series_wanted(r);
-    if (!st) st = run_steps(&S, &sc, dt, nsteps, line, many ? &W : NULL, err);
+    stepper S = {.r = r, .n = (long long)ne * L->nl, .cur = -1, .W = many ? &W : NULL};
+    r->hist = hdg_xcalloc((size_t)S.n, sizeof(double));
+    r->xe = hdg_xcalloc((size_t)S.n, sizeof(double));
+    S.ops = (hdg_time_ops){&S, hdg_vecops_host(), S.n, r->hist, r->xe, {0, 0}, initial_state, implicit_solve, after_step};
+    S.e2 = hdg_xcalloc((size_t)ne * (L->nerr ? L->nerr : 1), sizeof(double));
+    if (L->npost) S.zero_post = hdg_xcalloc((size_t)ne * L->npost_dofs, sizeof(double));
+    r->t = 0;
+    st = hdg_hdg_dirichlet_data(r, err);   /* which faces are Dirichlet (the data follow every solve) */
+    if (!st) st = hdg_time_run(&sc, dt, nsteps, &S.ops, line, err);
     hdg_progress_end(line);
     if (!st) {
         r->t = final;
