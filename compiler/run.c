@@ -102,13 +102,9 @@ hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg
     if (o.solver && !strcmp(o.solver, "petsc") && !strcmp(o.backend, "cuda"))
         return hdg_fail(err, HDG_EINPUT, "--solver petsc runs on the host only (for now): use --backend c");
     if (o.solver && !strcmp(o.solver, "petsc")) o.backend = "c";   /* auto: the host */
-    if (p->transient && !strcmp(o.backend, "cuda"))
-        return hdg_fail(err, HDG_EINPUT, "%s: implicit time stepping of HDG runs on the host only (for now): use "
-                                         "--backend c", p->name);
     if (p->transient && strcmp(o.kernels, "generated"))
         return hdg_fail(err, HDG_EINPUT, "%s: --kernels %s: the hand-written kernels are steady; a problem with "
                                          "dt() terms runs on its generated kernels", p->name, o.kernels);
-    if (p->transient) o.backend = "c";   /* auto: the host */
     const char *backend;
     hdg_cuda_device *dev = NULL;
     hdg_status bst = choose_backend(o.backend, &backend, &dev, rep, err);

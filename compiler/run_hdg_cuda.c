@@ -25,6 +25,7 @@
 #include "compiler/run_hdg_mg.h"
 #include "compiler/run_hdg_null.h"
 #include "compiler/run_png.h"
+#include "compiler/time_scheme.h"
 #include "runtime/blockmat.h"
 #include "runtime/cuda_trace.h"
 #include "runtime/geometry.h"
@@ -52,6 +53,9 @@ typedef struct drun {
     int null_t, null_u;  /* constant null space (run_hdg_null.h): its trace unknown (-1: none), mean unknown */
     int left_null;       /* a non-symmetric K with the constants as left null vector */
     hdg_cuptr z;         /* its vector on the device (0: none) */
+    double t;            /* the time the kernels see (0 when steady) */
+    hdg_cuptr hist;      /* transient: the scheme's history (ne * nl), or 0 */
+    int assembled;       /* the topology and the matrix are on the device */
 } drun;
 
 #define DPTR(p) ((double *)(uintptr_t)(p))
@@ -63,6 +67,7 @@ static hdg_kargs kargs(const drun *r, hdg_cuptr geom, long long n)
     a.nitems = n;
     a.geom = DPTR(geom);
     a.params = DPTR(r->params);
+    a.t = r->t;
     return a;
 }
 
@@ -169,6 +174,8 @@ static hdg_status local_stage(drun *r, hdg_error *err)
 static hdg_status assemble_stage(drun *r, hdg_error *err)
 {
     const hdg_mesh *M = r->mesh;
+    if (r->assembled) return hdg_cuda_trace_assemble(&r->T, r->Ke, r->Fe, &r->B, r->rhs, err);
+    r->assembled = 1;
     int *nbr = hdg_xmalloc(sizeof(int) * 5 * ((size_t)M->nf + 1));
     double *flip = hdg_hdg_flip(&r->L);
     hdg_status st = hdg_blockmat_neighbours(M->nf, M->ne, M->ef, M->fe, M->flf, nbr, err);
@@ -179,9 +186,9 @@ static hdg_status assemble_stage(drun *r, hdg_error *err)
     free(flip);
     if (!st) st = dalloc(r, (size_t)M->nf * r->L.m, &r->rhs, err);
     if (!st) st = hdg_cuda_trace_assemble(&r->T, r->Ke, r->Fe, &r->B, r->rhs, err);
-    /* the element matrices are not needed any more: their memory is the
-     * largest allocation of the run */
-    if (!st) {
+    /* the element matrices are not needed any more (a transient run reassembles
+     * from them every step): their memory is the largest allocation of the run */
+    if (!st && !r->p->transient) {
         hdg_cuda_free(r->dev, r->Ke);
         r->Ke = 0;
     }
@@ -378,6 +385,7 @@ static hdg_status recover(drun *r, hdg_error *err)
     if (!st && !r->xe) st = dalloc(r, (size_t)ne * r->L.nl, &r->xe, err);
     hdg_kargs a = kargs(r, r->geom, ne);
     a.in[0] = DPTR(r->uh);
+    a.in[1] = DPTR(r->hist);
     a.out[0] = DPTR(r->xe);
     if (!st) st = launch(r, r->L.recover, ne, &a, err);
     return st;
@@ -494,6 +502,108 @@ static hdg_status output_stage(drun *r, hdg_error *err)
 
 /* ---------------------------------------------------------------- driver */
 
+/* ------------------------------------------------------- time stepping
+ * HDG with dt() terms (compiler/time_scheme.h): per sigma the local kernel, the
+ * matrix, its elimination and preconditioner; every solve the rhs kernel, the
+ * matrix and rhs reassembled from the kept K_e (a gather: no copy of the matrix
+ * is kept), the Dirichlet data at its time eliminated, a Krylov solve from the
+ * last trace and the recovery with the history; all on the device. */
+typedef struct dtime {
+    drun *r;
+    hdg_time_ops ops;
+    int cur, ready, nlevels;
+    hdg_hdg_solver s;
+    dprecond d;
+    long long its, its_max, solves;
+} dtime;
+
+static hdg_status dtime_level(dtime *D, int v, hdg_error *err)
+{
+    drun *r = D->r;
+    if (D->ready) precond_free(&D->d), D->ready = 0;
+    double *params = hdg_hdg_params(r->p);
+    params[r->L.p_sigma] = D->ops.sigma[v];
+    hdg_status st = hdg_cuda_upload(r->dev, r->params, params, sizeof(double) * ((size_t)r->p->nparams + 1), err);
+    free(params);
+    hdg_cuda_free(r->dev, r->Ke), hdg_cuda_free(r->dev, r->Fe);
+    r->Ke = r->Fe = 0;
+    r->t = 0;
+    if (!st) st = local_stage(r, err);
+    if (!st) st = assemble_stage(r, err);
+    if (!st) st = dirichlet_stage(r, err);
+    long long n = (long long)r->B.nf * r->B.m;
+    if (!st) st = hdg_hdg_choose_solver(r->o, r->asym, n, &D->s, err);
+    if (!st && strcmp(D->s.format, "block"))
+        st = hdg_fail(err, HDG_EINPUT, "--format %s: the device solver multiplies in the dense block format only "
+                      "(seed 000); use --format block or --backend c", D->s.format);
+    if (!st) st = precond_setup(r, D->s.precond, &D->d, err);
+    if (!st && !r->x && !(st = dalloc(r, (size_t)n, &r->x, err))) st = hdg_cuda_memset0(r->dev, r->x, sizeof(double) * (size_t)n, err);
+    if (!st) D->ready = 1, D->cur = v, D->nlevels++;
+    return st;
+}
+
+static hdg_status dtime_solve(void *ctx, int v, double t, hdg_error *err)
+{
+    dtime *D = ctx;
+    drun *r = D->r;
+    int ne = r->mesh->ne, nt = r->L.nt;
+    hdg_status st = D->cur == v ? HDG_OK : dtime_level(D, v, err);
+    r->t = t;
+    hdg_kargs a = kargs(r, r->geom, ne);
+    a.in[0] = DPTR(r->hist);
+    a.out[0] = DPTR(r->Fe);
+    if (!st) st = launch(r, r->L.rhs, ne, &a, err);
+    if (!st && r->negated) r->la.ops.scal(&r->la, (long long)ne * nt, -1.0, DPTR(r->Fe));
+    if (!st) st = assemble_stage(r, err);
+    if (!st) st = dirichlet_stage(r, err);
+    if (st) return st;
+    hdg_linop A = hdg_cuda_blockmat_op(&r->B);
+    hdg_solve_info info;
+    memset(&info, 0, sizeof info);
+    const hdg_linop *Mp = D->d.M.apply ? &D->d.M : NULL;
+    if (!strcmp(D->s.method, "cg")) st = hdg_pcg(&A, Mp, DPTR(r->rhs), DPTR(r->x), &D->s.so, &r->la.ops, &info, err);
+    else st = hdg_gmres(&A, Mp, DPTR(r->rhs), DPTR(r->x), &D->s.so, &r->la.ops, &info, err);
+    hdg_error derr;
+    if (hdg_cuda_linalg_check(&r->la, &derr)) st = hdg_fail(err, derr.code, "%s", derr.msg);
+    hdg_hdg_report_solve(r->rep, &D->s, &info, st);
+    if (st) return st;
+    D->its += info.iterations, D->solves++;
+    if (info.iterations > D->its_max) D->its_max = info.iterations;
+    return recover(r, err);
+}
+
+static hdg_status dtime_initial(void *ctx, double *u, hdg_error *err)
+{
+    drun *r = ((dtime *)ctx)->r;
+    r->t = 0;
+    hdg_kargs a = kargs(r, r->geom, r->mesh->ne);
+    a.out[0] = u;
+    return launch(r, r->L.initial, r->mesh->ne, &a, err);
+}
+
+static hdg_status time_stage(drun *r, hdg_progress *line, hdg_error *err)
+{
+    if (r->o->vtk && r->o->every > 0)
+        return hdg_fail(err, HDG_EINPUT, "--every: a series of a problem with dt() is written on the host only "
+                                         "(for now): use --backend c");
+    hdg_time_scheme sc = hdg_time_scheme_of(r->p->time.method);
+    double final = r->o->final_time > 0 ? r->o->final_time : r->p->time.final, dt = 0;
+    long long nsteps = 0;
+    hdg_status st = hdg_time_steps(r->p->name, final, r->o->dt > 0 ? r->o->dt : r->p->time.dt, &dt, &nsteps, err);
+    long long n = (long long)r->mesh->ne * r->L.nl;
+    if (!st) st = dalloc(r, (size_t)n, &r->hist, err);
+    if (!st) st = dalloc(r, (size_t)n, &r->xe, err);
+    if (st) return st;
+    dtime D = {.r = r, .cur = -1};
+    D.ops = (hdg_time_ops){&D, &r->la.ops, n, DPTR(r->hist), DPTR(r->xe), {0, 0}, dtime_initial, dtime_solve, NULL};
+    st = hdg_time_run(&sc, dt, nsteps, &D.ops, line, err);
+    hdg_progress_end(line);
+    if (D.ready) precond_free(&D.d);
+    r->t = final;
+    if (!st) hdg_time_report(r->rep, &sc, dt, nsteps, final, D.solves, D.nlevels, D.its, D.its_max);
+    return st;
+}
+
 static void report_device(drun *r)
 {
     hdg_report *R = r->rep;
@@ -534,7 +644,7 @@ static void report_device(drun *r)
 
 static void run_free(drun *r)
 {
-    hdg_cuptr *p[] = { &r->geom, &r->params, &r->Ke, &r->Fe, &r->rhs, &r->x, &r->uh, &r->xe, &r->xp, &r->z };
+    hdg_cuptr *p[] = { &r->geom, &r->params, &r->Ke, &r->Fe, &r->rhs, &r->x, &r->uh, &r->xe, &r->xp, &r->z, &r->hist };
     for (size_t i = 0; i < sizeof p / sizeof *p; i++) hdg_cuda_free(r->dev, *p[i]);
     hdg_cuda_blockmat_free(&r->B);
     hdg_cuda_topology_free(&r->T);
@@ -597,12 +707,17 @@ hdg_status hdg_run_hdg_cuda(const hdg_problem *p, struct hdg_mesh *mesh, const h
     hdg_hdg_report_dofs(rep, mesh, &r.L);
     STAGE("geometry", setup_stage(&r, err));
     if (o->kernels && !strcmp(o->kernels, "handwritten")) STAGE("handwritten", use_handwritten(&r, err));
+    if (p->transient) {   /* implicit time stepping: the steps, then the final state's stages */
+        STAGE("steps", time_stage(&r, &line, err));
+        goto final;
+    }
     STAGE("local", local_stage(&r, err));
     STAGE("assemble", assemble_stage(&r, err));
     STAGE("dirichlet", dirichlet_stage(&r, err));
     STAGE("nullspace", null_stage(&r, err));
     STAGE("solve", solve_stage(&r, err));
     STAGE("recover", recover_stage(&r, err));
+final:
     if (r.L.post_unknown >= 0) STAGE("postprocess", post_stage(&r, err));
     STAGE("errors", errors_stage(&r, err));
     if (r.L.estimate[0]) STAGE("estimate", estimate_stage(&r, err));

@@ -157,23 +157,14 @@ static hdg_status track_errors(stepper *S, hdg_error *err)
 static void report_time(stepper *S, const hdg_time_scheme *sc, double dt, long long nsteps, double final)
 {
     hdg_run *r = S->r;
-    hdg_report *R = r->rep;
-    hdg_report_string(R, "time.method", sc->name);
-    hdg_report_int(R, "time.order", sc->order);
-    hdg_report_number(R, "time.dt", dt);
-    hdg_report_int(R, "time.steps", nsteps);
-    hdg_report_number(R, "time.final", final);
-    hdg_report_int(R, "time.solves", S->solves);
-    hdg_report_int(R, "time.matrices", S->nlevels);
-    hdg_report_int(R, "solver.iterations_total", S->its);
-    hdg_report_int(R, "solver.iterations_max", S->its_max);
+    hdg_time_report(r->rep, sc, dt, nsteps, final, S->solves, S->nlevels, S->its, S->its_max);
     const hdg_lowered *L = &r->L;
     for (int t = 0; t < L->nerr; t++) {
         int u = L->err_unknown[t];
         if (r->p->unknowns[u].post || (t > 0 && L->err_unknown[t - 1] == u)) continue;
         char path[160];
         snprintf(path, sizeof path, "errors_max_in_time.%s", r->p->unknowns[u].name);
-        hdg_report_number(R, path, S->err_max[u]);
+        hdg_report_number(r->rep, path, S->err_max[u]);
     }
 }
 

@@ -48,6 +48,20 @@ hdg_status hdg_time_steps(const char *name, double final, double dt, double *dt_
     return HDG_OK;
 }
 
+void hdg_time_report(hdg_report *R, const hdg_time_scheme *sc, double dt, long long nsteps, double final,
+                     long long solves, int matrices, long long its, long long its_max)
+{
+    hdg_report_string(R, "time.method", sc->name);
+    hdg_report_int(R, "time.order", sc->order);
+    hdg_report_number(R, "time.dt", dt);
+    hdg_report_int(R, "time.steps", nsteps);
+    hdg_report_number(R, "time.final", final);
+    hdg_report_int(R, "time.solves", solves);
+    hdg_report_int(R, "time.matrices", matrices);
+    hdg_report_int(R, "solver.iterations_total", its);
+    hdg_report_int(R, "solver.iterations_max", its_max);
+}
+
 /* y = sum_i c[i] x[i]. */
 static void combine(const hdg_time_ops *o, double *y, int nx, const double *c, double *const *x)
 {

@@ -16,6 +16,7 @@
 
 #include "hdg.h"
 #include "runtime/krylov.h"
+#include "runtime/report.h"
 #include "support/progress.h"
 
 typedef struct hdg_time_scheme {
@@ -47,6 +48,10 @@ typedef struct hdg_time_ops {
 /* nsteps steps of dt from t = 0; the final state is left in ops->out. */
 hdg_status hdg_time_run(const hdg_time_scheme *sc, double dt, long long nsteps, hdg_time_ops *ops,
                         hdg_progress *line, hdg_error *err);
+
+/* time.* (method, order, dt, steps, final, solves, matrices) and the iteration counts. */
+void hdg_time_report(hdg_report *rep, const hdg_time_scheme *sc, double dt, long long nsteps, double final,
+                     long long solves, int matrices, long long its, long long its_max);
 
 /* Steps and step: final/dt rounded up, dt shortened to land on final (from --dt D or the
  * file's 'dt', --final-time T or the file's 'final'); at most 1e8 steps. */
