@@ -305,6 +305,27 @@ hdg_status hdg_hdg_estimate(const hdg_problem *p, const hdg_mesh *M, const hdg_l
     return HDG_OK;
 }
 
+void hdg_hdg_errors_track(const hdg_problem *p, const hdg_lowered *L, const double *e2, int ne, double *max)
+{
+    double tot[64] = {0}, per[32] = {0};
+    for (int e = 0; e < ne; e++)
+        for (int t = 0; t < L->nerr; t++) tot[t] += e2[(size_t)e * L->nerr + t];
+    for (int t = 0; t < L->nerr; t++) per[L->err_unknown[t]] += tot[t];
+    for (int u = 0; u < p->nunknowns && u < 32; u++)
+        if (!p->unknowns[u].post && isfinite(per[u])) max[u] = fmax(max[u], sqrt(per[u]));
+}
+
+void hdg_hdg_report_errors_max(const hdg_problem *p, const hdg_lowered *L, const double *max, hdg_report *rep)
+{
+    for (int t = 0; t < L->nerr; t++) {
+        int u = L->err_unknown[t];
+        if (p->unknowns[u].post || (t > 0 && L->err_unknown[t - 1] == u)) continue;
+        char path[160];
+        snprintf(path, sizeof path, "errors_max_in_time.%s", p->unknowns[u].name);
+        hdg_report_number(rep, path, max[u]);
+    }
+}
+
 /* Modal field (n modes of degree deg, stride per element, first mode at base)
  * at the lattice points (lr, ls): a new array of ne * nlat values. */
 static double *lattice_values(int deg, int n, int nlat, const double *lr, const double *ls,

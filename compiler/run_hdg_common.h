@@ -105,6 +105,11 @@ void hdg_hdg_report_errors(const hdg_problem *p, const hdg_lowered *L, const dou
 hdg_status hdg_hdg_estimate(const hdg_problem *p, const hdg_mesh *M, const hdg_lowered *L, double *eta2,
                             hdg_report *rep, hdg_error *err);
 
+/* Errors in time: max[u] = max(max[u], L2 error of element unknown u) from the squared
+ * errors e2 (ne * nerr) of one state; and errors_max_in_time.<u> in the report. */
+void hdg_hdg_errors_track(const hdg_problem *p, const hdg_lowered *L, const double *e2, int ne, double *max);
+void hdg_hdg_report_errors_max(const hdg_problem *p, const hdg_lowered *L, const double *max, hdg_report *rep);
+
 /* The element fields xe (ne * nl) and the post-processed xp (ne * npost, or
  * NULL) at the lattice of the highest degree among them: written as a .vtu
  * file when o->vtk, handed to o->snapshot when set. */

@@ -56,6 +56,7 @@ typedef struct drun {
     double t;            /* the time the kernels see (0 when steady) */
     hdg_cuptr hist;      /* transient: the scheme's history (ne * nl), or 0 */
     int assembled;       /* the topology and the matrix are on the device */
+    long long nsteps;    /* transient: the steps done (the final snapshot's step) */
 } drun;
 
 #define DPTR(p) ((double *)(uintptr_t)(p))
@@ -424,7 +425,7 @@ static hdg_status recover_stage(drun *r, hdg_error *err)
 static hdg_status post_stage(drun *r, hdg_error *err)
 {
     int ne = r->mesh->ne, n = r->L.npost_dofs;
-    hdg_status st = dalloc(r, (size_t)ne * n, &r->xp, err);
+    hdg_status st = r->xp ? HDG_OK : dalloc(r, (size_t)ne * n, &r->xp, err);
     hdg_kargs a = kargs(r, r->geom, ne);
     a.in[0] = DPTR(r->xe);
     a.out[0] = DPTR(r->xp);
@@ -481,7 +482,7 @@ static hdg_status output_stage(drun *r, hdg_error *err)
     hdg_status st = hdg_cuda_download(r->dev, xe, r->xe, sizeof(double) * (size_t)ne * r->L.nl, err);
     if (!st && xp) st = hdg_cuda_download(r->dev, xp, r->xp, sizeof(double) * (size_t)ne * npost, err);
     if (!st && (r->o->vtk || r->o->snapshot))
-        st = hdg_hdg_output_estimate(r->p, &r->L, ne, r->geom_h, xe, xp, r->eta, r->o, err);
+        st = hdg_hdg_output_at(r->p, &r->L, ne, r->geom_h, xe, xp, r->eta, r->o, r->t, r->nsteps, 1, err);
     if (!st && r->o->png) st = hdg_png_hdg(r->p, &r->L, r->mesh, xe, xp, r->o, r->rep, err);
     hdg_run_fields *f = r->o->fields;
     if (!st && f) {
@@ -515,6 +516,8 @@ typedef struct dtime {
     hdg_hdg_solver s;
     dprecond d;
     long long its, its_max, solves;
+    hdg_cuptr e2, zp;        /* errors in time: per element, and zero post dofs */
+    double *e2h, err_max[32];
 } dtime;
 
 static hdg_status dtime_level(dtime *D, int v, hdg_error *err)
@@ -581,6 +584,51 @@ static hdg_status dtime_initial(void *ctx, double *u, hdg_error *err)
     return launch(r, r->L.initial, r->mesh->ne, &a, err);
 }
 
+/* The fields on the host: the caller's snapshot of a state within the run. */
+static hdg_status dtime_snapshot(drun *r, double t, long long step, hdg_error *err)
+{
+    int ne = r->mesh->ne;
+    hdg_status st = r->L.npost ? post_stage(r, err) : HDG_OK;
+    double *xe = hdg_xmalloc(sizeof(double) * ((size_t)ne * r->L.nl + 1));
+    double *xp = r->L.npost ? hdg_xmalloc(sizeof(double) * ((size_t)ne * r->L.npost_dofs + 1)) : NULL;
+    if (!st) st = hdg_cuda_download(r->dev, xe, r->xe, sizeof(double) * (size_t)ne * r->L.nl, err);
+    if (!st && xp) st = hdg_cuda_download(r->dev, xp, r->xp, sizeof(double) * (size_t)ne * r->L.npost_dofs, err);
+    hdg_run_options o = *r->o;
+    o.vtk = NULL;
+    if (!st) st = hdg_hdg_output_at(r->p, &r->L, ne, r->geom_h, xe, xp, NULL, &o, t, step, 0, err);
+    free(xe), free(xp);
+    return st;
+}
+
+/* After each step: the errors in time (the post dofs zero: their errors are not kept)
+ * and the step callback when due. */
+static hdg_status dtime_after(void *ctx, long long step, long long nsteps, double t, hdg_error *err)
+{
+    dtime *D = ctx;
+    drun *r = D->r;
+    int ne = r->mesh->ne;
+    size_t n = (size_t)ne * r->L.nerr;
+    hdg_status st = HDG_OK;
+    if (n) {
+        if (!D->e2) {
+            D->e2h = hdg_xmalloc(sizeof(double) * n);
+            st = dalloc(r, n, &D->e2, err);
+            if (!st && r->L.npost && !(st = dalloc(r, (size_t)ne * r->L.npost_dofs, &D->zp, err)))
+                st = hdg_cuda_memset0(r->dev, D->zp, sizeof(double) * (size_t)ne * r->L.npost_dofs, err);
+        }
+        hdg_kargs a = kargs(r, r->geom, ne);
+        a.in[0] = DPTR(r->xe);
+        a.in[1] = DPTR(D->zp);
+        a.out[0] = DPTR(D->e2);
+        if (!st) st = launch(r, r->L.errors, ne, &a, err);
+        if (!st) st = hdg_cuda_download(r->dev, D->e2h, D->e2, sizeof(double) * n, err);
+        if (!st) hdg_hdg_errors_track(r->p, &r->L, D->e2h, ne, D->err_max);
+    }
+    int every = r->o->snapshot_every;
+    if (!st && r->o->snapshot && every > 0 && step % every == 0 && step < nsteps) st = dtime_snapshot(r, t, step, err);
+    return st;
+}
+
 static hdg_status time_stage(drun *r, hdg_progress *line, hdg_error *err)
 {
     if (r->o->vtk && r->o->every > 0)
@@ -595,12 +643,16 @@ static hdg_status time_stage(drun *r, hdg_progress *line, hdg_error *err)
     if (!st) st = dalloc(r, (size_t)n, &r->xe, err);
     if (st) return st;
     dtime D = {.r = r, .cur = -1};
-    D.ops = (hdg_time_ops){&D, &r->la.ops, n, DPTR(r->hist), DPTR(r->xe), {0, 0}, dtime_initial, dtime_solve, NULL};
+    D.ops = (hdg_time_ops){&D, &r->la.ops, n, DPTR(r->hist), DPTR(r->xe), {0, 0}, dtime_initial, dtime_solve,
+                           dtime_after};
     st = hdg_time_run(&sc, dt, nsteps, &D.ops, line, err);
     hdg_progress_end(line);
     if (D.ready) precond_free(&D.d);
-    r->t = final;
+    hdg_cuda_free(r->dev, D.e2), hdg_cuda_free(r->dev, D.zp);
+    free(D.e2h);
+    r->t = final, r->nsteps = nsteps;
     if (!st) hdg_time_report(r->rep, &sc, dt, nsteps, final, D.solves, D.nlevels, D.its, D.its_max);
+    if (!st) hdg_hdg_report_errors_max(r->p, &r->L, D.err_max, r->rep);
     return st;
 }
 

@@ -144,13 +144,7 @@ static hdg_status track_errors(stepper *S, hdg_error *err)
     a.in[1] = S->zero_post;
     a.out[0] = S->e2;
     hdg_launch(f, ne, &a);
-    double tot[64] = {0};
-    for (int e = 0; e < ne; e++)
-        for (int t = 0; t < L->nerr; t++) tot[t] += S->e2[(size_t)e * L->nerr + t];
-    double per[32] = {0};
-    for (int t = 0; t < L->nerr; t++) per[L->err_unknown[t]] += tot[t];
-    for (int u = 0; u < r->p->nunknowns && u < 32; u++)
-        if (!r->p->unknowns[u].post && isfinite(per[u])) S->err_max[u] = fmax(S->err_max[u], sqrt(per[u]));
+    hdg_hdg_errors_track(r->p, L, S->e2, ne, S->err_max);
     return HDG_OK;
 }
 
@@ -158,14 +152,7 @@ static void report_time(stepper *S, const hdg_time_scheme *sc, double dt, long l
 {
     hdg_run *r = S->r;
     hdg_time_report(r->rep, sc, dt, nsteps, final, S->solves, S->nlevels, S->its, S->its_max);
-    const hdg_lowered *L = &r->L;
-    for (int t = 0; t < L->nerr; t++) {
-        int u = L->err_unknown[t];
-        if (r->p->unknowns[u].post || (t > 0 && L->err_unknown[t - 1] == u)) continue;
-        char path[160];
-        snprintf(path, sizeof path, "errors_max_in_time.%s", r->p->unknowns[u].name);
-        hdg_report_number(r->rep, path, S->err_max[u]);
-    }
+    hdg_hdg_report_errors_max(r->p, &r->L, S->err_max, r->rep);
 }
 
 static hdg_status initial_state(void *ctx, double *u, hdg_error *err)

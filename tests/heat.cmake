@@ -81,7 +81,7 @@ if(Python3_Interpreter_FOUND)
     list(SUBLIST case 2 -1 args)
     string(REPLACE ";" " " args "${args}")
     add_test(NAME heat_cuda_emulated_${name}
-      COMMAND sh -c "\"$0\" run \"$1\" ${args} --json ${name}_host.json --quiet && HDGC_LIBCUDA=emulator \"$0\" run \"$1\" ${args} --backend cuda --json ${name}_dev.json --quiet && \"$2\" \"$3\" ${name}_host.json ${name}_dev.json --near errors --rtol 1e-9 && grep -q '\"solves\"' ${name}_dev.json"
+      COMMAND sh -c "\"$0\" run \"$1\" ${args} --json ${name}_host.json --quiet && HDGC_LIBCUDA=emulator \"$0\" run \"$1\" ${args} --backend cuda --json ${name}_dev.json --quiet && \"$2\" \"$3\" ${name}_host.json ${name}_dev.json --near errors --rtol 1e-9 && \"$2\" \"$3\" ${name}_host.json ${name}_dev.json --near errors_max_in_time --rtol 1e-9 && grep -q '\"solves\"' ${name}_dev.json"
         ${HDGC} ${file} ${Python3_EXECUTABLE} ${HDG_TEST_DIR}/compare_reports.py
       WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
   endforeach()

@@ -57,3 +57,16 @@ def test_transient_hdg_steps():
     p.on_step(lambda s: s.step == 6, every=3)
     with pytest.raises(hdgc.Error, match="stopped by the step callback"):
         p.solve(mesh="square:4", step=0.05)
+
+
+def test_transient_hdg_steps_on_the_device(monkeypatch):
+    """The same callbacks and errors with --backend cuda (the emulator: HDGC_LIBCUDA=emulator)."""
+    monkeypatch.setenv("HDGC_LIBCUDA", "emulator")
+    host, dev = [], []
+    for backend, seen in (("c", host), ("cuda", dev)):
+        p = hdgc.Problem(HEAT)
+        p.on_step(lambda s, seen=seen: seen.append((s.step, round(s.t, 9), s.final)), every=4)
+        r = p.solve(mesh="square:4", step=0.05, backend=backend)
+        seen.append(r.errors["u"])
+    assert host[:-1] == dev[:-1] == [(4, 0.2, False), (8, 0.4, False), (10, 0.5, True)]
+    assert abs(host[-1] - dev[-1]) <= 1e-9 * host[-1]
