@@ -305,6 +305,43 @@ hdg_status hdg_hdg_estimate(const hdg_problem *p, const hdg_mesh *M, const hdg_l
     return HDG_OK;
 }
 
+int hdg_hdg_series_wanted(const hdg_run_options *o)
+{
+    size_t len = o->vtk ? strlen(o->vtk) : 0;
+    return o->every > 0 && len > 4 && !strcmp(o->vtk + len - 4, ".pvd");
+}
+
+hdg_status hdg_hdg_series_write(hdg_hdg_series *W, const hdg_problem *p, const hdg_lowered *L, int ne,
+                                const double *geom, const double *xe, const double *xp, const hdg_run_options *o,
+                                double t, hdg_error *err)
+{
+    if (!W->base) {
+        size_t len = strlen(o->vtk);
+        W->base = hdg_xmalloc(len);
+        memcpy(W->base, o->vtk, len - 4), W->base[len - 4] = '\0';
+    }
+    hdg_str name;
+    hdg_str_init(&name);
+    hdg_str_printf(&name, "%s_%05d.vtu", W->base, W->n);
+    hdg_run_options one = *o;
+    one.vtk = name.s, one.snapshot = NULL;
+    hdg_status st = hdg_hdg_output(p, L, ne, geom, xe, xp, &one, err);
+    W->files = hdg_xrealloc(W->files, sizeof(char *) * (size_t)(W->n + 1));
+    W->times = hdg_xrealloc(W->times, sizeof(double) * (size_t)(W->n + 1));
+    W->files[W->n] = hdg_str_take(&name);
+    W->times[W->n++] = t;
+    return st;
+}
+
+hdg_status hdg_hdg_series_close(hdg_hdg_series *W, const hdg_run_options *o, hdg_error *err)
+{
+    hdg_status st = W->n ? hdg_pvd_write(o->vtk, W->n, (const char *const *)W->files, W->times, err) : HDG_OK;
+    for (int i = 0; i < W->n; i++) free(W->files[i]);
+    free(W->files), free(W->times), free(W->base);
+    memset(W, 0, sizeof *W);
+    return st;
+}
+
 void hdg_hdg_errors_track(const hdg_problem *p, const hdg_lowered *L, const double *e2, int ne, double *max)
 {
     double tot[64] = {0}, per[32] = {0};

@@ -105,6 +105,21 @@ void hdg_hdg_report_errors(const hdg_problem *p, const hdg_lowered *L, const dou
 hdg_status hdg_hdg_estimate(const hdg_problem *p, const hdg_mesh *M, const hdg_lowered *L, double *eta2,
                             hdg_report *rep, hdg_error *err);
 
+/* --vtk BASE.pvd --every n of a time-dependent HDG run: BASE_NNNNN.vtu per state written
+ * (the fields as hdg_hdg_output takes them, u* already post-processed), listed with their
+ * times by BASE.pvd at the close. */
+typedef struct hdg_hdg_series {
+    char *base;
+    char **files;
+    double *times;
+    int n;
+} hdg_hdg_series;
+int hdg_hdg_series_wanted(const hdg_run_options *o);
+hdg_status hdg_hdg_series_write(hdg_hdg_series *W, const hdg_problem *p, const hdg_lowered *L, int ne,
+                                const double *geom, const double *xe, const double *xp, const hdg_run_options *o,
+                                double t, hdg_error *err);
+hdg_status hdg_hdg_series_close(hdg_hdg_series *W, const hdg_run_options *o, hdg_error *err);
+
 /* Errors in time: max[u] = max(max[u], L2 error of element unknown u) from the squared
  * errors e2 (ne * nerr) of one state; and errors_max_in_time.<u> in the report. */
 void hdg_hdg_errors_track(const hdg_problem *p, const hdg_lowered *L, const double *e2, int ne, double *max);

@@ -57,6 +57,7 @@ typedef struct drun {
     hdg_cuptr hist;      /* transient: the scheme's history (ne * nl), or 0 */
     int assembled;       /* the topology and the matrix are on the device */
     long long nsteps;    /* transient: the steps done (the final snapshot's step) */
+    int series;          /* transient: the --vtk series is written (the output stage writes no .vtu) */
 } drun;
 
 #define DPTR(p) ((double *)(uintptr_t)(p))
@@ -481,8 +482,10 @@ static hdg_status output_stage(drun *r, hdg_error *err)
     double *xp = r->xp ? hdg_xmalloc(sizeof(double) * ((size_t)ne * npost + 1)) : NULL;
     hdg_status st = hdg_cuda_download(r->dev, xe, r->xe, sizeof(double) * (size_t)ne * r->L.nl, err);
     if (!st && xp) st = hdg_cuda_download(r->dev, xp, r->xp, sizeof(double) * (size_t)ne * npost, err);
-    if (!st && (r->o->vtk || r->o->snapshot))
-        st = hdg_hdg_output_at(r->p, &r->L, ne, r->geom_h, xe, xp, r->eta, r->o, r->t, r->nsteps, 1, err);
+    hdg_run_options o = *r->o;
+    if (r->series) o.vtk = NULL;
+    if (!st && (o.vtk || o.snapshot))
+        st = hdg_hdg_output_at(r->p, &r->L, ne, r->geom_h, xe, xp, r->eta, &o, r->t, r->nsteps, 1, err);
     if (!st && r->o->png) st = hdg_png_hdg(r->p, &r->L, r->mesh, xe, xp, r->o, r->rep, err);
     hdg_run_fields *f = r->o->fields;
     if (!st && f) {
@@ -518,6 +521,8 @@ typedef struct dtime {
     long long its, its_max, solves;
     hdg_cuptr e2, zp;        /* errors in time: per element, and zero post dofs */
     double *e2h, err_max[32];
+    hdg_hdg_series W;        /* --vtk x.pvd --every n */
+    int many;
 } dtime;
 
 static hdg_status dtime_level(dtime *D, int v, hdg_error *err)
@@ -584,8 +589,9 @@ static hdg_status dtime_initial(void *ctx, double *u, hdg_error *err)
     return launch(r, r->L.initial, r->mesh->ne, &a, err);
 }
 
-/* The fields on the host: the caller's snapshot of a state within the run. */
-static hdg_status dtime_snapshot(drun *r, double t, long long step, hdg_error *err)
+/* A state within the run on the host (u* post-processed): the caller's snapshot
+ * (step > 0) and/or the next file of the --vtk series (W). */
+static hdg_status dtime_fields_out(drun *r, hdg_hdg_series *W, double t, long long step, hdg_error *err)
 {
     int ne = r->mesh->ne;
     hdg_status st = r->L.npost ? post_stage(r, err) : HDG_OK;
@@ -595,7 +601,8 @@ static hdg_status dtime_snapshot(drun *r, double t, long long step, hdg_error *e
     if (!st && xp) st = hdg_cuda_download(r->dev, xp, r->xp, sizeof(double) * (size_t)ne * r->L.npost_dofs, err);
     hdg_run_options o = *r->o;
     o.vtk = NULL;
-    if (!st) st = hdg_hdg_output_at(r->p, &r->L, ne, r->geom_h, xe, xp, NULL, &o, t, step, 0, err);
+    if (!st && step > 0) st = hdg_hdg_output_at(r->p, &r->L, ne, r->geom_h, xe, xp, NULL, &o, t, step, 0, err);
+    if (!st && W) st = hdg_hdg_series_write(W, r->p, &r->L, ne, r->geom_h, xe, xp, r->o, t, err);
     free(xe), free(xp);
     return st;
 }
@@ -624,16 +631,14 @@ static hdg_status dtime_after(void *ctx, long long step, long long nsteps, doubl
         if (!st) st = hdg_cuda_download(r->dev, D->e2h, D->e2, sizeof(double) * n, err);
         if (!st) hdg_hdg_errors_track(r->p, &r->L, D->e2h, ne, D->err_max);
     }
-    int every = r->o->snapshot_every;
-    if (!st && r->o->snapshot && every > 0 && step % every == 0 && step < nsteps) st = dtime_snapshot(r, t, step, err);
+    int every = r->o->snapshot_every, snap = r->o->snapshot && every > 0 && step % every == 0 && step < nsteps;
+    int file = D->many && step % r->o->every == 0 && step < nsteps;
+    if (!st && (snap || file)) st = dtime_fields_out(r, file ? &D->W : NULL, t, snap ? step : 0, err);
     return st;
 }
 
 static hdg_status time_stage(drun *r, hdg_progress *line, hdg_error *err)
 {
-    if (r->o->vtk && r->o->every > 0)
-        return hdg_fail(err, HDG_EINPUT, "--every: a series of a problem with dt() is written on the host only "
-                                         "(for now): use --backend c");
     hdg_time_scheme sc = hdg_time_scheme_of(r->p->time.method);
     double final = r->o->final_time > 0 ? r->o->final_time : r->p->time.final, dt = 0;
     long long nsteps = 0;
@@ -642,7 +647,7 @@ static hdg_status time_stage(drun *r, hdg_progress *line, hdg_error *err)
     if (!st) st = dalloc(r, (size_t)n, &r->hist, err);
     if (!st) st = dalloc(r, (size_t)n, &r->xe, err);
     if (st) return st;
-    dtime D = {.r = r, .cur = -1};
+    dtime D = {.r = r, .cur = -1, .many = hdg_hdg_series_wanted(r->o)};
     D.ops = (hdg_time_ops){&D, &r->la.ops, n, DPTR(r->hist), DPTR(r->xe), {0, 0}, dtime_initial, dtime_solve,
                            dtime_after};
     st = hdg_time_run(&sc, dt, nsteps, &D.ops, line, err);
@@ -651,6 +656,13 @@ static hdg_status time_stage(drun *r, hdg_progress *line, hdg_error *err)
     hdg_cuda_free(r->dev, D.e2), hdg_cuda_free(r->dev, D.zp);
     free(D.e2h);
     r->t = final, r->nsteps = nsteps;
+    if (D.many) {   /* the final state's file, then the collection; the output stage writes no .vtu */
+        if (!st) st = dtime_fields_out(r, &D.W, final, 0, err);
+        if (!st) hdg_report_int(r->rep, "output.vtk_files", D.W.n);
+        hdg_status cs = hdg_hdg_series_close(&D.W, r->o, err);
+        if (!st) st = cs;
+        r->series = 1;
+    }
     if (!st) hdg_time_report(r->rep, &sc, dt, nsteps, final, D.solves, D.nlevels, D.its, D.its_max);
     if (!st) hdg_hdg_report_errors_max(r->p, &r->L, D.err_max, r->rep);
     return st;

@@ -72,7 +72,7 @@ static hdg_status level_init(hdg_run *r, level *v, hdg_error *err)
 typedef struct stepper {
     hdg_run *r;
     hdg_time_ops ops;
-    struct series *W;        /* --vtk x.pvd --every n, or NULL */
+    hdg_hdg_series *W;       /* --vtk x.pvd --every n, or NULL */
     long long n;             /* ne * nl */
     level lv[2];             /* [0] the scheme's, [1] the SDIRK start of a BDF: used one
                                 after the other (the start's freed before the scheme's is built) */
@@ -174,52 +174,14 @@ static hdg_status initial_state(void *ctx, double *u, hdg_error *err)
 
 /* ---------------------------------------------------------------- output */
 
-/* --vtk BASE.pvd --every n: BASE_NNNNN.vtu after every n-th step and at the
- * final time (u* post-processed for each), listed by BASE.pvd at the end. */
-typedef struct series {
-    char *base;
-    char **files;
-    double *times;
-    int n;
-} series;
-
-static int series_wanted(const hdg_run *r)
+/* A file of the --vtk series at time t, u* post-processed for it. */
+static hdg_status series_write(hdg_hdg_series *W, hdg_run *r, double t, hdg_error *err)
 {
-    const char *v = r->o->vtk;
-    size_t len = v ? strlen(v) : 0;
-    return r->o->every > 0 && len > 4 && !strcmp(v + len - 4, ".pvd");
-}
-
-static hdg_status series_write(series *W, hdg_run *r, double t, hdg_error *err)
-{
-    if (!W->base) {
-        size_t len = strlen(r->o->vtk);
-        W->base = hdg_xmalloc(len);
-        memcpy(W->base, r->o->vtk, len - 4), W->base[len - 4] = '\0';
-    }
     double t0 = r->t;
     r->t = t;
-    hdg_status st = r->L.post_unknown >= 0 ? hdg_hdg_post_stage(r, err) : HDG_OK;
+    hdg_status st = r->L.npost ? hdg_hdg_post_stage(r, err) : HDG_OK;
     r->t = t0;
-    if (st) return st;
-    hdg_str name;
-    hdg_str_init(&name);
-    hdg_str_printf(&name, "%s_%05d.vtu", W->base, W->n);
-    hdg_run_options o = *r->o;
-    o.vtk = name.s, o.snapshot = NULL;
-    st = hdg_hdg_output(r->p, &r->L, r->mesh->ne, r->geom, r->xe, r->xp, &o, err);
-    W->files = hdg_xrealloc(W->files, sizeof(char *) * (size_t)(W->n + 1));
-    W->times = hdg_xrealloc(W->times, sizeof(double) * (size_t)(W->n + 1));
-    W->files[W->n] = hdg_str_take(&name);
-    W->times[W->n++] = t;
-    return st;
-}
-
-static hdg_status series_close(series *W, const hdg_run *r, hdg_error *err)
-{
-    hdg_status st = W->n ? hdg_pvd_write(r->o->vtk, W->n, (const char *const *)W->files, W->times, err) : HDG_OK;
-    for (int i = 0; i < W->n; i++) free(W->files[i]);
-    free(W->files), free(W->times), free(W->base);
+    if (!st) st = hdg_hdg_series_write(W, r->p, &r->L, r->mesh->ne, r->geom, r->xe, r->xp, r->o, t, err);
     return st;
 }
 
@@ -257,8 +219,8 @@ hdg_status hdg_run_hdg_time(hdg_run *r, hdg_progress *line, hdg_error *err)
     if (st) return st;
     const hdg_lowered *L = &r->L;
     int ne = r->mesh->ne;
-    series W = {0};
-    int many = series_wanted(r);
+    hdg_hdg_series W = {0};
+    int many = hdg_hdg_series_wanted(r->o);
     stepper S = {.r = r, .n = (long long)ne * L->nl, .cur = -1, .W = many ? &W : NULL};
     r->hist = hdg_xcalloc((size_t)S.n, sizeof(double));
     r->xe = hdg_xcalloc((size_t)S.n, sizeof(double));
@@ -284,7 +246,7 @@ hdg_status hdg_run_hdg_time(hdg_run *r, hdg_progress *line, hdg_error *err)
         }
     }
     if (many) {
-        hdg_status cs = series_close(&W, r, err);
+        hdg_status cs = hdg_hdg_series_close(&W, r->o, err);
         if (!st) st = cs;
     }
     level_free(&S.lv[0]);

@@ -86,8 +86,12 @@ if(Python3_Interpreter_FOUND)
       WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
   endforeach()
 endif()
-hdg_cli_test(heat_cuda_series_refused 1 -e "--every: a series of a problem with dt.. is written on the host only .for now.: use --backend c"
-  -- env HDGC_LIBCUDA=emulator ${HDGC} run ${HDG_EXAMPLES}/heat.hdg --mesh square:2 --backend cuda --vtk hs.pvd --every 5)
+if(Python3_Interpreter_FOUND)
+  add_test(NAME heat_cuda_series
+    COMMAND sh -c "rm -rf heat_dseries && mkdir heat_dseries && HDGC_LIBCUDA=emulator \"$0\" run \"$1\" --mesh square:4 --backend cuda --vtk heat_dseries/h.pvd --every 20 --quiet && \"$2\" \"$3\" heat_dseries/h.pvd:3 heat_dseries/h_00002.vtu:480:32 +u +q_x +ustar && grep -q 'timestep=\"0.5\"' heat_dseries/h.pvd"
+      ${HDGC} ${HDG_EXAMPLES}/heat.hdg ${Python3_EXECUTABLE} ${HDG_TEST_DIR}/check_vtu.py
+    WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+endif()
 hdg_cli_test(heat_final_time_steady 2 -e "final-time applies to time-dependent .DG. problems. .*poisson.hdg is steady HDG"
   -- ${HDGC} run ${HDG_EXAMPLES}/poisson.hdg --final-time 1)
 
