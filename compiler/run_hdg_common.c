@@ -264,6 +264,19 @@ int hdg_hdg_dirichlet_mixed(const hdg_mesh *M, int m, const unsigned char *isdir
     return 0;
 }
 
+hdg_status hdg_hdg_initial_not_finite(const hdg_problem *p, int e, hdg_error *err)
+{
+    return hdg_fail(err, HDG_EINPUT, "%s: the initial state is not finite on element %d (its 'initial' or 'exact' "
+                                     "data at t = 0)", p->name, e);
+}
+
+hdg_status hdg_hdg_at_time(hdg_error *err, double t, hdg_status st)
+{
+    size_t len = strlen(err->msg);
+    snprintf(err->msg + len, sizeof err->msg - len, " (at t = %.6g, the solve of a step)", t);
+    return st;
+}
+
 /* ------------------------------------------------------------------ results */
 
 void hdg_hdg_report_errors(const hdg_problem *p, const hdg_lowered *L, const double *e2, int ne, hdg_report *rep)

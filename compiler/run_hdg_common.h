@@ -40,6 +40,11 @@ hdg_status hdg_hdg_bad_element(const hdg_problem *p, const hdg_mesh *M, int e, i
 hdg_status hdg_hdg_check_finite(const hdg_problem *p, const hdg_mesh *M, const double *x, int ne, int n,
                                 const char *what, hdg_error *err);
 
+/* Transient: the initial state is not finite on element e; a step's failure (st, err)
+ * gets its time appended. */
+hdg_status hdg_hdg_initial_not_finite(const hdg_problem *p, int e, hdg_error *err);
+hdg_status hdg_hdg_at_time(hdg_error *err, double t, hdg_status st);
+
 /* The solver, preconditioner, matrix format (validated names) and options. */
 typedef struct hdg_hdg_solver {
     const char *method, *precond, *format;

@@ -561,9 +561,11 @@ static hdg_status dtime_solve(void *ctx, int v, double t, hdg_error *err)
     a.in[0] = DPTR(r->hist);
     a.out[0] = DPTR(r->Fe);
     if (!st) st = launch(r, r->L.rhs, ne, &a, err);
+    if (!st && !isfinite(r->la.ops.norm2(&r->la, (long long)ne * nt, DPTR(r->Fe))) && (st = fe_finite(r, err)))
+        return hdg_hdg_at_time(err, t, st);   /* the sources, Neumann data or history: named as on the host */
     if (!st && r->negated) r->la.ops.scal(&r->la, (long long)ne * nt, -1.0, DPTR(r->Fe));
     if (!st) st = assemble_stage(r, err);
-    if (!st) st = dirichlet_stage(r, err);
+    if (!st && (st = dirichlet_stage(r, err))) return hdg_hdg_at_time(err, t, st);
     if (st) return st;
     hdg_linop A = hdg_cuda_blockmat_op(&r->B);
     hdg_solve_info info;
@@ -584,9 +586,16 @@ static hdg_status dtime_initial(void *ctx, double *u, hdg_error *err)
 {
     drun *r = ((dtime *)ctx)->r;
     r->t = 0;
-    hdg_kargs a = kargs(r, r->geom, r->mesh->ne);
+    int ne = r->mesh->ne;
+    hdg_kargs a = kargs(r, r->geom, ne);
     a.out[0] = u;
-    return launch(r, r->L.initial, r->mesh->ne, &a, err);
+    hdg_status st = launch(r, r->L.initial, ne, &a, err);
+    if (st || isfinite(r->la.ops.norm2(&r->la, (long long)ne * r->L.nl, u))) return st;
+    double *h = hdg_xmalloc(sizeof(double) * ((size_t)ne * r->L.nl + 1));
+    st = hdg_cuda_download(r->dev, h, (hdg_cuptr)(uintptr_t)u, sizeof(double) * (size_t)ne * r->L.nl, err);
+    int bad = st ? -1 : hdg_nonfinite_first(h, ne, r->L.nl, r->L.nl);
+    free(h);
+    return st ? st : hdg_hdg_initial_not_finite(r->p, bad, err);
 }
 
 /* A state within the run on the host (u* post-processed): the caller's snapshot

@@ -107,21 +107,13 @@ static hdg_status implicit_solve(void *ctx, int v, double t, hdg_error *err)
     a.out[0] = r->Fe;
     hdg_launch(f, ne, &a);
     int bad = hdg_nonfinite_first(r->Fe, ne, nt, nt);
-    if (bad >= 0) {   /* the sources, Neumann data or the history at this time */
-        hdg_status st = hdg_hdg_bad_element(r->p, M, bad, 0, err);
-        size_t len = strlen(err->msg);
-        snprintf(err->msg + len, sizeof err->msg - len, " (at t = %.6g, the solve of a step)", t);
-        return st;
-    }
+    if (bad >= 0)   /* the sources, Neumann data or the history at this time */
+        return hdg_hdg_at_time(err, t, hdg_hdg_bad_element(r->p, M, bad, 0, err));
     if (r->negated)
         for (long long i = 0; i < (long long)ne * nt; i++) r->Fe[i] = -r->Fe[i];
     hdg_blockmat_assemble_rhs(M->nf, r->L.m, r->rhs, r->Fe, M->ef, M->eforient, M->fe, M->flf, r->flip);
     hdg_status st = hdg_hdg_dirichlet_data(r, err);
-    if (st) {
-        size_t len = strlen(err->msg);
-        snprintf(err->msg + len, sizeof err->msg - len, " (at t = %.6g, the solve of a step)", t);
-        return st;
-    }
+    if (st) return hdg_hdg_at_time(err, t, st);
     hdg_blockmat_dirichlet_rhs(&S->lv[v].B0, r->rhs, r->isdir, r->mixed ? r->dofdir : NULL, r->xD);
     hdg_solve_info info;
     if ((st = hdg_hdg_ksp_solve(&S->lv[v].K, r, &info, err))) return st;
@@ -166,10 +158,7 @@ static hdg_status initial_state(void *ctx, double *u, hdg_error *err)
     a.out[0] = u;
     hdg_launch(f, ne, &a);
     int bad = hdg_nonfinite_first(u, ne, r->L.nl, r->L.nl);
-    if (bad >= 0)
-        return hdg_fail(err, HDG_EINPUT, "%s: the initial state is not finite on element %d (its 'initial' or "
-                                         "'exact' data at t = 0)", r->p->name, bad);
-    return HDG_OK;
+    return bad >= 0 ? hdg_hdg_initial_not_finite(r->p, bad, err) : HDG_OK;
 }
 
 /* ---------------------------------------------------------------- output */
