@@ -1,23 +1,14 @@
-/* run_hdg_time.c — implicit time stepping of transient HDG problems (dt()
- * terms on element unknowns; docs/language.md, docs/solvers.md).
+/* run_hdg_time.c — the host's side of the implicit time stepping of transient
+ * HDG problems: the callbacks of the scheme loop (compiler/time_scheme.h, which
+ * says what sigma and the history h are for each scheme).
  *
- * Every implicit solve of a scheme is the HDG problem with the time atoms
- * (c dt(u), w) read as
- *     sigma c (u, w) - c (h, w),
- * sigma a number of the scheme and dt, h an element field (the history):
- *   BDFs:    dt(u)^{n+1} = (a0 u^{n+1} - sum_j a_j u^{n+1-j}) / dt:
- *            sigma = a0/dt, h = sum_j a_j u^{n+1-j} / dt;
- *   SDIRK (stiffly accurate, diagonal gamma), stage i at t_n + c_i dt:
- *            U_i = u^n + dt sum_{j<=i} a_ij d_j, d_j = dt(u) at stage j:
- *            sigma = 1/(gamma dt), h = (u^n + dt sum_{j<i} a_ij d_j)/(gamma dt),
- *            d_i = sigma U_i - h, u^{n+1} = U_s.
- * The element matrices depend on sigma only: K_e is condensed and the trace
- * matrix assembled, Dirichlet-eliminated and preconditioned once per sigma
- * (one sigma for a SDIRK or a BDF run; BDF2/3 start with one/two steps of
- * SDIRK2/3, so they hold a second matrix for those). Every solve then costs
- * the rhs kernel (F_e from the data at its time and h), the Dirichlet data
- * at its time lifted with the matrix kept from before the elimination, a
- * Krylov solve warm-started from the last trace, and the recovery. */
+ * The element matrices depend on sigma only: per sigma (one at a time; a BDF2/3
+ * run's SDIRK start first, then the BDF's) K_e is condensed and the trace matrix
+ * assembled, kept (B0, for the lifting), Dirichlet-eliminated and preconditioned.
+ * Every solve then costs the rhs kernel (F_e from the data at its time and h),
+ * the rhs assembly, the Dirichlet data at its time lifted with B0, a Krylov solve
+ * warm-started from the last trace, and the recovery. After each step: the errors
+ * in time, the --vtk series file and the step callback when due. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
