@@ -60,17 +60,17 @@ add_test(NAME heat_run_report
 hdg_cli_test(heat_mg_iterations 0 -e "at most ([1-9]|1[0-9]|2[0-5]) per solve" --
   ${HDGC} run ${HDG_EXAMPLES}/heat.hdg --mesh square:32 --precond mg --final-time 0.05)
 
-# --vtk BASE.pvd --every n: a file after every n-th step and at the final time, u* in each
+# --vtk BASE.pvd --every n: a file after every n-th step and at the final time, u* in each,
+# on the host and on the device (the emulator)
 if(Python3_Interpreter_FOUND)
-  add_test(NAME heat_vtk_series
-    COMMAND sh -c "rm -rf heat_series && mkdir heat_series && \"$0\" run \"$1\" --mesh square:4 --vtk heat_series/h.pvd --every 20 --quiet && \"$2\" \"$3\" heat_series/h.pvd:3 heat_series/h_00002.vtu:480:32 +u +q_x +q_y +ustar && grep -c timestep heat_series/h.pvd | grep -qx 3 && grep -q 'timestep=\"0.5\"' heat_series/h.pvd"
-      ${HDGC} ${HDG_EXAMPLES}/heat.hdg ${Python3_EXECUTABLE} ${HDG_TEST_DIR}/check_vtu.py
-    WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+  foreach(backend c cuda)
+    add_test(NAME heat_vtk_series_${backend}
+      COMMAND sh -c "rm -rf series_$4 && mkdir series_$4 && HDGC_LIBCUDA=emulator \"$0\" run \"$1\" --mesh square:4 --backend $4 --vtk series_$4/h.pvd --every 20 --quiet && \"$2\" \"$3\" series_$4/h.pvd:3 series_$4/h_00002.vtu:480:32 +u +q_x +q_y +ustar && grep -c timestep series_$4/h.pvd | grep -qx 3 && grep -q 'timestep=\"0.5\"' series_$4/h.pvd"
+        ${HDGC} ${HDG_EXAMPLES}/heat.hdg ${Python3_EXECUTABLE} ${HDG_TEST_DIR}/check_vtu.py ${backend}
+      WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+  endforeach()
 endif()
 
-# refusals: options of explicit DG, the GPU (for now), the hand-written kernels
-hdg_cli_test(heat_cfl_refused 2 -e "cfl applies to explicit DG problems. .*heat.hdg is HDG with implicit time stepping"
-  -- ${HDGC} run ${HDG_EXAMPLES}/heat.hdg --cfl 0.5)
 # the device (the emulator here) steps as the host does: the same errors to 1e-9 (BDF2 with
 # its SDIRK2 start and block Jacobi; BDF3 + mg with u* and the estimate)
 if(Python3_Interpreter_FOUND)
@@ -86,12 +86,10 @@ if(Python3_Interpreter_FOUND)
       WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
   endforeach()
 endif()
-if(Python3_Interpreter_FOUND)
-  add_test(NAME heat_cuda_series
-    COMMAND sh -c "rm -rf heat_dseries && mkdir heat_dseries && HDGC_LIBCUDA=emulator \"$0\" run \"$1\" --mesh square:4 --backend cuda --vtk heat_dseries/h.pvd --every 20 --quiet && \"$2\" \"$3\" heat_dseries/h.pvd:3 heat_dseries/h_00002.vtu:480:32 +u +q_x +ustar && grep -q 'timestep=\"0.5\"' heat_dseries/h.pvd"
-      ${HDGC} ${HDG_EXAMPLES}/heat.hdg ${Python3_EXECUTABLE} ${HDG_TEST_DIR}/check_vtu.py
-    WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
-endif()
+
+# refusals: an option of explicit DG, time options on a steady problem
+hdg_cli_test(heat_cfl_refused 2 -e "cfl applies to explicit DG problems. .*heat.hdg is HDG with implicit time stepping"
+  -- ${HDGC} run ${HDG_EXAMPLES}/heat.hdg --cfl 0.5)
 hdg_cli_test(heat_final_time_steady 2 -e "final-time applies to time-dependent .DG. problems. .*poisson.hdg is steady HDG"
   -- ${HDGC} run ${HDG_EXAMPLES}/poisson.hdg --final-time 1)
 
