@@ -19,7 +19,7 @@
 
 #include "compiler/run.h"
 #include "test.h"
-#include "test_problem.h"
+#include "test_run.h"
 
 typedef struct result {
     hdg_status st;
@@ -33,30 +33,20 @@ static result run(const char *file, const char *mesh, int k, const char *precond
 {
     result r;
     memset(&r, 0, sizeof r);
-    r.st = HDG_EINPUT;
-    hdg_problem *p = test_load_problem(file, k, NULL, 0);
-    if (!p) return r;
     hdg_run_options o;
     hdg_run_options_default(&o);
-    o.mesh = mesh;
-    o.precond = precond;
-    o.rtol = rtol;
-    o.fields = &r.f;
-    hdg_report *rep = hdg_report_new();
-    hdg_error err = {0};
-    r.st = hdg_run_problem(p, &o, rep, &err);
-    if (r.st) fprintf(stderr, "run %s %s k=%d %s: %s\n", file, mesh, k, precond ? precond : "default", err.msg);
-    int found;
-    r.u = hdg_report_get_number(rep, "errors.u", &found);
-    r.ustar = hdg_report_get_number(rep, "errors.ustar", &found);
-    r.iters = hdg_report_get_number(rep, "solver.iterations", &found);
+    o.mesh = mesh, o.precond = precond, o.rtol = rtol, o.fields = &r.f;
+    hdg_report *rep;
+    r.st = test_run(file, k, &o, &rep);
+    r.u = test_report_number(rep, "errors.u");
+    r.ustar = test_report_number(rep, "errors.ustar");
+    r.iters = test_report_number(rep, "solver.iterations");
     const char *s = hdg_report_get_string(rep, "solver.precond");
     snprintf(r.precond, sizeof r.precond, "%s", s ? s : "");
     s = hdg_report_get_string(rep, "solver.stopped");
     snprintf(r.stopped, sizeof r.stopped, "%s", s ? s : "");
     r.warned = hdg_report_get_string(rep, "solver.warning") != NULL;
     hdg_report_free(rep);
-    hdg_problem_free(p);
     return r;
 }
 

@@ -19,7 +19,7 @@
 #include "compiler/run.h"
 #include "runtime/mesh.h"
 #include "test.h"
-#include "test_problem.h"
+#include "test_run.h"
 
 static const char *data(const char *name)
 {
@@ -175,22 +175,15 @@ static result run(const char *file, const char *mesh, int k, const char *solver,
 {
     result r;
     memset(&r, 0, sizeof r);
-    r.st = HDG_EINPUT;
-    hdg_problem *p = test_load_problem(file, k, NULL, 0);
-    if (!p) return r;
     hdg_run_options o;
     hdg_run_options_default(&o);
     o.mesh = mesh, o.solver = solver, o.precond = precond, o.rtol = 1e-12, o.fields = &r.f;
-    hdg_report *rep = hdg_report_new();
-    hdg_error err = {0};
-    r.st = hdg_run_problem(p, &o, rep, &err);
-    if (r.st) fprintf(stderr, "run %s %s: %s\n", file, mesh, err.msg);
-    int found;
-    r.u = hdg_report_get_number(rep, "errors.u", &found);
-    r.iters = hdg_report_get_number(rep, "solver.iterations", &found);
-    r.coarse = hdg_report_get_number(rep, "solver.mg.coarse_unknowns", &found);
+    hdg_report *rep;
+    r.st = test_run(file, k, &o, &rep);
+    r.u = test_report_number(rep, "errors.u");
+    r.iters = test_report_number(rep, "solver.iterations");
+    r.coarse = test_report_number(rep, "solver.mg.coarse_unknowns");
     hdg_report_free(rep);
-    hdg_problem_free(p);
     return r;
 }
 
