@@ -299,6 +299,8 @@ static int solve(const run_args *A, hdgc_problem *p)
     if (note && !A->quiet) fprintf(stderr, "hdgc run: %s\n", note);
     const char *warning = hdgc_result_string(r, "compile.warning");
     if (warning && !A->quiet) fprintf(stderr, "hdgc run: warning: %s\n", warning);
+    const char *pwarn = hdgc_result_string(r, "warnings.mean");
+    if (pwarn && !A->quiet) fprintf(stderr, "hdgc run: warning: %s\n", pwarn);
     const char *mwarn = hdgc_result_string(r, "mesh.warning");
     if (mwarn && !A->quiet) fprintf(stderr, "hdgc run: warning: %s\n", mwarn);
     const char *swarn = hdgc_result_string(r, "solver.warning");

@@ -88,6 +88,24 @@ static hdg_status choose_backend(const char *want, const char **out, hdg_cuda_de
     return HDG_OK;
 }
 
+/* 'mean u = g' fixes the constant of a solution defined up to one: a run whose
+ * solution was unique (a Dirichlet face, a Robin or reaction term, a dt() term)
+ * did not use it, which the user is told rather than left to assume. */
+static void mean_unused(const hdg_problem *p, hdg_report *rep)
+{
+    if (hdg_report_get_string(rep, "solver.null_space")) return;
+    for (int u = 0; u < p->nunknowns; u++) {
+        const hdg_unknown *x = &p->unknowns[u];
+        if (x->trace || x->post || !x->mean_value[0]) continue;
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s:%d:%d: 'mean %s = ...' was not used: the solution is unique (%s), so its "
+                 "mean is that of the solution", p->file, x->mean_loc.line, x->mean_loc.col, x->name,
+                 p->transient ? "the dt() term" : "a Dirichlet face, a Robin or reaction term");
+        hdg_report_string(rep, "warnings.mean", msg);
+        return;
+    }
+}
+
 hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg_report *rep,
                            hdg_error *err)
 {
@@ -155,6 +173,7 @@ hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg
     int hdg = p->method == HDG_METHOD_HDG;
     if (!st && dev) st = hdg ? hdg_run_hdg_cuda(p, mesh, &o, dev, rep, err) : hdg_run_dg_cuda(p, mesh, &o, dev, rep, err);
     else if (!st) st = hdg ? hdg_run_hdg(p, mesh, &o, rep, err) : hdg_run_dg(p, mesh, &o, rep, err);
+    if (!st) mean_unused(p, rep);
     hdg_cuda_device_close(dev);
     hdg_report_number(rep, "timings.total", hdg_wtime() - t0 + o.t_parse);
     hdg_mesh_free(&own);
