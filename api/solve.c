@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "runtime/comm.h"
 #include "support/util.h"
 
 /* What the snapshot callback works with during a solve. */
@@ -201,4 +202,16 @@ long long hdgc_result_trace(const hdgc_result *r, const double **values, int *pe
     if (values) *values = r ? r->trace : NULL;
     if (per_face) *per_face = r ? r->per_face : 0;
     return r ? r->ntrace : 0;
+}
+
+int hdgc_mpi_rank(void)
+{
+    hdg_comm_start(NULL);
+    return hdg_comm_rank();
+}
+
+int hdgc_mpi_size(void)
+{
+    hdg_comm_start(NULL);
+    return hdg_comm_size();
 }

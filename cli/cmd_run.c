@@ -325,6 +325,7 @@ int hdg_cmd_run(int argc, char **argv)
     A.set_name = calloc(n, sizeof *A.set_name), A.set_value = calloc(n, sizeof *A.set_value);
     A.seen = calloc(n, sizeof *A.seen);
     int rc = parse_args(argc, argv, &A);
+    if (hdgc_mpi_rank() > 0) A.json = NULL;   /* under mpirun rank 0 writes the report */
     if (rc < 0) {
         hdg_error err;
         if (A.json && replace_early(A.json) && hdgc_write_status_report(A.json, "running", NULL, HDG_OK, NULL, -1, &err)) {

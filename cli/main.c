@@ -82,6 +82,9 @@ int main(int argc, char **argv)
         printf("hdgc %s\n", HDG_VERSION);
         return 0;
     }
+    if (hdgc_mpi_rank() > 0) {   /* under mpirun: rank 0 speaks for the job */
+        if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr)) return 2;
+    }
     for (size_t i = 0; i < NCOMMANDS; i++)
         if (!strcmp(name, commands[i].name)) return check_env() ? 2 : commands[i].run(argc - 1, argv + 1);
     fprintf(stderr, "hdgc: unknown command '%s' (try 'hdgc --help')\n", name);

@@ -9,7 +9,7 @@
 int hdg_face_on_markers(const hdg_mesh *m, int f, const hdg_markers *mk)
 {
     int id = m->fmark[f];
-    if (id <= 0) return 0;
+    if (id <= 0 || id == m->partition_marker) return 0;   /* interior, or a partition interface */
     const char *name = id <= m->nmarkers ? m->marker_names[id] : NULL;
     return hdg_markers_match(mk, name, id);
 }

@@ -7,6 +7,7 @@
 #include "compiler/run.h"
 #include "compiler/run_memory.h"
 #include "compiler/periodic_data.h"
+#include "runtime/comm.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/mesh.h"
 #include "support/util.h"
@@ -29,7 +30,7 @@ void hdg_run_fields_free(hdg_run_fields *f)
 }
 
 /* Every mesh marker has a condition and every marker the file names exists. */
-static hdg_status check_markers(const hdg_problem *p, const hdg_mesh *m, hdg_error *err)
+hdg_status hdg_run_check_markers(const hdg_problem *p, const hdg_mesh *m, hdg_error *err)
 {
     /* by id, as `hdgc check --mesh` does (integer tags in the file match ids);
      * markers that name no boundary face need no condition */
@@ -123,6 +124,9 @@ hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg
     if (p->transient && strcmp(o.kernels, "generated"))
         return hdg_fail(err, HDG_EINPUT, "%s: --kernels %s: the hand-written kernels are steady; a problem with "
                                          "dt() terms runs on its generated kernels", p->name, o.kernels);
+    hdg_status cst = hdg_comm_start(err);   /* MPI when started by mpirun */
+    if (cst) return cst;
+    if (hdg_comm_active()) return hdg_run_problem_mpi(p, &o, rep, err);
     const char *backend;
     hdg_cuda_device *dev = NULL;
     hdg_status bst = choose_backend(o.backend, &backend, &dev, rep, err);
@@ -167,7 +171,7 @@ hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg
         f->tri = hdg_xmalloc(sizeof(int) * 3 * (size_t)mesh->ne);
         memcpy(f->tri, mesh->ev, sizeof(int) * 3 * (size_t)mesh->ne);
     }
-    st = check_markers(p, mesh, err);
+    st = hdg_run_check_markers(p, mesh, err);
     char pmsg[1024];
     if (!st && hdg_periodic_data_check(p, mesh, pmsg, sizeof pmsg)) hdg_report_string(rep, "mesh.warning", pmsg);
     int hdg = p->method == HDG_METHOD_HDG;

@@ -88,6 +88,8 @@ typedef struct hdg_run_options {
     int snapshot_every;
     struct hdg_mesh *mesh_in;  /* a caller's mesh (topology built) used instead of mesh; not freed */
     double t_parse;            /* seconds spent parsing (reported as timings.parse) */
+    const struct hdg_mesh_dist *dist;  /* under mpirun (run_mpi.c): this rank's piece of the mesh
+                                          (runtime/mesh_dist.h), set by hdg_run_problem; else NULL */
 } hdg_run_options;
 
 void hdg_run_options_default(hdg_run_options *o);
@@ -97,6 +99,16 @@ void hdg_run_options_default(hdg_run_options *o);
  * integration blows up (the report is still filled). */
 hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg_report *rep,
                            hdg_error *err);
+
+/* Every mesh marker has a condition and every marker the file names exists
+ * (run.c; on the whole mesh, before it is distributed). */
+hdg_status hdg_run_check_markers(const hdg_problem *p, const struct hdg_mesh *m, hdg_error *err);
+
+/* hdg_run_problem under mpirun (run_mpi.c): rank 0 loads and checks the mesh
+ * and distributes it (runtime/mesh_dist.h); every rank runs the driver on its
+ * piece with o->dist set; the report (on every rank) has the whole problem's
+ * figures and mpi.* (ranks, per-rank elements and times). o: defaults filled. */
+hdg_status hdg_run_problem_mpi(const hdg_problem *p, hdg_run_options *o, hdg_report *rep, hdg_error *err);
 
 /* The two drivers (called by hdg_run_problem after the mesh is loaded). */
 hdg_status hdg_run_hdg(const hdg_problem *p, struct hdg_mesh *mesh, const hdg_run_options *opt,

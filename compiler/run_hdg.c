@@ -18,10 +18,12 @@
 #include "compiler/run_png.h"
 #include "ir/lower.h"
 #include "runtime/blockmat.h"
+#include "runtime/comm.h"
 #include "runtime/csr.h"
 #include "runtime/geometry.h"
 #include "runtime/krylov.h"
 #include "runtime/mesh.h"
+#include "runtime/mesh_dist.h"
 #include "runtime/petsc.h"
 #include "support/util.h"
 
@@ -68,9 +70,11 @@ hdg_status hdg_hdg_local_stage(hdg_run *r, hdg_error *err)
     a.out[0] = r->Ke;
     a.out[1] = r->Fe;
     hdg_launch(f, ne, &a);
+    hdg_status st = HDG_OK;
     int bad = hdg_nonfinite_first(r->Ke, ne, (long long)nt * nt, (long long)nt * nt);
-    if (bad >= 0) return hdg_hdg_bad_element(r->p, r->mesh, bad, 1, err);
-    if ((bad = hdg_nonfinite_first(r->Fe, ne, nt, nt)) >= 0) return hdg_hdg_bad_element(r->p, r->mesh, bad, 0, err);
+    if (bad >= 0) st = hdg_hdg_bad_element(r->p, r->mesh, bad, 1, err);
+    else if ((bad = hdg_nonfinite_first(r->Fe, ne, nt, nt)) >= 0) st = hdg_hdg_bad_element(r->p, r->mesh, bad, 0, err);
+    if ((st = hdg_comm_agree(st, err))) return st;   /* under mpirun: every rank decides alike below */
     double diag = 0, amax = 0, asym = 0;
     for (long long e = 0; e < ne; e++) {
         const double *K = r->Ke + e * (long long)nt * nt;
@@ -82,8 +86,12 @@ hdg_status hdg_hdg_local_stage(hdg_run *r, hdg_error *err)
             }
         }
     }
+    double mx[2] = {amax, asym};
+    hdg_comm_sum(&diag, 1);
+    hdg_comm_max(mx, 2);
+    amax = mx[0], asym = mx[1];
     r->amax = amax;
-    hdg_status st = hdg_hdg_trace_sign(r->rep, diag, amax, asym, &r->negated, &r->asym, err);
+    st = hdg_hdg_trace_sign(r->rep, diag, amax, asym, &r->negated, &r->asym, err);
     if (st) return st;
     if (r->negated) {
         for (long long i = 0; i < (long long)ne * nt * nt; i++) r->Ke[i] = -r->Ke[i];
@@ -153,6 +161,13 @@ static hdg_status dirichlet_stage(hdg_run *r, hdg_error *err)
 static hdg_status null_stage(hdg_run *r, hdg_error *err)
 {
     int t = hdg_hdg_null_candidate(r->p, r->mesh, r->isdir);
+    if (r->o->dist) {   /* a null space only when no rank rules it out */
+        long long out = t < 0;
+        hdg_comm_isum(&out, 1);
+        if (out) return HDG_OK;
+        return hdg_fail(err, HDG_EINPUT, "a problem whose solution is defined up to a constant (no Dirichlet "
+                        "face, Robin or reaction term) does not run under mpirun yet (run it on one process)");
+    }
     if (t < 0) return HDG_OK;
     long long n = (long long)r->B.nf * r->B.m;
     double *z = hdg_hdg_null_vector(&r->L, r->B.nf, t), *Kz = hdg_xmalloc(sizeof(double) * (size_t)n);
@@ -177,7 +192,11 @@ static hdg_status petsc_stage(hdg_run *r, hdg_hdg_solver *s, hdg_solve_info *inf
 {
     hdg_petsc_opts po = {r->o->petsc, r->asym <= HDG_HDG_SYMMETRIC, s->so.rtol, s->so.maxit, s->so.restart, r->z};
     hdg_petsc_info pi;
-    hdg_status st = hdg_petsc_solve(&r->B, r->rhs, r->x, &po, &pi, err);
+    const hdg_mesh_dist *d = r->o->dist;
+    hdg_petsc_dist pd = d ? (hdg_petsc_dist){d->fgid, d->fstart[d->rank], d->nf_global, d->nf_owned}
+                          : (hdg_petsc_dist){0};
+    hdg_status st = d ? hdg_petsc_dist_solve(&r->B, r->rhs, r->x, &pd, &po, &pi, err)
+                      : hdg_petsc_solve(&r->B, r->rhs, r->x, &po, &pi, err);
     *info = (hdg_solve_info){.iterations = pi.iterations, .residual = pi.residual, .converged = pi.converged && !st};
     hdg_hdg_report_solve(r->rep, s, info, st);
     if (!st) hdg_hdg_solve_warning(r->rep, r->mesh, r->L.k, info);
@@ -247,7 +266,7 @@ static hdg_status solve_stage(hdg_run *r, hdg_error *err)
 {
     hdg_hdg_ksp K;
     hdg_solve_info info;
-    hdg_status st = hdg_hdg_ksp_init(&K, r, err);
+    hdg_status st = hdg_comm_agree(hdg_hdg_ksp_init(&K, r, err), err);
     if (!st) st = hdg_hdg_ksp_solve(&K, r, &info, err);
     hdg_hdg_ksp_free(&K);
     return st;
@@ -320,7 +339,7 @@ hdg_status hdg_hdg_errors_stage(hdg_run *r, hdg_error *err)
     a.in[1] = r->xp;
     a.out[0] = e2;
     hdg_launch(f, ne, &a);
-    hdg_status st = hdg_hdg_check_finite(r->p, r->mesh, e2, ne, L->nerr, "the errors", err);
+    hdg_status st = hdg_comm_agree(hdg_hdg_check_finite(r->p, r->mesh, e2, ne, L->nerr, "the errors", err), err);
     if (!st) hdg_hdg_report_errors(r->p, L, e2, ne, r->rep);
     free(e2);
     return st;
@@ -349,6 +368,16 @@ hdg_status hdg_hdg_output_stage(hdg_run *r, hdg_error *err)
 
 /* ---------------------------------------------------------------- driver */
 
+/* Under mpirun rank 0 compiles first; the others then find the kernels in
+ * the cache (one compilation per node sharing it). */
+static hdg_status compile_stage(hdg_run *r, const hdg_compile_options *co, hdg_error *err)
+{
+    int rank = hdg_comm_rank();
+    hdg_status st = rank ? HDG_OK : hdg_compile_c(r->L.mod, co, &r->cc, err);
+    if (!hdg_comm_active() || (st = hdg_comm_agree(st, err))) return st;
+    return rank ? hdg_compile_c(r->L.mod, co, &r->cc, err) : HDG_OK;
+}
+
 static void run_free(hdg_run *r)
 {
     hdg_lowered_free(&r->L);
@@ -364,6 +393,10 @@ static void report_sizes(hdg_run *r)
 {
     hdg_report *R = r->rep;
     hdg_hdg_report_dofs(R, r->mesh, &r->L);
+    if (r->o->dist) {   /* the whole problem's */
+        hdg_report_int(R, "dofs.trace", r->o->dist->nf_global * r->L.m);
+        hdg_report_int(R, "dofs.element", r->o->dist->ne_global * r->L.nl);
+    }
     hdg_report_int(R, "compile.cache_hits", r->cc.stats.cache_hit ? 1 : 0);
     hdg_report_number(R, "compile.seconds", r->cc.stats.compile_seconds);
     hdg_report_number(R, "compile.ir_passes_seconds", r->cc.t_optimize);
@@ -377,7 +410,7 @@ static void report_sizes(hdg_run *r)
     do {                                                                   \
         double t_ = hdg_wtime();                                           \
         hdg_progress_update(&line, 1, "%s ...", name);                     \
-        st = (call);                                                       \
+        st = hdg_comm_agree((call), err);   /* mpirun: every rank's */     \
         hdg_report_number(r.rep, "timings." name, hdg_wtime() - t_);       \
         if (st) goto done;                                                 \
     } while (0)
@@ -396,7 +429,7 @@ hdg_status hdg_run_hdg(const hdg_problem *p, hdg_mesh *mesh, const hdg_run_optio
     co.use_cache = o->use_cache;
     STAGE("lower", hdg_lower_hdg(p, &r.L, err));
     if (o->png && (st = hdg_png_hdg_field(p, &r.L, o->png_field, &(int){0}, &(int){0}, err))) goto done;
-    STAGE("compile", hdg_compile_c(r.L.mod, &co, &r.cc, err));
+    STAGE("compile", compile_stage(&r, &co, err));
     report_sizes(&r);
     STAGE("geometry", hdg_geom_init(&r.geo, mesh, err));
     r.geom = hdg_xcalloc((size_t)mesh->ne * (size_t)r.L.ngeom, sizeof(double));

@@ -13,6 +13,7 @@
 #include "runtime/petsc.h"
 #include "runtime/refel.h"
 #include "runtime/vtk.h"
+#include "runtime/comm.h"
 #include "support/util.h"
 
 double *hdg_hdg_params(const hdg_problem *p)
@@ -284,6 +285,7 @@ void hdg_hdg_report_errors(const hdg_problem *p, const hdg_lowered *L, const dou
     double tot[64] = {0};
     for (int e = 0; e < ne; e++)
         for (int t = 0; t < L->nerr; t++) tot[t] += e2[(size_t)e * L->nerr + t];
+    hdg_comm_sum(tot, L->nerr);   /* under mpirun: over every rank's elements */
     /* one figure per unknown: the L2 norm over its components */
     for (int t = 0; t < L->nerr; t++) {
         int u = L->err_unknown[t];
@@ -299,13 +301,14 @@ void hdg_hdg_report_errors(const hdg_problem *p, const hdg_lowered *L, const dou
 hdg_status hdg_hdg_estimate(const hdg_problem *p, const hdg_mesh *M, const hdg_lowered *L, double *eta2,
                             hdg_report *rep, hdg_error *err)
 {
-    hdg_status st = hdg_hdg_check_finite(p, M, eta2, M->ne, 1, "the error estimates", err);
+    hdg_status st = hdg_comm_agree(hdg_hdg_check_finite(p, M, eta2, M->ne, 1, "the error estimates", err), err);
     if (st) return st;
     double s = 0;
     for (int e = 0; e < M->ne; e++) {
         s += eta2[e];
         eta2[e] = sqrt(fmax(eta2[e], 0));
     }
+    hdg_comm_sum(&s, 1);
     const char *name = p->unknowns[p->unknowns[L->post_unknown].mean].name;
     char path[160];
     snprintf(path, sizeof path, "estimate.%s", name);
@@ -360,6 +363,7 @@ void hdg_hdg_errors_track(const hdg_problem *p, const hdg_lowered *L, const doub
     double tot[64] = {0}, per[32] = {0};
     for (int e = 0; e < ne; e++)
         for (int t = 0; t < L->nerr; t++) tot[t] += e2[(size_t)e * L->nerr + t];
+    hdg_comm_sum(tot, L->nerr);   /* under mpirun: over every rank's elements */
     for (int t = 0; t < L->nerr; t++) per[L->err_unknown[t]] += tot[t];
     for (int u = 0; u < p->nunknowns && u < 32; u++)
         if (!p->unknowns[u].post && isfinite(per[u])) max[u] = fmax(max[u], sqrt(per[u]));

@@ -214,6 +214,16 @@ hdg_status hdgc_problem_check_markers(const hdgc_problem *p, const hdgc_mesh *m,
  * that did not converge: its report says how far it got), else NULL. */
 hdg_status hdgc_solve(const hdgc_problem *p, hdgc_result **out, hdg_error *err);
 
+/* Under mpirun (a launch environment of Open MPI or MPICH, and HDGC_MPI not 0) every solve
+ * runs distributed over the job's ranks: rank 0 reads the mesh and partitions it, each rank
+ * solves its part (docs/mpi.md). The first call of either function (or the first solve)
+ * initialises MPI. hdgc_mpi_rank: this process's rank (0 when not under mpirun, or when MPI
+ * could not start: the first solve says why); hdgc_mpi_size: the number of ranks (1). A
+ * result's report is the whole problem's on every rank; a client prints and writes files on
+ * rank 0 only. */
+int hdgc_mpi_rank(void);
+int hdgc_mpi_size(void);
+
 /* ------------------------------------------------------------------ results */
 
 void hdgc_result_free(hdgc_result *r);

@@ -78,6 +78,11 @@ typedef struct hdg_mesh {
     int nperiodic;         /* periodic faces */
     char *periodic;        /* the pairs, "left:right,bottom:top", for messages */
 
+    /* A rank's piece of a distributed mesh (mesh_dist.h): the marker of its
+     * partition interfaces (boundary faces of the piece, interior to the
+     * domain), 0 on a whole mesh. */
+    int partition_marker;
+
     /* Provenance (NULL for generated meshes), used in error messages. */
     long long *vtag;       /* nv: Gmsh node tag of each vertex */
     int *eline;            /* ne: 1-based file line defining each triangle */

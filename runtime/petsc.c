@@ -30,13 +30,14 @@ static int started;
 
 static void petsc_stop(void)
 {
-    if (started) PetscFinalize();
+    if (started == 1) PetscFinalize();
     started = 0;
 }
 
 /* PETSc's message for error code ierr: the first (innermost) error's text. */
 static hdg_status petsc_fail(PetscErrorCode ierr, hdg_status st, const char *what, hdg_error *err)
 {
+    if (!err) return st;
     const char *text = NULL;
     char *specific = NULL;
     PetscErrorMessage((int)ierr, &text, &specific);
@@ -53,6 +54,8 @@ static hdg_status petsc_fail(PetscErrorCode ierr, hdg_status st, const char *wha
 static hdg_status petsc_start(hdg_error *err)
 {
     if (started) return HDG_OK;
+    PetscBool up = PETSC_FALSE;
+    if (!PetscInitialized(&up) && up) return started = 2, HDG_OK;   /* not ours to finalise */
     static char a0[] = "hdgc", a1[] = "-no_signal_handler";
     static char *args[] = {a0, a1, NULL};
     char **argv = args;
@@ -379,4 +382,117 @@ void hdg_petsc_module_amg_free(hdg_petsc_amg *h)
     VecDestroy(&h->y);
     MatDestroy(&h->A);
     free(h);
+}
+
+/* ---------------------------------------------------------------- mpirun */
+
+hdg_status hdg_petsc_module_start(hdg_error *err) { return petsc_start(err); }
+
+hdg_status hdg_petsc_module_fail(int ierr, hdg_status st, const char *what, hdg_error *err)
+{
+    return petsc_fail((PetscErrorCode)ierr, st, what, err);
+}
+
+/* The pieces' rows summed into one MPIAIJ matrix of block size m (at most
+ * 5 blocks a row: a face couples with the faces of its one or two
+ * elements), and the right-hand side likewise. */
+static PetscErrorCode dist_system(const hdg_blockmat *B, const double *b, const hdg_petsc_dist *d, Mat *A,
+                                  Vec *vb)
+{
+    int m = B->m, na = B->na;
+    PetscInt nloc = (PetscInt)d->nf_owned * m, nglob = (PetscInt)d->nf_global * m;
+    PetscErrorCode ierr = MatCreate(PETSC_COMM_WORLD, A);
+    if (!ierr) ierr = MatSetSizes(*A, nloc, nloc, nglob, nglob);
+    if (!ierr) ierr = MatSetBlockSize(*A, m);
+    if (!ierr) ierr = MatSetType(*A, MATAIJ);
+    if (!ierr) ierr = MatSetFromOptions(*A);
+    if (!ierr) ierr = MatSeqAIJSetPreallocation(*A, 5 * m, NULL);
+    if (!ierr) ierr = MatMPIAIJSetPreallocation(*A, 5 * m, NULL, 4 * m, NULL);
+    if (!ierr) ierr = MatSetOption(*A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE);
+    for (int l = 0; l < B->nf && !ierr; l++)
+        for (int a = 0; a < na && !ierr; a++) {
+            int c = B->nbr[(size_t)l * na + a];
+            if (c < 0) continue;
+            PetscInt row = (PetscInt)d->fgid[l], col = (PetscInt)d->fgid[c];
+            ierr = MatSetValuesBlocked(*A, 1, &row, 1, &col, hdg_blockmat_block(B, l, a), ADD_VALUES);
+        }
+    if (!ierr) ierr = MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY);
+    if (!ierr) ierr = MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY);
+    if (!ierr) ierr = VecCreateMPI(PETSC_COMM_WORLD, nloc, nglob, vb);
+    if (!ierr) ierr = VecSetBlockSize(*vb, m);
+    for (int l = 0; l < B->nf && !ierr; l++) {
+        PetscInt row = (PetscInt)d->fgid[l];
+        ierr = VecSetValuesBlocked(*vb, 1, &row, b + (size_t)l * m, ADD_VALUES);
+    }
+    if (!ierr) ierr = VecAssemblyBegin(*vb);
+    if (!ierr) ierr = VecAssemblyEnd(*vb);
+    return ierr;
+}
+
+/* x on the owned faces into vx; after the solve, vx on every face of the piece into x. */
+static PetscErrorCode dist_guess(const hdg_petsc_dist *d, int nf, int m, const double *x, Vec vx)
+{
+    PetscErrorCode ierr = 0;
+    for (int l = 0; l < nf && !ierr; l++) {
+        PetscInt row = (PetscInt)d->fgid[l];
+        if (row >= d->fstart && row < d->fstart + d->nf_owned)
+            ierr = VecSetValuesBlocked(vx, 1, &row, x + (size_t)l * m, INSERT_VALUES);
+    }
+    if (!ierr) ierr = VecAssemblyBegin(vx);
+    if (!ierr) ierr = VecAssemblyEnd(vx);
+    return ierr;
+}
+
+static PetscErrorCode dist_gather(const hdg_petsc_dist *d, int nf, int m, Vec vx, double *x)
+{
+    PetscInt *idx;
+    IS from = NULL;
+    Vec loc = NULL;
+    VecScatter sc = NULL;
+    PetscErrorCode ierr = PetscMalloc1(nf + 1, &idx);
+    for (int l = 0; l < nf && !ierr; l++) idx[l] = (PetscInt)d->fgid[l];
+    if (!ierr) ierr = ISCreateBlock(PETSC_COMM_SELF, m, nf, idx, PETSC_OWN_POINTER, &from);
+    if (!ierr) ierr = VecCreateSeqWithArray(PETSC_COMM_SELF, 1, (PetscInt)nf * m, x, &loc);
+    if (!ierr) ierr = VecScatterCreate(vx, from, loc, NULL, &sc);
+    if (!ierr) ierr = VecScatterBegin(sc, vx, loc, INSERT_VALUES, SCATTER_FORWARD);
+    if (!ierr) ierr = VecScatterEnd(sc, vx, loc, INSERT_VALUES, SCATTER_FORWARD);
+    VecScatterDestroy(&sc);
+    VecDestroy(&loc);
+    ISDestroy(&from);
+    return ierr;
+}
+
+hdg_status hdg_petsc_module_dist_solve(const hdg_blockmat *B, const double *b, double *x, const hdg_petsc_dist *d,
+                                       const hdg_petsc_opts *o, hdg_petsc_info *info, hdg_error *err)
+{
+    hdg_status st = petsc_start_timed(info, err);
+    if (st) return st;
+    PetscOptions db = NULL;
+    PetscErrorCode ierr = options_push(o->options, &db);
+    if (ierr) return petsc_fail(ierr, HDG_EINPUT, "--petsc options", err);
+    Mat A = NULL;
+    Vec vb = NULL, vx = NULL;
+    KSP ksp = NULL;
+    const char *what = "matrix";
+    ierr = dist_system(B, b, d, &A, &vb);
+    if (!ierr) ierr = VecDuplicate(vb, &vx);
+    if (!ierr) ierr = dist_guess(d, B->nf, B->m, x, vx);
+    if (!ierr) what = "solver set-up", ierr = KSPCreate(PETSC_COMM_WORLD, &ksp);
+    if (!ierr) ierr = petsc_ksp(ksp, A, o);
+    if (!ierr) what = "solve", ierr = KSPSolve(ksp, vb, vx);
+    if (!ierr) ierr = petsc_info(ksp, A, vb, vx, info);
+    if (!ierr) what = "ghost values", ierr = dist_gather(d, B->nf, B->m, vx, x);
+    if (ierr) st = petsc_fail(ierr, !strcmp(what, "solve") ? HDG_ESOLVER : HDG_EINPUT, what, err);
+    else if (!info->converged)
+        st = pfail(err, HDG_ESOLVER, "PETSc KSP %s with PC %s did not converge: %s after %d iterations "
+                      "(relative residual %.3g)", info->ksp_type, info->pc_type, info->reason, info->iterations,
+                      info->residual);
+    if (!st) st = unused_options(db, o->options, err);
+    KSPDestroy(&ksp);
+    VecDestroy(&vb);
+    VecDestroy(&vx);
+    MatDestroy(&A);
+    PetscOptionsPop();
+    PetscOptionsDestroy(&db);
+    return st;
 }

@@ -84,4 +84,46 @@ hdg_status hdg_petsc_module_amg_create(const hdg_csr *A, const char *options, hd
 int hdg_petsc_module_amg_apply(hdg_petsc_amg *h, const double *x, double *y);
 void hdg_petsc_module_amg_free(hdg_petsc_amg *h);
 
+/* ---------------------------------------------------------------- mpirun (issue 16) */
+
+/* The module's MPI calls (runtime/comm.h), or NULL (err filled) when the
+ * module does not load. */
+struct hdg_comm_ops;
+struct hdg_comm_ops *hdg_petsc_comm_ops(hdg_error *err);
+
+/* part[i] in 0..nparts-1 for the n vertices of the graph (xadj, adj: CSR
+ * adjacency without self loops), by PT-Scotch (PETSc's MatPartitioning, on
+ * this process alone). */
+hdg_status hdg_petsc_partition(int n, const int *xadj, const int *adj, int nparts, int *part, hdg_error *err);
+typedef hdg_status (*hdg_petsc_partition_fn)(int n, const int *xadj, const int *adj, int nparts, int *part,
+                                             hdg_error *err);
+hdg_status hdg_petsc_module_partition(int n, const int *xadj, const int *adj, int nparts, int *part,
+                                      hdg_error *err);
+
+/* The trace system of a distributed mesh (runtime/mesh_dist.h), collective:
+ * each rank passes its piece's matrix B and right-hand side b (assembled
+ * from its own elements, Dirichlet dofs eliminated: rows of interface faces
+ * are partial sums) and fgid, the global id of each of its B->nf faces; the
+ * rank owns the ids fstart .. fstart + nf_owned - 1. PETSc sums the pieces
+ * into one MPIAIJ matrix of block size m and solves it (defaults and options
+ * as hdg_petsc_solve; o->z must be NULL). x: the guess on the owned faces in,
+ * the solution on every face of the piece out. info: the global solve. */
+typedef struct hdg_petsc_dist {
+    const long long *fgid;
+    long long fstart, nf_global;
+    int nf_owned;
+} hdg_petsc_dist;
+hdg_status hdg_petsc_dist_solve(const hdg_blockmat *B, const double *b, double *x, const hdg_petsc_dist *d,
+                                const hdg_petsc_opts *o, hdg_petsc_info *info, hdg_error *err);
+typedef hdg_status (*hdg_petsc_dist_solve_fn)(const hdg_blockmat *B, const double *b, double *x,
+                                              const hdg_petsc_dist *d, const hdg_petsc_opts *o,
+                                              hdg_petsc_info *info, hdg_error *err);
+hdg_status hdg_petsc_module_dist_solve(const hdg_blockmat *B, const double *b, double *x, const hdg_petsc_dist *d,
+                                       const hdg_petsc_opts *o, hdg_petsc_info *info, hdg_error *err);
+
+/* Inside the module: PETSc started once (collective under mpirun), and a
+ * PETSc error code as an hdg_error. */
+hdg_status hdg_petsc_module_start(hdg_error *err);
+hdg_status hdg_petsc_module_fail(int ierr, hdg_status st, const char *what, hdg_error *err);
+
 #endif

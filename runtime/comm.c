@@ -1,0 +1,106 @@
+/* comm.c — the library's side of MPI (comm.h): serial until hdg_comm_start
+ * finds the process launched by mpirun, then the module's table of MPI
+ * calls (runtime/petsc_mpi.c in libhdgc_petsc.so). */
+#include "runtime/comm.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/petsc.h"
+#include "support/util.h"
+
+static hdg_comm_ops *ops;   /* NULL: serial */
+static int tried;
+static hdg_status first_status;
+static hdg_error first_err;
+
+int hdg_comm_launched(void)
+{
+    const char *off = getenv("HDGC_MPI");
+    if (off && !strcmp(off, "0")) return 0;
+    return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK");
+}
+
+hdg_status hdg_comm_start(hdg_error *err)
+{
+    if (!tried) {
+        tried = 1;
+        if (hdg_comm_launched()) {
+            hdg_comm_ops *o = hdg_petsc_comm_ops(&first_err);
+            if (!o) first_status = first_err.code;
+            else if ((first_status = (hdg_status)o->init(&first_err)) == HDG_OK) ops = o;
+        }
+    }
+    if (first_status && err) *err = first_err;
+    return first_status;
+}
+
+int hdg_comm_rank(void) { return ops ? ops->rank : 0; }
+int hdg_comm_size(void) { return ops ? ops->size : 1; }
+int hdg_comm_active(void) { return ops != NULL; }
+int hdg_comm_local_rank(void) { return ops ? ops->local_rank : 0; }
+
+void hdg_comm_sum(double *x, int n) { if (ops) ops->reduce(x, n, 0, 0); }
+void hdg_comm_max(double *x, int n) { if (ops) ops->reduce(x, n, 0, 1); }
+void hdg_comm_min(double *x, int n) { if (ops) ops->reduce(x, n, 0, 2); }
+void hdg_comm_isum(long long *x, int n) { if (ops) ops->reduce(x, n, 1, 0); }
+void hdg_comm_imax(long long *x, int n) { if (ops) ops->reduce(x, n, 1, 1); }
+void hdg_comm_imin(long long *x, int n) { if (ops) ops->reduce(x, n, 1, 2); }
+
+void hdg_comm_bcast(void *buf, size_t bytes, int root) { if (ops) ops->bcast(buf, bytes, root); }
+
+void hdg_comm_gather(const double *x, int n, double *out, int root)
+{
+    if (ops) ops->gather(x, n, out, root);
+    else memcpy(out, x, sizeof(double) * (size_t)n);
+}
+
+void hdg_comm_barrier(void) { if (ops) ops->barrier(); }
+void hdg_comm_send(const void *buf, size_t bytes, int dest, int tag) { if (ops) ops->send(buf, bytes, dest, tag); }
+void hdg_comm_recv(void *buf, size_t bytes, int src, int tag) { if (ops) ops->recv(buf, bytes, src, tag); }
+
+struct hdg_comm_req {
+    void *q;
+};
+
+hdg_comm_req *hdg_comm_exchange_begin(int n, const int *nbr, void *const *sbuf, const size_t *sbytes,
+                                      void *const *rbuf, const size_t *rbytes, int tag)
+{
+    hdg_comm_req *r = hdg_xcalloc(1, sizeof *r);
+    if (ops && n > 0) r->q = ops->ibegin(n, nbr, sbuf, sbytes, rbuf, rbytes, tag);
+    return r;
+}
+
+void hdg_comm_exchange_end(hdg_comm_req *r)
+{
+    if (!r) return;
+    if (ops && r->q) ops->iend(r->q);
+    free(r);
+}
+
+/* The lowest failing rank sends its status and message to everyone. */
+hdg_status hdg_comm_agree(hdg_status st, hdg_error *err)
+{
+    if (!ops) return st;
+    long long who = st ? ops->rank : ops->size;
+    ops->reduce(&who, 1, 1, 2);
+    if (who == ops->size) return HDG_OK;
+    hdg_error e;
+    memset(&e, 0, sizeof e);
+    if (ops->rank == who) e = *err, e.code = st;
+    ops->bcast(&e, sizeof e, (int)who);
+    if (err) {
+        *err = e;
+        if (ops->size > 1)   /* say where it happened */
+            snprintf(err->msg, sizeof err->msg, "rank %d: %.2030s", (int)who, e.msg);
+    }
+    return e.code;
+}
+
+void hdg_comm_abort(const char *msg, int code)
+{
+    if (msg) fprintf(stderr, "%s\n", msg);
+    if (ops) ops->abort(code);
+    exit(code);
+}
