@@ -15,6 +15,7 @@
 
 #include "compiler/nonfinite.h"
 #include "compiler/run_hdg_internal.h"
+#include "runtime/comm.h"
 #include "compiler/time_scheme.h"
 #include "runtime/vtk.h"
 #include "support/util.h"
@@ -53,7 +54,7 @@ static hdg_status level_init(hdg_run *r, level *v, hdg_error *err)
     if (!st) st = blockmat_copy(&v->B0, &r->B, err);
     if (st) return st;
     hdg_blockmat_apply_dirichlet_dofs(&r->B, r->rhs, r->isdir, r->mixed ? r->dofdir : NULL, r->xD);
-    if ((st = hdg_hdg_ksp_init(&v->K, r, err))) return st;
+    if ((st = hdg_comm_agree(hdg_hdg_ksp_init(&v->K, r, err), err))) return st;
     v->ready = 1;
     return HDG_OK;
 }
@@ -98,13 +99,14 @@ static hdg_status implicit_solve(void *ctx, int v, double t, hdg_error *err)
     a.out[0] = r->Fe;
     hdg_launch(f, ne, &a);
     int bad = hdg_nonfinite_first(r->Fe, ne, nt, nt);
+    hdg_status st = HDG_OK;
     if (bad >= 0)   /* the sources, Neumann data or the history at this time */
-        return hdg_hdg_at_time(err, t, hdg_hdg_bad_element(r->p, M, bad, 0, err));
-    if (r->negated)
+        st = hdg_hdg_at_time(err, t, hdg_hdg_bad_element(r->p, M, bad, 0, err));
+    if (!st && r->negated)
         for (long long i = 0; i < (long long)ne * nt; i++) r->Fe[i] = -r->Fe[i];
-    hdg_blockmat_assemble_rhs(M->nf, r->L.m, r->rhs, r->Fe, M->ef, M->eforient, M->fe, M->flf, r->flip);
-    hdg_status st = hdg_hdg_dirichlet_data(r, err);
-    if (st) return hdg_hdg_at_time(err, t, st);
+    if (!st) hdg_blockmat_assemble_rhs(M->nf, r->L.m, r->rhs, r->Fe, M->ef, M->eforient, M->fe, M->flf, r->flip);
+    if (!st && (st = hdg_hdg_dirichlet_data(r, err))) st = hdg_hdg_at_time(err, t, st);
+    if ((st = hdg_comm_agree(st, err))) return st;   /* mpirun: before the solve, a collective */
     hdg_blockmat_dirichlet_rhs(&S->lv[v].B0, r->rhs, r->isdir, r->mixed ? r->dofdir : NULL, r->xD);
     hdg_solve_info info;
     if ((st = hdg_hdg_ksp_solve(&S->lv[v].K, r, &info, err))) return st;

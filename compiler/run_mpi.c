@@ -23,7 +23,6 @@ static hdg_status unsupported(const hdg_problem *p, const hdg_run_options *o, hd
     else if (o->png) what = "--png";
     else if (o->fields || o->snapshot) what = "the solution's fields (Python/C API, --vtk of DG)";
     else if (o->mesh_in) what = "a mesh given as arrays";
-    else if (p->method == HDG_METHOD_HDG && p->transient) what = "HDG with dt() terms";
     else if (p->method != HDG_METHOD_HDG) what = "explicit DG";
     if (!what) return HDG_OK;
     return hdg_fail(err, HDG_EINPUT, "%s does not run under mpirun yet (run it on one process)", what);

@@ -2,11 +2,11 @@
  * (mesh_dist.h). */
 #include "runtime/mesh_dist.h"
 
+#include <metis.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "runtime/comm.h"
-#include "runtime/petsc.h"
 #include "support/util.h"
 
 #define TAG_PIECE 11
@@ -37,9 +37,14 @@ hdg_status hdg_mesh_partition(const hdg_mesh *m, int nparts, int *part, hdg_erro
     }
     int *xadj, *adj;
     element_graph(m, &xadj, &adj);
-    hdg_status st = hdg_petsc_partition(m->ne, xadj, adj, nparts, part, err);
+    idx_t n = m->ne, ncon = 1, np = nparts, cut = 0, opt[METIS_NOPTIONS];
+    METIS_SetDefaultOptions(opt);
+    opt[METIS_OPTION_SEED] = 20261127;   /* the same partition on every run and machine */
+    int rc = METIS_PartGraphKway(&n, &ncon, xadj, adj, NULL, NULL, NULL, &np, NULL, NULL, opt, &cut, part);
     free(xadj), free(adj);
-    return st;
+    if (rc == METIS_OK) return HDG_OK;
+    return hdg_fail(err, rc == METIS_ERROR_MEMORY ? HDG_ENOMEM : HDG_EINTERNAL,
+                    "partitioning the mesh into %d parts: METIS failed (code %d)", nparts, rc);
 }
 
 void hdg_mesh_partition_stats(const hdg_mesh *m, int nparts, const int *part, int *nelem, int *nhalo,

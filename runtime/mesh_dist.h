@@ -2,7 +2,8 @@
  *
  * Rank 0 holds the whole mesh (read from Gmsh or generated), partitions its
  * elements into P parts by their face-adjacency graph (hdg_mesh_partition:
- * PT-Scotch through PETSc's MatPartitioning), numbers the faces owner by
+ * METIS k-way with a fixed seed, so that a run is repeatable: PT-Scotch,
+ * which Debian's PETSc has, gave a different partition on every run), numbers the faces owner by
  * owner, and sends each rank its piece; then it frees the whole mesh, and
  * no rank holds more than its piece (plus one layer of face neighbours when
  * ghosts are asked for).
@@ -43,9 +44,9 @@ typedef struct hdg_mesh_dist {
     int *nbr, *send_off, *send_elem, *recv_off;
 } hdg_mesh_dist;
 
-/* The part (0..nparts-1) of every element of m, from PT-Scotch on the
- * element graph (elements sharing a face are adjacent; periodic faces too).
- * nparts = 1: all 0. Needs the PETSc module (serial is enough). */
+/* The part (0..nparts-1) of every element of m, from METIS on the element
+ * graph (elements sharing a face are adjacent; periodic faces too).
+ * nparts = 1: all 0; nparts >= elements: one element a part, the rest empty. */
 hdg_status hdg_mesh_partition(const hdg_mesh *m, int nparts, int *part, hdg_error *err);
 
 /* Collective. whole: the mesh on rank 0 (ignored elsewhere, may be NULL);

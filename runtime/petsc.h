@@ -91,15 +91,6 @@ void hdg_petsc_module_amg_free(hdg_petsc_amg *h);
 struct hdg_comm_ops;
 struct hdg_comm_ops *hdg_petsc_comm_ops(hdg_error *err);
 
-/* part[i] in 0..nparts-1 for the n vertices of the graph (xadj, adj: CSR
- * adjacency without self loops), by PT-Scotch (PETSc's MatPartitioning, on
- * this process alone). */
-hdg_status hdg_petsc_partition(int n, const int *xadj, const int *adj, int nparts, int *part, hdg_error *err);
-typedef hdg_status (*hdg_petsc_partition_fn)(int n, const int *xadj, const int *adj, int nparts, int *part,
-                                             hdg_error *err);
-hdg_status hdg_petsc_module_partition(int n, const int *xadj, const int *adj, int nparts, int *part,
-                                      hdg_error *err);
-
 /* The trace system of a distributed mesh (runtime/mesh_dist.h), collective:
  * each rank passes its piece's matrix B and right-hand side b (assembled
  * from its own elements, Dirichlet dofs eliminated: rows of interface faces

@@ -70,7 +70,6 @@ typedef struct module_fns {
     hdg_petsc_amg_apply_fn amg_apply;
     hdg_petsc_amg_free_fn amg_free;
     hdg_comm_module_ops_fn comm_ops;
-    hdg_petsc_partition_fn partition;
     hdg_petsc_dist_solve_fn dist_solve;
 } module_fns;
 
@@ -78,12 +77,10 @@ static int lookup(void *h, module_fns *f)
 {
     static const char *names[] = {"hdg_petsc_module_solve", "hdg_petsc_module_amg_create",
                                   "hdg_petsc_module_amg_apply", "hdg_petsc_module_amg_free",
-                                  "hdg_comm_module_ops", "hdg_petsc_module_partition",
-                                  "hdg_petsc_module_dist_solve"};
+                                  "hdg_comm_module_ops", "hdg_petsc_module_dist_solve"};
     void **slot[] = {(void **)&f->solve, (void **)&f->amg_create, (void **)&f->amg_apply,
-                     (void **)&f->amg_free, (void **)&f->comm_ops, (void **)&f->partition,
-                     (void **)&f->dist_solve};   /* POSIX: object to function pointer */
-    for (int i = 0; i < 7; i++)
+                     (void **)&f->amg_free, (void **)&f->comm_ops, (void **)&f->dist_solve};   /* POSIX: object to function pointer */
+    for (int i = 0; i < 6; i++)
         if (!(*slot[i] = dlsym(h, names[i]))) return i;
     return -1;
 }
@@ -162,12 +159,6 @@ struct hdg_comm_ops *hdg_petsc_comm_ops(hdg_error *err)
 {
     const module_fns *f = load("mpirun", err);
     return f ? f->comm_ops() : NULL;
-}
-
-hdg_status hdg_petsc_partition(int n, const int *xadj, const int *adj, int nparts, int *part, hdg_error *err)
-{
-    const module_fns *f = load("partitioning the mesh", err);
-    return f ? f->partition(n, xadj, adj, nparts, part, err) : err->code;
 }
 
 hdg_status hdg_petsc_dist_solve(const hdg_blockmat *B, const double *b, double *x, const hdg_petsc_dist *d,

@@ -1,9 +1,6 @@
 /* petsc_mpi.c — the module's MPI (runtime/comm.h: the table of calls the
- * library makes under mpirun) and the graph partitioner of
- * runtime/mesh_dist.h (PT-Scotch through PETSc's MatPartitioning). Built
- * into libhdgc_petsc.so with petsc.c. */
+ * library makes under mpirun). Built into libhdgc_petsc.so with petsc.c. */
 #include <mpi.h>
-#include <petscmat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,39 +123,4 @@ hdg_comm_ops *hdg_comm_module_ops(void)
     ops.iend = iend;
     ops.abort = abort_all;
     return &ops;
-}
-
-/* ---------------------------------------------------------------- partitioning */
-
-hdg_status hdg_petsc_module_partition(int n, const int *xadj, const int *adj, int nparts, int *part,
-                                      hdg_error *err)
-{
-    hdg_status st = hdg_petsc_module_start(err);
-    if (st) return st;
-    PetscInt *ia = NULL, *ja = NULL;
-    Mat A = NULL;
-    MatPartitioning mp = NULL;
-    IS is = NULL;
-    const PetscInt *ip;
-    PetscErrorCode ierr = PetscMalloc1(n + 1, &ia);
-    if (!ierr) ierr = PetscMalloc1(xadj[n] + 1, &ja);
-    for (int i = 0; i <= n && !ierr; i++) ia[i] = xadj[i];
-    for (int k = 0; k < xadj[n] && !ierr; k++) ja[k] = adj[k];
-    if (!ierr) ierr = MatCreateMPIAdj(PETSC_COMM_SELF, n, n, ia, ja, NULL, &A);   /* takes ia, ja */
-    if (!ierr) ierr = MatPartitioningCreate(PETSC_COMM_SELF, &mp);
-    if (!ierr) ierr = MatPartitioningSetAdjacency(mp, A);
-    if (!ierr) ierr = MatPartitioningSetNParts(mp, nparts);
-    if (!ierr) ierr = MatPartitioningSetType(mp, MATPARTITIONINGPTSCOTCH);
-    if (!ierr) ierr = MatPartitioningSetFromOptions(mp);   /* -mat_partitioning_type */
-    if (!ierr) ierr = MatPartitioningApply(mp, &is);
-    if (!ierr) ierr = ISGetIndices(is, &ip);
-    if (!ierr) {
-        for (int i = 0; i < n; i++) part[i] = (int)ip[i];
-        ISRestoreIndices(is, &ip);
-    }
-    if (ierr) st = hdg_petsc_module_fail(ierr, HDG_EINTERNAL, "partitioning the mesh (PT-Scotch)", err);
-    ISDestroy(&is);
-    MatPartitioningDestroy(&mp);
-    MatDestroy(&A);
-    return st;
 }
