@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
 #include "hdgc.h"
@@ -46,13 +47,32 @@ static void usage(FILE *f)
 }
 
 /* Out of memory in an allocation no estimate foresaw: an error, not abort(). */
+/* Under mpirun, on ranks other than 0: the stream kept for errors (quiet_rank). */
+static FILE *rank_err;
+
 static void out_of_memory(size_t bytes)
 {
     char b[32];
     hdg_format_bytes((double)bytes, b, sizeof b);
-    if (bytes) fprintf(stderr, "hdgc: error: out of memory (an allocation of %s failed)\n", b);
-    else fprintf(stderr, "hdgc: error: out of memory\n");
+    FILE *out = rank_err ? rank_err : stderr;
+    char who[32] = "";
+    if (rank_err) snprintf(who, sizeof who, "rank %d: ", hdgc_mpi_rank());
+    if (bytes) fprintf(out, "hdgc: %serror: out of memory (an allocation of %s failed)\n", who, b);
+    else fprintf(out, "hdgc: %serror: out of memory\n", who);
+    fflush(out);
     exit(1);
+}
+
+/* Under mpirun rank 0 speaks for the job: the others' output goes to
+ * /dev/null, but a rank that must end the job alone (out of memory) still
+ * says why, on the stream kept as $HDGC_ERROR_FD (the library's too). */
+static int quiet_rank(void)
+{
+    int fd = dup(2);
+    char num[16];
+    snprintf(num, sizeof num, "%d", fd);
+    if (fd < 0 || !(rank_err = fdopen(fd, "w")) || setenv("HDGC_ERROR_FD", num, 1)) return 1;
+    return !freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr);
 }
 
 /* The environment a command reads, checked before any work (exit 2). */
@@ -82,9 +102,7 @@ int main(int argc, char **argv)
         printf("hdgc %s\n", HDG_VERSION);
         return 0;
     }
-    if (hdgc_mpi_rank() > 0) {   /* under mpirun: rank 0 speaks for the job */
-        if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr)) return 2;
-    }
+    if (hdgc_mpi_rank() > 0 && quiet_rank()) return 2;
     for (size_t i = 0; i < NCOMMANDS; i++)
         if (!strcmp(name, commands[i].name)) return check_env() ? 2 : commands[i].run(argc - 1, argv + 1);
     fprintf(stderr, "hdgc: unknown command '%s' (try 'hdgc --help')\n", name);

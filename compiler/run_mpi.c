@@ -96,6 +96,27 @@ static void report_ranks(hdg_report *rep, const hdg_mesh *piece, const hdg_mesh_
     hdg_report_number(rep, "mpi.seconds_max", t[0]);
 }
 
+/* "element E" of a message: the piece's number -> the whole mesh's. */
+static void global_elements(void *ctx, char *msg, size_t size)
+{
+    const hdg_mesh_dist *d = ctx;
+    char out[4096];
+    size_t n = 0;
+    const char *at = msg, *hit;
+    while ((hit = strstr(at, "element ")) && n < sizeof out - 64) {
+        char *end;
+        long e = strtol(hit + 8, &end, 10);
+        size_t k = (size_t)(hit - at) + 8;
+        if (k > sizeof out - 64 - n) break;
+        memcpy(out + n, at, k), n += k;
+        if (end > hit + 8 && e >= 0 && e < d->ne_owned + (long)d->recv_off[d->nnbr])
+            n += (size_t)snprintf(out + n, sizeof out - n, "%lld", d->egid[e]), at = end;
+        else at = hit + 8;
+    }
+    snprintf(out + n, sizeof out - n, "%s", at);
+    snprintf(msg, size, "%s", out);
+}
+
 hdg_status hdg_run_problem_mpi(const hdg_problem *p, hdg_run_options *o, hdg_report *rep, hdg_error *err)
 {
     double t0 = hdg_wtime();
@@ -129,9 +150,11 @@ hdg_status hdg_run_problem_mpi(const hdg_problem *p, hdg_run_options *o, hdg_rep
         hdg_report_number(rep, "timings.parse", o->t_parse);
         hdg_report_number(rep, "timings.mesh", t1 - t0);
         o->dist = &d;
+        hdg_comm_set_rewrite(global_elements, &d);
         st = p->method == HDG_METHOD_HDG ? hdg_run_hdg(p, &piece, o, rep, err) : hdg_run_dg(p, &piece, o, rep, err);
         st = hdg_comm_agree(st, err);
         o->dist = NULL;
+        hdg_comm_set_rewrite(NULL, NULL);
         report_ranks(rep, &piece, &d, hdg_wtime() - t1);
     }
     hdg_report_number(rep, "timings.total", hdg_wtime() - t0 + o->t_parse);

@@ -79,7 +79,17 @@ void hdg_comm_exchange_end(hdg_comm_req *r)
     free(r);
 }
 
-/* The lowest failing rank sends its status and message to everyone. */
+static hdg_comm_rewrite_fn rewrite;
+static void *rewrite_ctx;
+
+void hdg_comm_set_rewrite(hdg_comm_rewrite_fn fn, void *ctx)
+{
+    rewrite = fn, rewrite_ctx = ctx;
+}
+
+/* The lowest failing rank sends its status and message to everyone, once
+ * said where ("rank R: ", in a job of several ranks; a message agreed
+ * before keeps its rank). */
 hdg_status hdg_comm_agree(hdg_status st, hdg_error *err)
 {
     if (!ops) return st;
@@ -88,13 +98,17 @@ hdg_status hdg_comm_agree(hdg_status st, hdg_error *err)
     if (who == ops->size) return HDG_OK;
     hdg_error e;
     memset(&e, 0, sizeof e);
-    if (ops->rank == who) e = *err, e.code = st;
-    ops->bcast(&e, sizeof e, (int)who);
-    if (err) {
-        *err = e;
-        if (ops->size > 1)   /* say where it happened */
-            snprintf(err->msg, sizeof err->msg, "rank %d: %.2030s", (int)who, e.msg);
+    if (ops->rank == who) {
+        e = *err, e.code = st;
+        if (ops->size > 1 && strncmp(e.msg, "rank ", 5)) {
+            if (rewrite) rewrite(rewrite_ctx, e.msg, sizeof e.msg);
+            char m[sizeof e.msg];
+            snprintf(m, sizeof m, "rank %d: %.2030s", (int)who, e.msg);
+            memcpy(e.msg, m, sizeof m);
+        }
     }
+    ops->bcast(&e, sizeof e, (int)who);
+    if (err) *err = e;
     return e.code;
 }
 

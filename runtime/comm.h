@@ -65,6 +65,11 @@ void hdg_comm_exchange_end(hdg_comm_req *q);
  * rank's status and message (err filled on every rank), or HDG_OK. */
 hdg_status hdg_comm_agree(hdg_status st, hdg_error *err);
 
+/* A rewrite of the failing rank's message before hdg_comm_agree sends it
+ * (run_mpi.c: piece element numbers to the whole mesh's); NULL: none. */
+typedef void (*hdg_comm_rewrite_fn)(void *ctx, char *msg, size_t size);
+void hdg_comm_set_rewrite(hdg_comm_rewrite_fn fn, void *ctx);
+
 /* Ends the whole job (every rank) with code, after printing msg on stderr. */
 void hdg_comm_abort(const char *msg, int code);
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* hdg_fail of the library, which the module does not link. */
 static hdg_status pfail(hdg_error *err, hdg_status code, const char *fmt, ...)
@@ -462,6 +463,23 @@ static PetscErrorCode dist_gather(const hdg_petsc_dist *d, int nf, int m, Vec vx
     return ierr;
 }
 
+/* A PETSc call failed on this rank inside the collective solve (out of
+ * memory, most likely): the other ranks cannot be told in order, so the
+ * job ends here, with the message on the error stream the command kept
+ * ($HDGC_ERROR_FD, else stderr). Nothing to do on one rank. */
+static void dist_abort(const char *msg)
+{
+    int size = 1, rank = 0;
+    MPI_Comm_size(PETSC_COMM_WORLD, &size);
+    if (size == 1) return;
+    MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
+    const char *fd = getenv("HDGC_ERROR_FD");
+    char line[2300];
+    int n = snprintf(line, sizeof line, "hdgc: rank %d: error: %s (ending the job)\n", rank, msg);
+    if (write(fd ? atoi(fd) : 2, line, n > 0 && n < (int)sizeof line ? (size_t)n : strlen(line)) < 0) n = 0;
+    MPI_Abort(PETSC_COMM_WORLD, 1);
+}
+
 hdg_status hdg_petsc_module_dist_solve(const hdg_blockmat *B, const double *b, double *x, const hdg_petsc_dist *d,
                                        const hdg_petsc_opts *o, hdg_petsc_info *info, hdg_error *err)
 {
@@ -483,6 +501,7 @@ hdg_status hdg_petsc_module_dist_solve(const hdg_blockmat *B, const double *b, d
     if (!ierr) ierr = petsc_info(ksp, A, vb, vx, info);
     if (!ierr) what = "ghost values", ierr = dist_gather(d, B->nf, B->m, vx, x);
     if (ierr) st = petsc_fail(ierr, !strcmp(what, "solve") ? HDG_ESOLVER : HDG_EINPUT, what, err);
+    if (ierr) dist_abort(err->msg);   /* the other ranks may wait in a collective */
     else if (!info->converged)
         st = pfail(err, HDG_ESOLVER, "PETSc KSP %s with PC %s did not converge: %s after %d iterations "
                       "(relative residual %.3g)", info->ksp_type, info->pc_type, info->reason, info->iterations,

@@ -1,0 +1,54 @@
+# tests/mpi.cmake — HDG under mpirun (issue 16; compiler/run_mpi.c, runtime/mesh_dist.c,
+# runtime/comm.c, the distributed trace solve of runtime/petsc.c). tests/mpi_runs.py runs the
+# serial command, then the same under `mpirun --oversubscribe -np N`, and compares the reports:
+# errors to relative R, iterations within F of np = 1's, mpi.* present. Each test has a time
+# limit, so that a rank left waiting in a collective fails the test instead of hanging CI.
+find_program(HDG_MPIRUN mpirun)
+find_package(Python3 COMPONENTS Interpreter)
+if(HDG_MPIRUN AND Python3_Interpreter_FOUND)
+  set(HDGC $<TARGET_FILE:hdgc>)
+  set(H ${HDG_TEST_DIR}/data/hdg)
+  set(RUNS ${Python3_EXECUTABLE} ${HDG_TEST_DIR}/mpi_runs.py ${HDGC})
+  function(hdg_mpi_test name)
+    add_test(NAME ${name} COMMAND ${ARGN})
+    set_tests_properties(${name} PROPERTIES TIMEOUT 300 ENVIRONMENT
+      "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1")
+  endfunction()
+
+  # CG + GAMG on the summed MPIAIJ matrix: the serial errors to 1e-5 (PETSc stops at rtol 1e-12,
+  # the native CG near 1e-14: u* 9.3518e-10 differs in the 6th digit), iterations within 10%
+  hdg_mpi_test(mpi_hdg_poisson ${RUNS} --np 1,2,3 --rtol 1e-5 --its 0.10
+    -- ${H}/poisson_exp.hdg --mesh square:16 --order 3)
+  # a perturbed Gmsh-like mesh and k = 1: partitions with skewed elements
+  hdg_mpi_test(mpi_hdg_poisson_perturbed ${RUNS} --np 2,3 --rtol 1e-6 --its 0.10
+    -- ${H}/poisson_exp.hdg --mesh square:24,perturb=0.2 --order 1)
+  # convection-diffusion (GMRES + GAMG): Dirichlet on left and bottom only, so with 3 ranks a
+  # rank has no Dirichlet face. GAMG's aggregates follow the partition, and GMRES's count with
+  # them (64..124 iterations at rtol 1e-14 over np = 1..3 on square:32): only the errors are
+  # held to the serial run's, and the count to within 60% of np = 1's.
+  hdg_mpi_test(mpi_hdg_convection ${RUNS} --np 1,2,3 --rtol 1e-5 --its 0.60
+    -- ${HDG_EXAMPLES}/convection_diffusion.hdg --mesh square:16 --order 2 --rtol 1e-14)
+  # transient HDG: one matrix per sigma, a distributed solve per step
+  hdg_mpi_test(mpi_hdg_heat ${RUNS} --np 1,3 --rtol 1e-6 --its 0.10
+    -- ${HDG_EXAMPLES}/heat.hdg --mesh square:8 --order 2 --final-time 0.1)
+  # more ranks than elements: a rank with nothing to do takes part in every collective
+  hdg_mpi_test(mpi_hdg_empty_rank ${RUNS} --np 3 --rtol 1e-9
+    -- ${H}/poisson_exp.hdg --mesh square:1 --order 2)
+  # bad data on one rank: the whole job ends with its message (the element numbered as in
+  # the whole mesh, the serial run's 110), exit 1, no hang
+  hdg_mpi_test(mpi_hdg_nan_one_rank ${RUNS} --np 2,3 --expect-rc 1
+    --expect "rank [0-9]: func 'f' .* is NaN at .* element 110 is not finite"
+    -- ${H}/poisson_nan_corner.hdg --mesh square:8)
+  # out of memory on rank 1 only (its address space limited): the job ends with the message
+  hdg_mpi_test(mpi_hdg_oom_one_rank ${RUNS} --np 2 --expect-rc 1 --expect "rank 1: error: .*(memory|PETSc)"
+    --wrap "sh ${HDG_TEST_DIR}/mpi_limit_rank.sh 1 1500000"
+    -- ${H}/poisson_exp.hdg --mesh square:300 --order 4)
+  # what does not run distributed yet is refused, on every rank alike
+  hdg_mpi_test(mpi_refuse_neumann ${RUNS} --np 2 --expect-rc 1
+    --expect "defined up to a constant .* does not run under mpirun yet"
+    -- ${H}/poisson_neumann.hdg --mesh square:4)
+  hdg_mpi_test(mpi_refuse_cuda ${RUNS} --np 2 --expect-rc 1 --expect "--backend cuda does not run under mpirun yet"
+    -- ${HDG_EXAMPLES}/poisson.hdg --mesh square:4 --backend cuda)
+  hdg_mpi_test(mpi_refuse_format ${RUNS} --np 2 --expect-rc 1 --expect "--format csr: under mpirun"
+    -- ${HDG_EXAMPLES}/poisson.hdg --mesh square:4 --format csr)
+endif()
