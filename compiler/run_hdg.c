@@ -188,15 +188,31 @@ static hdg_status null_stage(hdg_run *r, hdg_error *err)
 
 /* --solver petsc: the same system (Dirichlet eliminated, null space
  * attached) solved by PETSc (runtime/petsc.h). */
-static hdg_status petsc_stage(hdg_run *r, hdg_hdg_solver *s, hdg_solve_info *info, hdg_error *err)
+static hdg_petsc_opts petsc_opts(const hdg_run *r, const hdg_hdg_solver *s)
 {
-    hdg_petsc_opts po = {r->o->petsc, r->asym <= HDG_HDG_SYMMETRIC, s->so.rtol, s->so.maxit, s->so.restart, r->z};
-    hdg_petsc_info pi;
+    return (hdg_petsc_opts){r->o->petsc, r->asym <= HDG_HDG_SYMMETRIC, s->so.rtol, s->so.maxit, s->so.restart, r->z};
+}
+
+/* Under mpirun: PETSc's solver of the pieces summed, set up once per matrix. */
+static hdg_status dist_init(hdg_hdg_ksp *K, hdg_run *r, hdg_error *err)
+{
     const hdg_mesh_dist *d = r->o->dist;
-    hdg_petsc_dist pd = d ? (hdg_petsc_dist){d->fgid, d->fstart[d->rank], d->nf_global, d->nf_owned}
-                          : (hdg_petsc_dist){0};
-    hdg_status st = d ? hdg_petsc_dist_solve(&r->B, r->rhs, r->x, &pd, &po, &pi, err)
-                      : hdg_petsc_solve(&r->B, r->rhs, r->x, &po, &pi, err);
+    hdg_petsc_dist pd = {d->fgid, d->fstart[d->rank], d->nf_global, d->nf_owned};
+    hdg_petsc_opts po = petsc_opts(r, &K->s);
+    hdg_petsc_info pi;
+    hdg_status st = hdg_petsc_dist_create(&r->B, &pd, &po, &K->dist, &pi, err);
+    K->dist_init_seconds = pi.init_seconds;
+    return st;
+}
+
+static hdg_status petsc_stage(hdg_run *r, hdg_hdg_ksp *K, hdg_solve_info *info, hdg_error *err)
+{
+    hdg_hdg_solver *s = &K->s;
+    hdg_petsc_opts po = petsc_opts(r, s);
+    hdg_petsc_info pi;
+    hdg_status st = K->dist ? hdg_petsc_dist_apply(K->dist, r->rhs, r->x, &pi, err)
+                            : hdg_petsc_solve(&r->B, r->rhs, r->x, &po, &pi, err);
+    if (K->dist) pi.init_seconds = K->dist_init_seconds;
     *info = (hdg_solve_info){.iterations = pi.iterations, .residual = pi.residual, .converged = pi.converged && !st};
     hdg_hdg_report_solve(r->rep, s, info, st);
     if (!st) hdg_hdg_solve_warning(r->rep, r->mesh, r->L.k, info);
@@ -218,6 +234,7 @@ hdg_status hdg_hdg_ksp_init(hdg_hdg_ksp *K, hdg_run *r, hdg_error *err)
     K->n = (long long)r->B.nf * r->B.m;
     if (!r->x) r->x = hdg_xcalloc((size_t)K->n, sizeof(double));
     hdg_status st = hdg_hdg_choose_solver(r->o, r->asym, K->n, &K->s, err);
+    if (!st && r->o->dist) st = dist_init(K, r, err);
     if (st || !strcmp(K->s.method, "petsc")) return st;
     K->A = hdg_blockmat_op(&r->B);
     if (!strcmp(K->s.format, "csr")) {
@@ -233,6 +250,7 @@ hdg_status hdg_hdg_ksp_init(hdg_hdg_ksp *K, hdg_run *r, hdg_error *err)
 
 void hdg_hdg_ksp_free(hdg_hdg_ksp *K)
 {
+    hdg_petsc_dist_free(K->dist);
     if (K->s.precond && !strcmp(K->s.precond, "mg")) hdg_hdg_mg_free(&K->mg);
     else hdg_precond_free(&K->M);
     hdg_csr_free(&K->csr);
@@ -243,7 +261,7 @@ void hdg_hdg_ksp_free(hdg_hdg_ksp *K)
 hdg_status hdg_hdg_ksp_solve(hdg_hdg_ksp *K, hdg_run *r, hdg_solve_info *info, hdg_error *err)
 {
     memset(info, 0, sizeof *info);
-    if (!strcmp(K->s.method, "petsc")) return petsc_stage(r, &K->s, info, err);
+    if (!strcmp(K->s.method, "petsc")) return petsc_stage(r, K, info, err);
     const hdg_linop *Mp = K->M.apply ? &K->M : NULL;
     hdg_hdg_null_op nc;
     hdg_linop Mn;

@@ -396,9 +396,8 @@ hdg_status hdg_petsc_module_fail(int ierr, hdg_status st, const char *what, hdg_
 
 /* The pieces' rows summed into one MPIAIJ matrix of block size m (at most
  * 5 blocks a row: a face couples with the faces of its one or two
- * elements), and the right-hand side likewise. */
-static PetscErrorCode dist_system(const hdg_blockmat *B, const double *b, const hdg_petsc_dist *d, Mat *A,
-                                  Vec *vb)
+ * elements). */
+static PetscErrorCode dist_matrix(const hdg_blockmat *B, const hdg_petsc_dist *d, Mat *A)
 {
     int m = B->m, na = B->na;
     PetscInt nloc = (PetscInt)d->nf_owned * m, nglob = (PetscInt)d->nf_global * m;
@@ -419,14 +418,19 @@ static PetscErrorCode dist_system(const hdg_blockmat *B, const double *b, const 
         }
     if (!ierr) ierr = MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY);
     if (!ierr) ierr = MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY);
-    if (!ierr) ierr = VecCreateMPI(PETSC_COMM_WORLD, nloc, nglob, vb);
-    if (!ierr) ierr = VecSetBlockSize(*vb, m);
-    for (int l = 0; l < B->nf && !ierr; l++) {
+    return ierr;
+}
+
+/* The right-hand side likewise (pieces summed), into vb. */
+static PetscErrorCode dist_rhs(const hdg_petsc_dist *d, int nf, int m, const double *b, Vec vb)
+{
+    PetscErrorCode ierr = VecZeroEntries(vb);
+    for (int l = 0; l < nf && !ierr; l++) {
         PetscInt row = (PetscInt)d->fgid[l];
-        ierr = VecSetValuesBlocked(*vb, 1, &row, b + (size_t)l * m, ADD_VALUES);
+        ierr = VecSetValuesBlocked(vb, 1, &row, b + (size_t)l * m, ADD_VALUES);
     }
-    if (!ierr) ierr = VecAssemblyBegin(*vb);
-    if (!ierr) ierr = VecAssemblyEnd(*vb);
+    if (!ierr) ierr = VecAssemblyBegin(vb);
+    if (!ierr) ierr = VecAssemblyEnd(vb);
     return ierr;
 }
 
@@ -444,21 +448,15 @@ static PetscErrorCode dist_guess(const hdg_petsc_dist *d, int nf, int m, const d
     return ierr;
 }
 
-static PetscErrorCode dist_gather(const hdg_petsc_dist *d, int nf, int m, Vec vx, double *x)
+/* The scatter of the global solution to every face of the piece. */
+static PetscErrorCode dist_scatter(const hdg_petsc_dist *d, int nf, int m, Vec vx, Vec loc, VecScatter *sc)
 {
     PetscInt *idx;
     IS from = NULL;
-    Vec loc = NULL;
-    VecScatter sc = NULL;
     PetscErrorCode ierr = PetscMalloc1(nf + 1, &idx);
     for (int l = 0; l < nf && !ierr; l++) idx[l] = (PetscInt)d->fgid[l];
     if (!ierr) ierr = ISCreateBlock(PETSC_COMM_SELF, m, nf, idx, PETSC_OWN_POINTER, &from);
-    if (!ierr) ierr = VecCreateSeqWithArray(PETSC_COMM_SELF, 1, (PetscInt)nf * m, x, &loc);
-    if (!ierr) ierr = VecScatterCreate(vx, from, loc, NULL, &sc);
-    if (!ierr) ierr = VecScatterBegin(sc, vx, loc, INSERT_VALUES, SCATTER_FORWARD);
-    if (!ierr) ierr = VecScatterEnd(sc, vx, loc, INSERT_VALUES, SCATTER_FORWARD);
-    VecScatterDestroy(&sc);
-    VecDestroy(&loc);
+    if (!ierr) ierr = VecScatterCreate(vx, from, loc, NULL, sc);
     ISDestroy(&from);
     return ierr;
 }
@@ -480,38 +478,81 @@ static void dist_abort(const char *msg)
     MPI_Abort(PETSC_COMM_WORLD, 1);
 }
 
-hdg_status hdg_petsc_module_dist_solve(const hdg_blockmat *B, const double *b, double *x, const hdg_petsc_dist *d,
-                                       const hdg_petsc_opts *o, hdg_petsc_info *info, hdg_error *err)
+struct hdg_petsc_dsolver {
+    hdg_petsc_dist d;
+    int nf, m;
+    Mat A;
+    KSP ksp;
+    Vec vb, vx, loc;
+    double *xloc;
+    VecScatter sc;
+};
+
+void hdg_petsc_module_dist_free(hdg_petsc_dsolver *h)
 {
+    if (!h) return;
+    VecScatterDestroy(&h->sc);
+    VecDestroy(&h->loc);
+    VecDestroy(&h->vb);
+    VecDestroy(&h->vx);
+    KSPDestroy(&h->ksp);
+    MatDestroy(&h->A);
+    free(h->xloc);
+    free(h);
+}
+
+hdg_status hdg_petsc_module_dist_create(const hdg_blockmat *B, const hdg_petsc_dist *d, const hdg_petsc_opts *o,
+                                        hdg_petsc_dsolver **out, hdg_petsc_info *info, hdg_error *err)
+{
+    *out = NULL;
     hdg_status st = petsc_start_timed(info, err);
     if (st) return st;
     PetscOptions db = NULL;
     PetscErrorCode ierr = options_push(o->options, &db);
     if (ierr) return petsc_fail(ierr, HDG_EINPUT, "--petsc options", err);
-    Mat A = NULL;
-    Vec vb = NULL, vx = NULL;
-    KSP ksp = NULL;
+    hdg_petsc_dsolver *h = calloc(1, sizeof *h);
     const char *what = "matrix";
-    ierr = dist_system(B, b, d, &A, &vb);
-    if (!ierr) ierr = VecDuplicate(vb, &vx);
-    if (!ierr) ierr = dist_guess(d, B->nf, B->m, x, vx);
-    if (!ierr) what = "solver set-up", ierr = KSPCreate(PETSC_COMM_WORLD, &ksp);
-    if (!ierr) ierr = petsc_ksp(ksp, A, o);
-    if (!ierr) what = "solve", ierr = KSPSolve(ksp, vb, vx);
-    if (!ierr) ierr = petsc_info(ksp, A, vb, vx, info);
-    if (!ierr) what = "ghost values", ierr = dist_gather(d, B->nf, B->m, vx, x);
-    if (ierr) st = petsc_fail(ierr, !strcmp(what, "solve") ? HDG_ESOLVER : HDG_EINPUT, what, err);
-    if (ierr) dist_abort(err->msg);   /* the other ranks may wait in a collective */
-    else if (!info->converged)
-        st = pfail(err, HDG_ESOLVER, "PETSc KSP %s with PC %s did not converge: %s after %d iterations "
-                      "(relative residual %.3g)", info->ksp_type, info->pc_type, info->reason, info->iterations,
-                      info->residual);
+    ierr = h ? 0 : PETSC_ERR_MEM;
+    if (!ierr) h->d = *d, h->nf = B->nf, h->m = B->m, ierr = dist_matrix(B, d, &h->A);
+    if (!ierr) ierr = MatCreateVecs(h->A, &h->vx, &h->vb);
+    if (!ierr) ierr = (h->xloc = malloc(sizeof(double) * ((size_t)B->nf * B->m + 1))) ? 0 : PETSC_ERR_MEM;
+    if (!ierr) ierr = VecCreateSeqWithArray(PETSC_COMM_SELF, 1, (PetscInt)B->nf * B->m, h->xloc, &h->loc);
+    if (!ierr) ierr = dist_scatter(d, B->nf, B->m, h->vx, h->loc, &h->sc);
+    if (!ierr) what = "solver set-up", ierr = KSPCreate(PETSC_COMM_WORLD, &h->ksp);
+    if (!ierr) ierr = KSPSetInitialGuessNonzero(h->ksp, PETSC_TRUE);
+    if (!ierr) ierr = petsc_ksp(h->ksp, h->A, o);
+    if (ierr) {
+        st = petsc_fail(ierr, HDG_EINPUT, what, err);
+        dist_abort(err->msg);   /* several ranks: the others may wait in a collective */
+    }
     if (!st) st = unused_options(db, o->options, err);
-    KSPDestroy(&ksp);
-    VecDestroy(&vb);
-    VecDestroy(&vx);
-    MatDestroy(&A);
     PetscOptionsPop();
     PetscOptionsDestroy(&db);
+    if (st) hdg_petsc_module_dist_free(h);
+    else *out = h;
     return st;
+}
+
+hdg_status hdg_petsc_module_dist_apply(hdg_petsc_dsolver *h, const double *b, double *x, hdg_petsc_info *info,
+                                       hdg_error *err)
+{
+    memset(info, 0, sizeof *info);
+    const char *what = "right-hand side";
+    PetscErrorCode ierr = dist_rhs(&h->d, h->nf, h->m, b, h->vb);
+    if (!ierr) ierr = dist_guess(&h->d, h->nf, h->m, x, h->vx);
+    if (!ierr) what = "solve", ierr = KSPSolve(h->ksp, h->vb, h->vx);
+    if (!ierr) ierr = petsc_info(h->ksp, h->A, h->vb, h->vx, info);
+    if (!ierr) what = "ghost values", ierr = VecScatterBegin(h->sc, h->vx, h->loc, INSERT_VALUES, SCATTER_FORWARD);
+    if (!ierr) ierr = VecScatterEnd(h->sc, h->vx, h->loc, INSERT_VALUES, SCATTER_FORWARD);
+    if (ierr) {
+        hdg_status st = petsc_fail(ierr, HDG_ESOLVER, what, err);
+        dist_abort(err->msg);
+        return st;
+    }
+    memcpy(x, h->xloc, sizeof(double) * (size_t)h->nf * h->m);
+    if (!info->converged)
+        return pfail(err, HDG_ESOLVER, "PETSc KSP %s with PC %s did not converge: %s after %d iterations "
+                        "(relative residual %.3g)", info->ksp_type, info->pc_type, info->reason, info->iterations,
+                        info->residual);
+    return HDG_OK;
 }

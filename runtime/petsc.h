@@ -92,25 +92,39 @@ struct hdg_comm_ops;
 struct hdg_comm_ops *hdg_petsc_comm_ops(hdg_error *err);
 
 /* The trace system of a distributed mesh (runtime/mesh_dist.h), collective:
- * each rank passes its piece's matrix B and right-hand side b (assembled
- * from its own elements, Dirichlet dofs eliminated: rows of interface faces
- * are partial sums) and fgid, the global id of each of its B->nf faces; the
- * rank owns the ids fstart .. fstart + nf_owned - 1. PETSc sums the pieces
- * into one MPIAIJ matrix of block size m and solves it (defaults and options
- * as hdg_petsc_solve; o->z must be NULL). x: the guess on the owned faces in,
- * the solution on every face of the piece out. info: the global solve. */
+ * each rank passes its piece's matrix B (assembled from its own elements,
+ * Dirichlet dofs eliminated: rows of interface faces are partial sums) and
+ * fgid, the global id of each of its B->nf faces; the rank owns the ids
+ * fstart .. fstart + nf_owned - 1. create sums the pieces into one MPIAIJ
+ * matrix of block size m and sets up its solver once (defaults and options
+ * as hdg_petsc_solve, no null space); apply solves with the right-hand side
+ * b (the pieces' partial sums too): x, the guess on the owned faces in, the
+ * solution on every face of the piece out; info: the global solve. fgid
+ * must outlive the solver. A PETSc failure on one rank of several (out of
+ * memory) ends the job (MPI_Abort) with the message on $HDGC_ERROR_FD or
+ * stderr: the others would wait for it in a collective. */
 typedef struct hdg_petsc_dist {
     const long long *fgid;
     long long fstart, nf_global;
     int nf_owned;
 } hdg_petsc_dist;
-hdg_status hdg_petsc_dist_solve(const hdg_blockmat *B, const double *b, double *x, const hdg_petsc_dist *d,
-                                const hdg_petsc_opts *o, hdg_petsc_info *info, hdg_error *err);
-typedef hdg_status (*hdg_petsc_dist_solve_fn)(const hdg_blockmat *B, const double *b, double *x,
-                                              const hdg_petsc_dist *d, const hdg_petsc_opts *o,
+typedef struct hdg_petsc_dsolver hdg_petsc_dsolver;
+hdg_status hdg_petsc_dist_create(const hdg_blockmat *B, const hdg_petsc_dist *d, const hdg_petsc_opts *o,
+                                 hdg_petsc_dsolver **h, hdg_petsc_info *info, hdg_error *err);
+hdg_status hdg_petsc_dist_apply(hdg_petsc_dsolver *h, const double *b, double *x, hdg_petsc_info *info,
+                                hdg_error *err);
+void hdg_petsc_dist_free(hdg_petsc_dsolver *h);
+typedef hdg_status (*hdg_petsc_dist_create_fn)(const hdg_blockmat *B, const hdg_petsc_dist *d,
+                                               const hdg_petsc_opts *o, hdg_petsc_dsolver **h,
+                                               hdg_petsc_info *info, hdg_error *err);
+typedef hdg_status (*hdg_petsc_dist_apply_fn)(hdg_petsc_dsolver *h, const double *b, double *x,
                                               hdg_petsc_info *info, hdg_error *err);
-hdg_status hdg_petsc_module_dist_solve(const hdg_blockmat *B, const double *b, double *x, const hdg_petsc_dist *d,
-                                       const hdg_petsc_opts *o, hdg_petsc_info *info, hdg_error *err);
+typedef void (*hdg_petsc_dist_free_fn)(hdg_petsc_dsolver *h);
+hdg_status hdg_petsc_module_dist_create(const hdg_blockmat *B, const hdg_petsc_dist *d, const hdg_petsc_opts *o,
+                                        hdg_petsc_dsolver **h, hdg_petsc_info *info, hdg_error *err);
+hdg_status hdg_petsc_module_dist_apply(hdg_petsc_dsolver *h, const double *b, double *x, hdg_petsc_info *info,
+                                       hdg_error *err);
+void hdg_petsc_module_dist_free(hdg_petsc_dsolver *h);
 
 /* Inside the module: PETSc started once (collective under mpirun), and a
  * PETSc error code as an hdg_error. */

@@ -70,17 +70,21 @@ typedef struct module_fns {
     hdg_petsc_amg_apply_fn amg_apply;
     hdg_petsc_amg_free_fn amg_free;
     hdg_comm_module_ops_fn comm_ops;
-    hdg_petsc_dist_solve_fn dist_solve;
+    hdg_petsc_dist_create_fn dist_create;
+    hdg_petsc_dist_apply_fn dist_apply;
+    hdg_petsc_dist_free_fn dist_free;
 } module_fns;
 
 static int lookup(void *h, module_fns *f)
 {
     static const char *names[] = {"hdg_petsc_module_solve", "hdg_petsc_module_amg_create",
                                   "hdg_petsc_module_amg_apply", "hdg_petsc_module_amg_free",
-                                  "hdg_comm_module_ops", "hdg_petsc_module_dist_solve"};
+                                  "hdg_comm_module_ops", "hdg_petsc_module_dist_create",
+                                  "hdg_petsc_module_dist_apply", "hdg_petsc_module_dist_free"};
     void **slot[] = {(void **)&f->solve, (void **)&f->amg_create, (void **)&f->amg_apply,
-                     (void **)&f->amg_free, (void **)&f->comm_ops, (void **)&f->dist_solve};   /* POSIX: object to function pointer */
-    for (int i = 0; i < 6; i++)
+                     (void **)&f->amg_free, (void **)&f->comm_ops, (void **)&f->dist_create,
+                     (void **)&f->dist_apply, (void **)&f->dist_free};   /* POSIX: object to function pointer */
+    for (int i = 0; i < 8; i++)
         if (!(*slot[i] = dlsym(h, names[i]))) return i;
     return -1;
 }
@@ -161,10 +165,24 @@ struct hdg_comm_ops *hdg_petsc_comm_ops(hdg_error *err)
     return f ? f->comm_ops() : NULL;
 }
 
-hdg_status hdg_petsc_dist_solve(const hdg_blockmat *B, const double *b, double *x, const hdg_petsc_dist *d,
-                                const hdg_petsc_opts *o, hdg_petsc_info *info, hdg_error *err)
+hdg_status hdg_petsc_dist_create(const hdg_blockmat *B, const hdg_petsc_dist *d, const hdg_petsc_opts *o,
+                                 hdg_petsc_dsolver **h, hdg_petsc_info *info, hdg_error *err)
 {
     memset(info, 0, sizeof *info);
+    *h = NULL;
+    double t0 = hdg_wtime();
     const module_fns *f = load("mpirun", err);
-    return f ? f->dist_solve(B, b, x, d, o, info, err) : err->code;
+    info->init_seconds = hdg_wtime() - t0;
+    return f ? f->dist_create(B, d, o, h, info, err) : err->code;
+}
+
+hdg_status hdg_petsc_dist_apply(hdg_petsc_dsolver *h, const double *b, double *x, hdg_petsc_info *info,
+                                hdg_error *err)
+{
+    return load("mpirun", err)->dist_apply(h, b, x, info, err);
+}
+
+void hdg_petsc_dist_free(hdg_petsc_dsolver *h)
+{
+    if (h) load("mpirun", NULL)->dist_free(h);
 }
