@@ -575,6 +575,11 @@ int hdg_cmd_convergence(int argc, char **argv)
     hdg_progress_begin(&C->pg, !C->quiet && hdg_progress_tty() ? stderr : NULL);
     for (int o = 0; o < C->norders; o++) failed |= sweep_order(C, o, all);
     hdg_progress_end(&C->pg);
+    if (hdgc_mpi_rank() > 0) {   /* under mpirun rank 0 writes the files */
+        hdgc_report_free(all);
+        free_conv(C);
+        return failed ? 1 : 0;
+    }
     if (C->plot) failed |= write_plot(C);
     char def[160];
     snprintf(def, sizeof def, "%s-convergence.json", C->name);
