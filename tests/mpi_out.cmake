@@ -37,3 +37,15 @@ if(Python3_Interpreter_FOUND AND MPIRUN)
     WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
   set_tests_properties(vtk_pvtu_serial PROPERTIES TIMEOUT 120)
 endif()
+
+# bench_partition: `hdgc bench partition` on square:32 at P = 1, 2, 4 (tests/check_partition.py:
+# the parts hold every element, imbalance below 1.1, no interface faces at P = 1, some on
+# every part at P > 1); bench_partition_usage: bad --parts refused.
+if(Python3_Interpreter_FOUND)
+  add_test(NAME bench_partition
+    COMMAND sh -c [=[set -e; f=bench_partition_$$.json; "$0" bench partition --mesh square:32 --parts 1,2,4 --order 2 --json $f; python3 "$1" $f 1,2,4; rm -f $f]=]
+      ${HDGC} ${HDG_TEST_DIR}/check_partition.py
+    WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+  set_tests_properties(bench_partition PROPERTIES TIMEOUT 120)
+endif()
+hdg_cli_test(bench_partition_usage 2 -e "--parts needs counts" -- ${HDGC} bench partition --parts 2,,4)
