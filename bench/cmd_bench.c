@@ -52,7 +52,9 @@ static void usage(FILE *f)
                "       hdgc bench stages FILE.hdg [--orders a..b] [--mesh SPEC] ...\n"
                "                       (HDG element kernels vs FMA peak: hdgc bench stages --help)\n"
                "       hdgc bench kernels FILE.hdg [--orders a..b] [--mesh SPEC] [--threads n] ...\n"
-               "                       (generated vs hand-written kernels: hdgc bench kernels --help)\n");
+               "                       (generated vs hand-written kernels: hdgc bench kernels --help)\n"
+               "       hdgc bench partition [--mesh SPEC] [--parts 2,4,...] [--order k] ...\n"
+               "                       (mpirun partitions and halo volumes: hdgc bench partition --help)\n");
 }
 
 static void help(void)
@@ -559,7 +561,7 @@ int hdg_cmd_bench(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         if (argc < 2) {
-            fprintf(stderr, "hdgc bench: no benchmark given (available: spmv, pipeline, stages, kernels)\n");
+            fprintf(stderr, "hdgc bench: no benchmark given (available: spmv, pipeline, stages, kernels, partition)\n");
             usage(stderr);
             return 2;
         }
@@ -570,7 +572,8 @@ int hdg_cmd_bench(int argc, char **argv)
     if (!strcmp(argv[1], "pipeline")) return hdg_cmd_bench_pipeline(argc, argv);
     if (!strcmp(argv[1], "stages")) return hdg_cmd_bench_stages(argc, argv);
     if (!strcmp(argv[1], "kernels")) return hdg_cmd_bench_kernels(argc, argv);
-    fprintf(stderr, "hdgc bench: unknown benchmark '%s' (available: spmv, pipeline, stages, kernels)\n", argv[1]);
+    if (!strcmp(argv[1], "partition")) return hdg_cmd_bench_partition(argc, argv);
+    fprintf(stderr, "hdgc bench: unknown benchmark '%s' (available: spmv, pipeline, stages, kernels, partition)\n", argv[1]);
     usage(stderr);
     return 2;
 }

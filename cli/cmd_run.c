@@ -16,7 +16,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: hdgc run FILE.hdg [--mesh square:N | FILE.msh] [--order k] [--set name=value]...\n"
                "                [--backend c|cuda|auto] [--solver cg|gmres|petsc] [--petsc OPTS]\n"
                "                [--precond mg|block|jacobi|none] [--format block|csr] [--rtol r] [--maxit n] [--restart m]\n"
-               "                [--vtk out.vtu|out.pvd] [--every n] [--cfl c] [--dt D] [--final-time T]\n"
+               "                [--vtk out.vtu|out.pvtu|out.pvd] [--every n] [--cfl c] [--dt D] [--final-time T]\n"
                "                [--png out.png] [--field NAME] [--size WxH] [--edges]\n"
                "                [--kernels generated|handwritten] [--json report.json] [--no-cache] [--quiet]\n");
 }
@@ -66,7 +66,9 @@ static void help(void)
            "                      FILE.partial.pvd and renamed at the end, so a run that blows\n"
            "                      up never replaces a good series; steady HDG: x.pvd gets\n"
            "                      x_00000.vtu; HDG with dt(): with --every n, x_NNNNN.vtu\n"
-           "                      every n steps and at the end, u* in each, x.pvd at the end)\n"
+           "                      every n steps and at the end, u* in each, x.pvd at the end;\n"
+           "                      HDG: x.pvtu = one x_p<rank>.vtu per mpirun rank + x.pvtu;\n"
+           "                      under mpirun x.vtu is gathered on rank 0)\n"
            "  --every n           time-dependent problems: write every n steps (with --vtk;\n"
            "                      DG: also a --png pattern)\n"
            "  --png FILE          a picture of a field (cairo, viridis, colour bar with its\n"

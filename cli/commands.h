@@ -17,6 +17,7 @@ int hdg_cmd_bench(int argc, char **argv);  /* cmd_bench.c */
 int hdg_cmd_bench_pipeline(int argc, char **argv);  /* cmd_bench_pipeline.c (hdgc bench pipeline) */
 int hdg_cmd_bench_stages(int argc, char **argv);    /* cmd_bench_stages.c (hdgc bench stages) */
 int hdg_cmd_bench_kernels(int argc, char **argv);   /* cmd_bench_kernels.c (hdgc bench kernels) */
+int hdg_cmd_bench_partition(int argc, char **argv); /* cmd_bench_partition.c (hdgc bench partition) */
 int hdg_cmd_ir(int argc, char **argv);     /* cmd_ir.c    */
 int hdg_cmd_emit(int argc, char **argv);   /* cmd_emit.c  */
 

@@ -25,6 +25,7 @@
 #include "runtime/mesh.h"
 #include "runtime/mesh_dist.h"
 #include "runtime/petsc.h"
+#include "runtime/vtk_dist.h"
 #include "support/util.h"
 
 
@@ -378,10 +379,14 @@ hdg_status hdg_hdg_estimate_stage(hdg_run *r, hdg_error *err)
     return hdg_hdg_estimate(r->p, r->mesh, &r->L, r->eta, r->rep, err);
 }
 
-/* The fields sampled once: the .vtu file (--vtk) and the caller's snapshot hook. */
+/* The fields sampled once: the .vtu/.pvtu file (--vtk) and the caller's
+ * snapshot hook; under mpirun the report says how many files hold them. */
 hdg_status hdg_hdg_output_stage(hdg_run *r, hdg_error *err)
 {
-    return hdg_hdg_output_estimate(r->p, &r->L, r->mesh->ne, r->geom, r->xe, r->xp, r->eta, r->o, err);
+    hdg_status st = hdg_hdg_output_estimate(r->p, &r->L, r->mesh->ne, r->geom, r->xe, r->xp, r->eta, r->o, err);
+    if (!st && r->o->vtk && (r->o->dist || hdg_vtk_is_parallel(r->o->vtk)))
+        hdg_report_int(r->rep, "output.vtk_pieces", hdg_vtk_dist_pieces(r->o->vtk));
+    return st;
 }
 
 /* ---------------------------------------------------------------- driver */

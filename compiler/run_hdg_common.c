@@ -13,6 +13,8 @@
 #include "runtime/petsc.h"
 #include "runtime/refel.h"
 #include "runtime/vtk.h"
+#include "runtime/vtk_dist.h"
+#include "runtime/mesh_dist.h"
 #include "runtime/comm.h"
 #include "support/util.h"
 
@@ -398,6 +400,16 @@ static double *lattice_values(int deg, int n, int nlat, const double *lr, const 
     return v;
 }
 
+/* --vtk: under mpirun this rank's elements (the owned ones come first), as
+ * pieces and a .pvtu or gathered into one .vtu (runtime/vtk_dist.h). */
+static hdg_status write_vtk(const hdg_run_options *o, const hdg_vtk_data *D, hdg_error *err)
+{
+    if (!o->dist) return hdg_vtk_write_dist(o->vtk, D, NULL, D->ne, err);
+    hdg_vtk_data mine = *D;
+    mine.ne = o->dist->ne_owned;
+    return hdg_vtk_write_dist(o->vtk, &mine, o->dist->egid, o->dist->ne_global, err);
+}
+
 /* Element fields (and the post-processed one) as Lagrange triangles of the
  * highest degree among them. */
 hdg_status hdg_hdg_output(const hdg_problem *p, const hdg_lowered *L, int ne, const double *geom,
@@ -449,9 +461,10 @@ hdg_status hdg_hdg_output_at(const hdg_problem *p, const hdg_lowered *L, int ne,
         snprintf(cname, sizeof cname, "estimate_%s", p->unknowns[p->unknowns[L->post_unknown].mean].name);
     hdg_vtk_cells cells = {cname[0] ? 1 : 0, cnames, cvals};
     hdg_status st = HDG_OK;
-    if (o->vtk)
-        st = hdg_vtk_write_snapshot_cells(o->vtk, ne, vxy, deg, nf, names, (const double *const *)vals, &cells,
-                                          HDG_VTK_LAGRANGE, err);
+    if (o->vtk) {
+        hdg_vtk_data D = {ne, vxy, deg, nf, names, (const double *const *)vals, &cells, HDG_VTK_LAGRANGE};
+        st = write_vtk(o, &D, err);
+    }
     if (!st && o->snapshot) {
         hdg_snapshot s = {ne, deg, nlat, vxy, lr, ls, nf, names, (const double *const *)vals, t, step, final,
                           cells.n, cnames, cvals};

@@ -89,6 +89,19 @@ static hdg_status check_name(const char *what, const char *name, hdg_error *err)
     return HDG_OK;
 }
 
+/* Named, without control characters, distinct. */
+static hdg_status check_field_names(int nfields, const char *const *names, hdg_error *err)
+{
+    for (int f = 0; f < nfields; f++) {
+        hdg_status st = check_name("field", names[f], err);
+        if (st) return st;
+        for (int g = 0; g < f; g++)
+            if (strcmp(names[f], names[g]) == 0)
+                return hdg_fail(err, HDG_EINPUT, "vtk: field name '%s' given twice", names[f]);
+    }
+    return HDG_OK;
+}
+
 static hdg_status check_args(const char *path, int ne, const double *vxy, int p, int nfields,
                              const char *const *names, const double *const *values, int mode,
                              hdg_error *err)
@@ -104,16 +117,11 @@ static hdg_status check_args(const char *path, int ne, const double *vxy, int p,
     if (ne > 0 && !vxy) return hdg_fail(err, HDG_EINPUT, "vtk: no vertex coordinates given");
     if (nfields > 0 && (!names || !values))
         return hdg_fail(err, HDG_EINPUT, "vtk: %d fields but no names or values", nfields);
-    for (int f = 0; f < nfields; f++) {
-        hdg_status st = check_name("field", names[f], err);
-        if (st) return st;
-        for (int g = 0; g < f; g++)
-            if (strcmp(names[f], names[g]) == 0)
-                return hdg_fail(err, HDG_EINPUT, "vtk: field name '%s' given twice", names[f]);
+    hdg_status st = check_field_names(nfields, names, err);
+    for (int f = 0; !st && f < nfields; f++)
         if (ne > 0 && !values[f])
             return hdg_fail(err, HDG_EINPUT, "vtk: field '%s' has no values", names[f]);
-    }
-    return HDG_OK;
+    return st;
 }
 
 /* Cell fields: named, distinct among themselves and from the lattice fields,
@@ -504,6 +512,69 @@ hdg_status hdg_pvd_write(const char *path, int n, const char *const *files, cons
         free(rel);
     }
     fputs("  </Collection>\n</VTKFile>\n", f);
+    free(cwd);
+    return hdg_ofile_commit(&o, err);
+}
+
+/* ---- parallel files (.pvtu) ---------------------------------------------------- */
+
+static void put_parray(FILE *f, const char *name)
+{
+    fputs("      <PDataArray type=\"Float64\" Name=\"", f);
+    put_escaped(f, name);
+    fputs("\"/>\n", f);
+}
+
+/* The sections of the pieces (write_fields), declared. */
+static void write_pfields(FILE *f, int p, int nfields, const char *const *names, const hdg_vtk_cells *c)
+{
+    int ncell = c ? c->n : 0;
+    if (nfields > 0) {
+        fprintf(f, "    <%s Scalars=\"", p == 0 ? "PCellData" : "PPointData");
+        put_escaped(f, names[0]);
+        fputs("\">\n", f);
+        for (int i = 0; i < nfields; i++) put_parray(f, names[i]);
+        for (int i = 0; p == 0 && i < ncell; i++) put_parray(f, c->names[i]);
+        fprintf(f, "    </%s>\n", p == 0 ? "PCellData" : "PPointData");
+        if (p == 0) return;
+    }
+    if (!ncell) return;
+    fputs("    <PCellData>\n", f);
+    for (int i = 0; i < ncell; i++) put_parray(f, c->names[i]);
+    fputs("    </PCellData>\n", f);
+}
+
+hdg_status hdg_pvtu_write(const char *path, int n, const char *const *files, int p, int nfields,
+                          const char *const *names, const hdg_vtk_cells *cells, hdg_error *err)
+{
+    if (!path || !*path) return hdg_fail(err, HDG_EINPUT, "pvtu: no output path given");
+    if (n < 1 || !files) return hdg_fail(err, HDG_EINPUT, "pvtu: no pieces given");
+    if (p < 0 || p > HDG_VTK_MAX_DEGREE)
+        return hdg_fail(err, HDG_EINPUT, "pvtu: degree %d out of range 0..%d", p, HDG_VTK_MAX_DEGREE);
+    if (nfields < 0 || (nfields > 0 && !names))
+        return hdg_fail(err, HDG_EINPUT, "pvtu: %d fields but no names", nfields);
+    hdg_status st = check_field_names(nfields, names, err);
+    if (!st) st = check_cells(0, nfields, names, cells, err);
+    for (int k = 0; !st && k < n; k++) st = check_name("piece file", files[k], err);
+    hdg_ofile o;
+    if (st || (st = hdg_ofile_open(&o, path, err))) return st;
+    FILE *f = o.f;
+    char *cwd = current_dir();
+    fputs("<?xml version=\"1.0\"?>\n"
+          "<VTKFile type=\"PUnstructuredGrid\" version=\"1.0\" byte_order=\"LittleEndian\">\n"
+          "  <PUnstructuredGrid GhostLevel=\"0\">\n", f);
+    write_pfields(f, p, nfields, names, cells && cells->n > 0 ? cells : NULL);
+    fputs("    <PPoints>\n"
+          "      <PDataArray type=\"Float64\" Name=\"Points\" NumberOfComponents=\"3\"/>\n"
+          "    </PPoints>\n", f);
+    for (int k = 0; k < n; k++) {
+        char *rel = relative_to(path, files[k], cwd);
+        fputs("    <Piece Source=\"", f);
+        put_escaped(f, rel);
+        fputs("\"/>\n", f);
+        free(rel);
+    }
+    fputs("  </PUnstructuredGrid>\n</VTKFile>\n", f);
     free(cwd);
     return hdg_ofile_commit(&o, err);
 }

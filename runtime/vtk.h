@@ -81,6 +81,16 @@ hdg_status hdg_vtk_write_cells(const char *path, int ne, const double *vxy, int 
 hdg_status hdg_pvd_write(const char *path, int n, const char *const *files, const double *times,
                          hdg_error *err);
 
+/* The parallel file (.pvtu) over n pieces, each a .vtu written by
+ * hdg_vtk_write_cells with the same degree p, field names and cell field
+ * names (cells may be NULL): it declares the same arrays in the same
+ * sections and types as the pieces (PPoints, PPointData or, for p = 0,
+ * PCellData, and PCellData for the cell fields) and lists the pieces' files,
+ * each stored relative to the directory of path (as hdg_pvd_write does).
+ * Written atomically. */
+hdg_status hdg_pvtu_write(const char *path, int n, const char *const *files, int p, int nfields,
+                          const char *const *names, const hdg_vtk_cells *cells, hdg_error *err);
+
 /* One snapshot: path ending in .pvd writes the data to PATH_00000.vtu beside
  * it (the DG series' naming) and a one-entry collection (time 0) at path;
  * any other path is hdg_vtk_write's .vtu. */

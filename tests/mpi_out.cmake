@@ -1,0 +1,51 @@
+# tests/mpi_out.cmake — output under mpirun (issue 16) and the partition statistics of
+# `hdgc bench partition`.
+#
+#   mpi_vtk_pvtu      np = 2, --vtk x.pvtu: one piece per rank (x_p0.vtu, x_p1.vtu) and the
+#                     .pvtu from rank 0; the pieces hold every cell of the serial .vtu, declare
+#                     the arrays the .pvtu declares, and each array's sum/min/max is the serial
+#                     one's to 1e-8 (the error estimate per element, cell data, included)
+#   mpi_vtk_gathered  np = 2, --vtk x.vtu: one file gathered on rank 0, in the serial layout,
+#                     every value the serial one to 1e-8
+#   mpi_vtk_pvd       np = 2, --vtk x.pvd: a collection of x_00000.pvtu and its pieces
+#   vtk_pvtu_serial   one process, --vtk x.pvtu: a parallel file of one piece
+# Every mpirun has a timeout: a collective that one rank misses hangs.
+set(HDGC $<TARGET_FILE:hdgc>)
+find_package(Python3 COMPONENTS Interpreter)
+set(MPI_OUT_ENV OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1)
+set(MPIRUN ${MPIEXEC_EXECUTABLE})
+if(NOT MPIRUN)
+  find_program(MPIRUN mpirun)
+endif()
+
+if(Python3_Interpreter_FOUND AND MPIRUN)
+  # $0 hdgc, $1 mpirun, $2 checker, $3 output name, $4 pieces
+  set(MPI_OUT_SH [=[set -e; d=mpi_out_$$; rm -rf $d; mkdir $d; "$0" run "$5" --mesh square:12 --order 2 --vtk $d/serial.vtu --quiet; timeout 120 "$1" --oversubscribe --allow-run-as-root -np 2 "$0" run "$5" --mesh square:12 --order 2 --vtk $d/$3 --json $d/r.json --quiet; grep -Eq "\"vtk_pieces\":[[:space:]]+$4" $d/r.json; python3 "$2" $d/serial.vtu $d/$3 $4; rm -rf $d]=])
+  foreach(case "pvtu;out.pvtu;2" "gathered;out.vtu;1" "pvd;out.pvd;2")
+    list(GET case 0 name)
+    list(GET case 1 file)
+    list(GET case 2 pieces)
+    add_test(NAME mpi_vtk_${name}
+      COMMAND sh -c "${MPI_OUT_SH}" ${HDGC} ${MPIRUN} ${HDG_TEST_DIR}/check_pvtu.py ${file} ${pieces}
+        ${HDG_EXAMPLES}/poisson.hdg
+      WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+    set_tests_properties(mpi_vtk_${name} PROPERTIES TIMEOUT 120 ENVIRONMENT "${MPI_OUT_ENV}" RUN_SERIAL TRUE)
+  endforeach()
+  add_test(NAME vtk_pvtu_serial
+    COMMAND sh -c [=[set -e; d=pvtu_serial_$$; rm -rf $d; mkdir $d; "$0" run "$2" --mesh square:6 --vtk $d/serial.vtu --quiet; "$0" run "$2" --mesh square:6 --vtk $d/one.pvtu --json $d/r.json --quiet; test -f $d/one_p0.vtu; python3 "$1" $d/serial.vtu $d/one.pvtu 1; rm -rf $d]=]
+      ${HDGC} ${HDG_TEST_DIR}/check_pvtu.py ${HDG_EXAMPLES}/poisson.hdg
+    WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+  set_tests_properties(vtk_pvtu_serial PROPERTIES TIMEOUT 120)
+endif()
+
+# bench_partition: `hdgc bench partition` on square:32 at P = 1, 2, 4 (tests/check_partition.py:
+# the parts hold every element, imbalance below 1.1, no interface faces at P = 1, some on
+# every part at P > 1); bench_partition_usage: bad --parts refused.
+if(Python3_Interpreter_FOUND)
+  add_test(NAME bench_partition
+    COMMAND sh -c [=[set -e; f=bench_partition_$$.json; "$0" bench partition --mesh square:32 --parts 1,2,4 --order 2 --json $f; python3 "$1" $f 1,2,4; rm -f $f]=]
+      ${HDGC} ${HDG_TEST_DIR}/check_partition.py
+    WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+  set_tests_properties(bench_partition PROPERTIES TIMEOUT 120)
+endif()
+hdg_cli_test(bench_partition_usage 2 -e "--parts needs counts" -- ${HDGC} bench partition --parts 2,,4)
