@@ -88,8 +88,8 @@ void hdg_comm_set_rewrite(hdg_comm_rewrite_fn fn, void *ctx)
 }
 
 /* The lowest failing rank sends its status and message to everyone, once
- * said where ("rank R: ", in a job of several ranks; a message agreed
- * before keeps its rank). */
+ * said where ("rank R: " for R > 0; a message agreed before keeps its
+ * rank). */
 hdg_status hdg_comm_agree(hdg_status st, hdg_error *err)
 {
     if (!ops) return st;
@@ -98,16 +98,18 @@ hdg_status hdg_comm_agree(hdg_status st, hdg_error *err)
     if (who == ops->size) return HDG_OK;
     hdg_error e;
     memset(&e, 0, sizeof e);
+    static char agreed[sizeof e.msg];   /* the last message agreed: not rewritten again */
     if (ops->rank == who) {
         e = *err, e.code = st;
-        if (ops->size > 1 && strncmp(e.msg, "rank ", 5)) {
+        if (ops->size > 1 && strcmp(e.msg, agreed)) {
             if (rewrite) rewrite(rewrite_ctx, e.msg, sizeof e.msg);
-            char m[sizeof e.msg];
+            char m[sizeof e.msg];   /* rank 0's needs no prefix: it also reads the whole mesh */
             snprintf(m, sizeof m, "rank %d: %.2030s", (int)who, e.msg);
-            memcpy(e.msg, m, sizeof m);
+            if (who > 0) memcpy(e.msg, m, sizeof m);
         }
     }
     ops->bcast(&e, sizeof e, (int)who);
+    memcpy(agreed, e.msg, sizeof agreed);
     if (err) *err = e;
     return e.code;
 }
