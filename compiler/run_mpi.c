@@ -21,7 +21,6 @@ static hdg_status unsupported(const hdg_problem *p, const hdg_run_options *o, hd
     if (!strcmp(o->backend, "cuda")) what = "--backend cuda";
     else if (o->kernels && !strcmp(o->kernels, "handwritten")) what = "--kernels handwritten";
     else if (o->png) what = "--png";
-    else if (o->fields || o->snapshot) what = "the solution's fields (Python/C API, --vtk of DG)";
     else if (o->mesh_in) what = "a mesh given as arrays";
     else if (p->method != HDG_METHOD_HDG) what = "explicit DG";
     if (!what) return HDG_OK;
@@ -125,6 +124,11 @@ hdg_status hdg_run_problem_mpi(const hdg_problem *p, hdg_run_options *o, hdg_rep
     hdg_status st = unsupported(p, o, err);
     if (!st && p->method == HDG_METHOD_HDG) st = solver_options(o, petsc, sizeof petsc, err);
     if (st) return st;   /* the same on every rank */
+    if (o->fields || o->snapshot) {   /* the API's: the result holds the report alone */
+        o->fields = NULL, o->snapshot = NULL;
+        hdg_report_string(rep, "warnings.mpi", "under mpirun the solution's fields stay on the ranks: the result "
+                          "holds the report (errors, solver, mpi.*), not the fields, and step callbacks do not run");
+    }
     hdg_report_string(rep, "problem", p->name);
     hdg_report_string(rep, "file", p->file);
     hdg_report_string(rep, "method", hdg_method_name(p->method));

@@ -49,6 +49,14 @@ if(HDG_MPIRUN AND Python3_Interpreter_FOUND)
   hdg_mpi_test(mpi_hdg_oom_one_rank ${RUNS} --np 2 --expect-rc 1 --expect "rank 1: error: .*(memory|PETSc)"
     --wrap "sh ${HDG_TEST_DIR}/mpi_limit_rank.sh 1 1500000"
     -- ${H}/poisson_exp.hdg --mesh square:300 --order 4)
+  # the Python package under mpirun (not under the sanitizers: an ASan libhdgc.so cannot be
+  # loaded into a Python started without the ASan runtime)
+  if(NOT HDG_SANITIZE AND NOT HDG_FUZZ)
+    hdg_mpi_test(mpi_python ${CMAKE_COMMAND} -E env HDGC_LIBRARY=$<TARGET_FILE:hdgc_shared>
+      HDGC_BIN=${HDGC} PYTHONPATH=${CMAKE_SOURCE_DIR}/python
+      ${HDG_MPIRUN} --oversubscribe -np 2 /usr/bin/python3 ${HDG_TEST_DIR}/mpi_python.py
+      ${H}/poisson_exp.hdg square:8 2)
+  endif()
   # what does not run distributed yet is refused, on every rank alike
   hdg_mpi_test(mpi_refuse_neumann ${RUNS} --np 2 --expect-rc 1
     --expect "defined up to a constant .* does not run under mpirun yet"

@@ -17,4 +17,17 @@ from .result import Field, Result
 __version__ = "0.1.0"
 library_path = _lib_handle.hdgc_path
 
-__all__ = ["Problem", "Result", "Field", "State", "Error", "convergence", "Convergence", "library_path"]
+
+def mpi_rank():
+    """This process's rank when started by mpirun (every solve then runs distributed over the
+    job's ranks: docs/mpi.md), else 0. The first call initialises MPI."""
+    return _lib_handle.hdgc_mpi_rank()
+
+
+def mpi_size():
+    """The number of ranks of the mpirun job (1 without mpirun)."""
+    return _lib_handle.hdgc_mpi_size()
+
+
+__all__ = ["Problem", "Result", "Field", "State", "Error", "convergence", "Convergence", "library_path",
+           "mpi_rank", "mpi_size"]

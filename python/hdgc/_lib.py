@@ -80,6 +80,8 @@ SIGNATURES = {
                                            POINTER(c_int), POINTER(c_int), c_int, POINTER(c_char_p), P_error]),
     "hdgc_problem_on_step": (hdg_status, [P_problem, c_int, hdgc_step_fn, c_void_p, P_error]),
     "hdgc_solve": (hdg_status, [P_problem, POINTER(P_result), P_error]),
+    "hdgc_mpi_rank": (c_int, []),
+    "hdgc_mpi_size": (c_int, []),
     "hdgc_result_free": (None, [P_result]),
     "hdgc_result_status": (hdg_status, [P_result]),
     "hdgc_result_report": (c_char_p, [P_result]),
