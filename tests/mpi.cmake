@@ -11,7 +11,7 @@ if(HDG_MPIRUN AND Python3_Interpreter_FOUND)
   set(RUNS ${Python3_EXECUTABLE} ${HDG_TEST_DIR}/mpi_runs.py ${HDGC})
   function(hdg_mpi_test name)
     add_test(NAME ${name} COMMAND ${ARGN})
-    set_tests_properties(${name} PROPERTIES TIMEOUT 300 ENVIRONMENT
+    set_tests_properties(${name} PROPERTIES TIMEOUT 300 RESOURCE_LOCK mpirun ENVIRONMENT
       "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1")
   endfunction()
 

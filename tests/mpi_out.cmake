@@ -29,7 +29,7 @@ if(Python3_Interpreter_FOUND AND MPIRUN)
       COMMAND sh -c "${MPI_OUT_SH}" ${HDGC} ${MPIRUN} ${HDG_TEST_DIR}/check_pvtu.py ${file} ${pieces}
         ${HDG_EXAMPLES}/poisson.hdg
       WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
-    set_tests_properties(mpi_vtk_${name} PROPERTIES TIMEOUT 120 ENVIRONMENT "${MPI_OUT_ENV}" RUN_SERIAL TRUE)
+    set_tests_properties(mpi_vtk_${name} PROPERTIES TIMEOUT 120 ENVIRONMENT "${MPI_OUT_ENV}" RESOURCE_LOCK mpirun)
   endforeach()
   add_test(NAME vtk_pvtu_serial
     COMMAND sh -c [=[set -e; d=pvtu_serial_$$; rm -rf $d; mkdir $d; "$0" run "$2" --mesh square:6 --vtk $d/serial.vtu --quiet; "$0" run "$2" --mesh square:6 --vtk $d/one.pvtu --json $d/r.json --quiet; test -f $d/one_p0.vtu; python3 "$1" $d/serial.vtu $d/one.pvtu 1; rm -rf $d]=]
