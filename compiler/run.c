@@ -92,7 +92,7 @@ static hdg_status choose_backend(const char *want, const char **out, hdg_cuda_de
 /* 'mean u = g' fixes the constant of a solution defined up to one: a run whose
  * solution was unique (a Dirichlet face, a Robin or reaction term, a dt() term)
  * did not use it, which the user is told rather than left to assume. */
-static void mean_unused(const hdg_problem *p, hdg_report *rep)
+void hdg_run_mean_unused(const hdg_problem *p, hdg_report *rep)
 {
     if (hdg_report_get_string(rep, "solver.null_space")) return;
     for (int u = 0; u < p->nunknowns; u++) {
@@ -177,7 +177,7 @@ hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg
     int hdg = p->method == HDG_METHOD_HDG;
     if (!st && dev) st = hdg ? hdg_run_hdg_cuda(p, mesh, &o, dev, rep, err) : hdg_run_dg_cuda(p, mesh, &o, dev, rep, err);
     else if (!st) st = hdg ? hdg_run_hdg(p, mesh, &o, rep, err) : hdg_run_dg(p, mesh, &o, rep, err);
-    if (!st) mean_unused(p, rep);
+    if (!st) hdg_run_mean_unused(p, rep);
     hdg_cuda_device_close(dev);
     hdg_report_number(rep, "timings.total", hdg_wtime() - t0 + o.t_parse);
     hdg_mesh_free(&own);

@@ -104,6 +104,9 @@ hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg
  * (run.c; on the whole mesh, before it is distributed). */
 hdg_status hdg_run_check_markers(const hdg_problem *p, const struct hdg_mesh *m, hdg_error *err);
 
+/* warnings.mean when a 'mean u = g' went unused (run.c). */
+void hdg_run_mean_unused(const hdg_problem *p, hdg_report *rep);
+
 /* hdg_run_problem under mpirun (run_mpi.c): rank 0 loads and checks the mesh
  * and distributes it (runtime/mesh_dist.h); every rank runs the driver on its
  * piece with o->dist set; the report (on every rank) has the whole problem's

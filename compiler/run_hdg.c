@@ -162,19 +162,16 @@ static hdg_status dirichlet_stage(hdg_run *r, hdg_error *err)
 static hdg_status null_stage(hdg_run *r, hdg_error *err)
 {
     int t = hdg_hdg_null_candidate(r->p, r->mesh, r->isdir);
-    if (r->o->dist) {   /* a null space only when no rank rules it out */
-        long long out = t < 0;
-        hdg_comm_isum(&out, 1);
-        if (out) return HDG_OK;
-        return hdg_fail(err, HDG_EINPUT, "a problem whose solution is defined up to a constant (no Dirichlet "
-                        "face, Robin or reaction term) does not run under mpirun yet (run it on one process)");
-    }
-    if (t < 0) return HDG_OK;
+    long long out = t < 0;   /* mpirun: a null space only when no rank rules it out */
+    hdg_comm_isum(&out, 1);
+    if (out) return HDG_OK;
     long long n = (long long)r->B.nf * r->B.m;
     double *z = hdg_hdg_null_vector(&r->L, r->B.nf, t), *Kz = hdg_xmalloc(sizeof(double) * (size_t)n);
     hdg_blockmat_spmv(&r->B, z, Kz);
-    int singular = hdg_hdg_null_confirmed(hdg_vecops_host(), n, z, Kz, r->amax) ||
-                   (r->asym > HDG_HDG_SYMMETRIC && hdg_hdg_null_left(&r->L, r->mesh, r->Ke, t, r->amax));
+    /* every element annihilates the constants by itself, so each piece's rows do too */
+    long long singular = hdg_hdg_null_confirmed(hdg_vecops_host(), n, z, Kz, r->amax) ||
+                         (r->asym > HDG_HDG_SYMMETRIC && hdg_hdg_null_left(&r->L, r->mesh, r->Ke, t, r->amax));
+    hdg_comm_imin(&singular, 1);
     free(Kz);
     hdg_status st = singular ? hdg_hdg_null_symmetric(r->asym, err) : HDG_OK;
     if (!st && singular) st = hdg_hdg_null_unknown(r->p, &r->null_u, err);
@@ -184,6 +181,7 @@ static hdg_status null_stage(hdg_run *r, hdg_error *err)
     }
     r->z = z;
     hdg_report_string(r->rep, "solver.null_space", "constants");
+    if (r->o->dist) return hdg_hdg_null_project_dist(r->o->dist, r->B.nf, r->L.m, z, r->rhs, r->rep, err);
     return hdg_hdg_null_project_rhs(hdg_vecops_host(), n, z, r->rhs, r->rep, err);
 }
 

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "compiler/run_hdg_common.h"
+#include "runtime/comm.h"
+#include "runtime/mesh_dist.h"
 #include "runtime/quadrature.h"
 #include "runtime/refel.h"
 #include "support/util.h"
@@ -17,6 +19,7 @@
 static double at_centroid(const hdg_problem *p, const hdg_mesh *M, const hdg_atom *A)
 {
     double x = 0, y = 0;
+    if (M->ne == 0) return 0;   /* an empty piece under mpirun: the others decide */
     for (int i = 0; i < 3; i++) x += M->vx[M->ev[i]] / 3, y += M->vy[M->ev[i]] / 3;
     hdg_eval_env env = {x, y, 0, 0, 0, p};
     return hdg_expr_eval(A->coef, &env);
@@ -29,7 +32,7 @@ static double at_centroid(const hdg_problem *p, const hdg_mesh *M, const hdg_ato
 static int robin_acts(const hdg_problem *p, const hdg_mesh *M, const hdg_atom *A)
 {
     for (int f = 0; f < M->nf; f++) {
-        if (M->fe[2 * f + 1] >= 0) continue;
+        if (M->fe[2 * f + 1] >= 0 || (M->partition_marker && M->fmark[f] == M->partition_marker)) continue;
         int id = M->fmark[f];
         const char *name = M->marker_names && id > 0 && id <= M->nmarkers ? M->marker_names[id] : NULL;
         if (!hdg_markers_match(A->markers, name, id)) continue;
@@ -138,6 +141,34 @@ hdg_status hdg_hdg_null_project_rhs(const hdg_vecops *v, long long n, const doub
     return HDG_OK;
 }
 
+/* Under mpirun each piece's b has partial sums on its partition faces: the
+ * sums of the pieces' z.b are the whole z.b, z.z counts every face once (the
+ * owned ones), and the projection is subtracted on the owned faces only.
+ * ||b|| (for the compatibility ratio) is taken over owned rows, whose
+ * partition faces hold a partial sum: an estimate, enough for a 1e-6 test. */
+hdg_status hdg_hdg_null_project_dist(const hdg_mesh_dist *d, int nf, int m, const double *z, double *b,
+                                     hdg_report *rep, hdg_error *err)
+{
+    double s[3] = {0, 0, 0};   /* z.b, z.z, b.b */
+    for (int f = 0; f < nf; f++)
+        for (int i = 0; i < m; i++) {
+            double zi = z[(size_t)f * m + i], bi = b[(size_t)f * m + i];
+            s[0] += zi * bi;
+            if (d->fowner[f] == d->rank) s[1] += zi * zi, s[2] += bi * bi;
+        }
+    hdg_comm_sum(s, 3);
+    double part = s[2] > 0 ? fabs(s[0]) / sqrt(s[1] * s[2]) : 0;
+    hdg_report_number(rep, "solver.rhs_null_component", part);
+    if (!(part <= 1e-6))
+        return hdg_fail(err, HDG_EINPUT, "the data are not compatible with the pure Neumann problem: the "
+                        "sources and boundary fluxes do not balance (their part along the constants is %.3g of "
+                        "the right-hand side, more than 1e-6); check f and the Neumann data", part);
+    for (int f = 0; f < nf; f++)
+        if (d->fowner[f] == d->rank)
+            for (int i = 0; i < m; i++) b[(size_t)f * m + i] -= s[0] / s[1] * z[(size_t)f * m + i];
+    return HDG_OK;
+}
+
 /* y = x - (z.x / z.z) z */
 static void project(const hdg_hdg_null_op *c, const double *x, double *y)
 {
@@ -184,7 +215,9 @@ double hdg_hdg_domain_mean(const hdg_lowered *L, const hdg_mesh *M, int u, const
         sum += xe[(size_t)e * L->nl + L->uoff[u]] * P0 * a;
         tot += a;
     }
-    return sum / tot;
+    double st[2] = {sum, tot};
+    hdg_comm_sum(st, 2);   /* under mpirun: over every rank's elements */
+    return st[0] / st[1];
 }
 
 double hdg_hdg_mean_target(const hdg_problem *p, const hdg_mesh *M, int u)
@@ -207,7 +240,9 @@ double hdg_hdg_mean_target(const hdg_problem *p, const hdg_mesh *M, int u)
         tot += a;
     }
     hdg_quad2d_free(&q);
-    return sum / tot;
+    double st[2] = {sum, tot};
+    hdg_comm_sum(st, 2);
+    return st[0] / st[1];
 }
 
 hdg_status hdg_hdg_mean_shift(const hdg_problem *p, int u, double m0, double m1, double want, double *c,

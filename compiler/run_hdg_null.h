@@ -54,6 +54,13 @@ hdg_status hdg_hdg_null_unknown(const hdg_problem *p, int *u, hdg_error *err);
 hdg_status hdg_hdg_null_project_rhs(const hdg_vecops *v, long long n, const double *z, double *b, hdg_report *rep,
                                     hdg_error *err);
 
+/* The same under mpirun (o->dist): b is a piece's (nf faces, partial sums on
+ * its partition faces); z.b and z.z are reduced over the ranks, the owned
+ * faces are projected. */
+struct hdg_mesh_dist;
+hdg_status hdg_hdg_null_project_dist(const struct hdg_mesh_dist *d, int nf, int m, const double *z, double *b,
+                                     hdg_report *rep, hdg_error *err);
+
 /* P M P (M NULL: P) as an operator; t is a work vector of n in v's memory. */
 typedef struct hdg_hdg_null_op {
     const hdg_linop *M;

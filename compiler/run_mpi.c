@@ -157,6 +157,7 @@ hdg_status hdg_run_problem_mpi(const hdg_problem *p, hdg_run_options *o, hdg_rep
         hdg_comm_set_rewrite(global_elements, &d);
         st = p->method == HDG_METHOD_HDG ? hdg_run_hdg(p, &piece, o, rep, err) : hdg_run_dg(p, &piece, o, rep, err);
         st = hdg_comm_agree(st, err);
+        if (!st) hdg_run_mean_unused(p, rep);
         o->dist = NULL;
         hdg_comm_set_rewrite(NULL, NULL);
         report_ranks(rep, &piece, &d, hdg_wtime() - t1);

@@ -478,6 +478,21 @@ static void dist_abort(const char *msg)
     MPI_Abort(PETSC_COMM_WORLD, 1);
 }
 
+/* The constant null space z (given on every face of the piece) of the summed matrix. */
+static PetscErrorCode dist_null_space(const hdg_petsc_dist *d, int nf, int m, const double *z, Mat A, Vec like)
+{
+    Vec v = NULL;
+    MatNullSpace ns;
+    PetscErrorCode ierr = VecDuplicate(like, &v);
+    if (!ierr) ierr = dist_guess(d, nf, m, z, v);
+    if (!ierr) ierr = VecNormalize(v, NULL);
+    if (!ierr) ierr = MatNullSpaceCreate(PETSC_COMM_WORLD, PETSC_FALSE, 1, &v, &ns);
+    if (!ierr) ierr = MatSetNullSpace(A, ns);
+    if (!ierr) ierr = MatNullSpaceDestroy(&ns);
+    VecDestroy(&v);
+    return ierr;
+}
+
 struct hdg_petsc_dsolver {
     hdg_petsc_dist d;
     int nf, m;
@@ -518,6 +533,7 @@ hdg_status hdg_petsc_module_dist_create(const hdg_blockmat *B, const hdg_petsc_d
     if (!ierr) ierr = (h->xloc = malloc(sizeof(double) * ((size_t)B->nf * B->m + 1))) ? 0 : PETSC_ERR_MEM;
     if (!ierr) ierr = VecCreateSeqWithArray(PETSC_COMM_SELF, 1, (PetscInt)B->nf * B->m, h->xloc, &h->loc);
     if (!ierr) ierr = dist_scatter(d, B->nf, B->m, h->vx, h->loc, &h->sc);
+    if (!ierr && o->z) ierr = dist_null_space(d, B->nf, B->m, o->z, h->A, h->vx);
     if (!ierr) what = "solver set-up", ierr = KSPCreate(PETSC_COMM_WORLD, &h->ksp);
     if (!ierr) ierr = KSPSetInitialGuessNonzero(h->ksp, PETSC_TRUE);
     if (!ierr) ierr = petsc_ksp(h->ksp, h->A, o);

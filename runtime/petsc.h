@@ -97,7 +97,8 @@ struct hdg_comm_ops *hdg_petsc_comm_ops(hdg_error *err);
  * fgid, the global id of each of its B->nf faces; the rank owns the ids
  * fstart .. fstart + nf_owned - 1. create sums the pieces into one MPIAIJ
  * matrix of block size m and sets up its solver once (defaults and options
- * as hdg_petsc_solve, no null space); apply solves with the right-hand side
+ * as hdg_petsc_solve; o->z, given on every face of the piece: the constant
+ * null space); apply solves with the right-hand side
  * b (the pieces' partial sums too): x, the guess on the owned faces in, the
  * solution on every face of the piece out; info: the global solve. fgid
  * must outlive the solver. A PETSc failure on one rank of several (out of
