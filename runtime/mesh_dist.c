@@ -170,13 +170,21 @@ static void pack_piece(const hdg_mesh *M, const int *part, const long long *gid,
     for (int i = 0; i < n; i++)
         for (int j = 0; j < 3; j++) put(b, &gid[M->ef[3 * key[i] + j]], sizeof(long long));
     for (int i = 0; i < n; i++) put(b, &M->eforient[3 * key[i]], 3 * sizeof(int));
+    int periodic = M->vtop != NULL;   /* the topological vertex of each local vertex */
+    put(b, &periodic, sizeof periodic);
+    for (int v = 0; v < M->nv && periodic; v++)
+        if (vloc[v] >= 0) {
+            int pair[2] = {vloc[v], M->vtop[v]};
+            put(b, pair, sizeof pair);
+        }
     put(b, tags.p, tags.n);
     for (int id = 1; id <= M->nmarkers; id++) {
         const char *s = M->marker_names[id] ? M->marker_names[id] : "";
         put(b, s, strlen(s) + 1);
     }
-    const char *src = M->source ? M->source : "";
+    const char *src = M->source ? M->source : "", *per = M->periodic ? M->periodic : "";
     put(b, src, strlen(src) + 1);
+    put(b, per, strlen(per) + 1);
     free(tags.p), free(xy), free(vloc), free(in), free(key);
 }
 
@@ -188,6 +196,29 @@ static void empty_piece(hdg_mesh *m)
     m->fmark = hdg_xcalloc(1, sizeof(int)), m->ftv = hdg_xcalloc(2, sizeof(int));
     m->fnbr = hdg_xcalloc(5, sizeof(int)), m->fnbr_elem = hdg_xcalloc(5, sizeof(int));
     m->fnbr_lf = hdg_xcalloc(5, sizeof(int));
+}
+
+static int cmp_pair(const void *a, const void *b)
+{
+    const int *x = a, *y = b;
+    return x[1] != y[1] ? (x[1] > y[1]) - (x[1] < y[1]) : (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+/* A periodic mesh's identification within the piece: pairs (local vertex,
+ * topological vertex of the whole mesh); each local vertex maps to the
+ * smallest local vertex with its topological vertex. */
+static void piece_vtop(hdg_mesh *m, const int *pairs)
+{
+    int nv = m->nv, *p = hdg_xmalloc(sizeof(int) * 2 * ((size_t)nv + 1));
+    memcpy(p, pairs, sizeof(int) * 2 * (size_t)nv);
+    qsort(p, (size_t)nv, 2 * sizeof(int), cmp_pair);
+    m->vtop = hdg_xmalloc(sizeof(int) * ((size_t)nv + 1));
+    for (int i = 0, first = 0; i < nv; i++) {
+        if (i > 0 && p[2 * i + 1] != p[2 * i - 1]) first = p[2 * i];
+        if (i == 0) first = p[0];
+        m->vtop[p[2 * i]] = first;
+    }
+    free(p);
 }
 
 /* A partition interface is traversed in the piece as the whole mesh does
@@ -233,6 +264,9 @@ static hdg_status unpack_piece(const char *at, hdg_mesh *m, hdg_mesh_dist *d, in
     memcpy(egf, get(&at, sizeof(long long) * 3 * (size_t)n), sizeof(long long) * 3 * (size_t)n);
     int *gorient = hdg_xmalloc(sizeof(int) * 3 * ((size_t)n + 1));
     memcpy(gorient, get(&at, sizeof(int) * 3 * (size_t)n), sizeof(int) * 3 * (size_t)n);
+    int periodic;
+    memcpy(&periodic, get(&at, sizeof periodic), sizeof periodic);
+    if (periodic) piece_vtop(m, (const int *)get(&at, sizeof(int) * 2 * (size_t)nv));
     m->ntag = ntag;
     m->tag = hdg_xmalloc(sizeof(int) * 4 * ((size_t)ntag + 1));
     memcpy(m->tag, get(&at, sizeof(int) * 4 * (size_t)ntag), sizeof(int) * 4 * (size_t)ntag);
@@ -244,6 +278,8 @@ static hdg_status unpack_piece(const char *at, hdg_mesh *m, hdg_mesh_dist *d, in
     m->partition_marker = nmk + 1;
     hdg_mesh_set_marker_name(m, m->partition_marker, "(partition)");
     m->source = hdg_xstrdup(at);
+    at += strlen(at) + 1;
+    if (*at) m->periodic = hdg_xstrdup(at);
     hdg_status st = HDG_OK;
     if (n > 0) st = hdg_mesh_build_topology(m, err);
     else empty_piece(m);
@@ -305,13 +341,8 @@ hdg_status hdg_mesh_distribute(const hdg_mesh *whole, int ghosts, hdg_mesh *piec
     hdg_status st = HDG_OK;
     int *part = NULL;
     if (r == 0) {
-        if (whole->vtop)
-            st = hdg_fail(err, HDG_EINPUT, "mesh '%s': periodic meshes do not run under mpirun yet (run it on "
-                          "one process)", whole->source ? whole->source : "");
-        if (!st) {
-            part = hdg_xmalloc(sizeof(int) * ((size_t)whole->ne + 1));
-            st = hdg_mesh_partition(whole, P, part, err);
-        }
+        part = hdg_xmalloc(sizeof(int) * ((size_t)whole->ne + 1));
+        st = hdg_mesh_partition(whole, P, part, err);
     }
     if ((st = hdg_comm_agree(st, err))) {
         free(part);

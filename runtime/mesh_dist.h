@@ -15,7 +15,8 @@
  * the piece with the marker partition_marker (named "(partition)"): it is not
  * a boundary of the domain, so no boundary condition or boundary term
  * applies there (hdg_face_on_markers says 0). Physical markers and their
- * names are those of the whole mesh.
+ * names are those of the whole mesh. A periodic mesh's piece has its
+ * vertices identified (vtop) as in the whole mesh.
  *
  * Faces: global face ids are numbered owner by owner; a face is owned by the
  * rank of its first element (fe[0] of the whole mesh), so a domain-boundary
@@ -52,7 +53,7 @@ hdg_status hdg_mesh_partition(const hdg_mesh *m, int nparts, int *part, hdg_erro
 /* Collective. whole: the mesh on rank 0 (ignored elsewhere, may be NULL);
  * piece, d: this rank's piece. ghosts: 0 (HDG) or 1 (DG: one layer of face
  * neighbours, with the exchange lists). Rank 0 partitions; an error there
- * (no partitioner, a periodic mesh) reaches every rank. */
+ * (the partitioner) reaches every rank. */
 hdg_status hdg_mesh_distribute(const hdg_mesh *whole, int ghosts, hdg_mesh *piece, hdg_mesh_dist *d,
                                hdg_error *err);
 

@@ -35,6 +35,12 @@ if(HDG_MPIRUN AND Python3_Interpreter_FOUND)
     -- ${H}/poisson_neumann.hdg --mesh square:16 --order 3)
   hdg_mpi_test(mpi_hdg_neumann_empty_rank ${RUNS} --np 3 --rtol 1e-5
     -- ${H}/poisson_neumann.hdg --mesh square:2 --order 3)
+  # periodic meshes: the identification travels with each piece (periodic faces inside a
+  # piece are paired, those between ranks are partition faces); a torus is also pure Neumann
+  hdg_mpi_test(mpi_hdg_periodic ${RUNS} --np 2,3 --rtol 1e-5 --its 0.10
+    -- ${HDG_TEST_DIR}/data/periodic/poisson_periodic.hdg --mesh square:16,periodic=x --order 3)
+  hdg_mpi_test(mpi_hdg_torus ${RUNS} --np 3 --rtol 1e-5
+    -- ${HDG_TEST_DIR}/data/periodic/poisson_torus.hdg --mesh square:12,periodic=xy --order 2)
   # a Gmsh mesh (refined: 736 elements), read and partitioned by rank 0
   hdg_mpi_test(mpi_hdg_gmsh ${RUNS} --np 2,3 --rtol 1e-5 --its 0.10
     -- ${H}/poisson_exp.hdg --mesh ${HDG_TEST_DIR}/data/maxwell05_v22.msh,refine=2 --order 2)
