@@ -21,7 +21,6 @@ static hdg_status unsupported(const hdg_problem *p, const hdg_run_options *o, hd
     if (!strcmp(o->backend, "cuda")) what = "--backend cuda";
     else if (o->kernels && !strcmp(o->kernels, "handwritten")) what = "--kernels handwritten";
     else if (o->png) what = "--png";
-    else if (o->mesh_in) what = "a mesh given as arrays";
     else if (p->method != HDG_METHOD_HDG) what = "explicit DG";
     if (!what) return HDG_OK;
     return hdg_fail(err, HDG_EINPUT, "%s does not run under mpirun yet (run it on one process)", what);
@@ -135,19 +134,21 @@ hdg_status hdg_run_problem_mpi(const hdg_problem *p, hdg_run_options *o, hdg_rep
     hdg_report_int(rep, "order", p->degree);
     hdg_report_string(rep, "backend", o->backend);
     hdg_report_string(rep, "kernels", o->kernels);
-    hdg_mesh whole, piece;
-    memset(&whole, 0, sizeof whole);
-    if (hdg_comm_rank() == 0) st = whole_mesh(p, o, &whole, rep, err);
+    hdg_mesh own, piece;   /* a caller's mesh (arrays): rank 0's is the one distributed */
+    memset(&own, 0, sizeof own);
+    const hdg_mesh *whole = o->mesh_in ? o->mesh_in : &own;
+    if (hdg_comm_rank() == 0) st = o->mesh_in ? hdg_run_check_markers(p, o->mesh_in, err) : whole_mesh(p, o, &own, rep, err);
     if ((st = hdg_comm_agree(st, err))) {
-        hdg_mesh_free(&whole);
+        hdg_mesh_free(&own);
         return st;
     }
     hdg_mesh_dist d;
-    st = hdg_mesh_distribute(&whole, p->method != HDG_METHOD_HDG, &piece, &d, err);
-    hdg_mesh_free(&whole);   /* no rank keeps more than its piece */
+    st = hdg_mesh_distribute(whole, p->method != HDG_METHOD_HDG, &piece, &d, err);
+    hdg_mesh_free(&own);   /* no rank keeps more than its piece */
+    o->mesh_in = NULL;
     double t1 = hdg_wtime();
     if (!st) {
-        hdg_report_string(rep, "mesh.source", o->mesh);
+        hdg_report_string(rep, "mesh.source", whole == &own ? o->mesh : "arrays");
         hdg_report_int(rep, "mesh.elements", d.ne_global);
         hdg_report_int(rep, "mesh.faces", d.nf_global);
         hdg_report_int(rep, "mesh.boundary_faces", d.nbf_global);
