@@ -27,9 +27,12 @@
 #include "compiler/run_png.h"
 #include "compiler/time_scheme.h"
 #include "runtime/blockmat.h"
+#include "runtime/comm.h"
 #include "runtime/cuda_trace.h"
 #include "runtime/geometry.h"
+#include "runtime/mesh_dist.h"
 #include "runtime/mg.h"
+#include "runtime/petsc.h"
 #include "support/util.h"
 
 typedef struct drun {
@@ -159,10 +162,15 @@ static hdg_status local_stage(drun *r, hdg_error *err)
         amax = fmax(amax, s[3 * e + 1]);
         asym = fmax(asym, s[3 * e + 2]);
     }
-    r->amax = amax;
     int bad = st ? -1 : hdg_nonfinite_first(s, ne, 3, 3);
     free(s);
-    if (bad >= 0) return hdg_hdg_bad_element(r->p, r->mesh, bad, 1, err);
+    if (bad >= 0) st = hdg_hdg_bad_element(r->p, r->mesh, bad, 1, err);
+    if ((st = hdg_comm_agree(st, err))) return st;   /* under mpirun: every rank decides alike below */
+    double mx[2] = {amax, asym};
+    hdg_comm_sum(&diag, 1);
+    hdg_comm_max(mx, 2);
+    amax = mx[0], asym = mx[1];
+    r->amax = amax;
     if (!st) st = hdg_hdg_trace_sign(r->rep, diag, amax, asym, &r->negated, &r->asym, err);
     if (!st && r->negated) {
         r->la.ops.scal(&r->la, (long long)ne * nt * nt, -1.0, DPTR(r->Ke));
@@ -246,7 +254,12 @@ static hdg_status null_stage(drun *r, hdg_error *err)
         hdg_status st = fe_finite(r, err);
         return st ? st : hdg_fail(err, HDG_EINPUT, "the right-hand side of the trace system is not finite");
     }
-    if (r->null_t < 0) return HDG_OK;
+    long long out = r->null_t < 0;   /* mpirun: a null space only when no rank rules it out */
+    hdg_comm_isum(&out, 1);
+    if (out) return HDG_OK;
+    if (r->o->dist)
+        return hdg_fail(err, HDG_EINPUT, "--backend cuda under mpirun: a solution defined up to a constant (pure "
+                        "Neumann) is not supported yet; use --backend c");
     double *z = hdg_hdg_null_vector(&r->L, r->B.nf, r->null_t);
     hdg_cuptr Kz = 0;
     hdg_status st = upload(r, z, sizeof(double) * (size_t)n, &r->z, err);
@@ -339,12 +352,51 @@ static void precond_free(dprecond *d)
     hdg_hdg_mg_free(&d->mg);
 }
 
+/* Under mpirun: the piece's trace matrix and right-hand side come to the
+ * host, PETSc solves the pieces summed (as the host driver's), and the
+ * solution on every face of the piece goes back to the device. */
+static hdg_status dist_solve(drun *r, hdg_hdg_solver *s, hdg_error *err)
+{
+    const hdg_mesh_dist *d = r->o->dist;
+    long long n = (long long)r->B.nf * r->B.m;
+    hdg_blockmat B;
+    memset(&B, 0, sizeof B);
+    double *b = hdg_xmalloc(sizeof(double) * ((size_t)n + 1)), *x = hdg_xcalloc((size_t)n + 1, sizeof(double));
+    hdg_status st = hdg_cuda_blockmat_download(&r->B, &B, err);
+    if (!st) st = hdg_cuda_download(r->dev, b, r->rhs, sizeof(double) * (size_t)n, err);
+    if ((st = hdg_comm_agree(st, err))) goto out;
+    hdg_petsc_dist pd = {d->fgid, d->fstart[d->rank], d->nf_global, d->nf_owned};
+    hdg_petsc_opts po = {r->o->petsc, r->asym <= HDG_HDG_SYMMETRIC, s->so.rtol, s->so.maxit, s->so.restart, NULL};
+    hdg_petsc_info pi;
+    hdg_petsc_dsolver *h = NULL;
+    st = hdg_petsc_dist_create(&B, &pd, &po, &h, &pi, err);
+    double init = pi.init_seconds;
+    if (!st) st = hdg_petsc_dist_apply(h, b, x, &pi, err);
+    hdg_petsc_dist_free(h);
+    hdg_solve_info info = {.iterations = pi.iterations, .residual = pi.residual, .converged = pi.converged && !st};
+    hdg_hdg_report_solve(r->rep, s, &info, st);
+    if (pi.ksp_type[0]) {
+        hdg_report_string(r->rep, "solver.ksp_type", pi.ksp_type);
+        hdg_report_string(r->rep, "solver.pc_type", pi.pc_type);
+        hdg_report_string(r->rep, "solver.converged_reason", pi.reason);
+        hdg_report_number(r->rep, "solver.petsc_init_seconds", init);
+    }
+    if (!st) hdg_hdg_solve_warning(r->rep, r->mesh, r->L.k, &info);
+    if (!st) st = dalloc(r, (size_t)n, &r->x, err);
+    if (!st) st = hdg_cuda_upload(r->dev, r->x, x, sizeof(double) * (size_t)n, err);
+out:
+    hdg_blockmat_free(&B);
+    free(b), free(x);
+    return st;
+}
+
 static hdg_status solve_stage(drun *r, hdg_error *err)
 {
     long long n = (long long)r->B.nf * r->B.m;
     hdg_hdg_solver s;
-    hdg_status st = hdg_hdg_choose_solver(r->o, r->asym, n, &s, err);
+    hdg_status st = hdg_comm_agree(hdg_hdg_choose_solver(r->o, r->asym, n, &s, err), err);
     if (st) return st;
+    if (r->o->dist) return dist_solve(r, &s, err);
     if (strcmp(s.format, "block"))
         return hdg_fail(err, HDG_EINPUT, "--format %s: the device solver multiplies in the dense block "
                         "format only (seed 000); use --format block or --backend c", s.format);
@@ -449,7 +501,7 @@ static hdg_status errors_stage(drun *r, hdg_error *err)
     if (!st) st = launch(r, r->L.errors, ne, &a, err);
     if (!st) st = hdg_cuda_download(r->dev, e2, de2, sizeof(double) * n, err);
     if (!st) st = hdg_hdg_check_finite(r->p, r->mesh, e2, ne, r->L.nerr, "the errors", err);
-    if (!st) hdg_hdg_report_errors(r->p, &r->L, e2, ne, r->rep);
+    if (!(st = hdg_comm_agree(st, err))) hdg_hdg_report_errors(r->p, &r->L, e2, ne, r->rep);
     hdg_cuda_free(r->dev, de2);
     free(e2);
     return st;
@@ -470,7 +522,8 @@ static hdg_status estimate_stage(drun *r, hdg_error *err)
     if (!st) st = launch(r, r->L.estimate, ne, &a, err);
     if (!st) st = hdg_cuda_download(r->dev, r->eta, de, sizeof(double) * (size_t)ne, err);
     hdg_cuda_free(r->dev, de);
-    return st ? st : hdg_hdg_estimate(r->p, r->mesh, &r->L, r->eta, r->rep, err);
+    if ((st = hdg_comm_agree(st, err))) return st;   /* hdg_hdg_estimate reduces over the ranks */
+    return hdg_hdg_estimate(r->p, r->mesh, &r->L, r->eta, r->rep, err);
 }
 
 /* The element fields come back only for output: VTK, or the caller's
@@ -736,6 +789,7 @@ static void run_free(drun *r)
         hdg_progress_update(&line, 1, "%s ...", name);                      \
         st = (call);                                                        \
         if (!st) st = hdg_cuda_sync(r.dev, err);                            \
+        st = hdg_comm_agree(st, err);   /* mpirun: every rank's */          \
         hdg_report_number(r.rep, "timings." name, hdg_wtime() - t_);        \
         if (st) goto done;                                                  \
     } while (0)
@@ -759,7 +813,10 @@ static hdg_status compile_stage(drun *r, hdg_error *err)
 {
     hdg_cuda_compile_options co = HDG_CUDA_COMPILE_OPTIONS_DEFAULT;
     co.use_cache = r->o->use_cache;
-    hdg_status st = hdg_compile_cuda(r->L.mod, &co, r->dev, &r->cc, err);
+    int rank = hdg_comm_rank();   /* mpirun: rank 0 first, the others then hit the cache */
+    hdg_status st = rank ? HDG_OK : hdg_compile_cuda(r->L.mod, &co, r->dev, &r->cc, err);
+    if (hdg_comm_active() && !(st = hdg_comm_agree(st, err)) && rank)
+        st = hdg_compile_cuda(r->L.mod, &co, r->dev, &r->cc, err);
     if (!st) st = hdg_cuda_linalg_open(r->dev, r->L.m, 5, r->o->use_cache, &r->la, err);
     return st;
 }
@@ -778,6 +835,10 @@ hdg_status hdg_run_hdg_cuda(const hdg_problem *p, struct hdg_mesh *mesh, const h
     STAGE("compile", compile_stage(&r, err));
     report_device(&r);
     hdg_hdg_report_dofs(rep, mesh, &r.L);
+    if (o->dist) {   /* the whole problem's */
+        hdg_report_int(rep, "dofs.trace", o->dist->nf_global * r.L.m);
+        hdg_report_int(rep, "dofs.element", o->dist->ne_global * r.L.nl);
+    }
     STAGE("geometry", setup_stage(&r, err));
     if (o->kernels && !strcmp(o->kernels, "handwritten")) STAGE("handwritten", use_handwritten(&r, err));
     if (p->transient) {   /* implicit time stepping: the steps, then the final state's stages */

@@ -10,6 +10,7 @@
 #include "compiler/run.h"
 #include "compiler/run_memory.h"
 #include "runtime/comm.h"
+#include "runtime/cuda_driver.h"
 #include "runtime/mesh.h"
 #include "runtime/mesh_dist.h"
 #include "support/util.h"
@@ -18,7 +19,9 @@
 static hdg_status unsupported(const hdg_problem *p, const hdg_run_options *o, hdg_error *err)
 {
     const char *what = NULL;
-    if (!strcmp(o->backend, "cuda")) what = "--backend cuda";
+    int cuda = !strcmp(o->backend, "cuda");
+    if (cuda && p->method != HDG_METHOD_HDG) what = "explicit DG with --backend cuda";
+    else if (cuda && p->transient) what = "HDG with dt() terms and --backend cuda";
     else if (o->kernels && !strcmp(o->kernels, "handwritten")) what = "--kernels handwritten";
     else if (o->png) what = "--png";
     else if (p->method != HDG_METHOD_HDG) what = "explicit DG";
@@ -47,6 +50,23 @@ static hdg_status solver_options(hdg_run_options *o, char *buf, size_t size, hdg
                      o->petsc ? o->petsc : "");
     if (n < 0 || (size_t)n >= size) return hdg_fail(err, HDG_EINPUT, "--petsc: options too long");
     o->solver = "petsc", o->precond = NULL, o->petsc = buf;
+    return HDG_OK;
+}
+
+/* --backend cuda: one GPU per rank, the rank on its node modulo the node's
+ * GPUs (every rank must open one: the reasons are agreed). */
+static hdg_status open_device(hdg_cuda_device **dev, hdg_report *rep, hdg_error *err)
+{
+    int count = 0;
+    hdg_status st = hdg_cuda_device_count(&count, err);
+    if (!st && count < 1) st = hdg_fail(err, HDG_EDEVICE, "--backend cuda: no GPU on this node");
+    int ordinal = count > 0 ? hdg_comm_local_rank() % count : 0;
+    if (!st) st = hdg_cuda_device_open(ordinal, dev, err);
+    if ((st = hdg_comm_agree(st, err))) return st;
+    long long ord[2] = {ordinal, -ordinal};
+    hdg_comm_imax(ord, 2);
+    hdg_report_int(rep, "mpi.gpu_ordinal_min", -ord[1]);
+    hdg_report_int(rep, "mpi.gpu_ordinal_max", ord[0]);
     return HDG_OK;
 }
 
@@ -156,7 +176,12 @@ hdg_status hdg_run_problem_mpi(const hdg_problem *p, hdg_run_options *o, hdg_rep
         hdg_report_number(rep, "timings.mesh", t1 - t0);
         o->dist = &d;
         hdg_comm_set_rewrite(global_elements, &d);
-        st = p->method == HDG_METHOD_HDG ? hdg_run_hdg(p, &piece, o, rep, err) : hdg_run_dg(p, &piece, o, rep, err);
+        hdg_cuda_device *dev = NULL;
+        if (!strcmp(o->backend, "cuda")) st = open_device(&dev, rep, err);
+        if (!st && dev) st = hdg_run_hdg_cuda(p, &piece, o, dev, rep, err);
+        else if (!st)
+            st = p->method == HDG_METHOD_HDG ? hdg_run_hdg(p, &piece, o, rep, err) : hdg_run_dg(p, &piece, o, rep, err);
+        hdg_cuda_device_close(dev);
         st = hdg_comm_agree(st, err);
         if (!st) hdg_run_mean_unused(p, rep);
         o->dist = NULL;
