@@ -22,9 +22,9 @@ static hdg_status unsupported(const hdg_problem *p, const hdg_run_options *o, hd
     else if (o->kernels && !strcmp(o->kernels, "handwritten")) what = "--kernels handwritten";
     else if (o->png) what = "--png";
     else if (o->fields || o->snapshot) what = "the solution's fields (Python/C API, --vtk of DG)";
+    else if (o->vtk && p->method == HDG_METHOD_DG) what = "--vtk of explicit DG";
     else if (o->mesh_in) what = "a mesh given as arrays";
     else if (p->method == HDG_METHOD_HDG && p->transient) what = "HDG with dt() terms";
-    else if (p->method != HDG_METHOD_HDG) what = "explicit DG";
     if (!what) return HDG_OK;
     return hdg_fail(err, HDG_EINPUT, "%s does not run under mpirun yet (run it on one process)", what);
 }
