@@ -4,6 +4,7 @@
 # elements are taken in another order), on uniform and perturbed meshes (the step is the
 # minimum over the ranks' elements), with boundary data (advection's inflow) and when the
 # energy watch stops the run (every rank decides alike). tests/mpi_dg.py runs both and compares.
+# One mpirun at a time (RESOURCE_LOCK): the ranks are oversubscribed on small machines already.
 find_package(Python3 COMPONENTS Interpreter)
 get_filename_component(HDG_MPI_BINDIR "${MPIEXEC_EXECUTABLE}" DIRECTORY)
 find_program(HDG_MPIRUN NAMES mpirun HINTS ${HDG_MPI_BINDIR})
@@ -16,7 +17,7 @@ if(Python3_Interpreter_FOUND AND HDG_MPIRUN)
         COMMAND ${Python3_EXECUTABLE} ${HDG_TEST_DIR}/mpi_dg.py $<TARGET_FILE:hdgc>
           "${HDG_MPIRUN} --oversubscribe --allow-run-as-root" ${np} ${ARGN})
       set_tests_properties(mpi_dg_${name}_np${np} PROPERTIES TIMEOUT 120 ENVIRONMENT "${HDG_MPI_ENV}"
-        PASS_REGULAR_EXPRESSION "matches the serial run")
+        PASS_REGULAR_EXPRESSION "matches the serial run" RESOURCE_LOCK mpirun)
     endforeach()
   endfunction()
   foreach(ex maxwell2d acoustics2d advection2d)
@@ -32,5 +33,5 @@ if(HDG_MPIRUN)
   hdg_cli_test(mpi_dg_vtk_refused 1 -e "--vtk of explicit DG does not run under mpirun"
     -- ${HDG_MPIRUN} --oversubscribe --allow-run-as-root -np 2 $<TARGET_FILE:hdgc> run
        ${HDG_EXAMPLES}/maxwell2d.hdg --mesh square:4 --vtk ${CMAKE_CURRENT_BINARY_DIR}/mpi_dg_refused.pvd)
-  set_tests_properties(mpi_dg_vtk_refused PROPERTIES TIMEOUT 120 ENVIRONMENT "${HDG_MPI_ENV}")
+  set_tests_properties(mpi_dg_vtk_refused PROPERTIES TIMEOUT 120 ENVIRONMENT "${HDG_MPI_ENV}" RESOURCE_LOCK mpirun)
 endif()
