@@ -68,9 +68,11 @@ static void speed_reduce(hdg_dg_speed *sp)
     hdg_error e;
     memset(&e, 0, sizeof e);
     hdg_status st = sp->known ? HDG_OK : hdg_fail(&e, HDG_EINPUT, "%s", sp->why);
-    if (hdg_comm_agree(st, &e)) {
+    if (hdg_comm_agree(st, &e)) {   /* the message goes into the caller's, which names the rank */
+        const char *m = e.msg, *c = strstr(m, ": ");
+        if (!strncmp(m, "rank ", 5) && c) m = c + 2;
         sp->known = 0;
-        snprintf(sp->why, sizeof sp->why, "%.319s", e.msg);
+        snprintf(sp->why, sizeof sp->why, "%.319s", m);
     }
     double m[2] = {-sp->max, sp->rmin};
     hdg_comm_min(m, 2);
