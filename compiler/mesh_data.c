@@ -80,7 +80,9 @@ hdg_status hdg_dg_fill_maps(const hdg_dg_lowered *L, const hdg_problem *p, const
                     M[DG_M_BC + j] = b;
                     break;
                 }
-            if (M[DG_M_BC + j] < 0 && any_ext)
+            /* a partition interface (a ghost's outer face under mpirun): no condition; the
+             * element is a ghost, whose state its owner computes */
+            if (M[DG_M_BC + j] < 0 && any_ext && m->fmark[f] != m->partition_marker)
                 return hdg_fail(err, HDG_EINPUT, "boundary face %d of element %d has marker '%s' but no boundary "
                                                  "condition gives exterior values there", f, e, name ? name : "?");
             for (int s = 0; s < L->nsets; s++) M[DG_M_SETS + 3 * s + j] = hdg_face_on_markers(m, f, L->sets[s]);
@@ -91,11 +93,12 @@ hdg_status hdg_dg_fill_maps(const hdg_dg_lowered *L, const hdg_problem *p, const
 
 /* ---------------------------------------------------------------- element order */
 
-typedef struct { unsigned long long key; int e; } zkey;
+typedef struct { int cls; unsigned long long key; int e; } zkey;
 
 static int zkey_cmp(const void *a, const void *b)
 {
     const zkey *x = a, *y = b;
+    if (x->cls != y->cls) return x->cls - y->cls;
     return x->key < y->key ? -1 : x->key > y->key ? 1 : x->e - y->e;
 }
 
@@ -110,6 +113,12 @@ static unsigned long long spread16(unsigned long long v)   /* bits b -> 2b */
 
 void hdg_dg_order_elements(const hdg_dg_lowered *L, const hdg_mesh *m, double *geom, int *fmap, int *pos)
 {
+    hdg_dg_order_elements_classed(L, m, NULL, geom, fmap, pos);
+}
+
+void hdg_dg_order_elements_classed(const hdg_dg_lowered *L, const hdg_mesh *m, const int *cls, double *geom,
+                                   int *fmap, int *pos)
+{
     int ne = m->ne, ng = L->ngeom, nm = L->nimap;
     double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
     for (int v = 0; v < m->nv; v++)
@@ -121,6 +130,7 @@ void hdg_dg_order_elements(const hdg_dg_lowered *L, const hdg_mesh *m, double *g
         double cx = (m->vx[v[0]] + m->vx[v[1]] + m->vx[v[2]]) / 3, cy = (m->vy[v[0]] + m->vy[v[1]] + m->vy[v[2]]) / 3;
         z[e].key = spread16((unsigned long long)((cx - x0) * sx)) | spread16((unsigned long long)((cy - y0) * sy)) << 1;
         z[e].e = e;
+        z[e].cls = cls ? cls[e] : 0;
     }
     qsort(z, (size_t)ne, sizeof z[0], zkey_cmp);
     double *g2 = hdg_xmalloc(sizeof(double) * (size_t)ne * ng);

@@ -24,7 +24,8 @@ void hdg_hdg_fill_geom(const hdg_lowered *L, const hdg_mesh *m, const hdg_geom *
 /* DG: per-element geometry (ne x ngeom doubles, DG_G_*) and face map (ne x
  * nimap ints, DG_M_*): boundary faces get the first EXTERIOR condition whose
  * markers include the face's marker. HDG_EINPUT when a boundary face whose
- * exterior values a flux needs has no condition. */
+ * exterior values a flux needs has no condition (a partition interface needs
+ * none: it bounds only ghosts, whose rows are never computed). */
 hdg_status hdg_dg_fill_maps(const hdg_dg_lowered *L, const hdg_problem *p, const hdg_mesh *m,
                             const hdg_geom *g, double *geom, int *fmap, hdg_error *err);
 
@@ -38,5 +39,11 @@ hdg_status hdg_dg_fill_maps(const hdg_dg_lowered *L, const hdg_problem *p, const
  * (neighbour numbers included); pos[e] receives the position of mesh element
  * e, i.e. its row in the state arrays. */
 void hdg_dg_order_elements(const hdg_dg_lowered *L, const hdg_mesh *m, double *geom, int *fmap, int *pos);
+/* The same with the elements grouped by class first (cls[e] ascending, Morton
+ * order within a class; cls NULL: one class): under mpirun the own elements
+ * that need no ghost, then those that do, then the ghosts, so that each group
+ * is a range of rows. */
+void hdg_dg_order_elements_classed(const hdg_dg_lowered *L, const hdg_mesh *m, const int *cls, double *geom,
+                                   int *fmap, int *pos);
 
 #endif

@@ -124,16 +124,23 @@ void hdg_compiled_free(hdg_compiled *c)
     memset(c, 0, sizeof *c);
 }
 
-typedef struct launch_ctx { hdg_kernel_fn fn; const hdg_kargs *a; } launch_ctx;
+typedef struct launch_ctx { hdg_kernel_fn fn; const hdg_kargs *a; long long first; } launch_ctx;
 
 static void launch_range(long long b, long long e, void *ctx)
 {
     launch_ctx *c = ctx;
-    c->fn(b, e, c->a);
+    c->fn(c->first + b, c->first + e, c->a);
 }
 
 void hdg_launch(hdg_kernel_fn fn, long long nitems, const hdg_kargs *a)
 {
-    launch_ctx c = {fn, a};
+    launch_ctx c = {fn, a, 0};
     hdg_parallel_for(nitems, launch_range, &c);
+}
+
+void hdg_launch_range(hdg_kernel_fn fn, long long begin, long long end, const hdg_kargs *a)
+{
+    if (end <= begin) return;
+    launch_ctx c = {fn, a, begin};
+    hdg_parallel_for(end - begin, launch_range, &c);
 }

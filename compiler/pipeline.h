@@ -53,5 +53,7 @@ void hdg_kernel_at_line(const char *src, long line, char *name, size_t n);
 
 /* Runs fn(begin, end, a) over [0, nitems) on the thread pool. */
 void hdg_launch(hdg_kernel_fn fn, long long nitems, const hdg_kargs *a);
+/* The same over the items [begin, end) only (a->nitems stays the whole count). */
+void hdg_launch_range(hdg_kernel_fn fn, long long begin, long long end, const hdg_kargs *a);
 
 #endif

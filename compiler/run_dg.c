@@ -9,7 +9,13 @@
  * the state U (its own element and the neighbours' face values), updates the
  * residual in place and writes the new state to a second buffer; the two
  * state buffers swap after every stage, so the right-hand side never goes
- * through memory. */
+ * through memory.
+ *
+ * Under mpirun (opt->dist) each rank steps its own elements. The piece also
+ * holds the ghosts (one layer of face neighbours); before every stage their
+ * states come from their owners (hdg_dg_halo_*), and while they travel the
+ * stage runs on the own elements that need no ghost, then, once they are in,
+ * on the rest. Ghost rows are never computed, only received. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +23,7 @@
 #include "compiler/pipeline.h"
 #include "compiler/run.h"
 #include "compiler/run_dg_common.h"
+#include "runtime/comm.h"
 #include "runtime/lserk4.h"
 #include "support/util.h"
 
@@ -47,7 +54,7 @@ static hdg_status initial(void *ctx, hdg_error *err)
     (void)err;
     hdg_kargs a = kargs(r, 0.0);
     a.out[0] = r->U;
-    hdg_launch(r->k_initial, r->d->mesh->ne, &a);
+    hdg_launch(r->k_initial, r->d->ne_own, &a);   /* ghosts: from the exchange */
     return HDG_OK;
 }
 
@@ -68,7 +75,10 @@ static hdg_status step(void *ctx, double t, double dt, double *seconds, hdg_erro
         a.out[0] = r->U2;
         a.out[1] = r->res;
         double t0 = hdg_wtime();
-        hdg_launch(r->k_step, d->mesh->ne, &a);
+        hdg_dg_halo_begin(d, r->U);
+        hdg_launch_range(r->k_step, 0, d->ne_inner, &a);
+        hdg_dg_halo_end(d, r->U);
+        hdg_launch_range(r->k_step, d->ne_inner, d->ne_own, &a);
         *seconds += hdg_wtime() - t0;
         double *u = r->U;
         r->U = r->U2;
@@ -84,7 +94,7 @@ static hdg_status energy(void *ctx, double *Eel, hdg_error *err)
     hdg_kargs a = kargs(r, 0.0);
     a.in[0] = r->U;
     a.out[0] = Eel;
-    hdg_launch(r->k_energy, r->d->mesh->ne, &a);
+    hdg_launch(r->k_energy, r->d->ne_own, &a);
     return HDG_OK;
 }
 
@@ -95,7 +105,7 @@ static hdg_status errors(void *ctx, double t, double *E, hdg_error *err)
     hdg_kargs a = kargs(r, t);
     a.in[0] = r->U;
     a.out[0] = E;
-    hdg_launch(r->k_errors, r->d->mesh->ne, &a);
+    hdg_launch(r->k_errors, r->d->ne_own, &a);
     return HDG_OK;
 }
 
@@ -126,6 +136,16 @@ static hdg_status use_handwritten(dgrun *r, const hdg_run_options *opt, hdg_repo
     return st;
 }
 
+/* Under mpirun rank 0 compiles first; the others then find the kernels in
+ * the cache (one compilation per node sharing it). */
+static hdg_status compile(dgrun *r, const hdg_compile_options *co, hdg_error *err)
+{
+    int rank = hdg_comm_rank();
+    hdg_status st = rank ? HDG_OK : hdg_compile_c(r->d->L.mod, co, &r->comp, err);
+    if (!hdg_comm_active() || (st = hdg_comm_agree(st, err))) return st;
+    return hdg_comm_agree(rank ? hdg_compile_c(r->d->L.mod, co, &r->comp, err) : HDG_OK, err);
+}
+
 static hdg_status setup(dgrun *r, const hdg_run_options *opt, hdg_report *rep, hdg_error *err)
 {
     hdg_dg_data *d = r->d;
@@ -133,7 +153,7 @@ static hdg_status setup(dgrun *r, const hdg_run_options *opt, hdg_report *rep, h
     hdg_compile_options co = HDG_COMPILE_OPTIONS_DEFAULT;
     co.use_cache = opt->use_cache;
     co.source_file = d->p->file;
-    hdg_status st = hdg_compile_c(d->L.mod, &co, &r->comp, err);
+    hdg_status st = compile(r, &co, err);
     if (st) return st;
     double t2 = hdg_wtime();
     if ((st = hdg_dg_prepare(d, opt, err)) || (st = use_handwritten(r, opt, rep, err))) return st;

@@ -11,7 +11,9 @@
 
 #include "compiler/mesh_data.h"
 #include "compiler/run_png.h"
+#include "runtime/comm.h"
 #include "runtime/lserk4.h"
+#include "runtime/mesh_dist.h"
 #include "runtime/vtk.h"
 #include "support/progress.h"
 #include "support/util.h"
@@ -58,6 +60,25 @@ static hdg_status too_many_steps(const hdg_dg_data *d, const hdg_run_options *op
                     opt->final_time > 0 ? " (--final-time)" : "", HDG_DG_MAX_STEPS);
 }
 
+/* Under mpirun: the speed of the whole mesh, the same on every rank (so is
+ * the step); a rank that could not derive it says why for all. */
+static void speed_reduce(hdg_dg_speed *sp)
+{
+    if (!hdg_comm_active()) return;
+    hdg_error e;
+    memset(&e, 0, sizeof e);
+    hdg_status st = sp->known ? HDG_OK : hdg_fail(&e, HDG_EINPUT, "%s", sp->why);
+    if (hdg_comm_agree(st, &e)) {   /* the message goes into the caller's, which names the rank */
+        const char *m = e.msg, *c = strstr(m, ": ");
+        if (!strncmp(m, "rank ", 5) && c) m = c + 2;
+        sp->known = 0;
+        snprintf(sp->why, sizeof sp->why, "%.319s", m);
+    }
+    double m[2] = {-sp->max, sp->rmin};
+    hdg_comm_min(m, 2);
+    sp->max = -m[0], sp->rmin = m[1];
+}
+
 /* final time, cfl and dt: the options override the file; a fixed dt in the
  * file counts unless a cfl is given on the command line. The cfl step is
  * scaled by the characteristic speed (dg_speed.h). */
@@ -67,6 +88,7 @@ static hdg_status time_step(hdg_dg_data *d, const hdg_run_options *opt, hdg_erro
     d->final = opt->final_time > 0 ? opt->final_time : p->time.final;
     d->cfl = opt->cfl > 0 ? opt->cfl : (p->time.cfl > 0 ? p->time.cfl : 1.0);
     hdg_dg_char_speed(p, &d->L, d->mesh, &d->re, &d->g, d->final, &d->speed);
+    speed_reduce(&d->speed);
     int fixed = opt->dt > 0 || (p->time.dt > 0 && !(opt->cfl > 0));
     if (!fixed && !d->speed.known)
         return hdg_fail(err, HDG_EINPUT, "DG problem '%s': cannot derive the characteristic speed that scales the "
@@ -84,20 +106,121 @@ static hdg_status time_step(hdg_dg_data *d, const hdg_run_options *opt, hdg_erro
     return HDG_OK;
 }
 
-hdg_status hdg_dg_prepare(hdg_dg_data *d, const hdg_run_options *opt, hdg_error *err)
+/* Under mpirun, the class of each element of the piece (the row groups of
+ * hdg_dg_data): 0 own with own neighbours only, 1 own next to a ghost, 2 ghost.
+ * NULL when serial. */
+static int *element_classes(const hdg_dg_data *d)
+{
+    if (!d->dist) return NULL;
+    const hdg_mesh *m = d->mesh;
+    int own = d->dist->ne_owned;
+    int *cls = hdg_xcalloc((size_t)m->ne, sizeof(int));
+    for (int e = 0; e < m->ne; e++) {
+        if (e >= own) { cls[e] = 2; continue; }
+        for (int j = 0; j < 3; j++) {
+            int f = m->ef[3 * e + j], o = m->fe[2 * f] == e ? m->fe[2 * f + 1] : m->fe[2 * f];
+            if (o >= own) cls[e] = 1;
+        }
+    }
+    return cls;
+}
+
+/* The exchange lists of d->dist in kernel rows, and their buffers. */
+static void halo_init(hdg_dg_data *d)
+{
+    const hdg_mesh_dist *D = d->dist;
+    hdg_dg_halo *h = &d->halo;
+    memset(h, 0, sizeof *h);
+    if (!D || !D->nnbr) return;
+    int n = h->nnbr = D->nnbr, ns = D->send_off[n], nr = D->recv_off[n];
+    size_t per = (size_t)d->L.nfields * d->L.Np;
+    h->nbr = D->nbr;
+    h->send_off = hdg_xmalloc(sizeof(int) * (size_t)(n + 1));
+    h->recv_off = hdg_xmalloc(sizeof(int) * (size_t)(n + 1));
+    memcpy(h->send_off, D->send_off, sizeof(int) * (size_t)(n + 1));
+    memcpy(h->recv_off, D->recv_off, sizeof(int) * (size_t)(n + 1));
+    h->send_row = hdg_xmalloc(sizeof(int) * (size_t)(ns + 1));
+    h->recv_row = hdg_xmalloc(sizeof(int) * (size_t)(nr + 1));
+    for (int k = 0; k < ns; k++) h->send_row[k] = d->pos[D->send_elem[k]];
+    for (int k = 0; k < nr; k++) h->recv_row[k] = d->pos[D->ne_owned + k];
+    h->sbuf = hdg_xmalloc(sizeof(double) * per * (size_t)(ns + 1));
+    h->rbuf = hdg_xmalloc(sizeof(double) * per * (size_t)(nr + 1));
+    h->sp = hdg_xmalloc(sizeof(void *) * (size_t)n), h->rp = hdg_xmalloc(sizeof(void *) * (size_t)n);
+    h->sbytes = hdg_xmalloc(sizeof(size_t) * (size_t)n), h->rbytes = hdg_xmalloc(sizeof(size_t) * (size_t)n);
+    for (int i = 0; i < n; i++) {
+        h->sp[i] = h->sbuf + per * (size_t)h->send_off[i];
+        h->rp[i] = h->rbuf + per * (size_t)h->recv_off[i];
+        h->sbytes[i] = sizeof(double) * per * (size_t)(h->send_off[i + 1] - h->send_off[i]);
+        h->rbytes[i] = sizeof(double) * per * (size_t)(h->recv_off[i + 1] - h->recv_off[i]);
+    }
+}
+
+static void halo_free(hdg_dg_halo *h)
+{
+    free(h->send_off), free(h->recv_off), free(h->send_row), free(h->recv_row);
+    free(h->sbuf), free(h->rbuf), free(h->sp), free(h->rp), free(h->sbytes), free(h->rbytes);
+    memset(h, 0, sizeof *h);
+}
+
+#define HALO_TAG 310   /* the DG state exchange (comm.h: tags < 1000 are hdgc's) */
+
+void hdg_dg_halo_begin(hdg_dg_data *d, const double *U)
+{
+    hdg_dg_halo *h = &d->halo;
+    if (!h->nnbr) return;
+    size_t per = (size_t)d->L.nfields * d->L.Np;
+    for (int k = 0; k < h->send_off[h->nnbr]; k++)
+        memcpy(h->sbuf + per * (size_t)k, U + per * (size_t)h->send_row[k], sizeof(double) * per);
+    h->req = hdg_comm_exchange_begin(h->nnbr, h->nbr, h->sp, h->sbytes, h->rp, h->rbytes, HALO_TAG);
+}
+
+void hdg_dg_halo_end(hdg_dg_data *d, double *U)
+{
+    hdg_dg_halo *h = &d->halo;
+    if (!h->nnbr) return;
+    hdg_comm_exchange_end(h->req);
+    h->req = NULL;
+    size_t per = (size_t)d->L.nfields * d->L.Np;
+    for (int k = 0; k < h->recv_off[h->nnbr]; k++)
+        memcpy(U + per * (size_t)h->recv_row[k], h->rbuf + per * (size_t)k, sizeof(double) * per);
+}
+
+/* Geometry, face maps and the element order; fails only where the mesh has a
+ * face without the condition its flux needs (on this rank's piece). */
+static hdg_status element_data(hdg_dg_data *d, const hdg_run_options *opt, hdg_error *err)
 {
     const hdg_problem *p = d->p;
     hdg_status st;
     if ((st = hdg_refel_init(&d->re, d->L.N, err))) return st;
     if ((st = hdg_geom_init(&d->g, d->mesh, err))) return st;
     int ne = d->mesh->ne;
+    d->dist = opt->dist;
+    d->ne_own = d->dist ? d->dist->ne_owned : ne;
+    d->ne_global = d->dist ? d->dist->ne_global : ne;
     d->n = (long long)ne * d->L.nfields * d->L.Np;
+    d->n_global = d->ne_global * d->L.nfields * d->L.Np;
     d->nerrout = 2 * d->L.nerr + d->L.nfields;
     d->geom = hdg_xmalloc(sizeof(double) * (size_t)ne * d->L.ngeom);
     d->fmap = hdg_xmalloc(sizeof(int) * (size_t)ne * d->L.nimap);
     if ((st = hdg_dg_fill_maps(&d->L, p, d->mesh, &d->g, d->geom, d->fmap, err))) return st;
     d->pos = hdg_xmalloc(sizeof(int) * (size_t)ne);
-    hdg_dg_order_elements(&d->L, d->mesh, d->geom, d->fmap, d->pos);
+    int *cls = element_classes(d);
+    hdg_dg_order_elements_classed(&d->L, d->mesh, cls, d->geom, d->fmap, d->pos);
+    d->ne_inner = d->ne_own;
+    if (cls) {
+        d->ne_inner = 0;
+        for (int e = 0; e < ne; e++) d->ne_inner += cls[e] == 0;
+    }
+    free(cls);
+    halo_init(d);
+    return HDG_OK;
+}
+
+hdg_status hdg_dg_prepare(hdg_dg_data *d, const hdg_run_options *opt, hdg_error *err)
+{
+    const hdg_problem *p = d->p;
+    hdg_status st = element_data(d, opt, err);
+    if ((st = hdg_comm_agree(st, err))) return st;   /* mpirun: before the reductions of the time step */
     d->params = hdg_xcalloc((size_t)d->L.nparams, sizeof(double));
     for (int i = 0; i < p->nparams; i++) d->params[i] = p->params[i].value;
     return time_step(d, opt, err);
@@ -109,6 +232,7 @@ void hdg_dg_data_free(hdg_dg_data *d)
     free(d->fmap);
     free(d->pos);
     free(d->params);
+    halo_free(&d->halo);
     hdg_geom_free(&d->g);
     hdg_refel_free(&d->re);
     hdg_dg_lowered_free(&d->L);
@@ -310,7 +434,8 @@ static hdg_status energy(const hdg_dg_data *d, const hdg_dg_engine *eng, double 
     hdg_status st = eng->energy(eng->ctx, Eel, err);
     if (st) return st;
     double s = 0;
-    for (int e = 0; e < d->mesh->ne; e++) s += Eel[e];
+    for (int e = 0; e < d->ne_own; e++) s += Eel[e];
+    hdg_comm_sum(&s, 1);   /* mpirun: every rank's elements, and every rank decides alike */
     *sum = s;
     return HDG_OK;
 }
@@ -323,8 +448,9 @@ static hdg_status report_errors(const hdg_dg_data *d, const hdg_dg_engine *eng, 
     if (st) return st;
     int nout = d->nerrout;
     double sums[3 * HDG_DG_MAX_FIELDS] = {0};
-    for (int e = 0; e < d->mesh->ne; e++)
+    for (int e = 0; e < d->ne_own; e++)
         for (int k = 0; k < nout; k++) sums[k] += E[(size_t)e * nout + k];
+    hdg_comm_sum(sums, nout);
     const hdg_problem *p = d->p;
     for (int u = 0; u < p->nunknowns; u++) {   /* one entry per unknown, vector components combined */
         double s = 0;
@@ -369,8 +495,9 @@ static hdg_status exact_energy(const hdg_dg_data *d, const hdg_dg_engine *eng, d
     if (st) return st;
     int nout = d->nerrout, off = d->L.nerr + d->L.nfields;
     double s = 0;
-    for (int e = 0; e < d->mesh->ne; e++)
+    for (int e = 0; e < d->ne_own; e++)
         for (int k = 0; k < d->L.nerr; k++) s += E[(size_t)e * nout + off + k];
+    hdg_comm_sum(&s, 1);
     *eex = 0.5 * s;
     return HDG_OK;
 }
@@ -450,7 +577,7 @@ static void report_header(const hdg_dg_data *d, hdg_report *rep)
 {
     hdg_report_string(rep, "method", "DG");
     hdg_report_int(rep, "order", d->L.N);
-    hdg_report_int(rep, "dofs.total", d->n);
+    hdg_report_int(rep, "dofs.total", d->n_global);
     hdg_report_int(rep, "dofs.per_element", (long long)d->L.nfields * d->L.Np);
     hdg_report_int(rep, "dofs.fields", d->L.nfields);
     hdg_report_number(rep, "time.final", d->final);
@@ -464,7 +591,10 @@ static void report_header(const hdg_dg_data *d, hdg_report *rep)
 static void report_perf(const hdg_dg_data *d, const hdg_dg_engine *eng, double t_steps, double t_stages,
                         double t_out, long long nstages, hdg_report *rep)
 {
-    int ne = d->mesh->ne;
+    long long ne = d->ne_global;
+    double t[2] = {t_steps, t_stages};
+    hdg_comm_max(t, 2);   /* mpirun: the slowest rank's, for the whole mesh's work */
+    t_steps = t[0], t_stages = t[1];
     hdg_report_number(rep, "timings.steps", t_steps);
     hdg_report_number(rep, "timings.stages", t_stages);
     hdg_report_number(rep, "timings.output", t_out);
@@ -476,7 +606,7 @@ static void report_perf(const hdg_dg_data *d, const hdg_dg_engine *eng, double t
         hdg_report_number(rep, "perf.stage_gbytes_per_s", bytes * nstages / t_stages * 1e-9);
         hdg_report_number(rep, "perf.stage_gflops", (double)i->flops * ne * nstages / t_stages * 1e-9);
     }
-    if (t_steps > 0) hdg_report_number(rep, "perf.dof_updates_per_s", (double)d->n * d->nsteps / t_steps);
+    if (t_steps > 0) hdg_report_number(rep, "perf.dof_updates_per_s", (double)d->n_global * d->nsteps / t_steps);
 }
 
 static void log_summary(const hdg_dg_data *d, const hdg_run_options *opt, double e0, double e1, double t_steps,
@@ -485,8 +615,8 @@ static void log_summary(const hdg_dg_data *d, const hdg_run_options *opt, double
     const hdg_problem *p = d->p;
     char sp[64] = "";
     if (d->speed.known) snprintf(sp, sizeof sp, " (cfl %.3g, speed %.4g)", d->cfl_eff, d->speed.max);
-    fprintf(opt->log, "%s: DG N = %d, %d elements, %lld dofs, %lld steps of dt = %.4g%s to t = %g (%.3g s)\n",
-            p->name, d->L.N, d->mesh->ne, d->n, d->nsteps, d->dt, sp, d->final, t_steps);
+    fprintf(opt->log, "%s: DG N = %d, %lld elements, %lld dofs, %lld steps of dt = %.4g%s to t = %g (%.3g s)\n",
+            p->name, d->L.N, d->ne_global, d->n_global, d->nsteps, d->dt, sp, d->final, t_steps);
     fprintf(opt->log, "  energy %.10g -> %.10g\n", e0, e1);
     for (int u = 0; u < p->nunknowns; u++) {
         char path[96];

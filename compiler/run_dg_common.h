@@ -24,6 +24,20 @@
 #include "runtime/mesh.h"
 #include "runtime/refel.h"
 
+/* Under mpirun: the ghost rows' states come from their owners before every
+ * stage (whole element states, nfields x Np values each; runtime/mesh_dist.h
+ * says which). Rows are kernel rows. Empty (nnbr 0) in a serial run. */
+typedef struct hdg_dg_halo {
+    int nnbr;
+    const int *nbr;                 /* the neighbour ranks (the hdg_mesh_dist's) */
+    int *send_off, *recv_off;       /* nnbr + 1: rows of each neighbour in the two lists */
+    int *send_row, *recv_row;       /* own rows sent, ghost rows received */
+    double *sbuf, *rbuf;            /* packed states, in the lists' order */
+    void **sp, **rp;                /* per neighbour: its part of sbuf / rbuf */
+    size_t *sbytes, *rbytes;
+    struct hdg_comm_req *req;       /* the exchange in flight */
+} hdg_dg_halo;
+
 typedef struct hdg_dg_data {
     const hdg_problem *p;
     hdg_mesh *mesh;
@@ -43,6 +57,14 @@ typedef struct hdg_dg_data {
     int energy_bounded;     /* hdg_dg_energy_bounded: the energy may not grow */
     char energy_why[320];   /* why not */
     double t_lower;         /* seconds */
+    /* Under mpirun (opt->dist) the rows are grouped: [0, ne_inner) own elements
+     * whose neighbours are all own, [ne_inner, ne_own) own elements next to a
+     * ghost, [ne_own, ne) ghosts. Serial: ne_inner = ne_own = ne. Sums over
+     * elements (energy, errors) take the own rows and are summed over ranks. */
+    const struct hdg_mesh_dist *dist;
+    int ne_own, ne_inner;
+    long long ne_global, n_global;   /* elements and state values of the whole mesh */
+    hdg_dg_halo halo;
 } hdg_dg_data;
 
 /* opt, or (opt NULL) defaults: everything 0 but the kernel cache on. */
@@ -63,6 +85,13 @@ hdg_status hdg_dg_lower_problem(hdg_dg_data *d, const hdg_problem *p, hdg_mesh *
  * dt, or the run would take more than HDG_DG_MAX_STEPS steps. */
 hdg_status hdg_dg_prepare(hdg_dg_data *d, const hdg_run_options *opt, hdg_error *err);
 void hdg_dg_data_free(hdg_dg_data *d);
+
+/* The ghost exchange of the state U (ne x nfields x Np, kernel rows): begin
+ * packs the own rows the neighbours need and posts the messages; end waits
+ * and writes the ghost rows of U. Between the two, U's own rows must not
+ * change and its ghost rows must not be read. No-ops in a serial run. */
+void hdg_dg_halo_begin(hdg_dg_data *d, const double *U);
+void hdg_dg_halo_end(hdg_dg_data *d, double *U);
 
 /* The parameters with the stage values of LSERK4's second stage and dt =
  * 0.01 (hdg_xmalloc'd): comparisons of step kernels (bench/handwritten) see

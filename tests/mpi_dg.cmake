@@ -1,0 +1,37 @@
+# tests/mpi_dg.cmake — explicit DG under mpirun (issue 16; compiler/run_dg.c with a mesh piece
+# and ghosts): on 1, 2 and 3 ranks a run reports the serial run's steps, errors and energies
+# (to 1e-13 relative: every element is computed as in the serial run, only the sums over
+# elements are taken in another order), on uniform and perturbed meshes (the step is the
+# minimum over the ranks' elements), with boundary data (advection's inflow) and when the
+# energy watch stops the run (every rank decides alike). tests/mpi_dg.py runs both and compares.
+# One mpirun at a time (RESOURCE_LOCK): the ranks are oversubscribed on small machines already.
+find_package(Python3 COMPONENTS Interpreter)
+get_filename_component(HDG_MPI_BINDIR "${MPIEXEC_EXECUTABLE}" DIRECTORY)
+find_program(HDG_MPIRUN NAMES mpirun HINTS ${HDG_MPI_BINDIR})
+if(Python3_Interpreter_FOUND AND HDG_MPIRUN)
+  set(HDG_MPI_ENV OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1)
+  # mpi_dg_case(NAME "NP..." FILE RUN-ARGS...): one test per rank count
+  function(mpi_dg_case name nps)
+    foreach(np ${nps})
+      add_test(NAME mpi_dg_${name}_np${np}
+        COMMAND ${Python3_EXECUTABLE} ${HDG_TEST_DIR}/mpi_dg.py $<TARGET_FILE:hdgc>
+          "${HDG_MPIRUN} --oversubscribe --allow-run-as-root" ${np} ${ARGN})
+      set_tests_properties(mpi_dg_${name}_np${np} PROPERTIES TIMEOUT 120 ENVIRONMENT "${HDG_MPI_ENV}"
+        PASS_REGULAR_EXPRESSION "matches the serial run" RESOURCE_LOCK mpirun)
+    endforeach()
+  endfunction()
+  foreach(ex maxwell2d acoustics2d advection2d)
+    mpi_dg_case(${ex} "1;2;3" ${HDG_EXAMPLES}/${ex}.hdg --mesh square:12 --order 3)
+  endforeach()
+  mpi_dg_case(maxwell2d_perturbed 3 ${HDG_EXAMPLES}/maxwell2d.hdg --mesh square:10,perturb=0.25 --order 2
+    --final-time 0.5)
+  mpi_dg_case(maxwell2d_blowup 2 ${HDG_EXAMPLES}/maxwell2d.hdg --mesh square:12 --order 3 --cfl 2)
+endif()
+
+# What DG does not do under mpirun yet is refused on every rank, with the reason.
+if(HDG_MPIRUN)
+  hdg_cli_test(mpi_dg_vtk_refused 1 -e "--vtk of explicit DG does not run under mpirun"
+    -- ${HDG_MPIRUN} --oversubscribe --allow-run-as-root -np 2 $<TARGET_FILE:hdgc> run
+       ${HDG_EXAMPLES}/maxwell2d.hdg --mesh square:4 --vtk ${CMAKE_CURRENT_BINARY_DIR}/mpi_dg_refused.pvd)
+  set_tests_properties(mpi_dg_vtk_refused PROPERTIES TIMEOUT 120 ENVIRONMENT "${HDG_MPI_ENV}" RESOURCE_LOCK mpirun)
+endif()
