@@ -15,6 +15,7 @@
 #include "runtime/lserk4.h"
 #include "runtime/mesh_dist.h"
 #include "runtime/vtk.h"
+#include "runtime/vtk_dist.h"
 #include "support/progress.h"
 #include "support/util.h"
 
@@ -325,6 +326,11 @@ static hdg_status vtk_write(vtkout *v, const hdg_dg_data *d, double t, hdg_error
     int ne = d->mesh->ne, F = d->L.nfields;
     const char *np[HDG_DG_MAX_FIELDS];
     for (int f = 0; f < F; f++) np[f] = v->names[f];
+    if (d->dist && !v->series) {   /* mpirun: the own elements of every rank (runtime/vtk_dist.h) */
+        hdg_vtk_data D = {d->dist->ne_owned, v->vxy, v->p, F, np, (const double *const *)v->vals, NULL,
+                          HDG_VTK_LAGRANGE};
+        return hdg_vtk_write_dist(v->path, &D, d->dist->egid, d->dist->ne_global, err);
+    }
     hdg_str file;
     hdg_str_init(&file);
     if (v->series) {

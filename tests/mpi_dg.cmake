@@ -28,9 +28,25 @@ if(Python3_Interpreter_FOUND AND HDG_MPIRUN)
   mpi_dg_case(maxwell2d_blowup 2 ${HDG_EXAMPLES}/maxwell2d.hdg --mesh square:12 --order 3 --cfl 2)
 endif()
 
+# The final state under mpirun: x.pvtu (a piece per rank) and x.vtu (gathered on rank 0) hold
+# the serial .vtu's cells and values (tests/check_pvtu.py); a series (.pvd) is refused.
+if(Python3_Interpreter_FOUND AND HDG_MPIRUN)
+  set(MPI_DG_VTK [=[set -e; d=mpi_dg_vtk_$$; rm -rf $d; mkdir $d; a="--mesh square:8 --order 2 --final-time 0.2 --quiet"; "$0" run "$3" $a --vtk $d/serial.vtu; timeout 120 "$1" --oversubscribe --allow-run-as-root -np 3 "$0" run "$3" $a --vtk $d/$4; python3 "$2" $d/serial.vtu $d/$4 $5; rm -rf $d]=])
+  foreach(case "pvtu;out.pvtu;3" "gathered;out.vtu;1")
+    list(GET case 0 name)
+    list(GET case 1 file)
+    list(GET case 2 pieces)
+    add_test(NAME mpi_dg_vtk_${name}
+      COMMAND sh -c "${MPI_DG_VTK}" $<TARGET_FILE:hdgc> ${HDG_MPIRUN} ${HDG_TEST_DIR}/check_pvtu.py
+        ${HDG_EXAMPLES}/maxwell2d.hdg ${file} ${pieces}
+      WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+    set_tests_properties(mpi_dg_vtk_${name} PROPERTIES TIMEOUT 120 ENVIRONMENT "${HDG_MPI_ENV}" RESOURCE_LOCK mpirun)
+  endforeach()
+endif()
+
 # What DG does not do under mpirun yet is refused on every rank, with the reason.
 if(HDG_MPIRUN)
-  hdg_cli_test(mpi_dg_vtk_refused 1 -e "--vtk of explicit DG does not run under mpirun"
+  hdg_cli_test(mpi_dg_vtk_refused 1 -e "a --vtk series \\(.pvd\\) of explicit DG .*does not run under mpirun"
     -- ${HDG_MPIRUN} --oversubscribe --allow-run-as-root -np 2 $<TARGET_FILE:hdgc> run
        ${HDG_EXAMPLES}/maxwell2d.hdg --mesh square:4 --vtk ${CMAKE_CURRENT_BINARY_DIR}/mpi_dg_refused.pvd)
   set_tests_properties(mpi_dg_vtk_refused PROPERTIES TIMEOUT 120 ENVIRONMENT "${HDG_MPI_ENV}" RESOURCE_LOCK mpirun)
