@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "compiler/periodic_data.h"
 #include "compiler/run.h"
@@ -13,6 +14,7 @@
 #include "runtime/cuda_driver.h"
 #include "runtime/mesh.h"
 #include "runtime/mesh_dist.h"
+#include "runtime/parallel.h"
 #include "support/util.h"
 
 /* What does not run distributed yet: refused with the reason on every rank. */
@@ -136,9 +138,22 @@ static void global_elements(void *ctx, char *msg, size_t size)
     snprintf(msg, size, "%s", out);
 }
 
+/* The node's cores shared among its ranks (unless HDG_THREADS says otherwise):
+ * a rank's threads would otherwise compete with the other ranks' for them. */
+static void share_cores(hdg_report *rep)
+{
+    if (!getenv("HDG_THREADS")) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        int each = (int)(cores / hdg_comm_local_size());
+        hdg_parallel_set_threads(each > 0 ? each : 1);
+    }
+    hdg_report_int(rep, "mpi.threads_per_rank", hdg_parallel_threads());
+}
+
 hdg_status hdg_run_problem_mpi(const hdg_problem *p, hdg_run_options *o, hdg_report *rep, hdg_error *err)
 {
     double t0 = hdg_wtime();
+    share_cores(rep);
     static _Thread_local char petsc[2048];   /* o->petsc points at it for the run */
     if (!strcmp(o->backend, "auto")) o->backend = "c";
     hdg_status st = unsupported(p, o, err);

@@ -40,6 +40,7 @@ int hdg_comm_rank(void) { return ops ? ops->rank : 0; }
 int hdg_comm_size(void) { return ops ? ops->size : 1; }
 int hdg_comm_active(void) { return ops != NULL; }
 int hdg_comm_local_rank(void) { return ops ? ops->local_rank : 0; }
+int hdg_comm_local_size(void) { return ops ? ops->local_size : 1; }
 
 void hdg_comm_sum(double *x, int n) { if (ops) ops->reduce(x, n, 0, 0); }
 void hdg_comm_max(double *x, int n) { if (ops) ops->reduce(x, n, 0, 1); }

@@ -31,8 +31,10 @@ hdg_status hdg_comm_start(hdg_error *err);
 int hdg_comm_rank(void);
 int hdg_comm_size(void);       /* 1 unless started and launched with -np > 1 */
 int hdg_comm_active(void);     /* MPI initialised by hdg_comm_start (also with -np 1) */
-/* The rank on this node (for one GPU per rank), 0 when serial. */
+/* The rank on this node (for one GPU per rank), 0 when serial; the ranks on
+ * this node, 1 when serial. */
 int hdg_comm_local_rank(void);
+int hdg_comm_local_size(void);
 
 /* In-place reductions over every rank. */
 void hdg_comm_sum(double *x, int n);
@@ -76,7 +78,7 @@ void hdg_comm_abort(const char *msg, int code);
 /* The module's side: a table of these, from hdg_comm_module_ops(). */
 typedef struct hdg_comm_ops {
     int (*init)(hdg_error *err);   /* 0 or an hdg_status */
-    int rank, size, local_rank;
+    int rank, size, local_rank, local_size;
     void (*reduce)(void *x, int n, int isint, int op);   /* op 0 sum, 1 max, 2 min; isint: long long */
     void (*bcast)(void *buf, size_t bytes, int root);
     void (*gather)(const double *x, int n, double *out, int root);

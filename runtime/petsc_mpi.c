@@ -106,6 +106,7 @@ static int init(hdg_error *err)
     MPI_Comm node;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, ops.rank, MPI_INFO_NULL, &node);
     MPI_Comm_rank(node, &ops.local_rank);
+    MPI_Comm_size(node, &ops.local_size);
     MPI_Comm_free(&node);
     return (int)hdg_petsc_module_start(err);
 }
