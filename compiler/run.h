@@ -90,6 +90,8 @@ typedef struct hdg_run_options {
     double t_parse;            /* seconds spent parsing (reported as timings.parse) */
     const struct hdg_mesh_dist *dist;  /* under mpirun (run_mpi.c): this rank's piece of the mesh
                                           (runtime/mesh_dist.h), set by hdg_run_problem; else NULL */
+    int dist_mg;               /* under mpirun: the trace solve's PC is the two-level PCMG
+                                  (--precond mg, the default; hdg_hdg_dist_mg) */
 } hdg_run_options;
 
 void hdg_run_options_default(hdg_run_options *o);

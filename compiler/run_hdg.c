@@ -196,10 +196,13 @@ static hdg_petsc_opts petsc_opts(const hdg_run *r, const hdg_hdg_solver *s)
 static hdg_status dist_init(hdg_hdg_ksp *K, hdg_run *r, hdg_error *err)
 {
     const hdg_mesh_dist *d = r->o->dist;
-    hdg_petsc_dist pd = {d->fgid, d->fstart[d->rank], d->nf_global, d->nf_owned};
+    hdg_petsc_dist_mg g;
+    int mg = hdg_hdg_dist_mg(r->o, r->mesh, &r->B, r->L.k + 1, r->z != NULL, &g, err);
+    hdg_petsc_dist pd = {d->fgid, d->fstart[d->rank], d->nf_global, d->nf_owned, mg ? &g : NULL};
     hdg_petsc_opts po = petsc_opts(r, &K->s);
     hdg_petsc_info pi;
     hdg_status st = hdg_petsc_dist_create(&r->B, &pd, &po, &K->dist, &pi, err);
+    free((void *)g.fixed);
     K->dist_init_seconds = pi.init_seconds;
     return st;
 }

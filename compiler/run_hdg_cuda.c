@@ -365,11 +365,14 @@ static hdg_status dist_solve(drun *r, hdg_hdg_solver *s, hdg_error *err)
     hdg_status st = hdg_cuda_blockmat_download(&r->B, &B, err);
     if (!st) st = hdg_cuda_download(r->dev, b, r->rhs, sizeof(double) * (size_t)n, err);
     if ((st = hdg_comm_agree(st, err))) goto out;
-    hdg_petsc_dist pd = {d->fgid, d->fstart[d->rank], d->nf_global, d->nf_owned};
+    hdg_petsc_dist_mg g;
+    int mg = hdg_hdg_dist_mg(r->o, r->mesh, &B, r->L.k + 1, 0, &g, err);
+    hdg_petsc_dist pd = {d->fgid, d->fstart[d->rank], d->nf_global, d->nf_owned, mg ? &g : NULL};
     hdg_petsc_opts po = {r->o->petsc, r->asym <= HDG_HDG_SYMMETRIC, s->so.rtol, s->so.maxit, s->so.restart, NULL};
     hdg_petsc_info pi;
     hdg_petsc_dsolver *h = NULL;
     st = hdg_petsc_dist_create(&B, &pd, &po, &h, &pi, err);
+    free((void *)g.fixed);
     double init = pi.init_seconds;
     if (!st) st = hdg_petsc_dist_apply(h, b, x, &pi, err);
     hdg_petsc_dist_free(h);

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/mesh_dist.h"
+#include "runtime/petsc.h"
 #include "support/util.h"
 
 static void coarse_apply(void *ctx, const double *x, double *y)
@@ -80,4 +82,19 @@ void hdg_hdg_mg_free(hdg_hdg_mg *h)
     hdg_petsc_amg_free(h->amg);
     hdg_mg_coarse_free(&h->C);
     memset(h, 0, sizeof *h);
+}
+
+int hdg_hdg_dist_mg(const hdg_run_options *o, const hdg_mesh *M, const hdg_blockmat *B, int nk, int singular,
+                    hdg_petsc_dist_mg *g, hdg_error *err)
+{
+    const hdg_mesh_dist *d = o->dist;
+    memset(g, 0, sizeof *g);
+    if (!d || !o->dist_mg || singular) return 0;
+    if (hdg_mg_hat_coefficients(nk, g->al, g->be, err)) return 0;
+    int nfixed;
+    g->nk = nk, g->nv = M->nv, g->fv = M->ftv, g->vgid = d->vgid;
+    g->vstart = d->vstart[d->rank], g->nv_global = d->vstart[d->size];
+    g->nv_owned = (int)(d->vstart[d->rank + 1] - d->vstart[d->rank]);
+    g->fixed = hdg_mg_fixed_components(B, nk, &nfixed);
+    return 1;
 }

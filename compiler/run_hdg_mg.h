@@ -5,6 +5,7 @@
 #ifndef HDG_RUN_HDG_MG_H
 #define HDG_RUN_HDG_MG_H
 
+#include "compiler/run.h"
 #include "hdg.h"
 #include "runtime/blockmat.h"
 #include "runtime/krylov.h"
@@ -35,5 +36,13 @@ hdg_linop hdg_hdg_mg_coarse_op(hdg_hdg_mg *h);
 hdg_status hdg_hdg_mg_host(hdg_hdg_mg *h, const hdg_blockmat *B, const hdg_mesh *M, int nk, int singular,
                            const char *petsc, hdg_report *rep, hdg_linop *Mop, hdg_error *err);
 void hdg_hdg_mg_free(hdg_hdg_mg *h);
+
+/* Under mpirun (o->dist, o->dist_mg): the pieces of the two-level PCMG for
+ * the distributed solve (runtime/petsc.h, hdg_petsc_dist_mg) from the piece's
+ * trace matrix B (Dirichlet eliminated) and mesh; g->fixed is allocated (free
+ * it). Returns 0 without building when the run wants no PCMG (not asked, or
+ * a null space: then GAMG). */
+int hdg_hdg_dist_mg(const hdg_run_options *o, const hdg_mesh *M, const hdg_blockmat *B, int nk, int singular,
+                    hdg_petsc_dist_mg *g, hdg_error *err);
 
 #endif

@@ -33,11 +33,13 @@ static hdg_status unsupported(const hdg_problem *p, const hdg_run_options *o, hd
 }
 
 /* The trace solver under mpirun is PETSc's, on the distributed matrix:
- * --solver cg|gmres name its KSP, --precond its PC (block: point-block
- * Jacobi, one face block at a time; mg: GAMG), before the --petsc options. */
+ * --solver cg|gmres name its KSP, --precond its PC (mg, the default: the
+ * two-level method of runtime/mg.h as PETSc's PCMG; block: point-block
+ * Jacobi, one face block at a time), before the --petsc options (a
+ * -pc_type there replaces the PCMG: -pc_type gamg, hypre). */
 static hdg_status solver_options(hdg_run_options *o, char *buf, size_t size, hdg_error *err)
 {
-    static const char *pcs[][2] = {{"mg", "gamg"}, {"block", "pbjacobi"}, {"jacobi", "jacobi"}, {"none", "none"}};
+    static const char *pcs[][2] = {{"block", "pbjacobi"}, {"jacobi", "jacobi"}, {"none", "none"}};
     const char *pc = NULL;
     if (o->solver && strcmp(o->solver, "cg") && strcmp(o->solver, "gmres") && strcmp(o->solver, "petsc"))
         return hdg_fail(err, HDG_EINPUT, "--solver %s: expected cg, gmres or petsc", o->solver);
@@ -46,8 +48,9 @@ static hdg_status solver_options(hdg_run_options *o, char *buf, size_t size, hdg
                         o->format);
     for (size_t i = 0; o->precond && i < sizeof pcs / sizeof *pcs; i++)
         if (!strcmp(o->precond, pcs[i][0])) pc = pcs[i][1];
-    if (o->precond && !pc)
+    if (o->precond && !pc && strcmp(o->precond, "mg"))
         return hdg_fail(err, HDG_EINPUT, "--precond %s: expected mg, block, jacobi or none", o->precond);
+    o->dist_mg = !pc;   /* mg, the default: the two-level PCMG (a -pc_type in --petsc replaces it) */
     int n = snprintf(buf, size, "%s%s%s%s %s", o->solver && strcmp(o->solver, "petsc") ? "-ksp_type " : "",
                      o->solver && strcmp(o->solver, "petsc") ? o->solver : "", pc ? " -pc_type " : "", pc ? pc : "",
                      o->petsc ? o->petsc : "");

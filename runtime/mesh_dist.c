@@ -113,8 +113,8 @@ static int cmp_ll(const void *a, const void *b)
 /* The piece of rank r: its elements (own, then ghosts by owner and id),
  * their vertices, global face ids, owners, tagged boundary and interface
  * edges, the marker names and the face ranges. */
-static void pack_piece(const hdg_mesh *M, const int *part, const long long *gid, const long long *fstart, int P,
-                       int r, int ghosts, buf *b)
+static void pack_piece(const hdg_mesh *M, const int *part, const long long *gid, const long long *fstart,
+                       const long long *vnum, const long long *vstart, int P, int r, int ghosts, buf *b)
 {
     int ne = M->ne;
     long long *key = hdg_xmalloc(sizeof(long long) * ((size_t)ne + 1));
@@ -156,8 +156,14 @@ static void pack_piece(const hdg_mesh *M, const int *part, const long long *gid,
     put(b, hdr, sizeof hdr);
     put(b, glob, sizeof glob);
     put(b, fstart, sizeof(long long) * ((size_t)P + 1));
+    put(b, vstart, sizeof(long long) * ((size_t)P + 1));
     put(b, key, sizeof(long long) * (size_t)n);
     for (int i = 0; i < n; i++) put(b, &part[key[i]], sizeof(int));
+    long long *vg = hdg_xmalloc(sizeof(long long) * ((size_t)nv + 1));
+    for (int v = 0; v < M->nv; v++)
+        if (vloc[v] >= 0) vg[vloc[v]] = vnum[M->vtop ? M->vtop[v] : v];
+    put(b, vg, sizeof(long long) * (size_t)nv);
+    free(vg);
     double *xy = hdg_xmalloc(sizeof(double) * 2 * ((size_t)nv + 1));
     for (int v = 0; v < M->nv; v++)
         if (vloc[v] >= 0) xy[2 * vloc[v]] = M->vx[v], xy[2 * vloc[v] + 1] = M->vy[v];
@@ -249,11 +255,15 @@ static hdg_status unpack_piece(const char *at, hdg_mesh *m, hdg_mesh_dist *d, in
     d->ne_global = glob[0], d->nf_global = glob[1], d->nv_global = glob[2], d->nbf_global = glob[3];
     d->fstart = hdg_xmalloc(sizeof(long long) * ((size_t)P + 1));
     memcpy(d->fstart, get(&at, sizeof(long long) * ((size_t)P + 1)), sizeof(long long) * ((size_t)P + 1));
+    d->vstart = hdg_xmalloc(sizeof(long long) * ((size_t)P + 1));
+    memcpy(d->vstart, get(&at, sizeof(long long) * ((size_t)P + 1)), sizeof(long long) * ((size_t)P + 1));
     d->egid = hdg_xmalloc(sizeof(long long) * ((size_t)n + 1));
     memcpy(d->egid, get(&at, sizeof(long long) * (size_t)n), sizeof(long long) * (size_t)n);
     int *eowner = hdg_xmalloc(sizeof(int) * ((size_t)n + 1));
     memcpy(eowner, get(&at, sizeof(int) * (size_t)n), sizeof(int) * (size_t)n);
     m->nv = nv, m->ne = n;
+    d->vgid = hdg_xmalloc(sizeof(long long) * ((size_t)nv + 1));
+    memcpy(d->vgid, get(&at, sizeof(long long) * (size_t)nv), sizeof(long long) * (size_t)nv);
     m->vx = hdg_xmalloc(sizeof(double) * ((size_t)nv + 1));
     m->vy = hdg_xmalloc(sizeof(double) * ((size_t)nv + 1));
     const double *xy = (const double *)get(&at, sizeof(double) * 2 * (size_t)nv);
@@ -331,6 +341,32 @@ static hdg_status unpack_piece(const char *at, hdg_mesh *m, hdg_mesh_dist *d, in
     return st;
 }
 
+/* Global vertex numbers, owner by owner (the part of the first element that
+ * has the vertex; topological vertices on a periodic mesh): vnum[v] for
+ * every vertex (identified ones share it), *vstart the ranges (P + 1). */
+static long long *number_vertices(const hdg_mesh *M, const int *part, int P, long long **vstart)
+{
+    int *owner = hdg_xmalloc(sizeof(int) * ((size_t)M->nv + 1));
+    for (int v = 0; v < M->nv; v++) owner[v] = -1;
+    for (int e = 0; e < M->ne; e++)
+        for (int j = 0; j < 3; j++) {
+            int v = M->ev[3 * e + j], t = M->vtop ? M->vtop[v] : v;
+            if (owner[t] < 0) owner[t] = part[e];
+        }
+    long long *start = hdg_xcalloc((size_t)P + 1, sizeof(long long)), *num = hdg_xmalloc(sizeof(long long) * ((size_t)M->nv + 1));
+    for (int v = 0; v < M->nv; v++)
+        if (owner[v] >= 0) start[owner[v] + 1]++;
+    for (int q = 0; q < P; q++) start[q + 1] += start[q];
+    long long *next = hdg_xmalloc(sizeof(long long) * (size_t)P);
+    memcpy(next, start, sizeof(long long) * (size_t)P);
+    for (int v = 0; v < M->nv; v++) num[v] = owner[v] >= 0 ? next[owner[v]]++ : -1;
+    for (int v = 0; v < M->nv; v++)   /* identified vertices: their topological vertex's */
+        if (M->vtop) num[v] = num[M->vtop[v]];
+    free(owner), free(next);
+    *vstart = start;
+    return num;
+}
+
 hdg_status hdg_mesh_distribute(const hdg_mesh *whole, int ghosts, hdg_mesh *piece, hdg_mesh_dist *d,
                                hdg_error *err)
 {
@@ -357,9 +393,10 @@ hdg_status hdg_mesh_distribute(const hdg_mesh *whole, int ghosts, hdg_mesh *piec
         long long *next = hdg_xmalloc(sizeof(long long) * (size_t)P);
         memcpy(next, fstart, sizeof(long long) * (size_t)P);
         for (int f = 0; f < M->nf; f++) gid[f] = next[part[M->fe[2 * f]]]++;
+        long long *vstart, *vnum = number_vertices(M, part, P, &vstart);
         for (int q = P - 1; q >= 0; q--) {
             buf b = {0};
-            pack_piece(M, part, gid, fstart, P, q, ghosts, &b);
+            pack_piece(M, part, gid, fstart, vnum, vstart, P, q, ghosts, &b);
             if (q == 0) mine = b;
             else {
                 unsigned long long len = b.n;
@@ -368,7 +405,7 @@ hdg_status hdg_mesh_distribute(const hdg_mesh *whole, int ghosts, hdg_mesh *piec
                 free(b.p);
             }
         }
-        free(fstart), free(gid), free(next), free(part);
+        free(fstart), free(gid), free(next), free(part), free(vnum), free(vstart);
     } else {
         unsigned long long len;
         hdg_comm_recv(&len, sizeof len, 0, TAG_PIECE);
@@ -383,7 +420,7 @@ hdg_status hdg_mesh_distribute(const hdg_mesh *whole, int ghosts, hdg_mesh *piec
 
 void hdg_mesh_dist_free(hdg_mesh_dist *d)
 {
-    free(d->egid), free(d->fgid), free(d->fowner), free(d->fstart);
+    free(d->egid), free(d->fgid), free(d->fowner), free(d->fstart), free(d->vgid), free(d->vstart);
     free(d->nbr), free(d->send_off), free(d->send_elem), free(d->recv_off);
     memset(d, 0, sizeof *d);
 }

@@ -37,6 +37,11 @@ typedef struct hdg_mesh_dist {
     int *fowner;             /* nf (piece): owning rank of each face */
     long long *fstart;       /* size + 1: the owned global face ids of each rank */
     int nf_owned;            /* faces of the piece this rank owns */
+    /* Vertices (topological: a periodic mesh's identified vertices are one),
+     * numbered owner by owner (a vertex belongs to the rank of the first
+     * element that has it): vgid[v] for the piece's vertex v (vtop[v] on a
+     * periodic piece has the same), rank r owns vstart[r] .. vstart[r+1]-1. */
+    long long *vgid, *vstart;
     /* Ghost exchange (ghosts > 0): nnbr neighbour ranks; the elements sent to
      * nbr[i] are send_elem[send_off[i] .. send_off[i+1]-1] (own elements, piece
      * numbering), those received from it are the ghosts

@@ -14,7 +14,7 @@
 
 /* Legendre coefficients (modes 0, 1) of the hats (1-t)/2 and (1+t)/2 on
  * [-1, 1]: al of the start vertex's, be of the end vertex's. */
-static hdg_status hat_coefficients(int nk, double al[2], double be[2], hdg_error *err)
+hdg_status hdg_mg_hat_coefficients(int nk, double al[2], double be[2], hdg_error *err)
 {
     double t[3], w[3], L[6];
     hdg_status st = hdg_gauss_legendre(3, t, w, err);
@@ -44,7 +44,7 @@ static int row_decoupled(const hdg_blockmat *B, int l, int p)
 }
 
 /* fixed[l*ncomp + c]: every dof of component c on face l is decoupled. */
-static unsigned char *fixed_components(const hdg_blockmat *B, int nk, int *nfixed)
+unsigned char *hdg_mg_fixed_components(const hdg_blockmat *B, int nk, int *nfixed)
 {
     int ncomp = B->m / nk;
     unsigned char *fixed = hdg_xcalloc((size_t)B->nf * ncomp + 1, 1);
@@ -267,11 +267,11 @@ hdg_status hdg_mg_coarse_build(hdg_mg_coarse *C, const hdg_blockmat *B, int nk, 
     if (nk < 1 || B->m % nk)
         return hdg_fail(err, HDG_EINTERNAL, "multigrid: %d dofs per face is not a multiple of %d modes", B->m, nk);
     double al[2], be[2];
-    hdg_status st = hat_coefficients(nk, al, be, err);
+    hdg_status st = hdg_mg_hat_coefficients(nk, al, be, err);
     if (st) return st;
     int ncomp = B->m / nk;
     long long ncv = (long long)nv * ncomp;
-    unsigned char *fixed = fixed_components(B, nk, &C->nfixed), *keep = hdg_xmalloc((size_t)ncv + 1);
+    unsigned char *fixed = hdg_mg_fixed_components(B, nk, &C->nfixed), *keep = hdg_xmalloc((size_t)ncv + 1);
     memset(keep, 1, (size_t)ncv + 1);
     for (int l = 0; l < B->nf; l++)   /* coarse functions vanish on fixed faces */
         for (int c = 0; c < ncomp; c++)

@@ -45,6 +45,14 @@ typedef struct hdg_mg_coarse {
     int nfixed;      /* (face, component) pairs found fixed */
 } hdg_mg_coarse;
 
+/* The pieces of the coarse space, for builders elsewhere (PETSc's PCMG under
+ * mpirun, runtime/petsc.c): the Legendre coefficients (modes 0, 1) of the
+ * two hats of a face, al of its start vertex's, be of its end vertex's; and
+ * fixed[l*ncomp + c] = 1 when every dof of component c on face l couples to
+ * nothing but itself (free with free; *nfixed counts them). */
+hdg_status hdg_mg_hat_coefficients(int nk, double al[2], double be[2], hdg_error *err);
+unsigned char *hdg_mg_fixed_components(const hdg_blockmat *B, int nk, int *nfixed);
+
 hdg_status hdg_mg_coarse_build(hdg_mg_coarse *C, const hdg_blockmat *B, int nk, int nv, const int *fv,
                                int singular, hdg_error *err);
 void hdg_mg_coarse_free(hdg_mg_coarse *C);

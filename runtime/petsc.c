@@ -493,10 +493,139 @@ static PetscErrorCode dist_null_space(const hdg_petsc_dist *d, int nf, int m, co
     return ierr;
 }
 
+/* ---------------------------------------------------------------- PCMG */
+
+/* Which coarse unknowns (global vertex x component) touch a fixed face on
+ * some rank: vf[i] > 0, summed over the ranks, read back for the piece's
+ * vertices into fixedv (nv * ncomp). */
+static PetscErrorCode dist_fixed_vertices(const hdg_petsc_dist_mg *g, int nf, int ncomp, unsigned char *fixedv)
+{
+    Vec vf = NULL, loc = NULL;
+    VecScatter sc = NULL;
+    IS from = NULL;
+    PetscInt *idx = NULL;
+    double *vals = NULL;
+    PetscErrorCode ierr = VecCreateMPI(PETSC_COMM_WORLD, (PetscInt)g->nv_owned * ncomp,
+                                       (PetscInt)g->nv_global * ncomp, &vf);
+    for (int l = 0; l < nf && !ierr; l++)
+        for (int c = 0; c < ncomp && !ierr; c++)
+            if (g->fixed[(size_t)l * ncomp + c])
+                for (int k = 0; k < 2 && !ierr; k++) {
+                    PetscInt i = (PetscInt)(g->vgid[g->fv[2 * l + k]] * ncomp + c);
+                    ierr = VecSetValue(vf, i, 1.0, ADD_VALUES);
+                }
+    if (!ierr) ierr = VecAssemblyBegin(vf);
+    if (!ierr) ierr = VecAssemblyEnd(vf);
+    if (!ierr) ierr = PetscMalloc1((size_t)g->nv * ncomp + 1, &idx);
+    for (int v = 0; v < g->nv && !ierr; v++)
+        for (int c = 0; c < ncomp; c++) idx[(size_t)v * ncomp + c] = (PetscInt)(g->vgid[v] * ncomp + c);
+    if (!ierr) ierr = ISCreateGeneral(PETSC_COMM_SELF, (PetscInt)g->nv * ncomp, idx, PETSC_OWN_POINTER, &from);
+    if (!ierr) ierr = (vals = malloc(sizeof(double) * ((size_t)g->nv * ncomp + 1))) ? 0 : PETSC_ERR_MEM;
+    if (!ierr) ierr = VecCreateSeqWithArray(PETSC_COMM_SELF, 1, (PetscInt)g->nv * ncomp, vals, &loc);
+    if (!ierr) ierr = VecScatterCreate(vf, from, loc, NULL, &sc);
+    if (!ierr) ierr = VecScatterBegin(sc, vf, loc, INSERT_VALUES, SCATTER_FORWARD);
+    if (!ierr) ierr = VecScatterEnd(sc, vf, loc, INSERT_VALUES, SCATTER_FORWARD);
+    for (size_t i = 0; !ierr && i < (size_t)g->nv * ncomp; i++) fixedv[i] = vals[i] > 0;
+    VecScatterDestroy(&sc);
+    VecDestroy(&loc);
+    VecDestroy(&vf);
+    ISDestroy(&from);
+    free(vals);
+    return ierr;
+}
+
+/* P: the rows of the owned faces (trace dofs) against the coarse unknowns. */
+static PetscErrorCode dist_prolongation(const hdg_petsc_dist *d, const hdg_petsc_dist_mg *g, int nf, int m,
+                                        const unsigned char *fixedv, Mat *P)
+{
+    int nk = g->nk, ncomp = m / nk;
+    PetscErrorCode ierr = MatCreateAIJ(PETSC_COMM_WORLD, (PetscInt)d->nf_owned * m, (PetscInt)g->nv_owned * ncomp,
+                                       (PetscInt)d->nf_global * m, (PetscInt)g->nv_global * ncomp, 2, NULL, 2, NULL, P);
+    for (int l = 0; l < nf && !ierr; l++) {
+        if (d->fgid[l] < d->fstart || d->fgid[l] >= d->fstart + d->nf_owned) continue;
+        for (int c = 0; c < ncomp && !ierr; c++) {
+            if (g->fixed[(size_t)l * ncomp + c]) continue;
+            for (int i = 0; i < 2 && i < nk && !ierr; i++) {
+                PetscInt row = (PetscInt)(d->fgid[l] * m + c * nk + i);
+                for (int k = 0; k < 2 && !ierr; k++) {
+                    int v = g->fv[2 * l + k];
+                    double w = k ? g->be[i] : g->al[i];
+                    if (w == 0 || fixedv[(size_t)v * ncomp + c]) continue;
+                    PetscInt col = (PetscInt)(g->vgid[v] * ncomp + c);
+                    ierr = MatSetValue(*P, row, col, w, INSERT_VALUES);
+                }
+            }
+        }
+    }
+    if (!ierr) ierr = MatAssemblyBegin(*P, MAT_FINAL_ASSEMBLY);
+    if (!ierr) ierr = MatAssemblyEnd(*P, MAT_FINAL_ASSEMBLY);
+    return ierr;
+}
+
+/* Ac = P^T A P, its vanishing diagonals (the fixed vertices' unknowns, and any
+ * the Galerkin product leaves empty) pinned to 1. */
+static PetscErrorCode dist_coarse(Mat A, Mat P, Mat *Ac)
+{
+    Vec dg = NULL;
+    PetscInt lo, hi, n = 0, *rows = NULL;
+    const PetscScalar *p;
+    PetscReal dmax = 0;
+    PetscErrorCode ierr = MatPtAP(A, P, MAT_INITIAL_MATRIX, 2.0, Ac);
+    if (!ierr) ierr = MatCreateVecs(*Ac, &dg, NULL);
+    if (!ierr) ierr = MatGetDiagonal(*Ac, dg);
+    if (!ierr) ierr = VecMax(dg, NULL, &dmax);
+    if (!ierr) ierr = VecGetOwnershipRange(dg, &lo, &hi);
+    if (!ierr) ierr = PetscMalloc1(hi - lo + 1, &rows);
+    if (!ierr) ierr = VecGetArrayRead(dg, &p);
+    if (!ierr) {
+        for (PetscInt i = lo; i < hi; i++)
+            if (!(PetscRealPart(p[i - lo]) > 1e-12 * dmax)) rows[n++] = i;
+        ierr = VecRestoreArrayRead(dg, &p);
+    }
+    /* an empty row has no diagonal entry to set: made first */
+    if (!ierr) ierr = MatSetOption(*Ac, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE);
+    for (PetscInt k = 0; k < n && !ierr; k++) ierr = MatSetValue(*Ac, rows[k], rows[k], 0.0, ADD_VALUES);
+    if (!ierr) ierr = MatAssemblyBegin(*Ac, MAT_FINAL_ASSEMBLY);
+    if (!ierr) ierr = MatAssemblyEnd(*Ac, MAT_FINAL_ASSEMBLY);
+    if (!ierr) ierr = MatSetOption(*Ac, MAT_NO_OFF_PROC_ZERO_ROWS, PETSC_TRUE);
+    if (!ierr) ierr = MatZeroRowsColumns(*Ac, n, rows, 1.0, NULL, NULL);
+    PetscFree(rows);
+    VecDestroy(&dg);
+    return ierr;
+}
+
+/* PCMG of two levels on ksp's PC: the smoother (Chebyshev on point-block
+ * Jacobi, 2 steps, eigenvalues estimated in [0.275, 1.1] x the largest, as
+ * runtime/mg.c), the interpolation P and the coarse solve (preonly +
+ * BoomerAMG, GAMG without hypre) of Ac. */
+static PetscErrorCode dist_pcmg(KSP ksp, Mat P, Mat Ac)
+{
+    PC pc, cpc, spc;
+    KSP coarse, smooth;
+    PetscErrorCode ierr = KSPGetPC(ksp, &pc);
+    if (!ierr) ierr = PCSetType(pc, PCMG);
+    if (!ierr) ierr = PCMGSetLevels(pc, 2, NULL);
+    if (!ierr) ierr = PCMGSetType(pc, PC_MG_MULTIPLICATIVE);
+    if (!ierr) ierr = PCMGSetGalerkin(pc, PC_MG_GALERKIN_NONE);
+    if (!ierr) ierr = PCMGSetInterpolation(pc, 1, P);
+    if (!ierr) ierr = PCMGGetCoarseSolve(pc, &coarse);
+    if (!ierr) ierr = KSPSetOperators(coarse, Ac, Ac);
+    if (!ierr) ierr = KSPSetType(coarse, KSPPREONLY);
+    if (!ierr) ierr = KSPGetPC(coarse, &cpc);
+    if (!ierr && PCSetType(cpc, PCHYPRE)) ierr = PCSetType(cpc, PCGAMG);
+    if (!ierr) ierr = PCMGGetSmoother(pc, 1, &smooth);
+    if (!ierr) ierr = KSPSetType(smooth, KSPCHEBYSHEV);
+    if (!ierr) ierr = KSPChebyshevEstEigSet(smooth, 0, 0.275, 0, 1.1);
+    if (!ierr) ierr = KSPSetTolerances(smooth, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT, 2);
+    if (!ierr) ierr = KSPGetPC(smooth, &spc);
+    if (!ierr) ierr = PCSetType(spc, PCPBJACOBI);
+    return ierr;
+}
+
 struct hdg_petsc_dsolver {
     hdg_petsc_dist d;
     int nf, m;
-    Mat A;
+    Mat A, P, Ac;
     KSP ksp;
     Vec vb, vx, loc;
     double *xloc;
@@ -512,8 +641,37 @@ void hdg_petsc_module_dist_free(hdg_petsc_dsolver *h)
     VecDestroy(&h->vx);
     KSPDestroy(&h->ksp);
     MatDestroy(&h->A);
+    MatDestroy(&h->P);
+    MatDestroy(&h->Ac);
     free(h->xloc);
     free(h);
+}
+
+/* The KSP of the distributed matrix with the two-level PCMG (hdg_petsc_dist_mg):
+ * CG or GMRES as petsc_ksp's, then the options (a -pc_type replaces PCMG). */
+static PetscErrorCode dist_mg(hdg_petsc_dsolver *h, const hdg_petsc_dist *d, int nf, int m, const hdg_petsc_opts *o)
+{
+    const hdg_petsc_dist_mg *g = d->mg;
+    int ncomp = m / g->nk;
+    unsigned char *fixedv = malloc((size_t)g->nv * ncomp + 1);
+    KSPType kt;
+    PetscErrorCode ierr = fixedv ? 0 : PETSC_ERR_MEM;
+    if (!ierr) ierr = dist_fixed_vertices(g, nf, ncomp, fixedv);
+    if (!ierr) ierr = dist_prolongation(d, g, nf, m, fixedv, &h->P);
+    free(fixedv);
+    if (!ierr) ierr = dist_coarse(h->A, h->P, &h->Ac);
+    if (!ierr) ierr = KSPSetOperators(h->ksp, h->A, h->A);
+    if (!ierr) ierr = KSPSetType(h->ksp, o->symmetric ? KSPCG : KSPGMRES);
+    if (!ierr && !o->symmetric && o->restart > 0) ierr = KSPGMRESSetRestart(h->ksp, o->restart);
+    if (!ierr) ierr = dist_pcmg(h->ksp, h->P, h->Ac);
+    if (!ierr) ierr = KSPSetTolerances(h->ksp, o->rtol, PETSC_DEFAULT, PETSC_DEFAULT, o->maxit);
+    if (!ierr) ierr = KSPSetFromOptions(h->ksp);
+    if (!ierr) ierr = KSPGetType(h->ksp, &kt);
+    if (!ierr && !strcmp(kt, KSPCG) && !has_option("-ksp_norm_type"))
+        ierr = KSPSetNormType(h->ksp, KSP_NORM_UNPRECONDITIONED);
+    if (!ierr && !strcmp(kt, KSPGMRES) && !has_option("-ksp_pc_side")) ierr = KSPSetPCSide(h->ksp, PC_RIGHT);
+    if (!ierr) ierr = KSPSetUp(h->ksp);
+    return ierr;
 }
 
 hdg_status hdg_petsc_module_dist_create(const hdg_blockmat *B, const hdg_petsc_dist *d, const hdg_petsc_opts *o,
@@ -536,7 +694,8 @@ hdg_status hdg_petsc_module_dist_create(const hdg_blockmat *B, const hdg_petsc_d
     if (!ierr && o->z) ierr = dist_null_space(d, B->nf, B->m, o->z, h->A, h->vx);
     if (!ierr) what = "solver set-up", ierr = KSPCreate(PETSC_COMM_WORLD, &h->ksp);
     if (!ierr) ierr = KSPSetInitialGuessNonzero(h->ksp, PETSC_TRUE);
-    if (!ierr) ierr = petsc_ksp(h->ksp, h->A, o);
+    if (!ierr && d->mg) what = "multigrid set-up", ierr = dist_mg(h, d, B->nf, B->m, o);
+    else if (!ierr) ierr = petsc_ksp(h->ksp, h->A, o);
     if (ierr) {
         st = petsc_fail(ierr, HDG_EINPUT, what, err);
         dist_abort(err->msg);   /* several ranks: the others may wait in a collective */

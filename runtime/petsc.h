@@ -104,10 +104,32 @@ struct hdg_comm_ops *hdg_petsc_comm_ops(hdg_error *err);
  * must outlive the solver. A PETSc failure on one rank of several (out of
  * memory) ends the job (MPI_Abort) with the message on $HDGC_ERROR_FD or
  * stderr: the others would wait for it in a collective. */
+/* mg (optional): the two-level preconditioner of runtime/mg.h built by
+ * PETSc's PCMG on the distributed matrix: P takes the P1 functions on the
+ * whole mesh's (topological) vertices, one per trace component, to the faces
+ * (modes 0 and 1: the hat coefficients al, be), none on a fixed (face,
+ * component) (an eliminated Dirichlet face) and none from a vertex of a fixed
+ * face on any rank; the coarse operator is P^T B P (coarse unknowns whose
+ * diagonal vanishes are pinned), solved by one BoomerAMG cycle (GAMG without
+ * hypre), the smoother Chebyshev on point-block (face-block) Jacobi, two
+ * steps before and after. fv: the piece's faces' vertices (topological, 2 a
+ * face), vgid their global numbers, rank r owning vstart .. vstart +
+ * nv_owned - 1 of nv_global; fixed: nf * ncomp flags. */
+typedef struct hdg_petsc_dist_mg {
+    int nk, nv;
+    const int *fv;
+    const long long *vgid;
+    long long vstart, nv_global;
+    int nv_owned;
+    const unsigned char *fixed;
+    double al[2], be[2];
+} hdg_petsc_dist_mg;
+
 typedef struct hdg_petsc_dist {
     const long long *fgid;
     long long fstart, nf_global;
     int nf_owned;
+    const hdg_petsc_dist_mg *mg;   /* NULL: GAMG on the trace matrix (or the options' PC) */
 } hdg_petsc_dist;
 typedef struct hdg_petsc_dsolver hdg_petsc_dsolver;
 hdg_status hdg_petsc_dist_create(const hdg_blockmat *B, const hdg_petsc_dist *d, const hdg_petsc_opts *o,

@@ -12,7 +12,8 @@ Runs `HDGC run RUN-ARGS` on one process (no mpirun) and under
 With --expect-rc: each distributed run must exit with that code and print
 every --expect TEXT (a regular expression) on stderr, within the timeout (a
 hang fails). --wrap CMD runs `CMD HDGC ...` under mpirun (a per-rank shell
-wrapper, e.g. a memory limit on one rank)."""
+wrapper, e.g. a memory limit on one rank). --mpi-args "A|B|...": arguments given to the
+distributed runs only (split at |)."""
 import argparse
 import json
 import os
@@ -46,6 +47,7 @@ def main():
     ap.add_argument("--expect-rc", type=int)
     ap.add_argument("--expect", action="append", default=[])
     ap.add_argument("--wrap")
+    ap.add_argument("--mpi-args", default="", help="options added under mpirun only")
     cut = sys.argv.index("--") if "--" in sys.argv else len(sys.argv)
     a = ap.parse_args(sys.argv[1:cut])
     args = sys.argv[cut + 1:]
@@ -64,7 +66,8 @@ def main():
         for n in [int(x) for x in a.np.split(",")]:
             js = os.path.join(tmp, f"np{n}.json")
             cmd = ["mpirun", "--oversubscribe", "-np", str(n)] + (a.wrap.split() if a.wrap else [])
-            rc, out, err = run(cmd + [a.hdgc, "run", *args, "--json", js])
+            rc, out, err = run(cmd + [a.hdgc, "run", *args, *(a.mpi_args.split("|") if a.mpi_args else []),
+                                      "--json", js])
             if a.expect_rc is not None:
                 ok = rc == a.expect_rc and all(re.search(e, err) for e in a.expect)
                 print(f"np={n}: rc {rc} (want {a.expect_rc}) {'ok' if ok else 'FAIL'}\n{err.strip()}")
