@@ -326,35 +326,80 @@ static hdg_status vtk_write(vtkout *v, const hdg_dg_data *d, double t, hdg_error
     int ne = d->mesh->ne, F = d->L.nfields;
     const char *np[HDG_DG_MAX_FIELDS];
     for (int f = 0; f < F; f++) np[f] = v->names[f];
-    if (d->dist && !v->series) {   /* mpirun: the own elements of every rank (runtime/vtk_dist.h) */
-        hdg_vtk_data D = {d->dist->ne_owned, v->vxy, v->p, F, np, (const double *const *)v->vals, NULL,
-                          HDG_VTK_LAGRANGE};
-        return hdg_vtk_write_dist(v->path, &D, d->dist->egid, d->dist->ne_global, err);
-    }
     hdg_str file;
     hdg_str_init(&file);
     if (v->series) {
-        hdg_str_printf(&file, "%s.partial_%05d.vtu", v->base, v->nfiles);
+        hdg_str_printf(&file, d->dist ? "%s.partial_%05d.pvtu" : "%s.partial_%05d.vtu", v->base, v->nfiles);
     } else {
         hdg_str_printf(&file, "%s", v->path);
     }
-    hdg_status st = hdg_vtk_write(file.s, ne, v->vxy, v->p, F, np, (const double *const *)v->vals,
-                                  HDG_VTK_LAGRANGE, err);
-    if (st) { hdg_str_free(&file); return st; }
+    hdg_status st;
+    if (d->dist) {   /* mpirun: the own elements of every rank (runtime/vtk_dist.h); a series' frame is a .pvtu */
+        hdg_vtk_data D = {d->dist->ne_owned, v->vxy, v->p, F, np, (const double *const *)v->vals, NULL,
+                          HDG_VTK_LAGRANGE};
+        st = hdg_vtk_write_dist(file.s, &D, d->dist->egid, d->dist->ne_global, err);
+    } else {
+        st = hdg_vtk_write(file.s, ne, v->vxy, v->p, F, np, (const double *const *)v->vals, HDG_VTK_LAGRANGE, err);
+    }
+    if (st || (d->dist && !v->series)) { hdg_str_free(&file); return st; }
     v->files = hdg_xrealloc(v->files, sizeof(char *) * (v->nfiles + 1));
     v->times = hdg_xrealloc(v->times, sizeof(double) * (v->nfiles + 1));
     v->files[v->nfiles] = hdg_str_take(&file);
     v->times[v->nfiles++] = t;
-    if (v->series) return hdg_pvd_write(v->partial, v->nfiles, (const char *const *)v->files, v->times, err);
-    return HDG_OK;
+    if (!v->series) return HDG_OK;
+    st = hdg_comm_rank() ? HDG_OK : hdg_pvd_write(v->partial, v->nfiles, (const char *const *)v->files, v->times, err);
+    return d->dist ? hdg_comm_agree(st, err) : st;
+}
+
+/* Under mpirun the staged frames are BASE.partial_NNNNN.pvtu with pieces
+ * BASE.partial_NNNNN_p<rank>.vtu: each rank renames its pieces, then rank 0
+ * writes BASE_NNNNN.pvtu over the renamed pieces (the staged ones name the old
+ * files) and removes the staged ones. files[] becomes the new .pvtu names. */
+static hdg_status commit_pieces(vtkout *v, const hdg_dg_data *d, hdg_error *err)
+{
+    int rank = hdg_comm_rank(), size = hdg_comm_size();
+    hdg_str from, to;
+    hdg_str_init(&from), hdg_str_init(&to);
+    hdg_status st = HDG_OK;
+    for (int i = 0; i < v->nfiles && !st; i++) {
+        hdg_str_printf(&from, "%s.partial_%05d_p%d.vtu", v->base, i, rank);
+        hdg_str_printf(&to, "%s_%05d_p%d.vtu", v->base, i, rank);
+        if (rename(from.s, to.s) != 0)
+            st = hdg_fail(err, HDG_EIO, "%s: cannot rename to %s: %s", from.s, to.s, strerror(errno));
+        hdg_str_free(&from), hdg_str_free(&to);
+    }
+    if ((st = hdg_comm_agree(st, err))) return st;
+    const char *np[HDG_DG_MAX_FIELDS];
+    for (int f = 0; f < d->L.nfields; f++) np[f] = v->names[f];
+    char **pieces = hdg_xcalloc((size_t)size, sizeof *pieces);
+    for (int i = 0; i < v->nfiles && !st; i++) {
+        for (int r = 0; r < size; r++) {
+            hdg_str_printf(&to, "%s_%05d_p%d.vtu", v->base, i, r);
+            pieces[r] = hdg_str_take(&to);
+        }
+        hdg_str_printf(&to, "%s_%05d.pvtu", v->base, i);
+        if (rank == 0) st = hdg_pvtu_write(to.s, size, (const char *const *)pieces, v->p, d->L.nfields, np, NULL, err);
+        if (rank == 0 && !st) remove(v->files[i]);
+        free(v->files[i]);
+        v->files[i] = hdg_str_take(&to);
+        for (int r = 0; r < size; r++) free(pieces[r]);
+    }
+    free(pieces);
+    return hdg_comm_agree(st, err);
 }
 
 /* The run reached its final time: the staged series becomes BASE_NNNNN.vtu +
  * BASE.pvd (written last, atomically); step files of an older, longer series
  * are removed. */
-static hdg_status vtk_commit(vtkout *v, hdg_error *err)
+static hdg_status vtk_commit(vtkout *v, const hdg_dg_data *d, hdg_error *err)
 {
     if (!v->series) return HDG_OK;
+    if (d->dist) {
+        hdg_status st = commit_pieces(v, d, err);
+        if (!st && hdg_comm_rank() == 0) st = hdg_pvd_write(v->path, v->nfiles, (const char *const *)v->files, v->times, err);
+        if (!st && hdg_comm_rank() == 0) remove(v->partial);
+        return hdg_comm_agree(st, err);
+    }
     hdg_str name;
     hdg_str_init(&name);
     for (int i = 0; i < v->nfiles; i++) {
@@ -697,7 +742,7 @@ hdg_status hdg_dg_integrate(const hdg_dg_data *d, const hdg_dg_engine *eng, cons
     hdg_progress_end(&line);
     if (opt->vtk) {
         double t0 = hdg_wtime();
-        if ((st = vtk_write_state(&v, d, eng, final, err)) || (st = vtk_commit(&v, err))) goto done;
+        if ((st = vtk_write_state(&v, d, eng, final, err)) || (st = vtk_commit(&v, d, err))) goto done;
         t_out += hdg_wtime() - t0;
     }
     if ((st = snapshot_state(&v, d, eng, opt, nsteps, final, 1, err))) goto done;

@@ -340,7 +340,8 @@ hdg_status hdg_hdg_series_write(hdg_hdg_series *W, const hdg_problem *p, const h
     }
     hdg_str name;
     hdg_str_init(&name);
-    hdg_str_printf(&name, "%s_%05d.vtu", W->base, W->n);
+    /* under mpirun a frame is a .pvtu with a piece per rank (runtime/vtk_dist.h) */
+    hdg_str_printf(&name, hdg_comm_size() > 1 ? "%s_%05d.pvtu" : "%s_%05d.vtu", W->base, W->n);
     hdg_run_options one = *o;
     one.vtk = name.s, one.snapshot = NULL;
     hdg_status st = hdg_hdg_output(p, L, ne, geom, xe, xp, &one, err);
@@ -353,7 +354,9 @@ hdg_status hdg_hdg_series_write(hdg_hdg_series *W, const hdg_problem *p, const h
 
 hdg_status hdg_hdg_series_close(hdg_hdg_series *W, const hdg_run_options *o, hdg_error *err)
 {
-    hdg_status st = W->n ? hdg_pvd_write(o->vtk, W->n, (const char *const *)W->files, W->times, err) : HDG_OK;
+    hdg_status st = W->n && !hdg_comm_rank() ? hdg_pvd_write(o->vtk, W->n, (const char *const *)W->files, W->times, err)
+                                             : HDG_OK;
+    st = hdg_comm_agree(st, err);
     for (int i = 0; i < W->n; i++) free(W->files[i]);
     free(W->files), free(W->times), free(W->base);
     memset(W, 0, sizeof *W);

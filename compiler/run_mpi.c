@@ -26,8 +26,6 @@ static hdg_status unsupported(const hdg_problem *p, const hdg_run_options *o, hd
     else if (cuda && p->transient) what = "HDG with dt() terms and --backend cuda";
     else if (o->kernels && !strcmp(o->kernels, "handwritten")) what = "--kernels handwritten";
     else if (o->png) what = "--png";
-    else if (o->vtk && p->method == HDG_METHOD_DG && strlen(o->vtk) > 4 && !strcmp(o->vtk + strlen(o->vtk) - 4, ".pvd"))
-        what = "a --vtk series (.pvd) of explicit DG (the final state: --vtk x.pvtu or x.vtu)";
     if (!what) return HDG_OK;
     return hdg_fail(err, HDG_EINPUT, "%s does not run under mpirun yet (run it on one process)", what);
 }

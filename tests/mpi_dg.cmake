@@ -29,7 +29,7 @@ if(Python3_Interpreter_FOUND AND HDG_MPIRUN)
 endif()
 
 # The final state under mpirun: x.pvtu (a piece per rank) and x.vtu (gathered on rank 0) hold
-# the serial .vtu's cells and values (tests/check_pvtu.py); a series (.pvd) is refused.
+# the serial .vtu's cells and values (tests/check_pvtu.py).
 if(Python3_Interpreter_FOUND AND HDG_MPIRUN)
   set(MPI_DG_VTK [=[set -e; d=mpi_dg_vtk_$$; rm -rf $d; mkdir $d; a="--mesh square:8 --order 2 --final-time 0.2 --quiet"; "$0" run "$3" $a --vtk $d/serial.vtu; timeout 120 "$1" --oversubscribe --allow-run-as-root -np 3 "$0" run "$3" $a --vtk $d/$4; python3 "$2" $d/serial.vtu $d/$4 $5; rm -rf $d]=])
   foreach(case "pvtu;out.pvtu;3" "gathered;out.vtu;1")
@@ -44,10 +44,12 @@ if(Python3_Interpreter_FOUND AND HDG_MPIRUN)
   endforeach()
 endif()
 
-# What DG does not do under mpirun yet is refused on every rank, with the reason.
-if(HDG_MPIRUN)
-  hdg_cli_test(mpi_dg_vtk_refused 1 -e "a --vtk series \\(.pvd\\) of explicit DG .*does not run under mpirun"
-    -- ${HDG_MPIRUN} --oversubscribe --allow-run-as-root -np 2 $<TARGET_FILE:hdgc> run
-       ${HDG_EXAMPLES}/maxwell2d.hdg --mesh square:4 --vtk ${CMAKE_CURRENT_BINARY_DIR}/mpi_dg_refused.pvd)
-  set_tests_properties(mpi_dg_vtk_refused PROPERTIES TIMEOUT 120 ENVIRONMENT "${HDG_MPI_ENV}" RESOURCE_LOCK mpirun)
+# A series (--vtk x.pvd --every n): frames x_NNNNN.pvtu, each with a piece per rank, listed by
+# x.pvd once the run reaches its final time; every frame holds the serial frame's values.
+if(Python3_Interpreter_FOUND AND HDG_MPIRUN)
+  add_test(NAME mpi_dg_vtk_series
+    COMMAND sh -c [=[set -e; d=mpi_dg_series_$$; rm -rf $d; mkdir $d; a="--mesh square:6 --order 2 --final-time 0.2 --every 5 --quiet"; "$0" run "$3" $a --vtk $d/s.pvd; timeout 120 "$1" --oversubscribe --allow-run-as-root -np 3 "$0" run "$3" $a --vtk $d/p.pvd; test "$(grep -c 'file="p_0000[0-3].pvtu"' $d/p.pvd)" = 4; test ! -e $d/p.partial.pvd; for i in 00000 00003; do python3 "$2" $d/s_$i.vtu $d/p_$i.pvtu 3; done; rm -rf $d]=]
+      $<TARGET_FILE:hdgc> ${HDG_MPIRUN} ${HDG_TEST_DIR}/check_pvtu.py ${HDG_EXAMPLES}/maxwell2d.hdg
+    WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+  set_tests_properties(mpi_dg_vtk_series PROPERTIES TIMEOUT 120 ENVIRONMENT "${HDG_MPI_ENV}" RESOURCE_LOCK mpirun)
 endif()

@@ -31,6 +31,13 @@ if(Python3_Interpreter_FOUND AND MPIRUN)
       WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
     set_tests_properties(mpi_vtk_${name} PROPERTIES TIMEOUT 120 ENVIRONMENT "${MPI_OUT_ENV}" RESOURCE_LOCK mpirun)
   endforeach()
+  # transient HDG, a series under mpirun: frames x_NNNNN.pvtu with a piece per rank, each
+  # holding the serial frame's values
+  add_test(NAME mpi_vtk_hdg_series
+    COMMAND sh -c [=[set -e; d=mpi_hdg_series_$$; rm -rf $d; mkdir $d; a="--mesh square:4 --order 2 --final-time 0.05 --every 2 --quiet"; "$0" run "$3" $a --vtk $d/s.pvd; timeout 120 "$1" --oversubscribe --allow-run-as-root -np 2 "$0" run "$3" $a --vtk $d/h.pvd; test "$(grep -c 'file="h_0000[0-2].pvtu"' $d/h.pvd)" = 3; for i in 00000 00002; do python3 "$2" $d/s_$i.vtu $d/h_$i.pvtu 2; done; rm -rf $d]=]
+      ${HDGC} ${MPIRUN} ${HDG_TEST_DIR}/check_pvtu.py ${HDG_EXAMPLES}/heat.hdg
+    WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+  set_tests_properties(mpi_vtk_hdg_series PROPERTIES TIMEOUT 120 ENVIRONMENT "${MPI_OUT_ENV}" RESOURCE_LOCK mpirun)
   add_test(NAME vtk_pvtu_serial
     COMMAND sh -c [=[set -e; d=pvtu_serial_$$; rm -rf $d; mkdir $d; "$0" run "$2" --mesh square:6 --vtk $d/serial.vtu --quiet; "$0" run "$2" --mesh square:6 --vtk $d/one.pvtu --json $d/r.json --quiet; test -f $d/one_p0.vtu; python3 "$1" $d/serial.vtu $d/one.pvtu 1; rm -rf $d]=]
       ${HDGC} ${HDG_TEST_DIR}/check_pvtu.py ${HDG_EXAMPLES}/poisson.hdg
