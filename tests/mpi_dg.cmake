@@ -9,7 +9,8 @@ find_package(Python3 COMPONENTS Interpreter)
 get_filename_component(HDG_MPI_BINDIR "${MPIEXEC_EXECUTABLE}" DIRECTORY)
 find_program(HDG_MPIRUN NAMES mpirun HINTS ${HDG_MPI_BINDIR})
 if(Python3_Interpreter_FOUND AND HDG_MPIRUN)
-  set(HDG_MPI_ENV OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1)
+  set(HDG_MPI_ENV OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+  OMPI_MCA_btl_vader_single_copy_mechanism=none)
   # mpi_dg_case(NAME "NP..." FILE RUN-ARGS...): one test per rank count
   function(mpi_dg_case name nps)
     foreach(np ${nps})

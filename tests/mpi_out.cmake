@@ -12,7 +12,8 @@
 # Every mpirun has a timeout: a collective that one rank misses hangs.
 set(HDGC $<TARGET_FILE:hdgc>)
 find_package(Python3 COMPONENTS Interpreter)
-set(MPI_OUT_ENV OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1)
+set(MPI_OUT_ENV OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+  OMPI_MCA_btl_vader_single_copy_mechanism=none)
 set(MPIRUN ${MPIEXEC_EXECUTABLE})
 if(NOT MPIRUN)
   find_program(MPIRUN mpirun)
