@@ -25,7 +25,7 @@ static hdg_status unsupported(const hdg_problem *p, const hdg_run_options *o, hd
     if (cuda && p->method != HDG_METHOD_HDG) what = "explicit DG with --backend cuda";
     else if (cuda && p->transient) what = "HDG with dt() terms and --backend cuda";
     else if (o->kernels && !strcmp(o->kernels, "handwritten")) what = "--kernels handwritten";
-    else if (o->png) what = "--png";
+    else if (o->png && p->method != HDG_METHOD_HDG) what = "--png of explicit DG";
     if (!what) return HDG_OK;
     return hdg_fail(err, HDG_EINPUT, "%s does not run under mpirun yet (run it on one process)", what);
 }

@@ -8,6 +8,8 @@
 
 #include "runtime/png.h"
 #include "runtime/refel.h"
+#include "runtime/comm.h"
+#include "runtime/mesh_dist.h"
 #include "support/util.h"
 
 /* Field f's name into buf: "u", "q_x", ... */
@@ -106,6 +108,60 @@ hdg_status hdg_png_draw(const hdg_mesh *mesh, const hdg_png_field *f, const char
     return st;
 }
 
+#define TAG_PNG 520   /* comm.h: tags < 1000 are hdgc's */
+
+/* Under mpirun: every rank's own elements (their vertices and f's
+ * coefficients) gathered on rank 0 in the whole mesh's element order, as a
+ * mesh of separate triangles and a field over it (*whole, *coef; the other
+ * ranks get ne = 0). */
+static void gather_field(const hdg_mesh *mesh, const hdg_mesh_dist *d, const hdg_png_field *f, hdg_mesh *whole,
+                         double **coef)
+{
+    int rec = 6 + f->n, ne = d->ne_owned;
+    double *mine = hdg_xmalloc(sizeof(double) * ((size_t)ne * (rec + 1) + 1));
+    for (int e = 0; e < ne; e++) {
+        double *r = mine + (size_t)e * (rec + 1);
+        r[0] = (double)d->egid[e];
+        for (int v = 0; v < 3; v++) r[1 + 2 * v] = mesh->vx[mesh->ev[3 * e + v]], r[2 + 2 * v] = mesh->vy[mesh->ev[3 * e + v]];
+        for (int i = 0; i < f->n; i++) r[7 + i] = f->x[(size_t)e * f->stride + f->base + i];
+    }
+    memset(whole, 0, sizeof *whole);
+    *coef = NULL;
+    if (d->rank > 0) {
+        long long n = ne;
+        hdg_comm_send(&n, sizeof n, 0, TAG_PNG);
+        hdg_comm_send(mine, sizeof(double) * (size_t)ne * (rec + 1), 0, TAG_PNG);
+        free(mine);
+        return;
+    }
+    long long N = d->ne_global;
+    whole->ne = (int)N, whole->nv = 3 * (int)N;
+    whole->vx = hdg_xmalloc(sizeof(double) * 3 * ((size_t)N + 1)), whole->vy = hdg_xmalloc(sizeof(double) * 3 * ((size_t)N + 1));
+    whole->ev = hdg_xmalloc(sizeof(int) * 3 * ((size_t)N + 1));
+    whole->source = hdg_xstrdup(mesh->source ? mesh->source : "mesh");
+    *coef = hdg_xmalloc(sizeof(double) * ((size_t)N * f->n + 1));
+    for (int r = 0; r < d->size; r++) {
+        long long n = ne;
+        double *buf = mine;
+        if (r > 0) {
+            hdg_comm_recv(&n, sizeof n, r, TAG_PNG);
+            buf = hdg_xmalloc(sizeof(double) * ((size_t)n * (rec + 1) + 1));
+            hdg_comm_recv(buf, sizeof(double) * (size_t)n * (rec + 1), r, TAG_PNG);
+        }
+        for (long long i = 0; i < n; i++) {
+            const double *q = buf + (size_t)i * (rec + 1);
+            long long g = (long long)q[0];
+            for (int v = 0; v < 3; v++) {
+                whole->vx[3 * g + v] = q[1 + 2 * v], whole->vy[3 * g + v] = q[2 + 2 * v];
+                whole->ev[3 * g + v] = (int)(3 * g + v);
+            }
+            memcpy(*coef + (size_t)g * f->n, q + 7, sizeof(double) * (size_t)f->n);
+        }
+        if (r > 0) free(buf);
+    }
+    free(mine);
+}
+
 hdg_status hdg_png_hdg(const hdg_problem *p, const hdg_lowered *L, const hdg_mesh *mesh, const double *xe,
                        const double *xp, const hdg_run_options *o, hdg_report *rep, hdg_error *err)
 {
@@ -122,8 +178,22 @@ hdg_status hdg_png_hdg(const hdg_problem *p, const hdg_lowered *L, const hdg_mes
         f = (hdg_png_field){.deg = L->pdeg[i], .n = L->pnp[i], .stride = L->npost_dofs,
                             .base = L->poff[i] + c * L->pnp[i], .x = xp, .name = name};
     }
+    hdg_mesh whole;
+    double *coef = NULL;
+    if (o->dist) {   /* mpirun: rank 0 draws every rank's elements */
+        gather_field(mesh, o->dist, &f, &whole, &coef);
+        mesh = &whole;
+        f.x = coef, f.stride = f.n, f.base = 0;
+    }
     snprintf(caption, sizeof caption, "%s   %s   k = %d   %s   (%d elements)", p->name, name, L->k,
              hdg_png_mesh_name(mesh), mesh->ne);
-    return hdg_png_draw(mesh, &f, o->png, o->png_width ? o->png_width : 800, o->png_height ? o->png_height : 800,
-                        o->png_edges, caption, rep, err);
+    if (!o->dist || o->dist->rank == 0)
+        st = hdg_png_draw(mesh, &f, o->png, o->png_width ? o->png_width : 800, o->png_height ? o->png_height : 800,
+                          o->png_edges, caption, rep, err);
+    if (o->dist) {
+        hdg_mesh_free(&whole);
+        free(coef);
+        st = hdg_comm_agree(st, err);
+    }
+    return st;
 }
