@@ -54,6 +54,14 @@ const char *hdgc_result_summary(const hdgc_result *r)
     static const char *stages[] = {"parse", "lower", "compile", "local", "assemble", "solve",
                                    "recover", "postprocess", "errors", "estimate", "setup", "stages", "steps", "output",
                                    "total"};
+    double ranks = hdgc_result_number(r, "mpi.ranks");
+    if (ranks == ranks)   /* under mpirun: how the work was split */
+        hdg_str_printf(&s, "  mpi: %.0f ranks, %.0f-%.0f elements and %.0f-%.0f partition faces a rank, %.0f thread%s "
+                       "each, %.3f-%.3fs a rank\n", ranks, hdgc_result_number(r, "mpi.elements_min"),
+                       hdgc_result_number(r, "mpi.elements_max"), hdgc_result_number(r, "mpi.interface_faces_min"),
+                       hdgc_result_number(r, "mpi.interface_faces_max"), hdgc_result_number(r, "mpi.threads_per_rank"),
+                       hdgc_result_number(r, "mpi.threads_per_rank") == 1 ? "" : "s",
+                       hdgc_result_number(r, "mpi.seconds_min"), hdgc_result_number(r, "mpi.seconds_max"));
     hdg_str_printf(&s, "  time:");
     for (size_t i = 0; i < sizeof stages / sizeof *stages; i++) {
         char path[64];
