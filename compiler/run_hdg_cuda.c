@@ -247,19 +247,31 @@ static hdg_status dirichlet_stage(drun *r, hdg_error *err)
 
 /* As the host's: the constant null space confirmed on the device matrix,
  * the right-hand side checked and projected there. */
+/* Under mpirun: the right-hand side projected on the host with sums over the
+ * ranks (run_hdg_null.h), and back. */
+static hdg_status dist_project(drun *r, hdg_error *err)
+{
+    long long n = (long long)r->B.nf * r->B.m;
+    double *b = hdg_xmalloc(sizeof(double) * ((size_t)n + 1)), *z = hdg_hdg_null_vector(&r->L, r->B.nf, r->null_t);
+    hdg_status st = hdg_cuda_download(r->dev, b, r->rhs, sizeof(double) * (size_t)n, err);
+    if (!(st = hdg_comm_agree(st, err))) st = hdg_hdg_null_project_dist(r->o->dist, r->B.nf, r->L.m, z, b, r->rep, err);
+    if (!st) st = hdg_cuda_upload(r->dev, r->rhs, b, sizeof(double) * (size_t)n, err);
+    free(b), free(z);
+    return st;
+}
+
 static hdg_status null_stage(drun *r, hdg_error *err)
 {
     long long n = (long long)r->B.nf * r->B.m;
+    hdg_status fst = HDG_OK;
     if (!isfinite(r->la.ops.norm2(&r->la, n, DPTR(r->rhs)))) {
-        hdg_status st = fe_finite(r, err);
-        return st ? st : hdg_fail(err, HDG_EINPUT, "the right-hand side of the trace system is not finite");
+        fst = fe_finite(r, err);
+        if (!fst) fst = hdg_fail(err, HDG_EINPUT, "the right-hand side of the trace system is not finite");
     }
-    long long out = r->null_t < 0;   /* mpirun: a null space only when no rank rules it out */
+    if ((fst = hdg_comm_agree(fst, err))) return fst;   /* mpirun: before the reductions below */
+    long long out = r->null_t < 0;   /* a null space only when no rank rules it out */
     hdg_comm_isum(&out, 1);
     if (out) return HDG_OK;
-    if (r->o->dist)
-        return hdg_fail(err, HDG_EINPUT, "--backend cuda under mpirun: a solution defined up to a constant (pure "
-                        "Neumann) is not supported yet; use --backend c");
     double *z = hdg_hdg_null_vector(&r->L, r->B.nf, r->null_t);
     hdg_cuptr Kz = 0;
     hdg_status st = upload(r, z, sizeof(double) * (size_t)n, &r->z, err);
@@ -267,7 +279,8 @@ static hdg_status null_stage(drun *r, hdg_error *err)
     if (!st) st = dalloc(r, (size_t)n, &Kz, err);
     hdg_linop A = hdg_cuda_blockmat_op(&r->B);
     if (!st) A.apply(A.ctx, DPTR(r->z), DPTR(Kz));
-    int singular = !st && (hdg_hdg_null_confirmed(&r->la.ops, n, DPTR(r->z), DPTR(Kz), r->amax) || r->left_null);
+    long long singular = !st && (hdg_hdg_null_confirmed(&r->la.ops, n, DPTR(r->z), DPTR(Kz), r->amax) || r->left_null);
+    hdg_comm_imin(&singular, 1);   /* every piece annihilates the constants */
     hdg_cuda_free(r->dev, Kz);
     if (!st) st = hdg_cuda_linalg_check(&r->la, err);
     if (!st && singular) st = hdg_hdg_null_symmetric(r->asym, err);
@@ -278,6 +291,7 @@ static hdg_status null_stage(drun *r, hdg_error *err)
         return st;
     }
     hdg_report_string(r->rep, "solver.null_space", "constants");
+    if (r->o->dist) return dist_project(r, err);
     st = hdg_hdg_null_project_rhs(&r->la.ops, n, DPTR(r->z), DPTR(r->rhs), r->rep, err);
     return st ? st : hdg_cuda_linalg_check(&r->la, err);
 }
@@ -352,44 +366,63 @@ static void precond_free(dprecond *d)
     hdg_hdg_mg_free(&d->mg);
 }
 
-/* Under mpirun: the piece's trace matrix and right-hand side come to the
- * host, PETSc solves the pieces summed (as the host driver's), and the
- * solution on every face of the piece goes back to the device. */
-static hdg_status dist_solve(drun *r, hdg_hdg_solver *s, hdg_error *err)
+/* Under mpirun: the piece's trace matrix comes to the host once (per matrix)
+ * and PETSc sets up the solver of the pieces summed (as the host driver's);
+ * each solve brings the right-hand side to the host and the solution on every
+ * face of the piece back to the device. */
+static hdg_status dist_setup(drun *r, const hdg_hdg_solver *s, hdg_petsc_dsolver **h, double *init, hdg_error *err)
 {
     const hdg_mesh_dist *d = r->o->dist;
-    long long n = (long long)r->B.nf * r->B.m;
     hdg_blockmat B;
     memset(&B, 0, sizeof B);
-    double *b = hdg_xmalloc(sizeof(double) * ((size_t)n + 1)), *x = hdg_xcalloc((size_t)n + 1, sizeof(double));
-    hdg_status st = hdg_cuda_blockmat_download(&r->B, &B, err);
-    if (!st) st = hdg_cuda_download(r->dev, b, r->rhs, sizeof(double) * (size_t)n, err);
-    if ((st = hdg_comm_agree(st, err))) goto out;
+    *h = NULL;
+    hdg_status st = hdg_comm_agree(hdg_cuda_blockmat_download(&r->B, &B, err), err);
+    if (st) return st;
     hdg_petsc_dist_mg g;
-    int mg = hdg_hdg_dist_mg(r->o, r->mesh, &B, r->L.k + 1, 0, &g, err);
+    int mg = hdg_hdg_dist_mg(r->o, r->mesh, &B, r->L.k + 1, r->z != 0, &g, err);
     hdg_petsc_dist pd = {d->fgid, d->fstart[d->rank], d->nf_global, d->nf_owned, mg ? &g : NULL};
-    hdg_petsc_opts po = {r->o->petsc, r->asym <= HDG_HDG_SYMMETRIC, s->so.rtol, s->so.maxit, s->so.restart, NULL};
+    double *z = r->z ? hdg_hdg_null_vector(&r->L, r->B.nf, r->null_t) : NULL;   /* the null space, for PETSc */
+    hdg_petsc_opts po = {r->o->petsc, r->asym <= HDG_HDG_SYMMETRIC, s->so.rtol, s->so.maxit, s->so.restart, z};
     hdg_petsc_info pi;
-    hdg_petsc_dsolver *h = NULL;
-    st = hdg_petsc_dist_create(&B, &pd, &po, &h, &pi, err);
-    free((void *)g.fixed);
-    double init = pi.init_seconds;
+    st = hdg_petsc_dist_create(&B, &pd, &po, h, &pi, err);
+    *init = pi.init_seconds;
+    free((void *)g.fixed), free(z);
+    hdg_blockmat_free(&B);
+    return st;
+}
+
+static hdg_status dist_apply(drun *r, hdg_hdg_solver *s, hdg_petsc_dsolver *h, double init, hdg_solve_info *info,
+                             hdg_error *err)
+{
+    long long n = (long long)r->B.nf * r->B.m;
+    double *b = hdg_xmalloc(sizeof(double) * ((size_t)n + 1)), *x = hdg_xcalloc((size_t)n + 1, sizeof(double));
+    hdg_status st = hdg_comm_agree(hdg_cuda_download(r->dev, b, r->rhs, sizeof(double) * (size_t)n, err), err);
+    hdg_petsc_info pi;
+    memset(&pi, 0, sizeof pi);
     if (!st) st = hdg_petsc_dist_apply(h, b, x, &pi, err);
-    hdg_petsc_dist_free(h);
-    hdg_solve_info info = {.iterations = pi.iterations, .residual = pi.residual, .converged = pi.converged && !st};
-    hdg_hdg_report_solve(r->rep, s, &info, st);
+    *info = (hdg_solve_info){.iterations = pi.iterations, .residual = pi.residual, .converged = pi.converged && !st};
+    hdg_hdg_report_solve(r->rep, s, info, st);
     if (pi.ksp_type[0]) {
         hdg_report_string(r->rep, "solver.ksp_type", pi.ksp_type);
         hdg_report_string(r->rep, "solver.pc_type", pi.pc_type);
         hdg_report_string(r->rep, "solver.converged_reason", pi.reason);
         hdg_report_number(r->rep, "solver.petsc_init_seconds", init);
     }
-    if (!st) hdg_hdg_solve_warning(r->rep, r->mesh, r->L.k, &info);
-    if (!st) st = dalloc(r, (size_t)n, &r->x, err);
+    if (!st) hdg_hdg_solve_warning(r->rep, r->mesh, r->L.k, info);
+    if (!st && !r->x) st = dalloc(r, (size_t)n, &r->x, err);
     if (!st) st = hdg_cuda_upload(r->dev, r->x, x, sizeof(double) * (size_t)n, err);
-out:
-    hdg_blockmat_free(&B);
     free(b), free(x);
+    return st;
+}
+
+static hdg_status dist_solve(drun *r, hdg_hdg_solver *s, hdg_error *err)
+{
+    hdg_petsc_dsolver *h;
+    double init = 0;
+    hdg_solve_info info;
+    hdg_status st = dist_setup(r, s, &h, &init, err);
+    if (!st) st = dist_apply(r, s, h, init, &info, err);
+    hdg_petsc_dist_free(h);
     return st;
 }
 
@@ -579,6 +612,8 @@ typedef struct dtime {
     double *e2h, err_max[32];
     hdg_hdg_series W;        /* --vtk x.pvd --every n */
     int many;
+    hdg_petsc_dsolver *dist; /* under mpirun: PETSc's solver of the current matrix */
+    double dist_init;
 } dtime;
 
 static hdg_status dtime_level(dtime *D, int v, hdg_error *err)
@@ -600,7 +635,11 @@ static hdg_status dtime_level(dtime *D, int v, hdg_error *err)
     if (!st && strcmp(D->s.format, "block"))
         st = hdg_fail(err, HDG_EINPUT, "--format %s: the device solver multiplies in the dense block format only "
                       "(seed 000); use --format block or --backend c", D->s.format);
-    if (!st) st = precond_setup(r, D->s.precond, &D->d, err);
+    hdg_petsc_dist_free(D->dist);
+    D->dist = NULL;
+    if (!st) st = hdg_comm_agree(st, err);
+    if (!st && r->o->dist) st = dist_setup(r, &D->s, &D->dist, &D->dist_init, err);
+    else if (!st) st = precond_setup(r, D->s.precond, &D->d, err);
     if (!st && !r->x && !(st = dalloc(r, (size_t)n, &r->x, err))) st = hdg_cuda_memset0(r->dev, r->x, sizeof(double) * (size_t)n, err);
     if (!st) D->ready = 1, D->cur = v, D->nlevels++;
     return st;
@@ -618,14 +657,20 @@ static hdg_status dtime_solve(void *ctx, int v, double t, hdg_error *err)
     a.out[0] = DPTR(r->Fe);
     if (!st) st = launch(r, r->L.rhs, ne, &a, err);
     if (!st && !isfinite(r->la.ops.norm2(&r->la, (long long)ne * nt, DPTR(r->Fe))) && (st = fe_finite(r, err)))
-        return hdg_hdg_at_time(err, t, st);   /* the sources, Neumann data or history: named as on the host */
+        st = hdg_hdg_at_time(err, t, st);   /* the sources, Neumann data or history: named as on the host */
     if (!st && r->negated) r->la.ops.scal(&r->la, (long long)ne * nt, -1.0, DPTR(r->Fe));
     if (!st) st = assemble_stage(r, err);
-    if (!st && (st = dirichlet_stage(r, err))) return hdg_hdg_at_time(err, t, st);
-    if (st) return st;
-    hdg_linop A = hdg_cuda_blockmat_op(&r->B);
+    if (!st && (st = dirichlet_stage(r, err))) st = hdg_hdg_at_time(err, t, st);
+    if ((st = hdg_comm_agree(st, err))) return st;   /* mpirun: before the collective solve */
     hdg_solve_info info;
     memset(&info, 0, sizeof info);
+    if (D->dist) {
+        if ((st = dist_apply(r, &D->s, D->dist, D->dist_init, &info, err))) return st;
+        D->its += info.iterations, D->solves++;
+        if (info.iterations > D->its_max) D->its_max = info.iterations;
+        return recover(r, err);
+    }
+    hdg_linop A = hdg_cuda_blockmat_op(&r->B);
     const hdg_linop *Mp = D->d.M.apply ? &D->d.M : NULL;
     if (!strcmp(D->s.method, "cg")) st = hdg_pcg(&A, Mp, DPTR(r->rhs), DPTR(r->x), &D->s.so, &r->la.ops, &info, err);
     else st = hdg_gmres(&A, Mp, DPTR(r->rhs), DPTR(r->x), &D->s.so, &r->la.ops, &info, err);
@@ -718,6 +763,7 @@ static hdg_status time_stage(drun *r, hdg_progress *line, hdg_error *err)
     st = hdg_time_run(&sc, dt, nsteps, &D.ops, line, err);
     hdg_progress_end(line);
     if (D.ready) precond_free(&D.d);
+    hdg_petsc_dist_free(D.dist);
     hdg_cuda_free(r->dev, D.e2), hdg_cuda_free(r->dev, D.zp);
     free(D.e2h);
     r->t = final, r->nsteps = nsteps;

@@ -23,7 +23,6 @@ static hdg_status unsupported(const hdg_problem *p, const hdg_run_options *o, hd
     const char *what = NULL;
     int cuda = !strcmp(o->backend, "cuda");
     if (cuda && p->method != HDG_METHOD_HDG) what = "explicit DG with --backend cuda";
-    else if (cuda && p->transient) what = "HDG with dt() terms and --backend cuda";
     else if (o->kernels && !strcmp(o->kernels, "handwritten")) what = "--kernels handwritten";
     else if (o->png && p->method != HDG_METHOD_HDG) what = "--png of explicit DG";
     if (!what) return HDG_OK;

@@ -85,6 +85,11 @@ if(HDG_MPIRUN AND Python3_Interpreter_FOUND)
   # brought to the host; the serial run's errors (serial: the device solver)
   hdg_mpi_test(mpi_hdg_cuda_emulated ${CMAKE_COMMAND} -E env HDGC_LIBCUDA=emulator ${RUNS} --np 2,3 --rtol 1e-5
     -- ${H}/poisson_exp.hdg --mesh square:8 --order 2 --backend cuda)
+  # ... in time (one PETSc solver a matrix, a solve a step) and pure Neumann (the null space)
+  hdg_mpi_test(mpi_hdg_cuda_emulated_heat ${CMAKE_COMMAND} -E env HDGC_LIBCUDA=emulator ${RUNS} --np 2 --rtol 1e-5
+    -- ${HDG_EXAMPLES}/heat.hdg --mesh square:4 --order 2 --final-time 0.05 --backend cuda)
+  hdg_mpi_test(mpi_hdg_cuda_emulated_neumann ${CMAKE_COMMAND} -E env HDGC_LIBCUDA=emulator ${RUNS} --np 3 --rtol 1e-5
+    -- ${H}/poisson_neumann.hdg --mesh square:8 --order 2 --backend cuda)
   hdg_mpi_test(mpi_refuse_cuda_dg ${RUNS} --np 2 --expect-rc 1
     --expect "explicit DG with --backend cuda does not run under mpirun yet"
     -- ${HDG_EXAMPLES}/maxwell2d.hdg --mesh square:4 --backend cuda)
