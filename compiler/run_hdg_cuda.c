@@ -22,6 +22,7 @@
 #include "compiler/pipeline_cuda.h"
 #include "compiler/run.h"
 #include "compiler/run_hdg_common.h"
+#include "compiler/run_hdg_cuda_internal.h"
 #include "compiler/run_hdg_mg.h"
 #include "compiler/run_hdg_null.h"
 #include "compiler/run_png.h"
@@ -35,37 +36,9 @@
 #include "runtime/petsc.h"
 #include "support/util.h"
 
-typedef struct drun {
-    const hdg_problem *p;
-    hdg_mesh *mesh;
-    const hdg_run_options *o;
-    hdg_report *rep;
-    hdg_cuda_device *dev;
-    hdg_lowered L;
-    hdg_cuda_compiled cc;
-    hdg_cuda_linalg la;
-    hdg_cuda_topology T;
-    hdg_cuda_blockmat B;
-    hdg_geom geo;
-    double *geom_h;                     /* ne * ngeom, kept for VTK */
-    double *eta;                        /* ne: the error estimate per element (host), or NULL */
-    hdg_cuptr geom, params, Ke, Fe, rhs, x, uh, xe, xp;
-    int negated;
-    double asym;         /* relative asymmetry of K_e */
-    double amax;         /* largest |entry| of K_e */
-    int null_t, null_u;  /* constant null space (run_hdg_null.h): its trace unknown (-1: none), mean unknown */
-    int left_null;       /* a non-symmetric K with the constants as left null vector */
-    hdg_cuptr z;         /* its vector on the device (0: none) */
-    double t;            /* the time the kernels see (0 when steady) */
-    hdg_cuptr hist;      /* transient: the scheme's history (ne * nl), or 0 */
-    int assembled;       /* the topology and the matrix are on the device */
-    long long nsteps;    /* transient: the steps done (the final snapshot's step) */
-    int series;          /* transient: the --vtk series is written (the output stage writes no .vtu) */
-} drun;
 
-#define DPTR(p) ((double *)(uintptr_t)(p))
 
-static hdg_kargs kargs(const drun *r, hdg_cuptr geom, long long n)
+hdg_kargs hdg_dcu_kargs(const drun *r, hdg_cuptr geom, long long n)
 {
     hdg_kargs a;
     memset(&a, 0, sizeof a);
@@ -76,14 +49,14 @@ static hdg_kargs kargs(const drun *r, hdg_cuptr geom, long long n)
     return a;
 }
 
-static hdg_status launch(drun *r, const char *name, long long n, const hdg_kargs *a, hdg_error *err)
+hdg_status hdg_dcu_launch(drun *r, const char *name, long long n, const hdg_kargs *a, hdg_error *err)
 {
     int k = hdg_cuda_compiled_find(&r->cc, name);
     if (k < 0) return hdg_fail(err, HDG_EINTERNAL, "kernel '%s' missing from the compiled module", name);
     return hdg_launch_cuda(&r->cc, k, n, a, err);
 }
 
-static hdg_status dalloc(drun *r, size_t doubles, hdg_cuptr *p, hdg_error *err)
+hdg_status hdg_dcu_dalloc(drun *r, size_t doubles, hdg_cuptr *p, hdg_error *err)
 {
     return hdg_cuda_alloc(r->dev, sizeof(double) * (doubles ? doubles : 1), p, err);
 }
@@ -130,7 +103,7 @@ static hdg_status left_null(drun *r, hdg_error *err)
 
 /* F_e comes back to find the element with NaN/Inf (a func that is not
  * finite), when the right-hand side is not finite. */
-static hdg_status fe_finite(drun *r, hdg_error *err)
+hdg_status hdg_dcu_fe_finite(drun *r, hdg_error *err)
 {
     int nt = r->L.nt, ne = r->mesh->ne;
     double *F = hdg_xmalloc(sizeof(double) * ((size_t)ne * nt + 1));
@@ -141,17 +114,17 @@ static hdg_status fe_finite(drun *r, hdg_error *err)
     return st;
 }
 
-static hdg_status local_stage(drun *r, hdg_error *err)
+hdg_status hdg_dcu_local_stage(drun *r, hdg_error *err)
 {
     int nt = r->L.nt, ne = r->mesh->ne;
     hdg_cuptr stats = 0;
-    hdg_status st = dalloc(r, (size_t)ne * nt * nt, &r->Ke, err);
-    if (!st) st = dalloc(r, (size_t)ne * nt, &r->Fe, err);
-    hdg_kargs a = kargs(r, r->geom, ne);
+    hdg_status st = hdg_dcu_dalloc(r, (size_t)ne * nt * nt, &r->Ke, err);
+    if (!st) st = hdg_dcu_dalloc(r, (size_t)ne * nt, &r->Fe, err);
+    hdg_kargs a = hdg_dcu_kargs(r, r->geom, ne);
     a.out[0] = DPTR(r->Ke);
     a.out[1] = DPTR(r->Fe);
-    if (!st) st = launch(r, r->L.local, ne, &a, err);
-    if (!st) st = dalloc(r, 3 * (size_t)ne, &stats, err);
+    if (!st) st = hdg_dcu_launch(r, r->L.local, ne, &a, err);
+    if (!st) st = hdg_dcu_dalloc(r, 3 * (size_t)ne, &stats, err);
     if (!st) st = hdg_cuda_element_stats(&r->la, ne, nt, r->Ke, stats, err);
     double *s = hdg_xmalloc(sizeof(double) * (3 * (size_t)ne + 1));
     if (!st) st = hdg_cuda_download(r->dev, s, stats, sizeof(double) * 3 * (size_t)ne, err);
@@ -181,7 +154,7 @@ static hdg_status local_stage(drun *r, hdg_error *err)
     return st;
 }
 
-static hdg_status assemble_stage(drun *r, hdg_error *err)
+hdg_status hdg_dcu_assemble_stage(drun *r, hdg_error *err)
 {
     const hdg_mesh *M = r->mesh;
     if (r->assembled) return hdg_cuda_trace_assemble(&r->T, r->Ke, r->Fe, &r->B, r->rhs, err);
@@ -194,7 +167,7 @@ static hdg_status assemble_stage(drun *r, hdg_error *err)
     if (!st) st = hdg_cuda_blockmat_alloc(&r->la, M->nf, nbr, &r->B, err);
     free(nbr);
     free(flip);
-    if (!st) st = dalloc(r, (size_t)M->nf * r->L.m, &r->rhs, err);
+    if (!st) st = hdg_dcu_dalloc(r, (size_t)M->nf * r->L.m, &r->rhs, err);
     if (!st) st = hdg_cuda_trace_assemble(&r->T, r->Ke, r->Fe, &r->B, r->rhs, err);
     /* the element matrices are not needed any more (a transient run reassembles
      * from them every step): their memory is the largest allocation of the run */
@@ -208,7 +181,7 @@ static hdg_status assemble_stage(drun *r, hdg_error *err)
 /* The Dirichlet kernels run on the device over the boundary faces; their
  * values come back to be placed (a few faces), then the elimination runs on
  * the device. */
-static hdg_status dirichlet_stage(drun *r, hdg_error *err)
+hdg_status hdg_dcu_dirichlet_stage(drun *r, hdg_error *err)
 {
     const hdg_mesh *M = r->mesh;
     int m = r->L.m, nk = r->L.k + 1;
@@ -225,10 +198,10 @@ static hdg_status dirichlet_stage(drun *r, hdg_error *err)
         size_t nu = (size_t)n * nc * nk;
         double *uD = hdg_xmalloc(sizeof(double) * nu);
         st = upload(r, fg, sizeof(double) * HDG_GF_SIZE * (size_t)n, &dfg, err);
-        if (!st) st = dalloc(r, nu, &duD, err);
-        hdg_kargs a = kargs(r, dfg, n);
+        if (!st) st = hdg_dcu_dalloc(r, nu, &duD, err);
+        hdg_kargs a = hdg_dcu_kargs(r, dfg, n);
         a.out[0] = DPTR(duD);
-        if (!st) st = launch(r, r->L.dirichlet[i], n, &a, err);
+        if (!st) st = hdg_dcu_launch(r, r->L.dirichlet[i], n, &a, err);
         if (!st) st = hdg_cuda_download(r->dev, uD, duD, sizeof(double) * nu, err);
         if (!st) st = hdg_hdg_dirichlet_finite(r->p, &r->L, M, i, faces, n, uD, err);
         if (!st) hdg_hdg_dirichlet_store(r->p, &r->L, i, faces, n, uD, isdir, dofdir, xD);
@@ -265,7 +238,7 @@ static hdg_status null_stage(drun *r, hdg_error *err)
     long long n = (long long)r->B.nf * r->B.m;
     hdg_status fst = HDG_OK;
     if (!isfinite(r->la.ops.norm2(&r->la, n, DPTR(r->rhs)))) {
-        fst = fe_finite(r, err);
+        fst = hdg_dcu_fe_finite(r, err);
         if (!fst) fst = hdg_fail(err, HDG_EINPUT, "the right-hand side of the trace system is not finite");
     }
     if ((fst = hdg_comm_agree(fst, err))) return fst;   /* mpirun: before the reductions below */
@@ -276,7 +249,7 @@ static hdg_status null_stage(drun *r, hdg_error *err)
     hdg_cuptr Kz = 0;
     hdg_status st = upload(r, z, sizeof(double) * (size_t)n, &r->z, err);
     free(z);
-    if (!st) st = dalloc(r, (size_t)n, &Kz, err);
+    if (!st) st = hdg_dcu_dalloc(r, (size_t)n, &Kz, err);
     hdg_linop A = hdg_cuda_blockmat_op(&r->B);
     if (!st) A.apply(A.ctx, DPTR(r->z), DPTR(Kz));
     long long singular = !st && (hdg_hdg_null_confirmed(&r->la.ops, n, DPTR(r->z), DPTR(Kz), r->amax) || r->left_null);
@@ -296,20 +269,7 @@ static hdg_status null_stage(drun *r, hdg_error *err)
     return st ? st : hdg_cuda_linalg_check(&r->la, err);
 }
 
-/* The preconditioner of the device solve: Jacobi or face-block Jacobi on
- * the device, or --precond mg (run_hdg_mg.h): the coarse space and its AMG
- * are built on the host from the downloaded matrix (as the host driver's),
- * then the cycle runs on device vectors with the device matrix, the device
- * face-block Jacobi as the smoother's D and P, R uploaded; only the coarse
- * solve (nc unknowns) stays on the host, its vectors copied down and up. */
-typedef struct dprecond {
-    hdg_cuda_precond P;        /* block or jacobi; the smoother's D for mg */
-    hdg_hdg_mg mg;             /* the coarse space and its AMG (host) */
-    hdg_cuda_csr dP, dR, dAP;
-    hdg_cuda_host_op cs;       /* the coarse solve on device vectors */
-    hdg_mg g;
-    hdg_linop M;               /* apply NULL: none */
-} dprecond;
+
 
 static hdg_status mg_setup(drun *r, dprecond *d, hdg_error *err)
 {
@@ -344,7 +304,7 @@ static hdg_status mg_setup(drun *r, dprecond *d, hdg_error *err)
     return HDG_OK;
 }
 
-static hdg_status precond_setup(drun *r, const char *name, dprecond *d, hdg_error *err)
+hdg_status hdg_dcu_precond_setup(drun *r, const char *name, dprecond *d, hdg_error *err)
 {
     memset(d, 0, sizeof *d);
     hdg_status st = HDG_OK;
@@ -355,7 +315,7 @@ static hdg_status precond_setup(drun *r, const char *name, dprecond *d, hdg_erro
     return st;
 }
 
-static void precond_free(dprecond *d)
+void hdg_dcu_precond_free(dprecond *d)
 {
     if (d->g.v) hdg_mg_free(&d->g);
     hdg_cuda_host_op_free(&d->cs);
@@ -370,7 +330,7 @@ static void precond_free(dprecond *d)
  * and PETSc sets up the solver of the pieces summed (as the host driver's);
  * each solve brings the right-hand side to the host and the solution on every
  * face of the piece back to the device. */
-static hdg_status dist_setup(drun *r, const hdg_hdg_solver *s, hdg_petsc_dsolver **h, double *init, hdg_error *err)
+hdg_status hdg_dcu_dist_setup(drun *r, const hdg_hdg_solver *s, hdg_petsc_dsolver **h, double *init, hdg_error *err)
 {
     const hdg_mesh_dist *d = r->o->dist;
     hdg_blockmat B;
@@ -391,7 +351,7 @@ static hdg_status dist_setup(drun *r, const hdg_hdg_solver *s, hdg_petsc_dsolver
     return st;
 }
 
-static hdg_status dist_apply(drun *r, hdg_hdg_solver *s, hdg_petsc_dsolver *h, double init, hdg_solve_info *info,
+hdg_status hdg_dcu_dist_apply(drun *r, hdg_hdg_solver *s, hdg_petsc_dsolver *h, double init, hdg_solve_info *info,
                              hdg_error *err)
 {
     long long n = (long long)r->B.nf * r->B.m;
@@ -409,7 +369,7 @@ static hdg_status dist_apply(drun *r, hdg_hdg_solver *s, hdg_petsc_dsolver *h, d
         hdg_report_number(r->rep, "solver.petsc_init_seconds", init);
     }
     if (!st) hdg_hdg_solve_warning(r->rep, r->mesh, r->L.k, info);
-    if (!st && !r->x) st = dalloc(r, (size_t)n, &r->x, err);
+    if (!st && !r->x) st = hdg_dcu_dalloc(r, (size_t)n, &r->x, err);
     if (!st) st = hdg_cuda_upload(r->dev, r->x, x, sizeof(double) * (size_t)n, err);
     free(b), free(x);
     return st;
@@ -420,8 +380,8 @@ static hdg_status dist_solve(drun *r, hdg_hdg_solver *s, hdg_error *err)
     hdg_petsc_dsolver *h;
     double init = 0;
     hdg_solve_info info;
-    hdg_status st = dist_setup(r, s, &h, &init, err);
-    if (!st) st = dist_apply(r, s, h, init, &info, err);
+    hdg_status st = hdg_dcu_dist_setup(r, s, &h, &init, err);
+    if (!st) st = hdg_dcu_dist_apply(r, s, h, init, &info, err);
     hdg_petsc_dist_free(h);
     return st;
 }
@@ -437,8 +397,8 @@ static hdg_status solve_stage(drun *r, hdg_error *err)
         return hdg_fail(err, HDG_EINPUT, "--format %s: the device solver multiplies in the dense block "
                         "format only (seed 000); use --format block or --backend c", s.format);
     dprecond d;
-    st = precond_setup(r, s.precond, &d, err);
-    if (!st) st = dalloc(r, (size_t)n, &r->x, err);
+    st = hdg_dcu_precond_setup(r, s.precond, &d, err);
+    if (!st) st = hdg_dcu_dalloc(r, (size_t)n, &r->x, err);
     if (!st) st = hdg_cuda_memset0(r->dev, r->x, sizeof(double) * (size_t)n, err);
     hdg_linop A = hdg_cuda_blockmat_op(&r->B);
     hdg_solve_info info;
@@ -447,12 +407,12 @@ static hdg_status solve_stage(drun *r, hdg_error *err)
     hdg_hdg_null_op nc;
     hdg_linop Mn;
     hdg_cuptr t = 0;
-    if (!st && r->z && !(st = dalloc(r, (size_t)n, &t, err))) {   /* solve on the complement of the constants */
+    if (!st && r->z && !(st = hdg_dcu_dalloc(r, (size_t)n, &t, err))) {   /* solve on the complement of the constants */
         Mn = hdg_hdg_null_precond(&nc, Mp, &r->la.ops, DPTR(r->z), DPTR(t), n);
         Mp = &Mn;
     }
     if (st) {
-        precond_free(&d);
+        hdg_dcu_precond_free(&d);
         return st;
     }
     if (!strcmp(s.method, "cg"))
@@ -461,23 +421,23 @@ static hdg_status solve_stage(drun *r, hdg_error *err)
     hdg_cuda_free(r->dev, t);
     hdg_error derr;
     if (hdg_cuda_linalg_check(&r->la, &derr)) st = hdg_fail(err, derr.code, "%s", derr.msg);
-    precond_free(&d);
+    hdg_dcu_precond_free(&d);
     hdg_hdg_report_solve(r->rep, &s, &info, st);
     if (!st) hdg_hdg_solve_warning(r->rep, r->mesh, r->L.k, &info);
     return st;
 }
 
-static hdg_status recover(drun *r, hdg_error *err)
+hdg_status hdg_dcu_recover(drun *r, hdg_error *err)
 {
     int ne = r->mesh->ne;
-    hdg_status st = r->uh ? HDG_OK : dalloc(r, (size_t)ne * r->L.nt, &r->uh, err);
+    hdg_status st = r->uh ? HDG_OK : hdg_dcu_dalloc(r, (size_t)ne * r->L.nt, &r->uh, err);
     if (!st) st = hdg_cuda_trace_scatter(&r->T, r->x, r->uh, err);
-    if (!st && !r->xe) st = dalloc(r, (size_t)ne * r->L.nl, &r->xe, err);
-    hdg_kargs a = kargs(r, r->geom, ne);
+    if (!st && !r->xe) st = hdg_dcu_dalloc(r, (size_t)ne * r->L.nl, &r->xe, err);
+    hdg_kargs a = hdg_dcu_kargs(r, r->geom, ne);
     a.in[0] = DPTR(r->uh);
     a.in[1] = DPTR(r->hist);
     a.out[0] = DPTR(r->xe);
-    if (!st) st = launch(r, r->L.recover, ne, &a, err);
+    if (!st) st = hdg_dcu_launch(r, r->L.recover, ne, &a, err);
     return st;
 }
 
@@ -496,29 +456,29 @@ static hdg_status device_mean(drun *r, double *mean, hdg_error *err)
  * the response of the mean to z). */
 static hdg_status recover_stage(drun *r, hdg_error *err)
 {
-    hdg_status st = recover(r, err);
+    hdg_status st = hdg_dcu_recover(r, err);
     if (st || !r->z) return st;
     long long n = (long long)r->B.nf * r->B.m;
     const hdg_vecops *v = &r->la.ops;
     double m0 = 0, m1 = 0, c, want = hdg_hdg_mean_target(r->p, r->mesh, r->null_u);
     if ((st = device_mean(r, &m0, err))) return st;
     v->axpy(v->ctx, n, 1.0, DPTR(r->z), DPTR(r->x));
-    if ((st = recover(r, err)) || (st = device_mean(r, &m1, err))) return st;
+    if ((st = hdg_dcu_recover(r, err)) || (st = device_mean(r, &m1, err))) return st;
     if ((st = hdg_hdg_mean_shift(r->p, r->null_u, m0, m1, want, &c, err))) return st;
     v->axpy(v->ctx, n, c, DPTR(r->z), DPTR(r->x));
     hdg_report_number(r->rep, "solver.mean", want);
     if ((st = hdg_cuda_linalg_check(&r->la, err))) return st;
-    return recover(r, err);
+    return hdg_dcu_recover(r, err);
 }
 
-static hdg_status post_stage(drun *r, hdg_error *err)
+hdg_status hdg_dcu_post_stage(drun *r, hdg_error *err)
 {
     int ne = r->mesh->ne, n = r->L.npost_dofs;
-    hdg_status st = r->xp ? HDG_OK : dalloc(r, (size_t)ne * n, &r->xp, err);
-    hdg_kargs a = kargs(r, r->geom, ne);
+    hdg_status st = r->xp ? HDG_OK : hdg_dcu_dalloc(r, (size_t)ne * n, &r->xp, err);
+    hdg_kargs a = hdg_dcu_kargs(r, r->geom, ne);
     a.in[0] = DPTR(r->xe);
     a.out[0] = DPTR(r->xp);
-    if (!st) st = launch(r, r->L.post, ne, &a, err);
+    if (!st) st = hdg_dcu_launch(r, r->L.post, ne, &a, err);
     return st;
 }
 
@@ -529,12 +489,12 @@ static hdg_status errors_stage(drun *r, hdg_error *err)
     size_t n = (size_t)ne * r->L.nerr;
     hdg_cuptr de2 = 0;
     double *e2 = hdg_xmalloc(sizeof(double) * (n + 1));
-    hdg_status st = dalloc(r, n, &de2, err);
-    hdg_kargs a = kargs(r, r->geom, ne);
+    hdg_status st = hdg_dcu_dalloc(r, n, &de2, err);
+    hdg_kargs a = hdg_dcu_kargs(r, r->geom, ne);
     a.in[0] = DPTR(r->xe);
     a.in[1] = DPTR(r->xp);
     a.out[0] = DPTR(de2);
-    if (!st) st = launch(r, r->L.errors, ne, &a, err);
+    if (!st) st = hdg_dcu_launch(r, r->L.errors, ne, &a, err);
     if (!st) st = hdg_cuda_download(r->dev, e2, de2, sizeof(double) * n, err);
     if (!st) st = hdg_hdg_check_finite(r->p, r->mesh, e2, ne, r->L.nerr, "the errors", err);
     if (!(st = hdg_comm_agree(st, err))) hdg_hdg_report_errors(r->p, &r->L, e2, ne, r->rep);
@@ -550,12 +510,12 @@ static hdg_status estimate_stage(drun *r, hdg_error *err)
     int ne = r->mesh->ne;
     hdg_cuptr de = 0;
     r->eta = hdg_xmalloc(sizeof(double) * ((size_t)ne + 1));
-    hdg_status st = dalloc(r, (size_t)ne, &de, err);
-    hdg_kargs a = kargs(r, r->geom, ne);
+    hdg_status st = hdg_dcu_dalloc(r, (size_t)ne, &de, err);
+    hdg_kargs a = hdg_dcu_kargs(r, r->geom, ne);
     a.in[0] = DPTR(r->xe);
     a.in[1] = DPTR(r->xp);
     a.out[0] = DPTR(de);
-    if (!st) st = launch(r, r->L.estimate, ne, &a, err);
+    if (!st) st = hdg_dcu_launch(r, r->L.estimate, ne, &a, err);
     if (!st) st = hdg_cuda_download(r->dev, r->eta, de, sizeof(double) * (size_t)ne, err);
     hdg_cuda_free(r->dev, de);
     if ((st = hdg_comm_agree(st, err))) return st;   /* hdg_hdg_estimate reduces over the ranks */
@@ -594,190 +554,6 @@ static hdg_status output_stage(drun *r, hdg_error *err)
 }
 
 /* ---------------------------------------------------------------- driver */
-
-/* ------------------------------------------------------- time stepping
- * HDG with dt() terms (compiler/time_scheme.h): per sigma the local kernel, the
- * matrix, its elimination and preconditioner; every solve the rhs kernel, the
- * matrix and rhs reassembled from the kept K_e (a gather: no copy of the matrix
- * is kept), the Dirichlet data at its time eliminated, a Krylov solve from the
- * last trace and the recovery with the history; all on the device. */
-typedef struct dtime {
-    drun *r;
-    hdg_time_ops ops;
-    int cur, ready, nlevels;
-    hdg_hdg_solver s;
-    dprecond d;
-    long long its, its_max, solves;
-    hdg_cuptr e2, zp;        /* errors in time: per element, and zero post dofs */
-    double *e2h, err_max[32];
-    hdg_hdg_series W;        /* --vtk x.pvd --every n */
-    int many;
-    hdg_petsc_dsolver *dist; /* under mpirun: PETSc's solver of the current matrix */
-    double dist_init;
-} dtime;
-
-static hdg_status dtime_level(dtime *D, int v, hdg_error *err)
-{
-    drun *r = D->r;
-    if (D->ready) precond_free(&D->d), D->ready = 0;
-    double *params = hdg_hdg_params(r->p);
-    params[r->L.p_sigma] = D->ops.sigma[v];
-    hdg_status st = hdg_cuda_upload(r->dev, r->params, params, sizeof(double) * ((size_t)r->p->nparams + 1), err);
-    free(params);
-    hdg_cuda_free(r->dev, r->Ke), hdg_cuda_free(r->dev, r->Fe);
-    r->Ke = r->Fe = 0;
-    r->t = 0;
-    if (!st) st = local_stage(r, err);
-    if (!st) st = assemble_stage(r, err);
-    if (!st) st = dirichlet_stage(r, err);
-    long long n = (long long)r->B.nf * r->B.m;
-    if (!st) st = hdg_hdg_choose_solver(r->o, r->asym, n, &D->s, err);
-    if (!st && strcmp(D->s.format, "block"))
-        st = hdg_fail(err, HDG_EINPUT, "--format %s: the device solver multiplies in the dense block format only "
-                      "(seed 000); use --format block or --backend c", D->s.format);
-    hdg_petsc_dist_free(D->dist);
-    D->dist = NULL;
-    if (!st) st = hdg_comm_agree(st, err);
-    if (!st && r->o->dist) st = dist_setup(r, &D->s, &D->dist, &D->dist_init, err);
-    else if (!st) st = precond_setup(r, D->s.precond, &D->d, err);
-    if (!st && !r->x && !(st = dalloc(r, (size_t)n, &r->x, err))) st = hdg_cuda_memset0(r->dev, r->x, sizeof(double) * (size_t)n, err);
-    if (!st) D->ready = 1, D->cur = v, D->nlevels++;
-    return st;
-}
-
-static hdg_status dtime_solve(void *ctx, int v, double t, hdg_error *err)
-{
-    dtime *D = ctx;
-    drun *r = D->r;
-    int ne = r->mesh->ne, nt = r->L.nt;
-    hdg_status st = D->cur == v ? HDG_OK : dtime_level(D, v, err);
-    r->t = t;
-    hdg_kargs a = kargs(r, r->geom, ne);
-    a.in[0] = DPTR(r->hist);
-    a.out[0] = DPTR(r->Fe);
-    if (!st) st = launch(r, r->L.rhs, ne, &a, err);
-    if (!st && !isfinite(r->la.ops.norm2(&r->la, (long long)ne * nt, DPTR(r->Fe))) && (st = fe_finite(r, err)))
-        st = hdg_hdg_at_time(err, t, st);   /* the sources, Neumann data or history: named as on the host */
-    if (!st && r->negated) r->la.ops.scal(&r->la, (long long)ne * nt, -1.0, DPTR(r->Fe));
-    if (!st) st = assemble_stage(r, err);
-    if (!st && (st = dirichlet_stage(r, err))) st = hdg_hdg_at_time(err, t, st);
-    if ((st = hdg_comm_agree(st, err))) return st;   /* mpirun: before the collective solve */
-    hdg_solve_info info;
-    memset(&info, 0, sizeof info);
-    if (D->dist) {
-        if ((st = dist_apply(r, &D->s, D->dist, D->dist_init, &info, err))) return st;
-        D->its += info.iterations, D->solves++;
-        if (info.iterations > D->its_max) D->its_max = info.iterations;
-        return recover(r, err);
-    }
-    hdg_linop A = hdg_cuda_blockmat_op(&r->B);
-    const hdg_linop *Mp = D->d.M.apply ? &D->d.M : NULL;
-    if (!strcmp(D->s.method, "cg")) st = hdg_pcg(&A, Mp, DPTR(r->rhs), DPTR(r->x), &D->s.so, &r->la.ops, &info, err);
-    else st = hdg_gmres(&A, Mp, DPTR(r->rhs), DPTR(r->x), &D->s.so, &r->la.ops, &info, err);
-    hdg_error derr;
-    if (hdg_cuda_linalg_check(&r->la, &derr)) st = hdg_fail(err, derr.code, "%s", derr.msg);
-    hdg_hdg_report_solve(r->rep, &D->s, &info, st);
-    if (st) return st;
-    D->its += info.iterations, D->solves++;
-    if (info.iterations > D->its_max) D->its_max = info.iterations;
-    return recover(r, err);
-}
-
-static hdg_status dtime_initial(void *ctx, double *u, hdg_error *err)
-{
-    drun *r = ((dtime *)ctx)->r;
-    r->t = 0;
-    int ne = r->mesh->ne;
-    hdg_kargs a = kargs(r, r->geom, ne);
-    a.out[0] = u;
-    hdg_status st = launch(r, r->L.initial, ne, &a, err);
-    if (st || isfinite(r->la.ops.norm2(&r->la, (long long)ne * r->L.nl, u))) return st;
-    double *h = hdg_xmalloc(sizeof(double) * ((size_t)ne * r->L.nl + 1));
-    st = hdg_cuda_download(r->dev, h, (hdg_cuptr)(uintptr_t)u, sizeof(double) * (size_t)ne * r->L.nl, err);
-    int bad = st ? -1 : hdg_nonfinite_first(h, ne, r->L.nl, r->L.nl);
-    free(h);
-    return st ? st : hdg_hdg_initial_not_finite(r->p, bad, err);
-}
-
-/* A state within the run on the host (u* post-processed): the caller's snapshot
- * (step > 0) and/or the next file of the --vtk series (W). */
-static hdg_status dtime_fields_out(drun *r, hdg_hdg_series *W, double t, long long step, hdg_error *err)
-{
-    int ne = r->mesh->ne;
-    hdg_status st = r->L.npost ? post_stage(r, err) : HDG_OK;
-    double *xe = hdg_xmalloc(sizeof(double) * ((size_t)ne * r->L.nl + 1));
-    double *xp = r->L.npost ? hdg_xmalloc(sizeof(double) * ((size_t)ne * r->L.npost_dofs + 1)) : NULL;
-    if (!st) st = hdg_cuda_download(r->dev, xe, r->xe, sizeof(double) * (size_t)ne * r->L.nl, err);
-    if (!st && xp) st = hdg_cuda_download(r->dev, xp, r->xp, sizeof(double) * (size_t)ne * r->L.npost_dofs, err);
-    hdg_run_options o = *r->o;
-    o.vtk = NULL;
-    if (!st && step > 0) st = hdg_hdg_output_at(r->p, &r->L, ne, r->geom_h, xe, xp, NULL, &o, t, step, 0, err);
-    if (!st && W) st = hdg_hdg_series_write(W, r->p, &r->L, ne, r->geom_h, xe, xp, r->o, t, err);
-    free(xe), free(xp);
-    return st;
-}
-
-/* After each step: the errors in time (the post dofs zero: their errors are not kept)
- * and the step callback when due. */
-static hdg_status dtime_after(void *ctx, long long step, long long nsteps, double t, hdg_error *err)
-{
-    dtime *D = ctx;
-    drun *r = D->r;
-    int ne = r->mesh->ne;
-    size_t n = (size_t)ne * r->L.nerr;
-    hdg_status st = HDG_OK;
-    if (n) {
-        if (!D->e2) {
-            D->e2h = hdg_xmalloc(sizeof(double) * n);
-            st = dalloc(r, n, &D->e2, err);
-            if (!st && r->L.npost && !(st = dalloc(r, (size_t)ne * r->L.npost_dofs, &D->zp, err)))
-                st = hdg_cuda_memset0(r->dev, D->zp, sizeof(double) * (size_t)ne * r->L.npost_dofs, err);
-        }
-        hdg_kargs a = kargs(r, r->geom, ne);
-        a.in[0] = DPTR(r->xe);
-        a.in[1] = DPTR(D->zp);
-        a.out[0] = DPTR(D->e2);
-        if (!st) st = launch(r, r->L.errors, ne, &a, err);
-        if (!st) st = hdg_cuda_download(r->dev, D->e2h, D->e2, sizeof(double) * n, err);
-        if (!st) hdg_hdg_errors_track(r->p, &r->L, D->e2h, ne, D->err_max);
-    }
-    int every = r->o->snapshot_every, snap = r->o->snapshot && every > 0 && step % every == 0 && step < nsteps;
-    int file = D->many && step % r->o->every == 0 && step < nsteps;
-    if (!st && (snap || file)) st = dtime_fields_out(r, file ? &D->W : NULL, t, snap ? step : 0, err);
-    return st;
-}
-
-static hdg_status time_stage(drun *r, hdg_progress *line, hdg_error *err)
-{
-    hdg_time_scheme sc = hdg_time_scheme_of(r->p->time.method);
-    double final = r->o->final_time > 0 ? r->o->final_time : r->p->time.final, dt = 0;
-    long long nsteps = 0;
-    hdg_status st = hdg_time_steps(r->p->name, final, r->o->dt > 0 ? r->o->dt : r->p->time.dt, &dt, &nsteps, err);
-    long long n = (long long)r->mesh->ne * r->L.nl;
-    if (!st) st = dalloc(r, (size_t)n, &r->hist, err);
-    if (!st) st = dalloc(r, (size_t)n, &r->xe, err);
-    if (st) return st;
-    dtime D = {.r = r, .cur = -1, .many = hdg_hdg_series_wanted(r->o)};
-    D.ops = (hdg_time_ops){&D, &r->la.ops, n, DPTR(r->hist), DPTR(r->xe), {0, 0}, dtime_initial, dtime_solve,
-                           dtime_after};
-    st = hdg_time_run(&sc, dt, nsteps, &D.ops, line, err);
-    hdg_progress_end(line);
-    if (D.ready) precond_free(&D.d);
-    hdg_petsc_dist_free(D.dist);
-    hdg_cuda_free(r->dev, D.e2), hdg_cuda_free(r->dev, D.zp);
-    free(D.e2h);
-    r->t = final, r->nsteps = nsteps;
-    if (D.many) {   /* the final state's file, then the collection; the output stage writes no .vtu */
-        if (!st) st = dtime_fields_out(r, &D.W, final, 0, err);
-        if (!st) hdg_report_int(r->rep, "output.vtk_files", D.W.n);
-        hdg_status cs = hdg_hdg_series_close(&D.W, r->o, err);
-        if (!st) st = cs;
-        r->series = 1;
-    }
-    if (!st) hdg_time_report(r->rep, &sc, dt, nsteps, final, D.solves, D.nlevels, D.its, D.its_max);
-    if (!st) hdg_hdg_report_errors_max(r->p, &r->L, D.err_max, r->rep);
-    return st;
-}
 
 static void report_device(drun *r)
 {
@@ -891,17 +667,17 @@ hdg_status hdg_run_hdg_cuda(const hdg_problem *p, struct hdg_mesh *mesh, const h
     STAGE("geometry", setup_stage(&r, err));
     if (o->kernels && !strcmp(o->kernels, "handwritten")) STAGE("handwritten", use_handwritten(&r, err));
     if (p->transient) {   /* implicit time stepping: the steps, then the final state's stages */
-        STAGE("steps", time_stage(&r, &line, err));
+        STAGE("steps", hdg_dcu_time_stage(&r, &line, err));
         goto final;
     }
-    STAGE("local", local_stage(&r, err));
-    STAGE("assemble", assemble_stage(&r, err));
-    STAGE("dirichlet", dirichlet_stage(&r, err));
+    STAGE("local", hdg_dcu_local_stage(&r, err));
+    STAGE("assemble", hdg_dcu_assemble_stage(&r, err));
+    STAGE("dirichlet", hdg_dcu_dirichlet_stage(&r, err));
     STAGE("nullspace", null_stage(&r, err));
     STAGE("solve", solve_stage(&r, err));
     STAGE("recover", recover_stage(&r, err));
 final:
-    if (r.L.post_unknown >= 0) STAGE("postprocess", post_stage(&r, err));
+    if (r.L.post_unknown >= 0) STAGE("postprocess", hdg_dcu_post_stage(&r, err));
     STAGE("errors", errors_stage(&r, err));
     if (r.L.estimate[0]) STAGE("estimate", estimate_stage(&r, err));
     if (o->vtk || o->png || o->fields || o->snapshot) STAGE("output", output_stage(&r, err));
