@@ -24,7 +24,6 @@ static hdg_status unsupported(const hdg_problem *p, const hdg_run_options *o, hd
     int cuda = !strcmp(o->backend, "cuda");
     if (cuda && p->method != HDG_METHOD_HDG) what = "explicit DG with --backend cuda";
     else if (o->kernels && !strcmp(o->kernels, "handwritten")) what = "--kernels handwritten";
-    else if (o->png && p->method != HDG_METHOD_HDG) what = "--png of explicit DG";
     if (!what) return HDG_OK;
     return hdg_fail(err, HDG_EINPUT, "%s does not run under mpirun yet (run it on one process)", what);
 }

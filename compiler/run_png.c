@@ -110,56 +110,67 @@ hdg_status hdg_png_draw(const hdg_mesh *mesh, const hdg_png_field *f, const char
 
 #define TAG_PNG 520   /* comm.h: tags < 1000 are hdgc's */
 
-/* Under mpirun: every rank's own elements (their vertices and f's
- * coefficients) gathered on rank 0 in the whole mesh's element order, as a
- * mesh of separate triangles and a field over it (*whole, *coef; the other
- * ranks get ne = 0). */
+double *hdg_png_gather(const hdg_mesh_dist *d, int k, const double *rec)
+{
+    int ne = d->ne_owned;
+    if (d->rank > 0) {
+        long long n = ne;
+        hdg_comm_send(&n, sizeof n, 0, TAG_PNG);
+        hdg_comm_send(d->egid, sizeof(long long) * (size_t)ne, 0, TAG_PNG);
+        hdg_comm_send(rec, sizeof(double) * (size_t)ne * k, 0, TAG_PNG);
+        return NULL;
+    }
+    double *out = hdg_xmalloc(sizeof(double) * ((size_t)d->ne_global * k + 1));
+    for (int r = 0; r < d->size; r++) {
+        long long n = ne, *gid = d->egid;
+        const double *buf = rec;
+        double *got = NULL;
+        if (r > 0) {
+            hdg_comm_recv(&n, sizeof n, r, TAG_PNG);
+            gid = hdg_xmalloc(sizeof(long long) * ((size_t)n + 1));
+            got = hdg_xmalloc(sizeof(double) * ((size_t)n * k + 1));
+            hdg_comm_recv(gid, sizeof(long long) * (size_t)n, r, TAG_PNG);
+            hdg_comm_recv(got, sizeof(double) * (size_t)n * k, r, TAG_PNG);
+            buf = got;
+        }
+        for (long long i = 0; i < n; i++) memcpy(out + (size_t)gid[i] * k, buf + (size_t)i * k, sizeof(double) * (size_t)k);
+        if (r > 0) free(gid), free(got);
+    }
+    return out;
+}
+
+/* Under mpirun: every rank's own elements (vertices, f's coefficients) on rank
+ * 0 in the whole mesh's order, as a mesh of separate triangles and a field
+ * over it (*whole, *coef; nothing on the other ranks). */
 static void gather_field(const hdg_mesh *mesh, const hdg_mesh_dist *d, const hdg_png_field *f, hdg_mesh *whole,
                          double **coef)
 {
     int rec = 6 + f->n, ne = d->ne_owned;
-    double *mine = hdg_xmalloc(sizeof(double) * ((size_t)ne * (rec + 1) + 1));
-    for (int e = 0; e < ne; e++) {
-        double *r = mine + (size_t)e * (rec + 1);
-        r[0] = (double)d->egid[e];
-        for (int v = 0; v < 3; v++) r[1 + 2 * v] = mesh->vx[mesh->ev[3 * e + v]], r[2 + 2 * v] = mesh->vy[mesh->ev[3 * e + v]];
-        for (int i = 0; i < f->n; i++) r[7 + i] = f->x[(size_t)e * f->stride + f->base + i];
+    double *mine = hdg_xmalloc(sizeof(double) * ((size_t)ne * rec + 1));
+    hdg_png_vertices(mesh, mine);   /* 6 a row first, then spread to rec a row */
+    for (int e = ne - 1; e >= 0; e--) {
+        double *r = mine + (size_t)e * rec;
+        memmove(r, mine + 6 * (size_t)e, 6 * sizeof(double));
+        for (int i = 0; i < f->n; i++) r[6 + i] = f->x[(size_t)e * f->stride + f->base + i];
     }
+    double *all = hdg_png_gather(d, rec, mine);
+    free(mine);
     memset(whole, 0, sizeof *whole);
     *coef = NULL;
-    if (d->rank > 0) {
-        long long n = ne;
-        hdg_comm_send(&n, sizeof n, 0, TAG_PNG);
-        hdg_comm_send(mine, sizeof(double) * (size_t)ne * (rec + 1), 0, TAG_PNG);
-        free(mine);
-        return;
-    }
+    if (!all) return;
     long long N = d->ne_global;
     whole->ne = (int)N, whole->nv = 3 * (int)N;
     whole->vx = hdg_xmalloc(sizeof(double) * 3 * ((size_t)N + 1)), whole->vy = hdg_xmalloc(sizeof(double) * 3 * ((size_t)N + 1));
     whole->ev = hdg_xmalloc(sizeof(int) * 3 * ((size_t)N + 1));
     whole->source = hdg_xstrdup(mesh->source ? mesh->source : "mesh");
     *coef = hdg_xmalloc(sizeof(double) * ((size_t)N * f->n + 1));
-    for (int r = 0; r < d->size; r++) {
-        long long n = ne;
-        double *buf = mine;
-        if (r > 0) {
-            hdg_comm_recv(&n, sizeof n, r, TAG_PNG);
-            buf = hdg_xmalloc(sizeof(double) * ((size_t)n * (rec + 1) + 1));
-            hdg_comm_recv(buf, sizeof(double) * (size_t)n * (rec + 1), r, TAG_PNG);
-        }
-        for (long long i = 0; i < n; i++) {
-            const double *q = buf + (size_t)i * (rec + 1);
-            long long g = (long long)q[0];
-            for (int v = 0; v < 3; v++) {
-                whole->vx[3 * g + v] = q[1 + 2 * v], whole->vy[3 * g + v] = q[2 + 2 * v];
-                whole->ev[3 * g + v] = (int)(3 * g + v);
-            }
-            memcpy(*coef + (size_t)g * f->n, q + 7, sizeof(double) * (size_t)f->n);
-        }
-        if (r > 0) free(buf);
+    for (long long g = 0; g < N; g++) {
+        const double *q = all + (size_t)g * rec;
+        for (int v = 0; v < 3; v++)
+            whole->vx[3 * g + v] = q[2 * v], whole->vy[3 * g + v] = q[2 * v + 1], whole->ev[3 * g + v] = (int)(3 * g + v);
+        memcpy(*coef + (size_t)g * f->n, q + 6, sizeof(double) * (size_t)f->n);
     }
-    free(mine);
+    free(all);
 }
 
 hdg_status hdg_png_hdg(const hdg_problem *p, const hdg_lowered *L, const hdg_mesh *mesh, const double *xe,

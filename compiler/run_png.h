@@ -54,6 +54,12 @@ void hdg_png_report(hdg_report *rep, const hdg_png_layout *lay, int m);
  * the frames with values outside the fixed range (drawn clamped). */
 struct hdg_dg_data;
 struct hdg_dg_engine;
+/* Under mpirun: k doubles of each of this rank's own elements (rec, ne_owned
+ * rows) gathered on rank 0 in the whole mesh's element order (a new array of
+ * ne_global rows); NULL on the other ranks. Collective. */
+struct hdg_mesh_dist;
+double *hdg_png_gather(const struct hdg_mesh_dist *d, int k, const double *rec);
+
 typedef struct hdg_png_frames {
     int field, m, ns, series, nframes, nclamped;
     double *I, *vals, *vxy;    /* interpolation to the centroids (ns x Np), samples, vertices */

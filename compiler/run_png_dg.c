@@ -7,6 +7,8 @@
 
 #include "compiler/run_dg_common.h"
 #include "compiler/run_png.h"
+#include "runtime/comm.h"
+#include "runtime/mesh_dist.h"
 #include "runtime/png.h"
 #include "support/util.h"
 
@@ -51,7 +53,8 @@ hdg_status hdg_png_dg_open(hdg_png_frames *F, const hdg_dg_data *d, const hdg_ru
         return hdg_fail(err, HDG_EINPUT, "--png %s: a frame pattern has one %%d (e.g. %%04d) and no other %%", o->png);
     F->series = strchr(o->png, '%') != NULL;
     int w = o->png_width ? o->png_width : 800, h = o->png_height ? o->png_height : 800;
-    F->m = hdg_png_subdivision(d->mesh, d->L.N, w, h);
+    hdg_mesh whole = {.ne = (int)d->ne_global};   /* mpirun: the picture is the whole mesh's */
+    F->m = hdg_png_subdivision(d->dist ? &whole : d->mesh, d->L.N, w, h);
     F->ns = F->m * F->m;
     double *rs = hdg_xmalloc(sizeof(double) * 2 * F->ns);
     hdg_png_centroids(F->m, rs, rs + F->ns);
@@ -70,7 +73,7 @@ hdg_status hdg_png_dg_open(hdg_png_frames *F, const hdg_dg_data *d, const hdg_ru
  * (waves change sign); counts the frames that go out of it. */
 static void sample(hdg_png_frames *F, const hdg_dg_data *d, const double *U)
 {
-    int ne = d->mesh->ne, nf = d->L.nfields, Np = d->L.Np;
+    int ne = d->ne_own, nf = d->L.nfields, Np = d->L.Np;   /* own elements (a piece's under mpirun) */
     double lo = INFINITY, hi = -INFINITY;
     for (int e = 0; e < ne; e++)
         for (int q = 0; q < F->ns; q++) {
@@ -80,6 +83,9 @@ static void sample(hdg_png_frames *F, const hdg_dg_data *d, const double *U)
             F->vals[(size_t)e * F->ns + q] = s;
             lo = fmin(lo, s), hi = fmax(hi, s);
         }
+    double ext[2] = {hi, -lo};
+    hdg_comm_max(ext, 2);   /* the range over every rank */
+    hi = ext[0], lo = -ext[1];
     double M = fmax(fabs(lo), fabs(hi));
     if (F->series && F->vmin >= F->vmax && M > 0) F->vmin = -1.1 * M, F->vmax = 1.1 * M;
     if (F->series && F->vmin < F->vmax && (lo < F->vmin || hi > F->vmax)) F->nclamped++;
@@ -95,11 +101,23 @@ static hdg_status draw(hdg_png_frames *F, const hdg_dg_data *d, const hdg_run_op
     if (F->series) snprintf(path, sizeof path, o->png, F->nframes);
     else snprintf(path, sizeof path, "%s", o->png);
     hdg_png_plot pl = {.width = o->png_width ? o->png_width : 800, .height = o->png_height ? o->png_height : 800,
-                       .ne = d->mesh->ne, .vxy = F->vxy, .m = F->m, .vals = F->vals, .vmin = F->vmin,
+                       .ne = d->ne_own, .vxy = F->vxy, .m = F->m, .vals = F->vals, .vmin = F->vmin,
                        .vmax = F->vmax, .field = name, .caption = caption, .edges = o->png_edges};
+    double *vals = NULL, *vxy = NULL;
+    if (d->dist) {   /* mpirun: rank 0 draws every rank's elements */
+        vals = hdg_png_gather(d->dist, F->ns, F->vals);
+        vxy = hdg_png_gather(d->dist, 6, F->vxy);
+        pl.ne = (int)d->ne_global, pl.vals = vals, pl.vxy = vxy;
+    }
     hdg_png_layout lay;
-    hdg_status st = hdg_png_write(path, &pl, &lay, err);
+    hdg_status st = d->dist && d->dist->rank ? HDG_OK : hdg_png_write(path, &pl, &lay, err);
+    free(vals), free(vxy);
+    if (d->dist && (st = hdg_comm_agree(st, err))) return st;
     if (st) return st;
+    if (d->dist && d->dist->rank) {   /* the report is rank 0's */
+        F->nframes++;
+        return HDG_OK;
+    }
     F->nframes++;
     hdg_png_report(rep, &lay, F->m);
     hdg_report_int(rep, "output.png_frames", F->nframes);

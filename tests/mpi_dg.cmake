@@ -54,3 +54,13 @@ if(Python3_Interpreter_FOUND AND HDG_MPIRUN)
     WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
   set_tests_properties(mpi_dg_vtk_series PROPERTIES TIMEOUT 120 ENVIRONMENT "${HDG_MPI_ENV}" RESOURCE_LOCK mpirun)
 endif()
+
+# --png under mpirun: rank 0 draws every rank's elements (the range reduced over the ranks):
+# the serial picture and the serial frames, byte for byte here
+if(HDG_MPIRUN)
+  add_test(NAME mpi_dg_png
+    COMMAND sh -c [=[set -e; d=mpi_dg_png_$$; rm -rf $d; mkdir $d; a="--mesh square:8 --order 2 --final-time 0.2 --quiet"; "$0" run "$2" $a --png $d/s.png; timeout 120 "$1" --oversubscribe --allow-run-as-root -np 3 "$0" run "$2" $a --png $d/p.png; cmp $d/s.png $d/p.png; "$0" run "$2" $a --every 5 --png "$d/s_%02d.png"; timeout 120 "$1" --oversubscribe --allow-run-as-root -np 3 "$0" run "$2" $a --every 5 --png "$d/p_%02d.png"; for f in 00 01 02 03; do cmp $d/s_$f.png $d/p_$f.png; done; rm -rf $d]=]
+      $<TARGET_FILE:hdgc> ${HDG_MPIRUN} ${HDG_EXAMPLES}/maxwell2d.hdg
+    WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+  set_tests_properties(mpi_dg_png PROPERTIES TIMEOUT 120 ENVIRONMENT "${HDG_MPI_ENV}" RESOURCE_LOCK mpirun)
+endif()
