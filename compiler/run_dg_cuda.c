@@ -59,7 +59,27 @@ static hdg_status initial(void *ctx, hdg_error *err)
     return hdg_launch_cuda(&r->comp, r->k_initial, r->d->mesh->ne, &a, err);
 }
 
-/* One step: per stage res = a res + dt rhs(t + c dt, U); U2 = U + b res; swap. */
+/* Under mpirun, before a stage: the own rows next to a ghost (rows ne_inner
+ * .. ne_own, which hold every row a neighbour needs) come to the host, the
+ * ghosts' rows are exchanged (run_dg_common.h) and go back to the device
+ * (rows ne_own .. ne). */
+static hdg_status halo(dgdev *r, hdg_error *err)
+{
+    hdg_dg_data *d = r->d;
+    if (!d->dist) return HDG_OK;
+    size_t per = (size_t)d->L.nfields * d->L.Np, ne = (size_t)d->mesh->ne;
+    if (!r->Uh) r->Uh = hdg_xmalloc(sizeof(double) * (size_t)d->n);
+    size_t lo = per * (size_t)d->ne_inner, mid = per * (size_t)d->ne_own, hi = per * ne;
+    hdg_status st = hdg_cuda_download(r->dev, r->Uh + lo, r->U + lo * sizeof(double), sizeof(double) * (mid - lo), err);
+    hdg_dg_halo_begin(d, r->Uh);
+    hdg_dg_halo_end(d, r->Uh);
+    if (!st && hi > mid) st = hdg_cuda_upload(r->dev, r->U + mid * sizeof(double), r->Uh + mid, sizeof(double) * (hi - mid), err);
+    return st;
+}
+
+/* One step: per stage res = a res + dt rhs(t + c dt, U); U2 = U + b res; swap.
+ * Under mpirun the kernel runs on the own rows (0 .. ne_own), the ghosts'
+ * refreshed first. */
 static hdg_status step(void *ctx, double t, double dt, double *seconds, hdg_error *err)
 {
     dgdev *r = ctx;
@@ -72,7 +92,8 @@ static hdg_status step(void *ctx, double t, double dt, double *seconds, hdg_erro
         a.imap[0] = (const int *)(uintptr_t)r->fmap;
         a.out[0] = DPTR(r->U2);
         a.out[1] = DPTR(r->res);
-        st = hdg_launch_cuda(&r->comp, r->k_step, r->d->mesh->ne, &a, err);
+        st = halo(r, err);
+        if (!st) st = hdg_launch_cuda(&r->comp, r->k_step, r->d->ne_own, &a, err);
         hdg_cuptr u = r->U;
         r->U = r->U2;
         r->U2 = u;
@@ -92,8 +113,8 @@ static hdg_status energy(void *ctx, double *Eel, hdg_error *err)
     hdg_kargs a = kargs(r, 0, 0.0);
     a.in[0] = DPTR(r->U);
     a.out[0] = DPTR(r->Eel);
-    hdg_status st = hdg_launch_cuda(&r->comp, r->k_energy, r->d->mesh->ne, &a, err);
-    return st ? st : hdg_cuda_download(r->dev, Eel, r->Eel, sizeof(double) * (size_t)r->d->mesh->ne, err);
+    hdg_status st = hdg_launch_cuda(&r->comp, r->k_energy, r->d->ne_own, &a, err);   /* own rows (mpirun) */
+    return st ? st : hdg_cuda_download(r->dev, Eel, r->Eel, sizeof(double) * (size_t)r->d->ne_own, err);
 }
 
 static hdg_status errors(void *ctx, double t, double *E, hdg_error *err)
@@ -102,8 +123,8 @@ static hdg_status errors(void *ctx, double t, double *E, hdg_error *err)
     hdg_kargs a = kargs(r, 0, t);
     a.in[0] = DPTR(r->U);
     a.out[0] = DPTR(r->E);
-    hdg_status st = hdg_launch_cuda(&r->comp, r->k_errors, r->d->mesh->ne, &a, err);
-    size_t bytes = sizeof(double) * (size_t)r->d->mesh->ne * r->d->nerrout;
+    hdg_status st = hdg_launch_cuda(&r->comp, r->k_errors, r->d->ne_own, &a, err);   /* own rows (mpirun) */
+    size_t bytes = sizeof(double) * (size_t)r->d->ne_own * r->d->nerrout;
     return st ? st : hdg_cuda_download(r->dev, E, r->E, bytes, err);
 }
 

@@ -21,9 +21,7 @@
 static hdg_status unsupported(const hdg_problem *p, const hdg_run_options *o, hdg_error *err)
 {
     const char *what = NULL;
-    int cuda = !strcmp(o->backend, "cuda");
-    if (cuda && p->method != HDG_METHOD_HDG) what = "explicit DG with --backend cuda";
-    else if (o->kernels && !strcmp(o->kernels, "handwritten")) what = "--kernels handwritten";
+    if (o->kernels && !strcmp(o->kernels, "handwritten")) what = "--kernels handwritten";
     if (!what) return HDG_OK;
     return hdg_fail(err, HDG_EINPUT, "%s does not run under mpirun yet (run it on one process)", what);
 }
@@ -193,7 +191,9 @@ hdg_status hdg_run_problem_mpi(const hdg_problem *p, hdg_run_options *o, hdg_rep
         hdg_comm_set_rewrite(global_elements, &d);
         hdg_cuda_device *dev = NULL;
         if (!strcmp(o->backend, "cuda")) st = open_device(&dev, rep, err);
-        if (!st && dev) st = hdg_run_hdg_cuda(p, &piece, o, dev, rep, err);
+        if (!st && dev)
+            st = p->method == HDG_METHOD_HDG ? hdg_run_hdg_cuda(p, &piece, o, dev, rep, err)
+                                             : hdg_run_dg_cuda(p, &piece, o, dev, rep, err);
         else if (!st)
             st = p->method == HDG_METHOD_HDG ? hdg_run_hdg(p, &piece, o, rep, err) : hdg_run_dg(p, &piece, o, rep, err);
         hdg_cuda_device_close(dev);

@@ -90,9 +90,9 @@ if(HDG_MPIRUN AND Python3_Interpreter_FOUND)
     -- ${HDG_EXAMPLES}/heat.hdg --mesh square:4 --order 2 --final-time 0.05 --backend cuda)
   hdg_mpi_test(mpi_hdg_cuda_emulated_neumann ${CMAKE_COMMAND} -E env HDGC_LIBCUDA=emulator ${RUNS} --np 3 --rtol 1e-5
     -- ${H}/poisson_neumann.hdg --mesh square:8 --order 2 --backend cuda)
-  hdg_mpi_test(mpi_refuse_cuda_dg ${RUNS} --np 2 --expect-rc 1
-    --expect "explicit DG with --backend cuda does not run under mpirun yet"
-    -- ${HDG_EXAMPLES}/maxwell2d.hdg --mesh square:4 --backend cuda)
+  hdg_mpi_test(mpi_refuse_handwritten ${RUNS} --np 2 --expect-rc 1
+    --expect "--kernels handwritten does not run under mpirun yet"
+    -- ${HDG_EXAMPLES}/poisson.hdg --mesh square:4 --kernels handwritten)
   hdg_mpi_test(mpi_refuse_format ${RUNS} --np 2 --expect-rc 1 --expect "--format csr: under mpirun"
     -- ${HDG_EXAMPLES}/poisson.hdg --mesh square:4 --format csr)
 endif()

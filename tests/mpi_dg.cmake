@@ -64,3 +64,18 @@ if(HDG_MPIRUN)
     WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
   set_tests_properties(mpi_dg_png PROPERTIES TIMEOUT 120 ENVIRONMENT "${HDG_MPI_ENV}" RESOURCE_LOCK mpirun)
 endif()
+
+# --backend cuda under mpirun (the emulator here): a GPU per rank, the rows next to a ghost
+# brought to the host every stage, the ghosts' rows exchanged and uploaded; the serial device
+# run's report to 1e-13
+if(Python3_Interpreter_FOUND AND HDG_MPIRUN)
+  foreach(np 2 3)
+    add_test(NAME mpi_dg_cuda_emulated_np${np}
+      COMMAND ${Python3_EXECUTABLE} ${HDG_TEST_DIR}/mpi_dg.py $<TARGET_FILE:hdgc>
+        "${HDG_MPIRUN} --oversubscribe --allow-run-as-root" ${np} ${HDG_EXAMPLES}/maxwell2d.hdg --mesh square:8
+        --order 3 --backend cuda)
+    set_tests_properties(mpi_dg_cuda_emulated_np${np} PROPERTIES TIMEOUT 200
+      ENVIRONMENT "${HDG_MPI_ENV};HDGC_LIBCUDA=emulator" PASS_REGULAR_EXPRESSION "matches the serial run"
+      RESOURCE_LOCK mpirun)
+  endforeach()
+endif()
