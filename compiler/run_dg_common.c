@@ -334,14 +334,15 @@ static hdg_status vtk_write(vtkout *v, const hdg_dg_data *d, double t, hdg_error
         hdg_str_printf(&file, "%s", v->path);
     }
     hdg_status st;
-    if (d->dist) {   /* mpirun: the own elements of every rank (runtime/vtk_dist.h); a series' frame is a .pvtu */
-        hdg_vtk_data D = {d->dist->ne_owned, v->vxy, v->p, F, np, (const double *const *)v->vals, NULL,
-                          HDG_VTK_LAGRANGE};
-        st = hdg_vtk_write_dist(file.s, &D, d->dist->egid, d->dist->ne_global, err);
+    if (d->dist || (!v->series && hdg_vtk_is_parallel(file.s))) {
+        /* mpirun: the own elements of every rank (runtime/vtk_dist.h), a series' frame a .pvtu;
+         * serially, x.pvtu: a parallel file of one piece */
+        hdg_vtk_data D = {d->ne_own, v->vxy, v->p, F, np, (const double *const *)v->vals, NULL, HDG_VTK_LAGRANGE};
+        st = hdg_vtk_write_dist(file.s, &D, d->dist ? d->dist->egid : NULL, d->ne_global, err);
     } else {
         st = hdg_vtk_write(file.s, ne, v->vxy, v->p, F, np, (const double *const *)v->vals, HDG_VTK_LAGRANGE, err);
     }
-    if (st || (d->dist && !v->series)) { hdg_str_free(&file); return st; }
+    if (st || ((d->dist || hdg_vtk_is_parallel(file.s)) && !v->series)) { hdg_str_free(&file); return st; }
     v->files = hdg_xrealloc(v->files, sizeof(char *) * (v->nfiles + 1));
     v->times = hdg_xrealloc(v->times, sizeof(double) * (v->nfiles + 1));
     v->files[v->nfiles] = hdg_str_take(&file);

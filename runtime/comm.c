@@ -51,13 +51,6 @@ void hdg_comm_imin(long long *x, int n) { if (ops) ops->reduce(x, n, 1, 2); }
 
 void hdg_comm_bcast(void *buf, size_t bytes, int root) { if (ops) ops->bcast(buf, bytes, root); }
 
-void hdg_comm_gather(const double *x, int n, double *out, int root)
-{
-    if (ops) ops->gather(x, n, out, root);
-    else memcpy(out, x, sizeof(double) * (size_t)n);
-}
-
-void hdg_comm_barrier(void) { if (ops) ops->barrier(); }
 void hdg_comm_send(const void *buf, size_t bytes, int dest, int tag) { if (ops) ops->send(buf, bytes, dest, tag); }
 void hdg_comm_recv(void *buf, size_t bytes, int src, int tag) { if (ops) ops->recv(buf, bytes, src, tag); }
 
@@ -113,11 +106,4 @@ hdg_status hdg_comm_agree(hdg_status st, hdg_error *err)
     memcpy(agreed, e.msg, sizeof agreed);
     if (err) *err = e;
     return e.code;
-}
-
-void hdg_comm_abort(const char *msg, int code)
-{
-    if (msg) fprintf(stderr, "%s\n", msg);
-    if (ops) ops->abort(code);
-    exit(code);
 }

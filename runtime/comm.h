@@ -46,9 +46,6 @@ void hdg_comm_imin(long long *x, int n);
 
 /* bytes from root to everyone. */
 void hdg_comm_bcast(void *buf, size_t bytes, int root);
-/* Gathers n doubles of every rank into out (size * n, rank-major) on root. */
-void hdg_comm_gather(const double *x, int n, double *out, int root);
-void hdg_comm_barrier(void);
 
 /* Point to point, blocking (tags < 1000 are hdgc's). */
 void hdg_comm_send(const void *buf, size_t bytes, int dest, int tag);
@@ -72,8 +69,6 @@ hdg_status hdg_comm_agree(hdg_status st, hdg_error *err);
 typedef void (*hdg_comm_rewrite_fn)(void *ctx, char *msg, size_t size);
 void hdg_comm_set_rewrite(hdg_comm_rewrite_fn fn, void *ctx);
 
-/* Ends the whole job (every rank) with code, after printing msg on stderr. */
-void hdg_comm_abort(const char *msg, int code);
 
 /* The module's side: a table of these, from hdg_comm_module_ops(). */
 typedef struct hdg_comm_ops {
@@ -81,14 +76,11 @@ typedef struct hdg_comm_ops {
     int rank, size, local_rank, local_size;
     void (*reduce)(void *x, int n, int isint, int op);   /* op 0 sum, 1 max, 2 min; isint: long long */
     void (*bcast)(void *buf, size_t bytes, int root);
-    void (*gather)(const double *x, int n, double *out, int root);
-    void (*barrier)(void);
     void (*send)(const void *buf, size_t bytes, int dest, int tag);
     void (*recv)(void *buf, size_t bytes, int src, int tag);
     void *(*ibegin)(int n, const int *nbr, void *const *sbuf, const size_t *sbytes, void *const *rbuf,
                     const size_t *rbytes, int tag);
     void (*iend)(void *q);
-    void (*abort)(int code);
 } hdg_comm_ops;
 typedef hdg_comm_ops *(*hdg_comm_module_ops_fn)(void);
 hdg_comm_ops *hdg_comm_module_ops(void);

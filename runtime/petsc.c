@@ -164,22 +164,39 @@ static PetscErrorCode gamg_aij(KSP ksp, PC pc, Mat A)
 /* Defaults, then the options. The residual is the true one, like the native
  * solvers': CG tests the unpreconditioned norm, GMRES preconditions on the
  * right, unless the options name a norm or a side. */
-PetscErrorCode hdg_pm_ksp(KSP ksp, Mat A, const hdg_petsc_opts *o)
+PetscErrorCode hdg_pm_ksp_begin(KSP ksp, Mat A, const hdg_petsc_opts *o)
 {
-    PC pc;
-    KSPType kt;
     PetscErrorCode ierr = KSPSetOperators(ksp, A, A);
     if (!ierr) ierr = KSPSetType(ksp, o->symmetric ? KSPCG : KSPGMRES);
     if (!ierr && !o->symmetric && o->restart > 0) ierr = KSPGMRESSetRestart(ksp, o->restart);
+    return ierr;
+}
+
+PetscErrorCode hdg_pm_ksp_options(KSP ksp, const hdg_petsc_opts *o)
+{
+    PetscErrorCode ierr = KSPSetTolerances(ksp, o->rtol, PETSC_DEFAULT, PETSC_DEFAULT, o->maxit);
+    return ierr ? ierr : KSPSetFromOptions(ksp);
+}
+
+PetscErrorCode hdg_pm_ksp_norms(KSP ksp)
+{
+    KSPType kt;
+    PetscErrorCode ierr = KSPGetType(ksp, &kt);
+    if (!ierr && !strcmp(kt, KSPCG) && !hdg_pm_has_option("-ksp_norm_type"))
+        ierr = KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED);
+    if (!ierr && !strcmp(kt, KSPGMRES) && !hdg_pm_has_option("-ksp_pc_side")) ierr = KSPSetPCSide(ksp, PC_RIGHT);
+    return ierr;
+}
+
+PetscErrorCode hdg_pm_ksp(KSP ksp, Mat A, const hdg_petsc_opts *o)
+{
+    PC pc;
+    PetscErrorCode ierr = hdg_pm_ksp_begin(ksp, A, o);
     if (!ierr) ierr = KSPGetPC(ksp, &pc);
     if (!ierr) ierr = PCSetType(pc, PCGAMG);
-    if (!ierr) ierr = KSPSetTolerances(ksp, o->rtol, PETSC_DEFAULT, PETSC_DEFAULT, o->maxit);
-    if (!ierr) ierr = KSPSetFromOptions(ksp);
-    if (!ierr) ierr = KSPGetType(ksp, &kt);
+    if (!ierr) ierr = hdg_pm_ksp_options(ksp, o);
     if (!ierr) ierr = gamg_aij(ksp, pc, A);
-    if (ierr) return ierr;
-    if (!strcmp(kt, KSPCG) && !hdg_pm_has_option("-ksp_norm_type")) ierr = KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED);
-    if (!strcmp(kt, KSPGMRES) && !hdg_pm_has_option("-ksp_pc_side")) ierr = KSPSetPCSide(ksp, PC_RIGHT);
+    if (!ierr) ierr = hdg_pm_ksp_norms(ksp);
     if (ierr) return ierr;
     /* singular (a null space): GAMG's default coarse LU meets a zero pivot */
     int svd = o->z && pc_is(pc, PCGAMG) && !hdg_pm_has_option("-mg_coarse_pc_type");
@@ -390,8 +407,3 @@ void hdg_petsc_module_amg_free(hdg_petsc_amg *h)
 /* ---------------------------------------------------------------- for the other files of the module */
 
 hdg_status hdg_petsc_module_start(hdg_error *err) { return petsc_start(err); }
-
-hdg_status hdg_petsc_module_fail(int ierr, hdg_status st, const char *what, hdg_error *err)
-{
-    return hdg_pm_petsc_fail((PetscErrorCode)ierr, st, what, err);
-}

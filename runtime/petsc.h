@@ -149,9 +149,7 @@ hdg_status hdg_petsc_module_dist_apply(hdg_petsc_dsolver *h, const double *b, do
                                        hdg_error *err);
 void hdg_petsc_module_dist_free(hdg_petsc_dsolver *h);
 
-/* Inside the module: PETSc started once (collective under mpirun), and a
- * PETSc error code as an hdg_error. */
+/* Inside the module: PETSc started once (collective under mpirun). */
 hdg_status hdg_petsc_module_start(hdg_error *err);
-hdg_status hdg_petsc_module_fail(int ierr, hdg_status st, const char *what, hdg_error *err);
 
 #endif

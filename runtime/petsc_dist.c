@@ -89,10 +89,12 @@ static void dist_abort(const char *msg)
     MPI_Comm_size(PETSC_COMM_WORLD, &size);
     if (size == 1) return;
     MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
-    const char *fd = getenv("HDGC_ERROR_FD");
-    char line[2300];
+    const char *env = getenv("HDGC_ERROR_FD");
+    char line[2300], *end = NULL;
+    long fd = env ? strtol(env, &end, 10) : 2;
+    if (!env || end == env || *end || fd < 0 || fd > 1 << 20) fd = 2;   /* not a descriptor: stderr */
     int n = snprintf(line, sizeof line, "hdgc: rank %d: error: %s (ending the job)\n", rank, msg);
-    if (write(fd ? atoi(fd) : 2, line, n > 0 && n < (int)sizeof line ? (size_t)n : strlen(line)) < 0) n = 0;
+    if (write((int)fd, line, n > 0 && n < (int)sizeof line ? (size_t)n : strlen(line)) < 0) n = 0;
     MPI_Abort(PETSC_COMM_WORLD, 1);
 }
 
@@ -272,22 +274,15 @@ static PetscErrorCode dist_mg(hdg_petsc_dsolver *h, const hdg_petsc_dist *d, int
     const hdg_petsc_dist_mg *g = d->mg;
     int ncomp = m / g->nk;
     unsigned char *fixedv = malloc((size_t)g->nv * ncomp + 1);
-    KSPType kt;
     PetscErrorCode ierr = fixedv ? 0 : PETSC_ERR_MEM;
     if (!ierr) ierr = dist_fixed_vertices(g, nf, ncomp, fixedv);
     if (!ierr) ierr = dist_prolongation(d, g, nf, m, fixedv, &h->P);
     free(fixedv);
     if (!ierr) ierr = dist_coarse(h->A, h->P, &h->Ac);
-    if (!ierr) ierr = KSPSetOperators(h->ksp, h->A, h->A);
-    if (!ierr) ierr = KSPSetType(h->ksp, o->symmetric ? KSPCG : KSPGMRES);
-    if (!ierr && !o->symmetric && o->restart > 0) ierr = KSPGMRESSetRestart(h->ksp, o->restart);
+    if (!ierr) ierr = hdg_pm_ksp_begin(h->ksp, h->A, o);
     if (!ierr) ierr = dist_pcmg(h->ksp, h->P, h->Ac);
-    if (!ierr) ierr = KSPSetTolerances(h->ksp, o->rtol, PETSC_DEFAULT, PETSC_DEFAULT, o->maxit);
-    if (!ierr) ierr = KSPSetFromOptions(h->ksp);
-    if (!ierr) ierr = KSPGetType(h->ksp, &kt);
-    if (!ierr && !strcmp(kt, KSPCG) && !hdg_pm_has_option("-ksp_norm_type"))
-        ierr = KSPSetNormType(h->ksp, KSP_NORM_UNPRECONDITIONED);
-    if (!ierr && !strcmp(kt, KSPGMRES) && !hdg_pm_has_option("-ksp_pc_side")) ierr = KSPSetPCSide(h->ksp, PC_RIGHT);
+    if (!ierr) ierr = hdg_pm_ksp_options(h->ksp, o);
+    if (!ierr) ierr = hdg_pm_ksp_norms(h->ksp);
     if (!ierr) ierr = KSPSetUp(h->ksp);
     return ierr;
 }

@@ -18,6 +18,13 @@ hdg_status hdg_pm_start_timed(hdg_petsc_info *info, hdg_error *err);
 int hdg_pm_has_option(const char *name);
 /* CG or GMRES + GAMG with o's tolerances, then the options, set up. */
 PetscErrorCode hdg_pm_ksp(KSP ksp, Mat A, const hdg_petsc_opts *o);
+/* Its pieces, for another PC between them: the operator and CG or GMRES (its
+ * restart); o's tolerances, then the options; the true residual as the
+ * stopping norm (CG unpreconditioned, GMRES right-preconditioned) unless the
+ * options name one. */
+PetscErrorCode hdg_pm_ksp_begin(KSP ksp, Mat A, const hdg_petsc_opts *o);
+PetscErrorCode hdg_pm_ksp_options(KSP ksp, const hdg_petsc_opts *o);
+PetscErrorCode hdg_pm_ksp_norms(KSP ksp);
 /* Types, iterations, reason and the true relative residual of a solve. */
 PetscErrorCode hdg_pm_info(KSP ksp, Mat A, Vec b, Vec x, hdg_petsc_info *info);
 /* The options of one solve (PETSC_OPTIONS, then user) pushed as the default. */

@@ -32,13 +32,6 @@ static void bcast(void *buf, size_t bytes, int root)
     }
 }
 
-static void gather(const double *x, int n, double *out, int root)
-{
-    MPI_Gather(x, n, MPI_DOUBLE, out, n, MPI_DOUBLE, root, MPI_COMM_WORLD);
-}
-
-static void barrier(void) { MPI_Barrier(MPI_COMM_WORLD); }
-
 static void send(const void *buf, size_t bytes, int dest, int tag)
 {
     for (size_t off = 0; off < bytes || !bytes; off += 1u << 30) {
@@ -83,8 +76,6 @@ static void iend(void *q)
     free(p);
 }
 
-static void abort_all(int code) { MPI_Abort(MPI_COMM_WORLD, code); }
-
 static hdg_comm_ops ops;
 
 /* MPI (funneled: only the main thread calls it), then PETSc on every rank
@@ -116,12 +107,9 @@ hdg_comm_ops *hdg_comm_module_ops(void)
     ops.init = init;
     ops.reduce = reduce;
     ops.bcast = bcast;
-    ops.gather = gather;
-    ops.barrier = barrier;
     ops.send = send;
     ops.recv = recv;
     ops.ibegin = ibegin;
     ops.iend = iend;
-    ops.abort = abort_all;
     return &ops;
 }

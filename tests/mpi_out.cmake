@@ -46,6 +46,13 @@ if(Python3_Interpreter_FOUND AND MPIRUN)
       ${HDGC} ${MPIRUN} ${HDG_EXAMPLES}/poisson.hdg
     WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
   set_tests_properties(mpi_png_hdg PROPERTIES TIMEOUT 120 ENVIRONMENT "${MPI_OUT_ENV}" RESOURCE_LOCK mpirun)
+  # explicit DG, one process, --vtk x.pvtu: a parallel file of one piece (not .vtu content
+  # under a .pvtu name)
+  add_test(NAME vtk_pvtu_serial_dg
+    COMMAND sh -c [=[set -e; d=pvtu_serial_dg_$$; rm -rf $d; mkdir $d; a="--mesh square:6 --order 2 --final-time 0.1 --quiet"; "$0" run "$2" $a --vtk $d/serial.vtu; "$0" run "$2" $a --vtk $d/one.pvtu; test -f $d/one_p0.vtu; python3 "$1" $d/serial.vtu $d/one.pvtu 1; rm -rf $d]=]
+      ${HDGC} ${HDG_TEST_DIR}/check_pvtu.py ${HDG_EXAMPLES}/maxwell2d.hdg
+    WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+  set_tests_properties(vtk_pvtu_serial_dg PROPERTIES TIMEOUT 120)
   add_test(NAME vtk_pvtu_serial
     COMMAND sh -c [=[set -e; d=pvtu_serial_$$; rm -rf $d; mkdir $d; "$0" run "$2" --mesh square:6 --vtk $d/serial.vtu --quiet; "$0" run "$2" --mesh square:6 --vtk $d/one.pvtu --json $d/r.json --quiet; test -f $d/one_p0.vtu; python3 "$1" $d/serial.vtu $d/one.pvtu 1; rm -rf $d]=]
       ${HDGC} ${HDG_TEST_DIR}/check_pvtu.py ${HDG_EXAMPLES}/poisson.hdg
