@@ -602,9 +602,8 @@ static void emit_system(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const bloc
  * element. Its global solution of poisson at k = 8..10 used to come out
  * 10-50x less accurate (6.8e-12 instead of 1.2e-13 on square:32, k = 8): not
  * the elimination order but the constant null vector of K_e, which the block
- * path's rounding broke more (a difference of larger terms); null_project
- * removes that rounding on both paths, and both then reach ~1e-14 (session 7:
- * u on square:32, k = 8: dense 2.8e-14, block 1.5e-14). */
+ * path's rounding broke more (a difference of larger terms); null_close
+ * makes K_e c = 0 exact on both paths, and both then reach ~3e-14 at k = 8. */
 
 #define ELIM_MAX 64   /* element components: at most 32 unknowns of 2 components */
 
@@ -908,18 +907,28 @@ static hdg_ir_tensor *elem_geom(lower *c, hdg_ir_kernel *k)
  * K_e is a difference of two larger matrices, lost 1-2.5 digits to it;
  * bench/handwritten/poisson.c). Where max|K_e c| (or max|c^T K_e|) is at most
  * HDG_NULL_TOL max|K_e|, below anything double precision resolves in K_e,
- * it is taken as rounding and projected out: K_e <- K_e (I - c c^T/3), and
- * (I - c c^T/3) K_e on the left, i.e. P K_e P for a symmetric K_e. A real
- * zeroth-order term (reaction, Robin faces) gives K_e c far above it. */
+ * it is taken as rounding and closed exactly: the three P0 columns and rows
+ * go onto the grid ulp(8 max|K_e|) by (x + 8m) - 8m, on which sums of a few
+ * entries are exact; then in every row the third P0 column is set to minus
+ * the sum of the other two (K c = 0), and in every column the third P0 row
+ * likewise (c^T K = 0; the closed row a2 keeps K c = 0, its entries being
+ * sums of rows that have it). The stored K_e then has K_e c = 0 exactly, and
+ * so has the assembled K (the sum of two entries on such grids is exact):
+ * what rounding is left annihilates constants, like a perturbed coefficient,
+ * instead of acting like a reaction term. A projection K_e <- P K_e P with
+ * P = I - c c^T/3 (session 7) left K_e c at rounding level with one sign over
+ * a uniform mesh: u* 9.1e-12 on square:256 at k = 3 (poisson_exp), 6.7e-14
+ * when closed. A symmetric K_e stays exactly symmetric. A real zeroth-order
+ * term (reaction, Robin faces) gives K_e c far above the tolerance. */
 #define HDG_NULL_TOL 1e-13
-static void null_project(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *S)
+static void null_close(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *S)
 {
     hdg_lowered *L = c->L;
     int nt = L->nt;
     hdg_ir_tensor *v = hdg_ir_local(k, "nv", HDG_IR_DOUBLE, HDG_SHAPE(nt));
     hdg_ir_tensor *w = hdg_ir_local(k, "nw", HDG_IR_DOUBLE, HDG_SHAPE(nt));
     hdg_ir_tensor *s = hdg_ir_local(k, "ns", HDG_IR_DOUBLE, HDG_SHAPE(3));   /* max|K|, max|Kc|, max|c^T K| */
-    hdg_ir_set_origin(k, c->p->file, 0, 0, "constant trace: rounding in K_e c projected out");
+    hdg_ir_set_origin(k, c->p->file, 0, 0, "constant trace: K_e c = 0 made exact");
     hdg_ir_assign(k, hdg_ir_ld1(k, s, I(k, 0)), hdg_ir_num(k, 0));
     hdg_ir_expr *i = hdg_ir_for(k, "i", nt), *j = hdg_ir_for(k, "j", nt);
     hdg_ir_assign(k, hdg_ir_ld1(k, s, I(k, 0)),
@@ -947,21 +956,28 @@ static void null_project(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *S)
             hdg_ir_end(k);
             hdg_ir_expr *right = hdg_ir_let(k, "nr", hdg_ir_cmp(k, HDG_E_LE, hdg_ir_ld1(k, s, I(k, 1)), tol));
             hdg_ir_expr *left = hdg_ir_let(k, "nl", hdg_ir_cmp(k, HDG_E_LE, hdg_ir_ld1(k, s, I(k, 2)), tol));
-            hdg_ir_expr *third = hdg_ir_num(k, 1.0 / 3.0), *zero = hdg_ir_num(k, 0);
-            hdg_ir_expr *ckc = hdg_ir_let(k, "nc", hdg_ir_add(k, hdg_ir_add(k, hdg_ir_ld1(k, v, I(k, at[0])),
-                                          hdg_ir_ld1(k, v, I(k, at[1]))), hdg_ir_ld1(k, v, I(k, at[2]))));
-            i = hdg_ir_for(k, "i", nt);   /* K c c^T / 3: the three columns; c c^T K / 3: the three rows */
+            hdg_ir_expr *any = hdg_ir_let(k, "na", hdg_ir_op_new(k, HDG_E_OR, 2, (hdg_ir_expr *[]){right, left}, 0));
+            hdg_ir_expr *sh = hdg_ir_let(k, "nq", hdg_ir_select(k, any, hdg_ir_mul(k, hdg_ir_num(k, 8), hdg_ir_ld1(k, s, I(k, 0))),
+                                                                 hdg_ir_num(k, 0)));
+            i = hdg_ir_for(k, "i", nt);   /* the three columns and rows onto the grid ulp(8 max|K_e|) */
             for (int f = 0; f < 3; f++) {
-                hdg_ir_accum(k, hdg_ir_ld2(k, S, i, I(k, at[f])),
-                             hdg_ir_select(k, right, hdg_ir_neg(k, hdg_ir_mul(k, third, hdg_ir_ld1(k, v, i))), zero));
-                hdg_ir_accum(k, hdg_ir_ld2(k, S, I(k, at[f]), i),
-                             hdg_ir_select(k, left, hdg_ir_neg(k, hdg_ir_mul(k, third, hdg_ir_ld1(k, w, i))), zero));
+                hdg_ir_expr *col = hdg_ir_ld2(k, S, i, I(k, at[f])), *row = hdg_ir_ld2(k, S, I(k, at[f]), i);
+                hdg_ir_assign(k, col, hdg_ir_sub(k, hdg_ir_let(k, "nt", hdg_ir_add(k, col, sh)), sh));
+                hdg_ir_assign(k, row, hdg_ir_sub(k, hdg_ir_let(k, "nt", hdg_ir_add(k, row, sh)), sh));
             }
             hdg_ir_end(k);
-            hdg_ir_expr *both = hdg_ir_select(k, hdg_ir_op_new(k, HDG_E_AND, 2, (hdg_ir_expr *[]){right, left}, 0),
-                                              hdg_ir_mul(k, hdg_ir_num(k, 1.0 / 9.0), ckc), zero);
-            for (int f = 0; f < 3; f++)   /* + c (c^T K c) c^T / 9 */
-                for (int g = 0; g < 3; g++) hdg_ir_accum(k, hdg_ir_ld2(k, S, I(k, at[f]), I(k, at[g])), both);
+            i = hdg_ir_for(k, "i", nt);   /* K c = 0: the third column closes each row */
+            hdg_ir_assign(k, hdg_ir_ld2(k, S, i, I(k, at[2])),
+                          hdg_ir_select(k, right, hdg_ir_neg(k, hdg_ir_add(k, hdg_ir_ld2(k, S, i, I(k, at[0])),
+                                                                          hdg_ir_ld2(k, S, i, I(k, at[1])))),
+                                        hdg_ir_ld2(k, S, i, I(k, at[2]))));
+            hdg_ir_end(k);
+            i = hdg_ir_for(k, "i", nt);   /* c^T K = 0: the third row closes each column */
+            hdg_ir_assign(k, hdg_ir_ld2(k, S, I(k, at[2]), i),
+                          hdg_ir_select(k, left, hdg_ir_neg(k, hdg_ir_add(k, hdg_ir_ld2(k, S, I(k, at[0]), i),
+                                                                         hdg_ir_ld2(k, S, I(k, at[1]), i))),
+                                        hdg_ir_ld2(k, S, I(k, at[2]), i)));
+            hdg_ir_end(k);
         }
 }
 
@@ -996,7 +1012,7 @@ static void local_kernel(lower *c)
     if (elim_plan_make(c, L->nt, L->nt + 1, LOCAL_KEEP, &P)) {
         /* M = [A B; C D], eliminated component by component (1.5-2.1x faster
          * than the dense LU for poisson at k = 3..8); as accurate as the dense
-         * LU once null_project removes the rounding in K_e c (see the block
+         * LU once null_close removes the rounding in K_e c (see the block
          * elimination notes) */
         int nl = L->nl, nt = L->nt;
         hdg_ir_tensor *M = hdg_ir_local(k, "M", HDG_IR_DOUBLE, HDG_SHAPE(nl + nt, nl + nt + 1)), *Wg[ELIM_MAX];
@@ -1010,7 +1026,7 @@ static void local_kernel(lower *c)
         hdg_ir_set_origin(k, c->p->file, 0, 0, "dense LU of A (partial pivoting over all of A)");
         hdg_ir_schur(k, bk.D, bk.A, piv, bk.B, bk.C, bk.D, W);
     }
-    null_project(c, k, S);
+    null_close(c, k, S);
     hdg_ir_expr *i = hdg_ir_for(k, "i", L->nt);
     hdg_ir_expr *j = hdg_ir_for(k, "j", L->nt);
     hdg_ir_assign(k, hdg_ir_ld2(k, Ke, i, j), hdg_ir_ld2(k, S, i, j));

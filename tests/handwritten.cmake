@@ -21,10 +21,12 @@ hdg_hw_run(poisson_k8 poisson.hdg solver.iterations 1e-5 --mesh square:4,perturb
 hdg_hw_run(maxwell2d_n4 maxwell2d.hdg steps 1e-9 --mesh square:4,perturb=0.2 --final-time 0.3)
 hdg_hw_run(maxwell2d_n2_central maxwell2d.hdg steps 1e-9 --mesh square:4,perturb=0.2 --order 2 --set alpha=0 --final-time 0.3)
 
-# At the floor of double precision (k = 8, square:16: u ~ 1e-13) the hand-written kernels are no
-# less accurate than the generated ones: their K_e keeps the constant trace in its null space
-# (P K_e P, bench/handwritten/poisson.c); without it u was 20x worse (2.7e-12 against 1.3e-13)
+# At the floor of double precision (k = 8, square:16) the hand-written kernels are about as
+# accurate as the generated ones: their K_e keeps the constant trace in its null space exactly
+# (null_close, bench/handwritten/poisson.c); without it u was 20x worse (2.7e-12 against 1.3e-13).
+# Since the generated K_e closes it exactly too, the generated u is 3.6e-15 there and the
+# hand-written 2.6e-14 (as before: its floor is elsewhere; both 1.7-1.8e-14 on square:32)
 add_test(NAME handwritten_run_poisson_k8_floor
-  COMMAND sh -c "\"$0\" run \"$1\" --mesh square:16 --order 8 --json floor_gen.json >/dev/null && \"$0\" run \"$1\" --mesh square:16 --order 8 --kernels handwritten --json floor_hw.json >/dev/null && python3 \"$2\" floor_gen.json floor_hw.json --at-most errors:3"
+  COMMAND sh -c "\"$0\" run \"$1\" --mesh square:16 --order 8 --json floor_gen.json >/dev/null && \"$0\" run \"$1\" --mesh square:16 --order 8 --kernels handwritten --json floor_hw.json >/dev/null && python3 \"$2\" floor_gen.json floor_hw.json --at-most errors:10"
           $<TARGET_FILE:hdgc> ${HDG_EXAMPLES}/poisson.hdg ${HDG_TEST_DIR}/compare_reports.py
   WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
