@@ -24,6 +24,7 @@
 #include "runtime/krylov.h"
 #include "runtime/mesh.h"
 #include "runtime/mesh_dist.h"
+#include "runtime/parallel.h"
 #include "runtime/petsc.h"
 #include "runtime/vtk_dist.h"
 #include "support/util.h"
@@ -60,6 +61,65 @@ static hdg_status use_handwritten(hdg_run *r, hdg_error *err)
     return st;
 }
 
+/* One pass over the element matrices, threaded by fixed blocks of elements
+ * (the results do not depend on the thread count): the sum of the diagonals,
+ * max |K_e|, max |K_e - K_e^T|, and the first element whose K_e (F_e) holds a
+ * NaN or Inf (-1: none). */
+#define SCAN_BLOCK 1024
+typedef struct scan_job {
+    const double *Ke, *Fe;
+    int nt;
+    long long ne;
+    double *part;   /* per block: diag, amax, asym, first bad K_e, first bad F_e */
+} scan_job;
+
+static void scan_blocks(long long b0, long long b1, void *vctx)
+{
+    const scan_job *j = vctx;
+    const int nt = j->nt;
+    for (long long b = b0; b < b1; b++) {
+        long long e1 = (b + 1) * SCAN_BLOCK < j->ne ? (b + 1) * SCAN_BLOCK : j->ne;
+        double diag = 0, amax = 0, asym = 0, badK = -1, badF = -1;
+        for (long long e = b * SCAN_BLOCK; e < e1; e++) {
+            const double *K = j->Ke + e * (long long)nt * nt, *F = j->Fe + e * nt;
+            int fin = 1;
+            for (int i = 0; i < nt; i++) {
+                diag += K[i * nt + i];
+                for (int k = 0; k < nt; k++) {
+                    double v = K[i * nt + k], av = fabs(v), dv = fabs(v - K[k * nt + i]);
+                    fin &= v - v == 0;
+                    amax = av > amax ? av : amax;
+                    asym = dv > asym ? dv : asym;
+                }
+            }
+            if (!fin && badK < 0) badK = (double)e;
+            fin = 1;
+            for (int i = 0; i < nt; i++) fin &= F[i] - F[i] == 0;
+            if (!fin && badF < 0) badF = (double)e;
+        }
+        double *p = j->part + 5 * b;
+        p[0] = diag, p[1] = amax, p[2] = asym, p[3] = badK, p[4] = badF;
+    }
+}
+
+static void scan_element_matrices(const double *Ke, const double *Fe, long long ne, int nt, double *diag,
+                                  double *amax, double *asym, int *badK, int *badF)
+{
+    long long nb = (ne + SCAN_BLOCK - 1) / SCAN_BLOCK;
+    scan_job j = {Ke, Fe, nt, ne, hdg_xmalloc(sizeof(double) * 5 * (size_t)(nb + 1))};
+    hdg_parallel_for_grain(nb, 1, scan_blocks, &j);
+    *diag = *amax = *asym = 0, *badK = *badF = -1;
+    for (long long b = 0; b < nb; b++) {
+        const double *p = j.part + 5 * b;
+        *diag += p[0];
+        *amax = p[1] > *amax ? p[1] : *amax;
+        *asym = p[2] > *asym ? p[2] : *asym;
+        if (*badK < 0 && p[3] >= 0) *badK = (int)p[3];
+        if (*badF < 0 && p[4] >= 0) *badF = (int)p[4];
+    }
+    free(j.part);
+}
+
 hdg_status hdg_hdg_local_stage(hdg_run *r, hdg_error *err)
 {
     int nt = r->L.nt, ne = r->mesh->ne;
@@ -72,21 +132,12 @@ hdg_status hdg_hdg_local_stage(hdg_run *r, hdg_error *err)
     a.out[1] = r->Fe;
     hdg_launch(f, ne, &a);
     hdg_status st = HDG_OK;
-    int bad = hdg_nonfinite_first(r->Ke, ne, (long long)nt * nt, (long long)nt * nt);
+    double diag, amax, asym;
+    int bad, badF;
+    scan_element_matrices(r->Ke, r->Fe, ne, nt, &diag, &amax, &asym, &bad, &badF);
     if (bad >= 0) st = hdg_hdg_bad_element(r->p, r->mesh, bad, 1, err);
-    else if ((bad = hdg_nonfinite_first(r->Fe, ne, nt, nt)) >= 0) st = hdg_hdg_bad_element(r->p, r->mesh, bad, 0, err);
+    else if ((bad = badF) >= 0) st = hdg_hdg_bad_element(r->p, r->mesh, bad, 0, err);
     if ((st = hdg_comm_agree(st, err))) return st;   /* under mpirun: every rank decides alike below */
-    double diag = 0, amax = 0, asym = 0;
-    for (long long e = 0; e < ne; e++) {
-        const double *K = r->Ke + e * (long long)nt * nt;
-        for (int i = 0; i < nt; i++) {
-            diag += K[i * nt + i];
-            for (int j = 0; j < nt; j++) {
-                amax = fmax(amax, fabs(K[i * nt + j]));
-                asym = fmax(asym, fabs(K[i * nt + j] - K[j * nt + i]));
-            }
-        }
-    }
     double mx[2] = {amax, asym};
     hdg_comm_sum(&diag, 1);
     hdg_comm_max(mx, 2);
@@ -245,8 +296,11 @@ hdg_status hdg_hdg_ksp_init(hdg_hdg_ksp *K, hdg_run *r, hdg_error *err)
     }
     if (!strcmp(K->s.precond, "block")) st = hdg_precond_block_init(&K->M, &r->B, err);
     else if (!strcmp(K->s.precond, "jacobi")) st = hdg_precond_jacobi_init(&K->M, &r->B, err);
-    else if (!strcmp(K->s.precond, "mg"))
+    else if (!strcmp(K->s.precond, "mg")) {
+        double t0 = hdg_wtime();
         st = hdg_hdg_mg_host(&K->mg, &r->B, r->mesh, r->L.k + 1, r->z != NULL, r->o->petsc, r->rep, &K->M, err);
+        hdg_report_number(r->rep, "solver.mg.setup_seconds", hdg_wtime() - t0);
+    }
     return st;
 }
 
@@ -274,8 +328,10 @@ hdg_status hdg_hdg_ksp_solve(hdg_hdg_ksp *K, hdg_run *r, hdg_solve_info *info, h
         Mp = &Mn;
     }
     hdg_status st;
+    double t0 = hdg_wtime();
     if (!strcmp(K->s.method, "cg")) st = hdg_pcg(&K->A, Mp, r->rhs, r->x, &K->s.so, NULL, info, err);
     else st = hdg_gmres(&K->A, Mp, r->rhs, r->x, &K->s.so, NULL, info, err);
+    hdg_report_number(r->rep, "solver.krylov_seconds", hdg_wtime() - t0);
     free(t);
     hdg_hdg_report_solve(r->rep, &K->s, info, st);
     if (!st) hdg_hdg_solve_warning(r->rep, r->mesh, r->L.k, info);

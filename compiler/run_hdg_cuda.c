@@ -293,7 +293,7 @@ static hdg_status mg_setup(drun *r, dprecond *d, hdg_error *err)
     hdg_cuptr dx0 = 0;
     st = hdg_cuda_vec_upload(&r->la, x0, A.n, &dx0, err);
     free(x0);
-    if (!st) st = hdg_mg_init(&d->g, &A, &D, &P, &R, &Cs, d->mg.C.nc, &r->la.ops, NULL, DPTR(dx0), err);
+    if (!st) st = hdg_mg_init(&d->g, &A, &D, &P, &R, &Cs, d->mg.C.nc, &r->la.ops, NULL, DPTR(dx0), NULL, err);
     hdg_cuda_free(r->dev, dx0);
     hdg_error derr;
     if (hdg_cuda_linalg_check(&r->la, &derr)) st = hdg_fail(err, derr.code, "%s", derr.msg);

@@ -51,6 +51,30 @@ hdg_status hdg_hdg_mg_coarse(hdg_hdg_mg *h, const hdg_blockmat *B, const hdg_mes
     return st;
 }
 
+static void fused_start(void *ctx, double s, const double *r, double *d, double *z, int z_zero)
+{
+    const hdg_hdg_mg *h = ctx;
+    hdg_blockmat_smooth_start(h->B, h->Di, s, r, d, z, z_zero);
+}
+
+static void fused_step(void *ctx, double c1, double c2, const double *d, double *r, double *dn, double *z)
+{
+    const hdg_hdg_mg *h = ctx;
+    hdg_blockmat_smooth_step(h->B, h->Di, c1, c2, d, r, dn, z);
+}
+
+static void fused_resid(void *ctx, const double *d, double *r)
+{
+    const hdg_hdg_mg *h = ctx;
+    hdg_blockmat_residual_update(h->B, d, r);
+}
+
+static void fused_jacobi(void *ctx, const double *x, double *y)
+{
+    const hdg_hdg_mg *h = ctx;
+    hdg_blockmat_jacobi_product(h->B, h->Di, x, y);
+}
+
 void hdg_hdg_mg_report(hdg_report *rep, const hdg_mg *g)
 {
     hdg_report_number(rep, "solver.mg.lmax", g->lmax);
@@ -66,7 +90,10 @@ hdg_status hdg_hdg_mg_host(hdg_hdg_mg *h, const hdg_blockmat *B, const hdg_mesh 
     hdg_linop A = hdg_blockmat_op(B), P = csr_rect_op(&h->C.P), R = csr_rect_op(&h->C.R);
     hdg_linop Cs = hdg_hdg_mg_coarse_op(h);
     double *x0 = hdg_mg_start_vector(A.n);
-    st = hdg_mg_init(&h->g, &A, &h->D, &P, &R, &Cs, h->C.nc, hdg_vecops_host(), NULL, x0, err);
+    h->B = B, h->Di = hdg_precond_block_inverse(&h->D);
+    hdg_mg_fused F = {h, fused_start, fused_step, fused_resid, fused_jacobi};
+    int fused = h->Di && hdg_blockmat_fused_ok(B) && !getenv("HDGC_MG_UNFUSED");
+    st = hdg_mg_init(&h->g, &A, &h->D, &P, &R, &Cs, h->C.nc, hdg_vecops_host(), NULL, x0, fused ? &F : NULL, err);
     free(x0);
     if (st) return st;
     h->g.AP = csr_rect_op(&h->C.AP);

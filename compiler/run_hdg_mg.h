@@ -19,6 +19,8 @@ typedef struct hdg_hdg_mg {
     hdg_petsc_amg *amg;
     hdg_linop D;           /* face-block Jacobi (host) */
     hdg_mg g;
+    const hdg_blockmat *B; /* host: the fused smoother passes' matrix */
+    const double *Di;      /* and its inverse diagonal blocks */
 } hdg_hdg_mg;
 
 /* The coarse space and its AMG (both drivers): nk = k+1 face modes,

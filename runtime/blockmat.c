@@ -339,33 +339,39 @@ static ALWAYS_INLINE const double *prefetch_row(const hdg_blockmat *B, long long
     return B->A + (l + ahead < B->nf ? l + ahead : l) * row_len;
 }
 
-/* Rows [l0, l1) for a block size m that is a compile-time constant after
- * inlining into the switch below (m <= MAXM_FIXED). The x values of each
- * block are loaded once into registers and reused for the m rows of the block. */
-static ALWAYS_INLINE void
-spmv_rows_fixed(const hdg_blockmat *B, const double *restrict x, double *restrict y,
-                long long l0, long long l1, const int m)
+/* acc = (A x)_l for a block size m that is a compile-time constant after
+ * inlining (m <= MAXM_FIXED). The x values of each block are loaded once
+ * into registers and reused for the m rows of the block. */
+static ALWAYS_INLINE void row_product(const hdg_blockmat *B, const double *restrict x, long long l, const int m,
+                                      double *restrict acc)
 {
     const int na = B->na;
     const long long row_len = (long long)na * m * m;
-    for (long long l = l0; l < l1; l++) {
-        const double *restrict Al = B->A + l * row_len;
-        const double *Pl = prefetch_row(B, l, row_len);
-        const int *nl = B->nbr + l * na;
-        double acc[MAXM_FIXED] = {0};
-        for (int a = 0; a < na; a++) {
-            prefetch_block(Pl + a * m * m, m * m);
-            int g = nl[a];
-            if (g < 0) continue;
-            double xa[MAXM_FIXED];
-            for (int q = 0; q < m; q++) xa[q] = x[(size_t)g * m + q];
-            const double *restrict Ab = Al + a * m * m;
-            for (int p = 0; p < m; p++) {
-                double s = 0.0;
-                for (int q = 0; q < m; q++) s += Ab[p * m + q] * xa[q];
-                acc[p] += s;
-            }
+    const double *restrict Al = B->A + l * row_len;
+    const double *Pl = prefetch_row(B, l, row_len);
+    const int *nl = B->nbr + l * na;
+    for (int p = 0; p < m; p++) acc[p] = 0.0;
+    for (int a = 0; a < na; a++) {
+        prefetch_block(Pl + a * m * m, m * m);
+        int g = nl[a];
+        if (g < 0) continue;
+        double xa[MAXM_FIXED];
+        for (int q = 0; q < m; q++) xa[q] = x[(size_t)g * m + q];
+        const double *restrict Ab = Al + a * m * m;
+        for (int p = 0; p < m; p++) {
+            double s = 0.0;
+            for (int q = 0; q < m; q++) s += Ab[p * m + q] * xa[q];
+            acc[p] += s;
         }
+    }
+}
+
+static ALWAYS_INLINE void spmv_rows_fixed(const hdg_blockmat *B, const double *restrict x, double *restrict y,
+                                          long long l0, long long l1, const int m)
+{
+    for (long long l = l0; l < l1; l++) {
+        double acc[MAXM_FIXED];
+        row_product(B, x, l, m, acc);
         for (int p = 0; p < m; p++) y[l * m + p] = acc[p];
     }
 }
@@ -417,6 +423,106 @@ void hdg_blockmat_spmv(const hdg_blockmat *B, const double *x, double *y)
     long long row_bytes = 8LL * B->na * B->m * B->m;
     long long grain = SPMV_MIN_CHUNK_BYTES / row_bytes;
     hdg_parallel_for_grain(B->nf, grain > 64 ? grain : 64, spmv_rows, &j);
+}
+
+/* ---- fused smoother passes (runtime/mg.c's Chebyshev steps) ---- */
+
+typedef struct smooth_job {
+    const hdg_blockmat *B;
+    const double *Di;          /* nf*m*m inverse diagonal blocks */
+    double c1, c2;
+    const double *d;
+    double *r, *dn, *z;
+    int kind;                  /* 0: start, 1: step, 2: residual, 3: Di A d */
+    int z_zero;                /* start: z = dn instead of z += dn */
+} smooth_job;
+
+/* y = Di_l x_l (m x m times m) */
+static ALWAYS_INLINE void block_solve(const double *restrict Di, const double *restrict x, const int m,
+                                      double *restrict y)
+{
+    for (int p = 0; p < m; p++) {
+        double s = 0.0;
+        for (int q = 0; q < m; q++) s += Di[p * m + q] * x[q];
+        y[p] = s;
+    }
+}
+
+static ALWAYS_INLINE void smooth_rows_fixed(const smooth_job *j, long long l0, long long l1, const int m)
+{
+    const double c1 = j->c1, c2 = j->c2;
+    for (long long l = l0; l < l1; l++) {
+        double *restrict rl = j->r + l * m, acc[MAXM_FIXED], w[MAXM_FIXED];
+        const double *Dl = j->Di + l * m * m;
+        if (j->kind == 0) {   /* dn = c1 D r; z = dn or z += dn */
+            block_solve(Dl, rl, m, w);
+            for (int p = 0; p < m; p++) {
+                double v = c1 * w[p];
+                j->dn[l * m + p] = v;
+                j->z[l * m + p] = j->z_zero ? v : j->z[l * m + p] + v;
+            }
+            continue;
+        }
+        row_product(j->B, j->d, l, m, acc);
+        if (j->kind == 3) {   /* dn = Di (A d) */
+            block_solve(Dl, acc, m, j->dn + l * m);
+            continue;
+        }
+        for (int p = 0; p < m; p++) rl[p] -= acc[p];
+        if (j->kind == 2) continue;
+        block_solve(Dl, rl, m, w);
+        for (int p = 0; p < m; p++) {
+            double v = c1 * j->d[l * m + p] + c2 * w[p];
+            j->dn[l * m + p] = v;
+            j->z[l * m + p] += v;
+        }
+    }
+}
+
+static void smooth_rows(long long l0, long long l1, void *vctx)
+{
+    const smooth_job *j = vctx;
+    switch (j->B->m) {
+#define CASE(M) case M: smooth_rows_fixed(j, l0, l1, M); break;
+    CASE(1) CASE(2) CASE(3) CASE(4) CASE(5) CASE(6)
+    CASE(7) CASE(8) CASE(9) CASE(10) CASE(11) CASE(12)
+#undef CASE
+    }
+}
+
+static void smooth_run(smooth_job *j)
+{
+    long long row_bytes = 8LL * j->B->na * j->B->m * j->B->m;
+    long long grain = SPMV_MIN_CHUNK_BYTES / row_bytes;
+    hdg_parallel_for_grain(j->B->nf, grain > 64 ? grain : 64, smooth_rows, j);
+}
+
+int hdg_blockmat_fused_ok(const hdg_blockmat *B) { return B->m >= 1 && B->m <= MAXM_FIXED; }
+
+void hdg_blockmat_smooth_start(const hdg_blockmat *B, const double *Di, double s, const double *r, double *d,
+                               double *z, int z_zero)
+{
+    smooth_job j = {B, Di, s, 0, NULL, (double *)r, d, z, 0, z_zero};
+    smooth_run(&j);
+}
+
+void hdg_blockmat_smooth_step(const hdg_blockmat *B, const double *Di, double c1, double c2, const double *d,
+                              double *r, double *dn, double *z)
+{
+    smooth_job j = {B, Di, c1, c2, d, r, dn, z, 1, 0};
+    smooth_run(&j);
+}
+
+void hdg_blockmat_residual_update(const hdg_blockmat *B, const double *d, double *r)
+{
+    smooth_job j = {B, NULL, 0, 0, d, r, NULL, NULL, 2, 0};
+    smooth_run(&j);
+}
+
+void hdg_blockmat_jacobi_product(const hdg_blockmat *B, const double *Di, const double *x, double *y)
+{
+    smooth_job j = {B, Di, 0, 0, x, NULL, y, NULL, 3, 0};
+    smooth_run(&j);
 }
 
 /* ---- performance arithmetic ---- */

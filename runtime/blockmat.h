@@ -94,6 +94,22 @@ void hdg_blockmat_assemble_rhs(int nf, int m, double *rhs, const double *Fe, con
 /* y = B x (threaded over face rows; x and y must not alias). */
 void hdg_blockmat_spmv(const hdg_blockmat *B, const double *x, double *y);
 
+/* Fused passes of the Chebyshev smoother (runtime/mg.c), one sweep over the
+ * rows each instead of several vector operations; Di: the nf inverse
+ * diagonal blocks (m x m, row-major), threaded like the SpMV. Only for
+ * m <= 12 (hdg_blockmat_fused_ok); d and dn must not alias.
+ *   start:    d = s Di r;  z = d (z_zero) or z += d
+ *   step:     r -= A d;  dn = c1 d + c2 Di r (the updated r);  z += dn
+ *   residual: r -= A d
+ *   jacobi:   y = Di (A x) (x and y must not alias) */
+int hdg_blockmat_fused_ok(const hdg_blockmat *B);
+void hdg_blockmat_smooth_start(const hdg_blockmat *B, const double *Di, double s, const double *r, double *d,
+                               double *z, int z_zero);
+void hdg_blockmat_smooth_step(const hdg_blockmat *B, const double *Di, double c1, double c2, const double *d,
+                              double *r, double *dn, double *z);
+void hdg_blockmat_residual_update(const hdg_blockmat *B, const double *d, double *r);
+void hdg_blockmat_jacobi_product(const hdg_blockmat *B, const double *Di, const double *x, double *y);
+
 /* Block (l, a) and its values. */
 static inline double *hdg_blockmat_block(const hdg_blockmat *B, int l, int a)
 {

@@ -739,6 +739,11 @@ hdg_status hdg_precond_block_init(hdg_linop *M, const hdg_blockmat *B, hdg_error
     return HDG_OK;
 }
 
+const double *hdg_precond_block_inverse(const hdg_linop *M)
+{
+    return M && M->apply == block_apply ? ((const precond *)M->ctx)->inv : NULL;
+}
+
 void hdg_precond_free(hdg_linop *M)
 {
     if (!M) return;

@@ -103,5 +103,8 @@ hdg_linop hdg_csr_op(const hdg_csr *C);
 hdg_status hdg_precond_jacobi_init(hdg_linop *M, const hdg_blockmat *B, hdg_error *err);
 hdg_status hdg_precond_block_init(hdg_linop *M, const hdg_blockmat *B, hdg_error *err);
 void hdg_precond_free(hdg_linop *M);
+/* The nf inverse diagonal blocks (m x m, row-major) of a face-block Jacobi
+ * operator from hdg_precond_block_init; NULL for any other operator. */
+const double *hdg_precond_block_inverse(const hdg_linop *M);
 
 #endif

@@ -336,21 +336,26 @@ static double estimate_lmax(hdg_mg *g, const double *start)
     if (!(nx > 0)) v->set(v->ctx, g->n, 1.0, x), nx = sqrt((double)g->n);
     v->scal(v->ctx, g->n, 1.0 / nx, x);
     for (int it = 0; it < g->o.power_its; it++) {
-        g->A.apply(g->A.ctx, x, y);
-        g->D.apply(g->D.ctx, y, z);
+        if (g->F.jacobi) g->F.jacobi(g->F.ctx, x, z);
+        else g->A.apply(g->A.ctx, x, y), g->D.apply(g->D.ctx, y, z);
         lam = v->norm2(v->ctx, g->n, z);
         if (!(lam > 0) || !isfinite(lam)) return lam;
-        v->copy(v->ctx, g->n, z, x);
+        if (g->F.jacobi) {   /* x <- z without a copy (both are work vectors) */
+            double *s = x;
+            x = z, z = s;
+        } else v->copy(v->ctx, g->n, z, x);
         v->scal(v->ctx, g->n, 1.0 / lam, x);
     }
+    g->d = x, g->w = z;   /* the swaps may have exchanged them */
     return 1.1 * lam;
 }
 
 hdg_status hdg_mg_init(hdg_mg *g, const hdg_linop *A, const hdg_linop *D, const hdg_linop *P,
                        const hdg_linop *R, const hdg_linop *Cs, long long nc, const hdg_vecops *v,
-                       const hdg_mg_opts *o, const double *start, hdg_error *err)
+                       const hdg_mg_opts *o, const double *start, const hdg_mg_fused *F, hdg_error *err)
 {
     memset(g, 0, sizeof *g);
+    if (F) g->F = *F;
     g->A = *A, g->D = *D, g->P = *P, g->R = *R, g->Cs = *Cs;
     g->v = v;
     g->n = A->n;
@@ -402,13 +407,32 @@ static void chebyshev(hdg_mg *g, double *z, int last)
     }
 }
 
+/* The same steps with the fused passes: d = D r / theta and the first z += d
+ * in one pass, then each middle step's SpMV, residual, D, update of d and the
+ * next z += d in one, and the last step's residual update in one. */
+static void chebyshev_fused(hdg_mg *g, double *z, int z_zero, int last)
+{
+    double lmax = g->lmax, lmin = lmax / g->o.ratio;
+    double theta = (lmax + lmin) / 2, delta = (lmax - lmin) / 2, sigma = theta / delta, rho = 1 / sigma;
+    const hdg_mg_fused *F = &g->F;
+    F->start(F->ctx, 1 / theta, g->r, g->d, z, z_zero);
+    for (int k = 1; k < g->o.nu; k++) {
+        double rho1 = 1 / (2 * sigma - rho);
+        F->step(F->ctx, rho1 * rho, 2 * rho1 / delta, g->d, g->r, g->w, z);
+        double *t = g->d;
+        g->d = g->w, g->w = t;
+        rho = rho1;
+    }
+    if (!last) F->resid(F->ctx, g->d, g->r);
+}
+
 static void mg_apply(void *ctx, const double *b, double *z)
 {
     hdg_mg *g = ctx;
     const hdg_vecops *v = g->v;
-    v->set(v->ctx, g->n, 0.0, z);
     v->copy(v->ctx, g->n, b, g->r);
-    chebyshev(g, z, 0);
+    if (g->F.start) chebyshev_fused(g, z, 1, 0);
+    else v->set(v->ctx, g->n, 0.0, z), chebyshev(g, z, 0);
     g->R.apply(g->R.ctx, g->r, g->rc);
     g->Cs.apply(g->Cs.ctx, g->rc, g->ec);
     g->P.apply(g->P.ctx, g->ec, g->d);
@@ -416,7 +440,8 @@ static void mg_apply(void *ctx, const double *b, double *z)
     if (g->AP.apply) g->AP.apply(g->AP.ctx, g->ec, g->t);   /* B P ec, cheaper than B (P ec) */
     else g->A.apply(g->A.ctx, g->d, g->t);
     v->axpy(v->ctx, g->n, -1.0, g->t, g->r);
-    chebyshev(g, z, 1);
+    if (g->F.start) chebyshev_fused(g, z, 0, 1);
+    else chebyshev(g, z, 1);
 }
 
 hdg_linop hdg_mg_op(hdg_mg *g)

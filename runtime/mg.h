@@ -69,8 +69,22 @@ hdg_mg_opts hdg_mg_opts_default(void);
  * the transfers; Cs: the coarse solve (vectors of nc on the same memory as
  * P's output); AP: B P as an operator, optional (set after hdg_mg_init; when
  * absent the cycle applies A to P ec). All vectors live in v's memory. */
+/* Optional fused passes (host block matrices: hdg_blockmat_smooth_*, given to
+ * hdg_mg_init): the same arithmetic as the cycle's and the power iteration's
+ * vector operations, in the same order, one sweep over the rows each.
+ * Absent (NULL): the cycle uses A, D and v. */
+typedef struct hdg_mg_fused {
+    void *ctx;
+    void (*start)(void *ctx, double s, const double *r, double *d, double *z, int z_zero); /* d = s D r; z (+)= d */
+    void (*step)(void *ctx, double c1, double c2, const double *d, double *r, double *dn,
+                 double *z);                                  /* r -= A d; dn = c1 d + c2 D r; z += dn */
+    void (*resid)(void *ctx, const double *d, double *r);     /* r -= A d */
+    void (*jacobi)(void *ctx, const double *x, double *y);    /* y = D A x */
+} hdg_mg_fused;
+
 typedef struct hdg_mg {
     hdg_linop A, D, P, R, Cs, AP;
+    hdg_mg_fused F;
     const hdg_vecops *v;
     long long n, nc;
     hdg_mg_opts o;
@@ -87,11 +101,11 @@ double *hdg_mg_start_vector(long long n);
 
 /* Allocates the work vectors and estimates lmax by power iteration on
  * D^-1 A from start (n entries in v's memory, not all zero; NULL: ones;
- * hdg_mg_start_vector's is the one to use).
+ * hdg_mg_start_vector's is the one to use); F: fused passes or NULL.
  * Fails (HDG_ESOLVER) when the estimate is not finite and positive. */
 hdg_status hdg_mg_init(hdg_mg *g, const hdg_linop *A, const hdg_linop *D, const hdg_linop *P,
                        const hdg_linop *R, const hdg_linop *Cs, long long nc, const hdg_vecops *v,
-                       const hdg_mg_opts *o, const double *start, hdg_error *err);
+                       const hdg_mg_opts *o, const double *start, const hdg_mg_fused *F, hdg_error *err);
 /* The preconditioner as an operator z = M r (g must outlive it). */
 hdg_linop hdg_mg_op(hdg_mg *g);
 void hdg_mg_free(hdg_mg *g);

@@ -7,6 +7,7 @@
 
 #include "runtime/blockmat.h"
 #include "runtime/csr.h"
+#include "runtime/krylov.h"
 #include "runtime/parallel.h"
 #include "solver_mesh.h"
 #include "test.h"
@@ -127,6 +128,63 @@ static void check_neighbours(const test_topo *t, const int *nbr)
             }
     }
     CHECK(!bad, "neighbour lists: diagonal first, 5 blocks inside, 3 on the boundary");
+}
+
+static double rel_diff(const double *a, const double *b, int n)
+{
+    double d = 0, s = 0;
+    for (int i = 0; i < n; i++) d = fmax(d, fabs(a[i] - b[i])), s = fmax(s, fabs(b[i]));
+    return s > 0 ? d / s : d;
+}
+
+/* The fused smoother passes (runtime/mg.c's Chebyshev steps) against the
+ * same steps done by SpMV, the block-Jacobi operator and vector updates. */
+static void test_fused(const hdg_blockmat *B)
+{
+    char what[128];
+    int n = B->nf * B->m;
+    hdg_error err;
+    hdg_linop Dop;
+    CHECK(hdg_blockmat_fused_ok(B) == (B->m <= 12), "fused passes for m = %d", B->m);
+    if (!hdg_blockmat_fused_ok(B)) return;
+    CHECK(hdg_precond_block_init(&Dop, B, &err) == HDG_OK, "%s", err.msg);
+    const double *Di = hdg_precond_block_inverse(&Dop);
+    CHECK(Di != NULL, "the block-Jacobi operator hands out its inverse blocks");
+    double *r = test_random_vector(n), *d = test_random_vector(n), *z = test_random_vector(n);
+    double *r2 = malloc(sizeof(double) * n), *d2 = malloc(sizeof(double) * n), *z2 = malloc(sizeof(double) * n);
+    double *dn = malloc(sizeof(double) * n), *t = malloc(sizeof(double) * n), *w = malloc(sizeof(double) * n);
+    memcpy(r2, r, sizeof(double) * n), memcpy(z2, z, sizeof(double) * n);
+    const double c1 = 0.37, c2 = 1.9;
+    /* step: r -= A d; dn = c1 d + c2 D r; z += dn */
+    hdg_blockmat_smooth_step(B, Di, c1, c2, d, r, dn, z);
+    hdg_blockmat_spmv(B, d, t);
+    for (int i = 0; i < n; i++) r2[i] -= t[i];
+    Dop.apply(Dop.ctx, r2, w);
+    for (int i = 0; i < n; i++) d2[i] = c1 * d[i], d2[i] += c2 * w[i], z2[i] += d2[i];
+    snprintf(what, sizeof what, "m=%d: fused step r, dn, z", B->m);
+    CHECK_NEAR(rel_diff(r, r2, n) + rel_diff(dn, d2, n) + rel_diff(z, z2, n), 0, 1e-15, what);
+    /* start: d = s D r; z = d, then z += d */
+    hdg_blockmat_smooth_start(B, Di, 0.6, r, dn, z, 1);
+    Dop.apply(Dop.ctx, r, w);
+    for (int i = 0; i < n; i++) d2[i] = 0.6 * w[i];
+    snprintf(what, sizeof what, "m=%d: fused start d, z = d", B->m);
+    CHECK_NEAR(rel_diff(dn, d2, n) + rel_diff(z, d2, n), 0, 1e-15, what);
+    hdg_blockmat_smooth_start(B, Di, 0.6, r, dn, z, 0);
+    for (int i = 0; i < n; i++) z2[i] = d2[i] + d2[i];
+    snprintf(what, sizeof what, "m=%d: fused start z += d", B->m);
+    CHECK_NEAR(rel_diff(z, z2, n), 0, 1e-15, what);
+    /* residual: r -= A d; jacobi: y = D A x */
+    memcpy(r2, r, sizeof(double) * n);
+    hdg_blockmat_residual_update(B, d, r);
+    for (int i = 0; i < n; i++) r2[i] -= t[i];
+    snprintf(what, sizeof what, "m=%d: fused residual", B->m);
+    CHECK_NEAR(rel_diff(r, r2, n), 0, 1e-15, what);
+    hdg_blockmat_jacobi_product(B, Di, d, dn);
+    Dop.apply(Dop.ctx, t, w);
+    snprintf(what, sizeof what, "m=%d: fused D A x", B->m);
+    CHECK_NEAR(rel_diff(dn, w, n), 0, 1e-15, what);
+    hdg_precond_free(&Dop);
+    free(r), free(d), free(z), free(r2), free(d2), free(z2), free(dn), free(t), free(w);
 }
 
 static void test_one(int N, int m)
@@ -259,6 +317,7 @@ static void test_one(int N, int m)
     snprintf(what, sizeof what, "N=%d m=%d: free rows of the original system hold", N, m);
     CHECK_NEAR(eF / scale, 0, 1e-10, what);
 
+    test_fused(&B);
     free(sol);
     free(isd);
     free(xD);
