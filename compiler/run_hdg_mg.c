@@ -78,6 +78,7 @@ static void fused_jacobi(void *ctx, const double *x, double *y)
 void hdg_hdg_mg_report(hdg_report *rep, const hdg_mg *g)
 {
     hdg_report_number(rep, "solver.mg.lmax", g->lmax);
+    hdg_report_bool(rep, "solver.mg.fused_passes", g->F.start != NULL);
     hdg_report_int(rep, "solver.mg.smoothing_steps", g->o.nu);
 }
 
