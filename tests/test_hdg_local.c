@@ -274,6 +274,19 @@ static void check_problem(const problem_forms *pf, int k, const double *xy)
     printf("  |K 1|/|K| %.2e\n", flux / kmax);
     if (!pf->c && !pf->bx) CHECK(flux <= 1e-12 * kmax, "%s k=%d: constant trace gives flux %.3e", pf->file, k, flux);
     if (pf->c) CHECK(flux > 1e-3 * kmax, "%s k=%d: reaction must see a constant: %.3e", pf->file, k, flux);
+    /* ... and exactly so in the stored doubles (ir/lower_hdg.c, null_close): every row's and
+     * every column's three mode-0 entries sum to 0.0 in any order */
+    if (!pf->c && !pf->bx && R.m == nt / 3) {
+        int inexact = 0, m0 = R.m;
+        for (int i = 0; i < nt; i++) {
+            const double *r0 = Ke + (size_t)i * nt;
+            double a = r0[0], b = r0[m0], c = r0[2 * m0];
+            double ca = Ke[i], cb = Ke[(size_t)m0 * nt + i], cc = Ke[(size_t)2 * m0 * nt + i];
+            inexact += (a + b) + c != 0.0 || a + (b + c) != 0.0 || (a + c) + b != 0.0;
+            inexact += (ca + cb) + cc != 0.0 || ca + (cb + cc) != 0.0;
+        }
+        CHECK(inexact == 0, "%s k=%d: K_e c = 0 not exact in %d rows/columns", pf->file, k, inexact);
+    }
 
     free(one), free(uh), free(x), free(xr), free(LU), free(W), free(piv), free(Kr), free(Fr);
     ref_free(&R);
