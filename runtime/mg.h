@@ -65,10 +65,6 @@ typedef struct hdg_mg_opts {
 
 hdg_mg_opts hdg_mg_opts_default(void);
 
-/* The cycle. A: the trace matrix; D: the face-block Jacobi inverse; P, R:
- * the transfers; Cs: the coarse solve (vectors of nc on the same memory as
- * P's output); AP: B P as an operator, optional (set after hdg_mg_init; when
- * absent the cycle applies A to P ec). All vectors live in v's memory. */
 /* Optional fused passes (host block matrices: hdg_blockmat_smooth_*, given to
  * hdg_mg_init): the same arithmetic as the cycle's and the power iteration's
  * vector operations, in the same order, one sweep over the rows each.
@@ -82,6 +78,11 @@ typedef struct hdg_mg_fused {
     void (*jacobi)(void *ctx, const double *x, double *y);    /* y = D A x */
 } hdg_mg_fused;
 
+/* The cycle. A: the trace matrix; D: the face-block Jacobi inverse; P, R:
+ * the transfers; Cs: the coarse solve (vectors of nc on the same memory as
+ * P's output); AP: B P as an operator, optional (set after hdg_mg_init; when
+ * absent the cycle applies A to P ec); F: the fused passes, or zero. All
+ * vectors live in v's memory. */
 typedef struct hdg_mg {
     hdg_linop A, D, P, R, Cs, AP;
     hdg_mg_fused F;
