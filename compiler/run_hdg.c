@@ -138,12 +138,7 @@ hdg_status hdg_hdg_local_stage(hdg_run *r, hdg_error *err)
     if (bad >= 0) st = hdg_hdg_bad_element(r->p, r->mesh, bad, 1, err);
     else if ((bad = badF) >= 0) st = hdg_hdg_bad_element(r->p, r->mesh, bad, 0, err);
     if ((st = hdg_comm_agree(st, err))) return st;   /* under mpirun: every rank decides alike below */
-    double mx[2] = {amax, asym};
-    hdg_comm_sum(&diag, 1);
-    hdg_comm_max(mx, 2);
-    amax = mx[0], asym = mx[1];
-    r->amax = amax;
-    st = hdg_hdg_trace_sign(r->rep, diag, amax, asym, &r->negated, &r->asym, err);
+    st = hdg_hdg_trace_sign(r->rep, diag, amax, asym, &r->amax, &r->negated, &r->asym, err);
     if (st) return st;
     if (r->negated) {
         for (long long i = 0; i < (long long)ne * nt * nt; i++) r->Ke[i] = -r->Ke[i];

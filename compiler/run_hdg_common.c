@@ -44,9 +44,13 @@ void hdg_hdg_report_dofs(hdg_report *R, const hdg_mesh *mesh, const hdg_lowered 
 /* The trace equation may be written with either sign; CG needs a positive
  * diagonal, so a system with a negative trace diagonal is negated (the
  * equation times -1: same solution). Symmetry is measured on K_e. */
-hdg_status hdg_hdg_trace_sign(hdg_report *rep, double diag, double amax, double asym, int *negated,
-                              double *asym_rel, hdg_error *err)
+hdg_status hdg_hdg_trace_sign(hdg_report *rep, double diag, double amax, double asym, double *amax_all,
+                              int *negated, double *asym_rel, hdg_error *err)
 {
+    double mx[2] = {amax, asym};
+    hdg_comm_sum(&diag, 1);
+    hdg_comm_max(mx, 2);
+    amax = *amax_all = mx[0], asym = mx[1];
     if (!isfinite(diag))
         return hdg_fail(err, HDG_ESOLVER, "the element matrices contain NaN or Inf "
                         "(a singular local system? check tau > 0 and the coefficients)");

@@ -21,13 +21,15 @@ double *hdg_hdg_flip(const hdg_lowered *L);
 /* dofs.* of the report. */
 void hdg_hdg_report_dofs(hdg_report *rep, const hdg_mesh *mesh, const hdg_lowered *L);
 
-/* From the sum of the element matrices' diagonals, their largest entry and
- * largest asymmetry: fails on NaN/Inf, decides whether the system is negated
- * (a negative trace diagonal: the equation times -1), gives the relative
- * asymmetry max|K - K^T| / max|K| (symmetric: <= HDG_HDG_SYMMETRIC), reports. */
+/* From this rank's sum of the element matrices' diagonals, their largest
+ * entry and largest asymmetry (summed and maxed over the ranks here, so every
+ * rank decides alike): fails on NaN/Inf, decides whether the system is negated
+ * (a negative trace diagonal: the equation times -1), gives the largest entry
+ * over all ranks (*amax_all) and the relative asymmetry max|K - K^T| / max|K|
+ * (symmetric: <= HDG_HDG_SYMMETRIC), reports. Host and device drivers. */
 #define HDG_HDG_SYMMETRIC 1e-12
-hdg_status hdg_hdg_trace_sign(hdg_report *rep, double diag, double amax, double asym, int *negated,
-                              double *asym_rel, hdg_error *err);
+hdg_status hdg_hdg_trace_sign(hdg_report *rep, double diag, double amax, double asym, double *amax_all,
+                              int *negated, double *asym_rel, hdg_error *err);
 
 /* K_e (matrix = 1) or F_e (matrix = 0) of element e holds NaN or Inf:
  * fails (HDG_EINPUT) naming the func or term that is not finite there

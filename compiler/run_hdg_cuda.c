@@ -139,12 +139,7 @@ hdg_status hdg_dcu_local_stage(drun *r, hdg_error *err)
     free(s);
     if (bad >= 0) st = hdg_hdg_bad_element(r->p, r->mesh, bad, 1, err);
     if ((st = hdg_comm_agree(st, err))) return st;   /* under mpirun: every rank decides alike below */
-    double mx[2] = {amax, asym};
-    hdg_comm_sum(&diag, 1);
-    hdg_comm_max(mx, 2);
-    amax = mx[0], asym = mx[1];
-    r->amax = amax;
-    if (!st) st = hdg_hdg_trace_sign(r->rep, diag, amax, asym, &r->negated, &r->asym, err);
+    if (!st) st = hdg_hdg_trace_sign(r->rep, diag, amax, asym, &r->amax, &r->negated, &r->asym, err);
     if (!st && r->negated) {
         r->la.ops.scal(&r->la, (long long)ne * nt * nt, -1.0, DPTR(r->Ke));
         r->la.ops.scal(&r->la, (long long)ne * nt, -1.0, DPTR(r->Fe));
