@@ -10,6 +10,7 @@
 
 #include "compiler/mesh_data.h"
 #include "compiler/nonfinite.h"
+#include "compiler/time_scheme.h"
 #include "runtime/petsc.h"
 #include "runtime/refel.h"
 #include "runtime/vtk.h"
@@ -480,4 +481,12 @@ hdg_status hdg_hdg_output_at(const hdg_problem *p, const hdg_lowered *L, int ne,
     for (int i = 0; i < nf; i++) free(vals[i]);
     free(vxy), free(lr), free(ls);
     return st;
+}
+
+hdg_status hdg_hdg_time_plan(const hdg_problem *p, const hdg_run_options *o, double *final, double *dt,
+                             long long *nsteps, hdg_error *err)
+{
+    *final = o->final_time > 0 ? o->final_time : p->time.final;
+    *dt = 0, *nsteps = 0;
+    return hdg_time_steps(p->name, *final, o->dt > 0 ? o->dt : p->time.dt, dt, nsteps, err);
 }

@@ -18,6 +18,12 @@ double *hdg_hdg_params(const hdg_problem *p);
 /* flip[m] of the trace basis: (-1)^i per face mode (runtime/blockmat.h). */
 double *hdg_hdg_flip(const hdg_lowered *L);
 
+/* A transient run's final time and steps: --final-time or the file's 'final',
+ * --dt or the file's 'dt' (hdg_time_steps rounds the steps up to land on it).
+ * Host and device drivers. */
+hdg_status hdg_hdg_time_plan(const hdg_problem *p, const hdg_run_options *o, double *final, double *dt,
+                             long long *nsteps, hdg_error *err);
+
 /* dofs.* of the report. */
 void hdg_hdg_report_dofs(hdg_report *rep, const hdg_mesh *mesh, const hdg_lowered *L);
 

@@ -165,9 +165,9 @@ static hdg_status dtime_after(void *ctx, long long step, long long nsteps, doubl
 hdg_status hdg_dcu_time_stage(drun *r, hdg_progress *line, hdg_error *err)
 {
     hdg_time_scheme sc = hdg_time_scheme_of(r->p->time.method);
-    double final = r->o->final_time > 0 ? r->o->final_time : r->p->time.final, dt = 0;
-    long long nsteps = 0;
-    hdg_status st = hdg_time_steps(r->p->name, final, r->o->dt > 0 ? r->o->dt : r->p->time.dt, &dt, &nsteps, err);
+    double final, dt;
+    long long nsteps;
+    hdg_status st = hdg_hdg_time_plan(r->p, r->o, &final, &dt, &nsteps, err);
     long long n = (long long)r->mesh->ne * r->L.nl;
     if (!st) st = hdg_dcu_dalloc(r, (size_t)n, &r->hist, err);
     if (!st) st = hdg_dcu_dalloc(r, (size_t)n, &r->xe, err);
