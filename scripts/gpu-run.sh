@@ -1,0 +1,79 @@
+#!/bin/bash
+# gpu-run.sh — on a lent GPU machine: unpack .devrun/bundle.tar.xz (scripts/gpu-bundle.sh),
+# run the gpu-labelled tests (as `make test-gpu`), then the measurements of
+# docs/performance.md (CUDA), each under a time limit, inside BUDGET seconds in all.
+# Everything lands in $OUT: log.txt (the whole log) and results.tar.gz (the JSON files).
+# STEPS picks steps by name (default: all, in this order).
+R=$(pwd)
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+BUDGET=${BUDGET:-420}
+STEPS=${STEPS:-"env tests spmv pipe80 mapping maxwell pipe512 kernels"}
+T0=$(date +%s)
+exec > >(tee "$OUT/log.txt") 2>&1
+left() { echo $(( BUDGET - ($(date +%s) - T0) )); }
+say() { echo; echo "=== [$(( $(date +%s) - T0 ))s] $*"; }
+# run_step NAME LIMIT CMD...: skipped when less than 20 s are left; limited to what is left
+run_step() {
+    local n=$1 lim=$2; shift 2
+    local l; l=$(left)
+    [ "$l" -lt 20 ] && { say "$n: skipped ($l s left)"; return; }
+    [ "$lim" -gt "$l" ] && lim=$l
+    say "$n (limit $lim s): $*"
+    local s; s=$(date +%s)
+    timeout -k 5 "$lim" "$@"; local rc=$?
+    echo "--- $n: rc $rc, $(( $(date +%s) - s )) s"
+}
+
+# The tests' binaries carry /work/main paths (sources, data, build).
+if [ "$R" != /work/main ] && [ ! -e /work/main ]; then mkdir -p /work && ln -s "$R" /work/main; fi
+X=$R/.devrun/x; rm -rf "$X"; mkdir -p "$X" build/tests
+tar -C "$X" -xJf .devrun/bundle.tar.xz || { echo "bundle: unpack failed"; exit 1; }
+cp "$X"/bin/hdgc build/; for t in "$X"/bin/test_*; do cp "$t" build/tests/; done
+NV=$(find /opt /usr/local /usr/lib -type d -path '*site-packages/nvidia/*/lib' -print 2>/dev/null | tr '\n' ':')
+export LD_LIBRARY_PATH=$X/lib:/usr/local/cuda/lib64:${NV}${LD_LIBRARY_PATH:-}
+if ldd build/hdgc 2>&1 | grep -q "GLIBCXX.*not found\|libstdc++.*not found"; then
+    export LD_LIBRARY_PATH=$X/lib-std:$LD_LIBRARY_PATH; fi
+export HDGC_CLANG_RESOURCE_DIR=$X/clang
+[ -f /usr/include/math.h ] || cp -r "$X"/sysinc/usr/include /usr/ 2>/dev/null || true
+export HDGC_CACHE_DIR=/tmp/hdgc-cache PATH=$R/build:$PATH
+J=$OUT/json; mkdir -p "$J"
+
+for s in $STEPS; do case $s in
+env)
+    say "env"
+    nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm,clocks.max.mem --format=csv
+    nvcc --version | tail -2; ldd --version | head -1; nproc; lscpu | grep 'Model name'
+    ldd build/hdgc | grep "not found"
+    ls /usr/local/cuda/lib64 | grep -E 'nvrtc|cusparse' | head
+    run_step smoke 120 build/hdgc run examples/poisson.hdg --backend cuda --json "$J/smoke.json" ;;
+tests)
+    cd build/tests
+    for t in "test_cusparse gpu" test_cuda_gpu test_dg_cuda test_hdg_cuda "test_hdg_cuda high" test_hdg_cuda_mg; do
+        set -- $t; HDG_REQUIRE_GPU=1 run_step "test:$t" 150 env -u HDGC_LIBCUDA ./"$@"
+    done
+    cd "$R" ;;
+spmv)
+    run_step spmv 100 build/hdgc bench spmv --backend cuda --sweep --orders 1..6 --mesh square:768 \
+        --reps 5 --json "$J/spmv-gpu.json" ;;
+pipe80)
+    run_step pipe80 150 build/hdgc bench pipeline examples/poisson.hdg --orders 1..9 --mesh square:80 \
+        --json "$J/hdg80.json" ;;
+mapping)
+    for m in thread block; do
+        HDGC_CUDA_MAPPING=$m run_step "mapping:$m" 90 build/hdgc bench pipeline examples/poisson.hdg \
+            --orders 1..6 --mesh square:256 --reps 2 --backends cuda --json "$J/map-$m.json"
+    done ;;
+maxwell)
+    run_step maxwell 120 build/hdgc bench pipeline examples/maxwell2d.hdg --orders 1..8 --mesh square:256 \
+        --reps 1 --json "$J/maxwell.json" ;;
+pipe512)
+    run_step pipe512 150 build/hdgc bench pipeline examples/poisson.hdg --orders 1..6 --mesh square:512 \
+        --reps 1 --json "$J/hdg512.json" ;;
+kernels)
+    run_step kernels 100 build/hdgc bench kernels examples/poisson.hdg --backend cuda --orders 1..8 \
+        --mesh square:128 --json "$J/kc-poisson.json"
+    run_step kernels-mx 60 build/hdgc bench kernels examples/maxwell2d.hdg --backend cuda --orders 1..8 \
+        --mesh square:512 --json "$J/kc-maxwell.json" ;;
+esac; done
+say "done"
+tar -C "$OUT" -czf "$OUT/results.tar.gz" json && rm -rf "$J"
