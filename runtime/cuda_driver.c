@@ -328,14 +328,29 @@ hdg_status hdg_cuda_func_set_max_shared(hdg_cuda_device *d, hdg_cuda_func *fn, c
                     what, bytes, cu_name(d->api, r), r, detail(dt, sizeof dt));
 }
 
+/* HDGC_CUDA_SYNC=1: wait for every kernel as it is launched, so that a fault is
+ * reported with the name of the kernel that caused it (slow; for diagnosis). */
+static int sync_each_launch(void)
+{
+    static int on = -1;
+    if (on < 0) {
+        const char *e = getenv("HDGC_CUDA_SYNC");
+        on = e && *e && strcmp(e, "0") != 0;
+    }
+    return on;
+}
+
 hdg_status hdg_cuda_launch(hdg_cuda_device *d, hdg_cuda_func *fn, const char *what, unsigned grid,
                            unsigned block, unsigned shared_bytes, void **params, hdg_error *err)
 {
     if (!grid) return HDG_OK;
     CUresult r = d->api->LaunchKernel((CUfunction)fn, grid, 1, 1, block, 1, 1, shared_bytes, NULL, params, NULL);
-    if (r == CUDA_SUCCESS) return HDG_OK;
     char dt[1600];
-    return hdg_fail(err, HDG_EDEVICE, "launching CUDA kernel '%s' (grid %u, block %u, %u B shared) failed: %s (%d)%s",
+    if (r != CUDA_SUCCESS)
+        return hdg_fail(err, HDG_EDEVICE, "launching CUDA kernel '%s' (grid %u, block %u, %u B shared) failed: %s (%d)%s",
+                        what, grid, block, shared_bytes, cu_name(d->api, r), r, detail(dt, sizeof dt));
+    if (!sync_each_launch() || (r = d->api->CtxSynchronize()) == CUDA_SUCCESS) return HDG_OK;
+    return hdg_fail(err, HDG_EDEVICE, "CUDA kernel '%s' (grid %u, block %u, %u B shared) failed while running: %s (%d)%s",
                     what, grid, block, shared_bytes, cu_name(d->api, r), r, detail(dt, sizeof dt));
 }
 

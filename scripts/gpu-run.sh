@@ -8,6 +8,8 @@ R=$(pwd)
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 BUDGET=${BUDGET:-420}
 STEPS=${STEPS:-"env tests spmv pipe80 mapping maxwell pipe512 kernels"}
+# diag: a failing HDG run again with a sync after every launch (names the kernel)
+# and under compute-sanitizer with -lineinfo (names the source line).
 T0=$(date +%s)
 exec > >(tee "$OUT/log.txt") 2>&1
 left() { echo $(( BUDGET - ($(date +%s) - T0) )); }
@@ -35,7 +37,7 @@ if ldd build/hdgc 2>&1 | grep -q "GLIBCXX.*not found\|libstdc++.*not found"; the
     export LD_LIBRARY_PATH=$X/lib-std:$LD_LIBRARY_PATH; fi
 export HDGC_CLANG_RESOURCE_DIR=$X/clang
 [ -f /usr/include/math.h ] || cp -r "$X"/sysinc/usr/include /usr/ 2>/dev/null || true
-export HDGC_CACHE_DIR=/tmp/hdgc-cache PATH=$R/build:$PATH
+export HDGC_CACHE_DIR=/tmp/hdgc-cache PATH=$R/build:/usr/local/cuda/bin:$PATH
 J=$OUT/json; mkdir -p "$J"
 
 for s in $STEPS; do case $s in
@@ -46,14 +48,21 @@ env)
     ldd build/hdgc | grep "not found"
     ls /usr/local/cuda/lib64 | grep -E 'nvrtc|cusparse' | head
     run_step smoke 120 build/hdgc run examples/poisson.hdg --backend cuda --json "$J/smoke.json" ;;
+diag)
+    for o in "" "--order 1" "--order 2"; do
+        HDGC_CUDA_SYNC=1 run_step "sync $o" 40 build/hdgc run examples/poisson.hdg --backend cuda $o
+        HDGC_CUDA_SYNC=1 HDGC_CUDA_MAPPING=thread run_step "thread $o" 40 build/hdgc run examples/poisson.hdg --backend cuda $o
+    done
+    HDGC_CUDA_LINEINFO=1 HDGC_CACHE=off run_step sanitizer 60 compute-sanitizer --tool memcheck --print-limit 5 \
+        build/hdgc run examples/poisson.hdg --backend cuda ;;
 tests)
     cd build/tests
     for t in "test_cusparse gpu" test_cuda_gpu test_dg_cuda test_hdg_cuda "test_hdg_cuda high" test_hdg_cuda_mg; do
-        set -- $t; HDG_REQUIRE_GPU=1 run_step "test:$t" 150 env -u HDGC_LIBCUDA ./"$@"
+        set -- $t; HDG_REQUIRE_GPU=1 run_step "test:$t" ${TEST_LIMIT:-150} env -u HDGC_LIBCUDA stdbuf -oL ./"$@"
     done
     cd "$R" ;;
 spmv)
-    run_step spmv 100 build/hdgc bench spmv --backend cuda --sweep --orders 1..6 --mesh square:768 \
+    run_step spmv 70 build/hdgc bench spmv --backend cuda --sweep --orders 1..6 --mesh square:768 \
         --reps 5 --json "$J/spmv-gpu.json" ;;
 pipe80)
     run_step pipe80 150 build/hdgc bench pipeline examples/poisson.hdg --orders 1..9 --mesh square:80 \
@@ -64,8 +73,10 @@ mapping)
             --orders 1..6 --mesh square:256 --reps 2 --backends cuda --json "$J/map-$m.json"
     done ;;
 maxwell)
-    run_step maxwell 120 build/hdgc bench pipeline examples/maxwell2d.hdg --orders 1..8 --mesh square:256 \
-        --reps 1 --json "$J/maxwell.json" ;;
+    run_step maxwell 90 build/hdgc bench pipeline examples/maxwell2d.hdg --orders 1..8 --mesh square:256 \
+        --reps 1 --final-time 0.01 --json "$J/maxwell.json"
+    run_step maxwell512 60 build/hdgc bench pipeline examples/maxwell2d.hdg --orders 1..8 --mesh square:512 \
+        --reps 1 --final-time 0.01 --backends cuda --json "$J/maxwell512.json" ;;
 pipe512)
     run_step pipe512 150 build/hdgc bench pipeline examples/poisson.hdg --orders 1..6 --mesh square:512 \
         --reps 1 --json "$J/hdg512.json" ;;
