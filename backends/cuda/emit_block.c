@@ -28,8 +28,13 @@ static const char *const blk_helper_text[] = {
     "    }\n"
     "}\n",
     /* HDG_S_LU: the host's pivots (first largest |a|, by thread 0), swap and
-     * update over the threads (a warp per row, its lanes over the columns) */
-    "static __device__ __forceinline__ void hdg_blk_lu(int n, double *__restrict__ A, int *__restrict__ piv)\n"
+     * update over the threads (a warp per row, its lanes over the columns).
+     * No __restrict__ here: threads pass piv[k] and rows of A to each other
+     * across the __syncthreads() inside, and restrict (noalias once inlined)
+     * lets the compiler move their loads above the barrier, which on an H200
+     * read a stale pivot, diverged the barriers and stopped the kernel with
+     * CUDA_ERROR_ILLEGAL_INSTRUCTION (session 11). */
+    "static __device__ __forceinline__ void hdg_blk_lu(int n, double *A, int *piv)\n"
     "{\n"
     "    const int lanes = blockDim.x < 32 ? (int)blockDim.x : 32;\n"
     "    const int lane = threadIdx.x % lanes, warp = threadIdx.x / lanes, warps = blockDim.x / lanes;\n"
@@ -303,7 +308,7 @@ void hdg_cuda_emit_block_kernel(const hdg_ir_kernel *k, const hdg_cuda_shape *sh
     bo.dense_prefix = "hdg_blk_";
     hdg_emit_c_printer *p = hdg_emit_c_printer_new(k, out, &bo);
     hdg_str_printf(out, "extern \"C\" __global__ void __launch_bounds__(%d) %s(long long begin, long long end, hdg_kargs hdg_args%s)\n{\n",
-                   sh->block, k->name, sh->scratch_bytes ? ", double *__restrict__ hdg_scratch" : "");
+                   sh->block, k->name, sh->scratch_bytes ? ", double *hdg_scratch" : "");  /* shared between threads: no restrict */
     hdg_str_puts(out, "    const hdg_kargs *const a = &hdg_args;\n");
     hdg_str_puts(out, "    (void)a;\n");
     if (pl->shared && sh->scratch_bytes) {   /* locals too big for shared memory: this block's global slice */
