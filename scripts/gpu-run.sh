@@ -7,7 +7,7 @@
 R=$(pwd)
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 BUDGET=${BUDGET:-420}
-STEPS=${STEPS:-"env tests spmv pipe80 mapping maxwell pipe512 kernels"}
+STEPS=${STEPS:-"env tests pipe80 mapping kernels maxwell pipe512 spmv"}
 # diag: a failing HDG run again with a sync after every launch (names the kernel)
 # and under compute-sanitizer with -lineinfo (names the source line).
 T0=$(date +%s)
@@ -73,12 +73,14 @@ mapping)
             --orders 1..6 --mesh square:256 --reps 2 --backends cuda --json "$J/map-$m.json"
     done ;;
 maxwell)
-    run_step maxwell 90 build/hdgc bench pipeline examples/maxwell2d.hdg --orders 1..8 --mesh square:256 \
-        --reps 1 --final-time 0.01 --json "$J/maxwell.json"
-    run_step maxwell512 60 build/hdgc bench pipeline examples/maxwell2d.hdg --orders 1..8 --mesh square:512 \
-        --reps 1 --final-time 0.01 --backends cuda --json "$J/maxwell512.json" ;;
+    # Short final times: each cell also runs once untimed, and session 11's runs to 0.01
+    # did not finish in 90 s (generated k = 7, 8 kernels are slow; docs/performance.md).
+    run_step maxwell 90 build/hdgc bench pipeline examples/maxwell2d.hdg --orders 1..4 --mesh square:256 \
+        --reps 1 --final-time 0.002 --json "$J/maxwell.json"
+    run_step maxwell512 90 build/hdgc bench pipeline examples/maxwell2d.hdg --orders 1..8 --mesh square:512 \
+        --reps 1 --final-time 0.002 --backends cuda --json "$J/maxwell512.json" ;;
 pipe512)
-    run_step pipe512 150 build/hdgc bench pipeline examples/poisson.hdg --orders 1..6 --mesh square:512 \
+    run_step pipe512 150 build/hdgc bench pipeline examples/poisson.hdg --orders 1..4 --mesh square:512 \
         --reps 1 --json "$J/hdg512.json" ;;
 kernels)
     run_step kernels 100 build/hdgc bench kernels examples/poisson.hdg --backend cuda --orders 1..8 \
