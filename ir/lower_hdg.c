@@ -199,9 +199,12 @@ static const hdg_unknown *unk(const lower *c, int u) { return &c->p->unknowns[u]
 
 /* ---------------------------------------------------------------- atoms */
 
-/* The blocks of a local system under construction. */
+/* The blocks of a local system under construction. They may all be one
+ * tensor M = [A B; C D]: then the trace rows (C, D) start at row tr_row and
+ * the trace and source columns (B, D) at column tr_col (both 0 otherwise). */
 typedef struct blocks {
     hdg_ir_tensor *A, *B, *C, *D;   /* D and C may be NULL (recovery kernel) */
+    int tr_row, tr_col;
 } blocks;
 
 typedef struct side {
@@ -483,16 +486,31 @@ static hdg_ir_expr *atom_coef(lower *c, hdg_ir_kernel *k, hdg_lower_env *env, co
     return coef;
 }
 
-/* Adds v into dst[row][col], or with hist (a time atom's history part) v h[col]
- * into the source column. */
-static void accum_trial(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *dst, hdg_ir_expr *row, hdg_ir_expr *col,
-                        hdg_ir_expr *v, int hist)
+/* Where an atom's entries go: the block, and the offsets of its rows and of
+ * its columns in it (non-zero when the blocks are views of one M). */
+typedef struct dest {
+    hdg_ir_tensor *t;
+    int ro, co;
+} dest;
+
+/* dst[row][col] for a block row/column index */
+static hdg_ir_expr *dest_at(hdg_ir_kernel *k, const dest *d, hdg_ir_expr *row, hdg_ir_expr *col)
 {
-    if (hist) hdg_ir_accum(k, hdg_ir_ld2(k, dst, row, I(k, c->L->nt)), hdg_ir_mul(k, v, hdg_ir_ld1(k, c->hist, col)));
-    else hdg_ir_accum(k, hdg_ir_ld2(k, dst, row, col), v);
+    if (d->ro) row = hdg_ir_add(k, I(k, d->ro), row);
+    if (d->co) col = hdg_ir_add(k, I(k, d->co), col);
+    return hdg_ir_ld2(k, d->t, row, col);
 }
 
-static void emit_atom_ref(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, hdg_ir_tensor *dst,
+/* Adds v into dst[row][col], or with hist (a time atom's history part) v h[col]
+ * into the source column. */
+static void accum_trial(lower *c, hdg_ir_kernel *k, const dest *dst, hdg_ir_expr *row, hdg_ir_expr *col,
+                        hdg_ir_expr *v, int hist)
+{
+    if (hist) hdg_ir_accum(k, dest_at(k, dst, row, I(k, c->L->nt)), hdg_ir_mul(k, v, hdg_ir_ld1(k, c->hist, col)));
+    else hdg_ir_accum(k, dest_at(k, dst, row, col), v);
+}
+
+static void emit_atom_ref(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const dest *dst,
                           const side *ts, const side *rs, const hdg_atom *a, int hist)
 {
     hdg_lower_env env = {c->p, {NULL, NULL, hdg_ir_time(k)}, {NULL, NULL}};
@@ -504,7 +522,7 @@ static void emit_atom_ref(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, hdg_ir_t
     hdg_ir_expr *i = hdg_ir_for(k, "i", ts->n);
     hdg_ir_expr *row = dof(c, k, ts, 0, face, i);
     if (a->trial < 0) {
-        hdg_ir_accum(k, hdg_ir_ld2(k, dst, row, I(k, c->L->nt)),
+        hdg_ir_accum(k, dest_at(k, dst, row, I(k, c->L->nt)),
                      hdg_ir_mul(k, cw, ref_value(c, k, g, ts, NULL, face, i, NULL)));
     } else {
         hdg_ir_expr *j = hdg_ir_for(k, "j", rs->n);
@@ -524,9 +542,11 @@ static int emit_atom(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const blocks 
     side ts = test_side(c, eq, a), rs = trial_side(c, a);
     int source = a->trial < 0;
     if (c->rhs_only && !source && rs.trace) return 0;
-    hdg_ir_tensor *dst = !ts.trace ? (source || rs.trace || hist ? bk->B : bk->A)
-                                   : (source || rs.trace ? bk->D : bk->C);
-    if (!dst) return 0;
+    int tcol = source || rs.trace || hist;   /* B or D */
+    dest d = {!ts.trace ? (tcol ? bk->B : bk->A) : (tcol ? bk->D : bk->C), ts.trace ? bk->tr_row : 0,
+              tcol ? bk->tr_col : 0};
+    const dest *dst = &d;
+    if (!d.t) return 0;
     set_origin(c, k, a);
     if (c->ref_tensors && coef_is_constant(a)) {
         emit_atom_ref(c, k, g, dst, &ts, &rs, a, hist);
@@ -554,7 +574,7 @@ static int emit_atom(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const blocks 
     hdg_ir_expr *ti = hdg_ir_let(k, "ti", hdg_ir_mul(k, cw, basis(c, k, g, &ts, 0, face, q, i)));
     hdg_ir_expr *row = dof(c, k, &ts, 0, face, i);
     if (source) {
-        hdg_ir_accum(k, hdg_ir_ld2(k, dst, row, I(k, c->L->nt)), ti);
+        hdg_ir_accum(k, dest_at(k, dst, row, I(k, c->L->nt)), ti);
     } else {
         hdg_ir_expr *jj = hdg_ir_for(k, "j", rs.n);
         hdg_ir_expr *col = dof(c, k, &rs, 0, face, jj);
@@ -988,7 +1008,7 @@ static blocks system_blocks(hdg_ir_kernel *k, const hdg_lowered *L, int trace_ro
     blocks bk = {hdg_ir_local(k, "A", HDG_IR_DOUBLE, HDG_SHAPE(L->nl, L->nl)),
                  hdg_ir_local(k, "B", HDG_IR_DOUBLE, HDG_SHAPE(L->nl, L->nt + 1)),
                  trace_rows ? hdg_ir_local(k, "C", HDG_IR_DOUBLE, HDG_SHAPE(L->nt, L->nl)) : NULL,
-                 trace_rows ? hdg_ir_local(k, "D", HDG_IR_DOUBLE, HDG_SHAPE(L->nt, L->nt + 1)) : NULL};
+                 trace_rows ? hdg_ir_local(k, "D", HDG_IR_DOUBLE, HDG_SHAPE(L->nt, L->nt + 1)) : NULL, 0, 0};
     hdg_ir_fill(k, bk.A, hdg_ir_num(k, 0));
     hdg_ir_fill(k, bk.B, hdg_ir_num(k, 0));
     if (trace_rows) hdg_ir_fill(k, bk.C, hdg_ir_num(k, 0)), hdg_ir_fill(k, bk.D, hdg_ir_num(k, 0));
@@ -1003,28 +1023,29 @@ static void local_kernel(lower *c)
     hdg_ir_tensor *g = elem_geom(c, k);
     hdg_ir_tensor *Ke = hdg_ir_output(k, "Ke", HDG_SHAPE(L->nt, L->nt), "element trace matrix K_e");
     hdg_ir_tensor *Fe = hdg_ir_output(k, "Fe", HDG_SHAPE(L->nt), "element trace load F_e");
-    blocks bk = system_blocks(k, L, 1);
-    hdg_ir_tensor *piv = hdg_ir_local(k, "piv", HDG_IR_INT, HDG_SHAPE(L->nl));
-    hdg_ir_tensor *W = hdg_ir_local(k, "W", HDG_IR_DOUBLE, HDG_SHAPE(L->nl, L->nt + 1));
-    emit_system(c, k, g, &bk);
     elim_plan P;
-    hdg_ir_tensor *S = bk.D;
+    hdg_ir_tensor *S;
     if (elim_plan_make(c, L->nt, L->nt + 1, LOCAL_KEEP, &P)) {
-        /* M = [A B; C D], eliminated component by component (1.5-2.1x faster
-         * than the dense LU for poisson at k = 3..8); as accurate as the dense
-         * LU once null_close removes the rounding in K_e c (see the block
-         * elimination notes) */
+        /* M = [A B; C D], assembled in place (the blocks are views of it) and
+         * eliminated component by component (1.5-2.1x faster than the dense
+         * LU for poisson at k = 3..8); as accurate as the dense LU once
+         * null_close removes the rounding in K_e c (see the block elimination
+         * notes) */
         int nl = L->nl, nt = L->nt;
         hdg_ir_tensor *M = hdg_ir_local(k, "M", HDG_IR_DOUBLE, HDG_SHAPE(nl + nt, nl + nt + 1)), *Wg[ELIM_MAX];
+        hdg_ir_fill(k, M, hdg_ir_num(k, 0));
+        blocks bk = {M, M, M, M, nl, nl};
+        emit_system(c, k, g, &bk);
         elim_origin(c, k, &P);
-        copy_block(k, M, 0, 0, bk.A, 0, 0, nl, nl, 0);
-        copy_block(k, M, 0, nl, bk.B, 0, 0, nl, nt + 1, 0);
-        copy_block(k, M, nl, 0, bk.C, 0, 0, nt, nl, 0);
-        copy_block(k, M, nl, nl, bk.D, 0, 0, nt, nt + 1, 0);
         S = elim_emit(c, k, &P, M, nt, nt + 1, Wg);
     } else {
+        blocks bk = system_blocks(k, L, 1);
+        hdg_ir_tensor *piv = hdg_ir_local(k, "piv", HDG_IR_INT, HDG_SHAPE(L->nl));
+        hdg_ir_tensor *W = hdg_ir_local(k, "W", HDG_IR_DOUBLE, HDG_SHAPE(L->nl, L->nt + 1));
+        emit_system(c, k, g, &bk);
         hdg_ir_set_origin(k, c->p->file, 0, 0, "dense LU of A (partial pivoting over all of A)");
         hdg_ir_schur(k, bk.D, bk.A, piv, bk.B, bk.C, bk.D, W);
+        S = bk.D;
     }
     null_close(c, k, S);
     hdg_ir_expr *i = hdg_ir_for(k, "i", L->nt);
