@@ -795,31 +795,24 @@ static void copy_block(hdg_ir_kernel *k, hdg_ir_tensor *dst, int dr, int dc, hdg
     hdg_ir_end(k);
 }
 
-/* position of component e among the remaining ones (in dofs); e = -1: the extra rows/columns */
-static int elim_pos(const int *left, int nc, int np, int e)
-{
-    int p = 0;
-    for (int o = 0; o < nc && (e < 0 || o < e); o++) p += left[o] ? np : 0;
-    return p;
-}
-
 /* Runs the plan on M (rows: the element components then xr rows; columns:
- * the components then xc columns). Returns the final xr x xc matrix (NULL
- * when xr = 0); W[s] gets step s's A_gg^-1 [A_g,cols | extra columns]. */
+ * the components then xc columns) in place: each step adds its update into
+ * the rows and columns of M that are left, at their places (the eliminated
+ * ones are not read again). Returns the final xr x xc matrix, copied out of
+ * M's corner (NULL when xr = 0); W[s] gets step s's A_gg^-1 [A_g,cols | extra
+ * columns]. */
 static hdg_ir_tensor *elim_emit(lower *c, hdg_ir_kernel *k, const elim_plan *P, hdg_ir_tensor *M,
                                 int xr, int xc, hdg_ir_tensor **W)
 {
-    int np = c->np, nc = P->nc, left[ELIM_MAX];
-    for (int e = 0; e < nc; e++) left[e] = 1;
+    int np = c->np, nc = P->nc, X = nc * np;
     for (int s = 0; s < P->nstep; s++) {
         int g = np * P->ng[s], nr = np * P->nr[s] + xr, ncl = np * P->ncl[s] + xc;
-        int X = elim_pos(left, nc, np, -1);
         hdg_ir_tensor *Wg = W[s] = hdg_ir_local(k, "Wg", HDG_IR_DOUBLE, HDG_SHAPE(g, ncl));
         if (P->diag[s]) {   /* Wg = rows of M scaled by the inverse diagonal */
-            int pa = elim_pos(left, nc, np, P->g[s][0]);
+            int pa = P->g[s][0] * np;
             for (int b = -1; b < P->ncl[s]; b++) {
                 int cb = b < 0 ? xc : np, wb = b < 0 ? ncl - xc : b * np;
-                int mb = b < 0 ? X : elim_pos(left, nc, np, P->cl[s][b]);
+                int mb = b < 0 ? X : P->cl[s][b] * np;
                 hdg_ir_expr *i = hdg_ir_for(k, "i", np), *j = hdg_ir_for(k, "j", cb);
                 hdg_ir_expr *ri = hdg_ir_add(k, I(k, pa), i);
                 hdg_ir_assign(k, hdg_ir_ld2(k, Wg, i, hdg_ir_add(k, I(k, wb), j)),
@@ -832,55 +825,37 @@ static hdg_ir_tensor *elim_emit(lower *c, hdg_ir_kernel *k, const elim_plan *P, 
             hdg_ir_tensor *A = hdg_ir_local(k, "Ag", HDG_IR_DOUBLE, HDG_SHAPE(g, g));
             hdg_ir_tensor *piv = hdg_ir_local(k, "pivg", HDG_IR_INT, HDG_SHAPE(g));
             for (int a = 0; a < P->ng[s]; a++) {
-                int pa = elim_pos(left, nc, np, P->g[s][a]);
+                int pa = P->g[s][a] * np;
                 for (int b = 0; b < P->ng[s]; b++)
-                    copy_block(k, A, a * np, b * np, M, pa, elim_pos(left, nc, np, P->g[s][b]), np, np, 0);
+                    copy_block(k, A, a * np, b * np, M, pa, P->g[s][b] * np, np, np, 0);
                 for (int b = 0; b < P->ncl[s]; b++)
-                    copy_block(k, Wg, a * np, b * np, M, pa, elim_pos(left, nc, np, P->cl[s][b]), np, np, 0);
+                    copy_block(k, Wg, a * np, b * np, M, pa, P->cl[s][b] * np, np, np, 0);
                 copy_block(k, Wg, a * np, ncl - xc, M, pa, X, np, xc, 0);
             }
             hdg_ir_lu(k, A, piv);
             hdg_ir_lu_solve(k, A, piv, Wg);
         }
-        hdg_ir_tensor *U = NULL;
-        if (nr > 0) {
-            hdg_ir_tensor *Lg = hdg_ir_local(k, "Lg", HDG_IR_DOUBLE, HDG_SHAPE(nr, g));
-            U = hdg_ir_local(k, "Ug", HDG_IR_DOUBLE, HDG_SHAPE(nr, ncl));
-            for (int b = 0; b < P->ng[s]; b++) {
-                int pb = elim_pos(left, nc, np, P->g[s][b]);
-                for (int a = 0; a < P->nr[s]; a++)
-                    copy_block(k, Lg, a * np, b * np, M, elim_pos(left, nc, np, P->r[s][a]), pb, np, np, 0);
-                copy_block(k, Lg, nr - xr, b * np, M, X, pb, xr, np, 0);
-            }
-            hdg_ir_matmul(k, U, -1.0, Lg, 0, Wg, 0, 0.0);
+        if (nr == 0) continue;
+        hdg_ir_tensor *Lg = hdg_ir_local(k, "Lg", HDG_IR_DOUBLE, HDG_SHAPE(nr, g));
+        hdg_ir_tensor *U = hdg_ir_local(k, "Ug", HDG_IR_DOUBLE, HDG_SHAPE(nr, ncl));
+        for (int b = 0; b < P->ng[s]; b++) {
+            int pb = P->g[s][b] * np;
+            for (int a = 0; a < P->nr[s]; a++) copy_block(k, Lg, a * np, b * np, M, P->r[s][a] * np, pb, np, np, 0);
+            copy_block(k, Lg, nr - xr, b * np, M, X, pb, xr, np, 0);
         }
-        int old[ELIM_MAX];
-        memcpy(old, left, sizeof left);
-        for (int x = 0; x < P->ng[s]; x++) left[P->g[s][x]] = 0;
-        int rest = elim_pos(left, nc, np, -1);
-        if (rest + xr == 0) break;   /* recovery: nothing left to update */
-        hdg_ir_tensor *N = hdg_ir_local(k, "M", HDG_IR_DOUBLE, HDG_SHAPE(rest + xr, rest + xc));
-        /* N = M without the group's rows and columns, plus U where it lands */
-        for (int a = -1; a < nc; a++) {
-            if (a >= 0 && !left[a]) continue;
-            int ra = a < 0 ? xr : np, da = elim_pos(left, nc, np, a), sa = elim_pos(old, nc, np, a);
-            for (int b = -1; b < nc; b++) {
-                if (b >= 0 && !left[b]) continue;
-                int cb = b < 0 ? xc : np;
-                copy_block(k, N, da, elim_pos(left, nc, np, b), M, sa, elim_pos(old, nc, np, b), ra, cb, 0);
-            }
-        }
-        for (int a = -1; a < P->nr[s]; a++) {
-            int comp = a < 0 ? -1 : P->r[s][a], ra = a < 0 ? xr : np, ua = a < 0 ? nr - xr : a * np;
+        hdg_ir_matmul(k, U, -1.0, Lg, 0, Wg, 0, 0.0);
+        for (int a = -1; a < P->nr[s]; a++) {   /* M += U where it lands */
+            int ra = a < 0 ? xr : np, ua = a < 0 ? nr - xr : a * np, ma = a < 0 ? X : P->r[s][a] * np;
             for (int b = -1; b < P->ncl[s]; b++) {
-                int comp2 = b < 0 ? -1 : P->cl[s][b], cb = b < 0 ? xc : np, ub = b < 0 ? ncl - xc : b * np;
-                copy_block(k, N, elim_pos(left, nc, np, comp), elim_pos(left, nc, np, comp2), U, ua, ub,
-                           ra, cb, 1);
+                int cb = b < 0 ? xc : np, ub = b < 0 ? ncl - xc : b * np, mb = b < 0 ? X : P->cl[s][b] * np;
+                copy_block(k, M, ma, mb, U, ua, ub, ra, cb, 1);
             }
         }
-        M = N;
     }
-    return xr > 0 ? M : NULL;
+    if (xr == 0) return NULL;
+    hdg_ir_tensor *S = hdg_ir_local(k, "S", HDG_IR_DOUBLE, HDG_SHAPE(xr, xc));
+    copy_block(k, S, 0, 0, M, X, X, xr, xc, 0);
+    return S;
 }
 
 /* After elim_emit with no extra rows: back substitution in reverse order,
