@@ -1073,6 +1073,34 @@ static void recover_kernel(lower *c)
                                      "trace dofs of the element's faces, element orientation");
     c->hist = L->transient ? hist_input(c, k) : NULL;
     hdg_ir_tensor *x = hdg_ir_output(k, "x", HDG_SHAPE(L->nl), "element dofs (modal)");
+    elim_plan P;
+    if (elim_plan_make(c, 0, 1, RECOVER_KEEP, &P)) {
+        /* M = [A | r | B], assembled in place (A and B are views of it), r = F - B uhat
+         * in column nl, then eliminated component by component as in solve_local */
+        int nl = L->nl, nt = L->nt;
+        hdg_ir_tensor *M = hdg_ir_local(k, "M", HDG_IR_DOUBLE, HDG_SHAPE(nl, nl + 1 + nt + 1)), *Wg[ELIM_MAX];
+        hdg_ir_fill(k, M, hdg_ir_num(k, 0));
+        blocks bk = {M, M, NULL, NULL, 0, nl + 1};
+        emit_system(c, k, g, &bk);
+        c->hist = NULL;
+        hdg_ir_expr *i = hdg_ir_for(k, "i", nl);
+        hdg_ir_expr *ri = hdg_ir_ld2(k, M, i, I(k, nl));
+        hdg_ir_assign(k, ri, hdg_ir_ld2(k, M, i, I(k, nl + 1 + nt)));
+        hdg_ir_expr *j = hdg_ir_for(k, "j", nt);
+        hdg_ir_accum(k, ri, hdg_ir_neg(k, hdg_ir_mul(k, hdg_ir_ld2(k, M, i, hdg_ir_add(k, I(k, nl + 1), j)),
+                                                     hdg_ir_ld1(k, uh, j))));
+        hdg_ir_end(k);
+        hdg_ir_end(k);
+        elim_origin(c, k, &P);
+        elim_emit(c, k, &P, M, 0, 1, Wg);
+        hdg_ir_tensor *X = hdg_ir_local(k, "X", HDG_IR_DOUBLE, HDG_SHAPE(nl, 1));
+        elim_back(c, k, &P, Wg, X, 1);
+        i = hdg_ir_for(k, "i", nl);
+        hdg_ir_assign(k, hdg_ir_ld1(k, x, i), hdg_ir_ld2(k, X, i, I(k, 0)));
+        hdg_ir_end(k);
+        hdg_ir_set_origin(k, NULL, 0, 0, NULL);
+        return;
+    }
     blocks bk = system_blocks(k, L, 0);
     hdg_ir_tensor *r = hdg_ir_local(k, "r", HDG_IR_DOUBLE, HDG_SHAPE(L->nl));
     emit_system(c, k, g, &bk);
