@@ -7,7 +7,7 @@
 R=$(pwd)
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 BUDGET=${BUDGET:-420}
-STEPS=${STEPS:-"env tests pipe80 mapping kernels maxwell pipe512 spmv"}
+STEPS=${STEPS:-"env tests pipe80 mapping regs kernels maxwell pipe512 spmv"}
 # diag: a failing HDG run again with a sync after every launch (names the kernel)
 # and under compute-sanitizer with -lineinfo (names the source line).
 T0=$(date +%s)
@@ -71,6 +71,11 @@ mapping)
     for m in thread block; do
         HDGC_CUDA_MAPPING=$m run_step "mapping:$m" 90 build/hdgc bench pipeline examples/poisson.hdg \
             --orders 1..6 --mesh square:256 --reps 2 --backends cuda --json "$J/map-$m.json"
+    done ;;
+regs)   # item 4: registers, stack and spills per kernel (report device.*) with the run's stage times
+    for k in 1 2 3 4 6 8; do
+        run_step "regs k=$k" 60 build/hdgc run examples/poisson.hdg --backend cuda --order $k --mesh square:128 \
+            --json "$J/regs-k$k.json"
     done ;;
 maxwell)
     # Short final times: each cell also runs once untimed, and session 11's runs to 0.01
