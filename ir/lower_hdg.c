@@ -49,6 +49,7 @@ typedef struct lower {
      * and recovery kernels' input), c (h, w) to the source column */
     hdg_ir_tensor *hist;
     int rhs_only;           /* the rhs kernel: atoms of trace trials skipped */
+    int nproduct;           /* product tables made so far (their names: TP0, TP1, ...) */
     hdg_error *err;
 } lower;
 
@@ -795,18 +796,182 @@ static void copy_block(hdg_ir_kernel *k, hdg_ir_tensor *dst, int dr, int dc, hdg
     hdg_ir_end(k);
 }
 
+/* ---- product tables for a diagonal step (local kernel)
+ * When the pivot block of step s is diagonal (a multiple of the mass matrix)
+ * and the blocks it couples are still what the atoms put there (no earlier
+ * step touched them: the component was coupled to none of the components
+ * eliminated before), and every one of those atoms takes the reference-tensor
+ * path, the update -L D^-1 W is a sum over pairs of atoms (a1 into (R, g),
+ * a2 into (g, C)) of per-element factors times products of reference tables,
+ * sum_p T1[i][p] T2[p][j] / m_pp, which are made here at compile time. Only
+ * the source column (quadrature) is updated from M. */
+
+/* element component of an atom's test (test = 1) or trial side; -1 trace or source */
+static int atom_comp(const lower *c, const hdg_equation *eq, const hdg_atom *a, int test)
+{
+    if (test) return eq->trace ? -1 : c->L->uoff[eq->unknown] / c->np + a->test_comp;
+    if (a->trial < 0 || unk(c, a->trial)->trace) return -1;
+    return c->L->uoff[a->trial] / c->np + a->trial_comp;
+}
+
+static int in_list(const int *l, int n, int x)
+{
+    for (int i = 0; i < n; i++)
+        if (l[i] == x) return 1;
+    return 0;
+}
+
+/* Does atom a of eq add into a block that step s updates through g = P->g[s][0]:
+ * 1 as a row atom (R, g), 2 as a column atom (g, C), 0 neither. */
+static int pair_role(const lower *c, const elim_plan *P, int s, const hdg_equation *eq, const hdg_atom *a)
+{
+    if (eq->post || a->trial < 0) return 0;
+    int gc = P->g[s][0], tc = atom_comp(c, eq, a, 1), rc = atom_comp(c, eq, a, 0);
+    int rtrace = unk(c, a->trial)->trace;
+    if (rc == gc && tc != gc && (eq->trace || in_list(P->r[s], P->nr[s], tc))) return 1;
+    if (tc == gc && rc != gc && (rtrace || in_list(P->cl[s], P->ncl[s], rc))) return 2;
+    return 0;
+}
+
+static int product_step_ok(const lower *c, const elim_plan *P, int s)
+{
+    if (!P->diag[s] || P->ng[s] != 1 || !c->ref_tensors || c->hist || getenv("HDGC_NO_PRODUCT_TABLES")) return 0;
+    for (int t = 0; t < s; t++)   /* untouched by earlier steps */
+        if (in_list(P->r[t], P->nr[t], P->g[s][0]) || in_list(P->cl[t], P->ncl[t], P->g[s][0])) return 0;
+    for (int e = 0; e < c->p->nequations; e++)
+        for (int t = 0; t < c->p->equations[e].natoms; t++) {
+            const hdg_atom *a = &c->p->equations[e].atoms[t];
+            if (pair_role(c, P, s, &c->p->equations[e], a) && !coef_is_constant(a)) return 0;
+        }
+    return 1;
+}
+
+/* Host table of one atom term: [nb][n1][n2], test side kind x, trial side kind y */
+static double *side_table(const lower *c, int boundary, const side *ts, int x, const side *rs, int y, int *n1,
+                          int *n2)
+{
+    int np = c->np, nk = c->nk, n = c->nfq;
+    *n1 = ts->trace ? nk : np, *n2 = rs->trace ? nk : np;
+    if (!boundary) return integrate(1, c->nvq, c->vwh, c->vb[x], np, c->vb[y], np);
+    double *L3 = hdg_xmalloc(sizeof(double) * 3 * (size_t)(n * nk));
+    for (int f = 0; f < 3; f++) memcpy(L3 + (size_t)f * n * nk, c->fLh, sizeof(double) * (size_t)(n * nk));
+    double *T = integrate(3, n, c->fwh, ts->trace ? L3 : c->fb[x], *n1, rs->trace ? L3 : c->fb[y], *n2);
+    free(L3);
+    return T;
+}
+
+static void emit_pair(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, hdg_ir_tensor *M, hdg_ir_expr *invD,
+                      const double *mdiag, const hdg_equation *eq1, const hdg_atom *a1, const hdg_equation *eq2,
+                      const hdg_atom *a2)
+{
+    int nl = c->L->nl, np = c->np;
+    side ts = test_side(c, eq1, a1), g1 = trial_side(c, a1), g2 = test_side(c, eq2, a2), rs = trial_side(c, a2);
+    int b1 = a1->domain == HDG_BOUNDARY, b2 = a2->domain == HDG_BOUNDARY, nb1 = b1 ? 3 : 1, nb2 = b2 ? 3 : 1;
+    bterm t1[2], u1[2], t2[2], u2[2];
+    int nt1 = ts.trace ? 1 : side_terms(ts.op, t1), nu1 = side_terms(g1.op, u1);
+    int nt2 = side_terms(g2.op, t2), nu2 = rs.trace ? 1 : side_terms(rs.op, u2);
+    if (ts.trace) t1[0] = (bterm){0, -1};
+    if (rs.trace) u2[0] = (bterm){0, -1};
+    hdg_lower_env e1 = {c->p, {NULL, NULL, hdg_ir_time(k)}, {NULL, NULL}}, e2 = e1;
+    hdg_ir_expr *s1 = Gc(k, g, HDG_G_J), *s2 = Gc(k, g, HDG_G_J);
+    hdg_ir_expr *f1 = b1 ? open_faces(c, k, g, a1, &e1, &s1) : NULL;
+    hdg_ir_expr *w1 = hdg_ir_let(k, "c", hdg_ir_mul(k, s1, atom_coef(c, k, &e1, a1, 0)));
+    hdg_ir_expr *f2 = b2 ? open_faces(c, k, g, a2, &e2, &s2) : NULL;
+    hdg_ir_expr *w2 = hdg_ir_let(k, "c", hdg_ir_mul(k, s2, atom_coef(c, k, &e2, a2, 0)));
+    hdg_ir_expr *cw = hdg_ir_let(k, "cp", hdg_ir_neg(k, hdg_ir_mul(k, hdg_ir_mul(k, w1, w2), invD)));
+    hdg_ir_expr *i = hdg_ir_for(k, "i", ts.n), *j = hdg_ir_for(k, "j", rs.n);
+    hdg_ir_expr *fb = I(k, 0);
+    if (b1) fb = hdg_ir_mul(k, f1, I(k, nb2));
+    if (b2) fb = hdg_ir_add(k, fb, f2);
+    hdg_ir_expr *trow = hdg_ir_add(k, hdg_ir_mul(k, fb, I(k, ts.n)), i), *sum = NULL;
+    for (int x = 0; x < nt1; x++)
+        for (int y = 0; y < nu1; y++)
+            for (int x2 = 0; x2 < nt2; x2++)
+                for (int y2 = 0; y2 < nu2; y2++) {
+                    int n1, m1, m2, n2;
+                    double *T1 = side_table(c, b1, &ts, t1[x].kind, &g1, u1[y].kind, &n1, &m1);
+                    double *T2 = side_table(c, b2, &g2, t2[x2].kind, &rs, u2[y2].kind, &m2, &n2);
+                    double *T = hdg_xcalloc((size_t)nb1 * nb2 * n1 * n2, sizeof(double));
+                    for (int a = 0; a < nb1; a++)
+                        for (int b = 0; b < nb2; b++)
+                            for (int r = 0; r < n1; r++)
+                                for (int p = 0; p < np; p++) {
+                                    double v = T1[((size_t)a * n1 + r) * np + p] / mdiag[p];
+                                    for (int q = 0; q < n2; q++)
+                                        T[(((size_t)a * nb2 + b) * n1 + r) * n2 + q] += v * T2[((size_t)b * np + p) * n2 + q];
+                                }
+                    char name[48];
+                    snprintf(name, sizeof name, "TP%d", c->nproduct++);
+                    hdg_ir_tensor *tab = hdg_ir_table(c->m, name, HDG_SHAPE(nb1 * nb2 * n1, n2), T);
+                    free(T1), free(T2), free(T);
+                    hdg_ir_expr *v = hdg_ir_ld2(k, tab, trow, j);
+                    v = gfac2(k, g, &t1[x], &u2[y2], gfac2(k, g, &u1[y], &t2[x2], v));
+                    sum = sum ? hdg_ir_add(k, sum, v) : v;
+                }
+    hdg_ir_expr *row = dof(c, k, &ts, 0, f1, i), *col = dof(c, k, &rs, 0, f2, j);
+    if (ts.trace) row = hdg_ir_add(k, I(k, nl), row);
+    if (rs.trace) col = hdg_ir_add(k, I(k, nl), col);
+    hdg_ir_accum(k, hdg_ir_ld2(k, M, row, col), hdg_ir_mul(k, cw, sum));
+    hdg_ir_end(k);
+    hdg_ir_end(k);
+    if (b2) hdg_ir_end(k);
+    if (b1) hdg_ir_end(k);
+}
+
+/* Step s by product tables (product_step_ok): the source column from M, the
+ * rest pair by pair. */
+static void product_step(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const elim_plan *P, int s, hdg_ir_tensor *M,
+                         int xr)
+{
+    int np = c->np, nl = c->L->nl, pg = P->g[s][0] * np, src = nl + c->L->nt;
+    double *mass = integrate(1, c->nvq, c->vwh, c->vb[0], np, c->vb[0], np), *md = hdg_xmalloc(sizeof(double) * np);
+    for (int p = 0; p < np; p++) md[p] = mass[p * np + p];
+    hdg_ir_set_origin(k, c->p->file, 0, 0, "diagonal step by product tables");
+    hdg_ir_tensor *ws = hdg_ir_local(k, "ws", HDG_IR_DOUBLE, HDG_SHAPE(np));
+    hdg_ir_expr *p = hdg_ir_for(k, "p", np), *rp = hdg_ir_add(k, I(k, pg), p);
+    hdg_ir_assign(k, hdg_ir_ld1(k, ws, p), hdg_ir_div(k, hdg_ir_ld2(k, M, rp, I(k, src)), hdg_ir_ld2(k, M, rp, rp)));
+    hdg_ir_end(k);
+    for (int a = -1; a < P->nr[s]; a++) {   /* rows: the trace rows, the coupled components */
+        int r0 = a < 0 ? nl : P->r[s][a] * np, nr = a < 0 ? xr : np;
+        hdg_ir_expr *i = hdg_ir_for(k, "i", nr), *row = hdg_ir_add(k, I(k, r0), i);
+        hdg_ir_expr *q = hdg_ir_for(k, "p", np);
+        hdg_ir_accum(k, hdg_ir_ld2(k, M, row, I(k, src)),
+                     hdg_ir_neg(k, hdg_ir_mul(k, hdg_ir_ld2(k, M, row, hdg_ir_add(k, I(k, pg), q)), hdg_ir_ld1(k, ws, q))));
+        hdg_ir_end(k);
+        hdg_ir_end(k);
+    }
+    hdg_ir_expr *invD = hdg_ir_let(k, "invD", hdg_ir_div(k, hdg_ir_num(k, md[0]), hdg_ir_ld2(k, M, I(k, pg), I(k, pg))));
+    for (int e1 = 0; e1 < c->p->nequations; e1++)
+        for (int t1 = 0; t1 < c->p->equations[e1].natoms; t1++) {
+            const hdg_equation *q1 = &c->p->equations[e1];
+            if (pair_role(c, P, s, q1, &q1->atoms[t1]) != 1) continue;
+            for (int e2 = 0; e2 < c->p->nequations; e2++)
+                for (int t2 = 0; t2 < c->p->equations[e2].natoms; t2++) {
+                    const hdg_equation *q2 = &c->p->equations[e2];
+                    if (pair_role(c, P, s, q2, &q2->atoms[t2]) == 2)
+                        emit_pair(c, k, g, M, invD, md, q1, &q1->atoms[t1], q2, &q2->atoms[t2]);
+                }
+        }
+    free(mass), free(md);
+}
+
 /* Runs the plan on M (rows: the element components then xr rows; columns:
  * the components then xc columns) in place: each step adds its update into
  * the rows and columns of M that are left, at their places (the eliminated
  * ones are not read again). Returns the final xr x xc matrix, copied out of
  * M's corner (NULL when xr = 0); W[s] gets step s's A_gg^-1 [A_g,cols | extra
  * columns]. */
-static hdg_ir_tensor *elim_emit(lower *c, hdg_ir_kernel *k, const elim_plan *P, hdg_ir_tensor *M,
-                                int xr, int xc, hdg_ir_tensor **W)
+static hdg_ir_tensor *elim_emit(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *geom, const elim_plan *P,
+                                hdg_ir_tensor *M, int xr, int xc, hdg_ir_tensor **W)
 {
     int np = c->np, nc = P->nc, X = nc * np;
     for (int s = 0; s < P->nstep; s++) {
         int g = np * P->ng[s], nr = np * P->nr[s] + xr, ncl = np * P->ncl[s] + xc;
+        if (xr > 0 && geom && product_step_ok(c, P, s)) {   /* local kernel: W is not needed */
+            W[s] = NULL;
+            product_step(c, k, geom, P, s, M, xr);
+            continue;
+        }
         hdg_ir_tensor *Wg = W[s] = hdg_ir_local(k, "Wg", HDG_IR_DOUBLE, HDG_SHAPE(g, ncl));
         if (P->diag[s]) {   /* Wg = rows of M scaled by the inverse diagonal */
             int pa = P->g[s][0] * np;
@@ -1012,7 +1177,7 @@ static void local_kernel(lower *c)
         blocks bk = {M, M, M, M, nl, nl};
         emit_system(c, k, g, &bk);
         elim_origin(c, k, &P);
-        S = elim_emit(c, k, &P, M, nt, nt + 1, Wg);
+        S = elim_emit(c, k, g, &P, M, nt, nt + 1, Wg);
     } else {
         blocks bk = system_blocks(k, L, 1);
         hdg_ir_tensor *piv = hdg_ir_local(k, "piv", HDG_IR_INT, HDG_SHAPE(L->nl));
@@ -1045,7 +1210,7 @@ static void solve_local(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *A, hdg_ir_ten
         hdg_ir_assign(k, hdg_ir_ld2(k, M, ii, I(k, L->nl)), hdg_ir_ld1(k, r, ii));
         hdg_ir_end(k);
         hdg_ir_tensor *X = hdg_ir_local(k, "X", HDG_IR_DOUBLE, HDG_SHAPE(L->nl, 1));
-        elim_emit(c, k, &P, M, 0, 1, Wg);
+        elim_emit(c, k, NULL, &P, M, 0, 1, Wg);
         elim_back(c, k, &P, Wg, X, 1);
         hdg_ir_copy(k, r, X);
     } else {
@@ -1092,7 +1257,7 @@ static void recover_kernel(lower *c)
         hdg_ir_end(k);
         hdg_ir_end(k);
         elim_origin(c, k, &P);
-        elim_emit(c, k, &P, M, 0, 1, Wg);
+        elim_emit(c, k, NULL, &P, M, 0, 1, Wg);
         hdg_ir_tensor *X = hdg_ir_local(k, "X", HDG_IR_DOUBLE, HDG_SHAPE(nl, 1));
         elim_back(c, k, &P, Wg, X, 1);
         i = hdg_ir_for(k, "i", nl);
