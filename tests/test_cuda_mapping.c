@@ -241,9 +241,8 @@ static void check_no_restrict_across_barriers(const char *src)
         const char *end = strstr(body, "\n}\n");
         if (!end) continue;
         functions++;
-        int barrier = 0, restrict_param = 0;
-        for (const char *b = strstr(body, "__syncthreads()"); b && b < end; b = NULL) barrier = 1;
-        for (const char *r = strstr(open, "__restrict__"); r && r < body; r = NULL) restrict_param = 1;
+        const char *b = strstr(body, "__syncthreads()"), *r = strstr(open, "__restrict__");
+        int barrier = b && b < end, restrict_param = r && r < body;
         with_barrier += barrier;
         CHECK(!(barrier && restrict_param), "a __restrict__ parameter in a function with a barrier:\n%.*s",
               (int)(body - f), f);
