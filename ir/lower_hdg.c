@@ -1197,22 +1197,29 @@ static void local_kernel(lower *c)
     hdg_ir_set_origin(k, NULL, 0, 0, NULL);
 }
 
+/* x = A^-1 r by the plan P, on M whose first nl columns are A and column nl
+ * is r (further columns are ignored); M is overwritten. */
+static void elim_solve(lower *c, hdg_ir_kernel *k, const elim_plan *P, hdg_ir_tensor *M, hdg_ir_tensor *x)
+{
+    hdg_ir_tensor *Wg[ELIM_MAX], *X = hdg_ir_local(k, "X", HDG_IR_DOUBLE, HDG_SHAPE(c->L->nl, 1));
+    elim_origin(c, k, P);
+    elim_emit(c, k, NULL, P, M, 0, 1, Wg);
+    elim_back(c, k, P, Wg, X, 1);
+    hdg_ir_copy(k, x, X);
+}
+
 /* Solves A x = r in place (A destroyed), by blocks where the plan pays. */
 static void solve_local(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *A, hdg_ir_tensor *r)
 {
     hdg_lowered *L = c->L;
     elim_plan P;
     if (elim_plan_make(c, 0, 1, RECOVER_KEEP, &P)) {   /* M = [A | r], component by component */
-        hdg_ir_tensor *M = hdg_ir_local(k, "M", HDG_IR_DOUBLE, HDG_SHAPE(L->nl, L->nl + 1)), *Wg[ELIM_MAX];
-        elim_origin(c, k, &P);
+        hdg_ir_tensor *M = hdg_ir_local(k, "M", HDG_IR_DOUBLE, HDG_SHAPE(L->nl, L->nl + 1));
         copy_block(k, M, 0, 0, A, 0, 0, L->nl, L->nl, 0);
         hdg_ir_expr *ii = hdg_ir_for(k, "i", L->nl);
         hdg_ir_assign(k, hdg_ir_ld2(k, M, ii, I(k, L->nl)), hdg_ir_ld1(k, r, ii));
         hdg_ir_end(k);
-        hdg_ir_tensor *X = hdg_ir_local(k, "X", HDG_IR_DOUBLE, HDG_SHAPE(L->nl, 1));
-        elim_emit(c, k, NULL, &P, M, 0, 1, Wg);
-        elim_back(c, k, &P, Wg, X, 1);
-        hdg_ir_copy(k, r, X);
+        elim_solve(c, k, &P, M, r);
     } else {
         hdg_ir_tensor *piv = hdg_ir_local(k, "piv", HDG_IR_INT, HDG_SHAPE(L->nl));
         hdg_ir_set_origin(k, c->p->file, 0, 0, "dense LU of A");
@@ -1243,7 +1250,7 @@ static void recover_kernel(lower *c)
         /* M = [A | r | B], assembled in place (A and B are views of it), r = F - B uhat
          * in column nl, then eliminated component by component as in solve_local */
         int nl = L->nl, nt = L->nt;
-        hdg_ir_tensor *M = hdg_ir_local(k, "M", HDG_IR_DOUBLE, HDG_SHAPE(nl, nl + 1 + nt + 1)), *Wg[ELIM_MAX];
+        hdg_ir_tensor *M = hdg_ir_local(k, "M", HDG_IR_DOUBLE, HDG_SHAPE(nl, nl + 1 + nt + 1));
         hdg_ir_fill(k, M, hdg_ir_num(k, 0));
         blocks bk = {M, M, NULL, NULL, 0, nl + 1};
         emit_system(c, k, g, &bk);
@@ -1256,13 +1263,7 @@ static void recover_kernel(lower *c)
                                                      hdg_ir_ld1(k, uh, j))));
         hdg_ir_end(k);
         hdg_ir_end(k);
-        elim_origin(c, k, &P);
-        elim_emit(c, k, NULL, &P, M, 0, 1, Wg);
-        hdg_ir_tensor *X = hdg_ir_local(k, "X", HDG_IR_DOUBLE, HDG_SHAPE(nl, 1));
-        elim_back(c, k, &P, Wg, X, 1);
-        i = hdg_ir_for(k, "i", nl);
-        hdg_ir_assign(k, hdg_ir_ld1(k, x, i), hdg_ir_ld2(k, X, i, I(k, 0)));
-        hdg_ir_end(k);
+        elim_solve(c, k, &P, M, x);
         hdg_ir_set_origin(k, NULL, 0, 0, NULL);
         return;
     }
