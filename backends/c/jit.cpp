@@ -22,8 +22,10 @@ extern "C" {
 #include <clang/Frontend/TextDiagnosticPrinter.h>
 #include <clang/Lex/PreprocessorOptions.h>
 #include <llvm/ADT/StringMap.h>
+#include <llvm/ExecutionEngine/JITLink/JITLinkMemoryManager.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
@@ -299,7 +301,22 @@ static Error make_lljit(hdg_jit *j)
     orc::JITTargetMachineBuilder jtmb{Triple(h.triple)};
     jtmb.setCPU(h.cpu).addFeatures(h.features).setRelocationModel(Reloc::PIC_);
     jtmb.setCodeModel(CodeModel::Small);
-    auto jit = orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(jtmb)).create();
+    // JITLink, not LLJIT's default RuntimeDyld on ELF: RuntimeDyld's section memory
+    // manager maps code and read-only data apart, and where the address space is
+    // fragmented (a CUDA context on a large GPU) they can land more than 2 GB apart;
+    // it then truncates the small code model's 32-bit PC-relative offsets to the
+    // tables without an error (a kernel reads other memory: tests/test_jit_far.c).
+    // JITLink's in-process manager puts a module's sections in one allocation and
+    // reports an offset out of range.
+    auto layer = [](orc::ExecutionSession &es, const Triple &) -> Expected<std::unique_ptr<orc::ObjectLayer>> {
+        auto mm = jitlink::InProcessMemoryManager::Create();
+        if (!mm) return mm.takeError();
+        return std::make_unique<orc::ObjectLinkingLayer>(es, std::move(*mm));
+    };
+    auto jit = orc::LLJITBuilder()
+                   .setJITTargetMachineBuilder(std::move(jtmb))
+                   .setObjectLinkingLayerCreator(layer)
+                   .create();
     if (!jit) return jit.takeError();
     j->lljit = std::move(*jit);
     orc::ExecutionSession &es = j->lljit->getExecutionSession();
