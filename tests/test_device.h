@@ -9,10 +9,14 @@
 
 #include "runtime/cuda_driver.h"
 
+/* A crash prints the faulting address and the stack (tests/test_crash.c). */
+void test_catch_crashes(void);
+
 /* -1 with *dev open (its name printed), else the exit code. */
 static inline int test_open_device(hdg_cuda_device **dev)
 {
     hdg_error err = {0};
+    test_catch_crashes();
     if (!hdg_cuda_device_open(0, dev, &err)) {
         const hdg_cuda_props *p = hdg_cuda_device_props(*dev);
         printf("device: %s (sm_%d%d, %d SMs)\n", p->name, p->cc_major, p->cc_minor, p->sm_count);
