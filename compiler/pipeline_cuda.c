@@ -167,7 +167,14 @@ hdg_status hdg_compile_cuda(hdg_ir_module *m, const hdg_cuda_compile_options *op
     eo.file_name = file;
     eo.block = o.block;
     eo.mapping = o.mapping;
-    if (dev) eo.max_shared = hdg_cuda_device_props(dev)->max_shared_per_block;
+    if (dev) {
+        const hdg_cuda_props *d = hdg_cuda_device_props(dev);
+        eo.max_shared = d->max_shared_per_block;
+        /* every resident thread (2048 per SM) gets its locals' stack: at most a quarter of the memory */
+        eo.thread_locals_max = (long long)(d->total_mem / 4 / ((size_t)d->sm_count * 2048 + 1));
+        if (eo.thread_locals_max > HDG_CUDA_BLOCK_MIN_LOCALS) eo.thread_locals_max = HDG_CUDA_BLOCK_MIN_LOCALS;
+        if (eo.thread_locals_max < 1) eo.thread_locals_max = 1;
+    }
     if (o.max_shared > 0) eo.max_shared = o.max_shared;
     hdg_str src;
     hdg_str_init(&src);

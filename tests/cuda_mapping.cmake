@@ -39,4 +39,4 @@ set_tests_properties(hdg_cuda_emulated_scratch PROPERTIES
   ENVIRONMENT "HDGC_LIBCUDA=emulator;HDG_REQUIRE_GPU=1;HDGC_CUDA_MAPPING=block;HDGC_EMU_SHARED=2048")
 hdg_cli_test(run_cuda_scratch_emulated 0 -e "\"mapping\":[ \t]+\"block per element, locals in global scratch\"" -e "L2 error u +2\\.729250e-05"
   -- $<TARGET_FILE:hdgc> run ${HDG_EXAMPLES}/poisson.hdg --backend cuda --json /dev/stdout)
-set_tests_properties(run_cuda_scratch_emulated PROPERTIES ENVIRONMENT "HDGC_LIBCUDA=emulator;HDGC_EMU_SHARED=2048")
+set_tests_properties(run_cuda_scratch_emulated PROPERTIES ENVIRONMENT "HDGC_LIBCUDA=emulator;HDGC_EMU_SHARED=2048;HDGC_CUDA_MAPPING=block")

@@ -164,7 +164,8 @@ static void k_layout(hdg_ir_module *m)
     hdg_ir_end(k), hdg_ir_end(k);
 }
 
-/* 56000 B of locals: a block per item (auto), allowed more than 48 KiB. */
+/* 56000 B of locals: a thread per item (auto, up to 128 KiB), a block per item
+ * when the device lowers thread_locals_max; allowed more than 48 KiB of shared. */
 static void k_big(hdg_ir_module *m)
 {
     hdg_ir_kernel *k = hdg_ir_kernel_new(m, "big", HDG_KITEM_ELEMENT);
@@ -392,15 +393,22 @@ static void test_choice(void)
     int kp = kernel_index(m, "pair"), kb = kernel_index(m, "big"), ks = kernel_index(m, "schur");
     hdg_ir_module_free(m);
 
-    char *src = emit(NULL, shape, &st, msg);   /* auto: small locals a thread each, big ones a block */
+    char *src = emit(NULL, shape, &st, msg);   /* auto: locals up to 128 KiB a thread each */
     CHECK(st == HDG_OK, "auto: %s", msg);
     CHECK(shape[kp].mapping == HDG_CUDA_ITEM_PER_THREAD && shape[kp].block == 128 && shape[kp].shared_bytes == 0,
           "auto: pair (160 B of locals) an item per thread");
     CHECK(shape[ks].mapping == HDG_CUDA_ITEM_PER_THREAD, "auto: schur (1112 B of locals) an item per thread");
-    CHECK(shape[kb].mapping == HDG_CUDA_BLOCK_PER_ITEM && shape[kb].shared_bytes == BIG * 8, "auto: big a block per item");
+    CHECK(shape[kb].mapping == HDG_CUDA_ITEM_PER_THREAD, "auto: big (56000 B) an item per thread");
     free(src);
 
     hdg_emit_cuda_options o = {0};
+    o.thread_locals_max = 4096;   /* a device with less memory per resident thread: big ones a block */
+    src = emit(&o, shape, &st, msg);
+    CHECK(st == HDG_OK && shape[kb].mapping == HDG_CUDA_BLOCK_PER_ITEM && shape[kb].shared_bytes == BIG * 8 &&
+          shape[ks].mapping == HDG_CUDA_ITEM_PER_THREAD, "auto, 4096 B a thread: big a block per item, schur a thread");
+    free(src);
+    o.thread_locals_max = 0;
+
     o.mapping = HDG_CUDA_MAPPING_THREAD;
     src = emit(&o, shape, &st, msg);
     CHECK(st == HDG_OK && shape[kb].mapping == HDG_CUDA_ITEM_PER_THREAD && !has(src, "__syncthreads"),

@@ -31,11 +31,12 @@ typedef struct cuda_opts {
     char file_name[256];
     int block, constant_bytes;
     int mapping, max_shared;
+    long long thread_locals_max;
 } cuda_opts;
 
 static hdg_status resolve(const hdg_ir_module *m, const hdg_emit_cuda_options *o, cuda_opts *r, hdg_error *err)
 {
-    cuda_opts d = { 0, "", 128, 49152, HDG_CUDA_MAPPING_AUTO, HDG_CUDA_SHARED_OPTIN_SM90 };
+    cuda_opts d = { 0, "", 128, 49152, HDG_CUDA_MAPPING_AUTO, HDG_CUDA_SHARED_OPTIN_SM90, HDG_CUDA_BLOCK_MIN_LOCALS };
     *r = d;
     snprintf(r->file_name, sizeof r->file_name, "%s.cu", m->name);
     if (o) {
@@ -47,6 +48,7 @@ static hdg_status resolve(const hdg_ir_module *m, const hdg_emit_cuda_options *o
             return hdg_fail(err, HDG_EINPUT, "CUDA mapping %d: expected 0 (auto), 1 (thread) or 2 (block)", o->mapping);
         r->mapping = o->mapping;
         if (o->max_shared > 0) r->max_shared = o->max_shared;
+        if (o->thread_locals_max > 0) r->thread_locals_max = o->thread_locals_max;
     }
     const char *env = getenv("HDGC_CUDA_MAPPING");
     if (r->mapping == HDG_CUDA_MAPPING_AUTO && env && *env) {
@@ -164,7 +166,7 @@ static hdg_cuda_shape choose_mapping(const hdg_ir_kernel *k, const cuda_opts *o,
     note[0] = 0;
     if (o->mapping == HDG_CUDA_MAPPING_THREAD) return s;
     hdg_cuda_block_plan(k, pl);
-    if (o->mapping == HDG_CUDA_MAPPING_AUTO && pl->locals <= HDG_CUDA_BLOCK_MIN_LOCALS) return s;
+    if (o->mapping == HDG_CUDA_MAPPING_AUTO && pl->locals <= o->thread_locals_max) return s;
     s.mapping = HDG_CUDA_BLOCK_PER_ITEM;
     s.block = pl->block;
     s.items_per_block = 1;

@@ -52,7 +52,8 @@
  * cache).
  *
  * choose_mapping() in emit.c picks, per kernel: item-per-thread when the
- * locals take at most HDG_CUDA_BLOCK_MIN_LOCALS bytes, else block-per-item
+ * locals take at most HDG_CUDA_BLOCK_MIN_LOCALS bytes (or the device's
+ * thread_locals_max), else block-per-item
  * with its locals in shared memory when they fit the device's opt-in
  * maximum (max_shared), else block-per-item with the locals in a global
  * scratch buffer (one slice per block, L2-resident; the reason is in the
@@ -81,8 +82,12 @@ typedef enum hdg_cuda_mapping {
 /* Values of hdg_emit_cuda_options.mapping (and hdg_cuda_compile_options.mapping). */
 enum { HDG_CUDA_MAPPING_AUTO = 0, HDG_CUDA_MAPPING_THREAD = 1, HDG_CUDA_MAPPING_BLOCK = 2 };
 
-/* Locals above this many bytes per item make AUTO choose a block per item. */
-#define HDG_CUDA_BLOCK_MIN_LOCALS 4096
+/* Locals above this many bytes per item make AUTO choose a block per item
+ * (hdg_emit_cuda_options.thread_locals_max may lower it). On an H200, square:256,
+ * poisson's local and recovery kernels ran 1.4-3.4x faster a thread per element
+ * than a block per element at k = 2..6 (104 KB of locals at k = 6; the locals
+ * live in L1/L2-cached local memory), docs/performance.md, session 12. */
+#define HDG_CUDA_BLOCK_MIN_LOCALS 131072
 /* Dynamic shared memory per block of sm_90 with the opt-in attribute (227 KiB). */
 #define HDG_CUDA_SHARED_OPTIN_SM90 232448
 /* Dynamic shared memory a launch gets without the opt-in attribute. */
@@ -109,6 +114,9 @@ typedef struct hdg_emit_cuda_options {
     int constant_bytes;      /* budget for __constant__ tables (default 49152; -1: none) */
     int mapping;             /* HDG_CUDA_MAPPING_*: 0 auto ($HDGC_CUDA_MAPPING may override) */
     int max_shared;          /* dynamic shared memory a block may have (0: HDG_CUDA_SHARED_OPTIN_SM90) */
+    long long thread_locals_max; /* AUTO: a thread per item up to this many bytes of locals
+                                    (0: HDG_CUDA_BLOCK_MIN_LOCALS; a smaller device lowers it:
+                                    every resident thread gets its locals' stack) */
 } hdg_emit_cuda_options;
 
 /* The whole .cu source. Verifies the module first (an invalid module is
