@@ -8,6 +8,7 @@ R=$(pwd)
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 BUDGET=${BUDGET:-420}
 STEPS=${STEPS:-"env tests pipe80 mapping regs kernels maxwell pipe512 spmv"}
+# crash: test_hdg_cuda high (prints its stack if it crashes) and hdgc on its first case.
 # diag: a failing HDG run again with a sync after every launch (names the kernel)
 # and under compute-sanitizer with -lineinfo (names the source line).
 T0=$(date +%s)
@@ -67,10 +68,10 @@ spmv)
 pipe80)
     run_step pipe80 150 build/hdgc bench pipeline examples/poisson.hdg --orders 1..9 --mesh square:80 \
         --json "$J/hdg80.json" ;;
-mapping)
+mapping)   # --rtol: one-level CG (no PETSc here, so no mg) stalls near 1e-10 from square:256 on
     for m in thread block; do
         HDGC_CUDA_MAPPING=$m run_step "mapping:$m" 90 build/hdgc bench pipeline examples/poisson.hdg \
-            --orders 1..6 --mesh square:256 --reps 2 --backends cuda --json "$J/map-$m.json"
+            --orders 1..6 --mesh square:256 --reps 2 --backends cuda --rtol 1e-9 --json "$J/map-$m.json"
     done ;;
 regs)   # item 4: registers, stack and spills per kernel (report device.*) with the run's stage times
     for k in 1 2 3 4 6 8; do
@@ -84,9 +85,16 @@ maxwell)
         --reps 1 --final-time 0.002 --json "$J/maxwell.json"
     run_step maxwell512 90 build/hdgc bench pipeline examples/maxwell2d.hdg --orders 1..8 --mesh square:512 \
         --reps 1 --final-time 0.002 --backends cuda --json "$J/maxwell512.json" ;;
-pipe512)
+pipe512)   # device only: the host's one-level CG takes minutes per cell at this size
     run_step pipe512 150 build/hdgc bench pipeline examples/poisson.hdg --orders 1..4 --mesh square:512 \
-        --reps 1 --json "$J/hdg512.json" ;;
+        --reps 1 --backends cuda --rtol 1e-9 --json "$J/hdg512.json" ;;
+crash)     # test_hdg_cuda high: the stack of a crash (tests/test_device.h), and hdgc on the same case
+    echo "ulimit -s: $(ulimit -s)"
+    (cd build/tests && HDG_REQUIRE_GPU=1 run_step "test:high" 90 env -u HDGC_LIBCUDA stdbuf -oL ./test_hdg_cuda high)
+    (cd build/tests && HDG_THREADS=1 HDG_REQUIRE_GPU=1 run_step "test:high, 1 thread" 90 env -u HDGC_LIBCUDA \
+        stdbuf -oL ./test_hdg_cuda high)
+    HDGC_CUDA_SYNC=1 run_step "run k=4" 60 build/hdgc run examples/poisson.hdg --backend cuda --order 4 \
+        --mesh square:16 --rtol 1e-12 ;;
 kernels)
     run_step kernels 100 build/hdgc bench kernels examples/poisson.hdg --backend cuda --orders 1..8 \
         --mesh square:128 --json "$J/kc-poisson.json"
