@@ -14,7 +14,7 @@
  * and a large one 32 GB lower (room for the 800 KB table). The module is compiled first,
  * so the load after the fragmentation comes from the cache; its function
  * must return every table entry, and the code and the table must lie within
- * 2 GB of each other. */
+ * 2 GB of each other; hdg_jit_free gives the memory back. */
 #define _GNU_SOURCE
 #include "backends/c/jit.h"
 #include "support/util.h"
@@ -46,6 +46,9 @@ static char *table_source(void)
 /* Fills every gap under 1 TB between the mappings above 16 TB (in the mmap
  * area and around the stack) with PROT_NONE, so that new mappings go below
  * the mmap area. */
+static struct { void *p; size_t n; } filler[4096];
+static int nfiller;
+
 static void fill_gaps(void)
 {
     FILE *f = fopen("/proc/self/maps", "r");
@@ -55,9 +58,11 @@ static void fill_gaps(void)
     const unsigned long long low = 1ULL << 44;
     while (fgets(line, sizeof line, f)) {
         if (sscanf(line, "%llx-%llx", &a, &b) != 2) continue;
-        if (prev >= low && a > prev && a - prev < (1ULL << 40))
-            mmap((void *)(uintptr_t)prev, a - prev, PROT_NONE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+        if (prev >= low && a > prev && a - prev < (1ULL << 40) && nfiller < 4096) {
+            void *q = mmap((void *)(uintptr_t)prev, a - prev, PROT_NONE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+            if (q != MAP_FAILED) filler[nfiller].p = q, filler[nfiller++].n = a - prev;
+        }
         prev = b;
     }
     fclose(f);
@@ -109,9 +114,14 @@ int main(void)
         s = hdg_jit_compile(src, "far", &o, &jit, &st, &err);
         CHECK(s == HDG_OK && st.cache_hit, "load from the cache: %s (hit %d)", err.msg, st.cache_hit);
         check(jit, "fragmented");
+        void *page = jit ? (void *)((uintptr_t)hdg_jit_lookup(jit, "at") & ~(uintptr_t)4095) : NULL;
         hdg_jit_free(jit);
-        munmap(r, R);
+        CHECK(!page || msync(page, 4096, MS_ASYNC) != 0, "hdg_jit_free unmaps the module's memory");
+        /* the reservation without its holes: whatever was mapped into them stays */
+        munmap(r, 32 * G);
+        munmap(r + 32 * G + (4 << 20), R - 32 * G - (4 << 20) - (64 << 10));
     }
+    for (int i = 0; i < nfiller; i++) munmap(filler[i].p, filler[i].n);   /* the address space as it was */
     free(src);
     rm_tree(dir);
     return test_summary("jit_far");

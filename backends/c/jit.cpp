@@ -22,10 +22,10 @@ extern "C" {
 #include <clang/Frontend/TextDiagnosticPrinter.h>
 #include <clang/Lex/PreprocessorOptions.h>
 #include <llvm/ADT/StringMap.h>
-#include <llvm/ExecutionEngine/JITLink/JITLinkMemoryManager.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
-#include <llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h>
+#include <llvm/ExecutionEngine/Orc/RTDyldObjectLinkingLayer.h>
+#include <llvm/ExecutionEngine/SectionMemoryManager.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
@@ -40,7 +40,11 @@ extern "C" {
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -52,7 +56,84 @@ using namespace llvm;
 // Bump when the pipeline changes in a way that changes the objects it makes.
 static const char JIT_REVISION[] = "hdgc-jit-3";
 
+// The pages of one module: one reservation of address space, sized by
+// RuntimeDyld before it loads the object and handed out in order, so that code
+// and tables stay within the 2 GB that the small code model's 32-bit
+// PC-relative offsets reach. LLVM's default mapper places each
+// section group where mmap finds room; in a fragmented address space (a CUDA
+// context on a large GPU) code and tables landed more than 2 GB apart, and
+// RuntimeDyld truncated the offsets without an error (assert-only), so the
+// kernels read other memory (tests/test_jit_far.c). Freed with the module.
+class Slab final : public SectionMemoryManager::MemoryMapper {
+public:
+    ~Slab() override
+    {
+        if (base) munmap(base, reserve);
+    }
+    // Room for sections of these sizes: SectionMemoryManager rounds each to pages
+    // with its alignment, and RuntimeDyld's sizes include the stubs.
+    void size_for(size_t code, size_t rodata, size_t rwdata, size_t align)
+    {
+        if (!base) reserve = 2 * (code + rodata + rwdata) + 6 * align + (size_t(1) << 20);
+    }
+    sys::MemoryBlock allocateMappedMemory(SectionMemoryManager::AllocationPurpose, size_t n,
+                                          const sys::MemoryBlock *const, unsigned flags,
+                                          std::error_code &ec) override
+    {
+        ec = std::error_code();
+        if (!base) {
+            if (!reserve) reserve = size_t(64) << 20;
+            void *p = mmap(nullptr, reserve, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+            if (p == MAP_FAILED) {
+                ec = std::error_code(errno, std::generic_category());
+                return sys::MemoryBlock();
+            }
+            base = static_cast<char *>(p);
+        }
+        size_t page = size_t(sysconf(_SC_PAGESIZE));
+        n = (n + page - 1) / page * page;
+        if (n > reserve - used) {
+            ec = std::make_error_code(std::errc::not_enough_memory);
+            return sys::MemoryBlock();
+        }
+        sys::MemoryBlock b(base + used, n);
+        if ((ec = sys::Memory::protectMappedMemory(b, flags))) return sys::MemoryBlock();
+        used += n;
+        return b;
+    }
+    std::error_code protectMappedMemory(const sys::MemoryBlock &b, unsigned flags) override
+    {
+        return sys::Memory::protectMappedMemory(b, flags);
+    }
+    std::error_code releaseMappedMemory(sys::MemoryBlock &b) override
+    {
+        if (b.base()) madvise(b.base(), b.allocatedSize(), MADV_DONTNEED);
+        b = sys::MemoryBlock();
+        return std::error_code();
+    }
+
+private:
+    char *base = nullptr;
+    size_t reserve = 0, used = 0;
+};
+
+// LLVM's section memory manager with its pages from a Slab, sized up front.
+class SlabManager final : public SectionMemoryManager {
+public:
+    explicit SlabManager(Slab *s) : SectionMemoryManager(s), slab(s) {}
+    bool needsToReserveAllocationSpace() override { return true; }
+    void reserveAllocationSpace(uintptr_t code, uint32_t code_align, uintptr_t ro, uint32_t ro_align,
+                                uintptr_t rw, uint32_t rw_align) override
+    {
+        slab->size_for(code, ro, rw, std::max({code_align, ro_align, rw_align, 16u}));
+    }
+
+private:
+    Slab *slab;
+};
+
 struct hdg_jit {
+    Slab slab; // outlives lljit (members are destroyed in reverse order)
     std::unique_ptr<orc::LLJIT> lljit;
     std::string reported; // errors ORC reports outside of a call's result
 };
@@ -301,17 +382,11 @@ static Error make_lljit(hdg_jit *j)
     orc::JITTargetMachineBuilder jtmb{Triple(h.triple)};
     jtmb.setCPU(h.cpu).addFeatures(h.features).setRelocationModel(Reloc::PIC_);
     jtmb.setCodeModel(CodeModel::Small);
-    // JITLink, not LLJIT's default RuntimeDyld on ELF: RuntimeDyld's section memory
-    // manager maps code and read-only data apart, and where the address space is
-    // fragmented (a CUDA context on a large GPU) they can land more than 2 GB apart;
-    // it then truncates the small code model's 32-bit PC-relative offsets to the
-    // tables without an error (a kernel reads other memory: tests/test_jit_far.c).
-    // JITLink's in-process manager puts a module's sections in one allocation and
-    // reports an offset out of range.
-    auto layer = [](orc::ExecutionSession &es, const Triple &) -> Expected<std::unique_ptr<orc::ObjectLayer>> {
-        auto mm = jitlink::InProcessMemoryManager::Create();
-        if (!mm) return mm.takeError();
-        return std::make_unique<orc::ObjectLinkingLayer>(es, std::move(*mm));
+    // LLJIT's default layer on ELF, with the module's pages from its Slab.
+    auto layer = [j](orc::ExecutionSession &es, const Triple &) -> Expected<std::unique_ptr<orc::ObjectLayer>> {
+        Slab *slab = &j->slab;
+        return std::make_unique<orc::RTDyldObjectLinkingLayer>(
+            es, [slab]() { return std::make_unique<SlabManager>(slab); });
     };
     auto jit = orc::LLJITBuilder()
                    .setJITTargetMachineBuilder(std::move(jtmb))
