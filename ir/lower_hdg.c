@@ -11,14 +11,14 @@
  *
  * B and D carry Fl and Ft as an extra last column, so one Schur complement
  * gives [K_e | F_e] = [D | Ft] - C A^-1 [B | Fl]. The recovery kernel rebuilds
- * A, B, Fl from the same atoms and solves A x = Fl - B uhat_e. */
+ * A, B, Fl from the same atoms and solves A x = Fl - B uhat_e. The block
+ * elimination both use is in lower_hdg_elim.c (lower_hdg_internal.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ir/lower.h"
-#include "ir/lower_expr.h"
+#include "ir/lower_hdg_internal.h"
 #include "runtime/quadrature.h"
 #include "runtime/refel.h"
 #include "support/util.h"
@@ -26,32 +26,6 @@
 /* reference vertices of the triangle */
 static const double VR[3] = {-1, 1, -1}, VS[3] = {-1, -1, 1};
 
-typedef struct lower {
-    const hdg_problem *p;
-    hdg_lowered *L;
-    hdg_ir_module *m;
-    int k, np, nk;          /* degree, Dubiner modes, Legendre modes (k+1) */
-    /* volume rule and the Dubiner basis at its points */
-    int nvq;
-    hdg_ir_tensor *vw, *vlam, *vP, *vPr, *vPs;
-    /* face rule: weights, Legendre values, per local face the Dubiner basis */
-    int nfq;
-    hdg_ir_tensor *fw, *fL, *flam, *fP, *fPr, *fPs;
-    /* host copies of the main rules' basis values, for the reference tensors:
-     * vb[0..2] = P, Pr, Ps at the volume points (nvq x np); fb[0..2] at the
-     * face points (3 x nfq x np); fLh (nfq x nk) */
-    double *vwh, *vb[3], *fwh, *fb[3], *fLh;
-    /* reference tensors made so far (NULL until needed), see ref_tables() */
-    hdg_ir_tensor *Tvv[3][3], *Tv[3], *Tff[3][3], *Tfl[3], *Tll, *Tl, *Tf[3];
-    int ref_tensors;        /* use them for atoms with x,y-independent coefficients */
-    /* transient HDG: the time atoms (c dt(u), w) add sigma c (u, w) to A (sigma:
-     * the parameter after the problem's own) and, where hist is set (the rhs
-     * and recovery kernels' input), c (h, w) to the source column */
-    hdg_ir_tensor *hist;
-    int rhs_only;           /* the rhs kernel: atoms of trace trials skipped */
-    int nproduct;           /* product tables made so far (their names: TP0, TP1, ...) */
-    hdg_error *err;
-} lower;
 
 /* ---------------------------------------------------------------- tables */
 
@@ -158,14 +132,6 @@ static void host_free(lower *c)
 
 /* ---------------------------------------------------------------- helpers */
 
-static hdg_ir_expr *I(hdg_ir_kernel *k, long long v) { return hdg_ir_int(k, v); }
-
-static hdg_ir_expr *G(hdg_ir_kernel *k, hdg_ir_tensor *g, hdg_ir_expr *idx)
-{
-    return hdg_ir_ld1(k, g, idx);
-}
-
-static hdg_ir_expr *Gc(hdg_ir_kernel *k, hdg_ir_tensor *g, int idx) { return G(k, g, I(k, idx)); }
 
 /* physical coordinate (v = 0: x, 1: y) from barycentric loads */
 static hdg_ir_expr *coord(hdg_ir_kernel *k, hdg_ir_tensor *g, hdg_ir_expr *l0, hdg_ir_expr *l1,
@@ -196,7 +162,6 @@ static hdg_ir_expr *elem_basis(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, hdg
     return basis_op(k, g, op, c->vP, c->vPr, c->vPs, NULL, q, i);
 }
 
-static const hdg_unknown *unk(const lower *c, int u) { return &c->p->unknowns[u]; }
 
 /* ---------------------------------------------------------------- atoms */
 
@@ -208,14 +173,8 @@ typedef struct blocks {
     int tr_row, tr_col;
 } blocks;
 
-typedef struct side {
-    int trace;       /* 1: trace space (face modes), 0: element (Dubiner modes) */
-    int base;        /* first dof (element) or offset inside the face's m (trace) */
-    int n;           /* modes */
-    hdg_op op;
-} side;
 
-static side test_side(const lower *c, const hdg_equation *eq, const hdg_atom *a)
+side hdg_lh_test_side(const lower *c, const hdg_equation *eq, const hdg_atom *a)
 {
     const hdg_unknown *u = unk(c, eq->unknown);
     side s = {eq->trace, 0, eq->trace ? c->nk : c->np, a->test_op};
@@ -225,7 +184,7 @@ static side test_side(const lower *c, const hdg_equation *eq, const hdg_atom *a)
     return s;
 }
 
-static side trial_side(const lower *c, const hdg_atom *a)
+side hdg_lh_trial_side(const lower *c, const hdg_atom *a)
 {
     side s = {0, c->L->nt, 1, a->trial_op};   /* a source: the last column */
     if (a->trial < 0) return s;
@@ -246,7 +205,7 @@ static int marker_set(lower *c, const hdg_markers *mk)
 
 /* Index of a row/column: element dofs base + i; trace dofs face*m + base + i;
  * the source column is the constant base. */
-static hdg_ir_expr *dof(lower *c, hdg_ir_kernel *k, const side *s, int source, hdg_ir_expr *face,
+hdg_ir_expr *hdg_lh_dof(lower *c, hdg_ir_kernel *k, const side *s, int source, hdg_ir_expr *face,
                         hdg_ir_expr *i)
 {
     if (source) return I(k, s->base);
@@ -274,7 +233,7 @@ static void set_origin(lower *c, hdg_ir_kernel *k, const hdg_atom *a)
 /* Opens the loop over the three local faces for a boundary atom: binds nx, ny
  * in env and returns the face index; *scale = sJ of the face, times the
  * marker-set flag when the atom is restricted to markers. */
-static hdg_ir_expr *open_faces(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const hdg_atom *a,
+hdg_ir_expr *hdg_lh_open_faces(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const hdg_atom *a,
                                hdg_lower_env *env, hdg_ir_expr **scale)
 {
     hdg_ir_expr *face = hdg_ir_for(k, "f", 3);
@@ -316,9 +275,8 @@ static hdg_ir_expr *open_points(hdg_ir_kernel *k, hdg_ir_tensor *g, hdg_ir_tenso
  * derivatives, computed once at compile time (module tables), and g_a the
  * affine factors (1, or rx, sx for d/dx, ry, sy for d/dy). */
 
-typedef struct bterm { int kind, g; } bterm;   /* kind 0 value, 1 d/dr, 2 d/ds; g geom index or -1 */
 
-static int side_terms(hdg_op op, bterm *t)
+int hdg_lh_side_terms(hdg_op op, bterm *t)
 {
     if (op == HDG_OP_VALUE) { t[0] = (bterm){0, -1}; return 1; }
     t[0] = (bterm){1, op == HDG_OP_DX ? HDG_G_RX : HDG_G_RY};
@@ -329,7 +287,7 @@ static int side_terms(hdg_op op, bterm *t)
 static const char *KIND[3] = {"P", "Pr", "Ps"};
 
 /* sum_q w[q] X[q][i] Y[q][j] for nb blocks (faces) */
-static double *integrate(int nb, int nq, const double *w, const double *X, int nx, const double *Y, int ny)
+double *hdg_lh_integrate(int nb, int nq, const double *w, const double *X, int nx, const double *Y, int ny)
 {
     double *T = hdg_xcalloc((size_t)nb * nx * (ny ? ny : 1), sizeof(double));
     for (int b = 0; b < nb; b++)
@@ -348,7 +306,7 @@ static hdg_ir_tensor *table_vv(lower *c, int a, int b)
     if (!c->Tvv[a][b]) {
         char name[32];
         snprintf(name, sizeof name, "T_%s_%s", KIND[a], KIND[b]);
-        double *T = integrate(1, c->nvq, c->vwh, c->vb[a], c->np, c->vb[b], c->np);
+        double *T = hdg_lh_integrate(1, c->nvq, c->vwh, c->vb[a], c->np, c->vb[b], c->np);
         c->Tvv[a][b] = hdg_ir_table(c->m, name, HDG_SHAPE(c->np, c->np), T);
         free(T);
     }
@@ -360,7 +318,7 @@ static hdg_ir_tensor *table_v(lower *c, int a)
     if (!c->Tv[a]) {
         char name[32];
         snprintf(name, sizeof name, "T_%s", KIND[a]);
-        double *T = integrate(1, c->nvq, c->vwh, c->vb[a], c->np, NULL, 0);
+        double *T = hdg_lh_integrate(1, c->nvq, c->vwh, c->vb[a], c->np, NULL, 0);
         c->Tv[a] = hdg_ir_table(c->m, name, HDG_SHAPE(c->np), T);
         free(T);
     }
@@ -372,7 +330,7 @@ static hdg_ir_tensor *table_ff(lower *c, int a, int b)
     if (!c->Tff[a][b]) {
         char name[32];
         snprintf(name, sizeof name, "TF_%s_%s", KIND[a], KIND[b]);
-        double *T = integrate(3, c->nfq, c->fwh, c->fb[a], c->np, c->fb[b], c->np);
+        double *T = hdg_lh_integrate(3, c->nfq, c->fwh, c->fb[a], c->np, c->fb[b], c->np);
         c->Tff[a][b] = hdg_ir_table(c->m, name, HDG_SHAPE(3, c->np, c->np), T);
         free(T);
     }
@@ -388,7 +346,7 @@ static hdg_ir_tensor *table_fl(lower *c, int a)
         int n = c->nfq, nk = c->nk;
         double *L3 = hdg_xmalloc(sizeof(double) * 3 * (size_t)(n * nk));
         for (int f = 0; f < 3; f++) memcpy(L3 + (size_t)f * n * nk, c->fLh, sizeof(double) * (size_t)(n * nk));
-        double *T = integrate(3, n, c->fwh, c->fb[a], c->np, L3, nk);
+        double *T = hdg_lh_integrate(3, n, c->fwh, c->fb[a], c->np, L3, nk);
         c->Tfl[a] = hdg_ir_table(c->m, name, HDG_SHAPE(3, c->np, nk), T);
         free(T), free(L3);
     }
@@ -400,7 +358,7 @@ static hdg_ir_tensor *table_f(lower *c, int a)
     if (!c->Tf[a]) {
         char name[32];
         snprintf(name, sizeof name, "TF_%s", KIND[a]);
-        double *T = integrate(3, c->nfq, c->fwh, c->fb[a], c->np, NULL, 0);
+        double *T = hdg_lh_integrate(3, c->nfq, c->fwh, c->fb[a], c->np, NULL, 0);
         c->Tf[a] = hdg_ir_table(c->m, name, HDG_SHAPE(3, c->np), T);
         free(T);
     }
@@ -410,7 +368,7 @@ static hdg_ir_tensor *table_f(lower *c, int a)
 static hdg_ir_tensor *table_ll(lower *c)
 {
     if (!c->Tll) {
-        double *T = integrate(1, c->nfq, c->fwh, c->fLh, c->nk, c->fLh, c->nk);
+        double *T = hdg_lh_integrate(1, c->nfq, c->fwh, c->fLh, c->nk, c->fLh, c->nk);
         c->Tll = hdg_ir_table(c->m, "TF_L_L", HDG_SHAPE(c->nk, c->nk), T);
         free(T);
     }
@@ -420,7 +378,7 @@ static hdg_ir_tensor *table_ll(lower *c)
 static hdg_ir_tensor *table_l(lower *c)
 {
     if (!c->Tl) {
-        double *T = integrate(1, c->nfq, c->fwh, c->fLh, c->nk, NULL, 0);
+        double *T = hdg_lh_integrate(1, c->nfq, c->fwh, c->fLh, c->nk, NULL, 0);
         c->Tl = hdg_ir_table(c->m, "TF_L", HDG_SHAPE(c->nk), T);
         free(T);
     }
@@ -434,7 +392,7 @@ static hdg_ir_expr *gfac(hdg_ir_kernel *k, hdg_ir_tensor *g, const bterm *t, hdg
 
 /* g_a g_b v, the product of the geometric factors first (loop-invariant: the
  * passes hoist it out of the i, j loops) */
-static hdg_ir_expr *gfac2(hdg_ir_kernel *k, hdg_ir_tensor *g, const bterm *a, const bterm *b, hdg_ir_expr *v)
+hdg_ir_expr *hdg_lh_gfac2(hdg_ir_kernel *k, hdg_ir_tensor *g, const bterm *a, const bterm *b, hdg_ir_expr *v)
 {
     if (a->g < 0) return gfac(k, g, b, v);
     if (b->g < 0) return gfac(k, g, a, v);
@@ -447,7 +405,7 @@ static hdg_ir_expr *ref_value(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, cons
                               const side *rs, hdg_ir_expr *f, hdg_ir_expr *i, hdg_ir_expr *j)
 {
     bterm ta[2], ra[2];
-    int nta = ts->trace ? 1 : side_terms(ts->op, ta), nra = !rs || rs->trace ? 1 : side_terms(rs->op, ra);
+    int nta = ts->trace ? 1 : hdg_lh_side_terms(ts->op, ta), nra = !rs || rs->trace ? 1 : hdg_lh_side_terms(rs->op, ra);
     if (ts->trace) ta[0] = (bterm){0, -1};
     if (!rs || rs->trace) ra[0] = (bterm){0, -1};
     hdg_ir_expr *sum = NULL;
@@ -467,19 +425,19 @@ static hdg_ir_expr *ref_value(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, cons
             } else {
                 v = hdg_ir_ld2(k, table_ll(c), i, j);
             }
-            v = gfac2(k, g, &ta[x], &ra[y], v);
+            v = hdg_lh_gfac2(k, g, &ta[x], &ra[y], v);
             sum = sum ? hdg_ir_add(k, sum, v) : v;
         }
     return sum;
 }
 
-static int coef_is_constant(const hdg_atom *a)
+int hdg_lh_coef_is_constant(const hdg_atom *a)
 {
     return !hdg_expr_depends(a->coef, HDG_VAR_X) && !hdg_expr_depends(a->coef, HDG_VAR_Y);
 }
 
 /* The coefficient of an atom; a time atom's matrix part takes sigma. */
-static hdg_ir_expr *atom_coef(lower *c, hdg_ir_kernel *k, hdg_lower_env *env, const hdg_atom *a, int hist)
+hdg_ir_expr *hdg_lh_atom_coef(lower *c, hdg_ir_kernel *k, hdg_lower_env *env, const hdg_atom *a, int hist)
 {
     hdg_ir_expr *coef = hdg_lower_expr(k, env, a->coef);
     if (!coef) coef = hdg_ir_num(k, 0);   /* the builder error is reported by verify */
@@ -517,17 +475,17 @@ static void emit_atom_ref(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const de
     hdg_lower_env env = {c->p, {NULL, NULL, hdg_ir_time(k)}, {NULL, NULL}};
     hdg_ir_expr *scale = Gc(k, g, HDG_G_J);
     int boundary = a->domain == HDG_BOUNDARY;
-    hdg_ir_expr *face = boundary ? open_faces(c, k, g, a, &env, &scale) : NULL;
-    hdg_ir_expr *coef = atom_coef(c, k, &env, a, hist);
+    hdg_ir_expr *face = boundary ? hdg_lh_open_faces(c, k, g, a, &env, &scale) : NULL;
+    hdg_ir_expr *coef = hdg_lh_atom_coef(c, k, &env, a, hist);
     hdg_ir_expr *cw = hdg_ir_let(k, "c", hdg_ir_mul(k, scale, coef));
     hdg_ir_expr *i = hdg_ir_for(k, "i", ts->n);
-    hdg_ir_expr *row = dof(c, k, ts, 0, face, i);
+    hdg_ir_expr *row = hdg_lh_dof(c, k, ts, 0, face, i);
     if (a->trial < 0) {
         hdg_ir_accum(k, dest_at(k, dst, row, I(k, c->L->nt)),
                      hdg_ir_mul(k, cw, ref_value(c, k, g, ts, NULL, face, i, NULL)));
     } else {
         hdg_ir_expr *j = hdg_ir_for(k, "j", rs->n);
-        accum_trial(c, k, dst, row, dof(c, k, rs, 0, face, j), hdg_ir_mul(k, cw, ref_value(c, k, g, ts, rs, face, i, j)),
+        accum_trial(c, k, dst, row, hdg_lh_dof(c, k, rs, 0, face, j), hdg_ir_mul(k, cw, ref_value(c, k, g, ts, rs, face, i, j)),
                     hist);
         hdg_ir_end(k);
     }
@@ -540,7 +498,7 @@ static void emit_atom_ref(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const de
 static int emit_atom(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const blocks *bk,
                      const hdg_equation *eq, const hdg_atom *a, int hist)
 {
-    side ts = test_side(c, eq, a), rs = trial_side(c, a);
+    side ts = hdg_lh_test_side(c, eq, a), rs = hdg_lh_trial_side(c, a);
     int source = a->trial < 0;
     if (c->rhs_only && !source && rs.trace) return 0;
     int tcol = source || rs.trace || hist;   /* B or D */
@@ -549,7 +507,7 @@ static int emit_atom(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const blocks 
     const dest *dst = &d;
     if (!d.t) return 0;
     set_origin(c, k, a);
-    if (c->ref_tensors && coef_is_constant(a)) {
+    if (c->ref_tensors && hdg_lh_coef_is_constant(a)) {
         emit_atom_ref(c, k, g, dst, &ts, &rs, a, hist);
         hdg_ir_set_origin(k, NULL, 0, 0, NULL);
         return 1;
@@ -558,7 +516,7 @@ static int emit_atom(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const blocks 
     hdg_ir_expr *face = NULL, *scale, *q;
     int boundary = a->domain == HDG_BOUNDARY;
     if (boundary) {
-        face = open_faces(c, k, g, a, &env, &scale);
+        face = hdg_lh_open_faces(c, k, g, a, &env, &scale);
         scale = hdg_ir_let(k, "sJ", scale);
         q = hdg_ir_for(k, "q", c->nfq);
         hdg_ir_expr *l[3];
@@ -569,16 +527,16 @@ static int emit_atom(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const blocks 
         q = open_points(k, g, c->vlam, c->nvq, &env);
         scale = hdg_ir_mul(k, hdg_ir_ld1(k, c->vw, q), Gc(k, g, HDG_G_J));
     }
-    hdg_ir_expr *coef = atom_coef(c, k, &env, a, hist);
+    hdg_ir_expr *coef = hdg_lh_atom_coef(c, k, &env, a, hist);
     hdg_ir_expr *cw = hdg_ir_let(k, "c", hdg_ir_mul(k, scale, coef));
     hdg_ir_expr *i = hdg_ir_for(k, "i", ts.n);
     hdg_ir_expr *ti = hdg_ir_let(k, "ti", hdg_ir_mul(k, cw, basis(c, k, g, &ts, 0, face, q, i)));
-    hdg_ir_expr *row = dof(c, k, &ts, 0, face, i);
+    hdg_ir_expr *row = hdg_lh_dof(c, k, &ts, 0, face, i);
     if (source) {
         hdg_ir_accum(k, dest_at(k, dst, row, I(k, c->L->nt)), ti);
     } else {
         hdg_ir_expr *jj = hdg_ir_for(k, "j", rs.n);
-        hdg_ir_expr *col = dof(c, k, &rs, 0, face, jj);
+        hdg_ir_expr *col = hdg_lh_dof(c, k, &rs, 0, face, jj);
         accum_trial(c, k, dst, row, col, hdg_ir_mul(k, ti, basis(c, k, g, &rs, 0, face, q, jj)), hist);
         hdg_ir_end(k);
     }
@@ -597,454 +555,6 @@ static void emit_system(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const bloc
         for (int t = 0; t < eq->natoms; t++) {
             emit_atom(c, k, g, bk, eq, &eq->atoms[t], 0);
             if (eq->atoms[t].dt && c->hist) emit_atom(c, k, g, bk, eq, &eq->atoms[t], 1);
-        }
-    }
-}
-
-/* ------------------------------------------------ block elimination of A
- * A is made of np x np blocks, one per (test component, trial component) of
- * the element unknowns; the atoms say at compile time which blocks are
- * structurally nonzero. The element unknowns are eliminated one component
- * (np dofs) at a time, the cheapest first (fewest coupled rows and columns),
- * with the fill-in tracked here: each step factors only its np x np diagonal
- * block (pivoting inside it) and updates only the blocks it couples. Where no
- * remaining component has a structurally nonzero diagonal block the rest goes
- * in one dense group. A component whose diagonal block is a multiple of the
- * orthonormal mass matrix (elim_diagonal) and has taken no fill-in is
- * eliminated by scaling its rows: no LU. When the plan saves less than a fifth of the flops of
- * the dense LU of all of A (or HDGC_NO_BLOCK_ELIM is set) the dense path
- * stays. The extra rows and columns (xr, xc) are the right-hand side in the
- * recovery (no rows, one column), or in the opt-in local kernel the trace
- * rows of C, D and the trace columns plus source of B, D.
- *
- * The recovery uses it, and so does the local kernel: with the order fixed
- * (the mass blocks of q pivot before u, where partial pivoting over all of A
- * picks rows of the u equation) K_e matches the dense one to 1e-15 element by
- * element. Its global solution of poisson at k = 8..10 used to come out
- * 10-50x less accurate (6.8e-12 instead of 1.2e-13 on square:32, k = 8): not
- * the elimination order but the constant null vector of K_e, which the block
- * path's rounding broke more (a difference of larger terms); null_close
- * makes K_e c = 0 exact on both paths, and both then reach ~3e-14 at k = 8. */
-
-#define ELIM_MAX 64   /* element components: at most 32 unknowns of 2 components */
-
-typedef struct elim_plan {
-    int nc, nstep;                  /* components, steps */
-    int ng[ELIM_MAX], g[ELIM_MAX][ELIM_MAX];       /* step s eliminates g[s][0..ng) */
-    int nr[ELIM_MAX], r[ELIM_MAX][ELIM_MAX];       /* remaining components it updates (rows) */
-    int ncl[ELIM_MAX], cl[ELIM_MAX][ELIM_MAX];     /* ... (columns) */
-    int diag[ELIM_MAX];             /* step s: one component whose block is diagonal */
-    double flops, dense;
-} elim_plan;
-
-/* nz[i][j]: some atom adds into the block (element component i, component j). */
-static void elim_structure(const lower *c, unsigned char nz[ELIM_MAX][ELIM_MAX])
-{
-    memset(nz, 0, sizeof(unsigned char) * ELIM_MAX * ELIM_MAX);
-    for (int e = 0; e < c->p->nequations; e++) {
-        const hdg_equation *eq = &c->p->equations[e];
-        if (eq->post || eq->trace) continue;
-        for (int t = 0; t < eq->natoms; t++) {
-            const hdg_atom *a = &eq->atoms[t];
-            if (a->trial < 0 || unk(c, a->trial)->trace) continue;
-            int i = c->L->uoff[eq->unknown] / c->np + a->test_comp;
-            int j = c->L->uoff[a->trial] / c->np + a->trial_comp;
-            nz[i][j] = 1;
-        }
-    }
-}
-
-/* diag[e]: the block (e, e) is diagonal: every atom adding into it is a
- * volume integral of value times value with a coefficient independent of x
- * and y, i.e. a multiple of the mass matrix of the orthonormal basis, whose
- * off-diagonal entries are rounding (checked on the volume rule). */
-static void elim_diagonal(const lower *c, int *diag)
-{
-    int np = c->np, nc = c->L->nl / np, any[ELIM_MAX] = {0};
-    for (int e = 0; e < nc; e++) diag[e] = 1;
-    double *T = integrate(1, c->nvq, c->vwh, c->vb[0], np, c->vb[0], np), off = 0, dmin = 1;
-    for (int i = 0; i < np; i++)
-        for (int j = 0; j < np; j++) {
-            double v = fabs(T[i * np + j]);
-            if (i == j) dmin = v < dmin ? v : dmin;
-            else off = v > off ? v : off;
-        }
-    free(T);
-    int mass_diagonal = off <= 1e-13 * dmin;
-    for (int e = 0; e < c->p->nequations; e++) {
-        const hdg_equation *eq = &c->p->equations[e];
-        if (eq->post || eq->trace) continue;
-        for (int t = 0; t < eq->natoms; t++) {
-            const hdg_atom *a = &eq->atoms[t];
-            if (a->trial < 0 || unk(c, a->trial)->trace) continue;
-            int i = c->L->uoff[eq->unknown] / np + a->test_comp;
-            int j = c->L->uoff[a->trial] / np + a->trial_comp;
-            if (i != j) continue;
-            any[i] = 1;
-            if (!mass_diagonal || a->domain != HDG_VOLUME || a->test_op != HDG_OP_VALUE ||
-                a->trial_op != HDG_OP_VALUE || !coef_is_constant(a))
-                diag[i] = 0;
-        }
-    }
-    for (int e = 0; e < nc; e++) diag[e] &= any[e];
-}
-
-/* LU of g, solve for ncl columns, update of nr x ncl */
-static double elim_flops(double g, double nr, double ncl)
-{
-    return 2.0 / 3.0 * g * g * g + 2.0 * g * g * ncl + 2.0 * nr * g * ncl;
-}
-
-/* Returns 1 when the block plan is worth it: it needs less than `keep` of
- * the dense LU's flops. The local kernel asks for more: its plan eliminates
- * [A B; C D] into a copy, more code to compile (cold JIT +0.4-1.4 s for
- * poisson) and loop overhead, and it measured no faster where it saved
- * under 45% of the flops (poisson k = 1: 35%, 1.06x; k = 2: 42%, 0.92x;
- * k = 3: 47%, 1.47x; k = 6: 2.0x; bench stages, square:32). */
-#define RECOVER_KEEP 0.8
-#define LOCAL_KEEP 0.55
-static int elim_plan_make(const lower *c, int xr, int xc, double keep, elim_plan *P)
-{
-    int np = c->np, nc = c->L->nl / np;
-    unsigned char nz[ELIM_MAX][ELIM_MAX];
-    int done[ELIM_MAX] = {0}, diag[ELIM_MAX];
-    memset(P, 0, sizeof *P);
-    P->nc = nc;
-    P->dense = elim_flops(c->L->nl, xr, xc);
-    if (nc < 2 || nc > ELIM_MAX || getenv("HDGC_NO_BLOCK_ELIM")) return 0;
-    elim_structure(c, nz);
-    elim_diagonal(c, diag);
-    for (int left = nc; left > 0;) {
-        int s = P->nstep++, in[ELIM_MAX] = {0};
-        double best = -1;
-        int pick = -1;
-        for (int e = 0; e < nc; e++) {
-            if (done[e] || !nz[e][e]) continue;
-            int rr = 0, cc = 0;
-            for (int o = 0; o < nc; o++)
-                if (!done[o] && o != e) rr += nz[o][e], cc += nz[e][o];
-            double f = diag[e] ? 2.0 * ((double)rr * np + xr) * np * ((double)cc * np + xc)
-                               : elim_flops(np, (double)rr * np + xr, (double)cc * np + xc);
-            if (pick < 0 || f < best) pick = e, best = f;
-        }
-        for (int e = 0; e < nc; e++)   /* the group: the pick, or all that is left */
-            if (!done[e] && (pick < 0 || e == pick)) in[e] = 1, P->g[s][P->ng[s]++] = e;
-        for (int o = 0; o < nc; o++) {
-            if (done[o] || in[o]) continue;
-            int rz = 0, cz = 0;
-            for (int x = 0; x < P->ng[s]; x++) rz |= nz[o][P->g[s][x]], cz |= nz[P->g[s][x]][o];
-            if (rz) P->r[s][P->nr[s]++] = o;
-            if (cz) P->cl[s][P->ncl[s]++] = o;
-        }
-        for (int a = 0; a < P->nr[s]; a++)   /* fill-in */
-            for (int b = 0; b < P->ncl[s]; b++) {
-                nz[P->r[s][a]][P->cl[s][b]] = 1;
-                if (P->r[s][a] == P->cl[s][b]) diag[P->r[s][a]] = 0;
-            }
-        P->diag[s] = pick >= 0 && diag[pick];
-        double nr = (double)np * P->nr[s] + xr, ncl = (double)np * P->ncl[s] + xc;
-        P->flops += P->diag[s] ? np * ncl + 2.0 * nr * np * ncl : elim_flops((double)np * P->ng[s], nr, ncl);
-        for (int x = 0; x < P->ng[s]; x++) done[P->g[s][x]] = 1;
-        left -= P->ng[s];
-    }
-    return P->nstep > 1 && P->flops < keep * P->dense;
-}
-
-/* "q.x" for element component comp */
-static void comp_name(const lower *c, int comp, char *buf, size_t n)
-{
-    for (int u = 0; u < c->p->nunknowns; u++) {
-        const hdg_unknown *x = unk(c, u);
-        int o = c->L->uoff[u];
-        if (o < 0 || comp < o / c->np || comp >= o / c->np + x->ncomp) continue;
-        if (x->ncomp == 1) snprintf(buf, n, "%s", x->name);
-        else snprintf(buf, n, "%s%s", x->name, hdg_comp_suffix(x->ncomp, comp - o / c->np));
-        return;
-    }
-    snprintf(buf, n, "?");
-}
-
-static void elim_origin(lower *c, hdg_ir_kernel *k, const elim_plan *P)
-{
-    hdg_str s;
-    hdg_str_init(&s);
-    hdg_str_printf(&s, "block elimination of A (%d x %d) by components:", c->L->nl, c->L->nl);
-    for (int st = 0; st < P->nstep; st++) {
-        if (st) hdg_str_puts(&s, ",");
-        for (int x = 0; x < P->ng[st]; x++) {
-            char name[80];
-            comp_name(c, P->g[st][x], name, sizeof name);
-            hdg_str_printf(&s, "%s%s%s", x ? "+" : " ", name, P->diag[st] ? " (diagonal)" : "");
-        }
-    }
-    hdg_str_printf(&s, " (%.3g Mflop instead of %.3g)", P->flops / 1e6, P->dense / 1e6);
-    hdg_ir_set_origin(k, c->p->file, 0, 0, s.s);
-    hdg_str_free(&s);
-}
-
-/* dst[dr + i][dc + j] (+)= src[sr + i][sc + j] */
-static void copy_block(hdg_ir_kernel *k, hdg_ir_tensor *dst, int dr, int dc, hdg_ir_tensor *src,
-                       int sr, int sc, int nr, int ncl, int acc)
-{
-    if (nr <= 0 || ncl <= 0) return;
-    hdg_ir_expr *i = hdg_ir_for(k, "i", nr), *j = hdg_ir_for(k, "j", ncl);
-    hdg_ir_expr *d = hdg_ir_ld2(k, dst, hdg_ir_add(k, I(k, dr), i), hdg_ir_add(k, I(k, dc), j));
-    hdg_ir_expr *v = hdg_ir_ld2(k, src, hdg_ir_add(k, I(k, sr), i), hdg_ir_add(k, I(k, sc), j));
-    if (acc) hdg_ir_accum(k, d, v);
-    else hdg_ir_assign(k, d, v);
-    hdg_ir_end(k);
-    hdg_ir_end(k);
-}
-
-/* ---- product tables for a diagonal step (local kernel)
- * When the pivot block of step s is diagonal (a multiple of the mass matrix)
- * and the blocks it couples are still what the atoms put there (no earlier
- * step touched them: the component was coupled to none of the components
- * eliminated before), and every one of those atoms takes the reference-tensor
- * path, the update -L D^-1 W is a sum over pairs of atoms (a1 into (R, g),
- * a2 into (g, C)) of per-element factors times products of reference tables,
- * sum_p T1[i][p] T2[p][j] / m_pp, which are made here at compile time. Only
- * the source column (quadrature) is updated from M. */
-
-/* element component of an atom's test (test = 1) or trial side; -1 trace or source */
-static int atom_comp(const lower *c, const hdg_equation *eq, const hdg_atom *a, int test)
-{
-    if (test) return eq->trace ? -1 : c->L->uoff[eq->unknown] / c->np + a->test_comp;
-    if (a->trial < 0 || unk(c, a->trial)->trace) return -1;
-    return c->L->uoff[a->trial] / c->np + a->trial_comp;
-}
-
-static int in_list(const int *l, int n, int x)
-{
-    for (int i = 0; i < n; i++)
-        if (l[i] == x) return 1;
-    return 0;
-}
-
-/* Does atom a of eq add into a block that step s updates through g = P->g[s][0]:
- * 1 as a row atom (R, g), 2 as a column atom (g, C), 0 neither. */
-static int pair_role(const lower *c, const elim_plan *P, int s, const hdg_equation *eq, const hdg_atom *a)
-{
-    if (eq->post || a->trial < 0) return 0;
-    int gc = P->g[s][0], tc = atom_comp(c, eq, a, 1), rc = atom_comp(c, eq, a, 0);
-    int rtrace = unk(c, a->trial)->trace;
-    if (rc == gc && tc != gc && (eq->trace || in_list(P->r[s], P->nr[s], tc))) return 1;
-    if (tc == gc && rc != gc && (rtrace || in_list(P->cl[s], P->ncl[s], rc))) return 2;
-    return 0;
-}
-
-static int product_step_ok(const lower *c, const elim_plan *P, int s)
-{
-    if (!P->diag[s] || P->ng[s] != 1 || !c->ref_tensors || c->hist || getenv("HDGC_NO_PRODUCT_TABLES")) return 0;
-    for (int t = 0; t < s; t++)   /* untouched by earlier steps */
-        if (in_list(P->r[t], P->nr[t], P->g[s][0]) || in_list(P->cl[t], P->ncl[t], P->g[s][0])) return 0;
-    for (int e = 0; e < c->p->nequations; e++)
-        for (int t = 0; t < c->p->equations[e].natoms; t++) {
-            const hdg_atom *a = &c->p->equations[e].atoms[t];
-            if (pair_role(c, P, s, &c->p->equations[e], a) && !coef_is_constant(a)) return 0;
-        }
-    return 1;
-}
-
-/* Host table of one atom term: [nb][n1][n2], test side kind x, trial side kind y */
-static double *side_table(const lower *c, int boundary, const side *ts, int x, const side *rs, int y, int *n1,
-                          int *n2)
-{
-    int np = c->np, nk = c->nk, n = c->nfq;
-    *n1 = ts->trace ? nk : np, *n2 = rs->trace ? nk : np;
-    if (!boundary) return integrate(1, c->nvq, c->vwh, c->vb[x], np, c->vb[y], np);
-    double *L3 = hdg_xmalloc(sizeof(double) * 3 * (size_t)(n * nk));
-    for (int f = 0; f < 3; f++) memcpy(L3 + (size_t)f * n * nk, c->fLh, sizeof(double) * (size_t)(n * nk));
-    double *T = integrate(3, n, c->fwh, ts->trace ? L3 : c->fb[x], *n1, rs->trace ? L3 : c->fb[y], *n2);
-    free(L3);
-    return T;
-}
-
-static void emit_pair(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, hdg_ir_tensor *M, hdg_ir_expr *invD,
-                      const double *mdiag, const hdg_equation *eq1, const hdg_atom *a1, const hdg_equation *eq2,
-                      const hdg_atom *a2)
-{
-    int nl = c->L->nl, np = c->np;
-    side ts = test_side(c, eq1, a1), g1 = trial_side(c, a1), g2 = test_side(c, eq2, a2), rs = trial_side(c, a2);
-    int b1 = a1->domain == HDG_BOUNDARY, b2 = a2->domain == HDG_BOUNDARY, nb1 = b1 ? 3 : 1, nb2 = b2 ? 3 : 1;
-    bterm t1[2], u1[2], t2[2], u2[2];
-    int nt1 = ts.trace ? 1 : side_terms(ts.op, t1), nu1 = side_terms(g1.op, u1);
-    int nt2 = side_terms(g2.op, t2), nu2 = rs.trace ? 1 : side_terms(rs.op, u2);
-    if (ts.trace) t1[0] = (bterm){0, -1};
-    if (rs.trace) u2[0] = (bterm){0, -1};
-    hdg_lower_env e1 = {c->p, {NULL, NULL, hdg_ir_time(k)}, {NULL, NULL}}, e2 = e1;
-    hdg_ir_expr *s1 = Gc(k, g, HDG_G_J), *s2 = Gc(k, g, HDG_G_J);
-    hdg_ir_expr *f1 = b1 ? open_faces(c, k, g, a1, &e1, &s1) : NULL;
-    hdg_ir_expr *w1 = hdg_ir_let(k, "c", hdg_ir_mul(k, s1, atom_coef(c, k, &e1, a1, 0)));
-    hdg_ir_expr *f2 = b2 ? open_faces(c, k, g, a2, &e2, &s2) : NULL;
-    hdg_ir_expr *w2 = hdg_ir_let(k, "c", hdg_ir_mul(k, s2, atom_coef(c, k, &e2, a2, 0)));
-    hdg_ir_expr *cw = hdg_ir_let(k, "cp", hdg_ir_neg(k, hdg_ir_mul(k, hdg_ir_mul(k, w1, w2), invD)));
-    hdg_ir_expr *i = hdg_ir_for(k, "i", ts.n), *j = hdg_ir_for(k, "j", rs.n);
-    hdg_ir_expr *fb = I(k, 0);
-    if (b1) fb = hdg_ir_mul(k, f1, I(k, nb2));
-    if (b2) fb = hdg_ir_add(k, fb, f2);
-    hdg_ir_expr *trow = hdg_ir_add(k, hdg_ir_mul(k, fb, I(k, ts.n)), i), *sum = NULL;
-    for (int x = 0; x < nt1; x++)
-        for (int y = 0; y < nu1; y++)
-            for (int x2 = 0; x2 < nt2; x2++)
-                for (int y2 = 0; y2 < nu2; y2++) {
-                    int n1, m1, m2, n2;
-                    double *T1 = side_table(c, b1, &ts, t1[x].kind, &g1, u1[y].kind, &n1, &m1);
-                    double *T2 = side_table(c, b2, &g2, t2[x2].kind, &rs, u2[y2].kind, &m2, &n2);
-                    double *T = hdg_xcalloc((size_t)nb1 * nb2 * n1 * n2, sizeof(double));
-                    for (int a = 0; a < nb1; a++)
-                        for (int b = 0; b < nb2; b++)
-                            for (int r = 0; r < n1; r++)
-                                for (int p = 0; p < np; p++) {
-                                    double v = T1[((size_t)a * n1 + r) * np + p] / mdiag[p];
-                                    for (int q = 0; q < n2; q++)
-                                        T[(((size_t)a * nb2 + b) * n1 + r) * n2 + q] += v * T2[((size_t)b * np + p) * n2 + q];
-                                }
-                    char name[48];
-                    snprintf(name, sizeof name, "TP%d", c->nproduct++);
-                    hdg_ir_tensor *tab = hdg_ir_table(c->m, name, HDG_SHAPE(nb1 * nb2 * n1, n2), T);
-                    free(T1), free(T2), free(T);
-                    hdg_ir_expr *v = hdg_ir_ld2(k, tab, trow, j);
-                    v = gfac2(k, g, &t1[x], &u2[y2], gfac2(k, g, &u1[y], &t2[x2], v));
-                    sum = sum ? hdg_ir_add(k, sum, v) : v;
-                }
-    hdg_ir_expr *row = dof(c, k, &ts, 0, f1, i), *col = dof(c, k, &rs, 0, f2, j);
-    if (ts.trace) row = hdg_ir_add(k, I(k, nl), row);
-    if (rs.trace) col = hdg_ir_add(k, I(k, nl), col);
-    hdg_ir_accum(k, hdg_ir_ld2(k, M, row, col), hdg_ir_mul(k, cw, sum));
-    hdg_ir_end(k);
-    hdg_ir_end(k);
-    if (b2) hdg_ir_end(k);
-    if (b1) hdg_ir_end(k);
-}
-
-/* Step s by product tables (product_step_ok): the source column from M, the
- * rest pair by pair. */
-static void product_step(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const elim_plan *P, int s, hdg_ir_tensor *M,
-                         int xr)
-{
-    int np = c->np, nl = c->L->nl, pg = P->g[s][0] * np, src = nl + c->L->nt;
-    double *mass = integrate(1, c->nvq, c->vwh, c->vb[0], np, c->vb[0], np), *md = hdg_xmalloc(sizeof(double) * np);
-    for (int p = 0; p < np; p++) md[p] = mass[p * np + p];
-    hdg_ir_set_origin(k, c->p->file, 0, 0, "diagonal step by product tables");
-    hdg_ir_tensor *ws = hdg_ir_local(k, "ws", HDG_IR_DOUBLE, HDG_SHAPE(np));
-    hdg_ir_expr *p = hdg_ir_for(k, "p", np), *rp = hdg_ir_add(k, I(k, pg), p);
-    hdg_ir_assign(k, hdg_ir_ld1(k, ws, p), hdg_ir_div(k, hdg_ir_ld2(k, M, rp, I(k, src)), hdg_ir_ld2(k, M, rp, rp)));
-    hdg_ir_end(k);
-    for (int a = -1; a < P->nr[s]; a++) {   /* rows: the trace rows, the coupled components */
-        int r0 = a < 0 ? nl : P->r[s][a] * np, nr = a < 0 ? xr : np;
-        hdg_ir_expr *i = hdg_ir_for(k, "i", nr), *row = hdg_ir_add(k, I(k, r0), i);
-        hdg_ir_expr *q = hdg_ir_for(k, "p", np);
-        hdg_ir_accum(k, hdg_ir_ld2(k, M, row, I(k, src)),
-                     hdg_ir_neg(k, hdg_ir_mul(k, hdg_ir_ld2(k, M, row, hdg_ir_add(k, I(k, pg), q)), hdg_ir_ld1(k, ws, q))));
-        hdg_ir_end(k);
-        hdg_ir_end(k);
-    }
-    hdg_ir_expr *invD = hdg_ir_let(k, "invD", hdg_ir_div(k, hdg_ir_num(k, md[0]), hdg_ir_ld2(k, M, I(k, pg), I(k, pg))));
-    for (int e1 = 0; e1 < c->p->nequations; e1++)
-        for (int t1 = 0; t1 < c->p->equations[e1].natoms; t1++) {
-            const hdg_equation *q1 = &c->p->equations[e1];
-            if (pair_role(c, P, s, q1, &q1->atoms[t1]) != 1) continue;
-            for (int e2 = 0; e2 < c->p->nequations; e2++)
-                for (int t2 = 0; t2 < c->p->equations[e2].natoms; t2++) {
-                    const hdg_equation *q2 = &c->p->equations[e2];
-                    if (pair_role(c, P, s, q2, &q2->atoms[t2]) == 2)
-                        emit_pair(c, k, g, M, invD, md, q1, &q1->atoms[t1], q2, &q2->atoms[t2]);
-                }
-        }
-    free(mass), free(md);
-}
-
-/* Runs the plan on M (rows: the element components then xr rows; columns:
- * the components then xc columns) in place: each step adds its update into
- * the rows and columns of M that are left, at their places (the eliminated
- * ones are not read again). Returns the final xr x xc matrix, copied out of
- * M's corner (NULL when xr = 0); W[s] gets step s's A_gg^-1 [A_g,cols | extra
- * columns]. */
-static hdg_ir_tensor *elim_emit(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *geom, const elim_plan *P,
-                                hdg_ir_tensor *M, int xr, int xc, hdg_ir_tensor **W)
-{
-    int np = c->np, nc = P->nc, X = nc * np;
-    for (int s = 0; s < P->nstep; s++) {
-        int g = np * P->ng[s], nr = np * P->nr[s] + xr, ncl = np * P->ncl[s] + xc;
-        if (xr > 0 && geom && product_step_ok(c, P, s)) {   /* local kernel: W is not needed */
-            W[s] = NULL;
-            product_step(c, k, geom, P, s, M, xr);
-            continue;
-        }
-        hdg_ir_tensor *Wg = W[s] = hdg_ir_local(k, "Wg", HDG_IR_DOUBLE, HDG_SHAPE(g, ncl));
-        if (P->diag[s]) {   /* Wg = rows of M scaled by the inverse diagonal */
-            int pa = P->g[s][0] * np;
-            for (int b = -1; b < P->ncl[s]; b++) {
-                int cb = b < 0 ? xc : np, wb = b < 0 ? ncl - xc : b * np;
-                int mb = b < 0 ? X : P->cl[s][b] * np;
-                hdg_ir_expr *i = hdg_ir_for(k, "i", np), *j = hdg_ir_for(k, "j", cb);
-                hdg_ir_expr *ri = hdg_ir_add(k, I(k, pa), i);
-                hdg_ir_assign(k, hdg_ir_ld2(k, Wg, i, hdg_ir_add(k, I(k, wb), j)),
-                              hdg_ir_div(k, hdg_ir_ld2(k, M, ri, hdg_ir_add(k, I(k, mb), j)),
-                                         hdg_ir_ld2(k, M, ri, ri)));
-                hdg_ir_end(k);
-                hdg_ir_end(k);
-            }
-        } else {
-            hdg_ir_tensor *A = hdg_ir_local(k, "Ag", HDG_IR_DOUBLE, HDG_SHAPE(g, g));
-            hdg_ir_tensor *piv = hdg_ir_local(k, "pivg", HDG_IR_INT, HDG_SHAPE(g));
-            for (int a = 0; a < P->ng[s]; a++) {
-                int pa = P->g[s][a] * np;
-                for (int b = 0; b < P->ng[s]; b++)
-                    copy_block(k, A, a * np, b * np, M, pa, P->g[s][b] * np, np, np, 0);
-                for (int b = 0; b < P->ncl[s]; b++)
-                    copy_block(k, Wg, a * np, b * np, M, pa, P->cl[s][b] * np, np, np, 0);
-                copy_block(k, Wg, a * np, ncl - xc, M, pa, X, np, xc, 0);
-            }
-            hdg_ir_lu(k, A, piv);
-            hdg_ir_lu_solve(k, A, piv, Wg);
-        }
-        if (nr == 0) continue;
-        hdg_ir_tensor *Lg = hdg_ir_local(k, "Lg", HDG_IR_DOUBLE, HDG_SHAPE(nr, g));
-        hdg_ir_tensor *U = hdg_ir_local(k, "Ug", HDG_IR_DOUBLE, HDG_SHAPE(nr, ncl));
-        for (int b = 0; b < P->ng[s]; b++) {
-            int pb = P->g[s][b] * np;
-            for (int a = 0; a < P->nr[s]; a++) copy_block(k, Lg, a * np, b * np, M, P->r[s][a] * np, pb, np, np, 0);
-            copy_block(k, Lg, nr - xr, b * np, M, X, pb, xr, np, 0);
-        }
-        hdg_ir_matmul(k, U, -1.0, Lg, 0, Wg, 0, 0.0);
-        for (int a = -1; a < P->nr[s]; a++) {   /* M += U where it lands */
-            int ra = a < 0 ? xr : np, ua = a < 0 ? nr - xr : a * np, ma = a < 0 ? X : P->r[s][a] * np;
-            for (int b = -1; b < P->ncl[s]; b++) {
-                int cb = b < 0 ? xc : np, ub = b < 0 ? ncl - xc : b * np, mb = b < 0 ? X : P->cl[s][b] * np;
-                copy_block(k, M, ma, mb, U, ua, ub, ra, cb, 1);
-            }
-        }
-    }
-    if (xr == 0) return NULL;
-    hdg_ir_tensor *S = hdg_ir_local(k, "S", HDG_IR_DOUBLE, HDG_SHAPE(xr, xc));
-    copy_block(k, S, 0, 0, M, X, X, xr, xc, 0);
-    return S;
-}
-
-/* After elim_emit with no extra rows: back substitution in reverse order,
- * X (nl x xc) = A^-1 times the xc extra columns. */
-static void elim_back(lower *c, hdg_ir_kernel *k, const elim_plan *P, hdg_ir_tensor *const *W,
-                      hdg_ir_tensor *X, int xc)
-{
-    int np = c->np;
-    for (int s = P->nstep - 1; s >= 0; s--) {
-        int x0 = np * P->ncl[s];
-        for (int a = 0; a < P->ng[s]; a++) {
-            hdg_ir_expr *i = hdg_ir_for(k, "i", np), *col = hdg_ir_for(k, "col", xc);
-            hdg_ir_expr *row = hdg_ir_add(k, I(k, a * np), i);
-            hdg_ir_expr *dst = hdg_ir_ld2(k, X, hdg_ir_add(k, I(k, P->g[s][a] * np), i), col);
-            hdg_ir_assign(k, dst, hdg_ir_ld2(k, W[s], row, hdg_ir_add(k, I(k, x0), col)));
-            for (int b = 0; b < P->ncl[s]; b++) {
-                hdg_ir_expr *j = hdg_ir_for(k, "j", np);
-                hdg_ir_expr *w = hdg_ir_ld2(k, W[s], row, hdg_ir_add(k, I(k, b * np), j));
-                hdg_ir_expr *v = hdg_ir_ld2(k, X, hdg_ir_add(k, I(k, P->cl[s][b] * np), j), col);
-                hdg_ir_accum(k, dst, hdg_ir_neg(k, hdg_ir_mul(k, w, v)));
-                hdg_ir_end(k);
-            }
-            hdg_ir_end(k);
-            hdg_ir_end(k);
         }
     }
 }
@@ -1165,7 +675,7 @@ static void local_kernel(lower *c)
     hdg_ir_tensor *Fe = hdg_ir_output(k, "Fe", HDG_SHAPE(L->nt), "element trace load F_e");
     elim_plan P;
     hdg_ir_tensor *S;
-    if (elim_plan_make(c, L->nt, L->nt + 1, LOCAL_KEEP, &P)) {
+    if (hdg_lh_elim_plan_make(c, L->nt, L->nt + 1, LOCAL_KEEP, &P)) {
         /* M = [A B; C D], assembled in place (the blocks are views of it) and
          * eliminated component by component (1.5-2.1x faster than the dense
          * LU for poisson at k = 3..8); as accurate as the dense LU once
@@ -1176,8 +686,8 @@ static void local_kernel(lower *c)
         hdg_ir_fill(k, M, hdg_ir_num(k, 0));
         blocks bk = {M, M, M, M, nl, nl};
         emit_system(c, k, g, &bk);
-        elim_origin(c, k, &P);
-        S = elim_emit(c, k, g, &P, M, nt, nt + 1, Wg);
+        hdg_lh_elim_origin(c, k, &P);
+        S = hdg_lh_elim_emit(c, k, g, &P, M, nt, nt + 1, Wg);
     } else {
         blocks bk = system_blocks(k, L, 1);
         hdg_ir_tensor *piv = hdg_ir_local(k, "piv", HDG_IR_INT, HDG_SHAPE(L->nl));
@@ -1202,9 +712,9 @@ static void local_kernel(lower *c)
 static void elim_solve(lower *c, hdg_ir_kernel *k, const elim_plan *P, hdg_ir_tensor *M, hdg_ir_tensor *x)
 {
     hdg_ir_tensor *Wg[ELIM_MAX], *X = hdg_ir_local(k, "X", HDG_IR_DOUBLE, HDG_SHAPE(c->L->nl, 1));
-    elim_origin(c, k, P);
-    elim_emit(c, k, NULL, P, M, 0, 1, Wg);
-    elim_back(c, k, P, Wg, X, 1);
+    hdg_lh_elim_origin(c, k, P);
+    hdg_lh_elim_emit(c, k, NULL, P, M, 0, 1, Wg);
+    hdg_lh_elim_back(c, k, P, Wg, X, 1);
     hdg_ir_copy(k, x, X);
 }
 
@@ -1213,9 +723,9 @@ static void solve_local(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *A, hdg_ir_ten
 {
     hdg_lowered *L = c->L;
     elim_plan P;
-    if (elim_plan_make(c, 0, 1, RECOVER_KEEP, &P)) {   /* M = [A | r], component by component */
+    if (hdg_lh_elim_plan_make(c, 0, 1, RECOVER_KEEP, &P)) {   /* M = [A | r], component by component */
         hdg_ir_tensor *M = hdg_ir_local(k, "M", HDG_IR_DOUBLE, HDG_SHAPE(L->nl, L->nl + 1));
-        copy_block(k, M, 0, 0, A, 0, 0, L->nl, L->nl, 0);
+        hdg_lh_copy_block(k, M, 0, 0, A, 0, 0, L->nl, L->nl, 0);
         hdg_ir_expr *ii = hdg_ir_for(k, "i", L->nl);
         hdg_ir_assign(k, hdg_ir_ld2(k, M, ii, I(k, L->nl)), hdg_ir_ld1(k, r, ii));
         hdg_ir_end(k);
@@ -1246,7 +756,7 @@ static void recover_kernel(lower *c)
     c->hist = L->transient ? hist_input(c, k) : NULL;
     hdg_ir_tensor *x = hdg_ir_output(k, "x", HDG_SHAPE(L->nl), "element dofs (modal)");
     elim_plan P;
-    if (elim_plan_make(c, 0, 1, RECOVER_KEEP, &P)) {
+    if (hdg_lh_elim_plan_make(c, 0, 1, RECOVER_KEEP, &P)) {
         /* M = [A | r | B], assembled in place (A and B are views of it), r = F - B uhat
          * in column nl, then eliminated component by component as in solve_local */
         int nl = L->nl, nt = L->nt;
@@ -1469,7 +979,7 @@ static hdg_ir_tensor *post_table(lower *c, post *ps, int a, int b, int known)
     hdg_ir_tensor **slot = b < 0 ? &ps->T1[a] : known ? &ps->T10[a][b] : &ps->T11[a][b];
     if (*slot) return *slot;
     int npp = c->L->npp, nj = b < 0 ? 0 : known ? c->np : npp;
-    double *T = integrate(1, ps->hq, ps->hw, ps->b1[a], npp, b < 0 ? NULL : known ? ps->b0[b] : ps->b1[b], nj);
+    double *T = hdg_lh_integrate(1, ps->hq, ps->hw, ps->b1[a], npp, b < 0 ? NULL : known ? ps->b0[b] : ps->b1[b], nj);
     char name[32];
     if (b < 0) snprintf(name, sizeof name, "TP_%s", KIND[a]);
     else snprintf(name, sizeof name, "%s_%s_%s", known ? "TPK" : "TP", KIND[a], KIND[b]);
@@ -1484,13 +994,13 @@ static hdg_ir_expr *post_ref_value(lower *c, post *ps, const hdg_atom *a, int kn
 {
     hdg_ir_kernel *k = ps->k;
     bterm ta[2], ra[2] = {{0, -1}};
-    int nta = side_terms(a->test_op, ta), nra = a->trial < 0 ? 1 : side_terms(a->trial_op, ra);
+    int nta = hdg_lh_side_terms(a->test_op, ta), nra = a->trial < 0 ? 1 : hdg_lh_side_terms(a->trial_op, ra);
     hdg_ir_expr *sum = NULL;
     for (int x = 0; x < nta; x++)
         for (int y = 0; y < nra; y++) {
             hdg_ir_tensor *T = post_table(c, ps, ta[x].kind, a->trial < 0 ? -1 : ra[y].kind, known);
             hdg_ir_expr *v = j ? hdg_ir_ld2(k, T, i, j) : hdg_ir_ld1(k, T, i);
-            v = gfac2(k, ps->g, &ta[x], &ra[y], v);
+            v = hdg_lh_gfac2(k, ps->g, &ta[x], &ra[y], v);
             sum = sum ? hdg_ir_add(k, sum, v) : v;
         }
     return sum;
@@ -1581,7 +1091,7 @@ static hdg_status post_atoms(lower *c, post *ps, const hdg_equation *eq)
                             "integrals only", p->file, a->loc.line, a->loc.col);
         set_origin(c, ps->k, a);
         int known = a->trial >= 0 && a->trial != c->L->post_unknown;
-        hdg_status st = c->ref_tensors && coef_is_constant(a) ? post_atom_ref(c, ps, a, known)
+        hdg_status st = c->ref_tensors && hdg_lh_coef_is_constant(a) ? post_atom_ref(c, ps, a, known)
                                                               : post_atom_quad(c, ps, a, known);
         if (st) return st;
     }

@@ -28,7 +28,7 @@ foreach(mode ref quad)
 endforeach()
 
 # The local kernel's diagonal (q) steps by product tables made at compile time
-# (ir/lower_hdg.c, product_step): used for poisson_exp, and the same u* as the
+# (ir/lower_hdg_elim.c, product_step): used for poisson_exp, and the same u* as the
 # elimination from M (HDGC_NO_PRODUCT_TABLES=1) to 5 digits at 3e-12 on a
 # perturbed mesh; the IR says which steps took them.
 hdg_cli_test(stages_product_ir 0 -e "diagonal step by product tables" -e "TP0\\[[0-9]+\\]\\[[0-9]+\\]"

@@ -1,0 +1,92 @@
+/* lower_hdg_internal.h — what the two halves of the HDG lowering share:
+ * lower_hdg.c (tables, atoms, kernels, layout) and lower_hdg_elim.c (the
+ * block elimination of A and its product tables). Not part of any API. */
+#ifndef HDG_LOWER_HDG_INTERNAL_H
+#define HDG_LOWER_HDG_INTERNAL_H
+
+#include "ir/lower.h"
+#include "ir/lower_expr.h"
+
+typedef struct lower {
+    const hdg_problem *p;
+    hdg_lowered *L;
+    hdg_ir_module *m;
+    int k, np, nk;          /* degree, Dubiner modes, Legendre modes (k+1) */
+    /* volume rule and the Dubiner basis at its points */
+    int nvq;
+    hdg_ir_tensor *vw, *vlam, *vP, *vPr, *vPs;
+    /* face rule: weights, Legendre values, per local face the Dubiner basis */
+    int nfq;
+    hdg_ir_tensor *fw, *fL, *flam, *fP, *fPr, *fPs;
+    /* host copies of the main rules' basis values, for the reference tensors:
+     * vb[0..2] = P, Pr, Ps at the volume points (nvq x np); fb[0..2] at the
+     * face points (3 x nfq x np); fLh (nfq x nk) */
+    double *vwh, *vb[3], *fwh, *fb[3], *fLh;
+    /* reference tensors made so far (NULL until needed), see ref_tables() */
+    hdg_ir_tensor *Tvv[3][3], *Tv[3], *Tff[3][3], *Tfl[3], *Tll, *Tl, *Tf[3];
+    int ref_tensors;        /* use them for atoms with x,y-independent coefficients */
+    /* transient HDG: the time atoms (c dt(u), w) add sigma c (u, w) to A (sigma:
+     * the parameter after the problem's own) and, where hist is set (the rhs
+     * and recovery kernels' input), c (h, w) to the source column */
+    hdg_ir_tensor *hist;
+    int rhs_only;           /* the rhs kernel: atoms of trace trials skipped */
+    int nproduct;           /* product tables made so far (their names: TP0, TP1, ...) */
+    hdg_error *err;
+} lower;
+
+/* A row or column space of an atom: its test or trial side. */
+typedef struct side {
+    int trace;       /* 1: trace space (face modes), 0: element (Dubiner modes) */
+    int base;        /* first dof (element) or offset inside the face's m (trace) */
+    int n;           /* modes */
+    hdg_op op;
+} side;
+
+/* A reference-tensor term: kind 0 value, 1 d/dr, 2 d/ds; g geom index or -1. */
+typedef struct bterm { int kind, g; } bterm;
+
+static inline hdg_ir_expr *I(hdg_ir_kernel *k, long long v) { return hdg_ir_int(k, v); }
+
+static inline hdg_ir_expr *G(hdg_ir_kernel *k, hdg_ir_tensor *g, hdg_ir_expr *idx)
+{
+    return hdg_ir_ld1(k, g, idx);
+}
+
+static inline hdg_ir_expr *Gc(hdg_ir_kernel *k, hdg_ir_tensor *g, int idx) { return G(k, g, I(k, idx)); }
+
+static inline const hdg_unknown *unk(const lower *c, int u) { return &c->p->unknowns[u]; }
+
+/* ---- lower_hdg.c, for the elimination */
+side hdg_lh_test_side(const lower *c, const hdg_equation *eq, const hdg_atom *a);
+side hdg_lh_trial_side(const lower *c, const hdg_atom *a);
+hdg_ir_expr *hdg_lh_dof(lower *c, hdg_ir_kernel *k, const side *s, int source, hdg_ir_expr *face, hdg_ir_expr *i);
+hdg_ir_expr *hdg_lh_open_faces(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const hdg_atom *a, hdg_lower_env *env, hdg_ir_expr **scale);
+int hdg_lh_side_terms(hdg_op op, bterm *t);
+double *hdg_lh_integrate(int nb, int nq, const double *w, const double *X, int nx, const double *Y, int ny);
+hdg_ir_expr *hdg_lh_gfac2(hdg_ir_kernel *k, hdg_ir_tensor *g, const bterm *a, const bterm *b, hdg_ir_expr *v);
+int hdg_lh_coef_is_constant(const hdg_atom *a);
+hdg_ir_expr *hdg_lh_atom_coef(lower *c, hdg_ir_kernel *k, hdg_lower_env *env, const hdg_atom *a, int hist);
+
+/* ---- lower_hdg_elim.c: the plan of the block elimination of A (see there) */
+#define ELIM_MAX 64   /* element components: at most 32 unknowns of 2 components */
+
+typedef struct elim_plan {
+    int nc, nstep;                  /* components, steps */
+    int ng[ELIM_MAX], g[ELIM_MAX][ELIM_MAX];       /* step s eliminates g[s][0..ng) */
+    int nr[ELIM_MAX], r[ELIM_MAX][ELIM_MAX];       /* remaining components it updates (rows) */
+    int ncl[ELIM_MAX], cl[ELIM_MAX][ELIM_MAX];     /* ... (columns) */
+    int diag[ELIM_MAX];             /* step s: one component whose block is diagonal */
+    double flops, dense;
+} elim_plan;
+
+/* keep: the share of the dense LU's flops under which a block plan is taken
+ * (hdg_lh_elim_plan_make's comment says why the local kernel asks for more) */
+#define RECOVER_KEEP 0.8
+#define LOCAL_KEEP 0.55
+int hdg_lh_elim_plan_make(const lower *c, int xr, int xc, double keep, elim_plan *P);
+void hdg_lh_elim_origin(lower *c, hdg_ir_kernel *k, const elim_plan *P);
+void hdg_lh_copy_block(hdg_ir_kernel *k, hdg_ir_tensor *dst, int dr, int dc, hdg_ir_tensor *src, int sr, int sc, int nr, int ncl, int acc);
+hdg_ir_tensor *hdg_lh_elim_emit(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *geom, const elim_plan *P, hdg_ir_tensor *M, int xr, int xc, hdg_ir_tensor **W);
+void hdg_lh_elim_back(lower *c, hdg_ir_kernel *k, const elim_plan *P, hdg_ir_tensor *const *W, hdg_ir_tensor *X, int xc);
+
+#endif
