@@ -35,21 +35,23 @@
  * makes K_e c = 0 exact on both paths, and both then reach ~3e-14 at k = 8. */
 
 
+/* 1 when atom a of equation eq adds into A, the block (element component *i,
+ * component *j); 0 for the trace rows, trace or source columns, post-processing. */
+static int a_block(const lower *c, const hdg_equation *eq, const hdg_atom *a, int *i, int *j)
+{
+    if (eq->post || eq->trace || a->trial < 0 || unk(c, a->trial)->trace) return 0;
+    *i = c->L->uoff[eq->unknown] / c->np + a->test_comp;
+    *j = c->L->uoff[a->trial] / c->np + a->trial_comp;
+    return 1;
+}
+
 /* nz[i][j]: some atom adds into the block (element component i, component j). */
 static void elim_structure(const lower *c, unsigned char nz[ELIM_MAX][ELIM_MAX])
 {
     memset(nz, 0, sizeof(unsigned char) * ELIM_MAX * ELIM_MAX);
-    for (int e = 0; e < c->p->nequations; e++) {
-        const hdg_equation *eq = &c->p->equations[e];
-        if (eq->post || eq->trace) continue;
-        for (int t = 0; t < eq->natoms; t++) {
-            const hdg_atom *a = &eq->atoms[t];
-            if (a->trial < 0 || unk(c, a->trial)->trace) continue;
-            int i = c->L->uoff[eq->unknown] / c->np + a->test_comp;
-            int j = c->L->uoff[a->trial] / c->np + a->trial_comp;
-            nz[i][j] = 1;
-        }
-    }
+    for (int e = 0; e < c->p->nequations; e++)
+        for (int t = 0, i, j; t < c->p->equations[e].natoms; t++)
+            if (a_block(c, &c->p->equations[e], &c->p->equations[e].atoms[t], &i, &j)) nz[i][j] = 1;
 }
 
 /* diag[e]: the block (e, e) is diagonal: every atom adding into it is a
@@ -71,13 +73,9 @@ static void elim_diagonal(const lower *c, int *diag)
     int mass_diagonal = off <= 1e-13 * dmin;
     for (int e = 0; e < c->p->nequations; e++) {
         const hdg_equation *eq = &c->p->equations[e];
-        if (eq->post || eq->trace) continue;
-        for (int t = 0; t < eq->natoms; t++) {
+        for (int t = 0, i, j; t < eq->natoms; t++) {
             const hdg_atom *a = &eq->atoms[t];
-            if (a->trial < 0 || unk(c, a->trial)->trace) continue;
-            int i = c->L->uoff[eq->unknown] / np + a->test_comp;
-            int j = c->L->uoff[a->trial] / np + a->trial_comp;
-            if (i != j) continue;
+            if (!a_block(c, eq, a, &i, &j) || i != j) continue;
             any[i] = 1;
             if (!mass_diagonal || a->domain != HDG_VOLUME || a->test_op != HDG_OP_VALUE ||
                 a->trial_op != HDG_OP_VALUE || !hdg_lh_coef_is_constant(a))
