@@ -7,7 +7,7 @@
 R=$(pwd)
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 BUDGET=${BUDGET:-420}
-STEPS=${STEPS:-"env tests pipe80 mapping regs kernels maxwell pipe512 spmv"}
+STEPS=${STEPS:-"env tests crash pipe80 mapping regs kernels maxwell pipe512 spmv"}
 # crash: test_hdg_cuda high (prints its stack if it crashes) and hdgc on its first case.
 # diag: a failing HDG run again with a sync after every launch (names the kernel)
 # and under compute-sanitizer with -lineinfo (names the source line).
@@ -71,7 +71,7 @@ pipe80)
 mapping)   # --rtol: one-level CG (no PETSc here, so no mg) stalls near 1e-10 from square:256 on
     for m in thread block; do
         HDGC_CUDA_MAPPING=$m run_step "mapping:$m" 90 build/hdgc bench pipeline examples/poisson.hdg \
-            --orders 1..6 --mesh square:256 --reps 2 --backends cuda --rtol 1e-9 --json "$J/map-$m.json"
+            --orders 1..8 --mesh square:256 --reps 2 --backends cuda --rtol 1e-9 --json "$J/map-$m.json"
     done ;;
 regs)   # item 4: registers, stack and spills per kernel (report device.*) with the run's stage times
     for k in 1 2 3 4 6 8; do
