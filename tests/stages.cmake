@@ -12,20 +12,20 @@ hdg_cli_test(stages_post_flops 0
   -e "kernel poisson_exp_post \\(per element\\)  flops 8190 "
   -- ${HDGC} ir ${STAGES_DATA}/poisson_exp.hdg --order 3)
 
+# A run with and without an optimisation (ENVVAR=1 turns it off): NAME_ON and
+# NAME_OFF, both expecting REGEX (the same u* on both paths).
+function(stages_both name_on name_off envvar regex)
+  hdg_cli_test(${name_on} 0 -e "${regex}" -- ${HDGC} ${ARGN})
+  hdg_cli_test(${name_off} 0 -e "${regex}" -- env ${envvar}=1 ${HDGC} ${ARGN})
+endfunction()
+
 # The reference-tensor path and per-element quadrature (HDGC_NO_REF_TENSORS=1)
 # give the same u* on a constant-coefficient post equation and on one whose
 # source varies in x, y (tensor_diffusion: both paths in one kernel).
-foreach(mode ref quad)
-  if(mode STREQUAL quad)
-    set(STAGES_ENV env HDGC_NO_REF_TENSORS=1)
-  else()
-    set(STAGES_ENV env)
-  endif()
-  hdg_cli_test(stages_post_${mode}_poisson 0 -e "L2 error ustar +1\\.56651[0-9]e-07"
-    -- ${STAGES_ENV} ${HDGC} run ${STAGES_DATA}/poisson_exp.hdg --mesh square:16 --order 2)
-  hdg_cli_test(stages_post_${mode}_tensor 0 -e "L2 error ustar +2\\.17421[0-9]e-07"
-    -- ${STAGES_ENV} ${HDGC} run ${STAGES_DATA}/tensor_diffusion.hdg --mesh square:16 --order 2)
-endforeach()
+stages_both(stages_post_ref_poisson stages_post_quad_poisson HDGC_NO_REF_TENSORS "L2 error ustar +1\\.56651[0-9]e-07"
+  run ${STAGES_DATA}/poisson_exp.hdg --mesh square:16 --order 2)
+stages_both(stages_post_ref_tensor stages_post_quad_tensor HDGC_NO_REF_TENSORS "L2 error ustar +2\\.17421[0-9]e-07"
+  run ${STAGES_DATA}/tensor_diffusion.hdg --mesh square:16 --order 2)
 
 # The local kernel's diagonal (q) steps by product tables made at compile time
 # (ir/lower_hdg_elim.c, product_step): used for poisson_exp, and the same u* as the
@@ -33,15 +33,8 @@ endforeach()
 # perturbed mesh; the IR says which steps took them.
 hdg_cli_test(stages_product_ir 0 -e "diagonal step by product tables" -e "TP0\\[[0-9]+\\]\\[[0-9]+\\]"
   -- ${HDGC} ir ${STAGES_DATA}/poisson_exp.hdg --order 3)
-foreach(mode on off)
-  if(mode STREQUAL off)
-    set(STAGES_ENV env HDGC_NO_PRODUCT_TABLES=1)
-  else()
-    set(STAGES_ENV env)
-  endif()
-  hdg_cli_test(stages_product_${mode} 0 -e "L2 error ustar +8\\.4720[0-9]+e-12"
-    -- ${STAGES_ENV} ${HDGC} run ${STAGES_DATA}/poisson_exp.hdg --mesh square:16,perturb=0.2 --order 4)
-endforeach()
+stages_both(stages_product_on stages_product_off HDGC_NO_PRODUCT_TABLES "L2 error ustar +8\\.4720[0-9]+e-12"
+  run ${STAGES_DATA}/poisson_exp.hdg --mesh square:16,perturb=0.2 --order 4)
 
 # `hdgc bench stages` runs every element kernel and prints the model flops and
 # the FMA peak it measured.
