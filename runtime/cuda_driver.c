@@ -169,13 +169,15 @@ hdg_status hdg_cuda_device_open(int ordinal, hdg_cuda_device **out, hdg_error *e
     hdg_cuda_props *p = &d->props;
     p->ordinal = ordinal;
     p->emulated = api_emulated;
-    int attr[5] = { ATTR_CC_MAJOR, ATTR_CC_MINOR, ATTR_SM_COUNT, ATTR_MAX_THREADS_PER_BLOCK, ATTR_MAX_SHARED_OPTIN };
-    int *dst[5] = { &p->cc_major, &p->cc_minor, &p->sm_count, &p->max_threads_per_block, &p->max_shared_per_block };
+    int attr[6] = { ATTR_CC_MAJOR, ATTR_CC_MINOR, ATTR_SM_COUNT, ATTR_MAX_THREADS_PER_BLOCK, ATTR_MAX_SHARED_OPTIN,
+                    ATTR_MAX_THREADS_PER_SM };
+    int *dst[6] = { &p->cc_major, &p->cc_minor, &p->sm_count, &p->max_threads_per_block, &p->max_shared_per_block,
+                    &p->max_threads_per_sm };
     if (!(st = check(api, api->DeviceGet(&d->dev, ordinal), "cuDeviceGet", err)) &&
         !(st = check(api, api->DeviceGetName(p->name, sizeof p->name, d->dev), "cuDeviceGetName", err)) &&
         !(st = check(api, api->DeviceTotalMem(&p->total_mem, d->dev), "cuDeviceTotalMem", err)) &&
         !(st = check(api, api->DriverGetVersion(&p->driver_version), "cuDriverGetVersion", err))) {
-        for (int i = 0; i < 5 && !st; i++)
+        for (int i = 0; i < 6 && !st; i++)
             st = check(api, api->DeviceGetAttribute(dst[i], attr[i], d->dev), "cuDeviceGetAttribute", err);
     }
     if (!st) st = check(api, api->DevicePrimaryCtxRetain(&d->ctx, d->dev), "cuDevicePrimaryCtxRetain", err);

@@ -41,6 +41,7 @@ typedef struct hdg_cuda_props {
     int cc_major, cc_minor;       /* compute capability: 9.0 on H100/H200 */
     int sm_count;                 /* multiprocessors */
     int max_threads_per_block;
+    int max_threads_per_sm;       /* resident threads per multiprocessor: 2048 on sm_90 */
     int max_shared_per_block;     /* bytes, opt-in maximum */
     int driver_version;           /* e.g. 13000 */
     size_t total_mem;             /* bytes */

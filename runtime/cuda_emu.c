@@ -175,6 +175,7 @@ static CUresult emu_device_attribute(int *v, int attr, CUdevice d)
     case ATTR_CC_MAJOR: *v = 9; return CUDA_SUCCESS;
     case ATTR_CC_MINOR: *v = 0; return CUDA_SUCCESS;
     case ATTR_MAX_SHARED_OPTIN: *v = shared_optin; return CUDA_SUCCESS;
+    case ATTR_MAX_THREADS_PER_SM: *v = 2 * EMU_MAX_THREADS; return CUDA_SUCCESS;   /* as sm_90 */
     default: return fail(CUDA_ERROR_INVALID_VALUE, "cuDeviceGetAttribute: attribute %d is not emulated", attr);
     }
 }
