@@ -188,6 +188,7 @@ void hdg_hdg_report_solve(hdg_report *rep, hdg_hdg_solver *s, const hdg_solve_in
     hdg_report_string(rep, "solver.precond", s->precond);
     if (!strcmp(s->method, "gmres")) hdg_report_int(rep, "solver.restart", s->so.restart);
 counts:
+    if (info->floor > 0) hdg_report_number(rep, "solver.rounding_floor", info->floor);
     if (info->stagnated) hdg_report_string(rep, "solver.stopped", "attainable accuracy");
     else if (info->converged && !st) hdg_report_string(rep, "solver.stopped", "rtol");
     hdg_report_int(rep, "solver.iterations", info->iterations);
@@ -205,7 +206,12 @@ void hdg_hdg_solve_warning(hdg_report *rep, const hdg_mesh *M, int k, const hdg_
     double bound = fmax(1e-13, 1e-5 * pow(h, k + 2));
     if (!(info->residual > bound)) return;
     char msg[400];
-    snprintf(msg, sizeof msg, "the solve stopped at relative residual %.2g, above %.2g (1e-5 h^(k+2), h = %.3g, "
+    if (info->stagnated && info->residual <= HDG_ROUNDING_FLOOR_FACTOR * info->floor)
+        snprintf(msg, sizeof msg, "the solve stopped at relative residual %.2g, the rounding floor of this "
+                 "system in double precision (eps ||A|| ||x|| / ||b|| = %.2g), above %.2g (1e-5 h^(k+2), "
+                 "h = %.3g, k = %d): errors near that level are rounding, not discretisation; no rtol "
+                 "goes lower", info->residual, info->floor, bound, h, k);
+    else snprintf(msg, sizeof msg, "the solve stopped at relative residual %.2g, above %.2g (1e-5 h^(k+2), h = %.3g, "
              "k = %d): the algebraic error may dominate the discretisation error; a smaller --rtol (or the "
              "default) removes it", info->residual, bound, h, k);
     hdg_report_string(rep, "solver.warning", msg);

@@ -2,6 +2,7 @@
  * face-block Jacobi preconditioners of the trace system. */
 #include "runtime/krylov.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -210,15 +211,32 @@ static hdg_status not_converged(const solver *s, hdg_solve_info *info, int it, d
                     s->name, it, rnorm / s->bnorm, s->o.rtol);
 }
 
-static hdg_status stagnated(const solver *s, hdg_solve_info *info, int it, double rnorm, hdg_error *err)
+/* The rounding floor of the true residual: eps ||A|| ||x||, with ||A|| taken
+ * as ||A r|| / ||r||. The stagnated residual r is rounding noise, rich in the
+ * matrix's largest modes, so the ratio is within a small factor of ||A||_2;
+ * tmp: a work vector. One product, only when a solve stagnates. */
+static double rounding_floor(const solver *s, const double *x, const double *r, double rnorm, double *tmp)
 {
-    int ok = s->o.attainable > 0 && rnorm <= s->o.attainable * s->bnorm;
+    if (!(rnorm > 0)) return 0;
+    s->A->apply(s->A->ctx, r, tmp);
+    double anorm = s->v->norm2(s->v->ctx, s->n, tmp) / rnorm;
+    return DBL_EPSILON * anorm * s->v->norm2(s->v->ctx, s->n, x);
+}
+
+static hdg_status stagnated(const solver *s, hdg_solve_info *info, int it, double rnorm, const double *x,
+                            const double *r, double *tmp, hdg_error *err)
+{
+    double fl = rounding_floor(s, x, r, rnorm, tmp);
+    int ok = s->o.attainable > 0 &&
+             (rnorm <= s->o.attainable * s->bnorm || rnorm <= HDG_ROUNDING_FLOOR_FACTOR * fl);
     set_info(s, info, it, rnorm, ok);
+    if (info) info->floor = fl / s->bnorm;
     if (ok && info) info->stagnated = 1;
     if (ok) return HDG_OK;
-    return hdg_fail(err, HDG_ESOLVER, "%s stagnated at relative residual %.3g after %d iterations: rtol %.3g "
-                    "is below what double precision reaches for this system (ask for a larger rtol)",
-                    s->name, rnorm / s->bnorm, it, s->o.rtol);
+    return hdg_fail(err, HDG_ESOLVER, "%s stagnated at relative residual %.3g after %d iterations (the rounding "
+                    "floor eps ||A|| ||x|| / ||b|| is %.2g): rtol %.3g is below what double precision reaches "
+                    "for this system (ask for a larger rtol)",
+                    s->name, rnorm / s->bnorm, it, fl / s->bnorm, s->o.rtol);
 }
 
 /* Stagnation: the solver's own residual (CG's recursive one, GMRES's
@@ -276,7 +294,7 @@ static hdg_status cg_breakdown(solver *s, const double *b, const double *x, cg_v
                                int it, double rn, const char *what, hdg_error *err)
 {
     double rt = residual(s, b, x, w->q);
-    if (isfinite(rt) && rn < 1e-2 * rt) return stagnated(s, info, it, rt, err);
+    if (isfinite(rt) && rn < 1e-2 * rt) return stagnated(s, info, it, rt, x, w->q, w->p, err);
     return blew_up(s, info, it, rn, what, err);
 }
 
@@ -298,7 +316,7 @@ static hdg_status cg_loop(solver *s, const double *b, double *x, cg_vecs *w, hdg
         }
         int stuck = stall_check(&t, rn, s->tol);
         if (stuck || (it >= s->o.maxit && t.lost))
-            return stagnated(s, info, it, rn, err);
+            return stagnated(s, info, it, rn, x, w->r, w->q, err);
         if (it >= s->o.maxit) return not_converged(s, info, it, rn, err);
         double *z = s->M ? w->z : w->r;
         if (s->M) s->M->apply(s->M->ctx, w->r, z);
@@ -450,7 +468,7 @@ static hdg_status gmres_loop(solver *s, const double *b, double *x, gmres_work *
         }
         int stuck = stall_check(&t, beta, s->tol);
         if (stuck || (it >= s->o.maxit && t.lost))
-            return stagnated(s, info, it, beta, err);
+            return stagnated(s, info, it, beta, x, w->V[0], w->V[1], err);
         if (it >= s->o.maxit) return not_converged(s, info, it, beta, err);
         s->v->scal(s->v->ctx, s->n, 1.0 / beta, w->V[0]);
         for (int i = 0; i <= w->m; i++) w->g[i] = 0.0;

@@ -394,7 +394,19 @@ static void test_stagnation(void)
                   names[f], tols[t], info.residual, res);
             CHECK(info.iterations < o.maxit / 4, "%s rtol %g: stagnation seen after %d iterations (maxit %d)",
                   names[f], tols[t], info.iterations, o.maxit);
+            /* the solver's estimate of the floor, eps ||A|| ||x|| / ||b||, is near where it stopped */
+            CHECK(info.floor > 0 && info.residual > 0.05 * info.floor && info.residual < 10 * info.floor &&
+                  strstr(err.msg, "the rounding floor eps ||A|| ||x|| / ||b|| is"),
+                  "%s rtol %g: residual %.3g, floor %.3g: %s", names[f], tols[t], info.residual, info.floor, err.msg);
             printf("%s rtol %g: %s\n", names[f], tols[t], err.msg);
+            /* the default rule (attainable > 0): stagnation within 10x the floor is convergence, however
+             * small the fixed relative bound */
+            o.attainable = 1e-300;
+            memset(x, 0, sizeof(double) * s.n);
+            st = fns[f](&A, &BJ, s.b, x, &o, NULL, &info, &err);
+            CHECK(st == HDG_OK && info.converged && info.stagnated && info.residual <= 10 * info.floor,
+                  "%s rtol %g, attainable at the floor: status %d, residual %.3g, floor %.3g", names[f], tols[t],
+                  st, info.residual, info.floor);
             free(x);
         }
     /* restart 10^9 > n: clamped to n (the 8 GB x n workspace is never asked for) */
