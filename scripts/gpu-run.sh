@@ -29,8 +29,15 @@ run_step() {
 
 # The tests' binaries carry /work/main paths (sources, data, build).
 if [ "$R" != /work/main ] && [ ! -e /work/main ]; then mkdir -p /work && ln -s "$R" /work/main; fi
-X=$R/.devrun/x; rm -rf "$X"; mkdir -p "$X" build/tests
-tar -C "$X" -xJf .devrun/bundle.tar.xz || { echo "bundle: unpack failed"; exit 1; }
+X=/tmp/hdgc-dev/x
+if [ -f "$X/bin/hdgc" ] && [ "$X/bin/hdgc" -nt .devrun/bundle.tar.xz ]; then
+    echo "bundle: unpacked by an earlier call"
+else
+    rm -rf "$X"; mkdir -p "$X"
+    tar -C "$X" -xJf .devrun/bundle.tar.xz || { echo "bundle: unpack failed"; exit 1; }
+    touch "$X/bin/hdgc"
+fi
+mkdir -p build/tests
 cp "$X"/bin/hdgc build/; for t in "$X"/bin/test_*; do cp "$t" build/tests/; done
 NV=$(find /opt /usr/local /usr/lib -type d -path '*site-packages/nvidia/*/lib' -print 2>/dev/null | tr '\n' ':')
 export LD_LIBRARY_PATH=$X/lib:/usr/local/cuda/lib64:${NV}${LD_LIBRARY_PATH:-}
@@ -39,6 +46,21 @@ if ldd build/hdgc 2>&1 | grep -q "GLIBCXX.*not found\|libstdc++.*not found"; the
 export HDGC_CLANG_RESOURCE_DIR=$X/clang
 [ -f /usr/include/math.h ] || cp -r "$X"/sysinc/usr/include /usr/ 2>/dev/null || true
 export HDGC_CACHE_DIR=/tmp/hdgc-cache PATH=$R/build:/usr/local/cuda/bin:$PATH
+# The PETSc module and its libraries (scripts/gpu-bundle-petsc.sh), when carried:
+# Open MPI's and PMIx's plugins from there, and a singleton MPI_Init with no daemon.
+P=/tmp/hdgc-dev/petsc
+if [ -f .devpetsc/petsc.tar.xz ]; then
+    rm -rf "$P"; mkdir -p "$P"; tar -C "$P" -xJf .devpetsc/petsc.tar.xz || echo "petsc: unpack failed"
+fi
+if [ -f "$P/lib/libhdgc_petsc.so" ]; then
+    export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$P/lib HDGC_PETSC_MODULE=$P/lib/libhdgc_petsc.so
+    export OMPI_MCA_mca_base_component_path=$P/openmpi3 PMIX_MCA_mca_base_component_path=$P/pmix
+    export OMPI_MCA_ess_singleton_isolated=1
+    # Only the shared-memory transports, and no memory hooks: on the device machine
+    # (InfiniBand) UCX's and Open MPI's hooks made the exit free a bad pointer.
+    export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader OMPI_MCA_osc=sm,pt2pt OMPI_MCA_mtl=^ofi,psm,psm2
+    export OMPI_MCA_memory=^patcher OMPI_MCA_patcher=^overwrite UCX_MEM_MALLOC_HOOKS=no UCX_MEM_MMAP_HOOK_MODE=none
+fi
 J=$OUT/json; mkdir -p "$J"
 
 for s in $STEPS; do case $s in
@@ -95,6 +117,18 @@ crash)     # test_hdg_cuda high: the stack of a crash (tests/test_device.h), and
         stdbuf -oL ./test_hdg_cuda high)
     HDGC_CUDA_SYNC=1 run_step "run k=4" 60 build/hdgc run examples/poisson.hdg --backend cuda --order 4 \
         --mesh square:16 --rtol 1e-12 ;;
+petsc)     # with the PETSc bundle: the mg preconditioner's device test, and mg at scale
+    ldd "$P/lib/libhdgc_petsc.so" | grep "not found"
+    (cd build/tests && HDG_REQUIRE_GPU=1 run_step "test:mg" 120 env -u HDGC_LIBCUDA stdbuf -oL ./test_hdg_cuda_mg)
+    run_step mg512 150 build/hdgc bench pipeline examples/poisson.hdg --orders 1..4 --mesh square:512 \
+        --reps 1 --json "$J/mg512.json"
+    run_step mg1024 120 build/hdgc bench pipeline examples/poisson.hdg --orders 1..3 --mesh square:1024 \
+        --reps 1 --backends cuda --json "$J/mg1024.json" ;;
+map78)     # thread vs block per element where auto takes a block (k = 7, 8)
+    for m in thread block; do
+        HDGC_CUDA_MAPPING=$m run_step "map78:$m" 90 build/hdgc bench pipeline examples/poisson.hdg \
+            --orders 7..8 --mesh square:256 --reps 2 --backends cuda --rtol 1e-9 --json "$J/map78-$m.json"
+    done ;;
 kernels)
     run_step kernels 100 build/hdgc bench kernels examples/poisson.hdg --backend cuda --orders 1..8 \
         --mesh square:128 --json "$J/kc-poisson.json"
