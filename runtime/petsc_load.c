@@ -95,11 +95,26 @@ static int load_reported;
 
 const char *hdg_petsc_module_path(void) { return loaded; }
 
+/* Keeps OpenCL drivers out of the process, unless the user names them:
+ * Debian's PETSc links OpenCL, and where NVIDIA's OpenCL driver is
+ * installed its start (PETSc's or hwloc's at MPI_Init) loads a library with
+ * LLVM inside, which clashes with hdgc's LLVM 14: the process then crashed
+ * at exit, after a correct answer, in LLVM's static destructors (free() of
+ * an invalid pointer; an H200 machine, session 13; every run that started
+ * PETSc, with or without CUDA; gone with these two variables set). hdgc
+ * hands PETSc host arrays only, so PETSc needs no OpenCL device. */
+static void keep_opencl_out(void)
+{
+    setenv("OCL_ICD_VENDORS", "/nonexistent/hdgc-no-opencl-drivers", 0);
+    setenv("HWLOC_COMPONENTS", "-opencl", 0);
+}
+
 /* Global symbols: Open MPI opens its own components, which need libmpi's. */
 static const module_fns *load(const char *what, hdg_error *err)
 {
     static module_fns fns;
     if (fns.solve) return &fns;
+    keep_opencl_out();
     static char path[NCAND][PATH_MAX];
     char why[1024] = "";
     double t0 = hdg_wtime();

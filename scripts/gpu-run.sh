@@ -56,10 +56,8 @@ if [ -f "$P/lib/libhdgc_petsc.so" ]; then
     export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$P/lib HDGC_PETSC_MODULE=$P/lib/libhdgc_petsc.so
     export OMPI_MCA_mca_base_component_path=$P/openmpi3 PMIX_MCA_mca_base_component_path=$P/pmix
     export OMPI_MCA_ess_singleton_isolated=1
-    # Only the shared-memory transports, and no memory hooks: on the device machine
-    # (InfiniBand) UCX's and Open MPI's hooks made the exit free a bad pointer.
-    export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader OMPI_MCA_osc=sm,pt2pt OMPI_MCA_mtl=^ofi,psm,psm2
-    export OMPI_MCA_memory=^patcher OMPI_MCA_patcher=^overwrite UCX_MEM_MALLOC_HOOKS=no UCX_MEM_MMAP_HOOK_MODE=none
+    # (The crash at exit seen here in session 13 was NVIDIA's OpenCL driver, started by
+    # PETSc; hdgc now keeps OpenCL drivers out itself: runtime/petsc_load.c.)
 fi
 J=$OUT/json; mkdir -p "$J"
 
