@@ -223,10 +223,10 @@ static double rounding_floor(const solver *s, const double *x, const double *r, 
     return DBL_EPSILON * anorm * s->v->norm2(s->v->ctx, s->n, x);
 }
 
-static hdg_status stagnated(const solver *s, hdg_solve_info *info, int it, double rnorm, const double *x,
-                            const double *r, double *tmp, hdg_error *err)
+/* fl: the rounding floor (rounding_floor), computed by the caller. */
+static hdg_status stagnated(const solver *s, hdg_solve_info *info, int it, double rnorm, double fl,
+                            hdg_error *err)
 {
-    double fl = rounding_floor(s, x, r, rnorm, tmp);
     int ok = s->o.attainable > 0 &&
              (rnorm <= s->o.attainable * s->bnorm || rnorm <= HDG_ROUNDING_FLOOR_FACTOR * fl);
     set_info(s, info, it, rnorm, ok);
@@ -265,6 +265,24 @@ static int stall_check(stall *t, double true_rn, double tol)
     return t->count >= 2;
 }
 
+/* At a restart: the solve has stagnated (two restarts without progress, or
+ * maxit with the recursion lost), or, under the default rule (attainable >
+ * 0), the recursion claimed convergence and the true residual rn already
+ * lies within HDG_ROUNDING_FLOOR_FACTOR of the rounding floor, where more
+ * iterations cannot take it much lower (this saves the restart cycles that
+ * would only confirm it). *fl gets the floor when it returns 1. */
+static int ends_here(const solver *s, stall *t, int stuck, int it, double rn, const double *x, const double *r,
+                     double *tmp, double *fl)
+{
+    if (stuck || (it >= s->o.maxit && t->lost)) {
+        *fl = rounding_floor(s, x, r, rn, tmp);
+        return 1;
+    }
+    if (!(s->o.attainable > 0) || !t->lost) return 0;
+    *fl = rounding_floor(s, x, r, rn, tmp);
+    return rn <= HDG_ROUNDING_FLOOR_FACTOR * *fl;
+}
+
 static hdg_status blew_up(const solver *s, hdg_solve_info *info, int it, double rnorm,
                           const char *what, hdg_error *err)
 {
@@ -294,7 +312,7 @@ static hdg_status cg_breakdown(solver *s, const double *b, const double *x, cg_v
                                int it, double rn, const char *what, hdg_error *err)
 {
     double rt = residual(s, b, x, w->q);
-    if (isfinite(rt) && rn < 1e-2 * rt) return stagnated(s, info, it, rt, x, w->q, w->p, err);
+    if (isfinite(rt) && rn < 1e-2 * rt) return stagnated(s, info, it, rt, rounding_floor(s, x, w->q, rt, w->p), err);
     return blew_up(s, info, it, rn, what, err);
 }
 
@@ -314,9 +332,9 @@ static hdg_status cg_loop(solver *s, const double *b, double *x, cg_vecs *w, hdg
             set_info(s, info, it, rn, 1);
             return HDG_OK;
         }
-        int stuck = stall_check(&t, rn, s->tol);
-        if (stuck || (it >= s->o.maxit && t.lost))
-            return stagnated(s, info, it, rn, x, w->r, w->q, err);
+        double fl;
+        if (ends_here(s, &t, stall_check(&t, rn, s->tol), it, rn, x, w->r, w->q, &fl))
+            return stagnated(s, info, it, rn, fl, err);
         if (it >= s->o.maxit) return not_converged(s, info, it, rn, err);
         double *z = s->M ? w->z : w->r;
         if (s->M) s->M->apply(s->M->ctx, w->r, z);
@@ -466,9 +484,9 @@ static hdg_status gmres_loop(solver *s, const double *b, double *x, gmres_work *
             set_info(s, info, it, beta, 1);
             return HDG_OK;
         }
-        int stuck = stall_check(&t, beta, s->tol);
-        if (stuck || (it >= s->o.maxit && t.lost))
-            return stagnated(s, info, it, beta, x, w->V[0], w->V[1], err);
+        double fl;
+        if (ends_here(s, &t, stall_check(&t, beta, s->tol), it, beta, x, w->V[0], w->V[1], &fl))
+            return stagnated(s, info, it, beta, fl, err);
         if (it >= s->o.maxit) return not_converged(s, info, it, beta, err);
         s->v->scal(s->v->ctx, s->n, 1.0 / beta, w->V[0]);
         for (int i = 0; i <= w->m; i++) w->g[i] = 0.0;
