@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/parallel.h"
 #include "runtime/quadrature.h"
 #include "runtime/refel.h"
 #include "support/util.h"
@@ -181,49 +182,113 @@ static void acc_free(row_acc *a)
     free(a->acc), free(a->seen), free(a->touched);
 }
 
-/* AP = B P: row (l, p) gathers the P rows of the faces it couples to. */
+/* Sparse rows built in parallel: fn adds row r's entries to a (acc_add);
+ * the rows are cut into pieces, each built into its own CSR by a thread
+ * with its own accumulator, then joined in order: the result is the same
+ * as one thread's, entry for entry. */
+typedef void (*row_fn)(row_acc *a, int r, const void *ctx);
+
+typedef struct rows_job {
+    int rows, cols, per_row, npieces;
+    row_fn fn;
+    const void *ctx;
+    hdg_csr *piece;
+} rows_job;
+
+static void rows_pieces(long long begin, long long end, void *ctx)
+{
+    rows_job *j = ctx;
+    row_acc a;
+    acc_init(&a, j->cols);
+    for (long long q = begin; q < end; q++) {
+        int r0 = (int)((long long)j->rows * q / j->npieces), r1 = (int)((long long)j->rows * (q + 1) / j->npieces);
+        csr_builder b;
+        builder_start(&b, &j->piece[q], r1 - r0, j->cols, j->per_row);
+        for (int r = r0; r < r1; r++) {
+            j->fn(&a, r, j->ctx);
+            acc_flush(&a, &b, r - r0);
+        }
+    }
+    acc_free(&a);
+}
+
+static void rows_parallel(hdg_csr *C, int rows, int cols, int per_row, row_fn fn, const void *ctx)
+{
+    rows_job j = {rows, cols, per_row, 0, fn, ctx, NULL};
+    j.npieces = 4 * hdg_parallel_threads();
+    if (j.npieces > rows) j.npieces = rows > 0 ? rows : 1;
+    j.piece = hdg_xcalloc((size_t)j.npieces, sizeof(hdg_csr));
+    hdg_parallel_for_grain(j.npieces, 1, rows_pieces, &j);
+    memset(C, 0, sizeof *C);
+    C->n = rows;
+    C->ncol = cols;
+    C->rowptr = hdg_xcalloc((size_t)rows + 1, sizeof(int));
+    for (int q = 0; q < j.npieces; q++) C->nnz += j.piece[q].nnz;
+    C->col = hdg_xmalloc(sizeof(int) * (size_t)(C->nnz + 1));
+    C->val = hdg_xmalloc(sizeof(double) * (size_t)(C->nnz + 1));
+    int r0 = 0, off = 0;
+    for (int q = 0; q < j.npieces; q++) {
+        hdg_csr *P = &j.piece[q];
+        for (int r = 0; r < P->n; r++) C->rowptr[r0 + r + 1] = off + P->rowptr[r + 1];
+        memcpy(C->col + off, P->col, sizeof(int) * (size_t)P->nnz);
+        memcpy(C->val + off, P->val, sizeof(double) * (size_t)P->nnz);
+        r0 += P->n, off += P->nnz;
+        hdg_csr_free(P);
+    }
+    free(j.piece);
+}
+
+typedef struct bp_ctx {
+    const hdg_blockmat *B;
+    const hdg_csr *P;
+} bp_ctx;
+
+/* Row r = (l, p) of B P: the P rows of the faces it couples to. */
+static void bp_row(row_acc *a, int r, const void *ctx)
+{
+    const bp_ctx *c = ctx;
+    const hdg_blockmat *B = c->B;
+    const hdg_csr *P = c->P;
+    int m = B->m, l = r / m, p = r % m;
+    for (int k = 0; k < B->na; k++) {
+        int g = B->nbr[(size_t)l * B->na + k];
+        if (g < 0) continue;
+        const double *row = hdg_blockmat_block(B, l, k) + (size_t)p * m;
+        for (int q = 0; q < m; q++) {
+            int s = g * m + q;
+            if (row[q] == 0) continue;
+            for (int kp = P->rowptr[s]; kp < P->rowptr[s + 1]; kp++) acc_add(a, r, P->col[kp], row[q] * P->val[kp]);
+        }
+    }
+}
+
+/* AP = B P. */
 static void times_prolongation(hdg_csr *AP, const hdg_blockmat *B, const hdg_csr *P)
 {
-    int m = B->m;
-    row_acc a;
-    acc_init(&a, P->ncol);
-    csr_builder b;
-    builder_start(&b, AP, P->n, P->ncol, 4);
-    for (int l = 0; l < B->nf; l++)
-        for (int p = 0; p < m; p++) {
-            int r = l * m + p;
-            for (int k = 0; k < B->na; k++) {
-                int g = B->nbr[(size_t)l * B->na + k];
-                if (g < 0) continue;
-                const double *row = hdg_blockmat_block(B, l, k) + (size_t)p * m;
-                for (int q = 0; q < m; q++) {
-                    int s = g * m + q;
-                    if (row[q] == 0) continue;
-                    for (int kp = P->rowptr[s]; kp < P->rowptr[s + 1]; kp++)
-                        acc_add(&a, r, P->col[kp], row[q] * P->val[kp]);
-                }
-            }
-            acc_flush(&a, &b, r);
-        }
-    acc_free(&a);
+    bp_ctx c = {B, P};
+    rows_parallel(AP, P->n, P->ncol, 4, bp_row, &c);
+}
+
+typedef struct rap_ctx {
+    const hdg_csr *R, *AP;
+} rap_ctx;
+
+/* Row J of R (B P). */
+static void rap_row(row_acc *a, int J, const void *ctx)
+{
+    const rap_ctx *c = ctx;
+    const hdg_csr *R = c->R, *AP = c->AP;
+    for (int kr = R->rowptr[J]; kr < R->rowptr[J + 1]; kr++) {
+        int r = R->col[kr];
+        for (int k = AP->rowptr[r]; k < AP->rowptr[r + 1]; k++) acc_add(a, J, AP->col[k], R->val[kr] * AP->val[k]);
+    }
 }
 
 /* Ac = R (B P). */
 static void galerkin(hdg_csr *Ac, const hdg_csr *R, const hdg_csr *AP)
 {
-    int nc = R->n;
-    row_acc a;
-    acc_init(&a, nc);
-    csr_builder b;
-    builder_start(&b, Ac, nc, nc, 8);
-    for (int J = 0; J < nc; J++) {
-        for (int kr = R->rowptr[J]; kr < R->rowptr[J + 1]; kr++) {
-            int r = R->col[kr];
-            for (int k = AP->rowptr[r]; k < AP->rowptr[r + 1]; k++) acc_add(&a, J, AP->col[k], R->val[kr] * AP->val[k]);
-        }
-        acc_flush(&a, &b, J);
-    }
-    acc_free(&a);
+    rap_ctx c = {R, AP};
+    rows_parallel(Ac, R->n, R->n, 8, rap_row, &c);
 }
 
 static double csr_entry(const hdg_csr *C, int i, int j)
