@@ -41,7 +41,7 @@ hdg_status hdg_hdg_mg_coarse(hdg_hdg_mg *h, const hdg_blockmat *B, const hdg_mes
     hdg_report_int(rep, "solver.mg.coarse_nonzeros", h->C.Ac.nnz);
     hdg_report_int(rep, "solver.mg.fixed_face_components", h->C.nfixed);
     hdg_report_number(rep, "solver.mg.galerkin_seconds", t1 - t0);
-    hdg_report_number(rep, "solver.mg.amg_setup_seconds", hdg_wtime() - t1 - pi.init_seconds);
+    hdg_report_number(rep, "solver.mg.amg_setup_seconds", hdg_wtime() - t1 - (pi.init_seconds - pi.prior_seconds));
     hdg_report_number(rep, "solver.petsc_init_seconds", pi.init_seconds);
     if (*hdg_petsc_module_path()) hdg_report_string(rep, "solver.petsc_module", hdg_petsc_module_path());
     if (!st) {

@@ -71,18 +71,21 @@ static hdg_status petsc_start(hdg_error *err)
     return HDG_OK;
 }
 
-/* petsc_start with info cleared, its init_seconds the module load (from
- * petsc_load.c, in info on entry) plus the start, on the first call only. */
+/* petsc_start with info cleared but for init_seconds and prior_seconds, the
+ * module load (from petsc_load.c, in info on entry), to which the start adds
+ * its time on the first call. */
 hdg_status hdg_pm_start_timed(hdg_petsc_info *info, hdg_error *err)
 {
-    double load = info->init_seconds;
+    double load = info->init_seconds, prior = info->prior_seconds;
     memset(info, 0, sizeof *info);
+    info->init_seconds = load;
+    info->prior_seconds = prior;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int first = !started;
     hdg_status st = petsc_start(err);
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    if (first) info->init_seconds = load + (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    if (first) info->init_seconds += (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     return st;
 }
 

@@ -41,6 +41,8 @@ typedef struct hdg_petsc_info {
     double residual;       /* true ||b - A x|| / ||b|| */
     int converged;         /* converged reason > 0 */
     double init_seconds;   /* loading the module and initialising MPI + PETSc (first solve only, else 0) */
+    double prior_seconds;  /* of init_seconds, what was spent before the call: the module's load by an
+                              earlier hdg_petsc_available() (which picks the default preconditioner) */
 } hdg_petsc_info;
 
 /* 1 when the module loads (it stays loaded), else 0. */

@@ -91,6 +91,7 @@ static int lookup(void *h, module_fns *f)
 
 static char loaded[PATH_MAX];
 static double load_seconds;   /* the dlopen of the module and PETSc, MPI and the rest */
+static double load_end;       /* when it ended (hdg_wtime) */
 static int load_reported;
 
 const char *hdg_petsc_module_path(void) { return loaded; }
@@ -134,7 +135,7 @@ static const module_fns *load(const char *what, hdg_error *err)
         if (missing < 0) fns = f, snprintf(loaded, sizeof loaded, "%.4000s", path[i]);
         else snprintf(why, sizeof why, "%.900s: an older module (entry point %d missing)", path[i], missing);
     }
-    if (fns.solve) load_seconds = hdg_wtime() - t0;
+    if (fns.solve) load_end = hdg_wtime(), load_seconds = load_end - t0;
     if (!fns.solve)
         hdg_fail(err, HDG_EINPUT, "%s: cannot load the PETSc module " MODULE " (%s; set "
                  "HDGC_PETSC_MODULE to its path)", what, why);
@@ -145,11 +146,12 @@ static const module_fns *load(const char *what, hdg_error *err)
  * (whoever loaded the module: hdg_petsc_available() decides the default
  * preconditioner before any solve), 0 afterwards: once per process, like
  * PETSc's own start that the module adds to it. */
-static double unreported_load(void)
+static void unreported_load(hdg_petsc_info *info, double entered)
 {
-    if (!loaded[0] || load_reported) return 0;
+    if (!loaded[0] || load_reported) return;
     load_reported = 1;
-    return load_seconds;
+    info->init_seconds = load_seconds;
+    if (load_end <= entered) info->prior_seconds = load_seconds;
 }
 
 int hdg_petsc_available(void)
@@ -162,8 +164,9 @@ hdg_status hdg_petsc_solve(const hdg_blockmat *B, const double *b, double *x, co
                            hdg_petsc_info *info, hdg_error *err)
 {
     memset(info, 0, sizeof *info);
+    double entered = hdg_wtime();
     const module_fns *f = load("--solver petsc", err);
-    info->init_seconds = unreported_load();   /* the module adds its initialisation */
+    unreported_load(info, entered);   /* the module adds its initialisation */
     return f ? f->solve(B, b, x, o, info, err) : err->code;
 }
 
@@ -172,8 +175,9 @@ hdg_status hdg_petsc_amg_create(const hdg_csr *A, const char *options, hdg_petsc
 {
     memset(info, 0, sizeof *info);
     *h = NULL;
+    double entered = hdg_wtime();
     const module_fns *f = load("--precond mg (its coarse solve)", err);
-    info->init_seconds = unreported_load();   /* the module adds its initialisation */
+    unreported_load(info, entered);   /* the module adds its initialisation */
     return f ? f->amg_create(A, options, h, info, err) : err->code;
 }
 
@@ -198,8 +202,9 @@ hdg_status hdg_petsc_dist_create(const hdg_blockmat *B, const hdg_petsc_dist *d,
 {
     memset(info, 0, sizeof *info);
     *h = NULL;
+    double entered = hdg_wtime();
     const module_fns *f = load("mpirun", err);
-    info->init_seconds = unreported_load();   /* the module adds its initialisation */
+    unreported_load(info, entered);   /* the module adds its initialisation */
     return f ? f->dist_create(B, d, o, h, info, err) : err->code;
 }
 

@@ -23,7 +23,7 @@
 
 typedef struct result {
     hdg_status st;
-    double ustar, u, iters;
+    double ustar, u, iters, amg_setup;
     char precond[16], stopped[32];
     int warned;
     hdg_run_fields f;
@@ -41,6 +41,7 @@ static result run(const char *file, const char *mesh, int k, const char *precond
     r.u = test_report_number(rep, "errors.u");
     r.ustar = test_report_number(rep, "errors.ustar");
     r.iters = test_report_number(rep, "solver.iterations");
+    r.amg_setup = test_report_number(rep, "solver.mg.amg_setup_seconds");
     const char *s = hdg_report_get_string(rep, "solver.precond");
     snprintf(r.precond, sizeof r.precond, "%s", s ? s : "");
     s = hdg_report_get_string(rep, "solver.stopped");
@@ -117,6 +118,8 @@ static void defaults(void)
     CHECK(!strcmp(c.precond, "block") && !strcmp(f.precond, "mg"), "default precond %s (3264 unknowns), %s (12800)",
           c.precond, f.precond);
     CHECK(!c.warned && !f.warned, "no warning with the defaults");
+    /* the module was loaded before the solve (to choose mg): its load is PETSc's start, not the AMG set-up's */
+    CHECK(f.amg_setup >= 0, "solver.mg.amg_setup_seconds %.3g < 0", f.amg_setup);
     result l = run(file, "square:32", 3, "mg", 1e-8);
     printf("rtol 1e-8: u* %.3e, warned %d\n", l.ustar, l.warned);
     CHECK(l.st == HDG_OK && l.warned, "a loose rtol warns");
