@@ -18,9 +18,15 @@ static void hdg_lines(const hdgc_result *r, hdg_str *s)
     char name[200] = "solver";
     if (ksp && pc && why) snprintf(name, sizeof name, "PETSc %s + %s (%s)", ksp, pc, why);
     double it = hdgc_result_number(r, "solver.iterations");
+    const char *stopped = hdgc_result_string(r, "solver.stopped");
+    double fl = hdgc_result_number(r, "solver.rounding_floor");
+    char at[120] = "";
+    if (stopped && !strcmp(stopped, "attainable accuracy"))
+        snprintf(at, sizeof at, fl == fl ? " (the rounding floor: eps ||A|| ||x|| / ||b|| = %.1e)"
+                                               : " (the attainable accuracy)", fl);
     if (it == it)
-        hdg_str_printf(s, "  trace dofs %.0f, %s iterations %.0f, relative residual %.2e\n",
-                       hdgc_result_number(r, "dofs.trace"), name, it, hdgc_result_number(r, "solver.residual"));
+        hdg_str_printf(s, "  trace dofs %.0f, %s iterations %.0f, relative residual %.2e%s\n",
+                       hdgc_result_number(r, "dofs.trace"), name, it, hdgc_result_number(r, "solver.residual"), at);
     const char *scheme = hdgc_result_string(r, "time.method");
     if (scheme)
         hdg_str_printf(s, "  %s: %.0f steps of dt = %.4g to t = %.4g, %.0f trace solves, %.0f iterations (at most "

@@ -86,7 +86,8 @@ void hdg_hdg_report_solve(hdg_report *rep, hdg_hdg_solver *s, const hdg_solve_in
 /* solver.warning when the final relative residual may dominate the error:
  * above max(1e-13, 1e-5 h^(k+2)) (h: the longest face), the level at which
  * the algebraic error of u* (rate k+2) reaches the discretisation error on
- * the tests' smooth solutions (docs/solvers.md). */
+ * the tests' smooth solutions (docs/solvers.md). None when the solve stopped
+ * at its rounding floor (no rtol goes lower; the summary line says so). */
 void hdg_hdg_solve_warning(hdg_report *rep, const hdg_mesh *M, int k, const hdg_solve_info *info);
 
 /* Boundary faces of Dirichlet condition i of L (faces[n], their end points
