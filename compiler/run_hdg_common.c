@@ -208,9 +208,14 @@ void hdg_hdg_solve_warning(hdg_report *rep, const hdg_mesh *M, int k, const hdg_
     /* at the rounding floor no rtol goes lower: the summary says where it stopped (api/report.c) */
     if (info->stagnated && info->residual <= HDG_ROUNDING_FLOOR_FACTOR * info->floor) return;
     char msg[400];
-    snprintf(msg, sizeof msg, "the solve stopped at relative residual %.2g, above %.2g (1e-5 h^(k+2), h = %.3g, "
-             "k = %d): the algebraic error may dominate the discretisation error; a smaller --rtol (or the "
-             "default) removes it", info->residual, bound, h, k);
+    if (info->stagnated)   /* above the floor, below the default's fixed 1e-10: not rounding alone */
+        snprintf(msg, sizeof msg, "the solve stagnated at relative residual %.2g, above %.2g (1e-5 h^(k+2), "
+                 "h = %.3g, k = %d) and above its rounding floor %.2g: the algebraic error may dominate the "
+                 "discretisation error; another --precond or --solver may go lower", info->residual, bound, h, k,
+                 info->floor);
+    else snprintf(msg, sizeof msg, "the solve stopped at relative residual %.2g, above %.2g (1e-5 h^(k+2), h = %.3g, "
+                  "k = %d): the algebraic error may dominate the discretisation error; a smaller --rtol (or the "
+                  "default) removes it", info->residual, bound, h, k);
     hdg_report_string(rep, "solver.warning", msg);
 }
 

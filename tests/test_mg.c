@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "compiler/run.h"
+#include "compiler/run_hdg_common.h"
 #include "test.h"
 #include "test_run.h"
 
@@ -128,6 +129,37 @@ static void defaults(void)
     hdg_run_fields_free(&c.f), hdg_run_fields_free(&f.f), hdg_run_fields_free(&l.f);
 }
 
+/* The solve warning (run_hdg_common.c) on square:16 at k = 3 (bound max(1e-13, 1e-5 h^5) = 5.4e-11):
+ * none at the rounding floor, which no rtol passes; a stagnation above its floor is named as such. */
+static const char *warning_for(const hdg_mesh *M, int stagnated, double residual, double floor, char *buf, size_t n)
+{
+    hdg_solve_info info;
+    memset(&info, 0, sizeof info);
+    info.converged = 1, info.stagnated = stagnated, info.residual = residual, info.floor = floor;
+    hdg_report *rep = hdg_report_new();
+    hdg_hdg_solve_warning(rep, M, 3, &info);
+    const char *w = hdg_report_get_string(rep, "solver.warning");
+    snprintf(buf, n, "%s", w ? w : "");
+    hdg_report_free(rep);
+    return buf;
+}
+
+static void warnings(void)
+{
+    hdg_mesh M;
+    hdg_error err;
+    CHECK(hdg_mesh_square(&M, 16, 0, 0, 1, 0, 1, &err) == HDG_OK, "%s", err.msg);
+    char b[512];
+    CHECK(!*warning_for(&M, 0, 1e-14, 0, b, sizeof b), "rtol reached: %s", b);
+    CHECK(!*warning_for(&M, 1, 9e-11, 5e-11, b, sizeof b), "at the floor: %s", b);
+    CHECK(strstr(warning_for(&M, 1, 9e-11, 1e-15, b, sizeof b), "stagnated at relative residual 9e-11") &&
+          strstr(b, "above its rounding floor 1e-15") && strstr(b, "another --precond or --solver"),
+          "above the floor: %s", b);
+    CHECK(strstr(warning_for(&M, 0, 1e-8, 0, b, sizeof b), "a smaller --rtol"), "loose rtol: %s", b);
+    printf("%s\n", b);
+    hdg_mesh_free(&M);
+}
+
 int main(int argc, char **argv)
 {
     const char *g = argc > 1 ? argv[1] : "poisson3";
@@ -143,6 +175,7 @@ int main(int argc, char **argv)
         same("two_traces.hdg", "square:16", 1e-9);
         same("examples/convection_diffusion.hdg", "square:16", 5e-8);
     } else if (!strcmp(g, "defaults")) defaults();
+    else if (!strcmp(g, "warnings")) warnings();
     else {
         fprintf(stderr, "test_mg: unknown group %s\n", g);
         return 2;
