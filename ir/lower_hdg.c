@@ -493,6 +493,16 @@ static void emit_atom_ref(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const de
     if (boundary) hdg_ir_end(k);
 }
 
+/* e calls a function (exp, sin, ...). */
+static int calls_function(const hdg_ir_expr *e)
+{
+    if (!e) return 0;
+    if (e->op == HDG_E_CALL) return 1;
+    for (int i = 0; i < e->n && i < 3; i++)
+        if (calls_function(e->a[i])) return 1;
+    return e->row && calls_function(e->row);
+}
+
 /* Adds one atom's integral to the right block. Returns 0 if the atom does not
  * belong to the blocks given (e.g. trace rows in the recovery kernel). */
 static int emit_atom(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const blocks *bk,
@@ -528,7 +538,19 @@ static int emit_atom(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const blocks 
         scale = hdg_ir_mul(k, hdg_ir_ld1(k, c->vw, q), Gc(k, g, HDG_G_J));
     }
     hdg_ir_expr *coef = hdg_lh_atom_coef(c, k, &env, a, hist);
-    hdg_ir_expr *cw = hdg_ir_let(k, "c", hdg_ir_mul(k, scale, coef));
+    hdg_ir_expr *cw;
+    if (c->split_coef && !boundary && calls_function(coef)) {
+        /* A coefficient with exp, sin... : its weighted values at all points first, in a loop of
+         * its own that the C backend vectorises (the calls 4 at a time, libmvec), then the
+         * products with the basis. */
+        hdg_ir_tensor *cq = hdg_ir_local(k, "cq", HDG_IR_DOUBLE, HDG_SHAPE(c->nvq));
+        hdg_ir_assign(k, hdg_ir_ld1(k, cq, q), hdg_ir_mul(k, scale, coef));
+        hdg_ir_end(k);   /* q */
+        q = hdg_ir_for(k, "q", c->nvq);
+        cw = hdg_ir_let(k, "c", hdg_ir_ld1(k, cq, q));
+    } else {
+        cw = hdg_ir_let(k, "c", hdg_ir_mul(k, scale, coef));
+    }
     hdg_ir_expr *i = hdg_ir_for(k, "i", ts.n);
     hdg_ir_expr *ti = hdg_ir_let(k, "ti", hdg_ir_mul(k, cw, basis(c, k, g, &ts, 0, face, q, i)));
     hdg_ir_expr *row = hdg_lh_dof(c, k, &ts, 0, face, i);
@@ -1341,6 +1363,7 @@ hdg_status hdg_lower_hdg(const hdg_problem *p, hdg_lowered *out, hdg_error *err)
     c.m = out->mod = hdg_ir_module_new(p->name);
     int deg = 2 * c.k + 4;
     c.ref_tensors = !getenv("HDGC_NO_REF_TENSORS");
+    c.split_coef = !getenv("HDGC_NO_COEF_SPLIT");
     if ((st = volume_tables(&c, deg, "vol", &c.nvq, &c.vw, &c.vlam, &c.vP, &c.vPr, &c.vPs, c.k)) ||
         (st = volume_host(&c, deg)) || (st = face_tables(&c)))
         goto fail;
