@@ -905,6 +905,23 @@ static hdg_status errors_kernel(lower *c)
     hdg_ir_tensor *val = hdg_ir_local(k, "val", HDG_IR_DOUBLE, HDG_SHAPE(ne));
     hdg_ir_fill(k, acc, hdg_ir_num(k, 0));
     hdg_lower_env env = {c->p, {NULL, NULL, hdg_ir_time(k)}, {NULL, NULL}};
+    /* exact values that call functions (exp, sin...): at all points first, in a loop of their
+     * own that the C backend vectorises (as a coefficient's in emit_atom) */
+    hdg_ir_tensor *exq = NULL;
+    if (c->split_coef && L->nerr > 0) {
+        hdg_ir_expr *q0 = open_points(k, g, lam, nq, &env), *ex[64];   /* err_unknown[64] */
+        int calls = 0;
+        for (int t = 0; t < L->nerr; t++) {
+            ex[t] = hdg_lower_expr(k, &env, unk(c, L->err_unknown[t])->exact[L->err_comp[t]]);
+            calls |= calls_function(ex[t]);
+        }
+        if (calls) {
+            exq = hdg_ir_local(k, "exq", HDG_IR_DOUBLE, HDG_SHAPE(L->nerr, nq));
+            for (int t = 0; t < L->nerr; t++)
+                hdg_ir_assign(k, hdg_ir_ld2(k, exq, I(k, t), q0), ex[t] ? ex[t] : hdg_ir_num(k, 0));
+        }
+        hdg_ir_end(k);   /* without calls the loop holds only lets, which DCE removes */
+    }
     hdg_ir_expr *q = open_points(k, g, lam, nq, &env);
     hdg_ir_expr *wj = hdg_ir_let(k, "wJ", hdg_ir_mul(k, hdg_ir_ld1(k, w, q), Gc(k, g, HDG_G_J)));
     hdg_ir_fill(k, val, hdg_ir_num(k, 0));
@@ -921,7 +938,7 @@ static hdg_status errors_kernel(lower *c)
                      hdg_ir_mul(k, hdg_ir_ld1(k, src, hdg_ir_add(k, I(k, base), i)),
                                 hdg_ir_ld2(k, B, q, i)));
         hdg_ir_end(k);
-        hdg_ir_expr *ex = hdg_lower_expr(k, &env, unk(c, u)->exact[L->err_comp[t]]);
+        hdg_ir_expr *ex = exq ? hdg_ir_ld2(k, exq, I(k, t), q) : hdg_lower_expr(k, &env, unk(c, u)->exact[L->err_comp[t]]);
         if (!ex) ex = hdg_ir_num(k, 0);
         hdg_ir_expr *d = hdg_ir_let(k, "d", hdg_ir_sub(k, hdg_ir_ld1(k, val, I(k, t)), ex));
         hdg_ir_accum(k, hdg_ir_ld1(k, acc, I(k, t)), hdg_ir_mul(k, wj, hdg_ir_mul(k, d, d)));
