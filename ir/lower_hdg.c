@@ -493,11 +493,11 @@ static void emit_atom_ref(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const de
     if (boundary) hdg_ir_end(k);
 }
 
-/* e calls a function (exp, sin, ...). */
+/* e calls a function (exp, sin, ..., or pow for a power that is not a constant integer). */
 static int calls_function(const hdg_ir_expr *e)
 {
     if (!e) return 0;
-    if (e->op == HDG_E_CALL) return 1;
+    if (e->op == HDG_E_CALL || e->op == HDG_E_POW) return 1;
     for (int i = 0; i < e->n && i < 3; i++)
         if (calls_function(e->a[i])) return 1;
     return e->row && calls_function(e->row);
