@@ -2,9 +2,11 @@
 //
 // The project's only C++ file. Pipeline:
 //   C source --Clang (cc1 invocation, EmitLLVMOnlyAction)--> LLVM IR
-//            --PassBuilder -O3 for the host TargetMachine--> optimized IR
+//            --PassBuilder -O3 for the host TargetMachine (with glibc's libmvec
+//              as the vectorizer's math library when it loads)--> optimized IR
 //            --codegen--> ELF object in memory --> disk cache
-//            --ORC LLJIT (libm and the process as symbol sources)--> addresses.
+//            --ORC LLJIT (libm, libmvec and the process as symbol sources; the
+//              module's sections in one reservation, Slab)--> addresses.
 // A cache hit starts at the object and skips Clang and the optimizer.
 #include "backends/c/jit.h"
 
