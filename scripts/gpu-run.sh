@@ -3,12 +3,16 @@
 # run the gpu-labelled tests (as `make test-gpu`), then the measurements of
 # docs/performance.md (CUDA), each under a time limit, inside BUDGET seconds in all.
 # Everything lands in $OUT: log.txt (the whole log) and results.tar.gz (the JSON files).
-# STEPS picks steps by name (default: all, in this order).
+# STEPS picks steps by name (default: those below, in this order; also diag, map78 and petsc).
+# Unpacked to /tmp/hdgc-dev, which stays while the machine is warm, so a second call may carry
+# .devpetsc (scripts/gpu-bundle-petsc.sh) alone with STEPS=petsc.
 R=$(pwd)
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 BUDGET=${BUDGET:-420}
 STEPS=${STEPS:-"env tests crash pipe80 mapping regs kernels maxwell pipe512 spmv"}
 # crash: test_hdg_cuda high (prints its stack if it crashes) and hdgc on its first case.
+# petsc: hdg_cuda_mg and --precond mg on square:512 and 1024 (needs the PETSc bundle).
+# map78: a thread vs a block per element at k = 7, 8.
 # diag: a failing HDG run again with a sync after every launch (names the kernel)
 # and under compute-sanitizer with -lineinfo (names the source line).
 T0=$(date +%s)
