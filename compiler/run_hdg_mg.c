@@ -54,25 +54,25 @@ hdg_status hdg_hdg_mg_coarse(hdg_hdg_mg *h, const hdg_blockmat *B, const hdg_mes
 static void fused_start(void *ctx, double s, const double *r, double *d, double *z, int z_zero)
 {
     const hdg_hdg_mg *h = ctx;
-    hdg_blockmat_smooth_start(h->B, h->Di, s, r, d, z, z_zero);
+    hdg_blockmat_smooth_start(h->B, h->Di, &h->lo, s, r, d, z, z_zero);
 }
 
 static void fused_step(void *ctx, double c1, double c2, const double *d, double *r, double *dn, double *z)
 {
     const hdg_hdg_mg *h = ctx;
-    hdg_blockmat_smooth_step(h->B, h->Di, c1, c2, d, r, dn, z);
+    hdg_blockmat_smooth_step(h->B, h->Di, &h->lo, c1, c2, d, r, dn, z);
 }
 
 static void fused_resid(void *ctx, const double *d, double *r)
 {
     const hdg_hdg_mg *h = ctx;
-    hdg_blockmat_residual_update(h->B, d, r);
+    hdg_blockmat_residual_update(h->B, &h->lo, d, r);
 }
 
 static void fused_jacobi(void *ctx, const double *x, double *y)
 {
     const hdg_hdg_mg *h = ctx;
-    hdg_blockmat_jacobi_product(h->B, h->Di, x, y);
+    hdg_blockmat_jacobi_product(h->B, h->Di, &h->lo, x, y);
 }
 
 void hdg_hdg_mg_report(hdg_report *rep, const hdg_mg *g)
@@ -95,11 +95,14 @@ hdg_status hdg_hdg_mg_host(hdg_hdg_mg *h, const hdg_blockmat *B, const hdg_mesh 
     hdg_mg_fused F = {h, fused_start, fused_step, fused_resid, fused_jacobi};
     const char *uf = getenv("HDGC_MG_UNFUSED");   /* 1: the separate operations (same results) */
     int fused = h->Di && hdg_blockmat_fused_ok(B) && !(uf && *uf && strcmp(uf, "0"));
+    const char *dbl = getenv("HDGC_MG_DOUBLE");   /* 1: the fused passes read the double matrix */
+    if (fused && !(dbl && *dbl && strcmp(dbl, "0"))) hdg_blockmat_lo_init(&h->lo, B, h->Di);
     st = hdg_mg_init(&h->g, &A, &h->D, &P, &R, &Cs, h->C.nc, hdg_vecops_host(), NULL, x0, fused ? &F : NULL, err);
     free(x0);
     if (st) return st;
     h->g.AP = csr_rect_op(&h->C.AP);
     hdg_hdg_mg_report(rep, &h->g);
+    hdg_report_string(rep, "solver.mg.smoother_precision", h->lo.A ? "single" : "double");
     *Mop = hdg_mg_op(&h->g);
     return HDG_OK;
 }
@@ -108,6 +111,7 @@ void hdg_hdg_mg_free(hdg_hdg_mg *h)
 {
     if (h->g.v) hdg_mg_free(&h->g);
     hdg_precond_free(&h->D);
+    hdg_blockmat_lo_free(&h->lo);
     hdg_petsc_amg_free(h->amg);
     hdg_mg_coarse_free(&h->C);
     memset(h, 0, sizeof *h);

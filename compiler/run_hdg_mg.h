@@ -21,6 +21,7 @@ typedef struct hdg_hdg_mg {
     hdg_mg g;
     const hdg_blockmat *B; /* host: the fused smoother passes' matrix */
     const double *Di;      /* and its inverse diagonal blocks */
+    hdg_blockmat_lo lo;    /* single-precision copies of both (the default), or zeros */
 } hdg_hdg_mg;
 
 /* The coarse space and its AMG (both drivers): nk = k+1 face modes,

@@ -321,46 +321,55 @@ typedef struct spmv_job {
  * 64-byte line). */
 #define PREFETCH_BYTES 4096
 
-static ALWAYS_INLINE void prefetch_block(const double *blk, int len)
+static ALWAYS_INLINE void prefetch_block(const char *blk, int bytes)
 {
 #if defined(__GNUC__)
-    for (int c = 0; c < len; c += 8) __builtin_prefetch(blk + c, 0, 3);
+    for (int c = 0; c < bytes; c += 64) __builtin_prefetch(blk + c, 0, 3);
 #else
-    (void)blk, (void)len;
+    (void)blk, (void)bytes;
 #endif
 }
 
 /* The row PREFETCH_BYTES (at least one row) after row l, or row l itself
- * near the end (a harmless request that keeps the loop free of branches). */
-static ALWAYS_INLINE const double *prefetch_row(const hdg_blockmat *B, long long l, long long row_len)
+ * near the end (a harmless request that keeps the loop free of branches);
+ * row_bytes: the bytes of one row of values (8 or 4 a value). */
+static ALWAYS_INLINE const char *prefetch_row(const void *vals, int nf, long long l, long long row_bytes)
 {
-    long long ahead = PREFETCH_BYTES / (8 * row_len);
+    long long ahead = PREFETCH_BYTES / row_bytes;
     if (ahead < 1) ahead = 1;
-    return B->A + (l + ahead < B->nf ? l + ahead : l) * row_len;
+    return (const char *)vals + (l + ahead < nf ? l + ahead : l) * row_bytes;
+}
+
+/* Value i of an array of doubles (lo = 0) or floats (lo = 1: the smoother's
+ * single-precision copies); lo is a compile-time constant after inlining. */
+static ALWAYS_INLINE double value(const void *restrict v, long long i, const int lo)
+{
+    return lo ? (double)((const float *)v)[i] : ((const double *)v)[i];
 }
 
 /* acc = (A x)_l for a block size m that is a compile-time constant after
- * inlining (m <= MAXM_FIXED). The x values of each block are loaded once
- * into registers and reused for the m rows of the block. */
-static ALWAYS_INLINE void row_product(const hdg_blockmat *B, const double *restrict x, long long l, const int m,
-                                      double *restrict acc)
+ * inlining (m <= MAXM_FIXED), A's values vals in double or (lo) single
+ * precision, the arithmetic in double. The x values of each block are loaded
+ * once into registers and reused for the m rows of the block. */
+static ALWAYS_INLINE void row_product(const hdg_blockmat *B, const void *vals, const int lo,
+                                      const double *restrict x, long long l, const int m, double *restrict acc)
 {
-    const int na = B->na;
+    const int na = B->na, size = lo ? 4 : 8;
     const long long row_len = (long long)na * m * m;
-    const double *restrict Al = B->A + l * row_len;
-    const double *Pl = prefetch_row(B, l, row_len);
+    const long long Al = l * row_len;
+    const char *Pl = prefetch_row(vals, B->nf, l, row_len * size);
     const int *nl = B->nbr + l * na;
     for (int p = 0; p < m; p++) acc[p] = 0.0;
     for (int a = 0; a < na; a++) {
-        prefetch_block(Pl + a * m * m, m * m);
+        prefetch_block(Pl + a * m * m * size, m * m * size);
         int g = nl[a];
         if (g < 0) continue;
         double xa[MAXM_FIXED];
         for (int q = 0; q < m; q++) xa[q] = x[(size_t)g * m + q];
-        const double *restrict Ab = Al + a * m * m;
+        const long long Ab = Al + a * m * m;
         for (int p = 0; p < m; p++) {
             double s = 0.0;
-            for (int q = 0; q < m; q++) s += Ab[p * m + q] * xa[q];
+            for (int q = 0; q < m; q++) s += value(vals, Ab + p * m + q, lo) * xa[q];
             acc[p] += s;
         }
     }
@@ -371,7 +380,7 @@ static ALWAYS_INLINE void spmv_rows_fixed(const hdg_blockmat *B, const double *r
 {
     for (long long l = l0; l < l1; l++) {
         double acc[MAXM_FIXED];
-        row_product(B, x, l, m, acc);
+        row_product(B, B->A, 0, x, l, m, acc);
         for (int p = 0; p < m; p++) y[l * m + p] = acc[p];
     }
 }
@@ -382,11 +391,11 @@ static void spmv_rows_generic(const hdg_blockmat *B, const double *x, double *y,
     const int m = B->m, na = B->na;
     const long long row_len = (long long)na * m * m;
     for (long long l = l0; l < l1; l++) {
-        const double *Pl = prefetch_row(B, l, row_len);
+        const char *Pl = prefetch_row(B->A, B->nf, l, 8 * row_len);
         double *yl = y + l * m;
         for (int p = 0; p < m; p++) yl[p] = 0.0;
         for (int a = 0; a < na; a++) {
-            prefetch_block(Pl + a * m * m, m * m);
+            prefetch_block(Pl + 8 * a * m * m, 8 * m * m);
             int g = B->nbr[l * na + a];
             if (g < 0) continue;
             const double *Ab = hdg_blockmat_block(B, (int)l, a), *xa = x + (size_t)g * m;
@@ -429,7 +438,8 @@ void hdg_blockmat_spmv(const hdg_blockmat *B, const double *x, double *y)
 
 typedef struct smooth_job {
     const hdg_blockmat *B;
-    const double *Di;          /* nf*m*m inverse diagonal blocks */
+    const void *A, *Di;        /* B's values and the nf*m*m inverse diagonal blocks */
+    int lo;                    /* A and Di in single precision (hdg_blockmat_lo) */
     double c1, c2;
     const double *d;
     double *r, *dn, *z;
@@ -438,24 +448,25 @@ typedef struct smooth_job {
 } smooth_job;
 
 /* y = Di_l x_l (m x m times m) */
-static ALWAYS_INLINE void block_solve(const double *restrict Di, const double *restrict x, const int m,
-                                      double *restrict y)
+static ALWAYS_INLINE void block_solve(const void *restrict Di, long long l, const int lo,
+                                      const double *restrict x, const int m, double *restrict y)
 {
+    const long long o = l * m * m;
     for (int p = 0; p < m; p++) {
         double s = 0.0;
-        for (int q = 0; q < m; q++) s += Di[p * m + q] * x[q];
+        for (int q = 0; q < m; q++) s += value(Di, o + p * m + q, lo) * x[q];
         y[p] = s;
     }
 }
 
-static ALWAYS_INLINE void smooth_rows_fixed(const smooth_job *j, long long l0, long long l1, const int m)
+static ALWAYS_INLINE void smooth_rows_fixed(const smooth_job *j, long long l0, long long l1, const int m,
+                                            const int lo)
 {
     const double c1 = j->c1, c2 = j->c2;
     for (long long l = l0; l < l1; l++) {
         double *restrict rl = j->r + l * m, acc[MAXM_FIXED], w[MAXM_FIXED];
-        const double *Dl = j->Di + l * m * m;
         if (j->kind == 0) {   /* dn = c1 D r; z = dn or z += dn */
-            block_solve(Dl, rl, m, w);
+            block_solve(j->Di, l, lo, rl, m, w);
             for (int p = 0; p < m; p++) {
                 double v = c1 * w[p];
                 j->dn[l * m + p] = v;
@@ -463,14 +474,14 @@ static ALWAYS_INLINE void smooth_rows_fixed(const smooth_job *j, long long l0, l
             }
             continue;
         }
-        row_product(j->B, j->d, l, m, acc);
+        row_product(j->B, j->A, lo, j->d, l, m, acc);
         if (j->kind == 3) {   /* dn = Di (A d) */
-            block_solve(Dl, acc, m, j->dn + l * m);
+            block_solve(j->Di, l, lo, acc, m, j->dn + l * m);
             continue;
         }
         for (int p = 0; p < m; p++) rl[p] -= acc[p];
         if (j->kind == 2) continue;
-        block_solve(Dl, rl, m, w);
+        block_solve(j->Di, l, lo, rl, m, w);
         for (int p = 0; p < m; p++) {
             double v = c1 * j->d[l * m + p] + c2 * w[p];
             j->dn[l * m + p] = v;
@@ -483,46 +494,72 @@ static void smooth_rows(long long l0, long long l1, void *vctx)
 {
     const smooth_job *j = vctx;
     switch (j->B->m) {
-#define CASE(M) case M: smooth_rows_fixed(j, l0, l1, M); break;
+#define CASE(M) case M: j->lo ? smooth_rows_fixed(j, l0, l1, M, 1) : smooth_rows_fixed(j, l0, l1, M, 0); break;
     CASE(1) CASE(2) CASE(3) CASE(4) CASE(5) CASE(6)
     CASE(7) CASE(8) CASE(9) CASE(10) CASE(11) CASE(12)
 #undef CASE
     }
 }
 
-static void smooth_run(smooth_job *j)
+static void smooth_run(smooth_job *j, const hdg_blockmat *B, const double *Di, const hdg_blockmat_lo *L)
 {
-    long long row_bytes = 8LL * j->B->na * j->B->m * j->B->m;
+    j->B = B;
+    j->lo = L && L->A;
+    j->A = j->lo ? (const void *)L->A : (const void *)B->A;
+    j->Di = j->lo ? (const void *)L->Di : (const void *)Di;
+    long long row_bytes = (j->lo ? 4LL : 8LL) * B->na * B->m * B->m;
     long long grain = SPMV_MIN_CHUNK_BYTES / row_bytes;
-    hdg_parallel_for_grain(j->B->nf, grain > 64 ? grain : 64, smooth_rows, j);
+    hdg_parallel_for_grain(B->nf, grain > 64 ? grain : 64, smooth_rows, j);
+}
+
+static float *to_single(const double *x, size_t n)
+{
+    float *y = hdg_xmalloc(sizeof(float) * (n ? n : 1));
+    for (size_t i = 0; i < n; i++) y[i] = (float)x[i];
+    return y;
+}
+
+void hdg_blockmat_lo_init(hdg_blockmat_lo *L, const hdg_blockmat *B, const double *Di)
+{
+    size_t nblk = (size_t)B->nf * B->m * B->m;
+    L->A = to_single(B->A, nblk * B->na);
+    L->Di = to_single(Di, nblk);
+}
+
+void hdg_blockmat_lo_free(hdg_blockmat_lo *L)
+{
+    free(L->A);
+    free(L->Di);
+    L->A = L->Di = NULL;
 }
 
 int hdg_blockmat_fused_ok(const hdg_blockmat *B) { return B->m >= 1 && B->m <= MAXM_FIXED; }
 
-void hdg_blockmat_smooth_start(const hdg_blockmat *B, const double *Di, double s, const double *r, double *d,
-                               double *z, int z_zero)
+void hdg_blockmat_smooth_start(const hdg_blockmat *B, const double *Di, const hdg_blockmat_lo *L, double s,
+                               const double *r, double *d, double *z, int z_zero)
 {
-    smooth_job j = {B, Di, s, 0, NULL, (double *)r, d, z, 0, z_zero};
-    smooth_run(&j);
+    smooth_job j = {.c1 = s, .r = (double *)r, .dn = d, .z = z, .kind = 0, .z_zero = z_zero};
+    smooth_run(&j, B, Di, L);
 }
 
-void hdg_blockmat_smooth_step(const hdg_blockmat *B, const double *Di, double c1, double c2, const double *d,
-                              double *r, double *dn, double *z)
+void hdg_blockmat_smooth_step(const hdg_blockmat *B, const double *Di, const hdg_blockmat_lo *L, double c1,
+                              double c2, const double *d, double *r, double *dn, double *z)
 {
-    smooth_job j = {B, Di, c1, c2, d, r, dn, z, 1, 0};
-    smooth_run(&j);
+    smooth_job j = {.c1 = c1, .c2 = c2, .d = d, .r = r, .dn = dn, .z = z, .kind = 1};
+    smooth_run(&j, B, Di, L);
 }
 
-void hdg_blockmat_residual_update(const hdg_blockmat *B, const double *d, double *r)
+void hdg_blockmat_residual_update(const hdg_blockmat *B, const hdg_blockmat_lo *L, const double *d, double *r)
 {
-    smooth_job j = {B, NULL, 0, 0, d, r, NULL, NULL, 2, 0};
-    smooth_run(&j);
+    smooth_job j = {.d = d, .r = r, .kind = 2};
+    smooth_run(&j, B, NULL, L);
 }
 
-void hdg_blockmat_jacobi_product(const hdg_blockmat *B, const double *Di, const double *x, double *y)
+void hdg_blockmat_jacobi_product(const hdg_blockmat *B, const double *Di, const hdg_blockmat_lo *L,
+                                 const double *x, double *y)
 {
-    smooth_job j = {B, Di, 0, 0, x, NULL, y, NULL, 3, 0};
-    smooth_run(&j);
+    smooth_job j = {.d = x, .dn = y, .kind = 3};
+    smooth_run(&j, B, Di, L);
 }
 
 /* ---- performance arithmetic ---- */

@@ -103,12 +103,26 @@ void hdg_blockmat_spmv(const hdg_blockmat *B, const double *x, double *y);
  *   residual: r -= A d
  *   jacobi:   y = Di (A x) (x and y must not alias) */
 int hdg_blockmat_fused_ok(const hdg_blockmat *B);
-void hdg_blockmat_smooth_start(const hdg_blockmat *B, const double *Di, double s, const double *r, double *d,
-                               double *z, int z_zero);
-void hdg_blockmat_smooth_step(const hdg_blockmat *B, const double *Di, double c1, double c2, const double *d,
-                              double *r, double *dn, double *z);
-void hdg_blockmat_residual_update(const hdg_blockmat *B, const double *d, double *r);
-void hdg_blockmat_jacobi_product(const hdg_blockmat *B, const double *Di, const double *x, double *y);
+
+/* Single-precision copies of B's values and of Di for those passes (mixed
+ * precision): the passes then read half the bytes and still compute in
+ * double. The smoother is then a fixed linear operator built from the rounded
+ * matrix; the Krylov solver's own products stay in double, so the solution's
+ * accuracy is unchanged. L == NULL or L->A == NULL: double. */
+typedef struct hdg_blockmat_lo {
+    float *A;    /* nf*na*m*m */
+    float *Di;   /* nf*m*m */
+} hdg_blockmat_lo;
+void hdg_blockmat_lo_init(hdg_blockmat_lo *L, const hdg_blockmat *B, const double *Di);
+void hdg_blockmat_lo_free(hdg_blockmat_lo *L);
+
+void hdg_blockmat_smooth_start(const hdg_blockmat *B, const double *Di, const hdg_blockmat_lo *L, double s,
+                               const double *r, double *d, double *z, int z_zero);
+void hdg_blockmat_smooth_step(const hdg_blockmat *B, const double *Di, const hdg_blockmat_lo *L, double c1,
+                              double c2, const double *d, double *r, double *dn, double *z);
+void hdg_blockmat_residual_update(const hdg_blockmat *B, const hdg_blockmat_lo *L, const double *d, double *r);
+void hdg_blockmat_jacobi_product(const hdg_blockmat *B, const double *Di, const hdg_blockmat_lo *L,
+                                 const double *x, double *y);
 
 /* Block (l, a) and its values. */
 static inline double *hdg_blockmat_block(const hdg_blockmat *B, int l, int a)

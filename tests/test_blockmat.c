@@ -137,6 +137,50 @@ static double rel_diff(const double *a, const double *b, int n)
     return s > 0 ? d / s : d;
 }
 
+static double *rounded(const double *x, size_t n)
+{
+    double *y = malloc(sizeof(double) * n);
+    for (size_t i = 0; i < n; i++) y[i] = (float)x[i];
+    return y;
+}
+
+/* The passes on single-precision copies (hdg_blockmat_lo) are the double
+ * passes on the matrix and Di rounded to float: the same to rounding of the
+ * double arithmetic, and about 1e-7 away from the passes on B itself. */
+static void test_fused_single(const hdg_blockmat *B, const double *Di)
+{
+    char what[128];
+    int n = B->nf * B->m;
+    size_t nd = (size_t)B->nf * B->m * B->m;
+    hdg_blockmat_lo L;
+    hdg_blockmat_lo_init(&L, B, Di);
+    hdg_blockmat Br = *B;
+    Br.A = rounded(B->A, nd * B->na);
+    double *Dir = rounded(Di, nd);
+    double *x = test_random_vector(n), *d = test_random_vector(n);
+    double *r[3], *z[3], *dn[3];
+    for (int v = 0; v < 3; v++) {   /* v = 0: lo on B, 1: double on the rounded copy, 2: double on B */
+        const hdg_blockmat *M = v == 1 ? &Br : B;
+        const double *D = v == 1 ? Dir : Di;
+        const hdg_blockmat_lo *Lv = v == 0 ? &L : NULL;
+        r[v] = malloc(sizeof(double) * n), z[v] = malloc(sizeof(double) * n), dn[v] = malloc(sizeof(double) * n);
+        memcpy(r[v], x, sizeof(double) * n);
+        hdg_blockmat_smooth_start(M, D, Lv, 0.6, r[v], dn[v], z[v], 1);
+        hdg_blockmat_smooth_step(M, D, Lv, 0.37, 1.9, d, r[v], dn[v], z[v]);
+        hdg_blockmat_residual_update(M, Lv, dn[v], r[v]);
+        hdg_blockmat_jacobi_product(M, D, Lv, r[v], dn[v]);
+    }
+    double same = rel_diff(r[0], r[1], n) + rel_diff(z[0], z[1], n) + rel_diff(dn[0], dn[1], n);
+    double off = rel_diff(r[0], r[2], n) + rel_diff(z[0], z[2], n) + rel_diff(dn[0], dn[2], n);
+    snprintf(what, sizeof what, "m=%d: single-precision passes = double passes on the rounded matrix", B->m);
+    CHECK_NEAR(same, 0, 1e-14, what);
+    CHECK(off > 1e-10 && off < 1e-5, "m=%d: single-precision passes differ from double by %.2e (want 1e-10..1e-5)",
+          B->m, off);
+    for (int v = 0; v < 3; v++) free(r[v]), free(z[v]), free(dn[v]);
+    free(x), free(d), free(Br.A), free(Dir);
+    hdg_blockmat_lo_free(&L);
+}
+
 /* The fused smoother passes (runtime/mg.c's Chebyshev steps) against the
  * same steps done by SpMV, the block-Jacobi operator and vector updates. */
 static void test_fused(const hdg_blockmat *B)
@@ -156,7 +200,7 @@ static void test_fused(const hdg_blockmat *B)
     memcpy(r2, r, sizeof(double) * n), memcpy(z2, z, sizeof(double) * n);
     const double c1 = 0.37, c2 = 1.9;
     /* step: r -= A d; dn = c1 d + c2 D r; z += dn */
-    hdg_blockmat_smooth_step(B, Di, c1, c2, d, r, dn, z);
+    hdg_blockmat_smooth_step(B, Di, NULL, c1, c2, d, r, dn, z);
     hdg_blockmat_spmv(B, d, t);
     for (int i = 0; i < n; i++) r2[i] -= t[i];
     Dop.apply(Dop.ctx, r2, w);
@@ -164,25 +208,26 @@ static void test_fused(const hdg_blockmat *B)
     snprintf(what, sizeof what, "m=%d: fused step r, dn, z", B->m);
     CHECK_NEAR(rel_diff(r, r2, n) + rel_diff(dn, d2, n) + rel_diff(z, z2, n), 0, 1e-15, what);
     /* start: d = s D r; z = d, then z += d */
-    hdg_blockmat_smooth_start(B, Di, 0.6, r, dn, z, 1);
+    hdg_blockmat_smooth_start(B, Di, NULL, 0.6, r, dn, z, 1);
     Dop.apply(Dop.ctx, r, w);
     for (int i = 0; i < n; i++) d2[i] = 0.6 * w[i];
     snprintf(what, sizeof what, "m=%d: fused start d, z = d", B->m);
     CHECK_NEAR(rel_diff(dn, d2, n) + rel_diff(z, d2, n), 0, 1e-15, what);
-    hdg_blockmat_smooth_start(B, Di, 0.6, r, dn, z, 0);
+    hdg_blockmat_smooth_start(B, Di, NULL, 0.6, r, dn, z, 0);
     for (int i = 0; i < n; i++) z2[i] = d2[i] + d2[i];
     snprintf(what, sizeof what, "m=%d: fused start z += d", B->m);
     CHECK_NEAR(rel_diff(z, z2, n), 0, 1e-15, what);
     /* residual: r -= A d; jacobi: y = D A x */
     memcpy(r2, r, sizeof(double) * n);
-    hdg_blockmat_residual_update(B, d, r);
+    hdg_blockmat_residual_update(B, NULL, d, r);
     for (int i = 0; i < n; i++) r2[i] -= t[i];
     snprintf(what, sizeof what, "m=%d: fused residual", B->m);
     CHECK_NEAR(rel_diff(r, r2, n), 0, 1e-15, what);
-    hdg_blockmat_jacobi_product(B, Di, d, dn);
+    hdg_blockmat_jacobi_product(B, Di, NULL, d, dn);
     Dop.apply(Dop.ctx, t, w);
     snprintf(what, sizeof what, "m=%d: fused D A x", B->m);
     CHECK_NEAR(rel_diff(dn, w, n), 0, 1e-15, what);
+    test_fused_single(B, Di);
     hdg_precond_free(&Dop);
     free(r), free(d), free(z), free(r2), free(d2), free(z2), free(dn), free(t), free(w);
 }
