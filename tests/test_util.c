@@ -1,13 +1,14 @@
 /* test_util.c — unit tests of support/util.c's guards against hostile files
  * and numbers: reading only regular files of sane size (a FIFO never blocks),
  * decimal-only number parsing, the memory check's figures, and atomic output
- * (a failed write keeps the previous file). */
+ * (a failed write keeps the previous file), huge-page advice on large blocks. */
 #define _XOPEN_SOURCE 700
 #include "support/util.h"
 #include "test.h"
 #include "test_fs.h"
 
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -132,6 +133,50 @@ static void test_atomic(const char *root)
     CHECK(write_text("/dev/null", "x", &err) == 0, "/dev/null is written in place");
 }
 
+/* The VmFlags of the mapping that holds address p ("" when not found). */
+static void vm_flags(const void *p, char *flags, size_t n)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    char line[512];
+    int inside = 0;
+    flags[0] = '\0';
+    while (f && fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
+            inside = (unsigned long)p >= lo && (unsigned long)p < hi;
+        else if (inside && !strncmp(line, "VmFlags:", 8)) {
+            snprintf(flags, n, "%s", line + 8);
+            break;
+        }
+    }
+    if (f) fclose(f);
+}
+
+/* Blocks of 4 MiB or more ask for transparent huge pages (madvise: the "hg"
+ * flag on the 2 MiB-aligned middle of the block), unless HDGC_NO_HUGEPAGES. */
+static void test_hugepages(void)
+{
+    char flags[512];
+    size_t n = (size_t)8 << 20;
+    setenv("HDGC_NO_HUGEPAGES", "1", 1);
+    char *a = hdg_xmalloc(n);
+    vm_flags(a + n / 2, flags, sizeof flags);
+    CHECK(flags[0] && !strstr(flags, " hg"), "HDGC_NO_HUGEPAGES: no huge-page advice (VmFlags:%s)", flags);
+    unsetenv("HDGC_NO_HUGEPAGES");
+    if (access("/sys/kernel/mm/transparent_hugepage/enabled", F_OK) != 0) {
+        printf("note: this kernel has no transparent huge pages; the advice is not checked\n");
+        free(a);
+        return;
+    }
+    char *b = hdg_xcalloc(2 * n, 1), *c = hdg_xmalloc((size_t)1 << 20);
+    vm_flags(b + n, flags, sizeof flags);
+    CHECK(strstr(flags, " hg") != NULL, "16 MiB calloc: huge pages asked for (VmFlags:%s)", flags);
+    CHECK(b[n] == 0 && b[2 * n - 1] == 0, "the calloc'd block is still zero");
+    vm_flags(c, flags, sizeof flags);
+    CHECK(!strstr(flags, " hg"), "1 MiB block: no advice (VmFlags:%s)", flags);
+    free(a), free(b), free(c);
+}
+
 int main(void)
 {
     char root[] = "/tmp/hdgc-test-util-XXXXXX";
@@ -140,6 +185,7 @@ int main(void)
     test_read(root);
     test_memory();
     test_atomic(root);
+    test_hugepages();
     rm_tree(root);
     return test_summary("util");
 }
