@@ -240,33 +240,120 @@ static void rows_parallel(hdg_csr *C, int rows, int cols, int per_row, row_fn fn
 
 typedef struct bp_ctx {
     const hdg_blockmat *B;
-    const hdg_csr *P;
+    int nk, ncomp;
+    const int *fv, *cidx;
+    const unsigned char *fixed;
+    double al[2], be[2];
+    int *rowptr, *col;   /* the result: counts (first pass), then entries */
+    double *val;
 } bp_ctx;
 
-/* Row r = (l, p) of B P: the P rows of the faces it couples to. */
-static void bp_row(row_acc *a, int r, const void *ctx)
+/* The coarse unknowns face l's rows of B P can reach: for each (block k,
+ * component, side) of P's entries, slot[] indexes cols (-1: none), and cols
+ * is sorted. Returns the count. */
+static int face_slots(const bp_ctx *c, int l, int *slot, int *cols)
+{
+    const hdg_blockmat *B = c->B;
+    int ns = 0, ncomp = c->ncomp;
+    for (int k = 0; k < B->na; k++) {
+        int g = B->nbr[(size_t)l * B->na + k];
+        for (int cc = 0; cc < ncomp; cc++)
+            for (int side = 0; side < 2; side++) {
+                int *s = &slot[(k * ncomp + cc) * 2 + side], j;
+                *s = -1;
+                if (g < 0 || c->fixed[(size_t)g * ncomp + cc]) continue;
+                if ((j = c->cidx[(size_t)c->fv[2 * g + side] * ncomp + cc]) < 0) continue;
+                int t = 0;
+                while (t < ns && cols[t] != j) t++;
+                if (t == ns) cols[ns++] = j;
+                *s = t;
+            }
+    }
+    int order[ns ? ns : 1], rank[ns ? ns : 1], sorted[ns ? ns : 1];
+    for (int t = 0; t < ns; t++) order[t] = t;
+    for (int t = 1; t < ns; t++)   /* insertion sort of the few columns */
+        for (int u = t; u > 0 && cols[order[u - 1]] > cols[order[u]]; u--) {
+            int x = order[u];
+            order[u] = order[u - 1], order[u - 1] = x;
+        }
+    for (int t = 0; t < ns; t++) rank[order[t]] = t, sorted[t] = cols[order[t]];
+    memcpy(cols, sorted, sizeof(int) * (size_t)ns);
+    for (int i = 0; i < B->na * ncomp * 2; i++)
+        if (slot[i] >= 0) slot[i] = rank[slot[i]];
+    return ns;
+}
+
+/* Faces [f0, f1): counts of their rows (c->val NULL), or their entries.
+ * From P's structure (build_prolongation) rather than its rows: only modes
+ * 0, 1 of a free component have entries, al[i] at the start vertex's coarse
+ * unknown, be[i] at the end vertex's. So entry (l, p; cols[t]) sums
+ * B[l][k](p, c nk + i) w over a face's list of contributions (k, c, i, w) to
+ * column t, in the order of B's row and P's entries, as a CSR product would;
+ * an entry is stored when one of its products had a nonzero B value. */
+static void bp_faces(long long f0, long long f1, void *ctx)
 {
     const bp_ctx *c = ctx;
     const hdg_blockmat *B = c->B;
-    const hdg_csr *P = c->P;
-    int m = B->m, l = r / m, p = r % m;
-    for (int k = 0; k < B->na; k++) {
-        int g = B->nbr[(size_t)l * B->na + k];
-        if (g < 0) continue;
-        const double *row = hdg_blockmat_block(B, l, k) + (size_t)p * m;
-        for (int q = 0; q < m; q++) {
-            int s = g * m + q;
-            if (row[q] == 0) continue;
-            for (int kp = P->rowptr[s]; kp < P->rowptr[s + 1]; kp++) acc_add(a, r, P->col[kp], row[q] * P->val[kp]);
+    const int m = B->m, nk = c->nk, ncomp = c->ncomp, n2 = nk < 2 ? nk : 2, nslot = B->na * ncomp * 2;
+    const long long row_len = (long long)B->na * m * m;
+    int *slot = hdg_xmalloc(sizeof(int) * (size_t)nslot), *cols = hdg_xmalloc(sizeof(int) * (size_t)nslot);
+    int *cs = hdg_xmalloc(sizeof(int) * (size_t)nslot * 2), *coff = hdg_xmalloc(sizeof(int) * (size_t)nslot * 2);
+    int *first = hdg_xmalloc(sizeof(int) * (size_t)(nslot + 1)), *order = hdg_xmalloc(sizeof(int) * (size_t)nslot * 2);
+    double *cw = hdg_xmalloc(sizeof(double) * (size_t)nslot * 2);
+    for (long long l = f0; l < f1; l++) {
+        int ns = face_slots(c, (int)l, slot, cols), nc = 0;
+        for (int k = 0; k < B->na; k++)   /* the contributions, in product order */
+            for (int cc = 0; cc < ncomp; cc++)
+                for (int i = 0; i < n2; i++)
+                    for (int side = 0; side < 2; side++) {
+                        int t = slot[(k * ncomp + cc) * 2 + side];
+                        double w = side ? c->be[i] : c->al[i];
+                        if (t < 0 || w == 0) continue;
+                        cs[nc] = t, coff[nc] = k * m * m + cc * nk + i, cw[nc++] = w;
+                    }
+        for (int t = 0; t <= ns; t++) first[t] = 0;   /* grouped by column, stably */
+        for (int j = 0; j < nc; j++) first[cs[j] + 1]++;
+        for (int t = 0; t < ns; t++) first[t + 1] += first[t];
+        for (int j = 0; j < nc; j++) order[first[cs[j]]++] = j;
+        for (int t = ns; t > 0; t--) first[t] = first[t - 1];
+        first[0] = 0;
+        const double *Al = B->A + l * row_len;
+        for (int p = 0; p < m; p++) {
+            long long r = l * m + p;
+            int k = c->val ? c->rowptr[r] : 0;
+            for (int t = 0; t < ns; t++) {
+                double a = 0;
+                int hit = 0;
+                for (int q = first[t]; q < first[t + 1]; q++) {
+                    int j = order[q];
+                    double v = Al[coff[j] + p * m];
+                    a += v * cw[j];
+                    hit |= v != 0;
+                }
+                if (hit && c->val) c->col[k] = cols[t], c->val[k] = a;
+                k += hit;
+            }
+            if (!c->val) c->rowptr[r + 1] = k;
         }
     }
+    free(slot), free(cols), free(cs), free(coff), free(first), free(order), free(cw);
 }
 
-/* AP = B P. */
-static void times_prolongation(hdg_csr *AP, const hdg_blockmat *B, const hdg_csr *P)
+/* AP = B P, by faces in two passes (row lengths, then entries), threaded. */
+static void times_prolongation(hdg_csr *AP, const hdg_blockmat *B, const hdg_csr *P, int nk, const int *fv,
+                               const int *cidx, const unsigned char *fixed, const double al[2], const double be[2])
 {
-    bp_ctx c = {B, P};
-    rows_parallel(AP, P->n, P->ncol, 4, bp_row, &c);
+    memset(AP, 0, sizeof *AP);
+    AP->n = P->n;
+    AP->ncol = P->ncol;
+    AP->rowptr = hdg_xcalloc((size_t)P->n + 1, sizeof(int));
+    bp_ctx c = {B, nk, B->m / nk, fv, cidx, fixed, {al[0], al[1]}, {be[0], be[1]}, AP->rowptr, NULL, NULL};
+    hdg_parallel_for_grain(B->nf, 256, bp_faces, &c);
+    for (int r = 0; r < P->n; r++) AP->rowptr[r + 1] += AP->rowptr[r];
+    AP->nnz = AP->rowptr[P->n];
+    AP->col = c.col = hdg_xmalloc(sizeof(int) * (size_t)(AP->nnz + 1));
+    AP->val = c.val = hdg_xmalloc(sizeof(double) * (size_t)(AP->nnz + 1));
+    hdg_parallel_for_grain(B->nf, 256, bp_faces, &c);
 }
 
 typedef struct rap_ctx {
@@ -350,7 +437,7 @@ hdg_status hdg_mg_coarse_build(hdg_mg_coarse *C, const hdg_blockmat *B, int nk, 
         C->nc = nc;
         build_prolongation(&C->P, B, nk, fv, cidx, nc, fixed, al, be);
         csr_transpose(&C->P, &C->R);
-        times_prolongation(&C->AP, B, &C->P);
+        times_prolongation(&C->AP, B, &C->P, nk, fv, cidx, fixed, al, be);
         galerkin(&C->Ac, &C->R, &C->AP);
         if (!drop_weak(&C->Ac, cidx, ncv, keep)) break;
     }

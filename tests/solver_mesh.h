@@ -17,8 +17,9 @@
 #include <string.h>
 
 typedef struct test_topo {
-    int ne, nf;
+    int ne, nf, nv;
     int *ef, *eforient, *fe, *flf;
+    int *fv; /* the two vertices of each face, lower number first */
 } test_topo;
 
 static unsigned long long test_rng_state = 88172645463325252ULL;
@@ -36,6 +37,7 @@ static int test_randint(int n) { return (int)((test_rand() + 1.0) * 0.5 * n) % n
 static void test_topo_build(test_topo *t, int N)
 {
     int nv = (N + 1) * (N + 1);
+    t->nv = nv;
     t->ne = 2 * N * N;
     int *tri = malloc(sizeof(int) * 3 * t->ne);
     for (int j = 0, e = 0; j < N; j++)
@@ -69,6 +71,10 @@ static void test_topo_build(test_topo *t, int N)
         perm[g] = s;
     }
     for (int i = 0; i < 3 * t->ne; i++) t->ef[i] = perm[t->ef[i]];
+    t->fv = malloc(sizeof(int) * 2 * t->nf);
+    for (int lo = 0; lo < nv; lo++)
+        for (int hi = lo + 1; hi < nv; hi++)
+            if (edge[lo * nv + hi] >= 0) t->fv[2 * perm[edge[lo * nv + hi]]] = lo, t->fv[2 * perm[edge[lo * nv + hi]] + 1] = hi;
     t->fe = malloc(sizeof(int) * 2 * t->nf);
     t->flf = malloc(sizeof(int) * 2 * t->nf);
     for (int i = 0; i < 2 * t->nf; i++) t->fe[i] = t->flf[i] = -1;
@@ -97,6 +103,7 @@ static void test_topo_free(test_topo *t)
     free(t->eforient);
     free(t->fe);
     free(t->flf);
+    free(t->fv);
 }
 
 static int test_topo_is_boundary(const test_topo *t, int f)

@@ -8,6 +8,7 @@
 #include "runtime/blockmat.h"
 #include "runtime/csr.h"
 #include "runtime/krylov.h"
+#include "runtime/mg.h"
 #include "runtime/parallel.h"
 #include "solver_mesh.h"
 #include "test.h"
@@ -440,6 +441,95 @@ static void test_errors(void)
     test_topo_free(&t);
 }
 
+static double *csr_dense(const hdg_csr *C)
+{
+    double *D = calloc((size_t)C->n * C->ncol + 1, sizeof(double));
+    for (int i = 0; i < C->n; i++)
+        for (int k = C->rowptr[i]; k < C->rowptr[i + 1]; k++) {
+            if (k > C->rowptr[i]) CHECK(C->col[k] > C->col[k - 1], "row %d: columns ascending", i);
+            D[(size_t)i * C->ncol + C->col[k]] = C->val[k];
+        }
+    return D;
+}
+
+/* max |A - B| / max |B| of two dense r x c matrices. */
+static double dense_rel(const double *A, const double *B, long long n)
+{
+    double d = 0, s = 0;
+    for (long long i = 0; i < n; i++) d = fmax(d, fabs(A[i] - B[i])), s = fmax(s, fabs(B[i]));
+    return s > 0 ? d / s : d;
+}
+
+/* The coarse space of --precond mg (runtime/mg.c) on a random SPD trace
+ * matrix of nk modes and ncomp components a face, with Dirichlet faces (the
+ * first component of each boundary face with ncomp = 2) eliminated: B P, the
+ * restriction and the Galerkin product against dense products with the
+ * prolongation it built; P has no entries on fixed components. */
+static void test_coarse(int N, int nk, int ncomp)
+{
+    test_topo t;
+    test_topo_build(&t, N);
+    int m = nk * ncomp, n = t.nf * m;
+    double flip[64];
+    for (int c = 0; c < ncomp; c++) test_legendre_flip(flip + c * nk, nk);
+    double *K = test_element_matrices(t.ne, m, 0.5), *F = test_random_vector((long long)t.ne * 3 * m);
+    int *nbr = malloc(sizeof(int) * 5 * t.nf);
+    hdg_error err;
+    hdg_blockmat B;
+    CHECK(hdg_blockmat_neighbours(t.nf, t.ne, t.ef, t.fe, t.flf, nbr, &err) == HDG_OK, "%s", err.msg);
+    CHECK(hdg_blockmat_init(&B, t.nf, m, 5, nbr, &err) == HDG_OK, "%s", err.msg);
+    double *rhs = malloc(sizeof(double) * n), *xD = calloc((size_t)n, sizeof(double));
+    CHECK(hdg_blockmat_assemble(&B, rhs, t.ne, K, F, t.ef, t.eforient, t.fe, t.flf, flip, &err) == HDG_OK, "%s",
+          err.msg);
+    unsigned char *isd = calloc((size_t)t.nf, 1), *dofd = calloc((size_t)n, 1);
+    int nbnd = 0;
+    for (int f = 0; f < t.nf; f++)
+        if (test_topo_is_boundary(&t, f)) {
+            isd[f] = 1, nbnd++;
+            for (int p = 0; p < nk; p++) dofd[(size_t)f * m + p] = 1;   /* component 0 */
+        }
+    hdg_blockmat_apply_dirichlet_dofs(&B, rhs, isd, ncomp > 1 ? dofd : NULL, xD);
+    hdg_mg_coarse C;
+    CHECK(hdg_mg_coarse_build(&C, &B, nk, t.nv, t.fv, 0, &err) == HDG_OK, "%s", err.msg);
+    CHECK(C.nfixed == nbnd, "nk=%d ncomp=%d: %d fixed face components, %d boundary faces", nk, ncomp, C.nfixed, nbnd);
+    double *Bd = calloc((size_t)n * n, sizeof(double));
+    for (int l = 0; l < t.nf; l++)
+        for (int a = 0; a < 5; a++) {
+            int g = B.nbr[l * 5 + a];
+            if (g < 0) continue;
+            for (int p = 0; p < m; p++)
+                for (int q = 0; q < m; q++) Bd[((size_t)l * m + p) * n + (size_t)g * m + q] = hdg_blockmat_block(&B, l, a)[p * m + q];
+        }
+    int nc = C.nc, onfixed = 0;
+    double *P = csr_dense(&C.P), *R = csr_dense(&C.R), *AP = csr_dense(&C.AP), *Ac = csr_dense(&C.Ac);
+    double *BP = calloc((size_t)n * nc + 1, sizeof(double)), *PBP = calloc((size_t)nc * nc + 1, sizeof(double));
+    double *PT = calloc((size_t)n * nc + 1, sizeof(double));
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < nc; j++) {
+            PT[(size_t)j * n + i] = P[(size_t)i * nc + j];
+            onfixed += P[(size_t)i * nc + j] != 0 && isd[i / m] && (ncomp == 1 || i % m < nk);
+            for (int k = 0; k < n; k++) BP[(size_t)i * nc + j] += Bd[(size_t)i * n + k] * P[(size_t)k * nc + j];
+        }
+    for (int i = 0; i < nc; i++)
+        for (int j = 0; j < nc; j++)
+            for (int k = 0; k < n; k++) PBP[(size_t)i * nc + j] += PT[(size_t)i * n + k] * BP[(size_t)k * nc + j];
+    char what[128];
+    CHECK(onfixed == 0, "nk=%d ncomp=%d: P has %d entries on fixed components", nk, ncomp, onfixed);
+    snprintf(what, sizeof what, "nk=%d ncomp=%d: R = P^T", nk, ncomp);
+    CHECK_NEAR(dense_rel(R, PT, (long long)n * nc), 0, 0, what);
+    snprintf(what, sizeof what, "nk=%d ncomp=%d: B P", nk, ncomp);
+    CHECK_NEAR(dense_rel(AP, BP, (long long)n * nc), 0, 1e-14, what);
+    snprintf(what, sizeof what, "nk=%d ncomp=%d: Galerkin P^T B P", nk, ncomp);
+    CHECK_NEAR(dense_rel(Ac, PBP, (long long)nc * nc), 0, 1e-13, what);
+    CHECK(nc > 0 && nc <= t.nv * ncomp && C.Ac.nnz < nc * 10, "nk=%d ncomp=%d: %d coarse unknowns, %d nonzeros", nk,
+          ncomp, nc, C.Ac.nnz);
+    hdg_mg_coarse_free(&C);
+    hdg_blockmat_free(&B);
+    free(P), free(R), free(AP), free(Ac), free(BP), free(PBP), free(PT), free(Bd);
+    free(K), free(F), free(nbr), free(rhs), free(xD), free(isd), free(dofd);
+    test_topo_free(&t);
+}
+
 int main(void)
 {
     for (int m = 1; m <= 6; m++) test_one(6, m);
@@ -447,6 +537,9 @@ int main(void)
     test_one(3, 12);
     test_one(2, 13); /* generic SpMV kernel */
     test_errors();
+    test_coarse(5, 1, 1);
+    test_coarse(5, 4, 1);
+    test_coarse(4, 3, 2);
 
     /* MATH.md: dense block SpMV moves about 0.7x the bytes of CSR */
     test_topo t;
