@@ -131,17 +131,24 @@ static void defaults(void)
 
 /* The solve warning (run_hdg_common.c) on square:16 at k = 3 (bound max(1e-13, 1e-5 h^5) = 5.4e-11):
  * none at the rounding floor, which no rtol passes; a stagnation above its floor is named as such. */
-static const char *warning_for(const hdg_mesh *M, int stagnated, double residual, double floor, char *buf, size_t n)
+static const char *warning_its(const hdg_mesh *M, int stagnated, double residual, double floor, int its, char *buf,
+                               size_t n)
 {
     hdg_solve_info info;
     memset(&info, 0, sizeof info);
     info.converged = 1, info.stagnated = stagnated, info.residual = residual, info.floor = floor;
+    info.iterations = its;
     hdg_report *rep = hdg_report_new();
     hdg_hdg_solve_warning(rep, M, 3, &info);
     const char *w = hdg_report_get_string(rep, "solver.warning");
     snprintf(buf, n, "%s", w ? w : "");
     hdg_report_free(rep);
     return buf;
+}
+
+static const char *warning_for(const hdg_mesh *M, int stagnated, double residual, double floor, char *buf, size_t n)
+{
+    return warning_its(M, stagnated, residual, floor, 0, buf, n);
 }
 
 static void warnings(void)
@@ -157,6 +164,13 @@ static void warnings(void)
           "above the floor: %s", b);
     CHECK(strstr(warning_for(&M, 0, 1e-8, 0, b, sizeof b), "a smaller --rtol"), "loose rtol: %s", b);
     printf("%s\n", b);
+    /* a residual below the bound, but after 2000 iterations: kappa ~ (2 n / ln(2/r))^2 = 2.0e4 */
+    CHECK(strstr(warning_its(&M, 0, 1e-12, 0, 2000, b, sizeof b), "after 2000 iterations") &&
+          strstr(b, "condition number near 2e+04") && strstr(b, "--precond mg"), "ill-conditioned: %s", b);
+    printf("%s\n", b);
+    CHECK(!*warning_its(&M, 0, 1e-12, 0, 25, b, sizeof b), "the same residual after 25 iterations: %s", b);
+    CHECK(!*warning_its(&M, 0, 1e-14, 0, 2000, b, sizeof b), "at the default rtol, not amplified: %s", b);
+    CHECK(!*warning_its(&M, 1, 9e-11, 5e-11, 2000, b, sizeof b), "at the floor after 2000 iterations: %s", b);
     hdg_mesh_free(&M);
 }
 
