@@ -199,7 +199,8 @@ hdg_status hdg_hdg_dirichlet_data(hdg_run *r, hdg_error *err)
 static hdg_status dirichlet_stage(hdg_run *r, hdg_error *err)
 {
     hdg_status st = hdg_hdg_dirichlet_data(r, err);
-    if (!st) hdg_blockmat_apply_dirichlet_dofs(&r->B, r->rhs, r->isdir, r->mixed ? r->dofdir : NULL, r->xD);
+    if (!st) hdg_blockmat_apply_dirichlet_dofs(&r->B, r->rhs, r->isdir, r->mixed ? r->dofdir : NULL, r->xD,
+                                               hdg_hdg_dirichlet_diag(r->amax));
     return st;
 }
 

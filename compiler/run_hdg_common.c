@@ -62,6 +62,15 @@ hdg_status hdg_hdg_trace_sign(hdg_report *rep, double diag, double amax, double 
     return HDG_OK;
 }
 
+double hdg_hdg_dirichlet_diag(double amax)
+{
+    if (!(amax > 0) || !isfinite(amax)) return 1.0;
+    int e;
+    double f = frexp(amax / 8, &e);   /* amax / 8 = f 2^e, f in [0.5, 1) */
+    if (f > 0.70710678118654752) e++;
+    return ldexp(1.0, e - 1 < -1000 ? -1000 : e - 1 > 1000 ? 1000 : e - 1);
+}
+
 /* The stabilisation: a face term <c u, w> over every face, u and w scalar
  * values of an element unknown and test. Returns the atom or NULL. */
 static const hdg_atom *stabilisation(const hdg_problem *p)

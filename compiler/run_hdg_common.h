@@ -34,6 +34,14 @@ void hdg_hdg_report_dofs(hdg_report *rep, const hdg_mesh *mesh, const hdg_lowere
  * over all ranks (*amax_all) and the relative asymmetry max|K - K^T| / max|K|
  * (symmetric: <= HDG_HDG_SYMMETRIC), reports. Host and device drivers. */
 #define HDG_HDG_SYMMETRIC 1e-12
+/* The diagonal of the eliminated Dirichlet rows (hdg_blockmat_apply_dirichlet_dofs):
+ * the power of two nearest amax / 8, amax the largest |entry| of K_e (1 if amax is 0 or
+ * not finite). Proportional to the operator, so that a relative residual means the same
+ * at every scale; below the free rows' Dirichlet lifting terms (about amax x_D) so that
+ * ||F|| is theirs, not much below so that the Dirichlet rows are not solved loosely;
+ * 1 for LDG-H Poisson with kappa = tau = 1 at k = 3, 4 (amax 8-11). A power of two, so
+ * diag x_D / diag is x_D exactly. */
+double hdg_hdg_dirichlet_diag(double amax);
 hdg_status hdg_hdg_trace_sign(hdg_report *rep, double diag, double amax, double asym, double *amax_all,
                               int *negated, double *asym_rel, hdg_error *err);
 

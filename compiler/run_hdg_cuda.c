@@ -207,7 +207,7 @@ hdg_status hdg_dcu_dirichlet_stage(drun *r, hdg_error *err)
     if (!st) r->null_t = hdg_hdg_null_candidate(r->p, M, isdir);
     if (!st) st = upload(r, dofdir, (size_t)M->nf * m, &disd, err);   /* the elimination is per dof */
     if (!st) st = upload(r, xD, sizeof(double) * (size_t)M->nf * m, &dxD, err);
-    if (!st) st = hdg_cuda_trace_dirichlet(&r->B, disd, dxD, r->rhs, err);
+    if (!st) st = hdg_cuda_trace_dirichlet(&r->B, disd, dxD, r->rhs, hdg_hdg_dirichlet_diag(r->amax), err);
     hdg_cuda_free(r->dev, disd), hdg_cuda_free(r->dev, dxD);
     free(faces), free(fg), free(isdir), free(dofdir), free(xD);
     return st;

@@ -27,6 +27,7 @@ typedef struct level {
     hdg_blockmat B0;         /* before the Dirichlet elimination (the lifting); r->B is the
                                 eliminated matrix the Krylov solver sees */
     hdg_hdg_ksp K;
+    double diag;             /* the eliminated Dirichlet rows' diagonal (hdg_hdg_dirichlet_diag) */
     int ready;
 } level;
 
@@ -53,7 +54,8 @@ static hdg_status level_init(hdg_run *r, level *v, hdg_error *err)
     if (!st) st = hdg_hdg_assemble_stage(r, err);
     if (!st) st = blockmat_copy(&v->B0, &r->B, err);
     if (st) return st;
-    hdg_blockmat_apply_dirichlet_dofs(&r->B, r->rhs, r->isdir, r->mixed ? r->dofdir : NULL, r->xD);
+    v->diag = hdg_hdg_dirichlet_diag(r->amax);
+    hdg_blockmat_apply_dirichlet_dofs(&r->B, r->rhs, r->isdir, r->mixed ? r->dofdir : NULL, r->xD, v->diag);
     if ((st = hdg_comm_agree(hdg_hdg_ksp_init(&v->K, r, err), err))) return st;
     v->ready = 1;
     return HDG_OK;
@@ -107,7 +109,8 @@ static hdg_status implicit_solve(void *ctx, int v, double t, hdg_error *err)
     if (!st) hdg_blockmat_assemble_rhs(M->nf, r->L.m, r->rhs, r->Fe, M->ef, M->eforient, M->fe, M->flf, r->flip);
     if (!st && (st = hdg_hdg_dirichlet_data(r, err))) st = hdg_hdg_at_time(err, t, st);
     if ((st = hdg_comm_agree(st, err))) return st;   /* mpirun: before the solve, a collective */
-    hdg_blockmat_dirichlet_rhs(&S->lv[v].B0, r->rhs, r->isdir, r->mixed ? r->dofdir : NULL, r->xD);
+    hdg_blockmat_dirichlet_rhs(&S->lv[v].B0, r->rhs, r->isdir, r->mixed ? r->dofdir : NULL, r->xD,
+                               S->lv[v].diag);
     hdg_solve_info info;
     if ((st = hdg_hdg_ksp_solve(&S->lv[v].K, r, &info, err))) return st;
     S->its += info.iterations, S->solves++;

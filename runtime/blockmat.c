@@ -244,6 +244,7 @@ typedef struct dirichlet {
     const unsigned char *isd;    /* per face: some dof is Dirichlet */
     const unsigned char *dofd;   /* per dof (nf*m), or NULL: every dof of a face with isd */
     const double *xD;
+    double diag; /* Dirichlet rows become diag I, their rhs diag x_D */
     int keep;    /* 1: the matrix is left as it is (the right-hand side only) */
 } dirichlet;
 
@@ -260,11 +261,11 @@ static void dirichlet_rows(long long l0, long long l1, void *vctx)
     for (long long l = l0; l < l1; l++) {
         const int *row = B->nbr + l * na;
         double *r = d->rhs + l * m;
-        for (int p = 0; p < m; p++) {   /* Dirichlet rows: identity, rhs = x_D */
+        for (int p = 0; p < m; p++) {   /* Dirichlet rows: diag I, rhs = diag x_D */
             if (!is_dir(d, l, p)) continue;
             for (int a = 0; a < na && !d->keep; a++) memset(hdg_blockmat_block(B, (int)l, a) + p * m, 0, sizeof(double) * m);
-            if (!d->keep) hdg_blockmat_block(B, (int)l, 0)[p * m + p] = 1.0;
-            r[p] = d->xD[l * m + p];
+            if (!d->keep) hdg_blockmat_block(B, (int)l, 0)[p * m + p] = d->diag;
+            r[p] = d->diag * d->xD[l * m + p];
         }
         for (int a = 0; a < na; a++) {   /* free rows: the Dirichlet columns lifted to the rhs */
             int g = row[a];
@@ -288,20 +289,20 @@ static void dirichlet_rows(long long l0, long long l1, void *vctx)
 void hdg_blockmat_apply_dirichlet(hdg_blockmat *B, double *rhs,
                                   const unsigned char *is_dirichlet, const double *xD)
 {
-    hdg_blockmat_apply_dirichlet_dofs(B, rhs, is_dirichlet, NULL, xD);
+    hdg_blockmat_apply_dirichlet_dofs(B, rhs, is_dirichlet, NULL, xD, 1.0);
 }
 
 void hdg_blockmat_apply_dirichlet_dofs(hdg_blockmat *B, double *rhs, const unsigned char *is_dirichlet,
-                                       const unsigned char *dof_dirichlet, const double *xD)
+                                       const unsigned char *dof_dirichlet, const double *xD, double diag)
 {
-    dirichlet d = {B, rhs, is_dirichlet, dof_dirichlet, xD, 0};
+    dirichlet d = {B, rhs, is_dirichlet, dof_dirichlet, xD, diag, 0};
     hdg_parallel_for_grain(B->nf, 64, dirichlet_rows, &d);
 }
 
 void hdg_blockmat_dirichlet_rhs(const hdg_blockmat *B, double *rhs, const unsigned char *is_dirichlet,
-                                const unsigned char *dof_dirichlet, const double *xD)
+                                const unsigned char *dof_dirichlet, const double *xD, double diag)
 {
-    dirichlet d = {(hdg_blockmat *)B, rhs, is_dirichlet, dof_dirichlet, xD, 1};
+    dirichlet d = {(hdg_blockmat *)B, rhs, is_dirichlet, dof_dirichlet, xD, diag, 1};
     hdg_parallel_for_grain(B->nf, 64, dirichlet_rows, &d);
 }
 

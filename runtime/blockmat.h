@@ -78,14 +78,18 @@ void hdg_blockmat_apply_dirichlet(hdg_blockmat *B, double *rhs,
                                   const unsigned char *is_dirichlet, const double *xD);
 /* The same dof by dof: dof p of face f is Dirichlet when is_dirichlet[f] and
  * dof_dirichlet[f*m + p] (NULL: all dofs of such a face), e.g. one component of
- * a vector trace (a roller). Still symmetric. */
+ * a vector trace (a roller). Still symmetric. The Dirichlet rows become diag I
+ * and their rhs diag x_D: with diag of the free rows' scale (a power of two,
+ * hdg_hdg_dirichlet_diag) the solution is the same, but a relative residual
+ * is no longer dominated by the Dirichlet rows when the operator is far from
+ * 1 in size (kappa = 1e-9: the free rows were left unsolved). */
 void hdg_blockmat_apply_dirichlet_dofs(hdg_blockmat *B, double *rhs, const unsigned char *is_dirichlet,
-                                       const unsigned char *dof_dirichlet, const double *xD);
+                                       const unsigned char *dof_dirichlet, const double *xD, double diag);
 /* The right-hand side part alone, with B the matrix BEFORE elimination (kept
  * for it): what apply_dirichlet_dofs does to rhs, B unchanged (time stepping:
  * the eliminated matrix is reused with new Dirichlet data every step). */
 void hdg_blockmat_dirichlet_rhs(const hdg_blockmat *B, double *rhs, const unsigned char *is_dirichlet,
-                                const unsigned char *dof_dirichlet, const double *xD);
+                                const unsigned char *dof_dirichlet, const double *xD, double diag);
 /* The right-hand side alone (rhs of nf faces of m dofs), gathered from Fe as
  * hdg_blockmat_assemble does. */
 void hdg_blockmat_assemble_rhs(int nf, int m, double *rhs, const double *Fe, const int *ef, const int *eforient,

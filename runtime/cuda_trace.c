@@ -65,7 +65,7 @@ static const char kernels[] =
     "   Dirichlet when dofd[t] (a face may be Dirichlet for some of its dofs only). */\n"
     "extern \"C\" __global__ void __launch_bounds__(HDG_BLOCK) hdg_rt_dirichlet(int nf, double *__restrict__ A,\n"
     "        const int *__restrict__ nbr, const unsigned char *__restrict__ dofd, const double *__restrict__ xD,\n"
-    "        double *__restrict__ rhs)\n"
+    "        double *__restrict__ rhs, double dg)\n"
     "{\n"
     "    const long long rows = (long long)nf * HDG_M;\n"
     "    const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
@@ -73,8 +73,8 @@ static const char kernels[] =
     "    const int l = (int)(t / HDG_M), p = (int)(t % HDG_M);\n"
     "    if (dofd[t]) {\n"
     "        for (int a = 0; a < HDG_NA; a++)\n"
-    "            for (int q = 0; q < HDG_M; q++) A[((long long)a * HDG_M + q) * rows + t] = a == 0 && q == p ? 1.0 : 0.0;\n"
-    "        rhs[t] = xD[t];\n"
+    "            for (int q = 0; q < HDG_M; q++) A[((long long)a * HDG_M + q) * rows + t] = a == 0 && q == p ? dg : 0.0;\n"
+    "        rhs[t] = dg * xD[t];\n"
     "        return;\n"
     "    }\n"
     "    double r = rhs[t];\n"
@@ -178,12 +178,12 @@ hdg_status hdg_cuda_trace_assemble(const hdg_cuda_topology *T, hdg_cuptr Ke, hdg
 }
 
 hdg_status hdg_cuda_trace_dirichlet(hdg_cuda_blockmat *dB, hdg_cuptr dofd, hdg_cuptr xD, hdg_cuptr rhs,
-                                    hdg_error *err)
+                                    double diag, hdg_error *err)
 {
     hdg_cuda_linalg *L = dB->L;
     int nf = dB->nf;
     hdg_cuptr A = dB->A, nbr = dB->nbr;
-    void *p[] = { &nf, &A, &nbr, &dofd, &xD, &rhs };
+    void *p[] = { &nf, &A, &nbr, &dofd, &xD, &rhs, &diag };
     return hdg_cuda_linalg_launch(L, L->dirichlet, "hdg_rt_dirichlet", (long long)nf * L->m, p, err);
 }
 

@@ -51,9 +51,9 @@ hdg_status hdg_cuda_trace_assemble(const hdg_cuda_topology *T, hdg_cuptr Ke, hdg
                                    hdg_cuda_blockmat *dB, hdg_cuptr rhs, hdg_error *err);
 
 /* hdg_blockmat_apply_dirichlet_dofs on the device: dofd (nf*m bytes: 1 for a Dirichlet
- * dof), xD (nf*m). */
+ * dof), xD (nf*m), diag the Dirichlet rows' diagonal. */
 hdg_status hdg_cuda_trace_dirichlet(hdg_cuda_blockmat *dB, hdg_cuptr dofd, hdg_cuptr xD, hdg_cuptr rhs,
-                                    hdg_error *err);
+                                    double diag, hdg_error *err);
 
 /* hdg_blockmat_scatter_to_elements on the device: out (ne*3m) from x (nf*m). */
 hdg_status hdg_cuda_trace_scatter(const hdg_cuda_topology *T, hdg_cuptr x, hdg_cuptr out, hdg_error *err);

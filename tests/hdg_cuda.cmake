@@ -26,3 +26,9 @@ hdg_cli_test(run_cuda_rounding_floor_emulated 0
   -e "L2 error u +2[.]80944[0-9]*e-08" -n "warning"
   -- $<TARGET_FILE:hdgc> run ${HDG_TEST_DIR}/data/hdg/poisson_bubble.hdg --order 3 --mesh square:32 --set tau=1e6 --precond block --backend cuda)
 set_tests_properties(run_cuda_rounding_floor_emulated PROPERTIES ENVIRONMENT "HDGC_LIBCUDA=emulator")
+
+# Dirichlet rows scaled to the operator on the device too (tests/solver.cmake, solver_scaled_*)
+hdg_cli_test(run_cuda_scaled_emulated 0
+  -e "L2 error u +8[.]6386[0-9]*e-08"
+  -- $<TARGET_FILE:hdgc> run ${HDG_TEST_DIR}/data/hdg/poisson_exp.hdg --order 3 --mesh square:16 --set kappa=1e-12 --set tau=1e-12 --precond block --backend cuda)
+set_tests_properties(run_cuda_scaled_emulated PROPERTIES ENVIRONMENT "HDGC_LIBCUDA=emulator")

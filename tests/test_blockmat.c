@@ -329,11 +329,12 @@ static void test_one(int N, int m)
     CHECK_NEAR(hdg_csr_spmv_bytes(&C), 12.0 * C.nnz + 20.0 * n, 0, "CSR SpMV bytes");
     CHECK_NEAR(hdg_blockmat_spmv_flops(&B), hdg_csr_spmv_flops(&C), 0, "same flops");
 
-    /* Dirichlet on the boundary faces */
+    /* Dirichlet on the boundary faces: rows dg I (odd m: the identity), rhs dg x_D */
     unsigned char *isd = calloc(t.nf, 1);
-    double *xD = test_random_vector(n);
+    double *xD = test_random_vector(n), dg = m % 2 ? 1.0 : 0.25;
     for (int f = 0; f < t.nf; f++) isd[f] = test_topo_is_boundary(&t, f);
-    hdg_blockmat_apply_dirichlet(&B, rhs, isd, xD);
+    if (m % 2) hdg_blockmat_apply_dirichlet(&B, rhs, isd, xD);
+    else hdg_blockmat_apply_dirichlet_dofs(&B, rhs, isd, NULL, xD, dg);
     free(D);
     D = dense_of_blockmat(&B);
     snprintf(what, sizeof what, "N=%d m=%d: symmetry after Dirichlet", N, m);
@@ -341,8 +342,11 @@ static void test_one(int N, int m)
     int rows_ok = 1;
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++)
-            if (isd[i / m] || isd[j / m]) rows_ok &= D[(size_t)i * n + j] == (i == j);
-    CHECK(rows_ok, "m=%d: Dirichlet rows and columns are identity", m);
+            if (isd[i / m] || isd[j / m]) rows_ok &= D[(size_t)i * n + j] == (i == j ? dg : 0.0);
+    CHECK(rows_ok, "m=%d: Dirichlet rows and columns are %g times the identity", m, dg);
+    int rhs_ok = 1;
+    for (int i = 0; i < n; i++) rhs_ok &= !isd[i / m] || rhs[i] == dg * xD[i];
+    CHECK(rhs_ok, "m=%d: Dirichlet rhs = %g x_D", m, dg);
     /* the eliminated system's solution: x = xD on Dirichlet faces and the
      * original equations hold on free faces */
     double *sol = malloc(sizeof(double) * n);
@@ -488,7 +492,7 @@ static void test_coarse(int N, int nk, int ncomp)
             isd[f] = 1, nbnd++;
             for (int p = 0; p < nk; p++) dofd[(size_t)f * m + p] = 1;   /* component 0 */
         }
-    hdg_blockmat_apply_dirichlet_dofs(&B, rhs, isd, ncomp > 1 ? dofd : NULL, xD);
+    hdg_blockmat_apply_dirichlet_dofs(&B, rhs, isd, ncomp > 1 ? dofd : NULL, xD, 1.0);
     hdg_mg_coarse C;
     CHECK(hdg_mg_coarse_build(&C, &B, nk, t.nv, t.fv, 0, &err) == HDG_OK, "%s", err.msg);
     CHECK(C.nfixed == nbnd, "nk=%d ncomp=%d: %d fixed face components, %d boundary faces", nk, ncomp, C.nfixed, nbnd);

@@ -171,6 +171,12 @@ static void warnings(void)
     CHECK(!*warning_its(&M, 0, 1e-12, 0, 25, b, sizeof b), "the same residual after 25 iterations: %s", b);
     CHECK(!*warning_its(&M, 0, 1e-14, 0, 2000, b, sizeof b), "at the default rtol, not amplified: %s", b);
     CHECK(!*warning_its(&M, 1, 9e-11, 5e-11, 2000, b, sizeof b), "at the floor after 2000 iterations: %s", b);
+    /* the eliminated Dirichlet rows' diagonal: the power of two nearest max |K_e| / 8 */
+    static const double amax[] = {8, 24, 20, 8e-9, 8e12, 0, INFINITY, NAN, 1e-320};
+    static const double want[] = {1, 4, 2, 0x1p-30, 0x1p40, 1, 1, 1, 0x1p-1000};
+    for (int i = 0; i < 9; i++)
+        CHECK(hdg_hdg_dirichlet_diag(amax[i]) == want[i], "dirichlet diagonal for max |K_e| = %g: %g, want %g", amax[i],
+              hdg_hdg_dirichlet_diag(amax[i]), want[i]);
     hdg_mesh_free(&M);
 }
 
