@@ -113,10 +113,18 @@ hdg_status hdg_hdg_bad_element(const hdg_problem *p, const hdg_mesh *M, int e, i
     if (!A) {
         snprintf(note, sizeof note, "; the problem has no stabilisation term (a face term <c*u, w> of an element "
                  "equation, e.g. tau*(u - uhat) in the flux), which the local problem needs");
-    } else if (face_midpoint_max(p, M, e, A) == 0) {
+    } else {
+        double tau = face_midpoint_max(p, M, e, A);
         char *c = hdg_expr_str(p, A->coef);
-        snprintf(note, sizeof note, "; the coefficient %s of its stabilisation term at %s:%d:%d is 0 there "
-                 "(it must be positive)", c ? c : "?", p->file, A->loc.line, A->loc.col);
+        if (tau == 0)
+            snprintf(note, sizeof note, "; the coefficient %s of its stabilisation term at %s:%d:%d is 0 there "
+                     "(it must be positive)", c ? c : "?", p->file, A->loc.line, A->loc.col);
+        else if (tau < 1e-6 || tau > 1e6)   /* e.g. kappa = tau = 1e-9: 1/kappa and tau 1e18 apart */
+            snprintf(note, sizeof note, "; its stabilisation coefficient %s (%s:%d:%d) is %.2g there: terms of "
+                     "very different size (1/kappa against tau?) leave pivots below 1e-14 of the largest "
+                     "entry, which the factorisation takes for zero; rescale the problem's units, or use "
+                     "degree 3 or more, whose block elimination keeps the blocks apart", c ? c : "?", p->file,
+                     A->loc.line, A->loc.col, tau);
         free(c);
     }
     return hdg_fail(err, HDG_EINPUT, "the local problem is singular on element %d (a zero pivot in its static "
