@@ -96,7 +96,7 @@ hdg_status hdg_hdg_mg_host(hdg_hdg_mg *h, const hdg_blockmat *B, const hdg_mesh 
     const char *uf = getenv("HDGC_MG_UNFUSED");   /* 1: the separate operations (same results) */
     int fused = h->Di && hdg_blockmat_fused_ok(B) && !(uf && *uf && strcmp(uf, "0"));
     const char *dbl = getenv("HDGC_MG_DOUBLE");   /* 1: the fused passes read the double matrix */
-    if (fused && !(dbl && *dbl && strcmp(dbl, "0"))) hdg_blockmat_lo_init(&h->lo, B, h->Di);
+    if (fused && !(dbl && *dbl && strcmp(dbl, "0"))) (void)hdg_blockmat_lo_init(&h->lo, B, h->Di);   /* 0: double */
     st = hdg_mg_init(&h->g, &A, &h->D, &P, &R, &Cs, h->C.nc, hdg_vecops_host(), NULL, x0, fused ? &F : NULL, err);
     free(x0);
     if (st) return st;

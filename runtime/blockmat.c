@@ -2,7 +2,9 @@
  * assembly without atomics, symmetric Dirichlet elimination, threaded SpMV. */
 #include "runtime/blockmat.h"
 
+#include <float.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -513,18 +515,31 @@ static void smooth_run(smooth_job *j, const hdg_blockmat *B, const double *Di, c
     hdg_parallel_for_grain(B->nf, grain > 64 ? grain : 64, smooth_rows, j);
 }
 
-static float *to_single(const double *x, size_t n)
+/* y = x in single precision; 0 (y freed) when a value is not finite or its
+ * magnitude lies outside float's normal range, where the copy would lose it. */
+static int to_single(const double *x, size_t n, float **y)
 {
-    float *y = hdg_xmalloc(sizeof(float) * (n ? n : 1));
-    for (size_t i = 0; i < n; i++) y[i] = (float)x[i];
-    return y;
+    float *f = hdg_xmalloc(sizeof(float) * (n ? n : 1));
+    for (size_t i = 0; i < n; i++) {
+        double a = fabs(x[i]);
+        if (a != 0 && !(a >= FLT_MIN && a <= FLT_MAX)) {
+            free(f);
+            *y = NULL;
+            return 0;
+        }
+        f[i] = (float)x[i];
+    }
+    *y = f;
+    return 1;
 }
 
-void hdg_blockmat_lo_init(hdg_blockmat_lo *L, const hdg_blockmat *B, const double *Di)
+int hdg_blockmat_lo_init(hdg_blockmat_lo *L, const hdg_blockmat *B, const double *Di)
 {
     size_t nblk = (size_t)B->nf * B->m * B->m;
-    L->A = to_single(B->A, nblk * B->na);
-    L->Di = to_single(Di, nblk);
+    memset(L, 0, sizeof *L);
+    if (to_single(B->A, nblk * B->na, &L->A) && to_single(Di, nblk, &L->Di)) return 1;
+    hdg_blockmat_lo_free(L);
+    return 0;
 }
 
 void hdg_blockmat_lo_free(hdg_blockmat_lo *L)

@@ -117,7 +117,10 @@ typedef struct hdg_blockmat_lo {
     float *A;    /* nf*na*m*m */
     float *Di;   /* nf*m*m */
 } hdg_blockmat_lo;
-void hdg_blockmat_lo_init(hdg_blockmat_lo *L, const hdg_blockmat *B, const double *Di);
+/* Returns 0 (L zeroed: the passes stay in double) when a value is not finite
+ * or outside float's normal range (a problem scaled far from 1: kappa = 1e-42
+ * gave a NaN eigenvalue estimate in single precision). */
+int hdg_blockmat_lo_init(hdg_blockmat_lo *L, const hdg_blockmat *B, const double *Di);
 void hdg_blockmat_lo_free(hdg_blockmat_lo *L);
 
 void hdg_blockmat_smooth_start(const hdg_blockmat *B, const double *Di, const hdg_blockmat_lo *L, double s,

@@ -154,7 +154,7 @@ static void test_fused_single(const hdg_blockmat *B, const double *Di)
     int n = B->nf * B->m;
     size_t nd = (size_t)B->nf * B->m * B->m;
     hdg_blockmat_lo L;
-    hdg_blockmat_lo_init(&L, B, Di);
+    CHECK(hdg_blockmat_lo_init(&L, B, Di) == 1 && L.A && L.Di, "m=%d: single-precision copies made", B->m);
     hdg_blockmat Br = *B;
     Br.A = rounded(B->A, nd * B->na);
     double *Dir = rounded(Di, nd);
@@ -178,6 +178,14 @@ static void test_fused_single(const hdg_blockmat *B, const double *Di)
     CHECK(off > 1e-10 && off < 1e-5, "m=%d: single-precision passes differ from double by %.2e (want 1e-10..1e-5)",
           B->m, off);
     for (int v = 0; v < 3; v++) free(r[v]), free(z[v]), free(dn[v]);
+    /* values outside float's normal range: no copy (the passes stay in double) */
+    for (int sc = 0; sc < 2; sc++) {
+        double f = sc ? 1e-40 : 1e40;
+        for (size_t i = 0; i < nd * B->na; i++) Br.A[i] = B->A[i] * f;
+        hdg_blockmat_lo Ls;
+        CHECK(hdg_blockmat_lo_init(&Ls, &Br, Dir) == 0 && !Ls.A && !Ls.Di,
+              "m=%d: a matrix scaled by %g gets no single-precision copy", B->m, f);
+    }
     free(x), free(d), free(Br.A), free(Dir);
     hdg_blockmat_lo_free(&L);
 }
