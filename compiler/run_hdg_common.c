@@ -109,7 +109,7 @@ hdg_status hdg_hdg_bad_element(const hdg_problem *p, const hdg_mesh *M, int e, i
     if (!matrix)
         return hdg_fail(err, HDG_EINPUT, "the element right-hand side of element %d is not finite", e);
     const hdg_atom *A = stabilisation(p);
-    char note[400] = "";
+    char note[800] = "";
     if (!A) {
         snprintf(note, sizeof note, "; the problem has no stabilisation term (a face term <c*u, w> of an element "
                  "equation, e.g. tau*(u - uhat) in the flux), which the local problem needs");
@@ -120,11 +120,11 @@ hdg_status hdg_hdg_bad_element(const hdg_problem *p, const hdg_mesh *M, int e, i
             snprintf(note, sizeof note, "; the coefficient %s of its stabilisation term at %s:%d:%d is 0 there "
                      "(it must be positive)", c ? c : "?", p->file, A->loc.line, A->loc.col);
         else if (tau < 1e-6 || tau > 1e6)   /* e.g. kappa = tau = 1e-9: 1/kappa and tau 1e18 apart */
-            snprintf(note, sizeof note, "; its stabilisation coefficient %s (%s:%d:%d) is %.2g there: terms of "
-                     "very different size (1/kappa against tau?) leave pivots below 1e-14 of the largest "
-                     "entry, which the factorisation takes for zero; rescale the problem's units, or use "
-                     "degree 3 or more, whose block elimination keeps the blocks apart", c ? c : "?", p->file,
-                     A->loc.line, A->loc.col, tau);
+            snprintf(note, sizeof note, "; its stabilisation coefficient %s (%s:%d:%d) is %.2g there: with terms "
+                     "of very different size (e.g. a mass term over a small diffusivity against a small %s) "
+                     "pivots fall below 1e-14 of the largest entry, which the factorisation of the whole local "
+                     "matrix takes for zero; rescale the problem's units, or use a degree at which the local "
+                     "kernel eliminates component by component instead (for LDG-H diffusion: k >= 3)", c ? c : "?", p->file, A->loc.line, A->loc.col, tau, c ? c : "tau");
         free(c);
     }
     return hdg_fail(err, HDG_EINPUT, "the local problem is singular on element %d (a zero pivot in its static "
