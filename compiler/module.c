@@ -9,6 +9,7 @@
 #include "ir/lower_dg.h"
 #include "backends/c/emit.h"
 #include "backends/cuda/emit.h"
+#include "compiler/pipeline.h"
 
 hdg_status hdg_problem_module(const hdg_problem *p, int optimize, hdg_ir_module **out,
                               hdg_error *err)
@@ -52,6 +53,7 @@ hdg_status hdg_problem_source(const hdg_problem *p, int cuda, int line_directive
         hdg_emit_c_options o = {0};
         o.line_directives = line_directives;
         o.file_name = file;
+        o.batch = hdg_batch_width();
         st = hdg_emit_c(m, out, &o, err);
     }
     hdg_ir_module_free(m);

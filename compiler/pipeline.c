@@ -56,6 +56,14 @@ static void name_failing_kernel(const char *src, const char *module, hdg_error *
     err->msg[len] = '\0';
 }
 
+int hdg_batch_width(void)
+{
+    const char *s = getenv("HDGC_BATCH");
+    if (!s || !*s) return 4;
+    int w = atoi(s);
+    return w == 2 || w == 4 || w == 8 ? w : 0;
+}
+
 hdg_status hdg_compile_c(hdg_ir_module *m, const hdg_compile_options *opt, hdg_compiled *out,
                          hdg_error *err)
 {
@@ -68,6 +76,7 @@ hdg_status hdg_compile_c(hdg_ir_module *m, const hdg_compile_options *opt, hdg_c
     double t1 = hdg_wtime();
     hdg_emit_c_options eo = {0};
     eo.line_directives = o.line_directives;
+    eo.batch = hdg_batch_width();
     hdg_str src;
     hdg_str_init(&src);
     st = hdg_emit_c(m, &src, &eo, err);
@@ -90,6 +99,9 @@ hdg_status hdg_compile_c(hdg_ir_module *m, const hdg_compile_options *opt, hdg_c
     out->t_emit = t2 - t1;
     out->t_compile = hdg_wtime() - t2;
     out->nkernels = m->nkernels;
+    out->batch = eo.batch > 1 ? eo.batch : 0;
+    for (int i = 0; i < m->nkernels && out->batch; i++)
+        out->nbatched += !hdg_emit_c_batchable(m->kernels[i], out->batch, NULL, 0);
     out->fn = hdg_xcalloc((size_t)m->nkernels + 1, sizeof *out->fn);
     out->info = hdg_xcalloc((size_t)m->nkernels + 1, sizeof *out->info);
     for (int i = 0; i < m->nkernels; i++) {

@@ -31,6 +31,7 @@ typedef struct hdg_compile_options {
 
 typedef struct hdg_compiled {
     int nkernels;                 /* = module->nkernels, same order */
+    int batch, nbatched;          /* items per batch (0: none), kernels batched (emit_batch.c) */
     hdg_kernel_fn *fn;
     hdg_kernel_info *info;
     hdg_jit *jit;
@@ -38,6 +39,11 @@ typedef struct hdg_compiled {
     double t_optimize, t_emit, t_compile;   /* seconds */
     size_t source_bytes;
 } hdg_compiled;
+
+/* Items per batch of the C backend's kernels (hdg_emit_c_options.batch):
+ * 4 by default, HDGC_BATCH=2, 4 or 8; any other value of HDGC_BATCH (1, off)
+ * turns batching off (0). */
+int hdg_batch_width(void);
 
 /* Optimizes the module's kernels in place, emits C and compiles it. */
 hdg_status hdg_compile_c(hdg_ir_module *m, const hdg_compile_options *opt, hdg_compiled *out,

@@ -479,6 +479,8 @@ static void report_sizes(hdg_run *r)
     hdg_report_number(R, "compile.emit_seconds", r->cc.t_emit);
     hdg_report_number(R, "compile.load_seconds", r->cc.stats.load_seconds);
     hdg_report_int(R, "compile.source_bytes", (long long)r->cc.source_bytes);
+    hdg_report_int(R, "compile.batch", r->cc.batch);
+    hdg_report_int(R, "compile.batched_kernels", r->cc.nbatched);
     if (r->cc.stats.warning[0]) hdg_report_string(R, "compile.warning", r->cc.stats.warning);
 }
 

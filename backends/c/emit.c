@@ -95,7 +95,7 @@ const char *hdg_emit_c_abi_header(void) { return abi_header; }
 
 static hdg_emit_c_options resolve(const hdg_emit_c_options *o)
 {
-    hdg_emit_c_options r = { 0, "hdgc_kernels.c", 0, "static inline", "static const", "restrict", NULL, 0, "hdg_", 0 };
+    hdg_emit_c_options r = { 0, "hdgc_kernels.c", 0, "static inline", "static const", "restrict", NULL, 0, "hdg_", 0, 0 };
     if (!o) return r;
     r.line_directives = o->line_directives;
     r.no_header = o->no_header;
@@ -107,6 +107,7 @@ static hdg_emit_c_options resolve(const hdg_emit_c_options *o)
     r.loop_pragma_min = o->loop_pragma_min;
     if (o->dense_prefix) r.dense_prefix = o->dense_prefix;
     r.fixed_size_helpers = o->fixed_size_helpers;
+    r.batch = o->batch;
     return r;
 }
 
@@ -381,7 +382,9 @@ void hdg_emit_c_helpers(const hdg_ir_module *m, hdg_str *out, const hdg_emit_c_o
 {
     hdg_emit_c_options opt = resolve(o);
     unsigned h = 0;
-    for (int i = 0; i < m->nkernels; i++) h |= block_helpers(m->kernels[i]->body.first);
+    for (int i = 0; i < m->nkernels; i++)   /* batched kernels use the vector helpers */
+        if (opt.batch <= 1 || hdg_emit_c_batchable(m->kernels[i], opt.batch, NULL, 0))
+            h |= block_helpers(m->kernels[i]->body.first);
     for (unsigned i = 0; i < sizeof helper_text / sizeof *helper_text; i++)
         if (h & (1u << i)) {
             const char *fast = i < HDG_EMIT_C_NFIXED ? hdg_emit_c_fixed_text[i] : NULL;
@@ -943,6 +946,17 @@ hdg_status hdg_emit_c(const hdg_ir_module *m, hdg_str *out, const hdg_emit_c_opt
     hdg_emit_c_tables(m, out, &opt);
     hdg_str_putc(out, '\n');
     hdg_emit_c_helpers(m, out, &opt);
-    for (int i = 0; i < m->nkernels; i++) kernel(m->kernels[i], out, &opt);
+    int any = 0;
+    for (int i = 0; i < m->nkernels && opt.batch > 1; i++) any |= !hdg_emit_c_batchable(m->kernels[i], opt.batch, NULL, 0);
+    if (any) hdg_emit_c_batch_helpers(out, opt.batch);
+    for (int i = 0; i < m->nkernels; i++) {
+        char why[160];
+        if (any && !hdg_emit_c_batchable(m->kernels[i], opt.batch, why, sizeof why)) {
+            hdg_emit_c_batch_kernel(m->kernels[i], out, &opt, opt.batch);
+            continue;
+        }
+        if (opt.batch > 1) hdg_str_printf(out, "/* one item at a time: %s */\n", why);
+        kernel(m->kernels[i], out, &opt);
+    }
     return HDG_OK;
 }
