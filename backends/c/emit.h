@@ -60,6 +60,10 @@ hdg_status hdg_emit_c(const hdg_ir_module *m, hdg_str *out, const hdg_emit_c_opt
  * locals (4 KiB or more each) in one block it mallocs per call instead of on the
  * stack, so high degrees do not overflow a thread's stack (see emit.c). */
 #define HDG_EMIT_C_STACK_MAX (256 * 1024)
+/* A kernel is batched only while its locals, W items wide, take at most this many bytes
+ * (the L2 cache of one core of the machines measured; they live on the stack: a batched
+ * kernel has no heap block; see emit_batch.c). */
+#define HDG_EMIT_C_BATCH_MAX (512 * 1024)
 /* Bytes of a local tensor (its shape times its element size). */
 long long hdg_emit_c_local_bytes(const hdg_ir_tensor *t);
 
@@ -67,9 +71,9 @@ long long hdg_emit_c_local_bytes(const hdg_ir_tensor *t);
  * NULL when it can (why, if not NULL, gets the reason in words, "" if none);
  * the batched kernel (opt as resolved by hdg_emit_c); the vector types and
  * helpers batched kernels use, for W lanes. A kernel whose locals would take
- * more than HDG_EMIT_C_STACK_MAX bytes W items wide stays scalar: measured
- * on poisson, batching gained up to 3x while the locals fit in the L2 cache
- * (k <= 5) and lost 20-40% past it (k = 6: 356 KiB). */
+ * more than HDG_EMIT_C_BATCH_MAX bytes W items wide stays scalar (poisson's
+ * local and recovery kernels at k >= 7: batched, they gained 1.1-1.4x at
+ * k = 5, 6 with 270-460 KiB of locals, nothing measurable at k = 7 with 690-750 KiB). */
 const char *hdg_emit_c_batchable(const hdg_ir_kernel *k, int W, char *why, size_t size);
 void hdg_emit_c_batch_kernel(const hdg_ir_kernel *k, hdg_str *out, const hdg_emit_c_options *opt, int W);
 void hdg_emit_c_batch_helpers(hdg_str *out, int W);

@@ -165,7 +165,7 @@ const char *hdg_emit_c_batchable(const hdg_ir_kernel *k, int W, char *why, size_
     bctx b = { .k = k, .W = W };
     analyse(&b);
     if (why && size) snprintf(why, size, "%s", b.why ? b.why : "");
-    if (!b.why) {   /* W times the locals must stay in the cache (and on the stack) */
+    if (!b.why) {   /* W times the locals must stay in the cache */
         hdg_str sink;
         hdg_str_init(&sink);
         hdg_emit_c_printer *p = hdg_emit_c_printer_new(k, &sink, NULL);
@@ -175,11 +175,11 @@ const char *hdg_emit_c_batchable(const hdg_ir_kernel *k, int W, char *why, size_
                 total += vbytes(&b, k->tensors[i]);
         hdg_emit_c_printer_free(p);
         hdg_str_free(&sink);
-        if (total > HDG_EMIT_C_STACK_MAX) {
+        if (total > HDG_EMIT_C_BATCH_MAX) {
             b.why = "its locals would not fit in the cache";
             if (why && size)
                 snprintf(why, size, "its locals would take %lld KiB %d items wide, more than %d KiB",
-                         total / 1024, W, HDG_EMIT_C_STACK_MAX / 1024);
+                         total / 1024, W, HDG_EMIT_C_BATCH_MAX / 1024);
         }
     }
     free(b.vt);
