@@ -24,6 +24,10 @@ static void help(void)
            "Every statement that comes from a term of the .hdg file is preceded by a\n"
            "comment naming file:line:col and the term; --line-directives emits #line\n"
            "directives instead, so compiler messages point into the .hdg file.\n"
+           "The C kernels are written as `hdgc run` compiles them: 4 elements at a time,\n"
+           "one per lane of a SIMD vector, where a kernel allows it (a comment before\n"
+           "each kernel says so, or why not); HDGC_BATCH=1 writes them one element at a\n"
+           "time (docs/ir.md, \"Kernels batched across SIMD lanes\").\n"
            "DIR is created if it does not exist. Default backend: c.\n");
 }
 
