@@ -25,6 +25,7 @@
  * that indexes by a varying integer or mixes varying and uniform operands in
  * a dense operation. hdg_emit_c_batchable says which and why. */
 #include "backends/c/emit.h"
+#include "backends/c/emit_dense.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -425,12 +426,8 @@ static const char vector_helpers[] =
     "typedef double hdg_vd __attribute__((vector_size(HDG_W * 8)));\n"
     "typedef long long hdg_vl __attribute__((vector_size(HDG_W * 8)));\n"
     "#define HDG_VQ static inline __attribute__((always_inline, unused))\n"
-    /* the JIT does not unroll loops unless told: lane loops are unrolled by pragma */
-    "#if defined(__clang__)\n"
-    "#define HDG_UNROLL _Pragma(\"clang loop unroll(full)\")\n"
-    "#else\n"
-    "#define HDG_UNROLL\n"
-    "#endif\n"
+    /* the JIT does not unroll loops unless told: lane and tile loops are unrolled by pragma */
+    HDG_EMIT_UNROLL_DEF
     "#define HDG_LANES HDG_UNROLL for (int l = 0; l < HDG_W; ++l)\n"
     "HDG_VQ hdg_vd hdg_v_splat(double x) { return x - (hdg_vd){0}; }   /* x - 0 is x, -0 too */\n"
     "HDG_VQ hdg_vl hdg_v_mask(int c) { return (hdg_vl){0} - (long long)(c != 0); }\n"

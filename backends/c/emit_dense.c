@@ -13,9 +13,8 @@
 
 #include <stddef.h>
 
-/* The tile width, and full unrolling of the loops over a tile: clang's own
- * pragma (its `#pragma GCC unroll N` does not unroll a loop of fewer than N
- * trips fully), gcc's. A source may define HDG_TW first (tests/test_dense_fixed.c
+/* The tile width, and full unrolling of the loops over a tile (HDG_UNROLL,
+ * emit_dense.h). A source may define HDG_TW first (tests/test_dense_fixed.c
  * runs both widths). */
 #define PRELUDE                                                      \
     "#if !defined(HDG_TW) && defined(__AVX512F__)\n"                 \
@@ -23,13 +22,7 @@
     "#elif !defined(HDG_TW)\n"                                       \
     "#define HDG_TW 8\n"                                             \
     "#endif\n"                                                       \
-    "#ifndef HDG_UNROLL\n"                                           \
-    "#ifdef __clang__\n"                                             \
-    "#define HDG_UNROLL _Pragma(\"clang loop unroll(full)\")\n"      \
-    "#else\n"                                                        \
-    "#define HDG_UNROLL _Pragma(\"GCC unroll 16\")\n"                \
-    "#endif\n"                                                       \
-    "#endif\n"
+    HDG_EMIT_UNROLL_DEF
 
 static const char matmul_text[] =
     PRELUDE

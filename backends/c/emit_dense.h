@@ -45,6 +45,18 @@
 "            }\n" \
 "    }\n"
 
+/* HDG_UNROLL: full unrolling of the loop it precedes (clang's own pragma: its `#pragma GCC
+ * unroll N` does not unroll a loop of fewer than N trips fully; gcc's). Defined once by
+ * whichever helpers come first (the fixed-size ones, emit_batch.c's vector ones). */
+#define HDG_EMIT_UNROLL_DEF \
+"#ifndef HDG_UNROLL\n" \
+"#ifdef __clang__\n" \
+"#define HDG_UNROLL _Pragma(\"clang loop unroll(full)\")\n" \
+"#else\n" \
+"#define HDG_UNROLL _Pragma(\"GCC unroll 16\")\n" \
+"#endif\n" \
+"#endif\n"
+
 #define HDG_EMIT_C_NFIXED 3
 extern const char *const hdg_emit_c_fixed_text[HDG_EMIT_C_NFIXED];
 
