@@ -566,7 +566,7 @@ static const char vector_helpers[] =
     "        for (int i = k + 1; i < n; ++i) {\n"
     "            hdg_vd aik = A[i * n + k], q = aik / d;\n"
     "            A[i * n + k] = q;\n"
-    "            if (hdg_v_all((aik == 0.0) | (q == 0.0))) continue;\n"
+    "            if (hdg_v_all(aik == 0.0)) continue;   /* not waiting for the division */\n"
     "            for (int j = k + 1; j < n; ++j) A[i * n + j] -= q * A[k * n + j];\n"
     "        }\n"
     "    }\n"
