@@ -254,11 +254,19 @@ static void test_source(const char *src)
     hdg_ir_tensor *in = hdg_ir_input(k, "x", HDG_SHAPE(1), "");
     hdg_ir_tensor *out = hdg_ir_output(k, "y", HDG_SHAPE(1), "");
     hdg_ir_tensor *M = hdg_ir_local(k, "M", HDG_IR_DOUBLE, HDG_SHAPE(150, 150));   /* 176 KiB, 703 KiB 4 wide */
-    hdg_ir_fill(k, M, hdg_ir_ld1(k, in, hdg_ir_int(k, 0)));
+    hdg_ir_fill(k, M, hdg_ir_call(k, HDG_FN_EXP, hdg_ir_ld1(k, in, hdg_ir_int(k, 0))));
     hdg_ir_assign(k, hdg_ir_ld1(k, out, hdg_ir_int(k, 0)), hdg_ir_ld2(k, M, hdg_ir_int(k, 1), hdg_ir_int(k, 2)));
     CHECK(hdg_emit_c_batchable(k, 4, why, sizeof why) != NULL && strstr(why, "would take 703 KiB 4 items wide, more than 512 KiB"),
           "large locals: '%s'", why);
     CHECK(hdg_emit_c_batchable(k, 2, why, sizeof why) == NULL && !why[0], "2 wide: '%s'", why);
+    k = hdg_ir_kernel_new(mod, "stream", HDG_KITEM_ELEMENT);   /* y = 2 x: nothing to gain */
+    in = hdg_ir_input(k, "x", HDG_SHAPE(8), "");
+    out = hdg_ir_output(k, "y", HDG_SHAPE(8), "");
+    hdg_ir_expr *i = hdg_ir_for(k, "i", 8);
+    hdg_ir_assign(k, hdg_ir_ld1(k, out, i), hdg_ir_mul(k, hdg_ir_num(k, 2.0), hdg_ir_ld1(k, in, i)));
+    hdg_ir_end(k);
+    CHECK(hdg_emit_c_batchable(k, 4, why, sizeof why) != NULL && strstr(why, "no dense operation and no function call"),
+          "stream: '%s'", why);
     hdg_ir_module_free(mod);
 }
 

@@ -143,6 +143,25 @@ static const char *check_block(const bctx *b, const hdg_ir_stmt *s)
     return NULL;
 }
 
+/* 1 when the block has a dense operation or calls a function (exp, cos, pow, ...) */
+static int calls_expr(const hdg_ir_expr *e)
+{
+    if (e->op == HDG_E_CALL || e->op == HDG_E_POW) return 1;
+    for (int i = 0; i < e->n; i++)
+        if (calls_expr(e->a[i])) return 1;
+    return 0;
+}
+
+static int worth_block(const hdg_ir_stmt *s)
+{
+    for (; s; s = s->next) {
+        if (s->kind == HDG_S_FOR && worth_block(s->body.first)) return 1;
+        if (s->kind > HDG_S_STORE) return 1;
+        if (s->value && calls_expr(s->value)) return 1;
+    }
+    return 0;
+}
+
 static void analyse(bctx *b)
 {
     const hdg_ir_kernel *k = b->k;
@@ -153,6 +172,11 @@ static void analyse(bctx *b)
             b->vt[k->tensors[i]->id] = 1;
     while (vary_block(b, k->body.first)) {}
     b->why = check_block(b, k->body.first);
+    /* Without dense operations or calls, the scalar kernel's loops vectorise across an item's
+       values already, and the gather and scatter of a batch are pure cost: maxwell2d's volume
+       and update kernels ran 1.2-2.9x slower batched (docs/performance.md). */
+    if (!b->why && !worth_block(k->body.first))
+        b->why = "no dense operation and no function call: its loops vectorise one item at a time";
 }
 
 /* Bytes of a local in the batched kernel: W times the scalar size when varying. */
