@@ -123,8 +123,9 @@ hdg_status hdg_hdg_bad_element(const hdg_problem *p, const hdg_mesh *M, int e, i
             snprintf(note, sizeof note, "; its stabilisation coefficient %s (%s:%d:%d) is %.2g there: with terms "
                      "of very different size (e.g. a mass term over a small diffusivity against a small %s) "
                      "pivots fall below 1e-14 of the largest entry, which the factorisation of the whole local "
-                     "matrix takes for zero; rescale the problem's units, or use a degree at which the local "
-                     "kernel eliminates component by component instead (for LDG-H diffusion: k >= 3)", c ? c : "?", p->file, A->loc.line, A->loc.col, tau, c ? c : "tau");
+                     "matrix takes for zero; rescale the problem's units (where the local kernel eliminates "
+                     "component by component, as it does for LDG-H diffusion unless HDGC_NO_BLOCK_ELIM is set, "
+                     "the units do not matter)", c ? c : "?", p->file, A->loc.line, A->loc.col, tau, c ? c : "tau");
         free(c);
     }
     return hdg_fail(err, HDG_EINPUT, "the local problem is singular on element %d (a zero pivot in its static "

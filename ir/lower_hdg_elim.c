@@ -92,11 +92,14 @@ static double elim_flops(double g, double nr, double ncl)
 }
 
 /* Returns 1 when the block plan is worth it: it needs less than `keep` of
- * the dense LU's flops. The local kernel asks for more: its plan eliminates
- * [A B; C D] into a copy, more code to compile (cold JIT +0.4-1.4 s for
- * poisson) and loop overhead, and it measured no faster where it saved
- * under 45% of the flops (poisson k = 1: 35%, 1.06x; k = 2: 42%, 0.92x;
- * k = 3: 47%, 1.47x; k = 6: 2.0x; bench stages, square:32). */
+ * the dense LU's flops. The local kernel used to ask for more (it measured
+ * no faster where it saved under 45% of the flops, one element at a time:
+ * poisson k = 1: 35%, 1.06x; k = 2: 42%, 0.92x). Batched across SIMD lanes
+ * (backends/c/emit_batch.c) it is 1.3x faster at k = 2 and within 10% at
+ * k = 1, and its diagonal steps make the local solve independent of the
+ * problem's units: the dense LU's pivot test (1e-14 of the largest entry)
+ * took kappa = tau = 1e-9 at k <= 2 for a singular matrix. So the local
+ * kernel takes the plan whenever it saves flops (LOCAL_KEEP 1). */
 int hdg_lh_elim_plan_make(const lower *c, int xr, int xc, double keep, elim_plan *P)
 {
     int np = c->np, nc = c->L->nl / np;

@@ -81,9 +81,10 @@ typedef struct elim_plan {
 } elim_plan;
 
 /* keep: the share of the dense LU's flops under which a block plan is taken
- * (hdg_lh_elim_plan_make's comment says why the local kernel asks for more) */
+ * (hdg_lh_elim_plan_make's comment says why the local kernel takes it whenever
+ * it saves flops) */
 #define RECOVER_KEEP 0.8
-#define LOCAL_KEEP 0.55
+#define LOCAL_KEEP 1.0
 int hdg_lh_elim_plan_make(const lower *c, int xr, int xc, double keep, elim_plan *P);
 void hdg_lh_elim_origin(lower *c, hdg_ir_kernel *k, const elim_plan *P);
 void hdg_lh_copy_block(hdg_ir_kernel *k, hdg_ir_tensor *dst, int dr, int dc, hdg_ir_tensor *src, int sr, int sc, int nr, int ncl, int acc);

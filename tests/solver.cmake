@@ -54,10 +54,19 @@ endforeach()
 hdg_cli_test(solver_scaled_block_1e-12 0
   -e "L2 error u +8[.]6386[0-9]*e-08"
   -- $<TARGET_FILE:hdgc> run ${HDG_TEST_DIR}/data/hdg/poisson_exp.hdg --order 3 --mesh square:16 --set kappa=1e-12 --set tau=1e-12 --precond block)
-# At k <= 2 the local kernel factors the whole local matrix, whose pivot test (1e-14 of the
-# largest entry) cannot tell 1/kappa = 1e9 against tau = 1e-9 from a zero pivot: the run
-# stops (exit 1), and the message names the stabilisation coefficient's size and the ways out.
+# A local kernel that factors the whole local matrix (here forced by HDGC_NO_BLOCK_ELIM=1) has a
+# pivot test (1e-14 of the largest entry) that cannot tell 1/kappa = 1e9 against tau = 1e-9 from a
+# zero pivot: the run stops (exit 1), and the message names the stabilisation coefficient's size
+# and the ways out.
 hdg_cli_test(solver_scaled_k2_explains 1
   -e "singular on element 0 [(]a zero pivot in its static condensation[)]. its stabilisation coefficient tau [(][^)]*poisson_exp.hdg:22:26[)] is 1e-09 there"
-  -e "rescale the problem's units, or use a degree at which the local kernel eliminates component by component"
+  -e "rescale the problem's units [(]where the local kernel eliminates component by component"
+  -- env HDGC_NO_BLOCK_ELIM=1 $<TARGET_FILE:hdgc> run ${HDG_TEST_DIR}/data/hdg/poisson_exp.hdg --order 2 --mesh square:8 --set kappa=1e-9 --set tau=1e-9)
+# By default it eliminates q by its diagonal blocks at every degree (session 15: also k = 1, 2),
+# so kappa = tau = 1e-9 gives the errors of kappa = tau = 1 in u (q scales with kappa).
+hdg_cli_test(solver_scaled_k1 0
+  -e "L2 error u +3[.]555871e-03" -e "L2 error ustar +1[.]406991e-04"
+  -- $<TARGET_FILE:hdgc> run ${HDG_TEST_DIR}/data/hdg/poisson_exp.hdg --order 1 --mesh square:8 --set kappa=1e-9 --set tau=1e-9)
+hdg_cli_test(solver_scaled_k2 0
+  -e "L2 error u +7[.]589377e-05" -e "L2 error ustar +2[.]496121e-06"
   -- $<TARGET_FILE:hdgc> run ${HDG_TEST_DIR}/data/hdg/poisson_exp.hdg --order 2 --mesh square:8 --set kappa=1e-9 --set tau=1e-9)

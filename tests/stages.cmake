@@ -52,7 +52,7 @@ hdg_cli_test(stages_coef_split_scalar 0 -e "L2 error ustar +1\\.39687[0-9]e-09"
 # the FMA peak it measured.
 hdg_cli_test(stages_bench 0
   -e "one thread, best of 1. FMA peak [0-9.]+ GFLOP/s"
-  -e "^ 1 local +[0-9.]+ +4253 "
+  -e "^ 1 local +[0-9.]+ +3869 "
   -e "^ 2 post +[0-9.]+ +3255 "
   -e "^ 2 errors "
   -e "^ 2 post/local time [0-9.]+"
