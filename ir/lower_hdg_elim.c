@@ -95,8 +95,8 @@ static double elim_flops(double g, double nr, double ncl)
  * the dense LU's flops. The local kernel used to ask for more (it measured
  * no faster where it saved under 45% of the flops, one element at a time:
  * poisson k = 1: 35%, 1.06x; k = 2: 42%, 0.92x). Batched across SIMD lanes
- * (backends/c/emit_batch.c) it is 1.3x faster at k = 2 and within 10% at
- * k = 1, and its diagonal steps make the local solve independent of the
+ * (backends/c/emit_batch.c) it is 1.24x faster at k = 2 and 8% slower at
+ * k = 1 (local stage, square:64, 3 alternating rounds), and its diagonal steps make the local solve independent of the
  * problem's units: the dense LU's pivot test (1e-14 of the largest entry)
  * took kappa = tau = 1e-9 at k <= 2 for a singular matrix. So the local
  * kernel takes the plan whenever it saves flops (LOCAL_KEEP 1). */
