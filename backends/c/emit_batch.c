@@ -23,7 +23,10 @@
  * A kernel that reads another item's data (rows through an imap, the item's
  * index) cannot be batched this way and keeps the scalar form; so does one
  * that indexes by a varying integer or mixes varying and uniform operands in
- * a dense operation. hdg_emit_c_batchable says which and why. */
+ * a dense operation, one with neither a dense operation nor a function call
+ * (its loops vectorise over one item's values already), and one whose locals
+ * would pass HDG_EMIT_C_BATCH_MAX W items wide. hdg_emit_c_batchable says
+ * which and why. */
 #include "backends/c/emit.h"
 #include "backends/c/emit_dense.h"
 
