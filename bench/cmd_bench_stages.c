@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "backends/c/emit.h"
 #include "backends/c/jit.h"
 #include "cli/commands.h"
 #include "compiler/mesh_data.h"
@@ -47,6 +48,7 @@ typedef struct row {
     double sec[NSTAGE];        /* best seconds over all elements */
     long long flops[NSTAGE];   /* cost model, per element */
     int present[NSTAGE];
+    int lanes[NSTAGE];         /* items per batch of the kernel (1: one at a time) */
 } row;
 
 typedef struct options {
@@ -68,7 +70,8 @@ static void help(void)
            "of the cost model (hdgc ir) at the FMA peak of one core, measured in the same\n"
            "run by a JIT-compiled loop of independent 4-wide FMAs. Columns per stage:\n"
            "us/el (best time per element), flops (model, per element), GF/s, %%peak and\n"
-           "x model = time / (flops / peak): 1 means the counted flops run at the peak.\n"
+           "x model = time / (flops / peak): 1 means the counted flops run at the peak;\n"
+           "lanes: elements per SIMD batch of the kernel (1: one at a time; HDGC_BATCH).\n"
            "\n"
            "options:\n"
            "  --orders a..b   orders to run (default: the file's)\n"
@@ -232,6 +235,11 @@ static hdg_status bench_order(const hdg_problem *p, const options *o, const hdg_
             if (!names[s][0]) continue;
             st = time_kernel(&cc, names[s], a, ne, &b, o->reps, &out->sec[s], &out->flops[s], err);
             out->present[s] = !st;
+            out->lanes[s] = 1;
+            for (int i = 0; i < L.mod->nkernels && cc.batch; i++)
+                if (!strcmp(L.mod->kernels[i]->name, names[s]) &&
+                    !hdg_emit_c_batchable(L.mod->kernels[i], cc.batch, NULL, 0))
+                    out->lanes[s] = cc.batch;
         }
         out->ok = !st;
     }
@@ -249,14 +257,15 @@ static void print_rows(const options *o, const row *rows, long long ne, double p
 {
     printf("%s on %s (%lld elements), one thread, best of %d; FMA peak %.1f GFLOP/s\n", o->file, o->mesh, ne,
            o->reps, peak * 1e-9);
-    printf("%2s %-8s %10s %10s %8s %7s %8s\n", "k", "stage", "us/el", "flops", "GF/s", "%peak", "x model");
+    printf("%2s %-8s %10s %10s %8s %7s %8s %5s\n", "k", "stage", "us/el", "flops", "GF/s", "%peak", "x model",
+           "lanes");
     for (int k = o->kmin; k <= o->kmax; k++) {
         const row *r = &rows[k - o->kmin];
         for (int s = 0; s < NSTAGE && r->ok; s++) {
             if (!r->present[s]) continue;
             double tel = r->sec[s] / (double)ne, gf = (double)r->flops[s] / tel;
-            printf("%2d %-8s %10.3f %10lld %8.2f %6.1f%% %8.2f\n", k, stage_name[s], tel * 1e6, r->flops[s],
-                   gf * 1e-9, 100 * gf / peak, peak / gf);
+            printf("%2d %-8s %10.3f %10lld %8.2f %6.1f%% %8.2f %5d\n", k, stage_name[s], tel * 1e6, r->flops[s],
+                   gf * 1e-9, 100 * gf / peak, peak / gf, r->lanes[s]);
         }
         if (r->ok && r->present[2])
             printf("%2d post/local time %.3f\n", k, r->sec[2] / r->sec[0]);
@@ -284,6 +293,7 @@ static int write_json(const options *o, const row *rows, long long ne, double pe
             hdg_report_int(x, "model_flops", r->flops[s]);
             hdg_report_number(x, "gflops", gf * 1e-9);
             hdg_report_number(x, "fraction_of_peak", gf / peak);
+            hdg_report_int(x, "lanes", r->lanes[s]);
         }
     }
     return hdg_cli_write_report(j, o->json);
