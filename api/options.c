@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "api/api.h"
+#include "compiler/pipeline.h"
 #include "compiler/run_png.h"
 #include "runtime/parallel.h"
 #include "support/util.h"
@@ -135,7 +136,7 @@ hdg_status hdgc_check_option(const char *name, const char *value, hdg_error *err
 }
 
 /* The environment the library reads, checked before any work: HDGC_CACHE, HDG_THREADS,
- * HDGC_MEMORY_LIMIT (the messages `hdgc` prints after "hdgc: "). */
+ * HDGC_BATCH, HDGC_MEMORY_LIMIT (the messages `hdgc` prints after "hdgc: "). */
 hdg_status hdgc_check_environment(hdg_error *err)
 {
     double bytes;
@@ -144,5 +145,6 @@ hdg_status hdgc_check_environment(hdg_error *err)
     for (size_t i = 0; cache && i < sizeof ok / sizeof *ok; i++) known |= !strcasecmp(cache, ok[i]);
     if (!known) return hdg_fail(err, HDG_EINPUT, "HDGC_CACHE=%.64s: expected on or off (1/0, yes/no, true/false)", cache);
     hdg_status st = hdg_parallel_check_env(err);
+    if (!st) st = hdg_batch_check_env(err);
     return st ? st : hdg_memory_available(&bytes, err);
 }

@@ -56,12 +56,28 @@ static void name_failing_kernel(const char *src, const char *module, hdg_error *
     err->msg[len] = '\0';
 }
 
-int hdg_batch_width(void)
+/* HDGC_BATCH: 1 (none), 2, 4 or 8; *w = 0 for 1; 0 for any other value */
+static int batch_env(int *w)
 {
     const char *s = getenv("HDGC_BATCH");
-    if (!s || !*s) return 4;
-    int w = atoi(s);
-    return w == 2 || w == 4 || w == 8 ? w : 0;
+    long v = 4;
+    if (s && *s && (!hdg_parse_long(s, 1, 8, &v) || (v & (v - 1)))) return 0;
+    *w = v > 1 ? (int)v : 0;
+    return 1;
+}
+
+int hdg_batch_width(void)
+{
+    int w;
+    return batch_env(&w) ? w : 0;   /* a bad value: hdg_batch_check_env refused it first */
+}
+
+hdg_status hdg_batch_check_env(hdg_error *err)
+{
+    int w;
+    if (batch_env(&w)) return HDG_OK;
+    return hdg_fail(err, HDG_EINPUT, "HDGC_BATCH=%.64s: expected 1 (kernels one element at a time), 2, 4 or 8 "
+                    "(elements per SIMD batch)", getenv("HDGC_BATCH"));
 }
 
 hdg_status hdg_compile_c(hdg_ir_module *m, const hdg_compile_options *opt, hdg_compiled *out,

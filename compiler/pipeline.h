@@ -41,9 +41,10 @@ typedef struct hdg_compiled {
 } hdg_compiled;
 
 /* Items per batch of the C backend's kernels (hdg_emit_c_options.batch):
- * 4 by default, HDGC_BATCH=2, 4 or 8; any other value of HDGC_BATCH (1, off)
- * turns batching off (0). */
+ * 4 by default, HDGC_BATCH=2, 4 or 8; HDGC_BATCH=1 turns batching off (0).
+ * hdg_batch_check_env refuses any other value (hdgc_check_environment calls it). */
 int hdg_batch_width(void);
+hdg_status hdg_batch_check_env(hdg_error *err);
 
 /* Optimizes the module's kernels in place, emits C and compiles it. */
 hdg_status hdg_compile_c(hdg_ir_module *m, const hdg_compile_options *opt, hdg_compiled *out,

@@ -130,8 +130,8 @@ hdg_status hdgc_problem_set_option(hdgc_problem *p, const char *name, const char
 hdg_status hdgc_check_option(const char *name, const char *value, hdg_error *err);
 
 /* The environment the library reads, checked before any work: HDGC_CACHE (on/off, 1/0,
- * yes/no, true/false), HDG_THREADS (1..the maximum), HDGC_MEMORY_LIMIT (bytes). HDG_EINPUT
- * naming the variable. */
+ * yes/no, true/false), HDG_THREADS (1..the maximum), HDGC_BATCH (1, 2, 4, 8),
+ * HDGC_MEMORY_LIMIT (bytes). HDG_EINPUT naming the variable. */
 hdg_status hdgc_check_environment(hdg_error *err);
 
 /* A mesh from the caller's arrays, used by the following solves instead of the "mesh"
