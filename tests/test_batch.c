@@ -241,12 +241,13 @@ static void test_expr(hdg_jit *scalar, hdg_jit *batched)
 
 static void test_source(const char *src)
 {
-    /* the comment right before each kernel says how it runs */
-    static const char *const batched[] = {"dense", "expr"};
+    /* the comment right before each kernel says how it runs: expr is small enough
+       to have its loops unrolled (HDG_EMIT_C_UNROLL_MAX), dense is not */
+    static const char *const batched[] = {"dense", "expr"}, *const how[] = {"", ", every loop unrolled"};
     for (int i = 0; i < 2; i++) {
         char want[160];
-        snprintf(want, sizeof want, "vector lane (see emit_batch.c) */\nvoid %s(long long begin", batched[i]);
-        CHECK(strstr(src, want) != NULL, "%s not batched", batched[i]);
+        snprintf(want, sizeof want, "vector lane%s (see emit_batch.c) */\nvoid %s(long long begin", how[i], batched[i]);
+        CHECK(strstr(src, want) != NULL, "%s not batched as expected", batched[i]);
     }
     CHECK(strstr(src, "/* one item at a time: it reads the item's index */\n/* kernel by_item ") != NULL,
           "by_item: no reason given");
@@ -260,6 +261,7 @@ static void test_source(const char *src)
     hdg_ir_tensor *M = hdg_ir_local(k, "M", HDG_IR_DOUBLE, HDG_SHAPE(150, 150));   /* 176 KiB, 703 KiB 4 wide */
     hdg_ir_fill(k, M, hdg_ir_call(k, HDG_FN_EXP, hdg_ir_ld1(k, in, hdg_ir_int(k, 0))));
     hdg_ir_assign(k, hdg_ir_ld1(k, out, hdg_ir_int(k, 0)), hdg_ir_ld2(k, M, hdg_ir_int(k, 1), hdg_ir_int(k, 2)));
+    CHECK(hdg_emit_c_unrolled_size(k) == 150 * 150 + 1, "unrolled size %lld", hdg_emit_c_unrolled_size(k));
     CHECK(hdg_emit_c_batchable(k, 4, why, sizeof why) != NULL && strstr(why, "would take 703 KiB 4 items wide, more than 512 KiB"),
           "large locals: '%s'", why);
     CHECK(hdg_emit_c_batchable(k, 2, why, sizeof why) == NULL && !why[0], "2 wide: '%s'", why);

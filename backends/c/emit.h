@@ -75,6 +75,16 @@ long long hdg_emit_c_local_bytes(const hdg_ir_tensor *t);
  * local and recovery kernels at k >= 7: batched, they gained 1.1-1.4x at
  * k = 5, 6 with 270-460 KiB of locals, nothing measurable at k = 7 with 690-750 KiB). */
 const char *hdg_emit_c_batchable(const hdg_ir_kernel *k, int W, char *why, size_t size);
+/* A batched kernel whose size with every loop unrolled (hdg_emit_c_unrolled_size: its
+ * statements times their loops' trips, dense operations by their multiply-adds) is at
+ * most this has every loop unrolled by pragma. Its local matrices, indexed by constants
+ * then, become values the compiler keeps in registers and spills once, instead of one
+ * load and store per term and entry. poisson's kernels at k = 1 (sizes 310-2284) ran
+ * 1.2-1.7x faster so for no measurable compile time. Larger kernels gain less per
+ * second of compile: at k = 2 local (5836) ran 1.3x faster for 1.3 s more compile,
+ * at k = 3 local (13270) 5% faster for 4 s more (docs/performance.md). */
+#define HDG_EMIT_C_UNROLL_MAX 2500
+long long hdg_emit_c_unrolled_size(const hdg_ir_kernel *k);
 void hdg_emit_c_batch_kernel(const hdg_ir_kernel *k, hdg_str *out, const hdg_emit_c_options *opt, int W);
 void hdg_emit_c_batch_helpers(hdg_str *out, int W);
 

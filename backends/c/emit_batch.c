@@ -41,6 +41,7 @@ typedef struct bctx {
     unsigned char *vt;       /* by tensor id: varying */
     unsigned char *vv;       /* by var id: varying */
     int W;
+    int unroll;              /* every loop of the kernel unrolled (HDG_EMIT_C_UNROLL_MAX) */
     const char *why;         /* first reason the kernel cannot be batched */
 } bctx;
 
@@ -215,6 +216,26 @@ const char *hdg_emit_c_batchable(const hdg_ir_kernel *k, int W, char *why, size_
     return b.why;
 }
 
+/* The kernel's size with every loop unrolled: its statements times the trips
+ * of their loops, a dense operation by its multiply-adds. */
+static long long unrolled_block(const hdg_ir_stmt *s, long long trips)
+{
+    long long n = 0;
+    for (; s; s = s->next) {
+        const hdg_ir_tensor *A = s->A, *B = s->B;
+        switch (s->kind) {
+        case HDG_S_FOR: n += unrolled_block(s->body.first, trips * s->var->extent); break;
+        case HDG_S_LET: case HDG_S_STORE: n += trips; break;
+        case HDG_S_MATMUL: n += trips * s->C->size * (s->transa ? A->shape[0] : A->shape[1]); break;
+        case HDG_S_LU: case HDG_S_CHOL: n += trips * A->size * A->shape[0] / 3; break;
+        default: n += trips * A->shape[0] * B->size; break;   /* the solves */
+        }
+    }
+    return n;
+}
+
+long long hdg_emit_c_unrolled_size(const hdg_ir_kernel *k) { return unrolled_block(k->body.first, 1); }
+
 /* ------------------------------------------------------------- expressions */
 
 static void vexpr(bctx *b, const hdg_ir_expr *e);
@@ -332,6 +353,7 @@ static void vstmt(bctx *b, const hdg_ir_stmt *s, int ind)
     indent(b, ind);
     if (s->kind == HDG_S_FOR) {
         const char *v = s->var->name;
+        if (b->unroll) hdg_str_puts(out, "HDG_UNROLL ");
         hdg_str_printf(out, "for (int %s = 0; %s < %d; ++%s) {\n", v, v, s->var->extent, v);
         if (back) hdg_emit_c_line_back(b->p);
         vblock(b, s->body.first, ind + 4);
@@ -412,7 +434,9 @@ void hdg_emit_c_batch_kernel(const hdg_ir_kernel *k, hdg_str *out, const hdg_emi
     bctx b = { .k = k, .out = out, .W = W };
     b.p = hdg_emit_c_printer_new(k, out, &o);
     analyse(&b);
-    hdg_str_printf(out, "/* %d items per call of the body, one per vector lane (see emit_batch.c) */\n", W);
+    b.unroll = hdg_emit_c_unrolled_size(k) <= HDG_EMIT_C_UNROLL_MAX;
+    hdg_str_printf(out, "/* %d items per call of the body, one per vector lane%s (see emit_batch.c) */\n", W,
+                   b.unroll ? ", every loop unrolled" : "");
     hdg_str_printf(out, "void %s(long long begin, long long end, const hdg_kargs *a);\n", k->name);
     hdg_str_printf(out, "void %s(long long begin, long long end, const hdg_kargs *a)\n{\n", k->name);
     hdg_str_puts(out, "    (void)a;\n");
