@@ -106,6 +106,7 @@ hdg_status hdg_compile_c(hdg_ir_module *m, const hdg_compile_options *opt, hdg_c
     hdg_jit_options jo = HDG_JIT_OPTIONS_DEFAULT;
     jo.opt_level = o.opt_level;
     jo.use_cache = o.use_cache;
+    jo.threads = hdg_parallel_threads();
     st = hdg_jit_compile(src.s, m->name, &jo, &out->jit, &out->stats, err);
     if (st == HDG_ECOMPILE) name_failing_kernel(src.s, m->name, err);
     out->source_bytes = src.len;

@@ -95,7 +95,7 @@ static void test_basic(void)
 {
     hdg_error err;
     hdg_jit_stats st;
-    hdg_jit_options o = {"", 3, 1}; /* cache disabled */
+    hdg_jit_options o = {"", 3, 1, 0}; /* cache disabled */
     hdg_jit *jit = compile(kernel_source(), "basic", &o, &st, &err);
     CHECK(jit != NULL, "compile: %s", err.msg);
     CHECK(st.cache_hit == 0 && st.compile_seconds > 0, "no cache, compiled");
@@ -106,7 +106,7 @@ static void test_basic(void)
     CHECK(hdg_jit_lookup(jit, "weights_kernel") == NULL, "static data is not exported");
     hdg_jit_free(jit);
 
-    hdg_jit_options o0 = {"", 0, 0};
+    hdg_jit_options o0 = {"", 0, 0, 0};
     jit = compile(kernel_source(), "basic_O0", &o0, NULL, &err);
     CHECK(jit != NULL, "compile -O0: %s", err.msg);
     check_kernel(jit, "O0");
@@ -126,7 +126,7 @@ static void test_compile_error(void)
                       "    return y + undeclared_var;\n"
                       "}\n";
     hdg_error err;
-    hdg_jit_options o = {"", 3, 1};
+    hdg_jit_options o = {"", 3, 1, 0};
     hdg_jit *jit = NULL;
     hdg_status s = hdg_jit_compile(src, "poisson_k3", &o, &jit, NULL, &err);
     CHECK(s == HDG_ECOMPILE && err.code == HDG_ECOMPILE, "status %d", (int)s);
@@ -149,7 +149,7 @@ static void test_link_error(void)
     const char *src = "double nosuch_function_xyz(double);\n"
                       "double calls_missing(double x) { return 2.0 * nosuch_function_xyz(x); }\n";
     hdg_error err;
-    hdg_jit_options o = {"", 3, 1};
+    hdg_jit_options o = {"", 3, 1, 0};
     hdg_jit *jit = NULL;
     hdg_status s = hdg_jit_compile(src, "linkfail", &o, &jit, NULL, &err);
     CHECK(s == HDG_ECOMPILE && jit == NULL, "undefined function fails at load (%d)", (int)s);
@@ -160,7 +160,7 @@ static void test_link_error(void)
 static void test_two_modules(void)
 {
     hdg_error err;
-    hdg_jit_options o = {"", 2, 1};
+    hdg_jit_options o = {"", 2, 1, 0};
     hdg_jit *a = compile("int which(void) { return 1; }\n"
                          "static int counter;\n"
                          "int bump(void) { return ++counter; }\n",
@@ -234,7 +234,7 @@ static void test_cache(void)
     /* damaged entries, in a cache dir of their own (one entry) */
     char dmg[4096];
     snprintf(dmg, sizeof dmg, "%s/damaged", root);
-    hdg_jit_options o = {dmg, 3, 1};
+    hdg_jit_options o = {dmg, 3, 1, 0};
     jit = compile(kernel_source(), "dmg", &o, &st, &err);
     hdg_jit_free(jit);
     CHECK(only_entry(dmg, entry, sizeof entry), "one object in %s", dmg);
@@ -270,7 +270,7 @@ static void test_cache(void)
     f = fopen(file, "w");
     if (f) fclose(f);
     snprintf(bad, sizeof bad, "%s/sub", file);
-    hdg_jit_options ob = {bad, 3, 1};
+    hdg_jit_options ob = {bad, 3, 1, 0};
     jit = compile(kernel_source(), "nocache", &ob, &st, &err);
     CHECK(jit != NULL && st.cache_hit == 0, "compiles without a cache: %s", err.msg);
     CHECK(strstr(st.warning, "cache") && strstr(st.warning, "plainfile"), "warning: '%s'",
@@ -282,7 +282,7 @@ static void test_cache(void)
     char off[4096];
     snprintf(off, sizeof off, "%s/off", root);
     mkdir(off, 0755);
-    hdg_jit_options oo = {off, 3, 1};
+    hdg_jit_options oo = {off, 3, 1, 0};
     setenv("HDGC_CACHE", "off", 1);
     jit = compile(kernel_source(), "off", &oo, &st, &err);
     unsetenv("HDGC_CACHE");
@@ -291,6 +291,59 @@ static void test_cache(void)
     oo.use_cache = 0;
     jit = compile(kernel_source(), "off", &oo, &st, &err);
     CHECK(jit && st.cache_hit == 0 && !only_entry(off, entry, sizeof entry), "use_cache=0");
+    hdg_jit_free(jit);
+}
+
+/* A module of several kernels is compiled on several threads, one object per
+ * group of kernels; each object keeps the tables and helpers its kernels use.
+ * A module with mutable data its functions share stays one object. */
+static const char split_source[] =
+    "static const double tab[4] = {1.0, 2.0, 3.0, 4.0};\n"
+    "static inline double twice(double x) { return 2.0 * x; }\n"
+    "double k0(int i) { return tab[i]; }\n"
+    "double k1(int i) { return twice(tab[i]); }\n"
+    "double k2(int i) { double s = 0; for (int j = 0; j <= i; j++) s += tab[j]; return s; }\n"
+    "double k3(double x) { return twice(x) + 1.0; }\n";
+
+static void test_split(void)
+{
+    char dir[4096], entry[4200];
+    snprintf(dir, sizeof dir, "%s/split", root);
+    hdg_error err;
+    hdg_jit_stats st;
+    for (int threads = 1; threads <= 3; threads++) {
+        hdg_jit_options o = {dir, 3, 1, threads};
+        for (int pass = 0; pass < 2; pass++) {   /* compiled, then from the cache */
+            hdg_jit *jit = compile(split_source, "split", &o, &st, &err);
+            CHECK(jit != NULL, "%d threads: %s", threads, err.msg);
+            if (!jit) continue;
+            CHECK(st.cache_hit == pass, "%d threads, pass %d: cache hit %d", threads, pass, st.cache_hit);
+            CHECK(st.objects == (pass ? 0 : threads), "%d threads: %d objects", threads, st.objects);
+            double (*f0)(int) = (double (*)(int))hdg_jit_lookup(jit, "k0");
+            double (*f1)(int) = (double (*)(int))hdg_jit_lookup(jit, "k1");
+            double (*f2)(int) = (double (*)(int))hdg_jit_lookup(jit, "k2");
+            double (*f3)(double) = (double (*)(double))hdg_jit_lookup(jit, "k3");
+            CHECK(f0 && f1 && f2 && f3, "%d threads: every kernel found", threads);
+            if (f0 && f1 && f2 && f3)
+                CHECK(f0(2) == 3.0 && f1(3) == 8.0 && f2(3) == 10.0 && f3(0.5) == 2.0,
+                      "%d threads: %g %g %g %g", threads, f0(2), f1(3), f2(3), f3(0.5));
+            hdg_jit_free(jit);
+        }
+        CHECK(only_entry(dir, entry, sizeof entry) && unlink(entry) == 0, "one cache entry");
+    }
+    /* shared mutable data: one object, one counter */
+    hdg_jit_options o = {"", 3, 1, 4};
+    hdg_jit *jit = compile("static int counter;\n"
+                           "int bump(void) { return ++counter; }\n"
+                           "int peek(void) { return counter; }\n",
+                           "shared", &o, &st, &err);
+    CHECK(jit && st.objects == 1, "shared data: %d objects (%s)", st.objects, err.msg);
+    int (*bump)(void) = jit ? (int (*)(void))hdg_jit_lookup(jit, "bump") : NULL;
+    int (*peek)(void) = jit ? (int (*)(void))hdg_jit_lookup(jit, "peek") : NULL;
+    if (bump && peek) {
+        bump(), bump();
+        CHECK(peek() == 2, "one counter: %d", peek());
+    }
     hdg_jit_free(jit);
 }
 
@@ -349,7 +402,7 @@ static void test_big(void)
     for (const char *p = src; *p; p++) lines += *p == '\n';
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/big", root);
-    hdg_jit_options o = {dir, 3, 1};
+    hdg_jit_options o = {dir, 3, 1, 0};
     hdg_error err;
     hdg_jit_stats cold, warm;
     double t0 = hdg_wtime();
@@ -403,6 +456,7 @@ int main(void)
     test_link_error();
     test_two_modules();
     test_cache();
+    test_split();
     test_big();
     rm_tree(root);
     return test_summary("jit");

@@ -7,7 +7,12 @@
 //            --codegen--> ELF object in memory --> disk cache
 //            --ORC LLJIT (libm, libmvec and the process as symbol sources; the
 //              module's sections in one reservation, Slab)--> addresses.
-// A cache hit starts at the object and skips Clang and the optimizer.
+// A cache hit starts at the objects and skips Clang and the optimizer.
+// A module of several kernels is compiled on several threads: its external
+// functions are split into groups of about equal size, and each thread parses
+// the source in its own LLVMContext, drops the other groups' bodies and makes
+// an object of its own (Parallel compilation, below); the cache entry holds
+// them all.
 #include "backends/c/jit.h"
 
 extern "C" {
@@ -29,6 +34,7 @@ extern "C" {
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/RTDyldObjectLinkingLayer.h>
 #include <llvm/ExecutionEngine/SectionMemoryManager.h>
+#include <llvm/IR/Instructions.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
@@ -53,12 +59,14 @@ extern "C" {
 #include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
+#include <unordered_map>
 #include <vector>
 
 using namespace llvm;
 
 // Bump when the pipeline changes in a way that changes the objects it makes.
-static const char JIT_REVISION[] = "hdgc-jit-4";
+static const char JIT_REVISION[] = "hdgc-jit-5";
 
 // The pages of one module: one reservation of address space, sized by
 // RuntimeDyld before it loads the object and handed out in order, so that code
@@ -78,7 +86,12 @@ public:
     // with its alignment, and RuntimeDyld's sizes include the stubs.
     void size_for(size_t code, size_t rodata, size_t rwdata, size_t align)
     {
-        if (!base) reserve = 2 * (code + rodata + rwdata) + 6 * align + (size_t(1) << 20);
+        if (!base) reserve = std::max(reserve, 2 * (code + rodata + rwdata) + 6 * align + (size_t(1) << 20));
+    }
+    // Several objects share the reservation, which is made for the first: at least n bytes.
+    void at_least(size_t n)
+    {
+        if (!base) reserve = std::max(reserve, n);
     }
     sys::MemoryBlock allocateMappedMemory(SectionMemoryManager::AllocationPurpose, size_t n,
                                           const sys::MemoryBlock *const, unsigned flags,
@@ -338,22 +351,163 @@ static bool emit_object(Module &m, TargetMachine &tm, SmallVectorImpl<char> &obj
     return true;
 }
 
-static hdg_status compile_object(const char *source, const std::string &file, int opt_level,
-                                 bool cxx, SmallVectorImpl<char> &obj, hdg_error *err)
+typedef SmallVector<char, 0> Object;
+
+// Optimizes m (parsed from file in its own context) and makes its object.
+static hdg_status optimize_and_emit(Module &m, const std::string &file, int opt_level, Object &obj,
+                                    hdg_error *err)
+{
+    std::unique_ptr<TargetMachine> tm = host_machine(opt_level);
+    m.setDataLayout(tm->createDataLayout());
+    optimize(m, *tm, opt_level);
+    if (!emit_object(m, *tm, obj))
+        return hdg_fail(err, HDG_EINTERNAL, "%s: LLVM cannot emit an object file for %s",
+                        file.c_str(), host().triple.c_str());
+    return HDG_OK;
+}
+
+static hdg_status parse_failed(const std::string &file, bool cxx, const std::string &diag, hdg_error *err)
+{
+    return hdg_fail(err, HDG_ECOMPILE, "%s: generated %s failed to compile (a bug in hdgc):\n%s",
+                    file.c_str(), cxx ? "C++" : "C", diag.c_str());
+}
+
+// ---- parallel compilation ----------------------------------------------------
+
+// The functions m defines with external linkage (the kernels), each with its
+// size: its instructions and those of the internal functions it calls,
+// directly or not (the helpers it will inline).
+static std::vector<std::pair<std::string, size_t>> external_sizes(Module &m)
+{
+    std::unordered_map<const Function *, size_t> own;
+    for (Function &f : m) own[&f] = f.isDeclaration() ? 0 : f.getInstructionCount();
+    std::vector<std::pair<std::string, size_t>> out;
+    for (Function &f : m) {
+        if (f.isDeclaration() || !f.hasExternalLinkage()) continue;
+        std::vector<const Function *> todo{&f}, seen{&f};
+        size_t n = 0;
+        while (!todo.empty()) {
+            const Function *g = todo.back();
+            todo.pop_back();
+            n += own[g];
+            for (const BasicBlock &bb : *g)
+                for (const Instruction &i : bb)
+                    if (const auto *call = dyn_cast<CallBase>(&i)) {
+                        const Function *c = call->getCalledFunction();
+                        if (c && !c->isDeclaration() && c->hasLocalLinkage() &&
+                            std::find(seen.begin(), seen.end(), c) == seen.end())
+                            seen.push_back(c), todo.push_back(c);
+                    }
+        }
+        out.emplace_back(f.getName().str(), n);
+    }
+    return out;
+}
+
+// The external functions in at most `groups` groups of about equal size (the
+// largest first, each to the smallest group so far). One group when the module
+// has mutable data: each object would get its own copy.
+static std::vector<std::vector<std::string>> split_kernels(Module &m, unsigned groups)
+{
+    std::vector<std::pair<std::string, size_t>> k = external_sizes(m);
+    for (const GlobalVariable &gv : m.globals())
+        if (!gv.isConstant()) groups = 1;
+    std::stable_sort(k.begin(), k.end(), [](const auto &a, const auto &b) { return a.second > b.second; });
+    groups = std::max(1u, std::min<unsigned>(groups, (unsigned)k.size()));
+    std::vector<std::vector<std::string>> g(groups);
+    std::vector<size_t> total(groups, 0);
+    for (const auto &f : k) {
+        size_t i = std::min_element(total.begin(), total.end()) - total.begin();
+        g[i].push_back(f.first);
+        total[i] += f.second;
+    }
+    return g;
+}
+
+// Leaves in m only the bodies of the external functions named in keep (the
+// optimizer then drops the helpers and tables the others used).
+static void keep_only(Module &m, const std::vector<std::string> &keep)
+{
+    for (Function &f : m)
+        if (!f.isDeclaration() && f.hasExternalLinkage() &&
+            std::find(keep.begin(), keep.end(), f.getName().str()) == keep.end())
+            f.deleteBody();
+}
+
+// One object per group of kernels, compiled on up to `threads` threads: the
+// first group in the calling thread from the module parsed there, each other
+// group in a thread of its own that parses the source again in its own context
+// (LLVM contexts are not shared between threads).
+static hdg_status compile_objects(const char *source, const std::string &file, int opt_level, bool cxx,
+                                  unsigned threads, std::vector<Object> &objs, hdg_error *err)
 {
     LLVMContext ctx;
     std::string diag;
     std::unique_ptr<Module> m = c_to_ir(source, file, opt_level, cxx, ctx, diag);
-    if (!m)
-        return hdg_fail(err, HDG_ECOMPILE, "%s: generated %s failed to compile (a bug in hdgc):\n%s",
-                        file.c_str(), cxx ? "C++" : "C", diag.c_str());
-    std::unique_ptr<TargetMachine> tm = host_machine(opt_level);
-    m->setDataLayout(tm->createDataLayout());
-    optimize(*m, *tm, opt_level);
-    if (!emit_object(*m, *tm, obj))
-        return hdg_fail(err, HDG_EINTERNAL, "%s: LLVM cannot emit an object file for %s",
-                        file.c_str(), host().triple.c_str());
+    if (!m) return parse_failed(file, cxx, diag, err);
+    std::vector<std::vector<std::string>> groups = split_kernels(*m, threads);
+    size_t n = groups.size();
+    objs.assign(n, Object());
+    std::vector<hdg_error> errs(n);
+    std::vector<hdg_status> st(n, HDG_OK);
+    std::vector<std::thread> pool;
+    for (size_t g = 1; g < n; g++)
+        pool.emplace_back([&, g] {
+            LLVMContext c;
+            std::string d;
+            std::unique_ptr<Module> mg = c_to_ir(source, file, opt_level, cxx, c, d);
+            if (!mg) {
+                st[g] = parse_failed(file, cxx, d, &errs[g]);
+                return;
+            }
+            keep_only(*mg, groups[g]);
+            st[g] = optimize_and_emit(*mg, file, opt_level, objs[g], &errs[g]);
+        });
+    if (n > 1) keep_only(*m, groups[0]);
+    st[0] = optimize_and_emit(*m, file, opt_level, objs[0], &errs[0]);
+    for (std::thread &t : pool) t.join();
+    for (size_t g = 0; g < n; g++)
+        if (st[g] != HDG_OK) {
+            *err = errs[g];
+            return st[g];
+        }
     return HDG_OK;
+}
+
+// The cache entry of several objects: "HDGCOBJS", the count (u32, then 4 zero
+// bytes), each object's size (u64), then the objects.
+static const char OBJS_MAGIC[8] = {'H', 'D', 'G', 'C', 'O', 'B', 'J', 'S'};
+
+static std::string pack_objects(const std::vector<Object> &objs)
+{
+    std::string out(OBJS_MAGIC, 8);
+    uint32_t count[2] = {(uint32_t)objs.size(), 0};
+    out.append((const char *)count, sizeof count);
+    for (const Object &o : objs) {
+        uint64_t n = o.size();
+        out.append((const char *)&n, sizeof n);
+    }
+    for (const Object &o : objs) out.append(o.data(), o.size());
+    return out;
+}
+
+// The objects of an entry, or false when it is not one pack_objects made.
+static bool unpack_objects(const char *p, size_t n, std::vector<StringRef> &objs)
+{
+    objs.clear();
+    if (n < 16 || std::memcmp(p, OBJS_MAGIC, 8)) return false;
+    uint32_t count;
+    std::memcpy(&count, p + 8, 4);
+    if (count == 0 || count > (n - 16) / 8) return false;
+    size_t at = 16 + (size_t)count * 8;
+    for (uint32_t i = 0; i < count; i++) {
+        uint64_t len;
+        std::memcpy(&len, p + 16 + 8 * (size_t)i, 8);
+        if (len == 0 || len > n - at) return false;
+        objs.emplace_back(p + at, (size_t)len);
+        at += (size_t)len;
+    }
+    return at == n;
 }
 
 // ---- object -> process (ORC) ----------------------------------------------
@@ -428,18 +582,26 @@ static Error make_lljit(hdg_jit *j)
     return Error::success();
 }
 
-// Adds the object and links it now (by looking up what it defines), so that
+// Adds the objects and links them now (by looking up what they define), so that
 // an unresolved symbol is reported here and not at the first hdg_jit_lookup.
-static hdg_status load_object(hdg_jit *j, std::unique_ptr<MemoryBuffer> obj,
-                              const std::string &file, hdg_error *err)
+static hdg_status load_objects(hdg_jit *j, const std::vector<StringRef> &objs, const std::string &file,
+                               hdg_error *err)
 {
     if (Error e = make_lljit(j))
         return hdg_fail(err, HDG_EINTERNAL, "%s: cannot start the JIT: %s", file.c_str(),
                         toString(std::move(e)).c_str());
-    std::vector<std::string> names = defined_symbols(obj->getMemBufferRef());
-    if (Error e = j->lljit->addObjectFile(std::move(obj)))
-        return hdg_fail(err, HDG_ECOMPILE, "%s: cannot load the object: %s", file.c_str(),
-                        take_message(j, std::move(e)).c_str());
+    size_t bytes = 0;
+    for (StringRef o : objs) bytes += o.size();
+    j->slab.at_least(2 * bytes + (objs.size() + 1) * (size_t(1) << 20));   /* sections fit in their objects */
+    std::vector<std::string> names;
+    for (StringRef o : objs) {
+        std::unique_ptr<MemoryBuffer> buf = MemoryBuffer::getMemBufferCopy(o, file);
+        std::vector<std::string> defined = defined_symbols(buf->getMemBufferRef());
+        names.insert(names.end(), defined.begin(), defined.end());
+        if (Error e = j->lljit->addObjectFile(std::move(buf)))
+            return hdg_fail(err, HDG_ECOMPILE, "%s: cannot load the object: %s", file.c_str(),
+                            take_message(j, std::move(e)).c_str());
+    }
     for (const std::string &name : names) {
         auto sym = j->lljit->lookupLinkerMangled(name);
         if (!sym)
@@ -507,29 +669,37 @@ static hdg_status compile_module(const char *source, const char *module_name, bo
     char cw[700];
     int hit = dir[0] && hdg_cache_get_warn(dir, "o", key, &data, &n, cw, sizeof cw);
     if (dir[0] && !hit) set_warning(stats, cw);   /* a damaged entry: compiled again, replaced */
+    std::vector<StringRef> objs_in;
+    if (hit && !unpack_objects((const char *)data, n, objs_in)) {   /* intact, but not ours: replaced */
+        set_warning(stats, "a kernel cache entry held no objects; compiled again");
+        hit = 0;
+    }
     if (hit) {
-        auto buf = MemoryBuffer::getMemBufferCopy(StringRef((const char *)data, n), file);
+        hdg_status st = load_objects(j.get(), objs_in, file, err);
         std::free(data);
-        hdg_status st = load_object(j.get(), std::move(buf), file, err);
         if (st != HDG_OK) return st;
         stats->cache_hit = 1;
         stats->load_seconds = hdg_wtime() - t0;
         *out = j.release();
         return HDG_OK;
     }
+    std::free(data);
 
-    SmallVector<char, 0> obj;
-    hdg_status st = compile_object(source, file, level, cxx, obj, err);
+    std::vector<Object> objs;
+    unsigned threads = o.threads > 0 ? (unsigned)o.threads : std::max(1u, std::thread::hardware_concurrency());
+    hdg_status st = compile_objects(source, file, level, cxx, threads, objs, err);
     if (st != HDG_OK) return st;
     double t1 = hdg_wtime();
     stats->compile_seconds = t1 - t0;
-    st = load_object(j.get(), MemoryBuffer::getMemBufferCopy(StringRef(obj.data(), obj.size()), file),
-                     file, err);
+    stats->objects = (int)objs.size();
+    std::string packed = pack_objects(objs);
+    unpack_objects(packed.data(), packed.size(), objs_in);
+    st = load_objects(j.get(), objs_in, file, err);
     if (st != HDG_OK) return st;
     stats->load_seconds = hdg_wtime() - t1;
     if (dir[0]) {
         char w[512];
-        if (hdg_cache_put(dir, "o", key, obj.data(), obj.size(), w, sizeof w) != 0)
+        if (hdg_cache_put(dir, "o", key, packed.data(), packed.size(), w, sizeof w) != 0)
             set_warning(stats, w);
     }
     *out = j.release();

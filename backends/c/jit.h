@@ -27,14 +27,17 @@ typedef struct hdg_jit_options {
                               else ~/.cache/hdgc); "" or HDGC_CACHE=off disables */
     int opt_level;         /* 0..3, default 3 */
     int use_cache;         /* default 1 */
+    int threads;           /* a module's kernels are compiled on up to this many threads,
+                              0 (default): as many as the machine has */
 } hdg_jit_options;
 
-#define HDG_JIT_OPTIONS_DEFAULT {NULL, 3, 1}
+#define HDG_JIT_OPTIONS_DEFAULT {NULL, 3, 1, 0}
 
 typedef struct hdg_jit_stats {
     int cache_hit;          /* 1: object read from the cache, Clang skipped */
     double compile_seconds; /* C -> object (0 on a hit) */
     double load_seconds;    /* cache read + link into the process */
+    int objects;            /* objects compiled (kernel groups on their threads; 0 on a hit) */
     char warning[512];      /* non-fatal trouble, e.g. an unwritable cache dir */
 } hdg_jit_stats;
 
