@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli/commands.h"
 #include "hdgc.h"
@@ -28,16 +27,17 @@ static void help(void)
            "one per lane of a SIMD vector, where a kernel allows it (a comment before\n"
            "each kernel says so, or why not); HDGC_BATCH=1 writes them one element at a\n"
            "time (docs/ir.md, \"Kernels batched across SIMD lanes\").\n"
-           "DIR is created if it does not exist. Default backend: c.\n");
+           "DIR is created if it does not exist, with its parents. Default backend: c.\n");
 }
 
 static int write_file(const char *dir, const char *name, const char *ext, const char *text)
 {
-    if (mkdir(dir, 0777) && errno != EEXIST) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s", dir);
+    if (hdg_make_dirs(path)) {
         fprintf(stderr, "hdgc emit: cannot create directory '%s': %s\n", dir, strerror(errno));
         return 1;
     }
-    char path[4096];
     snprintf(path, sizeof path, "%s/%s%s", dir, name, ext);
     hdg_ofile o;   /* atomic: a failed write keeps the previous file */
     hdg_error err = {0};

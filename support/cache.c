@@ -42,23 +42,6 @@ static const char *home_dir(void)
     return pw && pw->pw_dir && *pw->pw_dir ? pw->pw_dir : NULL;
 }
 
-/* mkdir -p; on failure errno tells why. */
-static int make_dirs(char *path)
-{
-    struct stat st;
-    for (char *p = path + 1;; p++) {
-        if (*p != '/' && *p != '\0') continue;
-        char c = *p;
-        *p = '\0';
-        int ok = mkdir(path, 0755) == 0 || (errno == EEXIST && stat(path, &st) == 0 &&
-                                           S_ISDIR(st.st_mode));
-        if (!ok && errno == EEXIST) errno = ENOTDIR;
-        *p = c;
-        if (!ok) return -1;
-        if (c == '\0') return 0;
-    }
-}
-
 hdg_status hdg_cache_dir(const char *override, char *out, size_t n, hdg_error *err)
 {
     char path[4096];
@@ -81,7 +64,7 @@ hdg_status hdg_cache_dir(const char *override, char *out, size_t n, hdg_error *e
         return hdg_fail(err, HDG_EIO, "kernel cache disabled: %.60s...: path too long (%d bytes)", path,
                         len);
     while (len > 1 && path[len - 1] == '/') path[--len] = '\0';
-    if (make_dirs(path) != 0)
+    if (hdg_make_dirs(path) != 0)
         return hdg_fail(err, HDG_EIO, "kernel cache disabled: %s: %s", path, strerror(errno));
     if (access(path, W_OK | X_OK) != 0)
         return hdg_fail(err, HDG_EIO, "kernel cache disabled: %s: not writable: %s", path, strerror(errno));

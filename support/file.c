@@ -194,3 +194,23 @@ void hdg_ofile_abort(hdg_ofile *o)
     free(o->name);
     memset(o, 0, sizeof *o);
 }
+
+int hdg_make_dirs(char *path)
+{
+    struct stat st;
+    if (!*path) {
+        errno = ENOENT;
+        return -1;
+    }
+    for (char *p = path + 1;; p++) {
+        if (*p != '/' && *p != '\0') continue;
+        char c = *p;
+        *p = '\0';
+        int ok = mkdir(path, 0755) == 0 || (errno == EEXIST && stat(path, &st) == 0 &&
+                                           S_ISDIR(st.st_mode));
+        if (!ok && errno == EEXIST) errno = ENOTDIR;
+        *p = c;
+        if (!ok) return -1;
+        if (c == '\0') return 0;
+    }
+}

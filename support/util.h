@@ -90,6 +90,10 @@ hdg_status hdg_ofile_open(hdg_ofile *o, const char *path, hdg_error *err);
 hdg_status hdg_ofile_commit(hdg_ofile *o, hdg_error *err);
 void hdg_ofile_abort(hdg_ofile *o);
 
+/* mkdir -p (path is modified while it runs, and restored): 0, or -1 with errno
+ * telling why (ENOTDIR when a part of it exists and is not a directory). */
+int hdg_make_dirs(char *path);
+
 /* Seconds since an arbitrary epoch, monotonic. */
 double hdg_wtime(void);
 

@@ -33,6 +33,14 @@ foreach(ex poisson reaction_diffusion convection_diffusion maxwell2d acoustics2d
     WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
 endforeach()
 
+# -o DIR is created with its parents; a path under a regular file is refused with the reason
+add_test(NAME emit_nested_dir COMMAND sh -c
+  "rm -rf emit_nested && '$<TARGET_FILE:hdgc>' emit '${POISSON}' --order 1 -o emit_nested/a/b && test -s emit_nested/a/b/poisson.c"
+  WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+add_test(NAME emit_dir_under_file COMMAND sh -c
+  "rm -rf emit_file && mkdir emit_file && touch emit_file/plain && '$<TARGET_FILE:hdgc>' emit '${POISSON}' --order 1 -o emit_file/plain/sub 2>err.txt; test $? -eq 1 && grep -q \"cannot create directory 'emit_file/plain/sub': Not a directory\" err.txt"
+  WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+
 # backends: cuda must say clearly why it cannot run; auto falls back to c and says so
 hdg_cli_test(run_backend_cuda 1 -e "--backend cuda: no CUDA driver: /nonexistent/libcuda.so.1 not found" -- $<TARGET_FILE:hdgc> run ${POISSON} --order 1 --mesh square:2 --backend cuda)
 hdg_cli_test(run_backend_auto 0 -e "auto chose c: no CUDA driver" -e "L2 error u" -- $<TARGET_FILE:hdgc> run ${POISSON} --order 1 --mesh square:2 --backend auto)
