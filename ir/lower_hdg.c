@@ -445,6 +445,22 @@ hdg_ir_expr *hdg_lh_atom_coef(lower *c, hdg_ir_kernel *k, hdg_lower_env *env, co
     return coef;
 }
 
+/* A boundary atom's weight on each of the three faces (sJ times the marker flag
+ * times the coefficient, with the face's normal), in a local w[3]: the loop over
+ * faces is closed again, so that a block whose entries do not depend on the
+ * face can sum over the faces innermost, in one pass over its entries instead
+ * of one per face (each entry gets the same terms in the same order). */
+hdg_ir_tensor *hdg_lh_face_weights(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const hdg_atom *a)
+{
+    hdg_lower_env env = {c->p, {NULL, NULL, hdg_ir_time(k)}, {NULL, NULL}};
+    hdg_ir_expr *scale;
+    hdg_ir_tensor *w = hdg_ir_local(k, "cf", HDG_IR_DOUBLE, HDG_SHAPE(3));
+    hdg_ir_expr *f = hdg_lh_open_faces(c, k, g, a, &env, &scale);
+    hdg_ir_assign(k, hdg_ir_ld1(k, w, f), hdg_ir_mul(k, scale, hdg_lh_atom_coef(c, k, &env, a, 0)));
+    hdg_ir_end(k);
+    return w;
+}
+
 /* Where an atom's entries go: the block, and the offsets of its rows and of
  * its columns in it (non-zero when the blocks are views of one M). */
 typedef struct dest {
@@ -469,9 +485,33 @@ static void accum_trial(lower *c, hdg_ir_kernel *k, const dest *dst, hdg_ir_expr
     else hdg_ir_accum(k, dest_at(k, dst, row, col), v);
 }
 
+/* A boundary atom of an element-element block (or of an element row's source):
+ * its entries do not depend on the face, so the faces are summed innermost. */
+static void emit_atom_ref_faces_inside(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const dest *dst,
+                                       const side *ts, const side *rs, const hdg_atom *a)
+{
+    hdg_ir_tensor *w = hdg_lh_face_weights(c, k, g, a);
+    hdg_ir_expr *i = hdg_ir_for(k, "i", ts->n);
+    hdg_ir_expr *row = hdg_lh_dof(c, k, ts, 0, NULL, i), *j = NULL, *col = I(k, c->L->nt);
+    if (a->trial >= 0) {
+        j = hdg_ir_for(k, "j", rs->n);
+        col = hdg_lh_dof(c, k, rs, 0, NULL, j);
+    }
+    hdg_ir_expr *f = hdg_ir_for(k, "f", 3);
+    hdg_ir_accum(k, dest_at(k, dst, row, col),
+                 hdg_ir_mul(k, hdg_ir_ld1(k, w, f), ref_value(c, k, g, ts, a->trial >= 0 ? rs : NULL, f, i, j)));
+    hdg_ir_end(k);
+    if (j) hdg_ir_end(k);
+    hdg_ir_end(k);
+}
+
 static void emit_atom_ref(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const dest *dst,
                           const side *ts, const side *rs, const hdg_atom *a, int hist)
 {
+    if (a->domain == HDG_BOUNDARY && !hist && !ts->trace && (a->trial < 0 || !rs->trace)) {
+        emit_atom_ref_faces_inside(c, k, g, dst, ts, rs, a);
+        return;
+    }
     hdg_lower_env env = {c->p, {NULL, NULL, hdg_ir_time(k)}, {NULL, NULL}};
     hdg_ir_expr *scale = Gc(k, g, HDG_G_J);
     int boundary = a->domain == HDG_BOUNDARY;

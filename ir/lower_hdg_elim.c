@@ -269,14 +269,26 @@ static void emit_pair(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, hdg_ir_tenso
     int nt2 = hdg_lh_side_terms(g2.op, t2), nu2 = rs.trace ? 1 : hdg_lh_side_terms(rs.op, u2);
     if (ts.trace) t1[0] = (bterm){0, -1};
     if (rs.trace) u2[0] = (bterm){0, -1};
-    hdg_lower_env e1 = {c->p, {NULL, NULL, hdg_ir_time(k)}, {NULL, NULL}}, e2 = e1;
-    hdg_ir_expr *s1 = Gc(k, g, HDG_G_J), *s2 = Gc(k, g, HDG_G_J);
-    hdg_ir_expr *f1 = b1 ? hdg_lh_open_faces(c, k, g, a1, &e1, &s1) : NULL;
-    hdg_ir_expr *w1 = hdg_ir_let(k, "c", hdg_ir_mul(k, s1, hdg_lh_atom_coef(c, k, &e1, a1, 0)));
-    hdg_ir_expr *f2 = b2 ? hdg_lh_open_faces(c, k, g, a2, &e2, &s2) : NULL;
-    hdg_ir_expr *w2 = hdg_ir_let(k, "c", hdg_ir_mul(k, s2, hdg_lh_atom_coef(c, k, &e2, a2, 0)));
-    hdg_ir_expr *cw = hdg_ir_let(k, "cp", hdg_ir_neg(k, hdg_ir_mul(k, hdg_ir_mul(k, w1, w2), invD)));
+    /* The pair's weight for each pair of faces, cp[f1 nb2 + f2] = -(w1 w2) / D; then the
+       entries, with a face loop outside i, j where the rows (f1) or columns (f2) depend
+       on the face (trace), inside them where they do not: there the faces are summed in
+       one pass over the block, each entry getting the same terms in the same order. */
+    hdg_lower_env e1 = {c->p, {NULL, NULL, hdg_ir_time(k)}, {NULL, NULL}};
+    hdg_ir_tensor *W1 = b1 ? hdg_lh_face_weights(c, k, g, a1) : NULL, *W2 = b2 ? hdg_lh_face_weights(c, k, g, a2) : NULL;
+    hdg_ir_expr *w1 = b1 ? NULL : hdg_ir_let(k, "c", hdg_ir_mul(k, Gc(k, g, HDG_G_J), hdg_lh_atom_coef(c, k, &e1, a1, 0)));
+    hdg_ir_expr *w2 = b2 ? NULL : hdg_ir_let(k, "c", hdg_ir_mul(k, Gc(k, g, HDG_G_J), hdg_lh_atom_coef(c, k, &e1, a2, 0)));
+    hdg_ir_tensor *CP = hdg_ir_local(k, "cpf", HDG_IR_DOUBLE, HDG_SHAPE(nb1 * nb2));
+    hdg_ir_expr *p1 = b1 ? hdg_ir_for(k, "f", 3) : I(k, 0), *p2 = b2 ? hdg_ir_for(k, "f", 3) : I(k, 0);
+    hdg_ir_expr *v1 = b1 ? hdg_ir_ld1(k, W1, p1) : w1, *v2 = b2 ? hdg_ir_ld1(k, W2, p2) : w2;
+    hdg_ir_assign(k, hdg_ir_ld1(k, CP, hdg_ir_add(k, hdg_ir_mul(k, p1, I(k, nb2)), p2)),
+                  hdg_ir_neg(k, hdg_ir_mul(k, hdg_ir_mul(k, v1, v2), invD)));
+    if (b2) hdg_ir_end(k);
+    if (b1) hdg_ir_end(k);
+    int out1 = b1 && ts.trace, out2 = b2 && rs.trace;
+    hdg_ir_expr *f1 = out1 ? hdg_ir_for(k, "f", 3) : NULL, *f2 = out2 ? hdg_ir_for(k, "f", 3) : NULL;
     hdg_ir_expr *i = hdg_ir_for(k, "i", ts.n), *j = hdg_ir_for(k, "j", rs.n);
+    if (b1 && !out1) f1 = hdg_ir_for(k, "f", 3);
+    if (b2 && !out2) f2 = hdg_ir_for(k, "f", 3);
     hdg_ir_expr *fb = I(k, 0);
     if (b1) fb = hdg_ir_mul(k, f1, I(k, nb2));
     if (b2) fb = hdg_ir_add(k, fb, f2);
@@ -308,11 +320,13 @@ static void emit_pair(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, hdg_ir_tenso
     hdg_ir_expr *row = hdg_lh_dof(c, k, &ts, 0, f1, i), *col = hdg_lh_dof(c, k, &rs, 0, f2, j);
     if (ts.trace) row = hdg_ir_add(k, I(k, nl), row);
     if (rs.trace) col = hdg_ir_add(k, I(k, nl), col);
-    hdg_ir_accum(k, hdg_ir_ld2(k, M, row, col), hdg_ir_mul(k, cw, sum));
+    hdg_ir_accum(k, hdg_ir_ld2(k, M, row, col), hdg_ir_mul(k, hdg_ir_ld1(k, CP, fb), sum));
+    if (b2 && !out2) hdg_ir_end(k);
+    if (b1 && !out1) hdg_ir_end(k);
     hdg_ir_end(k);
     hdg_ir_end(k);
-    if (b2) hdg_ir_end(k);
-    if (b1) hdg_ir_end(k);
+    if (out2) hdg_ir_end(k);
+    if (out1) hdg_ir_end(k);
 }
 
 /* Step s by product tables (product_step_ok): the source column from M, the

@@ -67,6 +67,7 @@ double *hdg_lh_integrate(int nb, int nq, const double *w, const double *X, int n
 hdg_ir_expr *hdg_lh_gfac2(hdg_ir_kernel *k, hdg_ir_tensor *g, const bterm *a, const bterm *b, hdg_ir_expr *v);
 int hdg_lh_coef_is_constant(const hdg_atom *a);
 hdg_ir_expr *hdg_lh_atom_coef(lower *c, hdg_ir_kernel *k, hdg_lower_env *env, const hdg_atom *a, int hist);
+hdg_ir_tensor *hdg_lh_face_weights(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const hdg_atom *a);
 
 /* ---- lower_hdg_elim.c: the plan of the block elimination of A (see there) */
 #define ELIM_MAX 64   /* element components: at most 32 unknowns of 2 components */

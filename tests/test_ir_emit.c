@@ -764,7 +764,7 @@ static void test_origins(void)
     hdg_ir_set_origin(k, "poisson.hdg", 15, 1, "tricky */ text /* here");
     hdg_ir_accum(k, hdg_ir_ld1(k, o, hdg_ir_int(k, 0)), hdg_ir_num(k, 1));
     char *src = emit(m, NULL);
-    CHECK(strstr(src, "        /* poisson.hdg:14:5: (q/kappa, r) */\n        for (int i = 0; i < 3; ++i) {\n"
+    CHECK(strstr(src, "        /* poisson.hdg:14:5: (q/kappa, r) */\n        HDG_UNROLL for (int i = 0; i < 3; ++i) {\n"
                       "            o[i] = (double)i / a->params[0];\n"), "origin comment:\n%s", src);
     CHECK(count_substr(src, "poisson.hdg:14:5") == 1, "one comment per change of origin");
     CHECK(strstr(src, "/* poisson.hdg:15:1: tricky * / text / * here */"), "escaped:\n%s", src);
@@ -775,7 +775,7 @@ static void test_origins(void)
 
     hdg_emit_c_options opt = { .line_directives = 1, .file_name = "orig_lines.c" };
     src = emit(m, &opt);
-    CHECK(strstr(src, "#line 14 \"poisson.hdg\"\n        for (int i = 0; i < 3; ++i) {\n#line "), "#line:\n%s", src);
+    CHECK(strstr(src, "#line 14 \"poisson.hdg\"\n        HDG_UNROLL for (int i = 0; i < 3; ++i) {\n#line "), "#line:\n%s", src);
     /* every #line back into the generated file names the line that follows it */
     int line = 1, checked = 0;
     for (const char *p = src; *p; p = strchr(p, '\n') + 1, line++) {

@@ -698,6 +698,7 @@ static void stmt(ectx *c, const hdg_ir_stmt *s, int ind)
             hdg_str_printf(out, "%s\n", c->opt.loop_pragma);
             indent(c, ind);
         }
+        if (c->opt.fixed_size_helpers > 0 && hdg_emit_c_short_loop(s)) hdg_str_puts(out, "HDG_UNROLL ");
         hdg_str_printf(out, "for (int %s = 0; %s < %d; ++%s) {\n", v, v, s->var->extent, v);
         if (back) line_back(c);
         block(c, s->body.first, ind + 4);
@@ -943,6 +944,7 @@ hdg_status hdg_emit_c(const hdg_ir_module *m, hdg_str *out, const hdg_emit_c_opt
     if (!opt.no_header) hdg_str_puts(out, abi_header);
     hdg_str_puts(out, "\n#include <math.h>\n\n");
     hdg_str_puts(out, "void *malloc(__SIZE_TYPE__);\nvoid free(void *);\n\n");
+    if (opt.fixed_size_helpers > 0) hdg_str_puts(out, HDG_EMIT_UNROLL_DEF "\n");
     hdg_emit_c_tables(m, out, &opt);
     hdg_str_putc(out, '\n');
     hdg_emit_c_helpers(m, out, &opt);

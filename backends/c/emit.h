@@ -84,6 +84,13 @@ const char *hdg_emit_c_batchable(const hdg_ir_kernel *k, int W, char *why, size_
  * second of compile: at k = 2 local (5836) ran 1.3x faster for 1.3 s more compile,
  * at k = 3 local (13270) 5% faster for 4 s more (docs/performance.md). */
 #define HDG_EMIT_C_UNROLL_MAX 2500
+/* An innermost loop of at most this many trips is unrolled (host C kernels, batched or
+ * not; hdg_emit_c_short_loop): its overhead is most of its cost, and unrolled, its loads
+ * that do not depend on its index (a face's weight in the sums over faces of
+ * ir/lower_hdg.c, the entry a sum adds into) leave the loops around it, and the loop
+ * around it becomes the innermost one the vectoriser works on. */
+#define HDG_EMIT_C_UNROLL_TRIPS 4
+int hdg_emit_c_short_loop(const hdg_ir_stmt *loop);
 long long hdg_emit_c_unrolled_size(const hdg_ir_kernel *k);
 void hdg_emit_c_batch_kernel(const hdg_ir_kernel *k, hdg_str *out, const hdg_emit_c_options *opt, int W);
 void hdg_emit_c_batch_helpers(hdg_str *out, int W);

@@ -236,6 +236,14 @@ static long long unrolled_block(const hdg_ir_stmt *s, long long trips)
 
 long long hdg_emit_c_unrolled_size(const hdg_ir_kernel *k) { return unrolled_block(k->body.first, 1); }
 
+int hdg_emit_c_short_loop(const hdg_ir_stmt *loop)
+{
+    if (loop->kind != HDG_S_FOR || loop->var->extent > HDG_EMIT_C_UNROLL_TRIPS) return 0;
+    for (const hdg_ir_stmt *s = loop->body.first; s; s = s->next)
+        if (s->kind == HDG_S_FOR) return 0;
+    return 1;
+}
+
 /* ------------------------------------------------------------- expressions */
 
 static void vexpr(bctx *b, const hdg_ir_expr *e);
@@ -353,7 +361,7 @@ static void vstmt(bctx *b, const hdg_ir_stmt *s, int ind)
     indent(b, ind);
     if (s->kind == HDG_S_FOR) {
         const char *v = s->var->name;
-        if (b->unroll) hdg_str_puts(out, "HDG_UNROLL ");
+        if (b->unroll || hdg_emit_c_short_loop(s)) hdg_str_puts(out, "HDG_UNROLL ");
         hdg_str_printf(out, "for (int %s = 0; %s < %d; ++%s) {\n", v, v, s->var->extent, v);
         if (back) hdg_emit_c_line_back(b->p);
         vblock(b, s->body.first, ind + 4);
