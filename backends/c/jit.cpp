@@ -434,6 +434,12 @@ static void keep_only(Module &m, const std::vector<std::string> &keep)
             f.deleteBody();
 }
 
+// Every thread parses the whole source: past this size the parse, done once per
+// thread, costs more than the parallel optimisation saves (poisson, 2 cores: k = 8,
+// 2.7 MB, 3.3 -> 2.1 s; k = 10, 5.4 MB, 4.1 -> 3.1 s; k = 12, 9.8 MB, 4.1 -> 4.7 s;
+// k = 20, 58 MB of tables, 15 -> 23 s), so such a module is compiled on one thread.
+static const size_t SPLIT_MAX_SOURCE = size_t(6) << 20;
+
 // One object per group of kernels, compiled on up to `threads` threads: the
 // first group in the calling thread from the module parsed there, each other
 // group in a thread of its own that parses the source again in its own context
@@ -445,6 +451,7 @@ static hdg_status compile_objects(const char *source, const std::string &file, i
     std::string diag;
     std::unique_ptr<Module> m = c_to_ir(source, file, opt_level, cxx, ctx, diag);
     if (!m) return parse_failed(file, cxx, diag, err);
+    if (std::strlen(source) > SPLIT_MAX_SOURCE) threads = 1;
     std::vector<std::vector<std::string>> groups = split_kernels(*m, threads);
     size_t n = groups.size();
     objs.assign(n, Object());

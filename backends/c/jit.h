@@ -28,7 +28,8 @@ typedef struct hdg_jit_options {
     int opt_level;         /* 0..3, default 3 */
     int use_cache;         /* default 1 */
     int threads;           /* a module's kernels are compiled on up to this many threads,
-                              0 (default): as many as the machine has */
+                              0 (default): as many as the machine has; a source of more
+                              than 6 MB (tables at high degree) on one */
 } hdg_jit_options;
 
 #define HDG_JIT_OPTIONS_DEFAULT {NULL, 3, 1, 0}
