@@ -16,7 +16,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "backends/c/emit.h"
 #include "backends/c/jit.h"
 #include "cli/commands.h"
 #include "compiler/mesh_data.h"
@@ -236,10 +235,8 @@ static hdg_status bench_order(const hdg_problem *p, const options *o, const hdg_
             st = time_kernel(&cc, names[s], a, ne, &b, o->reps, &out->sec[s], &out->flops[s], err);
             out->present[s] = !st;
             out->lanes[s] = 1;
-            for (int i = 0; i < L.mod->nkernels && cc.batch; i++)
-                if (!strcmp(L.mod->kernels[i]->name, names[s]) &&
-                    !hdg_emit_c_batchable(L.mod->kernels[i], cc.batch, NULL, 0))
-                    out->lanes[s] = cc.batch;
+            for (int i = 0; i < cc.nkernels; i++)
+                if (!strcmp(cc.info[i].name, names[s])) out->lanes[s] = cc.lanes[i];
         }
         out->ok = !st;
     }

@@ -117,8 +117,12 @@ hdg_status hdg_compile_c(hdg_ir_module *m, const hdg_compile_options *opt, hdg_c
     out->t_compile = hdg_wtime() - t2;
     out->nkernels = m->nkernels;
     out->batch = eo.batch > 1 ? eo.batch : 0;
-    for (int i = 0; i < m->nkernels && out->batch; i++)
-        out->nbatched += !hdg_emit_c_batchable(m->kernels[i], out->batch, NULL, 0);
+    out->lanes = hdg_xcalloc((size_t)m->nkernels + 1, sizeof *out->lanes);
+    for (int i = 0; i < m->nkernels; i++) {
+        int b = out->batch && !hdg_emit_c_batchable(m->kernels[i], out->batch, NULL, 0);
+        out->lanes[i] = b ? out->batch : 1;
+        out->nbatched += b;
+    }
     out->fn = hdg_xcalloc((size_t)m->nkernels + 1, sizeof *out->fn);
     out->info = hdg_xcalloc((size_t)m->nkernels + 1, sizeof *out->info);
     for (int i = 0; i < m->nkernels; i++) {
@@ -149,6 +153,7 @@ void hdg_compiled_free(hdg_compiled *c)
     if (!c) return;
     free(c->fn);
     free(c->info);
+    free(c->lanes);
     hdg_jit_free(c->jit);
     memset(c, 0, sizeof *c);
 }

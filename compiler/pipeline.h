@@ -32,6 +32,7 @@ typedef struct hdg_compile_options {
 typedef struct hdg_compiled {
     int nkernels;                 /* = module->nkernels, same order */
     int batch, nbatched;          /* items per batch (0: none), kernels batched (emit_batch.c) */
+    int *lanes;                   /* per kernel: items per call of its body (1: one at a time) */
     hdg_kernel_fn *fn;
     hdg_kernel_info *info;
     hdg_jit *jit;

@@ -3,6 +3,7 @@
  * errors, two live modules, cache hits/misses/corruption/unwritable dirs, and a
  * timing of a ~700-line generated kernel (printed, not asserted). */
 #include "backends/c/jit.h"
+#include "support/cache.h"
 #include "support/util.h"
 #include "test.h"
 #include "test_fs.h"
@@ -329,7 +330,28 @@ static void test_split(void)
                       "%d threads: %g %g %g %g", threads, f0(2), f1(3), f2(3), f3(0.5));
             hdg_jit_free(jit);
         }
-        CHECK(only_entry(dir, entry, sizeof entry) && unlink(entry) == 0, "one cache entry");
+        CHECK(only_entry(dir, entry, sizeof entry), "one cache entry");
+        if (threads < 3) unlink(entry);
+    }
+    /* an entry whose checksum holds but whose payload is not a pack of objects (written by
+       something else under the key): compiled again with a warning, and replaced */
+    {
+        hdg_jit_options o = {dir, 3, 1, 3};   /* the entry the last round left */
+        hdg_jit *jit;
+        const char *base = only_entry(dir, entry, sizeof entry) ? strrchr(entry, '/') : NULL;
+        unsigned long long key = 0;
+        CHECK(base && sscanf(base + 1, "%16llx.o", &key) == 1, "entry name: %s", entry);
+        char w[256];
+        CHECK(hdg_cache_put(dir, "o", key, "not objects", 11, w, sizeof w) == 0, "put: %s", w);
+        jit = compile(split_source, "split", &o, &st, &err);
+        CHECK(jit && st.cache_hit == 0 && strstr(st.warning, "held no objects"), "foreign entry: hit %d, '%s'",
+              st.cache_hit, st.warning);
+        double (*f1)(int) = jit ? (double (*)(int))hdg_jit_lookup(jit, "k1") : NULL;
+        if (f1) CHECK(f1(3) == 8.0, "foreign entry: k1(3) = %g", f1(3));
+        hdg_jit_free(jit);
+        jit = compile(split_source, "split", &o, &st, &err);
+        CHECK(jit && st.cache_hit == 1 && !st.warning[0], "replaced entry hits: '%s'", st.warning);
+        hdg_jit_free(jit);
     }
     /* shared mutable data: one object, one counter */
     hdg_jit_options o = {"", 3, 1, 4};

@@ -44,7 +44,9 @@ typedef struct hdg_emit_c_options {
      * registers), with the generic ones' rounding (each entry's operations in
      * the same order). hdg_emit_c sets it unless it is -1 (the generic ones,
      * for comparisons); 0 (the CUDA emitter's helpers for one thread per
-     * item): the plain loops. */
+     * item): the plain loops. Above 0 it also marks host C: HDG_UNROLL is defined
+     * at the top of the module and the kernels' short innermost loops get it
+     * (hdg_emit_c_short_loop); NVRTC unrolls constant-trip loops by itself. */
     int fixed_size_helpers;
     /* W > 1: kernels that can be are batched W items wide, one item per lane
      * of a W-wide vector (see emit_batch.c); the others stay scalar. 0 or 1: none. */

@@ -147,7 +147,7 @@ static const char *check_block(const bctx *b, const hdg_ir_stmt *s)
     return NULL;
 }
 
-/* 1 when the block has a dense operation or calls a function (exp, cos, pow, ...) */
+/* e calls a function (exp, cos, pow, ...) */
 static int calls_expr(const hdg_ir_expr *e)
 {
     if (e->op == HDG_E_CALL || e->op == HDG_E_POW) return 1;
@@ -156,6 +156,7 @@ static int calls_expr(const hdg_ir_expr *e)
     return 0;
 }
 
+/* The block has a dense operation or a function call (what batching pays for). */
 static int worth_block(const hdg_ir_stmt *s)
 {
     for (; s; s = s->next) {

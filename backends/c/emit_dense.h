@@ -46,8 +46,9 @@
 "    }\n"
 
 /* HDG_UNROLL: full unrolling of the loop it precedes (clang's own pragma: its `#pragma GCC
- * unroll N` does not unroll a loop of fewer than N trips fully; gcc's). Defined once by
- * whichever helpers come first (the fixed-size ones, emit_batch.c's vector ones). */
+ * unroll N` does not unroll a loop of fewer than N trips fully; gcc's). hdg_emit_c defines it
+ * at the top of every host C module; the fixed-size and vector helpers repeat the guarded
+ * definition so that their text stands alone. */
 #define HDG_EMIT_UNROLL_DEF \
 "#ifndef HDG_UNROLL\n" \
 "#ifdef __clang__\n" \

@@ -50,6 +50,7 @@ extern "C" {
 #include <llvm/Target/TargetMachine.h>
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -457,22 +458,41 @@ static hdg_status compile_objects(const char *source, const std::string &file, i
     objs.assign(n, Object());
     std::vector<hdg_error> errs(n);
     std::vector<hdg_status> st(n, HDG_OK);
-    std::vector<std::thread> pool;
-    for (size_t g = 1; g < n; g++)
-        pool.emplace_back([&, g] {
-            LLVMContext c;
-            std::string d;
-            std::unique_ptr<Module> mg = c_to_ir(source, file, opt_level, cxx, c, d);
-            if (!mg) {
-                st[g] = parse_failed(file, cxx, d, &errs[g]);
-                return;
-            }
-            keep_only(*mg, groups[g]);
-            st[g] = optimize_and_emit(*mg, file, opt_level, objs[g], &errs[g]);
-        });
+    auto group = [&](size_t g) {
+        LLVMContext c;
+        std::string d;
+        std::unique_ptr<Module> mg = c_to_ir(source, file, opt_level, cxx, c, d);
+        if (!mg) {
+            st[g] = parse_failed(file, cxx, d, &errs[g]);
+            return;
+        }
+        keep_only(*mg, groups[g]);
+        st[g] = optimize_and_emit(*mg, file, opt_level, objs[g], &errs[g]);
+    };
+    // pthreads rather than std::thread: built without exceptions (as LLVM is), a
+    // std::thread that cannot start aborts; a group whose thread cannot start (out of
+    // threads: ulimit -u, a container's pids limit) is compiled in this thread.
+    struct job {
+        decltype(group) *fn;
+        size_t g;
+    };
+    std::vector<job> jobs(n);
+    std::vector<pthread_t> tid(n);
+    std::vector<char> started(n, 0);
+    for (size_t g = 1; g < n; g++) {
+        jobs[g] = {&group, g};
+        started[g] = pthread_create(&tid[g], nullptr, [](void *p) -> void * {
+            job *jb = static_cast<job *>(p);
+            (*jb->fn)(jb->g);
+            return nullptr;
+        }, &jobs[g]) == 0;
+    }
     if (n > 1) keep_only(*m, groups[0]);
     st[0] = optimize_and_emit(*m, file, opt_level, objs[0], &errs[0]);
-    for (std::thread &t : pool) t.join();
+    for (size_t g = 1; g < n; g++)
+        if (!started[g]) group(g);
+    for (size_t g = 1; g < n; g++)
+        if (started[g]) pthread_join(tid[g], nullptr);
     for (size_t g = 0; g < n; g++)
         if (st[g] != HDG_OK) {
             *err = errs[g];
