@@ -6,6 +6,7 @@
 
 #include "api/api.h"
 #include "compiler/module.h"
+#include "compiler/pipeline.h"
 #include "support/util.h"
 
 const char *hdgc_problem_summary(const hdgc_problem *p)
@@ -30,7 +31,7 @@ hdg_status hdgc_problem_ir(const hdgc_problem *p, int optimize, char **text, hdg
     if (text) *text = NULL;
     if (!p || !text) return hdg_fail(err, HDG_EINPUT, "hdgc_problem_ir: no problem or no text pointer");
     hdg_ir_module *m;
-    hdg_status st = hdg_problem_module(p->checked, optimize != 0, &m, err);
+    hdg_status st = hdg_problem_module(p->checked, optimize ? hdg_ir_host_flags() : 0, &m, err);
     if (st) return st;
     hdg_str s;
     hdg_str_init(&s);

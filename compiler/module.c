@@ -11,7 +11,7 @@
 #include "backends/cuda/emit.h"
 #include "compiler/pipeline.h"
 
-hdg_status hdg_problem_module(const hdg_problem *p, int optimize, hdg_ir_module **out,
+hdg_status hdg_problem_module(const hdg_problem *p, unsigned flags, hdg_ir_module **out,
                               hdg_error *err)
 {
     hdg_status st;
@@ -27,8 +27,8 @@ hdg_status hdg_problem_module(const hdg_problem *p, int optimize, hdg_ir_module 
         L.mod = NULL;
         hdg_dg_lowered_free(&L);
     }
-    for (int i = 0; optimize && i < (*out)->nkernels; i++)
-        if ((st = hdg_ir_optimize((*out)->kernels[i], HDG_IR_OPT_DEFAULT, err))) {
+    for (int i = 0; flags && i < (*out)->nkernels; i++)
+        if ((st = hdg_ir_optimize((*out)->kernels[i], flags, err))) {
             hdg_ir_module_free(*out);
             *out = NULL;
             return st;
@@ -40,7 +40,7 @@ hdg_status hdg_problem_source(const hdg_problem *p, int cuda, int line_directive
                               hdg_error *err)
 {
     hdg_ir_module *m;
-    hdg_status st = hdg_problem_module(p, 1, &m, err);
+    hdg_status st = hdg_problem_module(p, cuda ? HDG_IR_OPT_DEFAULT : hdg_ir_host_flags(), &m, err);
     if (st) return st;
     char file[256];
     snprintf(file, sizeof file, "%s%s", p->name, cuda ? ".cu" : ".c");

@@ -9,9 +9,9 @@
 #include "ir/ir.h"
 #include "support/util.h"
 
-/* Lowers p (HDG or DG) and, when optimize is set, runs the default IR passes
- * on every kernel. The caller frees *out with hdg_ir_module_free. */
-hdg_status hdg_problem_module(const hdg_problem *p, int optimize, hdg_ir_module **out,
+/* Lowers p (HDG or DG) and runs the IR passes of `flags` (hdg_ir_optimize;
+ * 0: none) on every kernel. The caller frees *out with hdg_ir_module_free. */
+hdg_status hdg_problem_module(const hdg_problem *p, unsigned flags, hdg_ir_module **out,
                               hdg_error *err);
 
 /* The generated source of p's kernels after the IR passes, as one file: C11 (cuda 0,

@@ -14,7 +14,7 @@ static hdg_status optimize_all(hdg_ir_module *m, const hdg_compile_options *o, h
     for (int i = 0; i < m->nkernels; i++) {
         hdg_status st = o->no_optimize ? hdg_ir_verify(m->kernels[i], err)
                                        : hdg_ir_optimize(m->kernels[i],
-                                                         o->ir_flags ? o->ir_flags : HDG_IR_OPT_DEFAULT,
+                                                         o->ir_flags ? o->ir_flags : hdg_ir_host_flags(),
                                                          err);
         if (st) return st;
     }
@@ -64,6 +64,12 @@ static int batch_env(int *w)
     if (s && *s && (!hdg_parse_long(s, 1, 8, &v) || (v & (v - 1)))) return 0;
     *w = v > 1 ? (int)v : 0;
     return 1;
+}
+
+unsigned hdg_ir_host_flags(void)
+{
+    const char *s = getenv("HDGC_NO_FUSE");
+    return s && *s && strcmp(s, "0") ? HDG_IR_OPT_DEFAULT : HDG_IR_OPT_HOST;
 }
 
 int hdg_batch_width(void)

@@ -19,7 +19,7 @@
 #include "ir/ir.h"
 
 typedef struct hdg_compile_options {
-    unsigned ir_flags;        /* hdg_ir_optimize flags; 0 means HDG_IR_OPT_DEFAULT */
+    unsigned ir_flags;        /* hdg_ir_optimize flags; 0 means hdg_ir_host_flags() */
     int no_optimize;          /* 1: skip the IR passes (debugging) */
     int opt_level;            /* Clang -O level, default 3 */
     int use_cache;            /* default 1 (HDGC_CACHE=off also disables it) */
@@ -40,6 +40,10 @@ typedef struct hdg_compiled {
     double t_optimize, t_emit, t_compile;   /* seconds */
     size_t source_bytes;
 } hdg_compiled;
+
+/* The IR passes of the C backend: HDG_IR_OPT_HOST (loop fusion included), or
+ * HDG_IR_OPT_DEFAULT with HDGC_NO_FUSE=1 (to compare). */
+unsigned hdg_ir_host_flags(void);
 
 /* Items per batch of the C backend's kernels (hdg_emit_c_options.batch):
  * 4 by default, HDGC_BATCH=2, 4 or 8; HDGC_BATCH=1 turns batching off (0).

@@ -377,12 +377,16 @@ static const hdg_ir_range unknown = { 0, 0, 0 };
 static long long min2(long long a, long long b) { return a < b ? a : b; }
 static long long max2(long long a, long long b) { return a > b ? a : b; }
 
-hdg_ir_range hdg_ir_expr_range(const hdg_ir_expr *e)
+hdg_ir_range hdg_ir_expr_range(const hdg_ir_expr *e) { return hdg_ir_expr_range_env(e, NULL, NULL); }
+
+hdg_ir_range hdg_ir_expr_range_env(const hdg_ir_expr *e, hdg_ir_var_range_fn var, void *ctx)
 {
     if (!e || e->type != HDG_IR_INT) return unknown;
     switch (e->op) {
     case HDG_E_INT: return known(e->ival, e->ival);
-    case HDG_E_VAR: return e->var->known ? known(e->var->lo, e->var->hi) : unknown;
+    case HDG_E_VAR:
+        if (var) return var(ctx, e->var);
+        return e->var->known ? known(e->var->lo, e->var->hi) : unknown;
     case HDG_E_LOAD:
         if (e->t->kind == HDG_IR_TABLE && e->t->idata && e->t->size > 0) {
             long long lo = e->t->idata[0], hi = lo;
@@ -399,13 +403,13 @@ hdg_ir_range hdg_ir_expr_range(const hdg_ir_expr *e)
     default:
         break;
     }
-    hdg_ir_range x = hdg_ir_expr_range(e->a[0]);
-    hdg_ir_range y = e->n > 1 ? hdg_ir_expr_range(e->a[1]) : unknown;
+    hdg_ir_range x = hdg_ir_expr_range_env(e->a[0], var, ctx);
+    hdg_ir_range y = e->n > 1 ? hdg_ir_expr_range_env(e->a[1], var, ctx) : unknown;
     switch (e->op) {
     case HDG_E_NEG:
         return x.known ? known(-x.hi, -x.lo) : unknown;
     case HDG_E_SELECT: {
-        hdg_ir_range z = hdg_ir_expr_range(e->a[2]);
+        hdg_ir_range z = hdg_ir_expr_range_env(e->a[2], var, ctx);
         return y.known && z.known ? known(min2(y.lo, z.lo), max2(y.hi, z.hi)) : unknown;
     }
     default:

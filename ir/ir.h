@@ -318,10 +318,13 @@ enum {
     HDG_IR_DCE    = 8,    /* drop unused lets, dead local stores, empty loops */
     HDG_IR_FINITE = 16,   /* folding may assume finite values and ignore the sign of
                              zero: x*0 -> 0, x+0 -> x, 0-x -> -x, 0/x -> 0, x-x -> 0 */
-    HDG_IR_OPT_DEFAULT = HDG_IR_FOLD | HDG_IR_CSE | HDG_IR_LICM | HDG_IR_DCE
+    HDG_IR_FUSE   = 32,   /* fuse loops of equal trip count where no result changes */
+    HDG_IR_OPT_DEFAULT = HDG_IR_FOLD | HDG_IR_CSE | HDG_IR_LICM | HDG_IR_DCE,
+    /* for a processor running one item per thread (host C): fused passes */
+    HDG_IR_OPT_HOST = HDG_IR_OPT_DEFAULT | HDG_IR_FUSE
 };
 
-/* Runs verify, then fold, DCE, CSE, LICM, CSE, fold, DCE as selected by flags,
+/* Runs verify, then fold, DCE, fuse, CSE, LICM, CSE, fold, DCE as selected by flags,
  * then verify again (an error there is an internal error). */
 hdg_status hdg_ir_optimize(hdg_ir_kernel *k, unsigned flags, hdg_error *err);
 /* The single passes (the kernel must verify). */
@@ -329,6 +332,7 @@ void hdg_ir_fold(hdg_ir_kernel *k, unsigned flags);
 void hdg_ir_cse(hdg_ir_kernel *k);
 void hdg_ir_licm(hdg_ir_kernel *k);
 void hdg_ir_dce(hdg_ir_kernel *k);
+void hdg_ir_fuse(hdg_ir_kernel *k);
 
 /* ---------------------------------------------------- printer, cost model */
 
@@ -381,6 +385,10 @@ unsigned long long hdg_ir_expr_hash(const hdg_ir_expr *e);
 /* Value range of an int expression (known = 0 when unbounded / unknown). */
 typedef struct hdg_ir_range { long long lo, hi; int known; } hdg_ir_range;
 hdg_ir_range hdg_ir_expr_range(const hdg_ir_expr *e);
+/* The same with the range of each variable given by var(ctx, v) (a pass that
+ * knows more than the variable's own range: a let's value, a fixed index). */
+typedef hdg_ir_range (*hdg_ir_var_range_fn)(void *ctx, const hdg_ir_var *v);
+hdg_ir_range hdg_ir_expr_range_env(const hdg_ir_expr *e, hdg_ir_var_range_fn var, void *ctx);
 /* True when e can be evaluated anywhere without faulting: every load in it
  * has indices provably in bounds and no explicit row. */
 int hdg_ir_speculatable(const hdg_ir_expr *e);

@@ -33,7 +33,7 @@ static void one(const char *example, int k)
     if (!p) return;
     hdg_ir_module *m = NULL;
     hdg_error err = {0};
-    hdg_status st = hdg_problem_module(p, 1, &m, &err);
+    hdg_status st = hdg_problem_module(p, HDG_IR_OPT_DEFAULT, &m, &err);
     CHECK(st == HDG_OK, "%s k=%d lowers: %s", example, k, err.msg);
     hdg_str src;
     hdg_str_init(&src);

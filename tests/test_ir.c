@@ -419,6 +419,82 @@ static void test_licm_dce(void)
     hdg_ir_module_free(m);
 }
 
+/* for i < 3, j < 4: M[row0 + i][j] += s * T[i][j] */
+static void acc_nest(hdg_ir_kernel *k, hdg_ir_tensor *M, hdg_ir_tensor *T, hdg_ir_expr *s, int row0)
+{
+    hdg_ir_expr *i = hdg_ir_for(k, "i", 3), *j = hdg_ir_for(k, "j", 4);
+    hdg_ir_accum(k, hdg_ir_ld2(k, M, hdg_ir_add(k, hdg_ir_int(k, row0), i), j), hdg_ir_mul(k, s, hdg_ir_ld2(k, T, i, j)));
+    hdg_ir_end(k);
+    hdg_ir_end(k);
+}
+
+/* Two accumulation nests into M with a statement between them of the given
+ * kind; returns the optimized kernel's listing. */
+enum { BETWEEN_NONE, BETWEEN_READS_BLOCK, BETWEEN_READS_OTHER, BETWEEN_READS_OTHER_ROW, SECOND_READS_NEIGHBOUR,
+       SECOND_REDUCES };
+static char *fuse_case(int between)
+{
+    hdg_ir_module *m = hdg_ir_module_new("fu");
+    hdg_ir_kernel *k = hdg_ir_kernel_new(m, "fuse", HDG_KITEM_ELEMENT);
+    hdg_ir_tensor *G = hdg_ir_geom(k, "G", HDG_SHAPE(2), "");
+    hdg_ir_tensor *o = hdg_ir_output(k, "o", HDG_SHAPE(4, 4), "");
+    hdg_ir_tensor *M = hdg_ir_local(k, "M", HDG_IR_DOUBLE, HDG_SHAPE(4, 4));
+    hdg_ir_tensor *w = hdg_ir_local(k, "w", HDG_IR_DOUBLE, HDG_SHAPE(1));
+    hdg_ir_tensor *T = hdg_ir_table(m, "T", HDG_SHAPE(3, 4), (double[12]){ 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 });
+    hdg_ir_expr *z = hdg_ir_int(k, 0);
+    hdg_ir_fill(k, M, hdg_ir_num(k, 0));
+    acc_nest(k, M, T, hdg_ir_ld1(k, G, z), 0);
+    if (between == BETWEEN_READS_BLOCK)   /* needs the first nest done: it stays apart */
+        hdg_ir_assign(k, hdg_ir_ld1(k, w, z), hdg_ir_ld2(k, M, hdg_ir_int(k, 1), hdg_ir_int(k, 2)));
+    if (between == BETWEEN_READS_OTHER)   /* row 3 is not the nests' */
+        hdg_ir_assign(k, hdg_ir_ld1(k, w, z), hdg_ir_ld2(k, M, hdg_ir_int(k, 3), hdg_ir_int(k, 2)));
+    if (between == BETWEEN_READS_OTHER_ROW) {   /* inside a loop of 3 over j: rows 0..2 are not j's */
+        hdg_ir_expr *j = hdg_ir_for(k, "j", 3);
+        hdg_ir_accum(k, hdg_ir_ld1(k, w, z), hdg_ir_ld2(k, M, hdg_ir_int(k, 3), j));
+        hdg_ir_end(k);
+    }
+    if (between == SECOND_READS_NEIGHBOUR) {   /* M[i][j] += M[2 - i][j]: another iteration's entry */
+        hdg_ir_expr *i = hdg_ir_for(k, "i", 3), *j = hdg_ir_for(k, "j", 4);
+        hdg_ir_accum(k, hdg_ir_ld2(k, M, i, j), hdg_ir_ld2(k, M, hdg_ir_sub(k, hdg_ir_int(k, 2), i), j));
+        hdg_ir_end(k);
+        hdg_ir_end(k);
+    } else if (between == SECOND_REDUCES) {   /* M[3][j] += M[i][j] over i: a sum over the loop */
+        hdg_ir_expr *i = hdg_ir_for(k, "i", 3), *j = hdg_ir_for(k, "j", 4);
+        hdg_ir_accum(k, hdg_ir_ld2(k, M, hdg_ir_int(k, 3), j), hdg_ir_ld2(k, M, i, j));
+        hdg_ir_end(k);
+        hdg_ir_end(k);
+    } else {
+        acc_nest(k, M, T, hdg_ir_ld1(k, G, hdg_ir_int(k, 1)), 0);
+    }
+    hdg_ir_expr *i = hdg_ir_for(k, "i", 4), *j = hdg_ir_for(k, "j", 4);
+    hdg_ir_assign(k, hdg_ir_ld2(k, o, i, j), hdg_ir_add(k, hdg_ir_ld2(k, M, i, j), hdg_ir_ld1(k, w, z)));
+    hdg_ir_end(k);
+    hdg_ir_end(k);
+    hdg_error err;
+    CHECK(hdg_ir_optimize(k, HDG_IR_OPT_HOST, &err) == HDG_OK, "%s", err.msg);
+    char *p = print_kernel(k);
+    hdg_ir_module_free(m);
+    return p;
+}
+
+static void test_fuse(void)
+{
+    static const struct { int between, loops3, accums; } want[] = {
+        { BETWEEN_NONE, 1, 2 },              /* one nest: both terms in one pass */
+        { BETWEEN_READS_OTHER, 1, 2 },       /* the first nest moves past w = M[3][2] */
+        { BETWEEN_READS_OTHER_ROW, 2, 3 },   /* ... and past a loop over row 3 */
+        { BETWEEN_READS_BLOCK, 2, 2 },       /* w = M[1][2] needs the first nest done */
+        { SECOND_READS_NEIGHBOUR, 2, 2 },    /* reads another iteration's entry */
+        { SECOND_REDUCES, 2, 2 },            /* a sum over i: left apart (vectorisation) */
+    };
+    for (size_t c = 0; c < sizeof want / sizeof want[0]; c++) {
+        char *p = fuse_case(want[c].between);
+        CHECK(count_substr(p, "in 0..3 {") == want[c].loops3 && count_substr(p, "+=") == want[c].accums,
+              "case %d: %s", want[c].between, p);
+        free(p);
+    }
+}
+
 int main(void)
 {
     test_names();
@@ -428,5 +504,6 @@ int main(void)
     test_fold();
     test_cse();
     test_licm_dce();
+    test_fuse();
     return test_summary("ir");
 }

@@ -600,6 +600,7 @@ typedef struct gen {
     int extent[8], nloops;
     hdg_ir_expr *lets[256];
     int nlets, budget;
+    int ext;   /* 0: loops of 1..4 trips; else all of ext trips, and more of them (for fusion) */
 } gen;
 
 static int irand(int n) { return (int)((urand() + 1) * 0.5 * n) % n; }
@@ -608,7 +609,7 @@ static int irand(int n) { return (int)((urand() + 1) * 0.5 * n) % n; }
 static hdg_ir_expr *gidx(gen *g, int dim)
 {
     hdg_ir_kernel *k = g->k;
-    int r = irand(3);
+    int r = g->ext && irand(4) ? 1 : irand(3);   /* for fusion: mostly a loop index */
     if (r == 1 && g->nloops) {
         int l = irand(g->nloops);
         if (g->extent[l] <= dim) return g->loops[l];
@@ -674,10 +675,41 @@ static void gblock(gen *g, int depth)
     g->nlets = nlets;   /* lets of a loop body are not visible after it */
 }
 
-static void gprogram(hdg_ir_module *m, const char *name, unsigned long long seed)
+/* For fusion: loop nests of g->ext trips (and an inner loop of 4), stores
+ * mostly at the loops' indices, now and then a statement between them. */
+static void gnests(gen *g)
+{
+    hdg_ir_kernel *k = g->k;
+    for (int s = 0; s < 6; s++, g->budget--) {
+        if (irand(3) == 0) {   /* between the nests: reads and writes a few entries */
+            hdg_ir_expr *src = hdg_ir_ld2(k, g->L1, hdg_ir_int(k, irand(3)), hdg_ir_int(k, irand(4)));
+            hdg_ir_expr *dst = irand(2) ? hdg_ir_ld2(k, g->L1, hdg_ir_int(k, irand(3)), hdg_ir_int(k, irand(4)))
+                                        : hdg_ir_ld1(k, g->L0, hdg_ir_int(k, irand(4)));
+            hdg_ir_accum(k, dst, hdg_ir_add(k, src, gexpr(g, 1)));
+        }
+        g->extent[g->nloops] = g->ext;
+        g->loops[g->nloops++] = hdg_ir_for(k, "i", g->ext);
+        int inner = irand(2);
+        if (inner) {
+            g->extent[g->nloops] = 4;
+            g->loops[g->nloops++] = hdg_ir_for(k, "j", 4);
+        }
+        for (int n = 1 + irand(2); n > 0; n--) {
+            hdg_ir_expr *dst = irand(3) ? hdg_ir_ld2(k, g->L1, gidx(g, 3), gidx(g, 4)) : hdg_ir_ld1(k, g->L0, gidx(g, 4));
+            if (irand(4)) hdg_ir_accum(k, dst, gexpr(g, 2));
+            else hdg_ir_assign(k, dst, gexpr(g, 2));
+        }
+        for (; inner >= 0; inner--) {
+            g->nloops--;
+            hdg_ir_end(k);
+        }
+    }
+}
+
+static void gprogram(hdg_ir_module *m, const char *name, unsigned long long seed, int ext)
 {
     rng = seed;
-    gen g = { .k = hdg_ir_kernel_new(m, name, HDG_KITEM_ELEMENT), .budget = 30 };
+    gen g = { .k = hdg_ir_kernel_new(m, name, HDG_KITEM_ELEMENT), .budget = 30, .ext = ext };
     hdg_ir_kernel *k = g.k;
     g.u = hdg_ir_input(k, "u", HDG_SHAPE(4), "");
     g.G = hdg_ir_geom(k, "G", HDG_SHAPE(3), "");
@@ -686,7 +718,8 @@ static void gprogram(hdg_ir_module *m, const char *name, unsigned long long seed
     g.L1 = hdg_ir_local(k, "L1", HDG_IR_DOUBLE, HDG_SHAPE(3, 4));
     hdg_ir_fill(k, g.L0, hdg_ir_num(k, 0));
     hdg_ir_fill(k, g.L1, hdg_ir_num(k, 0));
-    while (g.budget > 0) gblock(&g, 0);
+    if (ext) gnests(&g);
+    while (!ext && g.budget > 0) gblock(&g, 0);
     hdg_ir_expr *j = hdg_ir_for(k, "j", 4);
     hdg_ir_assign(k, hdg_ir_ld2(k, o, hdg_ir_int(k, 0), j), hdg_ir_ld1(k, g.L0, j));
     hdg_ir_expr *i = hdg_ir_for(k, "i", 3);
@@ -695,32 +728,43 @@ static void gprogram(hdg_ir_module *m, const char *name, unsigned long long seed
     hdg_ir_end(k);
 }
 
-static void test_random_programs(void)
+static int count_loops(const hdg_ir_stmt *s)
 {
-    enum { NPROG = 24 };
-    hdg_ir_module *m = hdg_ir_module_new("prog");
+    int n = 0;
+    for (; s; s = s->next)
+        if (s->kind == HDG_S_FOR) n += 1 + count_loops(s->body.first);
+    return n;
+}
+
+/* nprog programs (loops of ext trips, 0: mixed), program p optimized with
+ * flags[p % nflags]; every output must be the raw program's to the bit. */
+static void random_programs(const char *tag, int nprog, int ext, const unsigned *flags, int nflags, int min_fused)
+{
+    hdg_ir_module *m = hdg_ir_module_new(tag);
     char name[32];
     long long before = 0, after = 0;
-    for (int p = 0; p < NPROG; p++) {
+    int fused = 0;
+    for (int p = 0; p < nprog; p++) {
         snprintf(name, sizeof name, "raw%d", p);
-        gprogram(m, name, 1000003ULL * (p + 1));
+        gprogram(m, name, 1000003ULL * (p + 1), ext);
         snprintf(name, sizeof name, "opt%d", p);
-        gprogram(m, name, 1000003ULL * (p + 1));
+        gprogram(m, name, 1000003ULL * (p + 1), ext);
         hdg_ir_kernel *raw = m->kernels[2 * p], *opt = m->kernels[2 * p + 1];
         hdg_error err;
         CHECK(hdg_ir_verify(raw, &err) == HDG_OK, "program %d: %s", p, err.msg);
-        static const unsigned flags[] = { HDG_IR_OPT_DEFAULT, HDG_IR_FOLD, HDG_IR_CSE, HDG_IR_LICM, HDG_IR_DCE,
-                                          HDG_IR_CSE | HDG_IR_LICM };   /* each pass alone too */
-        CHECK(hdg_ir_optimize(opt, flags[p % 6], &err) == HDG_OK, "program %d: %s", p, err.msg);
+        int loops = count_loops(opt->body.first);
+        CHECK(hdg_ir_optimize(opt, flags[p % nflags], &err) == HDG_OK, "program %d: %s", p, err.msg);
+        if (flags[p % nflags] == HDG_IR_FUSE) fused += loops - count_loops(opt->body.first);
         before += hdg_ir_kernel_cost(raw).flops;
         after += hdg_ir_kernel_cost(opt).flops;
     }
-    CHECK(after < before, "optimized programs: %lld flops, raw %lld", after, before);
+    if (min_fused) CHECK(fused >= min_fused, "%s: fusion merged %d loops, expected %d or more", tag, fused, min_fused);
+    else CHECK(after < before, "optimized programs: %lld flops, raw %lld", after, before);
     char *src = emit(m, NULL);
-    void *h = build("prog", src);
+    void *h = build(tag, src);
     double par[3] = { 0.75, -1.25, 2.5 }, in[2][4] = { { 0.5, -2.0, 1.0, 0.25 }, { -0.375, 4.0, -1.5, 2.0 } };
     double geom[2][3] = { { 1.5, -0.5, 2.0 }, { 0.125, 3.0, -1.0 } };
-    for (int p = 0; p < NPROG && h; p++) {
+    for (int p = 0; p < nprog && h; p++) {
         double outr[2][16], outo[2][16];
         snprintf(name, sizeof name, "raw%d", p);
         hdg_kernel_fn fr = sym(h, name);
@@ -745,9 +789,18 @@ static void test_random_programs(void)
         }
     }
     if (h) dlclose(h);
-    cleanup("prog");
+    cleanup(tag);
     free(src);
     hdg_ir_module_free(m);
+}
+
+static void test_random_programs(void)
+{
+    static const unsigned each[] = { HDG_IR_OPT_DEFAULT, HDG_IR_FOLD, HDG_IR_CSE, HDG_IR_LICM, HDG_IR_DCE,
+                                     HDG_IR_CSE | HDG_IR_LICM };   /* each pass alone too */
+    random_programs("prog", 24, 0, each, 6, 0);
+    static const unsigned fuse[] = { HDG_IR_FUSE, HDG_IR_OPT_HOST };   /* loops of 3: many to fuse, or not */
+    random_programs("fuse", 48, 3, fuse, 2, 10);
 }
 
 /* ------------------------------------------------------------ 5. origins */
