@@ -1,8 +1,9 @@
 /* fuse.c — loop fusion. In every block, a loop moves down to a later loop of
- * the same trip count and the two become one (the earlier body first in each
- * iteration) when that changes no result:
- *  - the statements it moves past touch no entry it touches where either
- *    writes (boxes of indices from value ranges, lets followed);
+ * the same trip count, or that loop up to it, and the two become one (the
+ * earlier body first in each iteration) when that changes no result:
+ *  - the statements the moving loop passes touch no entry it touches where
+ *    either writes (boxes of indices from value ranges, lets followed), and
+ *    a loop moving up uses no let it passes;
  *  - across different iterations the two bodies touch no common entry where
  *    either writes: for each pair of accesses, the indices' box with the
  *    loop index fixed at a and the other's at b != a are disjoint.
@@ -11,7 +12,9 @@
  * are fused: the terms of a local matrix are lowered one loop nest each,
  * and each nest loads, adds to and stores the entries it touches; fused,
  * the terms that write the same entry do so in one pass (one load and one
- * store), and terms of other blocks share their table loads. Inner loops are fused after
+ * store), and terms of other blocks share their table loads; sums over the
+ * same index (the errors kernel's values at a point) run as independent
+ * chains in one loop instead of one latency-bound loop each. Inner loops are fused after
  * the outer ones, so nests of equal shape merge level by level. A work
  * budget per kernel keeps the analysis cheap on large kernels (it then
  * fuses less, never wrongly). */
@@ -37,6 +40,7 @@ typedef struct fctx {
     const hdg_ir_expr **letval;  /* by var id: the value of a let */
     hdg_ir_expr **map;           /* by var id, for hdg_ir_subst */
     int nvars;
+    unsigned char *bound;        /* by var id: lets a loop moving up would pass */
     const hdg_ir_var *fixed;     /* index held at fixval while taking boxes */
     long long fixval;
     const hdg_ir_var *outer[MAX_OUTER];   /* the loops around the block */
@@ -227,18 +231,57 @@ static void subst_block(fctx *c, hdg_ir_stmt *s)
     }
 }
 
-/* l2's body becomes l1's body followed by l2's, under l1's index. */
-static void fuse(fctx *c, hdg_ir_stmt *l1, hdg_ir_stmt *l2)
+/* l1's body followed by l2's, under l1's index, becomes the body of `into`
+ * (l2 when l1 moves down to it, l1 when l2 moves up). */
+static void fuse(fctx *c, hdg_ir_stmt *l1, hdg_ir_stmt *l2, hdg_ir_stmt *into)
 {
     c->map[l2->var->id] = hdg_ir_var_ref(c->k, l1->var);
     subst_block(c, l2->body.first);
     c->map[l2->var->id] = NULL;
-    if (l1->body.last) {
-        l1->body.last->next = l2->body.first;
-        if (!l2->body.first) l2->body.last = l1->body.last;
-        l2->body.first = l1->body.first;
+    hdg_ir_block b = l1->body;
+    if (!b.first) b = l2->body;
+    else if (l2->body.first) b.last->next = l2->body.first, b.last = l2->body.last;
+    into->body = b;
+    into->var = l1->var;
+}
+
+static int expr_uses(const hdg_ir_expr *e, const unsigned char *bound)
+{
+    if (e->op == HDG_E_VAR && bound[e->var->id]) return 1;
+    if (e->row && expr_uses(e->row, bound)) return 1;
+    for (int i = 0; i < e->n; i++)
+        if (expr_uses(e->a[i], bound)) return 1;
+    return 0;
+}
+
+/* Does a statement use a variable marked in bound (a let it would move above)? */
+static int stmt_uses(const hdg_ir_stmt *s, const unsigned char *bound)
+{
+    for (; s; s = s->next) {
+        if (s->value && expr_uses(s->value, bound)) return 1;
+        if (s->dst && expr_uses(s->dst, bound)) return 1;
+        if (s->kind == HDG_S_FOR && stmt_uses(s->body.first, bound)) return 1;
     }
-    l2->var = l1->var;
+    return 0;
+}
+
+/* Can loop l (accesses p) move past the statements i < m < j not gone?
+ * Moving up, it must not use a let bound among them. */
+static int can_move(fctx *c, const hdg_ir_stmt *l, const alist *p, hdg_ir_stmt **st, const alist *acc,
+                    const char *gone, int i, int j, int up)
+{
+    int ok = 1;
+    for (int m = i + 1; m < j && ok; m++)
+        if (!gone[m]) ok = independent(c, p, &acc[m]);
+    if (!ok || !up) return ok;
+    for (int m = i + 1; m < j; m++)
+        if (!gone[m] && st[m]->kind == HDG_S_LET) c->bound[st[m]->var->id] = 1;
+    hdg_ir_stmt one = *l;
+    one.next = NULL;
+    ok = !stmt_uses(&one, c->bound);
+    for (int m = i + 1; m < j; m++)
+        if (!gone[m] && st[m]->kind == HDG_S_LET) c->bound[st[m]->var->id] = 0;
+    return ok;
 }
 
 static void accesses(fctx *c, alist *l, const hdg_ir_stmt *s)
@@ -260,13 +303,17 @@ static void fuse_block(fctx *c, hdg_ir_block *b)
         if (st[j]->kind != HDG_S_FOR) continue;
         for (int i = j - 1; i >= 0 && c->budget >= 0; i--) {
             if (gone[i] || st[i]->kind != HDG_S_FOR || st[i]->var->extent != st[j]->var->extent) continue;
-            int ok = fusable(c, st[i], &acc[i], st[j], &acc[j]);
-            for (int m = i + 1; m < j && ok; m++)
-                if (!gone[m]) ok = independent(c, &acc[i], &acc[m]);
-            if (!ok) continue;
-            fuse(c, st[i], st[j]);
-            gone[i] = 1;
-            accesses(c, &acc[j], st[j]);
+            if (!fusable(c, st[i], &acc[i], st[j], &acc[j])) continue;
+            if (can_move(c, st[i], &acc[i], st, acc, gone, i, j, 0)) {   /* st[i] down to st[j] */
+                fuse(c, st[i], st[j], st[j]);
+                gone[i] = 1;
+                accesses(c, &acc[j], st[j]);
+            } else if (can_move(c, st[j], &acc[j], st, acc, gone, i, j, 1)) {   /* st[j] up to st[i] */
+                fuse(c, st[i], st[j], st[i]);
+                gone[j] = 1;
+                accesses(c, &acc[i], st[i]);
+                break;
+            }
         }
     }
     b->first = b->last = NULL;
@@ -296,6 +343,7 @@ void hdg_ir_fuse(hdg_ir_kernel *k)
     c.nvars = k->m->next_var_id + 1;
     c.letval = hdg_xcalloc((size_t)c.nvars, sizeof *c.letval);
     c.map = hdg_xcalloc((size_t)c.nvars, sizeof *c.map);
+    c.bound = hdg_xcalloc((size_t)c.nvars, 1);
     c.budget = BUDGET;
     alist all = { 0 };
     for (hdg_ir_stmt *s = k->body.first; s; s = s->next) collect(&c, &all, s);   /* every let's value */
@@ -303,4 +351,5 @@ void hdg_ir_fuse(hdg_ir_kernel *k)
     fuse_block(&c, &k->body);
     free(c.letval);
     free(c.map);
+    free(c.bound);
 }

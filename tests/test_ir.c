@@ -431,20 +431,20 @@ static void acc_nest(hdg_ir_kernel *k, hdg_ir_tensor *M, hdg_ir_tensor *T, hdg_i
 /* Two accumulation nests into M with a statement between them of the given
  * kind; returns the optimized kernel's listing. */
 enum { BETWEEN_NONE, BETWEEN_READS_BLOCK, BETWEEN_READS_OTHER, BETWEEN_READS_OTHER_ROW, SECOND_READS_NEIGHBOUR,
-       SECOND_REDUCES };
+       SECOND_REDUCES, SECOND_MOVES_UP };
 static char *fuse_case(int between)
 {
     hdg_ir_module *m = hdg_ir_module_new("fu");
     hdg_ir_kernel *k = hdg_ir_kernel_new(m, "fuse", HDG_KITEM_ELEMENT);
     hdg_ir_tensor *G = hdg_ir_geom(k, "G", HDG_SHAPE(2), "");
     hdg_ir_tensor *o = hdg_ir_output(k, "o", HDG_SHAPE(4, 4), "");
-    hdg_ir_tensor *M = hdg_ir_local(k, "M", HDG_IR_DOUBLE, HDG_SHAPE(4, 4));
+    hdg_ir_tensor *M = hdg_ir_local(k, "M", HDG_IR_DOUBLE, HDG_SHAPE(6, 4));
     hdg_ir_tensor *w = hdg_ir_local(k, "w", HDG_IR_DOUBLE, HDG_SHAPE(1));
     hdg_ir_tensor *T = hdg_ir_table(m, "T", HDG_SHAPE(3, 4), (double[12]){ 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 });
     hdg_ir_expr *z = hdg_ir_int(k, 0);
     hdg_ir_fill(k, M, hdg_ir_num(k, 0));
     acc_nest(k, M, T, hdg_ir_ld1(k, G, z), 0);
-    if (between == BETWEEN_READS_BLOCK)   /* needs the first nest done: it stays apart */
+    if (between == BETWEEN_READS_BLOCK || between == SECOND_MOVES_UP)   /* needs the first nest done */
         hdg_ir_assign(k, hdg_ir_ld1(k, w, z), hdg_ir_ld2(k, M, hdg_ir_int(k, 1), hdg_ir_int(k, 2)));
     if (between == BETWEEN_READS_OTHER)   /* row 3 is not the nests' */
         hdg_ir_assign(k, hdg_ir_ld1(k, w, z), hdg_ir_ld2(k, M, hdg_ir_int(k, 3), hdg_ir_int(k, 2)));
@@ -463,8 +463,8 @@ static char *fuse_case(int between)
         hdg_ir_accum(k, hdg_ir_ld2(k, M, hdg_ir_int(k, 3), j), hdg_ir_ld2(k, M, i, j));
         hdg_ir_end(k);
         hdg_ir_end(k);
-    } else {
-        acc_nest(k, M, T, hdg_ir_ld1(k, G, hdg_ir_int(k, 1)), 0);
+    } else {   /* rows 3..5 for SECOND_MOVES_UP: it moves up past w = M[1][2] */
+        acc_nest(k, M, T, hdg_ir_ld1(k, G, hdg_ir_int(k, 1)), between == SECOND_MOVES_UP ? 3 : 0);
     }
     hdg_ir_expr *i = hdg_ir_for(k, "i", 4), *j = hdg_ir_for(k, "j", 4);
     hdg_ir_assign(k, hdg_ir_ld2(k, o, i, j), hdg_ir_add(k, hdg_ir_ld2(k, M, i, j), hdg_ir_ld1(k, w, z)));
@@ -484,6 +484,7 @@ static void test_fuse(void)
         { BETWEEN_READS_OTHER, 1, 2 },       /* the first nest moves past w = M[3][2] */
         { BETWEEN_READS_OTHER_ROW, 2, 3 },   /* ... and past a loop over row 3 */
         { BETWEEN_READS_BLOCK, 2, 2 },       /* w = M[1][2] needs the first nest done */
+        { SECOND_MOVES_UP, 1, 2 },           /* ... the second, on rows 3..5, moves up to it */
         { SECOND_READS_NEIGHBOUR, 2, 2 },    /* reads another iteration's entry */
         { SECOND_REDUCES, 2, 2 },            /* a sum over i: left apart (vectorisation) */
     };

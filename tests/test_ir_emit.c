@@ -687,6 +687,8 @@ static void gnests(gen *g)
                                         : hdg_ir_ld1(k, g->L0, hdg_ir_int(k, irand(4)));
             hdg_ir_accum(k, dst, hdg_ir_add(k, src, gexpr(g, 1)));
         }
+        if (irand(3) == 0 && g->nlets < 256)   /* a let the nests after it may use */
+            g->lets[g->nlets++] = hdg_ir_let(k, "v", hdg_ir_add(k, gexpr(g, 1), hdg_ir_ld1(k, g->L0, hdg_ir_int(k, irand(4)))));
         g->extent[g->nloops] = g->ext;
         g->loops[g->nloops++] = hdg_ir_for(k, "i", g->ext);
         int inner = irand(2);
