@@ -26,7 +26,8 @@ static void help(void)
            "The C kernels are written as `hdgc run` compiles them: 4 elements at a time,\n"
            "one per lane of a SIMD vector, where a kernel allows it (a comment before\n"
            "each kernel says so, or why not); HDGC_BATCH=1 writes them one element at a\n"
-           "time (docs/ir.md, \"Kernels batched across SIMD lanes\").\n"
+           "time (docs/ir.md, \"Kernels batched across SIMD lanes\"); the C kernels' loop\n"
+           "nests are fused where no result changes, HDGC_NO_FUSE=1 leaves them apart.\n"
            "DIR is created if it does not exist, with its parents. Default backend: c.\n");
 }
 
