@@ -8,16 +8,18 @@
  *    either writes: for each pair of accesses, the indices' box with the
  *    loop index fixed at a and the other's at b != a are disjoint.
  * So every entry sees the same operations in the same order as before, and
- * results are unchanged to the bit. Only loops that write a common tensor
- * are fused: the terms of a local matrix are lowered one loop nest each,
- * and each nest loads, adds to and stores the entries it touches; fused,
- * the terms that write the same entry do so in one pass (one load and one
- * store), and terms of other blocks share their table loads; sums over the
- * same index (the errors kernel's values at a point) run as independent
- * chains in one loop instead of one latency-bound loop each. Inner loops are fused after
- * the outer ones, so nests of equal shape merge level by level. A work
- * budget per kernel keeps the analysis cheap on large kernels (it then
- * fuses less, never wrongly). */
+ * results are unchanged to the bit. Two more rules keep it from costing
+ * time: the loops must write a common tensor, and both or neither may sum
+ * over their index (a sum is not vectorised, and would stop its partner).
+ * What it is for: the terms of a local matrix are lowered one loop nest
+ * each, and each nest loads, adds to and stores the entries it touches;
+ * fused, the terms that write the same entry do so in one pass (one load
+ * and one store), and terms of other blocks share their table loads; sums
+ * over the same index (the errors kernel's values at a point) run as
+ * independent chains in one loop instead of one latency-bound loop each.
+ * Inner loops are fused after the outer ones, so nests of equal shape merge
+ * level by level. A work budget per kernel keeps the analysis cheap on
+ * large kernels (it then fuses less, never wrongly). */
 #include "ir/ir.h"
 
 #include <stdlib.h>
