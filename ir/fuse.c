@@ -107,7 +107,8 @@ static hdg_ir_range var_range(void *ctx, const hdg_ir_var *v)
     if (v == c->fixed) return (hdg_ir_range){ c->fixval, c->fixval, 1 };
     for (int i = 0; c->pinned && i < c->nouter; i++)
         if (v == c->outer[i]) return (hdg_ir_range){ c->outval[i], c->outval[i], 1 };
-    if (v->id < c->nvars && c->letval[v->id] && c->depth < 64) {
+    if (v->id < c->nvars && c->letval[v->id] && c->depth < 64 && c->budget > 0) {
+        c->budget--;   /* a let followed: counted, so chains of lets cannot blow up */
         c->depth++;
         hdg_ir_range r = hdg_ir_expr_range_env(c->letval[v->id], var_range, c);
         c->depth--;
@@ -329,10 +330,11 @@ static void fuse_block(fctx *c, hdg_ir_block *b)
     for (int i = 0; i < n; i++) free(acc[i].a);
     free(acc);
     for (int i = 0; i < n; i++)
-        if (!gone[i] && st[i]->kind == HDG_S_FOR && c->nouter < MAX_OUTER) {
-            c->outer[c->nouter++] = st[i]->var;   /* deeper, an outer index just ranges */
+        if (!gone[i] && st[i]->kind == HDG_S_FOR) {
+            int push = c->nouter < MAX_OUTER;   /* deeper, an outer index just ranges */
+            if (push) c->outer[c->nouter++] = st[i]->var;
             fuse_block(c, &st[i]->body);
-            c->nouter--;
+            if (push) c->nouter--;
         }
     free(gone);
     free(st);

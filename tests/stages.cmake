@@ -6,12 +6,15 @@ set(STAGES_DATA ${CMAKE_CURRENT_SOURCE_DIR}/data/hdg)
 # Cost model of the k = 3 kernels: post-processing with x,y-independent
 # coefficients takes compile-time tables (8190 flops per element; the
 # quadrature loops it replaced counted 168715), less than condensation (58839
-# with the dense LU, 38409 by blocks, 26780 with the q steps by product tables, 26756 since each pair weight of the block elimination is computed once per pair of faces,
-# 25847 since loop fusion merges the terms' nests and CSE shares their table loads).
+# with the dense LU, 38409 by blocks, 26780 with the q steps by product tables,
+# 26756 since each pair weight of the block elimination is computed once per pair
+# of faces, 25847 since loop fusion merges the terms' nests and CSE shares their
+# table loads).
 hdg_cli_test(stages_post_flops 0
   -e "kernel poisson_exp_local \\(per element\\)  flops 25847 "
   -e "kernel poisson_exp_post \\(per element\\)  flops 8190 "
   -- ${HDGC} ir ${STAGES_DATA}/poisson_exp.hdg --order 3)
+
 # A run with and without an optimisation (ENVVAR=1 turns it off): NAME_ON and
 # NAME_OFF, both expecting REGEX (the same u* on both paths).
 function(stages_both name_on name_off envvar regex)
