@@ -27,7 +27,8 @@ static void help(void)
            "one per lane of a SIMD vector, where a kernel allows it (a comment before\n"
            "each kernel says so, or why not); HDGC_BATCH=1 writes them one element at a\n"
            "time (docs/ir.md, \"Kernels batched across SIMD lanes\"); the C kernels' loop\n"
-           "nests are fused where no result changes, HDGC_NO_FUSE=1 leaves them apart.\n"
+           "nests are fused where no result changes (HDGC_NO_FUSE=1 leaves them apart) and\n"
+           "a zero fill's first accumulations assign (HDGC_NO_UNFILL=1 keeps the fill).\n"
            "DIR is created if it does not exist, with its parents. Default backend: c.\n");
 }
 

@@ -66,10 +66,18 @@ static int batch_env(int *w)
     return 1;
 }
 
+static int env_set(const char *name)
+{
+    const char *s = getenv(name);
+    return s && *s && strcmp(s, "0");
+}
+
 unsigned hdg_ir_host_flags(void)
 {
-    const char *s = getenv("HDGC_NO_FUSE");
-    return s && *s && strcmp(s, "0") ? HDG_IR_OPT_DEFAULT : HDG_IR_OPT_HOST;
+    unsigned f = HDG_IR_OPT_HOST;
+    if (env_set("HDGC_NO_FUSE")) f &= ~(unsigned)HDG_IR_FUSE;
+    if (env_set("HDGC_NO_UNFILL")) f &= ~(unsigned)HDG_IR_UNFILL;
+    return f;
 }
 
 int hdg_batch_width(void)

@@ -41,8 +41,9 @@ typedef struct hdg_compiled {
     size_t source_bytes;
 } hdg_compiled;
 
-/* The IR passes of the C backend: HDG_IR_OPT_HOST (loop fusion included), or
- * HDG_IR_OPT_DEFAULT with HDGC_NO_FUSE=1 (to compare). */
+/* The IR passes of the C backend: HDG_IR_OPT_HOST (loop fusion and zero-fill
+ * removal included); without fusion with HDGC_NO_FUSE=1, without the fill
+ * removal with HDGC_NO_UNFILL=1 (to compare). */
 unsigned hdg_ir_host_flags(void);
 
 /* Items per batch of the C backend's kernels (hdg_emit_c_options.batch):

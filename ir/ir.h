@@ -319,12 +319,14 @@ enum {
     HDG_IR_FINITE = 16,   /* folding may assume finite values and ignore the sign of
                              zero: x*0 -> 0, x+0 -> x, 0-x -> -x, 0/x -> 0, x-x -> 0 */
     HDG_IR_FUSE   = 32,   /* fuse loops of equal trip count where no result changes */
+    HDG_IR_UNFILL = 64,   /* zero fills dropped where the first += can be an = (only the
+                             sign of a zero may change) */
     HDG_IR_OPT_DEFAULT = HDG_IR_FOLD | HDG_IR_CSE | HDG_IR_LICM | HDG_IR_DCE,
-    /* for a processor running one item per thread (host C): fused passes */
-    HDG_IR_OPT_HOST = HDG_IR_OPT_DEFAULT | HDG_IR_FUSE
+    /* for a processor running one item per thread (host C): fused passes, no zero fills */
+    HDG_IR_OPT_HOST = HDG_IR_OPT_DEFAULT | HDG_IR_FUSE | HDG_IR_UNFILL
 };
 
-/* Runs verify, then fold, DCE, fuse, CSE, LICM, CSE, fold, DCE as selected by flags,
+/* Runs verify, then fold, DCE, fuse, unfill, CSE, LICM, CSE, fold, DCE as selected by flags,
  * then verify again (an error there is an internal error). */
 hdg_status hdg_ir_optimize(hdg_ir_kernel *k, unsigned flags, hdg_error *err);
 /* The single passes (the kernel must verify). */
@@ -333,6 +335,7 @@ void hdg_ir_cse(hdg_ir_kernel *k);
 void hdg_ir_licm(hdg_ir_kernel *k);
 void hdg_ir_dce(hdg_ir_kernel *k);
 void hdg_ir_fuse(hdg_ir_kernel *k);
+void hdg_ir_unfill(hdg_ir_kernel *k);
 
 /* ---------------------------------------------------- printer, cost model */
 

@@ -1,5 +1,5 @@
 /* optimize.c — the pass manager. hdg_ir_optimize verifies the kernel, runs
- * the selected passes in a fixed order (fold, DCE, fuse, CSE, LICM, CSE again to
+ * the selected passes in a fixed order (fold, DCE, fuse, unfill, CSE, LICM, CSE again to
  * merge what LICM hoisted from different loops, fold, DCE), and verifies again: a
  * failure after the passes is a bug in a pass and is reported as such. */
 #include "ir/ir.h"
@@ -11,6 +11,7 @@ hdg_status hdg_ir_optimize(hdg_ir_kernel *k, unsigned flags, hdg_error *err)
     if (flags & HDG_IR_FOLD) hdg_ir_fold(k, flags);
     if (flags & HDG_IR_DCE) hdg_ir_dce(k);      /* dead lets would count as uses in CSE */
     if (flags & HDG_IR_FUSE) hdg_ir_fuse(k);    /* before CSE: fused bodies share loads */
+    if (flags & HDG_IR_UNFILL) hdg_ir_unfill(k);
     if (flags & HDG_IR_CSE) hdg_ir_cse(k);
     if (flags & HDG_IR_LICM) {
         hdg_ir_licm(k);

@@ -471,7 +471,7 @@ static char *fuse_case(int between)
     hdg_ir_end(k);
     hdg_ir_end(k);
     hdg_error err;
-    CHECK(hdg_ir_optimize(k, HDG_IR_OPT_HOST, &err) == HDG_OK, "%s", err.msg);
+    CHECK(hdg_ir_optimize(k, HDG_IR_OPT_HOST & ~(unsigned)HDG_IR_UNFILL, &err) == HDG_OK, "%s", err.msg);
     char *p = print_kernel(k);
     hdg_ir_module_free(m);
     return p;
@@ -496,6 +496,73 @@ static void test_fuse(void)
     }
 }
 
+/* A fill of M (6 x 4), nests adding into rows 0..2, something after them,
+ * then o = M[0..3][..]: row 3 is read without being written. Returns the
+ * listing after unfill alone. */
+enum { UF_TWICE, UF_REDUCE, UF_UNKNOWN, UF_UNKNOWN_READ, UF_DENSE, UF_READ_FIRST };
+static char *unfill_case(int kase)
+{
+    hdg_ir_module *m = hdg_ir_module_new("uf");
+    hdg_ir_kernel *k = hdg_ir_kernel_new(m, "unfill", HDG_KITEM_ELEMENT);
+    hdg_ir_tensor *G = hdg_ir_geom(k, "G", HDG_SHAPE(2), "");
+    hdg_ir_tensor *u = hdg_ir_imap(k, "u", 1, "");
+    hdg_ir_tensor *o = hdg_ir_output(k, "o", HDG_SHAPE(4, 4), "");
+    hdg_ir_tensor *M = hdg_ir_local(k, "M", HDG_IR_DOUBLE, HDG_SHAPE(6, 4));
+    hdg_ir_tensor *W = hdg_ir_local(k, "W", HDG_IR_DOUBLE, HDG_SHAPE(4, 4));
+    hdg_ir_tensor *T = hdg_ir_table(m, "T", HDG_SHAPE(3, 4), (double[12]){ 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 });
+    hdg_ir_expr *z = hdg_ir_int(k, 0);
+    hdg_ir_fill(k, M, hdg_ir_num(k, 0));
+    if (kase == UF_READ_FIRST)   /* o[0][0] = M[2][1] while it is still zero */
+        hdg_ir_assign(k, hdg_ir_ld2(k, o, z, z), hdg_ir_ld2(k, M, hdg_ir_int(k, 2), hdg_ir_int(k, 1)));
+    acc_nest(k, M, T, hdg_ir_ld1(k, G, z), 0);
+    if (kase == UF_TWICE) acc_nest(k, M, T, hdg_ir_ld1(k, G, hdg_ir_int(k, 1)), 0);
+    if (kase == UF_REDUCE) {   /* M[4][j] += M[i][j] over i: its first run alone meets a zero */
+        hdg_ir_expr *i = hdg_ir_for(k, "i", 3), *j = hdg_ir_for(k, "j", 4);
+        hdg_ir_accum(k, hdg_ir_ld2(k, M, hdg_ir_int(k, 4), j), hdg_ir_ld2(k, M, i, j));
+        hdg_ir_end(k);
+        hdg_ir_end(k);
+    }
+    if (kase == UF_UNKNOWN) {   /* M[u][1] += 1: a row only known at run time */
+        hdg_ir_expr *r = hdg_ir_load(k, u, 1, (hdg_ir_expr *[]){ z });
+        hdg_ir_accum(k, hdg_ir_ld2(k, M, hdg_ir_mod(k, r, hdg_ir_int(k, 6)), hdg_ir_int(k, 1)), hdg_ir_num(k, 1));
+    }
+    if (kase == UF_UNKNOWN_READ) {   /* M[1][1] += M[u][1]: may read row 3..5 */
+        hdg_ir_expr *r = hdg_ir_load(k, u, 1, (hdg_ir_expr *[]){ z });
+        hdg_ir_accum(k, hdg_ir_ld2(k, M, hdg_ir_int(k, 1), hdg_ir_int(k, 1)),
+                     hdg_ir_ld2(k, M, hdg_ir_mod(k, r, hdg_ir_int(k, 6)), hdg_ir_int(k, 1)));
+    }
+    if (kase == UF_DENSE) hdg_ir_matmul(k, W, 1.0, M, 1, M, 0, 0.0);   /* W = M^T M reads all of M */
+    hdg_ir_expr *i = hdg_ir_for(k, "i", 4), *j = hdg_ir_for(k, "j", 4);
+    hdg_ir_expr *v = hdg_ir_ld2(k, M, i, j);
+    if (kase == UF_DENSE) v = hdg_ir_add(k, v, hdg_ir_ld2(k, W, i, j));
+    if (kase == UF_READ_FIRST) hdg_ir_accum(k, hdg_ir_ld2(k, o, i, j), v);
+    else hdg_ir_assign(k, hdg_ir_ld2(k, o, i, j), v);
+    hdg_ir_end(k);
+    hdg_ir_end(k);
+    hdg_error err;
+    CHECK(hdg_ir_optimize(k, HDG_IR_UNFILL, &err) == HDG_OK, "%s", err.msg);
+    char *p = print_kernel(k);
+    hdg_ir_module_free(m);
+    return p;
+}
+
+static void test_unfill(void)
+{
+    static const struct { int kase, accums; const char *fill; } want[] = {
+        { UF_TWICE, 1, "for z in 0..4 {\n    M[3][z] = 0" },         /* the first nest assigns */
+        { UF_REDUCE, 1, "for z in 0..2 {\n    for z2 in 0..4 {\n      M[3 + z][z2] = 0" },   /* row 4 too */
+        { UF_UNKNOWN, 2, "for i in 0..6 {\n    for j in 0..4 {\n      M[i][j] = 0" },   /* as it was */
+        { UF_UNKNOWN_READ, 2, "for i in 0..6 {\n    for j in 0..4 {\n      M[i][j] = 0" },
+        { UF_DENSE, 0, "for z in 0..3 {\n    for z2 in 0..4 {\n      M[3 + z][z2] = 0" },   /* rows 3..5 */
+        { UF_READ_FIRST, 1, "for z in 0..2 {\n    M[2 + z][1] = 0" },    /* M[2][1] read at zero */
+    };
+    for (size_t c = 0; c < sizeof want / sizeof want[0]; c++) {
+        char *p = unfill_case(want[c].kase);
+        CHECK(count_substr(p, "+=") == want[c].accums && strstr(p, want[c].fill), "case %d: %s", want[c].kase, p);
+        free(p);
+    }
+}
+
 int main(void)
 {
     test_names();
@@ -506,5 +573,6 @@ int main(void)
     test_cse();
     test_licm_dce();
     test_fuse();
+    test_unfill();
     return test_summary("ir");
 }

@@ -107,6 +107,15 @@ static int count_substr(const char *s, const char *sub)
 }
 
 static unsigned long long rng = 88172645463325252ULL;
+/* Garbage where the next call's locals will live: a pass that drops a fill
+ * still needed shows as wrong values, not as the zeros a fresh stack holds. */
+static __attribute__((noinline)) void poison_stack(void)
+{
+    volatile double junk[8192];
+    for (int i = 0; i < 8192; i++) junk[i] = 1e300 * (i % 7 - 3);
+    (void)junk[0];
+}
+
 static double urand(void)   /* uniform in [-1, 1) */
 {
     rng ^= rng << 13;
@@ -556,7 +565,9 @@ static void test_random_exprs(void)
     hdg_kargs ar = { .nitems = 2, .params = par, .in = { in[0] }, .out = { outr[0] } };
     hdg_kargs ao = { .nitems = 2, .params = par, .in = { in[0] }, .out = { outo[0] } };
     if (fr && fo) {
+        poison_stack();
         fr(0, 2, &ar);
+        poison_stack();
         fo(0, 2, &ao);
         int bad = 0;
         for (int e = 0; e < 2; e++)
@@ -738,14 +749,32 @@ static int count_loops(const hdg_ir_stmt *s)
     return n;
 }
 
+static int count_accums(const hdg_ir_stmt *s)
+{
+    int n = 0;
+    for (; s; s = s->next)
+        n += s->kind == HDG_S_FOR ? count_accums(s->body.first) : s->kind == HDG_S_STORE && s->accumulate;
+    return n;
+}
+
+/* What the pass run alone changed: loops merged (fusion), += made = (unfill). */
+static int changes(unsigned flags, const hdg_ir_stmt *after, int loops, int accums)
+{
+    if (flags == HDG_IR_FUSE) return loops - count_loops(after);
+    if (flags == HDG_IR_UNFILL) return accums - count_accums(after);
+    return 0;
+}
+
 /* nprog programs (loops of ext trips, 0: mixed), program p optimized with
- * flags[p % nflags]; every output must be the raw program's to the bit. */
-static void random_programs(const char *tag, int nprog, int ext, const unsigned *flags, int nflags, int min_fused)
+ * flags[p % nflags]; every output must be the raw program's to the bit (a
+ * zero's sign aside). min_changed > 0: the programs given a single pass
+ * (fusion or unfill) must show at least that many changes. */
+static void random_programs(const char *tag, int nprog, int ext, const unsigned *flags, int nflags, int min_changed)
 {
     hdg_ir_module *m = hdg_ir_module_new(tag);
     char name[32];
     long long before = 0, after = 0;
-    int fused = 0;
+    int changed = 0;
     for (int p = 0; p < nprog; p++) {
         snprintf(name, sizeof name, "raw%d", p);
         gprogram(m, name, 1000003ULL * (p + 1), ext);
@@ -754,13 +783,14 @@ static void random_programs(const char *tag, int nprog, int ext, const unsigned 
         hdg_ir_kernel *raw = m->kernels[2 * p], *opt = m->kernels[2 * p + 1];
         hdg_error err;
         CHECK(hdg_ir_verify(raw, &err) == HDG_OK, "program %d: %s", p, err.msg);
-        int loops = count_loops(opt->body.first);
+        int loops = count_loops(opt->body.first), accums = count_accums(opt->body.first);
         CHECK(hdg_ir_optimize(opt, flags[p % nflags], &err) == HDG_OK, "program %d: %s", p, err.msg);
-        if (flags[p % nflags] == HDG_IR_FUSE) fused += loops - count_loops(opt->body.first);
+        changed += changes(flags[p % nflags], opt->body.first, loops, accums);
         before += hdg_ir_kernel_cost(raw).flops;
         after += hdg_ir_kernel_cost(opt).flops;
     }
-    if (min_fused) CHECK(fused >= min_fused, "%s: fusion merged %d loops, expected %d or more", tag, fused, min_fused);
+    if (min_changed)
+        CHECK(changed >= min_changed, "%s: the pass changed %d statements, expected %d or more", tag, changed, min_changed);
     else CHECK(after < before, "optimized programs: %lld flops, raw %lld", after, before);
     char *src = emit(m, NULL);
     void *h = build(tag, src);
@@ -775,7 +805,9 @@ static void random_programs(const char *tag, int nprog, int ext, const unsigned 
         hdg_kargs ar = { .nitems = 2, .geom = geom[0], .params = par, .in = { in[0] }, .out = { outr[0] } };
         hdg_kargs ao = { .nitems = 2, .geom = geom[0], .params = par, .in = { in[0] }, .out = { outo[0] } };
         if (!fr || !fo) continue;
+        poison_stack();
         fr(0, 2, &ar);
+        poison_stack();
         fo(0, 2, &ao);
         int bad = 0;
         for (int e = 0; e < 2; e++)
@@ -803,6 +835,9 @@ static void test_random_programs(void)
     random_programs("prog", 24, 0, each, 6, 0);
     static const unsigned fuse[] = { HDG_IR_FUSE, HDG_IR_OPT_HOST };   /* loops of 3: many to fuse, or not */
     random_programs("fuse", 48, 3, fuse, 2, 10);
+    static const unsigned unfill[] = { HDG_IR_UNFILL, HDG_IR_OPT_HOST, HDG_IR_UNFILL | HDG_IR_FUSE };
+    random_programs("unfill", 48, 3, unfill, 3, 20);   /* the nests' first += into the filled locals */
+    random_programs("unfill0", 24, 0, unfill, 3, 10);
 }
 
 /* ------------------------------------------------------------ 5. origins */
