@@ -476,12 +476,15 @@ static hdg_ir_expr *dest_at(hdg_ir_kernel *k, const dest *d, hdg_ir_expr *row, h
     return hdg_ir_ld2(k, d->t, row, col);
 }
 
-/* Adds v into dst[row][col], or with hist (a time atom's history part) v h[col]
- * into the source column. */
+/* Adds v into dst[row][col]; with hist (a time atom's history part) v h[col]
+ * into the source column; for a trace trial in the recovery kernel -v uhat[col]
+ * there too (r = F - B uhat without B). */
 static void accum_trial(lower *c, hdg_ir_kernel *k, const dest *dst, hdg_ir_expr *row, hdg_ir_expr *col,
-                        hdg_ir_expr *v, int hist)
+                        hdg_ir_expr *v, int hist, int trace)
 {
-    if (hist) hdg_ir_accum(k, dest_at(k, dst, row, I(k, c->L->nt)), hdg_ir_mul(k, v, hdg_ir_ld1(k, c->hist, col)));
+    hdg_ir_expr *src = dest_at(k, dst, row, I(k, c->L->nt));
+    if (hist) hdg_ir_accum(k, src, hdg_ir_mul(k, v, hdg_ir_ld1(k, c->hist, col)));
+    else if (trace && c->uhat) hdg_ir_accum(k, src, hdg_ir_neg(k, hdg_ir_mul(k, v, hdg_ir_ld1(k, c->uhat, col))));
     else hdg_ir_accum(k, dest_at(k, dst, row, col), v);
 }
 
@@ -526,7 +529,7 @@ static void emit_atom_ref(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const de
     } else {
         hdg_ir_expr *j = hdg_ir_for(k, "j", rs->n);
         accum_trial(c, k, dst, row, hdg_lh_dof(c, k, rs, 0, face, j), hdg_ir_mul(k, cw, ref_value(c, k, g, ts, rs, face, i, j)),
-                    hist);
+                    hist, rs->trace);
         hdg_ir_end(k);
     }
     hdg_ir_end(k);
@@ -599,7 +602,7 @@ static int emit_atom(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const blocks 
     } else {
         hdg_ir_expr *jj = hdg_ir_for(k, "j", rs.n);
         hdg_ir_expr *col = hdg_lh_dof(c, k, &rs, 0, face, jj);
-        accum_trial(c, k, dst, row, col, hdg_ir_mul(k, ti, basis(c, k, g, &rs, 0, face, q, jj)), hist);
+        accum_trial(c, k, dst, row, col, hdg_ir_mul(k, ti, basis(c, k, g, &rs, 0, face, q, jj)), hist, rs.trace);
         hdg_ir_end(k);
     }
     hdg_ir_end(k);   /* i */
@@ -661,11 +664,18 @@ static void null_close(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *S)
     hdg_ir_tensor *w = hdg_ir_local(k, "nw", HDG_IR_DOUBLE, HDG_SHAPE(nt));
     hdg_ir_tensor *s = hdg_ir_local(k, "ns", HDG_IR_DOUBLE, HDG_SHAPE(3));   /* max|K|, max|Kc|, max|c^T K| */
     hdg_ir_set_origin(k, c->p->file, 0, 0, "constant trace: K_e c = 0 made exact");
-    hdg_ir_assign(k, hdg_ir_ld1(k, s, I(k, 0)), hdg_ir_num(k, 0));
+    /* max|K| by columns first: nt independent chains instead of one of nt^2 maxima (a max
+     * is the same in any order) */
+    hdg_ir_tensor *cm = hdg_ir_local(k, "nm", HDG_IR_DOUBLE, HDG_SHAPE(nt));
+    hdg_ir_fill(k, cm, hdg_ir_num(k, 0));
     hdg_ir_expr *i = hdg_ir_for(k, "i", nt), *j = hdg_ir_for(k, "j", nt);
-    hdg_ir_assign(k, hdg_ir_ld1(k, s, I(k, 0)),
-                  hdg_ir_max(k, hdg_ir_ld1(k, s, I(k, 0)), hdg_ir_call(k, HDG_FN_ABS, hdg_ir_ld2(k, S, i, j))));
+    hdg_ir_assign(k, hdg_ir_ld1(k, cm, j),
+                  hdg_ir_max(k, hdg_ir_ld1(k, cm, j), hdg_ir_call(k, HDG_FN_ABS, hdg_ir_ld2(k, S, i, j))));
     hdg_ir_end(k), hdg_ir_end(k);
+    hdg_ir_assign(k, hdg_ir_ld1(k, s, I(k, 0)), hdg_ir_num(k, 0));
+    j = hdg_ir_for(k, "j", nt);
+    hdg_ir_assign(k, hdg_ir_ld1(k, s, I(k, 0)), hdg_ir_max(k, hdg_ir_ld1(k, s, I(k, 0)), hdg_ir_ld1(k, cm, j)));
+    hdg_ir_end(k);
     hdg_ir_expr *tol = hdg_ir_let(k, "ntol", hdg_ir_mul(k, hdg_ir_num(k, HDG_NULL_TOL), hdg_ir_ld1(k, s, I(k, 0))));
     for (int u = 0; u < c->p->nunknowns; u++)
         for (int comp = 0; L->toff[u] >= 0 && comp < c->p->unknowns[u].ncomp; comp++) {
@@ -819,36 +829,27 @@ static void recover_kernel(lower *c)
     hdg_ir_tensor *x = hdg_ir_output(k, "x", HDG_SHAPE(L->nl), "element dofs (modal)");
     elim_plan P;
     if (hdg_lh_elim_plan_make(c, 0, 1, RECOVER_KEEP, &P)) {
-        /* M = [A | r | B], assembled in place (A and B are views of it), r = F - B uhat
-         * in column nl, then eliminated component by component as in solve_local */
+        /* M = [A | r], assembled in place, r = F - B uhat in column nl (the trace atoms
+         * applied to uhat as they are integrated), then eliminated component by
+         * component as in solve_local */
         int nl = L->nl, nt = L->nt;
-        hdg_ir_tensor *M = hdg_ir_local(k, "M", HDG_IR_DOUBLE, HDG_SHAPE(nl, nl + 1 + nt + 1));
+        hdg_ir_tensor *M = hdg_ir_local(k, "M", HDG_IR_DOUBLE, HDG_SHAPE(nl, nl + 1));
         hdg_ir_fill(k, M, hdg_ir_num(k, 0));
-        blocks bk = {M, M, NULL, NULL, 0, nl + 1};
+        blocks bk = {M, M, NULL, NULL, 0, nl - nt};   /* the source column nt lands on nl */
+        c->uhat = uh;
         emit_system(c, k, g, &bk);
-        c->hist = NULL;
-        hdg_ir_expr *i = hdg_ir_for(k, "i", nl);
-        hdg_ir_expr *ri = hdg_ir_ld2(k, M, i, I(k, nl));
-        hdg_ir_assign(k, ri, hdg_ir_ld2(k, M, i, I(k, nl + 1 + nt)));
-        hdg_ir_expr *j = hdg_ir_for(k, "j", nt);
-        hdg_ir_accum(k, ri, hdg_ir_neg(k, hdg_ir_mul(k, hdg_ir_ld2(k, M, i, hdg_ir_add(k, I(k, nl + 1), j)),
-                                                     hdg_ir_ld1(k, uh, j))));
-        hdg_ir_end(k);
-        hdg_ir_end(k);
+        c->hist = NULL, c->uhat = NULL;
         elim_solve(c, k, &P, M, x);
         hdg_ir_set_origin(k, NULL, 0, 0, NULL);
         return;
     }
-    blocks bk = system_blocks(k, L, 0);
+    blocks bk = system_blocks(k, L, 0);   /* B's trace columns stay unused (r = F - B uhat in its last) */
     hdg_ir_tensor *r = hdg_ir_local(k, "r", HDG_IR_DOUBLE, HDG_SHAPE(L->nl));
+    c->uhat = uh;
     emit_system(c, k, g, &bk);
-    c->hist = NULL;
+    c->hist = NULL, c->uhat = NULL;
     hdg_ir_expr *i = hdg_ir_for(k, "i", L->nl);
     hdg_ir_assign(k, hdg_ir_ld1(k, r, i), hdg_ir_ld2(k, bk.B, i, I(k, L->nt)));
-    hdg_ir_expr *j = hdg_ir_for(k, "j", L->nt);
-    hdg_ir_accum(k, hdg_ir_ld1(k, r, i),
-                 hdg_ir_neg(k, hdg_ir_mul(k, hdg_ir_ld2(k, bk.B, i, j), hdg_ir_ld1(k, uh, j))));
-    hdg_ir_end(k);
     hdg_ir_end(k);
     solve_local(c, k, bk.A, r);
     hdg_ir_copy(k, x, r);

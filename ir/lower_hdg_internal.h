@@ -30,6 +30,9 @@ typedef struct lower {
      * the parameter after the problem's own) and, where hist is set (the rhs
      * and recovery kernels' input), c (h, w) to the source column */
     hdg_ir_tensor *hist;
+    /* the recovery kernel's trace input: atoms of trace trials add -v uhat[col] to the
+     * source column instead of v to a trace column (no B block built to be applied) */
+    hdg_ir_tensor *uhat;
     int rhs_only;           /* the rhs kernel: atoms of trace trials skipped */
     int nproduct;           /* product tables made so far (their names: TP0, TP1, ...) */
     hdg_error *err;
