@@ -257,6 +257,26 @@ static double *side_table(const lower *c, int boundary, const side *ts, int x, c
     return T;
 }
 
+/* Product tables summed by their coefficient: the geometric factors' indices,
+ * sorted (-1: none), and the table summed so far. */
+typedef struct pgroup { int g[4], ng; double *T; } pgroup;
+
+static pgroup *pgroup_of(pgroup *grp, int *ngrp, const int *gi, size_t size)
+{
+    pgroup key = { { 0 }, 0, NULL };
+    for (int f = 0; f < 4; f++) {
+        if (gi[f] < 0) continue;
+        int at = key.ng++;
+        while (at > 0 && key.g[at - 1] > gi[f]) key.g[at] = key.g[at - 1], at--;
+        key.g[at] = gi[f];
+    }
+    for (int q = 0; q < *ngrp; q++)
+        if (grp[q].ng == key.ng && !memcmp(grp[q].g, key.g, sizeof key.g)) return &grp[q];
+    key.T = hdg_xcalloc(size, sizeof(double));
+    grp[*ngrp] = key;
+    return &grp[(*ngrp)++];
+}
+
 static void emit_pair(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, hdg_ir_tensor *M, hdg_ir_expr *invD,
                       const double *mdiag, const hdg_equation *eq1, const hdg_atom *a1, const hdg_equation *eq2,
                       const hdg_atom *a2)
@@ -293,30 +313,39 @@ static void emit_pair(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, hdg_ir_tenso
     if (b1) fb = hdg_ir_mul(k, f1, I(k, nb2));
     if (b2) fb = hdg_ir_add(k, fb, f2);
     hdg_ir_expr *trow = hdg_ir_add(k, hdg_ir_mul(k, fb, I(k, ts.n)), i), *sum = NULL;
+    /* one product table per distinct product of geometric factors (rx sx and sx rx are
+       one), its coefficient a loop invariant the passes hoist */
+    pgroup grp[16];
+    int ngrp = 0, n1 = 0, n2 = 0;
     for (int x = 0; x < nt1; x++)
         for (int y = 0; y < nu1; y++)
             for (int x2 = 0; x2 < nt2; x2++)
                 for (int y2 = 0; y2 < nu2; y2++) {
-                    int n1, m1, m2, n2;
+                    int m1, m2;
                     double *T1 = side_table(c, b1, &ts, t1[x].kind, &g1, u1[y].kind, &n1, &m1);
                     double *T2 = side_table(c, b2, &g2, t2[x2].kind, &rs, u2[y2].kind, &m2, &n2);
-                    double *T = hdg_xcalloc((size_t)nb1 * nb2 * n1 * n2, sizeof(double));
+                    pgroup *G = pgroup_of(grp, &ngrp, (int[4]){t1[x].g, u1[y].g, t2[x2].g, u2[y2].g},
+                                          (size_t)nb1 * nb2 * n1 * n2);
                     for (int a = 0; a < nb1; a++)
                         for (int b = 0; b < nb2; b++)
                             for (int r = 0; r < n1; r++)
                                 for (int p = 0; p < np; p++) {
                                     double v = T1[((size_t)a * n1 + r) * np + p] / mdiag[p];
                                     for (int q = 0; q < n2; q++)
-                                        T[(((size_t)a * nb2 + b) * n1 + r) * n2 + q] += v * T2[((size_t)b * np + p) * n2 + q];
+                                        G->T[(((size_t)a * nb2 + b) * n1 + r) * n2 + q] += v * T2[((size_t)b * np + p) * n2 + q];
                                 }
-                    char name[48];
-                    snprintf(name, sizeof name, "TP%d", c->nproduct++);
-                    hdg_ir_tensor *tab = hdg_ir_table(c->m, name, HDG_SHAPE(nb1 * nb2 * n1, n2), T);
-                    free(T1), free(T2), free(T);
-                    hdg_ir_expr *v = hdg_ir_ld2(k, tab, trow, j);
-                    v = hdg_lh_gfac2(k, g, &t1[x], &u2[y2], hdg_lh_gfac2(k, g, &u1[y], &t2[x2], v));
-                    sum = sum ? hdg_ir_add(k, sum, v) : v;
+                    free(T1), free(T2);
                 }
+    for (int q = 0; q < ngrp; q++) {
+        char name[48];
+        snprintf(name, sizeof name, "TP%d", c->nproduct++);
+        hdg_ir_tensor *tab = hdg_ir_table(c->m, name, HDG_SHAPE(nb1 * nb2 * n1, n2), grp[q].T);
+        free(grp[q].T);
+        hdg_ir_expr *v = hdg_ir_ld2(k, tab, trow, j), *coef = NULL;
+        for (int f = 0; f < grp[q].ng; f++) coef = coef ? hdg_ir_mul(k, coef, Gc(k, g, grp[q].g[f])) : Gc(k, g, grp[q].g[f]);
+        v = coef ? hdg_ir_mul(k, coef, v) : v;
+        sum = sum ? hdg_ir_add(k, sum, v) : v;
+    }
     hdg_ir_expr *row = hdg_lh_dof(c, k, &ts, 0, f1, i), *col = hdg_lh_dof(c, k, &rs, 0, f2, j);
     if (ts.trace) row = hdg_ir_add(k, I(k, nl), row);
     if (rs.trace) col = hdg_ir_add(k, I(k, nl), col);
