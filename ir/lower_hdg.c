@@ -1014,7 +1014,10 @@ typedef struct post {
     int hq;
     double *hw, *b1[3], *b0[3];
     hdg_ir_tensor *T11[3][3], *T10[3][3], *T1[3];
+    struct psum { int known, n, a[4], b[4]; hdg_ir_tensor *T; } sums[16];   /* post_table_sum */
+    int nsums;
 } post;
+typedef struct psum psum;
 
 static hdg_status post_quad_tables(lower *c, post *ps)
 {
@@ -1068,21 +1071,59 @@ static hdg_ir_tensor *post_table(lower *c, post *ps, int a, int b, int known)
     return *slot;
 }
 
-/* sum_ab g_a g_b T_ab[i][j] (j NULL: sum_a g_a T_a[i]) */
+/* The sum of the tables T_{a[m] b[m]}, m < n (cached): terms whose geometric
+ * factors have one product share it. */
+static hdg_ir_tensor *post_table_sum(lower *c, post *ps, int n, const int *a, const int *b, int known)
+{
+    for (int s = 0; s < ps->nsums; s++)
+        if (ps->sums[s].known == known && ps->sums[s].n == n && !memcmp(ps->sums[s].a, a, sizeof(int) * (size_t)n) &&
+            !memcmp(ps->sums[s].b, b, sizeof(int) * (size_t)n))
+            return ps->sums[s].T;
+    hdg_ir_tensor *P = post_table(c, ps, a[0], b[0], known);
+    double *T = hdg_xcalloc((size_t)P->size, sizeof(double));
+    char name[64];
+    snprintf(name, sizeof name, "%s_sum", known ? "TPK" : "TP");
+    for (int m = 0; m < n; m++) {
+        const hdg_ir_tensor *Q = post_table(c, ps, a[m], b[m], known);
+        for (int e = 0; e < P->size; e++) T[e] += Q->data[e];
+        size_t l = strlen(name);
+        snprintf(name + l, sizeof name - l, "_%s_%s", KIND[a[m]], KIND[b[m]]);
+    }
+    hdg_ir_tensor *S = hdg_ir_table(c->m, name, P->rank, P->shape, T);
+    free(T);
+    if (ps->nsums < (int)(sizeof ps->sums / sizeof ps->sums[0]))
+        ps->sums[ps->nsums++] = (psum){known, n, {a[0], a[1], a[2], a[3]}, {b[0], b[1], b[2], b[3]}, S};
+    return S;
+}
+
+/* sum_ab g_a g_b T_ab[i][j] (j NULL: sum_a g_a T_a[i]); the terms of one product of
+ * geometric factors (g_r g_s T_rs + g_s g_r T_sr) as one table, the product first
+ * (a loop invariant) */
 static hdg_ir_expr *post_ref_value(lower *c, post *ps, const hdg_atom *a, int known, hdg_ir_expr *i,
                                    hdg_ir_expr *j)
 {
     hdg_ir_kernel *k = ps->k;
     bterm ta[2], ra[2] = {{0, -1}};
     int nta = hdg_lh_side_terms(a->test_op, ta), nra = a->trial < 0 ? 1 : hdg_lh_side_terms(a->trial_op, ra);
-    hdg_ir_expr *sum = NULL;
+    struct { int g[2], n, a[4], b[4]; } grp[4];
+    int ngrp = 0;
     for (int x = 0; x < nta; x++)
         for (int y = 0; y < nra; y++) {
-            hdg_ir_tensor *T = post_table(c, ps, ta[x].kind, a->trial < 0 ? -1 : ra[y].kind, known);
-            hdg_ir_expr *v = j ? hdg_ir_ld2(k, T, i, j) : hdg_ir_ld1(k, T, i);
-            v = hdg_lh_gfac2(k, ps->g, &ta[x], &ra[y], v);
-            sum = sum ? hdg_ir_add(k, sum, v) : v;
+            int g0 = ta[x].g < ra[y].g ? ta[x].g : ra[y].g, g1 = ta[x].g < ra[y].g ? ra[y].g : ta[x].g, q = 0;
+            while (q < ngrp && (grp[q].g[0] != g0 || grp[q].g[1] != g1)) q++;
+            if (q == ngrp) grp[ngrp++].n = 0, grp[q].g[0] = g0, grp[q].g[1] = g1;
+            grp[q].a[grp[q].n] = ta[x].kind, grp[q].b[grp[q].n++] = a->trial < 0 ? -1 : ra[y].kind;
         }
+    hdg_ir_expr *sum = NULL;
+    for (int q = 0; q < ngrp; q++) {
+        hdg_ir_tensor *T = grp[q].n == 1 ? post_table(c, ps, grp[q].a[0], grp[q].b[0], known)
+                                         : post_table_sum(c, ps, grp[q].n, grp[q].a, grp[q].b, known);
+        hdg_ir_expr *v = j ? hdg_ir_ld2(k, T, i, j) : hdg_ir_ld1(k, T, i), *coef = NULL;
+        for (int f = 0; f < 2; f++)
+            if (grp[q].g[f] >= 0) coef = coef ? hdg_ir_mul(k, coef, Gc(k, ps->g, grp[q].g[f])) : Gc(k, ps->g, grp[q].g[f]);
+        v = coef ? hdg_ir_mul(k, coef, v) : v;
+        sum = sum ? hdg_ir_add(k, sum, v) : v;
+    }
     return sum;
 }
 

@@ -363,8 +363,52 @@ static void unfill_one(hdg_ir_kernel *k, hdg_ir_stmt **link, hdg_ir_stmt *s, con
     free(c.st), free(c.need), free(c.env), free(c.known), free(c.keys), free(c.flags);
 }
 
+/* ------------------------------------------------------------- peephole */
+
+static int loads_tensor(const hdg_ir_expr *e, const hdg_ir_tensor *t)
+{
+    if (e->op == HDG_E_LOAD && e->t == t) return 1;
+    if (e->row && loads_tensor(e->row, t)) return 1;
+    for (int i = 0; i < e->n; i++)
+        if (loads_tensor(e->a[i], t)) return 1;
+    return 0;
+}
+
+static int is_zero_store(const hdg_ir_stmt *s)
+{
+    if (s->kind != HDG_S_STORE || s->accumulate) return 0;
+    const hdg_ir_expr *x = s->value;
+    return (x->op == HDG_E_NUM && x->num == 0 && !signbit(x->num)) || (x->op == HDG_E_INT && x->ival == 0);
+}
+
+/* In every block: x = 0, then (past lets that do not read x's tensor) x += v
+ * becomes x = v (a fill fused into the loop of the first term). */
+static void zero_then_add(hdg_ir_block *b)
+{
+    hdg_ir_stmt *prev = NULL;
+    for (hdg_ir_stmt *s = b->first; s; s = s->next) {
+        if (s->kind == HDG_S_FOR) zero_then_add(&s->body);
+        if (!is_zero_store(s)) {
+            prev = s;
+            continue;
+        }
+        hdg_ir_stmt *n = s->next;
+        while (n && n->kind == HDG_S_LET && !loads_tensor(n->value, s->dst->t)) n = n->next;
+        if (!n || n->kind != HDG_S_STORE || !n->accumulate || !hdg_ir_expr_equal(n->dst, s->dst) ||
+            loads_tensor(n->value, s->dst->t)) {
+            prev = s;
+            continue;
+        }
+        n->accumulate = 0;
+        if (prev) prev->next = s->next;   /* s goes */
+        else b->first = s->next;
+        if (b->last == s) b->last = prev;
+    }
+}
+
 void hdg_ir_unfill(hdg_ir_kernel *k)
 {
+    zero_then_add(&k->body);
     hdg_ir_stmt **link = &k->body.first;
     while (*link) {
         hdg_ir_stmt *s = *link;

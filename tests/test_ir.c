@@ -546,8 +546,38 @@ static char *unfill_case(int kase)
     return p;
 }
 
+/* for i, j: M[i][j] = 0; let t = T[i][j]; M[i][j] += G[0] t (or, self: += M[i][j] t) */
+static char *unfill_inner(int self)
+{
+    hdg_ir_module *m = hdg_ir_module_new("uf");
+    hdg_ir_kernel *k = hdg_ir_kernel_new(m, "unfill_inner", HDG_KITEM_ELEMENT);
+    hdg_ir_tensor *G = hdg_ir_geom(k, "G", HDG_SHAPE(1), "");
+    hdg_ir_tensor *o = hdg_ir_output(k, "o", HDG_SHAPE(3, 4), "");
+    hdg_ir_tensor *M = hdg_ir_local(k, "M", HDG_IR_DOUBLE, HDG_SHAPE(3, 4));
+    hdg_ir_tensor *T = hdg_ir_table(m, "T", HDG_SHAPE(3, 4), (double[12]){ 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 });
+    hdg_ir_expr *i = hdg_ir_for(k, "i", 3), *j = hdg_ir_for(k, "j", 4);
+    hdg_ir_assign(k, hdg_ir_ld2(k, M, i, j), hdg_ir_num(k, 0));
+    hdg_ir_expr *t = hdg_ir_let(k, "t", hdg_ir_ld2(k, T, i, j));
+    hdg_ir_expr *f = self ? hdg_ir_ld2(k, M, i, j) : hdg_ir_ld1(k, G, hdg_ir_int(k, 0));
+    hdg_ir_accum(k, hdg_ir_ld2(k, M, i, j), hdg_ir_mul(k, f, t));
+    hdg_ir_assign(k, hdg_ir_ld2(k, o, i, j), hdg_ir_ld2(k, M, i, j));
+    hdg_ir_end(k);
+    hdg_ir_end(k);
+    hdg_error err;
+    CHECK(hdg_ir_optimize(k, HDG_IR_UNFILL, &err) == HDG_OK, "%s", err.msg);
+    char *p = print_kernel(k);
+    hdg_ir_module_free(m);
+    return p;
+}
+
 static void test_unfill(void)
 {
+    char *p = unfill_inner(0);   /* the zero and the += become M[i][j] = G[0] * t */
+    CHECK(!strstr(p, "= 0\n") && !strstr(p, "+=") && strstr(p, "M[i][j] = G[0] * t"), "inner fill: %s", p);
+    free(p);
+    p = unfill_inner(1);   /* += M[i][j] t reads the zero: kept */
+    CHECK(strstr(p, "M[i][j] = 0\n") && strstr(p, "M[i][j] += M[i][j] * t"), "inner fill, self: %s", p);
+    free(p);
     static const struct { int kase, accums; const char *fill; } want[] = {
         { UF_TWICE, 1, "for z in 0..4 {\n    M[3][z] = 0" },         /* the first nest assigns */
         { UF_REDUCE, 1, "for z in 0..2 {\n    for z2 in 0..4 {\n      M[3 + z][z2] = 0" },   /* row 4 too */
