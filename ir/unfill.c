@@ -22,7 +22,8 @@
 
 enum { ZERO = 1, DONE = 2 };
 enum { BUDGET = 20000000, MAX_BOXES = 8 };
-enum { SEEN = 1, BAD = 2 };   /* per statement: accumulated into a zero; met a written entry */
+enum { SEEN = 1, BAD = 2, TOUCH_KNOWN = 4, TOUCH = 8 };   /* per statement: accumulated into a zero;
+                                                          met a written entry; whether it touches T */
 
 typedef struct uctx {
     hdg_ir_kernel *k;
@@ -54,6 +55,15 @@ static size_t count_stmts(const hdg_ir_stmt *s)
     size_t n = 0;
     for (; s; s = s->next) n += 1 + (s->kind == HDG_S_FOR ? count_stmts(s->body.first) : 0);
     return n;
+}
+
+static int expr_loads(const hdg_ir_expr *e, const hdg_ir_tensor *t)
+{
+    if (e->op == HDG_E_LOAD && e->t == t) return 1;
+    if (e->row && expr_loads(e->row, t)) return 1;
+    for (int i = 0; i < e->n; i++)
+        if (expr_loads(e->a[i], t)) return 1;
+    return 0;
 }
 
 /* ----------------------------------------------------- int evaluation */
@@ -189,7 +199,31 @@ static void dense(uctx *c, const hdg_ir_stmt *s)
         for (long i = 0; i < c->T->size; i++) written(c, i);
 }
 
-/* Runs the statements from s on. Only at the top level does it stop once
+/* Does s (a loop: anything in it) read or write T? Cached per statement. */
+static int touches_T(uctx *c, const hdg_ir_stmt *s)
+{
+    unsigned char *f = flag_of(c, s);
+    if (*f & TOUCH_KNOWN) return (*f & TOUCH) != 0;
+    int t = 0;
+    hdg_ir_tensor *d[4];
+    switch (s->kind) {
+    case HDG_S_FOR:
+        for (const hdg_ir_stmt *b = s->body.first; b && !t; b = b->next) t = touches_T(c, b);
+        break;
+    case HDG_S_LET: t = expr_loads(s->value, c->T); break;
+    case HDG_S_STORE: t = s->dst->t == c->T || expr_loads(s->value, c->T) || expr_loads(s->dst, c->T); break;
+    default:
+        t = touches((const hdg_ir_tensor *const *)d, hdg_ir_dense_reads(s, d), c->T) ||
+            touches((const hdg_ir_tensor *const *)d, hdg_ir_stmt_writes(s, d, 4), c->T);
+        break;
+    }
+    f = flag_of(c, s);
+    *f |= TOUCH_KNOWN | (t ? TOUCH : 0);
+    return t;
+}
+
+/* Runs the statements from s on (a loop that does not touch T is skipped:
+ * the lets in it are its own). Only at the top level does it stop once
  * no entry is still zero: inside a loop every run of a statement must be
  * seen (one that also runs after that point meets a written entry). */
 static void run(uctx *c, const hdg_ir_stmt *s, int top)
@@ -201,6 +235,7 @@ static void run(uctx *c, const hdg_ir_stmt *s, int top)
         }
         switch (s->kind) {
         case HDG_S_FOR:
+            if (!touches_T(c, s)) break;
             c->known[s->var->id] = 1;
             for (int v = 0; v < s->var->extent && !c->fail; v++) {
                 c->env[s->var->id] = v;
@@ -251,7 +286,7 @@ static void to_assign(uctx *c, hdg_ir_stmt *s)
         if (s->kind == HDG_S_FOR) to_assign(c, s->body.first);
         if (s->kind == HDG_S_STORE && s->accumulate && s->dst->t == c->T) {
             unsigned char f = *flag_of(c, s);
-            if (f == SEEN) s->accumulate = 0;
+            if ((f & (SEEN | BAD)) == SEEN) s->accumulate = 0;
         }
     }
 }
@@ -365,15 +400,6 @@ static void unfill_one(hdg_ir_kernel *k, hdg_ir_stmt **link, hdg_ir_stmt *s, con
 
 /* ------------------------------------------------------------- peephole */
 
-static int loads_tensor(const hdg_ir_expr *e, const hdg_ir_tensor *t)
-{
-    if (e->op == HDG_E_LOAD && e->t == t) return 1;
-    if (e->row && loads_tensor(e->row, t)) return 1;
-    for (int i = 0; i < e->n; i++)
-        if (loads_tensor(e->a[i], t)) return 1;
-    return 0;
-}
-
 static int is_zero_store(const hdg_ir_stmt *s)
 {
     if (s->kind != HDG_S_STORE || s->accumulate) return 0;
@@ -393,9 +419,9 @@ static void zero_then_add(hdg_ir_block *b)
             continue;
         }
         hdg_ir_stmt *n = s->next;
-        while (n && n->kind == HDG_S_LET && !loads_tensor(n->value, s->dst->t)) n = n->next;
+        while (n && n->kind == HDG_S_LET && !expr_loads(n->value, s->dst->t)) n = n->next;
         if (!n || n->kind != HDG_S_STORE || !n->accumulate || !hdg_ir_expr_equal(n->dst, s->dst) ||
-            loads_tensor(n->value, s->dst->t)) {
+            expr_loads(n->value, s->dst->t)) {
             prev = s;
             continue;
         }
