@@ -66,17 +66,11 @@ static int batch_env(int *w)
     return 1;
 }
 
-static int env_set(const char *name)
-{
-    const char *s = getenv(name);
-    return s && *s && strcmp(s, "0");
-}
-
 unsigned hdg_ir_host_flags(void)
 {
     unsigned f = HDG_IR_OPT_HOST;
-    if (env_set("HDGC_NO_FUSE")) f &= ~(unsigned)HDG_IR_FUSE;
-    if (env_set("HDGC_NO_UNFILL")) f &= ~(unsigned)HDG_IR_UNFILL;
+    if (hdg_env_flag("HDGC_NO_FUSE")) f &= ~(unsigned)HDG_IR_FUSE;
+    if (hdg_env_flag("HDGC_NO_UNFILL")) f &= ~(unsigned)HDG_IR_UNFILL;
     return f;
 }
 

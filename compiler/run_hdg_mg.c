@@ -93,10 +93,10 @@ hdg_status hdg_hdg_mg_host(hdg_hdg_mg *h, const hdg_blockmat *B, const hdg_mesh 
     double *x0 = hdg_mg_start_vector(A.n);
     h->B = B, h->Di = hdg_precond_block_inverse(&h->D);
     hdg_mg_fused F = {h, fused_start, fused_step, fused_resid, fused_jacobi};
-    const char *uf = getenv("HDGC_MG_UNFUSED");   /* 1: the separate operations (same results) */
-    int fused = h->Di && hdg_blockmat_fused_ok(B) && !(uf && *uf && strcmp(uf, "0"));
-    const char *dbl = getenv("HDGC_MG_DOUBLE");   /* 1: the fused passes read the double matrix */
-    if (fused && !(dbl && *dbl && strcmp(dbl, "0"))) (void)hdg_blockmat_lo_init(&h->lo, B, h->Di);   /* 0: double */
+    /* HDGC_MG_UNFUSED: the separate operations (same results); HDGC_MG_DOUBLE: the fused
+     * passes read the double matrix */
+    int fused = h->Di && hdg_blockmat_fused_ok(B) && !hdg_env_flag("HDGC_MG_UNFUSED");
+    if (fused && !hdg_env_flag("HDGC_MG_DOUBLE")) (void)hdg_blockmat_lo_init(&h->lo, B, h->Di);
     st = hdg_mg_init(&h->g, &A, &h->D, &P, &R, &Cs, h->C.nc, hdg_vecops_host(), NULL, x0, fused ? &F : NULL, err);
     free(x0);
     if (st) return st;

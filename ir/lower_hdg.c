@@ -1461,8 +1461,8 @@ hdg_status hdg_lower_hdg(const hdg_problem *p, hdg_lowered *out, hdg_error *err)
     if (st) return st;
     c.m = out->mod = hdg_ir_module_new(p->name);
     int deg = 2 * c.k + 4;
-    c.ref_tensors = !getenv("HDGC_NO_REF_TENSORS");
-    c.split_coef = !getenv("HDGC_NO_COEF_SPLIT");
+    c.ref_tensors = !hdg_env_flag("HDGC_NO_REF_TENSORS");
+    c.split_coef = !hdg_env_flag("HDGC_NO_COEF_SPLIT");
     if ((st = volume_tables(&c, deg, "vol", &c.nvq, &c.vw, &c.vlam, &c.vP, &c.vPr, &c.vPs, c.k)) ||
         (st = volume_host(&c, deg)) || (st = face_tables(&c)))
         goto fail;

@@ -108,7 +108,7 @@ int hdg_lh_elim_plan_make(const lower *c, int xr, int xc, double keep, elim_plan
     memset(P, 0, sizeof *P);
     P->nc = nc;
     P->dense = elim_flops(c->L->nl, xr, xc);
-    if (nc < 2 || nc > ELIM_MAX || getenv("HDGC_NO_BLOCK_ELIM")) return 0;
+    if (nc < 2 || nc > ELIM_MAX || hdg_env_flag("HDGC_NO_BLOCK_ELIM")) return 0;
     elim_structure(c, nz);
     elim_diagonal(c, diag);
     for (int left = nc; left > 0;) {
@@ -232,7 +232,7 @@ static int pair_role(const lower *c, const elim_plan *P, int s, const hdg_equati
 
 static int product_step_ok(const lower *c, const elim_plan *P, int s)
 {
-    if (!P->diag[s] || P->ng[s] != 1 || !c->ref_tensors || c->hist || getenv("HDGC_NO_PRODUCT_TABLES")) return 0;
+    if (!P->diag[s] || P->ng[s] != 1 || !c->ref_tensors || c->hist || hdg_env_flag("HDGC_NO_PRODUCT_TABLES")) return 0;
     for (int t = 0; t < s; t++)   /* untouched by earlier steps */
         if (in_list(P->r[t], P->nr[t], P->g[s][0]) || in_list(P->cl[t], P->ncl[t], P->g[s][0])) return 0;
     for (int e = 0; e < c->p->nequations; e++)

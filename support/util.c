@@ -40,7 +40,7 @@ void *hdg_try_malloc(size_t n) { return malloc(n ? n : 1); }
 static void advise_huge(void *p, size_t n)
 {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-    if (n < HUGE_MIN || !p || getenv("HDGC_NO_HUGEPAGES")) return;
+    if (n < HUGE_MIN || !p || hdg_env_flag("HDGC_NO_HUGEPAGES")) return;
     uintptr_t a = ((uintptr_t)p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
     uintptr_t b = ((uintptr_t)p + n) & ~(HUGE_PAGE - 1);
     if (b > a) (void)madvise((void *)a, b - a, MADV_HUGEPAGE);   /* advice only: a refusal changes nothing */
@@ -280,6 +280,12 @@ hdg_status hdg_memory_check(const char *what, double need, hdg_error *err)
     hdg_format_bytes(avail, a, sizeof a);
     return hdg_fail(err, HDG_ENOMEM, "%s needs about %s, more than the %s available%s", what, n, a,
                     getenv("HDGC_MEMORY_LIMIT") ? " (HDGC_MEMORY_LIMIT)" : "");
+}
+
+int hdg_env_flag(const char *name)
+{
+    const char *s = getenv(name);
+    return s && *s && strcmp(s, "0") != 0;
 }
 
 double hdg_wtime(void)

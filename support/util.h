@@ -96,6 +96,8 @@ int hdg_make_dirs(char *path);
 
 /* Seconds since an arbitrary epoch, monotonic. */
 double hdg_wtime(void);
+/* A switch in the environment (HDGC_NO_FUSE=1, ...): set, and not empty or "0". */
+int hdg_env_flag(const char *name);
 
 /* 64-bit FNV-1a hash (cache keys, checksums). */
 unsigned long long hdg_hash64(const void *data, size_t n, unsigned long long seed);
