@@ -1160,6 +1160,65 @@ static hdg_status post_atom_ref(lower *c, post *ps, const hdg_atom *a, int known
     return HDG_OK;
 }
 
+/* Atoms n of the post system's block (test comp, trial comp) with x,y-independent
+ * coefficients, in one pass: A[i][j] += sum_T C_T T[i][j] over the tables T, where
+ * C_T = sum over the atoms' terms on T of c_atom g_a g_b (a loop invariant); tables
+ * whose coefficients are the same expression are summed (dx dx + dy dy: the
+ * rs and sr tables). */
+static hdg_status post_block_ref(lower *c, post *ps, const hdg_atom *const *at, int n)
+{
+    hdg_status st = post_host(c, ps);
+    if (st) return st;
+    hdg_ir_kernel *k = ps->k;
+    hdg_lowered *L = c->L;
+    enum { MAXT = 9 };
+    struct ptab { int a[4], b[4], n; hdg_ir_expr *C; } tab[MAXT];
+    int ntab = 0;
+    for (int m = 0; m < n; m++) {
+        const hdg_atom *a = at[m];
+        set_origin(c, k, a);
+        hdg_lower_env env = {c->p, {NULL, NULL, hdg_ir_time(k)}, {NULL, NULL}};
+        hdg_ir_expr *coef = hdg_lower_expr(k, &env, a->coef);
+        hdg_ir_expr *cw = hdg_ir_let(k, "c", hdg_ir_mul(k, Gc(k, ps->g, HDG_G_J), coef ? coef : hdg_ir_num(k, 0)));
+        bterm ta[2], ra[2];
+        int nta = hdg_lh_side_terms(a->test_op, ta), nra = hdg_lh_side_terms(a->trial_op, ra);
+        for (int x = 0; x < nta; x++)
+            for (int y = 0; y < nra; y++) {
+                int g0 = ta[x].g < ra[y].g ? ta[x].g : ra[y].g, g1 = ta[x].g < ra[y].g ? ra[y].g : ta[x].g;
+                hdg_ir_expr *e = cw;
+                if (g0 >= 0) e = hdg_ir_mul(k, e, Gc(k, ps->g, g0));
+                if (g1 >= 0) e = hdg_ir_mul(k, e, Gc(k, ps->g, g1));
+                int q = 0;
+                while (q < ntab && (tab[q].a[0] != ta[x].kind || tab[q].b[0] != ra[y].kind)) q++;
+                if (q == ntab) tab[ntab++] = (struct ptab){{ta[x].kind}, {ra[y].kind}, 1, NULL};
+                tab[q].C = tab[q].C ? hdg_ir_add(k, tab[q].C, e) : e;
+            }
+    }
+    for (int q = 0; q < ntab; q++)   /* equal coefficients: one table, the sum */
+        for (int r = q + 1; r < ntab; r++)
+            if (tab[r].n && tab[q].n < 4 && hdg_ir_expr_equal(tab[q].C, tab[r].C)) {
+                tab[q].a[tab[q].n] = tab[r].a[0], tab[q].b[tab[q].n++] = tab[r].b[0];
+                tab[r].n = 0;
+            }
+    hdg_ir_set_origin(k, c->p->file, at[0]->loc.line, at[0]->loc.col, "post block: its atoms by table");
+    hdg_ir_expr *C[MAXT];
+    for (int q = 0; q < ntab; q++) C[q] = tab[q].n ? hdg_ir_let(k, "cT", tab[q].C) : NULL;
+    hdg_ir_expr *i = hdg_ir_for(k, "i", L->npp), *j = hdg_ir_for(k, "j", L->npp), *sum = NULL;
+    for (int q = 0; q < ntab; q++) {
+        if (!tab[q].n) continue;
+        hdg_ir_tensor *T = tab[q].n == 1 ? post_table(c, ps, tab[q].a[0], tab[q].b[0], 0)
+                                         : post_table_sum(c, ps, tab[q].n, tab[q].a, tab[q].b, 0);
+        hdg_ir_expr *v = hdg_ir_mul(k, C[q], hdg_ir_ld2(k, T, i, j));
+        sum = sum ? hdg_ir_add(k, sum, v) : v;
+    }
+    hdg_ir_accum(k, hdg_ir_ld2(k, ps->A, hdg_ir_add(k, I(k, at[0]->test_comp * L->npp), i),
+                               hdg_ir_add(k, I(k, at[0]->trial_comp * L->npp), j)),
+                 sum);
+    hdg_ir_end(k);
+    hdg_ir_end(k);
+    return HDG_OK;
+}
+
 static hdg_status post_atom_quad(lower *c, post *ps, const hdg_atom *a, int known)
 {
     hdg_status st = post_quad_tables(c, ps);
@@ -1202,21 +1261,45 @@ static hdg_status post_atom_quad(lower *c, post *ps, const hdg_atom *a, int know
     return HDG_OK;
 }
 
+/* An atom of the post system's own matrix on the reference-tensor path. */
+static int post_block_atom(const lower *c, const hdg_atom *a)
+{
+    return a->domain == HDG_VOLUME && a->trial >= 0 && a->trial == c->L->post_unknown && c->ref_tensors &&
+           hdg_lh_coef_is_constant(a);
+}
+
 static hdg_status post_atoms(lower *c, post *ps, const hdg_equation *eq)
 {
     const hdg_problem *p = c->p;
-    for (int t = 0; t < eq->natoms; t++) {
+    char *done = hdg_xcalloc((size_t)eq->natoms + 1, 1);
+    const hdg_atom **grp = hdg_xmalloc(sizeof *grp * ((size_t)eq->natoms + 1));
+    hdg_status st = HDG_OK;
+    for (int t = 0; t < eq->natoms && !st; t++) {
         const hdg_atom *a = &eq->atoms[t];
-        if (a->domain != HDG_VOLUME)
-            return hdg_fail(c->err, HDG_EINPUT, "%s:%d:%d: post-processing equations take volume "
-                            "integrals only", p->file, a->loc.line, a->loc.col);
+        if (done[t]) continue;
+        if (a->domain != HDG_VOLUME) {
+            st = hdg_fail(c->err, HDG_EINPUT, "%s:%d:%d: post-processing equations take volume "
+                          "integrals only", p->file, a->loc.line, a->loc.col);
+            break;
+        }
+        if (post_block_atom(c, a)) {   /* with the later atoms of its block */
+            int n = 0;
+            for (int u = t; u < eq->natoms; u++) {
+                const hdg_atom *b = &eq->atoms[u];
+                if (!done[u] && post_block_atom(c, b) && b->test_comp == a->test_comp && b->trial_comp == a->trial_comp)
+                    grp[n++] = b, done[u] = 1;
+            }
+            st = post_block_ref(c, ps, grp, n);
+            continue;
+        }
         set_origin(c, ps->k, a);
         int known = a->trial >= 0 && a->trial != c->L->post_unknown;
-        hdg_status st = c->ref_tensors && hdg_lh_coef_is_constant(a) ? post_atom_ref(c, ps, a, known)
-                                                              : post_atom_quad(c, ps, a, known);
-        if (st) return st;
+        st = c->ref_tensors && hdg_lh_coef_is_constant(a) ? post_atom_ref(c, ps, a, known)
+                                                          : post_atom_quad(c, ps, a, known);
     }
-    return HDG_OK;
+    free(done);
+    free(grp);
+    return st;
 }
 
 /* Post-processed unknown i of the kernel k: its system, written at its offset
