@@ -419,6 +419,16 @@ static void test_licm_dce(void)
     hdg_ir_module_free(m);
 }
 
+/* k optimized with flags, listed; the module is freed. */
+static char *optimized_listing(hdg_ir_module *m, hdg_ir_kernel *k, unsigned flags)
+{
+    hdg_error err;
+    CHECK(hdg_ir_optimize(k, flags, &err) == HDG_OK, "%s", err.msg);
+    char *p = print_kernel(k);
+    hdg_ir_module_free(m);
+    return p;
+}
+
 /* for i < 3, j < 4: M[row0 + i][j] += s * T[i][j] */
 static void acc_nest(hdg_ir_kernel *k, hdg_ir_tensor *M, hdg_ir_tensor *T, hdg_ir_expr *s, int row0)
 {
@@ -470,11 +480,7 @@ static char *fuse_case(int between)
     hdg_ir_assign(k, hdg_ir_ld2(k, o, i, j), hdg_ir_add(k, hdg_ir_ld2(k, M, i, j), hdg_ir_ld1(k, w, z)));
     hdg_ir_end(k);
     hdg_ir_end(k);
-    hdg_error err;
-    CHECK(hdg_ir_optimize(k, HDG_IR_OPT_HOST & ~(unsigned)HDG_IR_UNFILL, &err) == HDG_OK, "%s", err.msg);
-    char *p = print_kernel(k);
-    hdg_ir_module_free(m);
-    return p;
+    return optimized_listing(m, k, HDG_IR_OPT_HOST & ~(unsigned)HDG_IR_UNFILL);
 }
 
 static void test_fuse(void)
@@ -539,11 +545,7 @@ static char *unfill_case(int kase)
     else hdg_ir_assign(k, hdg_ir_ld2(k, o, i, j), v);
     hdg_ir_end(k);
     hdg_ir_end(k);
-    hdg_error err;
-    CHECK(hdg_ir_optimize(k, HDG_IR_UNFILL, &err) == HDG_OK, "%s", err.msg);
-    char *p = print_kernel(k);
-    hdg_ir_module_free(m);
-    return p;
+    return optimized_listing(m, k, HDG_IR_UNFILL);
 }
 
 /* for i, j: M[i][j] = 0; let t = T[i][j]; M[i][j] += G[0] t (or, self: += M[i][j] t) */
@@ -563,11 +565,7 @@ static char *unfill_inner(int self)
     hdg_ir_assign(k, hdg_ir_ld2(k, o, i, j), hdg_ir_ld2(k, M, i, j));
     hdg_ir_end(k);
     hdg_ir_end(k);
-    hdg_error err;
-    CHECK(hdg_ir_optimize(k, HDG_IR_UNFILL, &err) == HDG_OK, "%s", err.msg);
-    char *p = print_kernel(k);
-    hdg_ir_module_free(m);
-    return p;
+    return optimized_listing(m, k, HDG_IR_UNFILL);
 }
 
 static void test_unfill(void)
