@@ -244,8 +244,11 @@ typedef struct bp_ctx {
     const int *fv, *cidx;
     const unsigned char *fixed;
     double al[2], be[2];
-    int *rowptr, *col;   /* the result: counts (first pass), then entries */
+    int *rowptr, *col;   /* first pass: each row's bound; second: its entries from rowptr[r] */
     double *val;
+    int *len;            /* second pass: each row's entries */
+    int cap;             /* > 0: rows hold at most cap entries (rowptr[r] = r cap) */
+    int *over;           /* set when a face's rows need more than cap */
 } bp_ctx;
 
 /* The coarse unknowns face l's rows of B P can reach: for each (block k,
@@ -283,7 +286,9 @@ static int face_slots(const bp_ctx *c, int l, int *slot, int *cols)
     return ns;
 }
 
-/* Faces [f0, f1): counts of their rows (c->val NULL), or their entries.
+/* Faces [f0, f1): a bound on the entries of each of their rows (c->val NULL:
+ * the columns with contributions, B not read), or their entries, written from
+ * rowptr[r] on, with their count in len[r].
  * From P's structure (build_prolongation) rather than its rows: only modes
  * 0, 1 of a free component have entries, al[i] at the start vertex's coarse
  * unknown, be[i] at the end vertex's. So entry (l, p; cols[t]) sums
@@ -317,10 +322,20 @@ static void bp_faces(long long f0, long long f1, void *ctx)
         for (int j = 0; j < nc; j++) order[first[cs[j]]++] = j;
         for (int t = ns; t > 0; t--) first[t] = first[t - 1];
         first[0] = 0;
+        int bound = 0;   /* columns with contributions: at most the entries of each row */
+        for (int t = 0; t < ns; t++) bound += first[t + 1] > first[t];
+        if (!c->val) {
+            for (int p = 0; p < m; p++) c->rowptr[l * m + p + 1] = bound;
+            continue;
+        }
+        if (c->cap && bound > c->cap) {
+            __atomic_store_n(c->over, 1, __ATOMIC_RELAXED);
+            continue;
+        }
         const double *Al = B->A + l * row_len;
         for (int p = 0; p < m; p++) {
             long long r = l * m + p;
-            int k = c->val ? c->rowptr[r] : 0;
+            int k = c->rowptr[r];
             for (int t = 0; t < ns; t++) {
                 double a = 0;
                 int hit = 0;
@@ -330,16 +345,19 @@ static void bp_faces(long long f0, long long f1, void *ctx)
                     a += v * cw[j];
                     hit |= v != 0;
                 }
-                if (hit && c->val) c->col[k] = cols[t], c->val[k] = a;
+                if (hit) c->col[k] = cols[t], c->val[k] = a;
                 k += hit;
             }
-            if (!c->val) c->rowptr[r + 1] = k;
+            c->len[r] = k - c->rowptr[r];
         }
     }
     free(slot), free(cols), free(cs), free(coff), free(first), free(order), free(cw);
 }
 
-/* AP = B P, by faces in two passes (row lengths, then entries), threaded. */
+/* AP = B P, by faces, threaded: the entries written at room for 4 per row and
+ * component (a face's rows reach the vertices of its two triangles; where one
+ * reaches more, a first pass counts from the structure instead), then the rows
+ * closed up. One pass over the faces' set-up and B, not two. */
 static void times_prolongation(hdg_csr *AP, const hdg_blockmat *B, const hdg_csr *P, int nk, const int *fv,
                                const int *cidx, const unsigned char *fixed, const double al[2], const double be[2])
 {
@@ -347,13 +365,36 @@ static void times_prolongation(hdg_csr *AP, const hdg_blockmat *B, const hdg_csr
     AP->n = P->n;
     AP->ncol = P->ncol;
     AP->rowptr = hdg_xcalloc((size_t)P->n + 1, sizeof(int));
-    bp_ctx c = {B, nk, B->m / nk, fv, cidx, fixed, {al[0], al[1]}, {be[0], be[1]}, AP->rowptr, NULL, NULL};
-    hdg_parallel_for_grain(B->nf, 256, bp_faces, &c);
-    for (int r = 0; r < P->n; r++) AP->rowptr[r + 1] += AP->rowptr[r];
-    AP->nnz = AP->rowptr[P->n];
-    AP->col = c.col = hdg_xmalloc(sizeof(int) * (size_t)(AP->nnz + 1));
-    AP->val = c.val = hdg_xmalloc(sizeof(double) * (size_t)(AP->nnz + 1));
-    hdg_parallel_for_grain(B->nf, 256, bp_faces, &c);
+    int over = 0, nslot = B->na * (B->m / nk) * 2;
+    bp_ctx c = {B, nk, B->m / nk, fv, cidx, fixed, {al[0], al[1]}, {be[0], be[1]}, AP->rowptr, NULL, NULL, NULL, 0, &over};
+    c.cap = 4 * c.ncomp < nslot ? 4 * c.ncomp : nslot;
+    for (int r = 0; r <= P->n; r++) AP->rowptr[r] = r * c.cap;
+    c.len = hdg_xmalloc(sizeof(int) * ((size_t)P->n + 1));
+    for (int pass = 0; pass < 2; pass++) {
+        size_t room = (size_t)AP->rowptr[P->n];
+        AP->col = c.col = hdg_xmalloc(sizeof(int) * (room + 1));
+        AP->val = c.val = hdg_xmalloc(sizeof(double) * (room + 1));
+        hdg_parallel_for_grain(B->nf, 256, bp_faces, &c);
+        if (!over) break;
+        free(AP->col), free(AP->val);   /* some row needs more room: count it */
+        c.col = NULL, c.val = NULL, c.cap = 0, over = 0;
+        AP->rowptr[0] = 0;
+        hdg_parallel_for_grain(B->nf, 256, bp_faces, &c);
+        for (int r = 0; r < P->n; r++) AP->rowptr[r + 1] += AP->rowptr[r];
+    }
+    int at = 0;   /* close up: row r's entries move down to at (never past their own place) */
+    for (int r = 0; r < P->n; r++) {
+        int from = AP->rowptr[r], n = c.len[r];
+        if (at != from) {
+            memmove(AP->col + at, AP->col + from, sizeof(int) * (size_t)n);
+            memmove(AP->val + at, AP->val + from, sizeof(double) * (size_t)n);
+        }
+        AP->rowptr[r] = at;
+        at += n;
+    }
+    AP->rowptr[P->n] = at;
+    AP->nnz = at;
+    free(c.len);
 }
 
 typedef struct rap_ctx {
