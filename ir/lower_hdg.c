@@ -11,7 +11,8 @@
  *
  * B and D carry Fl and Ft as an extra last column, so one Schur complement
  * gives [K_e | F_e] = [D | Ft] - C A^-1 [B | Fl]. The recovery kernel rebuilds
- * A, B, Fl from the same atoms and solves A x = Fl - B uhat_e. The block
+ * A and Fl - B uhat_e from the same atoms (the trace atoms applied to uhat_e
+ * as they are integrated, B never stored) and solves A x = Fl - B uhat_e. The block
  * elimination both use is in lower_hdg_elim.c (lower_hdg_internal.h). */
 #include <math.h>
 #include <stdio.h>
@@ -167,7 +168,10 @@ static hdg_ir_expr *elem_basis(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, hdg
 
 /* The blocks of a local system under construction. They may all be one
  * tensor M = [A B; C D]: then the trace rows (C, D) start at row tr_row and
- * the trace and source columns (B, D) at column tr_col (both 0 otherwise). */
+ * the trace and source columns (B, D) at column tr_col (both 0 otherwise).
+ * In the recovery kernel (lower.uhat set) only the source column tr_col + nt
+ * is written, and tr_col = nl - nt puts it at column nl (negative when there
+ * are more trace than element dofs). */
 typedef struct blocks {
     hdg_ir_tensor *A, *B, *C, *D;   /* D and C may be NULL (recovery kernel) */
     int tr_row, tr_col;
