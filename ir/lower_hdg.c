@@ -1131,7 +1131,9 @@ static hdg_ir_expr *post_ref_value(lower *c, post *ps, const hdg_atom *a, int kn
     return sum;
 }
 
-static hdg_status post_atom_ref(lower *c, post *ps, const hdg_atom *a, int known)
+/* A source atom or one of a known unknown (the post unknown's own atoms go to
+ * post_block_ref), on the reference-tensor path. */
+static hdg_status post_atom_ref(lower *c, post *ps, const hdg_atom *a)
 {
     hdg_status st = post_host(c, ps);
     if (st) return st;
@@ -1145,7 +1147,7 @@ static hdg_status post_atom_ref(lower *c, post *ps, const hdg_atom *a, int known
     hdg_ir_expr *row = hdg_ir_add(k, I(k, a->test_comp * L->npp), i);
     if (a->trial < 0) {
         hdg_ir_accum(k, hdg_ir_ld1(k, ps->r, row), hdg_ir_mul(k, cw, post_ref_value(c, ps, a, 0, i, NULL)));
-    } else if (known) {   /* r[i] -= c sum_j T[i][j] x[j] */
+    } else {   /* a known unknown: r[i] -= c sum_j T[i][j] x[j] */
         int base = L->uoff[a->trial] + a->trial_comp * c->np;
         hdg_ir_assign(k, hdg_ir_ld0(k, ps->val), hdg_ir_num(k, 0));
         hdg_ir_expr *j = hdg_ir_for(k, "j", c->np);
@@ -1154,11 +1156,6 @@ static hdg_status post_atom_ref(lower *c, post *ps, const hdg_atom *a, int known
                                 hdg_ir_ld1(k, ps->x, hdg_ir_add(k, I(k, base), j))));
         hdg_ir_end(k);
         hdg_ir_accum(k, hdg_ir_ld1(k, ps->r, row), hdg_ir_neg(k, hdg_ir_mul(k, cw, hdg_ir_ld0(k, ps->val))));
-    } else {
-        hdg_ir_expr *j = hdg_ir_for(k, "j", L->npp);
-        hdg_ir_accum(k, hdg_ir_ld2(k, ps->A, row, hdg_ir_add(k, I(k, a->trial_comp * L->npp), j)),
-                     hdg_ir_mul(k, cw, post_ref_value(c, ps, a, 0, i, j)));
-        hdg_ir_end(k);
     }
     hdg_ir_end(k);
     return HDG_OK;
@@ -1298,7 +1295,7 @@ static hdg_status post_atoms(lower *c, post *ps, const hdg_equation *eq)
         }
         set_origin(c, ps->k, a);
         int known = a->trial >= 0 && a->trial != c->L->post_unknown;
-        st = c->ref_tensors && hdg_lh_coef_is_constant(a) ? post_atom_ref(c, ps, a, known)
+        st = c->ref_tensors && hdg_lh_coef_is_constant(a) ? post_atom_ref(c, ps, a)
                                                           : post_atom_quad(c, ps, a, known);
     }
     free(done);
