@@ -170,10 +170,7 @@ hdg_status hdg_compile_cuda(hdg_ir_module *m, const hdg_cuda_compile_options *op
     if (dev) {
         const hdg_cuda_props *d = hdg_cuda_device_props(dev);
         eo.max_shared = d->max_shared_per_block;
-        /* every resident thread gets its locals' stack: at most a quarter of the memory */
-        eo.thread_locals_max = (long long)(d->total_mem / 4 / ((size_t)d->sm_count * d->max_threads_per_sm + 1));
-        if (eo.thread_locals_max > HDG_CUDA_BLOCK_MIN_LOCALS) eo.thread_locals_max = HDG_CUDA_BLOCK_MIN_LOCALS;
-        if (eo.thread_locals_max < 1) eo.thread_locals_max = 1;
+        eo.thread_locals_max = hdg_cuda_thread_locals_limit(d->total_mem, d->sm_count, d->max_threads_per_sm);
     }
     if (o.max_shared > 0) eo.max_shared = o.max_shared;
     hdg_str src;

@@ -349,8 +349,10 @@ hdg_status hdg_cuda_launch(hdg_cuda_device *d, hdg_cuda_func *fn, const char *wh
     CUresult r = d->api->LaunchKernel((CUfunction)fn, grid, 1, 1, block, 1, 1, shared_bytes, NULL, params, NULL);
     char dt[1600];
     if (r != CUDA_SUCCESS)
-        return hdg_fail(err, HDG_EDEVICE, "launching CUDA kernel '%s' (grid %u, block %u, %u B shared) failed: %s (%d)%s",
-                        what, grid, block, shared_bytes, cu_name(d->api, r), r, detail(dt, sizeof dt));
+        return hdg_fail(err, HDG_EDEVICE, "launching CUDA kernel '%s' (grid %u, block %u, %u B shared) failed: %s (%d)%s%s",
+                        what, grid, block, shared_bytes, cu_name(d->api, r), r, detail(dt, sizeof dt),
+                        r == CUDA_ERROR_OUT_OF_MEMORY ? " (a kernel with a thread per item reserves its stack for every "
+                                                        "resident thread: HDGC_CUDA_MAPPING=block needs less)" : "");
     if (!sync_each_launch() || (r = d->api->CtxSynchronize()) == CUDA_SUCCESS) return HDG_OK;
     return hdg_fail(err, HDG_EDEVICE, "CUDA kernel '%s' (grid %u, block %u, %u B shared) failed while running: %s (%d)%s",
                     what, grid, block, shared_bytes, cu_name(d->api, r), r, detail(dt, sizeof dt));

@@ -42,7 +42,7 @@ hdg_cli_test(run_cuda_scratch_emulated 0 -e "\"mapping\":[ \t]+\"block per eleme
 set_tests_properties(run_cuda_scratch_emulated PROPERTIES ENVIRONMENT "HDGC_LIBCUDA=emulator;HDGC_EMU_SHARED=2048;HDGC_CUDA_MAPPING=block")
 # auto: poisson's k = 3 element kernels (14-18 KB of locals) a thread per element, the
 # measured faster mapping (docs/ir.md); on a device whose memory cannot give every
-# resident thread that much stack (256 MiB emulated: 16 KB per thread), a block each
+# resident thread that much stack (128 MiB emulated: 16 KB per thread), a block each
 hdg_cli_test(run_cuda_auto_thread_emulated 0 -e "\"mapping\":[ \t]+\"thread per element\"" -n "block per element"
   -e "L2 error u +2\\.729250e-05"
   -- $<TARGET_FILE:hdgc> run ${HDG_EXAMPLES}/poisson.hdg --backend cuda --json /dev/stdout)
@@ -50,4 +50,4 @@ set_tests_properties(run_cuda_auto_thread_emulated PROPERTIES ENVIRONMENT "HDGC_
 hdg_cli_test(run_cuda_auto_small_device_emulated 0 -e "\"mapping\":[ \t]+\"block per element, locals in shared memory\""
   -e "L2 error u +2\\.729250e-05"
   -- $<TARGET_FILE:hdgc> run ${HDG_EXAMPLES}/poisson.hdg --backend cuda --json /dev/stdout)
-set_tests_properties(run_cuda_auto_small_device_emulated PROPERTIES ENVIRONMENT "HDGC_LIBCUDA=emulator;HDGC_EMU_MEMORY=256M")
+set_tests_properties(run_cuda_auto_small_device_emulated PROPERTIES ENVIRONMENT "HDGC_LIBCUDA=emulator;HDGC_EMU_MEMORY=128M")

@@ -164,7 +164,7 @@ static void k_layout(hdg_ir_module *m)
     hdg_ir_end(k), hdg_ir_end(k);
 }
 
-/* 56000 B of locals: a thread per item (auto, up to 128 KiB), a block per item
+/* 56000 B of locals: a thread per item (auto, up to 512 KiB), a block per item
  * when the device lowers thread_locals_max; allowed more than 48 KiB of shared. */
 static void k_big(hdg_ir_module *m)
 {
@@ -393,7 +393,7 @@ static void test_choice(void)
     int kp = kernel_index(m, "pair"), kb = kernel_index(m, "big"), ks = kernel_index(m, "schur");
     hdg_ir_module_free(m);
 
-    char *src = emit(NULL, shape, &st, msg);   /* auto: locals up to 128 KiB a thread each */
+    char *src = emit(NULL, shape, &st, msg);   /* auto: locals up to 512 KiB a thread each */
     CHECK(st == HDG_OK, "auto: %s", msg);
     CHECK(shape[kp].mapping == HDG_CUDA_ITEM_PER_THREAD && shape[kp].block == 128 && shape[kp].shared_bytes == 0,
           "auto: pair (160 B of locals) an item per thread");
@@ -408,6 +408,19 @@ static void test_choice(void)
           shape[ks].mapping == HDG_CUDA_ITEM_PER_THREAD, "auto, 4096 B a thread: big a block per item, schur a thread");
     free(src);
     o.thread_locals_max = 0;
+
+    /* The device's limit: the stack of every resident thread in half the memory, at most 512 KiB.
+     * H200 (143771 MiB, 132 SMs x 2048): poisson k = 8's 262740 B of locals a thread per element;
+     * H100 80 GB (81559 MiB): k = 6's 115 KB a thread, k = 7's 178 KB a block; a 16 GiB, 80-SM card: 52 KB. */
+    long long h200 = hdg_cuda_thread_locals_limit((size_t)143771 << 20, 132, 2048);
+    long long h100 = hdg_cuda_thread_locals_limit((size_t)81559 << 20, 132, 2048);
+    long long small = hdg_cuda_thread_locals_limit((size_t)16 << 30, 80, 2048);
+    CHECK(h200 > 262740 && h200 < 290000, "H200 limit %lld B", h200);
+    CHECK(h100 > 150000 && h100 < 160000, "H100 limit %lld B", h100);
+    CHECK(small > 52000 && small < 53000, "16 GiB limit %lld B", small);
+    CHECK(hdg_cuda_thread_locals_limit((size_t)1 << 40, 132, 2048) == HDG_CUDA_BLOCK_MIN_LOCALS,
+          "a 1 TiB device: the 512 KiB a thread may have");
+    CHECK(hdg_cuda_thread_locals_limit(1000, 132, 2048) == 1, "a tiny device: a block for every kernel with locals");
 
     o.mapping = HDG_CUDA_MAPPING_THREAD;
     src = emit(&o, shape, &st, msg);

@@ -26,6 +26,12 @@ static const char prelude[] =
 
 const char *hdg_emit_cuda_prelude(void) { return prelude; }
 
+long long hdg_cuda_thread_locals_limit(size_t total_mem, int sm_count, int threads_per_sm)
+{
+    long long lim = (long long)(total_mem / 2 / ((size_t)sm_count * (size_t)threads_per_sm + 1));
+    return lim < 1 ? 1 : lim > HDG_CUDA_BLOCK_MIN_LOCALS ? HDG_CUDA_BLOCK_MIN_LOCALS : lim;
+}
+
 typedef struct cuda_opts {
     int line_directives;
     char file_name[256];

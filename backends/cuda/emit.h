@@ -82,12 +82,20 @@ typedef enum hdg_cuda_mapping {
 /* Values of hdg_emit_cuda_options.mapping (and hdg_cuda_compile_options.mapping). */
 enum { HDG_CUDA_MAPPING_AUTO = 0, HDG_CUDA_MAPPING_THREAD = 1, HDG_CUDA_MAPPING_BLOCK = 2 };
 
-/* Locals above this many bytes per item make AUTO choose a block per item
- * (hdg_emit_cuda_options.thread_locals_max may lower it). On an H200, square:256,
- * poisson's local and recovery kernels ran 1.4-3.4x faster a thread per element
- * than a block per element at k = 2..6 (104 KB of locals at k = 6; the locals
- * live in L1/L2-cached local memory), docs/performance.md, session 12. */
-#define HDG_CUDA_BLOCK_MIN_LOCALS 131072
+/* Locals above this many bytes per item make AUTO choose a block per item: the
+ * most local memory a thread may have on sm_90 (512 KiB). A device lowers it
+ * (hdg_emit_cuda_options.thread_locals_max, hdg_cuda_thread_locals_limit). On an
+ * H200 a thread per element beat a block per element in poisson's local and
+ * recovery kernels at every k measured: 1.4-3.4x at k = 2..6 on square:256
+ * (session 12; their locals live in L1/L2-cached local memory) and 7-9x at
+ * k = 7, 8 on square:128 (178 KB and 263 KB of locals; session 19),
+ * docs/performance.md. */
+#define HDG_CUDA_BLOCK_MIN_LOCALS 524288
+/* The most locals a thread per item may have on a device: the driver gives
+ * every resident thread (SMs x threads per SM) the stack of the largest,
+ * which may take at most half the memory; at most HDG_CUDA_BLOCK_MIN_LOCALS.
+ * An H200 (139.8 GiB, 132 x 2048) allows 272 KiB, an 80 GB H100 154 KiB. */
+long long hdg_cuda_thread_locals_limit(size_t total_mem, int sm_count, int threads_per_sm);
 /* Dynamic shared memory per block of sm_90 with the opt-in attribute (227 KiB). */
 #define HDG_CUDA_SHARED_OPTIN_SM90 232448
 /* Dynamic shared memory a launch gets without the opt-in attribute. */
@@ -115,8 +123,8 @@ typedef struct hdg_emit_cuda_options {
     int mapping;             /* HDG_CUDA_MAPPING_*: 0 auto ($HDGC_CUDA_MAPPING may override) */
     int max_shared;          /* dynamic shared memory a block may have (0: HDG_CUDA_SHARED_OPTIN_SM90) */
     long long thread_locals_max; /* AUTO: a thread per item up to this many bytes of locals
-                                    (0: HDG_CUDA_BLOCK_MIN_LOCALS; a smaller device lowers it:
-                                    every resident thread gets its locals' stack) */
+                                    (0: HDG_CUDA_BLOCK_MIN_LOCALS; a device lowers it:
+                                    hdg_cuda_thread_locals_limit) */
 } hdg_emit_cuda_options;
 
 /* The whole .cu source. Verifies the module first (an invalid module is
