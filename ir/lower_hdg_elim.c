@@ -413,16 +413,21 @@ hdg_ir_tensor *hdg_lh_elim_emit(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *geom,
             continue;
         }
         hdg_ir_tensor *Wg = W[s] = hdg_ir_local(k, "Wg", HDG_IR_DOUBLE, HDG_SHAPE(g, ncl));
-        if (P->diag[s]) {   /* Wg = rows of M scaled by the inverse diagonal */
+        if (P->diag[s]) {   /* Wg = rows of M times the diagonal's reciprocals (one division a row) */
             int pa = P->g[s][0] * np;
+            hdg_ir_tensor *Dr = hdg_ir_local(k, "Dr", HDG_IR_DOUBLE, HDG_SHAPE(np));
+            hdg_ir_expr *i = hdg_ir_for(k, "i", np), *ri = hdg_ir_add(k, I(k, pa), i);
+            hdg_ir_assign(k, hdg_ir_ld1(k, Dr, i), hdg_ir_div(k, hdg_ir_num(k, 1.0), hdg_ir_ld2(k, M, ri, ri)));
+            hdg_ir_end(k);
             for (int b = -1; b < P->ncl[s]; b++) {
                 int cb = b < 0 ? xc : np, wb = b < 0 ? ncl - xc : b * np;
                 int mb = b < 0 ? X : P->cl[s][b] * np;
-                hdg_ir_expr *i = hdg_ir_for(k, "i", np), *j = hdg_ir_for(k, "j", cb);
-                hdg_ir_expr *ri = hdg_ir_add(k, I(k, pa), i);
+                hdg_ir_expr *j;
+                i = hdg_ir_for(k, "i", np), j = hdg_ir_for(k, "j", cb);
+                ri = hdg_ir_add(k, I(k, pa), i);
                 hdg_ir_assign(k, hdg_ir_ld2(k, Wg, i, hdg_ir_add(k, I(k, wb), j)),
-                              hdg_ir_div(k, hdg_ir_ld2(k, M, ri, hdg_ir_add(k, I(k, mb), j)),
-                                         hdg_ir_ld2(k, M, ri, ri)));
+                              hdg_ir_mul(k, hdg_ir_ld2(k, M, ri, hdg_ir_add(k, I(k, mb), j)),
+                                         hdg_ir_ld1(k, Dr, i)));
                 hdg_ir_end(k);
                 hdg_ir_end(k);
             }
