@@ -3,7 +3,10 @@
 # run the gpu-labelled tests (as `make test-gpu`), then the measurements of
 # docs/performance.md (CUDA), each under a time limit, inside BUDGET seconds in all.
 # Everything lands in $OUT: log.txt (the whole log) and results.tar.gz (the JSON files).
-# STEPS picks steps by name (default: those below, in this order; also diag, map78 and petsc).
+# STEPS picks steps by name (default: those below, in this order; also diag, map78, petsc and
+# cmd: CMD="..." run with the bundle's environment, e.g. STEPS=cmd CMD="build/hdgc bench kernels
+# examples/poisson.hdg --backend cuda --orders 7..8": hdgc run outside this script finds none of
+# the bundle's libraries, libcjson first).
 # Unpacked to /tmp/hdgc-dev, which stays while the machine is warm, so a second call may carry
 # .devpetsc (scripts/gpu-bundle-petsc.sh) alone with STEPS=petsc.
 R=$(pwd)
@@ -126,7 +129,9 @@ petsc)     # with the PETSc bundle: the mg preconditioner's device test, and mg 
         --reps 1 --json "$J/mg512.json"
     run_step mg1024 120 build/hdgc bench pipeline examples/poisson.hdg --orders 1..3 --mesh square:1024 \
         --reps 1 --backends cuda --json "$J/mg1024.json" ;;
-map78)     # thread vs block per element where auto takes a block (k = 7, 8)
+cmd)       # an ad-hoc command in this environment, under the time left
+    run_step cmd "$(left)" bash -c "$CMD" ;;
+map78)     # thread vs block per element at k = 7, 8 (auto takes a thread on an H200 since session 19)
     for m in thread block; do
         HDGC_CUDA_MAPPING=$m run_step "map78:$m" 90 build/hdgc bench pipeline examples/poisson.hdg \
             --orders 7..8 --mesh square:256 --reps 2 --backends cuda --rtol 1e-9 --json "$J/map78-$m.json"
