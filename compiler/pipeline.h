@@ -47,7 +47,8 @@ typedef struct hdg_compiled {
 unsigned hdg_ir_host_flags(void);
 
 /* Items per batch of the C backend's kernels (hdg_emit_c_options.batch):
- * 4 by default, HDGC_BATCH=2, 4 or 8; HDGC_BATCH=1 turns batching off (0).
+ * 8 by default on a host with AVX-512 (F and VL), else 4; HDGC_BATCH=2, 4 or 8;
+ * HDGC_BATCH=1 turns batching off (0).
  * hdg_batch_check_env refuses any other value (hdgc_check_environment calls it). */
 int hdg_batch_width(void);
 hdg_status hdg_batch_check_env(hdg_error *err);

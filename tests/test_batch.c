@@ -265,6 +265,18 @@ static void test_source(const char *src)
     CHECK(hdg_emit_c_batchable(k, 4, why, sizeof why) != NULL && strstr(why, "would take 703 KiB 4 items wide, more than 512 KiB"),
           "large locals: '%s'", why);
     CHECK(hdg_emit_c_batchable(k, 2, why, sizeof why) == NULL && !why[0], "2 wide: '%s'", why);
+    /* 8 wide the bound doubles (it is the bound of 4 items wide): 1406 KiB is still too much,
+       and a kernel with 375 KiB of locals 4 wide (750 KiB 8 wide) batches */
+    CHECK(hdg_emit_c_batchable(k, 8, why, sizeof why) != NULL && strstr(why, "would take 1406 KiB 8 items wide, more than 1024 KiB"),
+          "large locals 8 wide: '%s'", why);
+    k = hdg_ir_kernel_new(mod, "mid", HDG_KITEM_ELEMENT);
+    in = hdg_ir_input(k, "x", HDG_SHAPE(1), "");
+    out = hdg_ir_output(k, "y", HDG_SHAPE(1), "");
+    M = hdg_ir_local(k, "M", HDG_IR_DOUBLE, HDG_SHAPE(100, 120));   /* 94 KiB, 375 KiB 4 wide, 750 KiB 8 wide */
+    hdg_ir_fill(k, M, hdg_ir_call(k, HDG_FN_EXP, hdg_ir_ld1(k, in, hdg_ir_int(k, 0))));
+    hdg_ir_assign(k, hdg_ir_ld1(k, out, hdg_ir_int(k, 0)), hdg_ir_ld2(k, M, hdg_ir_int(k, 1), hdg_ir_int(k, 2)));
+    CHECK(hdg_emit_c_batchable(k, 4, why, sizeof why) == NULL && hdg_emit_c_batchable(k, 8, why, sizeof why) == NULL,
+          "375 KiB 4 wide batches 4 and 8 wide: '%s'", why);
     k = hdg_ir_kernel_new(mod, "stream", HDG_KITEM_ELEMENT);   /* y = 2 x: nothing to gain */
     in = hdg_ir_input(k, "x", HDG_SHAPE(8), "");
     out = hdg_ir_output(k, "y", HDG_SHAPE(8), "");

@@ -63,8 +63,10 @@ hdg_status hdg_emit_c(const hdg_ir_module *m, hdg_str *out, const hdg_emit_c_opt
  * stack, so high degrees do not overflow a thread's stack (see emit.c). */
 #define HDG_EMIT_C_STACK_MAX (256 * 1024)
 /* A kernel is batched only while its locals, W items wide, take at most this many bytes
- * (the L2 cache of one core of the machines measured; they live on the stack: a batched
- * kernel has no heap block; see emit_batch.c). */
+ * times max(W, 4) / 4, i.e. while they would fit 4 items wide (the L2 cache of one core of
+ * the AMD machines measured; they live on the stack: a batched kernel has no heap block; see
+ * emit_batch.c). 8 wide, on a Xeon with 2 MiB of L2, poisson's local and recovery kernels
+ * at k = 5, 6 (0.5-0.9 MiB) ran 1.3-1.6x faster than 4 wide (session 19). */
 #define HDG_EMIT_C_BATCH_MAX (512 * 1024)
 /* Bytes of a local tensor (its shape times its element size). */
 long long hdg_emit_c_local_bytes(const hdg_ir_tensor *t);
@@ -73,7 +75,7 @@ long long hdg_emit_c_local_bytes(const hdg_ir_tensor *t);
  * NULL when it can (why, if not NULL, gets the reason in words, "" if none);
  * the batched kernel (opt as resolved by hdg_emit_c); the vector types and
  * helpers batched kernels use, for W lanes. A kernel whose locals would take
- * more than HDG_EMIT_C_BATCH_MAX bytes W items wide stays scalar (poisson's
+ * more than HDG_EMIT_C_BATCH_MAX bytes 4 items wide stays scalar (poisson's
  * local and recovery kernels at k >= 7: batched, they gained 1.1-1.4x at
  * k = 5, 6 with 270-460 KiB of locals, nothing measurable at k = 7 with 690-750 KiB). */
 const char *hdg_emit_c_batchable(const hdg_ir_kernel *k, int W, char *why, size_t size);

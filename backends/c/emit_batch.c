@@ -25,7 +25,7 @@
  * that indexes by a varying integer or mixes varying and uniform operands in
  * a dense operation, one with neither a dense operation nor a function call
  * (its loops vectorise over one item's values already), and one whose locals
- * would pass HDG_EMIT_C_BATCH_MAX W items wide. hdg_emit_c_batchable says
+ * would pass HDG_EMIT_C_BATCH_MAX 4 items wide. hdg_emit_c_batchable says
  * which and why. */
 #include "backends/c/emit.h"
 #include "backends/c/emit_dense.h"
@@ -195,7 +195,7 @@ const char *hdg_emit_c_batchable(const hdg_ir_kernel *k, int W, char *why, size_
     bctx b = { .k = k, .W = W };
     analyse(&b);
     if (why && size) snprintf(why, size, "%s", b.why ? b.why : "");
-    if (!b.why) {   /* W times the locals must stay in the cache */
+    if (!b.why) {   /* W times the locals must stay in the cache (see HDG_EMIT_C_BATCH_MAX) */
         hdg_str sink;
         hdg_str_init(&sink);
         hdg_emit_c_printer *p = hdg_emit_c_printer_new(k, &sink, NULL);
@@ -205,11 +205,12 @@ const char *hdg_emit_c_batchable(const hdg_ir_kernel *k, int W, char *why, size_
                 total += vbytes(&b, k->tensors[i]);
         hdg_emit_c_printer_free(p);
         hdg_str_free(&sink);
-        if (total > HDG_EMIT_C_BATCH_MAX) {
+        long long max = (long long)HDG_EMIT_C_BATCH_MAX * (W > 4 ? W : 4) / 4;
+        if (total > max) {
             b.why = "its locals would not fit in the cache";
             if (why && size)
-                snprintf(why, size, "its locals would take %lld KiB %d items wide, more than %d KiB",
-                         total / 1024, W, HDG_EMIT_C_BATCH_MAX / 1024);
+                snprintf(why, size, "its locals would take %lld KiB %d items wide, more than %lld KiB",
+                         total / 1024, W, max / 1024);
         }
     }
     free(b.vt);
