@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "backends/c/emit.h"
+#include "backends/c/jit.h"
 #include "compiler/pipeline.h"
 #include "runtime/parallel.h"
 #include "support/util.h"
@@ -56,16 +57,12 @@ static void name_failing_kernel(const char *src, const char *module, hdg_error *
     err->msg[len] = '\0';
 }
 
-/* Elements per batch by default: 8 where the host has AVX-512 (32 vector registers hold
- * two 4-wide groups, and the two independent chains hide the latency of the pivoted LU and
- * the small products: 1.1-1.8x at k = 1..6 on a Xeon, session 19), else 4. The JIT compiles
- * for this host, so its features are the ones that count. */
+/* Elements per batch by default: 8 where the JIT's target has AVX-512 (32 vector registers
+ * hold two 4-wide groups, and the two independent chains hide the latency of the pivoted LU
+ * and the small products: 1.04-1.83x at k = 1..6 on a Xeon, session 19), else 4. */
 static long default_batch(void)
 {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")) return 8;
-#endif
-    return 4;
+    return hdg_jit_host_has("avx512f") && hdg_jit_host_has("avx512vl") ? 8 : 4;
 }
 
 /* HDGC_BATCH: 1 (none), 2, 4 or 8; *w = 0 for 1; 0 for any other value */

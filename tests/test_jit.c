@@ -3,6 +3,7 @@
  * errors, two live modules, cache hits/misses/corruption/unwritable dirs, and a
  * timing of a ~700-line generated kernel (printed, not asserted). */
 #include "backends/c/jit.h"
+#include "compiler/pipeline.h"
 #include "support/cache.h"
 #include "support/util.h"
 #include "test.h"
@@ -116,6 +117,20 @@ static void test_basic(void)
 
     const char *v = hdg_jit_version();
     CHECK(strstr(v, "clang 14.") == v, "version: %s", v);
+
+    /* the target's features, which choose the C backend's batch width (compiler/pipeline.c) */
+    CHECK(!hdg_jit_host_has("no-such-feature") && !hdg_jit_host_has(""), "unknown features are absent");
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    CHECK(hdg_jit_host_has("sse2"), "x86-64 has sse2");
+    CHECK(hdg_jit_host_has("avx512vl") == !!__builtin_cpu_supports("avx512vl") &&
+          hdg_jit_host_has("avx2") == !!__builtin_cpu_supports("avx2"), "LLVM and the CPU agree on avx2, avx512vl");
+#endif
+    unsetenv("HDGC_BATCH");
+    int w = hdg_batch_width();
+    CHECK(w == (hdg_jit_host_has("avx512f") && hdg_jit_host_has("avx512vl") ? 8 : 4), "default batch width %d", w);
+    setenv("HDGC_BATCH", "4", 1);
+    CHECK(hdg_batch_width() == 4, "HDGC_BATCH=4: %d", hdg_batch_width());
+    unsetenv("HDGC_BATCH");
 }
 
 static void test_compile_error(void)

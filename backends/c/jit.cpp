@@ -761,3 +761,11 @@ extern "C" void *hdg_jit_lookup(hdg_jit *jit, const char *symbol)
 extern "C" void hdg_jit_free(hdg_jit *jit) { delete jit; }
 
 extern "C" const char *hdg_jit_version(void) { return host().version.c_str(); }
+
+extern "C" int hdg_jit_host_has(const char *feature)
+{
+    const std::string want = std::string("+") + feature;
+    for (const std::string &f : host().features)
+        if (f == want) return 1;
+    return 0;
+}

@@ -68,6 +68,10 @@ void hdg_jit_free(hdg_jit *jit);
 /* "clang 14.0.6 x86_64 znver3": compiler and target, part of the cache key. */
 const char *hdg_jit_version(void);
 
+/* 1 when the target the JIT compiles for has the CPU feature (LLVM's name, e.g.
+ * "avx512vl"), else 0. */
+int hdg_jit_host_has(const char *feature);
+
 #ifdef __cplusplus
 }
 #endif
