@@ -315,7 +315,7 @@ static void emit_pair(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, hdg_ir_tenso
     hdg_ir_expr *trow = hdg_ir_add(k, hdg_ir_mul(k, fb, I(k, ts.n)), i), *sum = NULL;
     /* one product table per distinct product of geometric factors (rx sx and sx rx are
        one), its coefficient a loop invariant the passes hoist */
-    pgroup grp[16];
+    pgroup grp[16];   /* at most 2 x 2 x 2 x 2 terms (bterm t1[2], ...), so 16 groups */
     int ngrp = 0, n1 = 0, n2 = 0;
     for (int x = 0; x < nt1; x++)
         for (int y = 0; y < nu1; y++)

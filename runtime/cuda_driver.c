@@ -335,10 +335,7 @@ hdg_status hdg_cuda_func_set_max_shared(hdg_cuda_device *d, hdg_cuda_func *fn, c
 static int sync_each_launch(void)
 {
     static int on = -1;
-    if (on < 0) {
-        const char *e = getenv("HDGC_CUDA_SYNC");
-        on = e && *e && strcmp(e, "0") != 0;
-    }
+    if (on < 0) on = hdg_env_flag("HDGC_CUDA_SYNC");
     return on;
 }
 

@@ -112,8 +112,8 @@ static void make_flags(const hdg_nvrtc_options *o, flagset *f)
     f->argv[f->argc++] = "-default-device";
     f->argv[f->argc++] = "-std=c++17";
     if (!o->ptx_only) f->argv[f->argc++] = "-Xptxas=-v";
-    const char *li = getenv("HDGC_CUDA_LINEINFO"); /* for compute-sanitizer and ncu */
-    if (o->line_info || (li && *li && strcmp(li, "0") != 0)) f->argv[f->argc++] = "-lineinfo";
+    if (o->line_info || hdg_env_flag("HDGC_CUDA_LINEINFO")) /* for compute-sanitizer and ncu */
+        f->argv[f->argc++] = "-lineinfo";
     if (o->max_registers > 0) {
         snprintf(f->maxreg, sizeof f->maxreg, "--maxrregcount=%d", o->max_registers);
         f->argv[f->argc++] = f->maxreg;
