@@ -505,9 +505,9 @@ static const char vector_helpers[] =
     "HDG_V1(cosh) HDG_V1(tanh) HDG_V1(exp) HDG_V1(log) HDG_V1(sqrt) HDG_V1(floor)\n"
     "HDG_V1(ceil) HDG_V2(atan2) HDG_V2(pow) HDG_V2(fmin) HDG_V2(fmax)\n"
     /* v[i][l] = rows[l][i]; rows[l][i] = v[i][l] for the first nl lanes: transposes of
-       4 x 4 blocks in registers (W = 8: two per block of 4 entries, the lanes' halves), the
-       rest lane by lane into a vector value (not through memory: a vector load right after
-       scalar stores to it waits for them to retire) */
+       4 x 4 blocks in registers (W = 8: gathers by two per block of 4 entries, the lanes'
+       halves), the rest lane by lane into a vector value (not through memory: a vector load
+       right after scalar stores to it waits for them to retire) */
     "#if (HDG_W == 4 || HDG_W == 8) && defined(__clang__)\n"
     "typedef double hdg_vq __attribute__((vector_size(32)));\n"
     "typedef double hdg_vdu __attribute__((vector_size(32), aligned(8)));   /* unaligned rows */\n"
@@ -522,13 +522,6 @@ static const char vector_helpers[] =
     "    hdg_vq a = *(const hdg_vdu *)(rows[0] + i), b = *(const hdg_vdu *)(rows[1] + i);\n"
     "    hdg_vq c = *(const hdg_vdu *)(rows[2] + i), d = *(const hdg_vdu *)(rows[3] + i);\n"
     "    HDG_T4(a, b, c, d, t[0], t[1], t[2], t[3]);\n"
-    "}\n"
-    "HDG_VQ void hdg_v_put4(const hdg_vq t[4], int i, double *const rows[4])\n"
-    "{\n"
-    "    hdg_vq r0, r1, r2, r3;\n"
-    "    HDG_T4(t[0], t[1], t[2], t[3], r0, r1, r2, r3);\n"
-    "    *(hdg_vdu *)(rows[0] + i) = r0, *(hdg_vdu *)(rows[1] + i) = r1;\n"
-    "    *(hdg_vdu *)(rows[2] + i) = r2, *(hdg_vdu *)(rows[3] + i) = r3;\n"
     "}\n"
     "HDG_VQ void hdg_v_get(hdg_vd *restrict v, int n, const double *const rows[HDG_W])\n"
     "{\n"
@@ -550,24 +543,20 @@ static const char vector_helpers[] =
     "        v[i] = t;\n"
     "    }\n"
     "}\n"
+    /* 8 wide, scalar stores: transposed ones (two 4 x 4 blocks per 4 entries) made
+       poisson's local kernel 6-8% slower at k = 3, 4 (its 90-156 outputs per item) */
     "HDG_VQ void hdg_v_put(const hdg_vd *restrict v, int n, double *const rows[HDG_W], int nl)\n"
     "{\n"
     "    int i = 0;\n"
-    "    if (nl == HDG_W)\n"
-    "        for (; i + 4 <= n; i += 4) {\n"
-    "            hdg_vq lo[4];\n"
     "#if HDG_W == 4\n"
-    "            HDG_UNROLL for (int j = 0; j < 4; ++j) lo[j] = v[i + j];\n"
-    "#else\n"
-    "            hdg_vq hi[4];\n"
-    "            HDG_UNROLL for (int j = 0; j < 4; ++j) {\n"
-    "                lo[j] = __builtin_shufflevector(v[i + j], v[i + j], 0, 1, 2, 3);\n"
-    "                hi[j] = __builtin_shufflevector(v[i + j], v[i + j], 4, 5, 6, 7);\n"
-    "            }\n"
-    "            hdg_v_put4(hi, i, rows + 4);\n"
-    "#endif\n"
-    "            hdg_v_put4(lo, i, rows);\n"
+    "    if (nl == 4)\n"
+    "        for (; i + 4 <= n; i += 4) {\n"
+    "            hdg_vq r0, r1, r2, r3;\n"
+    "            HDG_T4(v[i], v[i + 1], v[i + 2], v[i + 3], r0, r1, r2, r3);\n"
+    "            *(hdg_vdu *)(rows[0] + i) = r0, *(hdg_vdu *)(rows[1] + i) = r1;\n"
+    "            *(hdg_vdu *)(rows[2] + i) = r2, *(hdg_vdu *)(rows[3] + i) = r3;\n"
     "        }\n"
+    "#endif\n"
     "    for (int l = 0; l < nl; ++l)\n"
     "        for (int j = i; j < n; ++j) rows[l][j] = v[j][l];\n"
     "}\n"
