@@ -1303,6 +1303,59 @@ static hdg_status post_atoms(lower *c, post *ps, const hdg_equation *eq)
     return st;
 }
 
+/* Whether the post system of eq is symmetric positive definite once every mean
+ * constraint has replaced its row and column: each atom on the post unknown has
+ * the same operator and component on both sides and a positive number as
+ * coefficient (a sum of Gram matrices), and each component has a value atom or
+ * both derivatives (then only its constant mode, which the constraint fixes,
+ * is in the kernel). Such a system is solved by Cholesky without pivoting
+ * (HDGC_NO_CHOL=1: by the pivoted LU, as every other post system). */
+static int post_spd(const lower *c, const hdg_equation *eq, int nc)
+{
+    unsigned ops[HDG_MAX_COMP] = {0};
+    if (nc > HDG_MAX_COMP || !c->post_chol) return 0;
+    for (int t = 0; t < eq->natoms; t++) {
+        const hdg_atom *a = &eq->atoms[t];
+        if (a->trial != c->L->post_unknown) continue;
+        if (a->test_op != a->trial_op || a->test_comp != a->trial_comp || a->test_comp >= nc || !a->coef ||
+            a->coef->kind != HDG_EX_NUM || !(a->coef->num > 0))
+            return 0;
+        ops[a->test_comp] |= 1u << a->test_op;
+    }
+    for (int cp = 0; cp < nc; cp++)
+        if (!(ops[cp] & 1u << HDG_OP_VALUE) &&
+            (ops[cp] & (1u << HDG_OP_DX | 1u << HDG_OP_DY)) != (1u << HDG_OP_DX | 1u << HDG_OP_DY))
+            return 0;
+    return 1;
+}
+
+/* The mean constraints of the post system (A, r) of N modes, nc components of npp:
+ * row cp npp becomes ustar_0 = u_0 of component cp. With spd its column goes to the
+ * right-hand side too, so that A stays symmetric. */
+static void post_constrain(lower *c, hdg_ir_kernel *k, post *ps, const hdg_unknown *U, int npp, int spd)
+{
+    int nc = U->ncomp, N = ps->N;
+    for (int cp = 0; cp < nc; cp++) {
+        int row = cp * npp;
+        hdg_ir_expr *j = hdg_ir_for(k, "j", N);
+        hdg_ir_assign(k, hdg_ir_ld2(k, ps->A, I(k, row), j), hdg_ir_num(k, 0));
+        hdg_ir_end(k);
+        hdg_ir_assign(k, hdg_ir_ld1(k, ps->r, I(k, row)),
+                      hdg_ir_ld1(k, ps->x, I(k, c->L->uoff[U->mean] + cp * c->np)));
+    }
+    /* the constrained rows are zero now, their own column entries too: r[row] stays */
+    for (int cp = 0; cp < nc && spd; cp++) {
+        int row = cp * npp;
+        hdg_ir_expr *i = hdg_ir_for(k, "i", N);
+        hdg_ir_accum(k, hdg_ir_ld1(k, ps->r, i),
+                     hdg_ir_neg(k, hdg_ir_mul(k, hdg_ir_ld2(k, ps->A, i, I(k, row)), hdg_ir_ld1(k, ps->r, I(k, row)))));
+        hdg_ir_assign(k, hdg_ir_ld2(k, ps->A, i, I(k, row)), hdg_ir_num(k, 0));
+        hdg_ir_end(k);
+    }
+    for (int cp = 0; cp < nc; cp++)
+        hdg_ir_assign(k, hdg_ir_ld2(k, ps->A, I(k, cp * npp), I(k, cp * npp)), hdg_ir_num(k, 1));
+}
+
 /* Post-processed unknown i of the kernel k: its system, written at its offset
  * of the element's row xpost. L->post_unknown, kpost and npp name unknown i
  * while its atoms are lowered (the post helpers read them). */
@@ -1320,24 +1373,23 @@ static hdg_status post_one(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, hdg_ir_
     ps.A = hdg_ir_local(k, "A", HDG_IR_DOUBLE, HDG_SHAPE(N, N));
     ps.r = hdg_ir_local(k, "r", HDG_IR_DOUBLE, HDG_SHAPE(N));
     ps.val = hdg_ir_local(k, "val", HDG_IR_DOUBLE, HDG_SCALAR);
-    hdg_ir_tensor *piv = hdg_ir_local(k, "piv", HDG_IR_INT, HDG_SHAPE(N));
     hdg_ir_fill(k, ps.A, hdg_ir_num(k, 0));
     hdg_ir_fill(k, ps.r, hdg_ir_num(k, 0));
     hdg_status st = post_atoms(c, &ps, eq);
     post_free(&ps);
     if (st) return st;
     hdg_ir_set_origin(k, p->file, eq->loc.line, eq->loc.col, "mean constraint");
-    for (int cp = 0; cp < nc; cp++) {
-        int row = cp * npp;
-        hdg_ir_expr *j = hdg_ir_for(k, "j", N);
-        hdg_ir_assign(k, hdg_ir_ld2(k, ps.A, I(k, row), j), hdg_ir_num(k, 0));
-        hdg_ir_end(k);
-        hdg_ir_assign(k, hdg_ir_ld2(k, ps.A, I(k, row), I(k, row)), hdg_ir_num(k, 1));
-        hdg_ir_assign(k, hdg_ir_ld1(k, ps.r, I(k, row)),
-                      hdg_ir_ld1(k, ps.x, I(k, L->uoff[U->mean] + cp * c->np)));
+    int spd = post_spd(c, eq, nc);
+    post_constrain(c, k, &ps, U, npp, spd);
+    if (spd) {
+        hdg_ir_set_origin(k, p->file, eq->loc.line, eq->loc.col, "symmetric positive definite: Cholesky");
+        hdg_ir_chol(k, ps.A);
+        hdg_ir_chol_solve(k, ps.A, ps.r);
+    } else {
+        hdg_ir_tensor *piv = hdg_ir_local(k, "piv", HDG_IR_INT, HDG_SHAPE(N));
+        hdg_ir_lu(k, ps.A, piv);
+        hdg_ir_lu_solve(k, ps.A, piv, ps.r);
     }
-    hdg_ir_lu(k, ps.A, piv);
-    hdg_ir_lu_solve(k, ps.A, piv, ps.r);
     hdg_ir_expr *i = hdg_ir_for(k, "i", N);
     hdg_ir_assign(k, hdg_ir_ld1(k, out, hdg_ir_add(k, I(k, L->poff[pi]), i)), hdg_ir_ld1(k, ps.r, i));
     hdg_ir_end(k);
@@ -1547,6 +1599,7 @@ hdg_status hdg_lower_hdg(const hdg_problem *p, hdg_lowered *out, hdg_error *err)
     int deg = 2 * c.k + 4;
     c.ref_tensors = !hdg_env_flag("HDGC_NO_REF_TENSORS");
     c.split_coef = !hdg_env_flag("HDGC_NO_COEF_SPLIT");
+    c.post_chol = !hdg_env_flag("HDGC_NO_CHOL");
     if ((st = volume_tables(&c, deg, "vol", &c.nvq, &c.vw, &c.vlam, &c.vP, &c.vPr, &c.vPs, c.k)) ||
         (st = volume_host(&c, deg)) || (st = face_tables(&c)))
         goto fail;

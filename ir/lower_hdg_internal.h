@@ -26,6 +26,7 @@ typedef struct lower {
     hdg_ir_tensor *Tvv[3][3], *Tv[3], *Tff[3][3], *Tfl[3], *Tll, *Tl, *Tf[3];
     int ref_tensors;        /* use them for atoms with x,y-independent coefficients */
     int split_coef;   /* coefficients with function calls evaluated in a point loop of their own */
+    int post_chol;    /* post systems proved symmetric positive definite by Cholesky (HDGC_NO_CHOL=1: LU) */
     /* transient HDG: the time atoms (c dt(u), w) add sigma c (u, w) to A (sigma:
      * the parameter after the problem's own) and, where hist is set (the rhs
      * and recovery kernels' input), c (h, w) to the source column */
