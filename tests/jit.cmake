@@ -13,3 +13,14 @@ if(NOT HDG_SANITIZE)
 add_test(NAME jit_valgrind COMMAND sh ${HDG_TEST_DIR}/valgrind_kernels.sh $<TARGET_FILE:hdgc> ${HDG_EXAMPLES} 14)
 set_tests_properties(jit_valgrind PROPERTIES LABELS valgrind SKIP_RETURN_CODE 77 TIMEOUT 300)
 endif()
+
+# HDGC_JIT_CPU=name: kernels for another CPU (its own features), to measure on this host the code
+# another machine runs. haswell (AVX2, FMA, no AVX-512): 4 lanes per batch whatever the host, the
+# same u* as the host's code to 7 digits (skipped, 77, on a host without AVX2 and FMA, where its
+# code cannot run); an unknown name is refused before anything compiles.
+add_test(NAME jit_cpu_haswell
+  COMMAND sh -c "grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo || exit 77; export HDGC_JIT_CPU=haswell; \"$0\" bench stages \"$1\" --orders 1..1 --mesh square:4 --reps 1 | grep -Eq '^ 1 local .* 4$' && \"$0\" run \"$1\" --mesh square:16,perturb=0.2 --order 3 | grep -Eq 'L2 error ustar +1\\.396871e-09'"
+          $<TARGET_FILE:hdgc> ${HDG_TEST_DIR}/data/hdg/poisson_exp.hdg)
+set_tests_properties(jit_cpu_haswell PROPERTIES SKIP_RETURN_CODE 77)
+hdg_cli_test(jit_cpu_unknown 1 -e "HDGC_JIT_CPU=pentium9: not a CPU LLVM knows" -n "is not a recognized processor"
+  -- env HDGC_JIT_CPU=pentium9 $<TARGET_FILE:hdgc> run ${HDG_TEST_DIR}/data/hdg/poisson_exp.hdg --mesh square:4 --order 1)

@@ -38,6 +38,7 @@ extern "C" {
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
+#include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Object/ObjectFile.h>
 #include <llvm/Passes/PassBuilder.h>
@@ -166,6 +167,7 @@ struct Host {
     std::vector<std::string> features; // "+avx2", "-avx512f", ... sorted
     std::vector<std::string> sys_includes;
     bool mvec = false; // glibc's libmvec loaded: vectorised exp, sin, cos, log, pow
+    std::shared_ptr<MCSubtargetInfo> cpu_info; // HDGC_JIT_CPU: that CPU's features
 };
 } // namespace
 
@@ -213,6 +215,11 @@ static Host make_host()
     if (sys::getHostCPUFeatures(feats))
         for (const auto &f : feats) h.features.push_back((f.second ? "+" : "-") + f.first().str());
     std::sort(h.features.begin(), h.features.end());
+    // HDGC_JIT_CPU=name: code for that CPU and its own features instead of the host's (to
+    // measure, on this host, the code another machine would run; the host must have the
+    // CPU's instructions). The cache key below has the name, so the objects stay apart.
+    const char *jit_cpu = std::getenv("HDGC_JIT_CPU");
+    if (jit_cpu && *jit_cpu) h.cpu = jit_cpu, h.features.clear();
     Triple tt(h.triple);
     // The cache key: the same CPU name with other features (a VM or valgrind masking
     // AVX-512) must not load an object that uses them.
@@ -226,8 +233,15 @@ static Host make_host()
 
     std::string e;
     h.resource_dir = find_resource_dir();
-    if (!TargetRegistry::lookupTarget(h.triple, e))
+    const Target *target = TargetRegistry::lookupTarget(h.triple, e);
+    if (!target)
         h.error = "LLVM cannot generate code for " + h.triple + ": " + e;
+    else if (jit_cpu && *jit_cpu) {
+        if (std::unique_ptr<MCSubtargetInfo>(target->createMCSubtargetInfo(h.triple, "", ""))->isCPUStringValid(h.cpu))
+            h.cpu_info.reset(target->createMCSubtargetInfo(h.triple, h.cpu, ""));
+        else
+            h.error = "HDGC_JIT_CPU=" + h.cpu + ": not a CPU LLVM knows (e.g. haswell, znver3, skylake-avx512)";
+    }
     else if (h.resource_dir.empty())
         h.error = "Clang resource directory not found (tried " HDG_CLANG_RESOURCE_DIR
                   "); set HDGC_CLANG_RESOURCE_DIR";
@@ -765,6 +779,7 @@ extern "C" const char *hdg_jit_version(void) { return host().version.c_str(); }
 extern "C" int hdg_jit_host_has(const char *feature)
 {
     const std::string want = std::string("+") + feature;
+    if (host().cpu_info) return host().cpu_info->checkFeatures(want);
     for (const std::string &f : host().features)
         if (f == want) return 1;
     return 0;

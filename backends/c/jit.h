@@ -69,7 +69,8 @@ void hdg_jit_free(hdg_jit *jit);
 const char *hdg_jit_version(void);
 
 /* 1 when the target the JIT compiles for has the CPU feature (LLVM's name, e.g.
- * "avx512vl"), else 0. */
+ * "avx512vl"), else 0: the host's features, or with HDGC_JIT_CPU=name (jit.cpp) that
+ * CPU's. */
 int hdg_jit_host_has(const char *feature);
 
 #ifdef __cplusplus
