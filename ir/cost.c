@@ -53,10 +53,10 @@ static long long dense_flops(const hdg_ir_stmt *s)
     case HDG_S_LU_SOLVE: return cols * (2 * n * n - n);
     case HDG_S_CHOL: {
         long long f = 0;
-        for (long long j = 0; j < n; j++) f += 2 * j + hdg_ir_fn_flops(HDG_FN_SQRT) + 1 + (n - 1 - j) * (2 * j + 1);   /* 1: 1 / L_jj */
+        for (long long j = 0; j < n; j++) f += 2 * j + 1 + (n - 1 - j) * (2 * j + 1);   /* L D L^T; 1: 1 / D_j */
         return f;
     }
-    case HDG_S_CHOL_SOLVE: return cols * 2 * n * n;
+    case HDG_S_CHOL_SOLVE: return cols * (2 * n * n - n);
     default: return 0;
     }
 }

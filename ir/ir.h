@@ -135,8 +135,8 @@ typedef enum hdg_ir_skind {
     HDG_S_MATMUL,     /* C = alpha op(A) op(B) + beta C  (op = transpose if transa/transb) */
     HDG_S_LU,         /* A = P L U in place (partial pivoting), row swaps in piv */
     HDG_S_LU_SOLVE,   /* B = A^-1 B using the LU factors in A and piv */
-    HDG_S_CHOL,       /* lower triangle of A = L with L L^T = A, its diagonal 1 / L_jj (upper part untouched) */
-    HDG_S_CHOL_SOLVE  /* B = A^-1 B using L (diagonal 1 / L_jj) in the lower triangle of A */
+    HDG_S_CHOL,       /* A = L D L^T (A symmetric): unit L below the diagonal, 1 / D_j on it, scratch above */
+    HDG_S_CHOL_SOLVE  /* B = A^-1 B using the factors of HDG_S_CHOL in A */
 } hdg_ir_skind;
 
 /* Where a statement comes from, for the generated code's comments. */
@@ -347,7 +347,7 @@ void hdg_ir_unfill(hdg_ir_kernel *k);
  *         matmul m x n x k: 2mnk (+mn if alpha != 1, +mn if beta != 0,
  *                           +mn more if beta is not 0 or 1);
  *         LU n: n(n-1)/2 + n(n-1)(2n-1)/3; LU solve: m(2n^2 - n) for m columns;
- *         Cholesky n: sum_j (2j + sqrt + 1 + (n-1-j)(2j+1)); Cholesky solve: 2 m n^2.
+ *         Cholesky (L D L^T) n: sum_j (2j + 1 + (n-1-j)(2j+1)); its solve: m(2n^2 - n).
  *  bytes_read: the whole stride of every IN, GEOM, IMAP slot read at the item
  *         (8 B per double, 4 B per int), plus every load at an explicit row
  *         (times its trip count), plus OUT slots the kernel reads;

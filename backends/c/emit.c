@@ -315,40 +315,41 @@ static const char *const helper_text[] = {
     "        for (int j = 0; j < m; ++j) B[i * m + j] /= d;\n"
     "    }\n"
     "}\n",
-    /* H_CHOL: lower triangle of A = L, L L^T = A, but its diagonal holds 1 / L_jj (one
-       division per column; the rest multiply). Not positive definite: NaN or inf entries */
+    /* H_CHOL: A = L D L^T (the square-root-free Cholesky; A symmetric, its lower triangle
+       read): L's strict lower part below the diagonal, 1 / D_j on it, and above it the
+       products L_ij D_j (row j, column i) that the later columns use. One division per
+       column and no square root (a Cholesky's sqrt and division in a row made one long
+       chain per column). A zero pivot: inf or NaN entries */
     "@Q void hdg_chol(int n, double *@R A)\n"
     "{\n"
     "    for (int j = 0; j < n; ++j) {\n"
     "        double d = A[j * n + j];\n"
-    "        for (int k = 0; k < j; ++k) d -= A[j * n + k] * A[j * n + k];\n"
-    "        double r = 1.0 / sqrt(d);\n"
+    "        for (int k = 0; k < j; ++k) d -= A[j * n + k] * A[k * n + j];\n"
+    "        double r = 1.0 / d;\n"
     "        A[j * n + j] = r;\n"
     "        for (int i = j + 1; i < n; ++i) {\n"
     "            double s = A[i * n + j];\n"
-    "            for (int k = 0; k < j; ++k) s -= A[i * n + k] * A[j * n + k];\n"
+    "            for (int k = 0; k < j; ++k) s -= A[i * n + k] * A[k * n + j];\n"
+    "            A[j * n + i] = s;\n"
     "            A[i * n + j] = s * r;\n"
     "        }\n"
     "    }\n"
     "}\n",
-    /* H_CHOL_SOLVE: B[n][m] = (L L^T)^-1 B with hdg_chol's factor (1 / L_jj on its diagonal) */
+    /* H_CHOL_SOLVE: B[n][m] = (L D L^T)^-1 B with hdg_chol's factors */
     "@Q void hdg_chol_solve(int n, int m, const double *@R L, double *@R B)\n"
     "{\n"
-    "    for (int i = 0; i < n; ++i) {\n"
+    "    for (int i = 1; i < n; ++i)\n"
     "        for (int k = 0; k < i; ++k) {\n"
     "            double l = L[i * n + k];\n"
     "            for (int j = 0; j < m; ++j) B[i * m + j] -= l * B[k * m + j];\n"
     "        }\n"
+    "    for (int i = n - 1; i >= 0; --i) {\n"
     "        double d = L[i * n + i];\n"
     "        for (int j = 0; j < m; ++j) B[i * m + j] *= d;\n"
-    "    }\n"
-    "    for (int i = n - 1; i >= 0; --i) {\n"
     "        for (int k = i + 1; k < n; ++k) {\n"
     "            double l = L[k * n + i];\n"
     "            for (int j = 0; j < m; ++j) B[i * m + j] -= l * B[k * m + j];\n"
     "        }\n"
-    "        double d = L[i * n + i];\n"
-    "        for (int j = 0; j < m; ++j) B[i * m + j] *= d;\n"
     "    }\n"
     "}\n",
     /* H_POWI: x^n by binary exponentiation (as hdg_ir_powi_eval) */

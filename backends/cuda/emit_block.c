@@ -119,23 +119,22 @@ static const char *const blk_helper_text[] = {
     "{\n"
     "    if (threadIdx.x == 0) hdg_chol(n, A);\n"
     "}\n",
-    /* HDG_S_CHOL_SOLVE: one thread per column of B, the host helper's order in each (L_ii holds 1 / L_ii) */
+    /* HDG_S_CHOL_SOLVE: one thread per column of B, the host helper's order in each
+       (L D L^T: 1 / D_i on L's diagonal) */
     "static __device__ __forceinline__ void hdg_blk_chol_solve(int n, int m, const double *__restrict__ L,\n"
     "    double *__restrict__ B)\n"
     "{\n"
     "    #pragma unroll 1\n"
     "    for (int j = threadIdx.x; j < m; j += blockDim.x) {\n"
     "        #pragma unroll 1\n"
-    "        for (int i = 0; i < n; ++i) {\n"
+    "        for (int i = 1; i < n; ++i)\n"
     "            #pragma unroll 1\n"
     "            for (int k = 0; k < i; ++k) B[i * m + j] -= L[i * n + k] * B[k * m + j];\n"
-    "            B[i * m + j] *= L[i * n + i];\n"
-    "        }\n"
     "        #pragma unroll 1\n"
     "        for (int i = n - 1; i >= 0; --i) {\n"
+    "            B[i * m + j] *= L[i * n + i];\n"
     "            #pragma unroll 1\n"
     "            for (int k = i + 1; k < n; ++k) B[i * m + j] -= L[k * n + i] * B[k * m + j];\n"
-    "            B[i * m + j] *= L[i * n + i];\n"
     "        }\n"
     "    }\n"
     "}\n",
