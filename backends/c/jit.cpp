@@ -202,6 +202,22 @@ static void set_llvm_options()
     cl::ParseCommandLineOptions(2, args, "", &errs());
 }
 
+// HDGC_JIT_CPU: h.cpu_info for that CPU, or why it cannot be used here: a name LLVM does
+// not know, or a feature the host lacks (its code would stop on an illegal instruction).
+static std::string other_cpu(Host &h, const Target &target, const std::vector<std::string> &host_features)
+{
+    if (!std::unique_ptr<MCSubtargetInfo>(target.createMCSubtargetInfo(h.triple, "", ""))->isCPUStringValid(h.cpu))
+        return "HDGC_JIT_CPU=" + h.cpu + ": not a CPU LLVM knows (e.g. haswell, x86-64-v3, skylake-avx512, znver3)";
+    h.cpu_info.reset(target.createMCSubtargetInfo(h.triple, h.cpu, ""));
+    std::string missing;
+    for (const std::string &f : host_features)
+        if (f[0] == '-' && h.cpu_info->checkFeatures("+" + f.substr(1)))
+            missing += (missing.empty() ? "" : ", ") + f.substr(1);
+    if (!missing.empty())
+        return "HDGC_JIT_CPU=" + h.cpu + ": this host lacks its " + missing + " (its code would not run here)";
+    return "";
+}
+
 static Host make_host()
 {
     Host h;
@@ -216,9 +232,10 @@ static Host make_host()
         for (const auto &f : feats) h.features.push_back((f.second ? "+" : "-") + f.first().str());
     std::sort(h.features.begin(), h.features.end());
     // HDGC_JIT_CPU=name: code for that CPU and its own features instead of the host's (to
-    // measure, on this host, the code another machine would run; the host must have the
-    // CPU's instructions). The cache key below has the name, so the objects stay apart.
+    // measure, on this host, the code another machine would run; other_cpu refuses a CPU
+    // with features the host lacks). The cache key below has the name, so the objects stay apart.
     const char *jit_cpu = std::getenv("HDGC_JIT_CPU");
+    const std::vector<std::string> host_features = h.features;
     if (jit_cpu && *jit_cpu) h.cpu = jit_cpu, h.features.clear();
     Triple tt(h.triple);
     // The cache key: the same CPU name with other features (a VM or valgrind masking
@@ -236,13 +253,9 @@ static Host make_host()
     const Target *target = TargetRegistry::lookupTarget(h.triple, e);
     if (!target)
         h.error = "LLVM cannot generate code for " + h.triple + ": " + e;
-    else if (jit_cpu && *jit_cpu) {
-        if (std::unique_ptr<MCSubtargetInfo>(target->createMCSubtargetInfo(h.triple, "", ""))->isCPUStringValid(h.cpu))
-            h.cpu_info.reset(target->createMCSubtargetInfo(h.triple, h.cpu, ""));
-        else
-            h.error = "HDGC_JIT_CPU=" + h.cpu + ": not a CPU LLVM knows (e.g. haswell, znver3, skylake-avx512)";
-    }
-    else if (h.resource_dir.empty())
+    else if (jit_cpu && *jit_cpu)
+        h.error = other_cpu(h, *target, host_features);
+    if (h.error.empty() && h.resource_dir.empty())
         h.error = "Clang resource directory not found (tried " HDG_CLANG_RESOURCE_DIR
                   "); set HDGC_CLANG_RESOURCE_DIR";
     h.ok = h.error.empty();
