@@ -126,9 +126,12 @@ hdg_cli_test(stages_bench_bad_orders 2 -e "--orders needs a..b"
   -- ${HDGC} bench stages ${STAGES_DATA}/poisson_exp.hdg --orders 3..1)
 
 # bench/profile/kernel.sh: one generated kernel outside hdgc (hdgc emit, clang-14 with the JIT's
-# options, bench/profile/kernel_driver.c over square:64); an unknown kernel name lists the module's.
+# options, bench/profile/kernel_driver.c over square:64); an unknown kernel name lists the module's,
+# a face kernel is refused.
 hdg_cli_test(stages_profile_kernel 0 -e "^poisson_exp_post, poisson_exp.hdg order 1, -march=native, geometry stride 20:$"
   -e "^[0-9]+\\.[0-9]+ us per element \\(best of 3 over 8192 elements\\)  checksum -?[0-9]"
   -- env REPS=3 sh ${CMAKE_SOURCE_DIR}/bench/profile/kernel.sh ${HDGC} ${STAGES_DATA}/poisson_exp.hdg 1 poisson_exp_post)
 hdg_cli_test(stages_profile_no_kernel 2 -e "no kernel 'poisson_exp_nosuch' in" -e "^  poisson_exp_recover$"
   -- sh ${CMAKE_SOURCE_DIR}/bench/profile/kernel.sh ${HDGC} ${STAGES_DATA}/poisson_exp.hdg 1 poisson_exp_nosuch)
+hdg_cli_test(stages_profile_face_kernel 2 -e "'poisson_exp_dirichlet_0' is not an element kernel"
+  -- sh ${CMAKE_SOURCE_DIR}/bench/profile/kernel.sh ${HDGC} ${STAGES_DATA}/poisson_exp.hdg 1 poisson_exp_dirichlet_0)

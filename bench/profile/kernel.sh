@@ -33,6 +33,10 @@ if [ -z "$body" ]; then
     grep -E '^void [a-z0-9_]+\(long long begin' "$src" | sed -E 's/^void ([a-z0-9_]+).*/  \1/' | sort -u >&2
     exit 2
 fi
+if ! "$hdgc" ir "$file" --order "$order" | grep -q "^kernel $kernel (per element)"; then
+    echo "$0: '$kernel' is not an element kernel (kernel_driver.c runs element kernels only)" >&2
+    exit 2
+fi
 stride=$(printf '%s\n' "$body" | sed -nE 's/.*a->geom \+ (hdg_el\[l\]|e) \* ([0-9]+).*/\2/p' | head -n 1)
 [ -n "$stride" ] || { echo "$0: '$kernel' reads no element geometry (not an element kernel?)" >&2; exit 2; }
 "$cc" -O3 -march="$cpu" -fno-unroll-loops -ffp-contract=on -fno-math-errno -fveclib=libmvec \
