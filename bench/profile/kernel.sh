@@ -6,7 +6,7 @@
 # compiles it with the JIT's options (-O3, no loop unrolling, libmvec, vectorizer minimum trip
 # count 4), kernel_driver.c runs the kernel over square:64 and prints its best time per
 # element. With PERF=1, `perf record` and the kernel's hottest source lines (compiled -g).
-# Environment: CPU (clang -march; default HDGC_JIT_CPU, else native), REPS (default 200),
+# Environment: CPU (clang -march; default HDGC_JIT_CPU, else native), REPS (default 200, fewer where they would take more than about 5 s),
 # CC (default clang-14). DIR keeps the files (default a temporary directory, removed).
 # See bench/README.md, "Profiling one generated kernel".
 set -e
@@ -39,13 +39,14 @@ if ! "$hdgc" ir "$file" --order "$order" | grep -q "^kernel $kernel (per element
 fi
 stride=$(printf '%s\n' "$body" | sed -nE 's/.*a->geom \+ (hdg_el\[l\]|e) \* ([0-9]+).*/\2/p' | head -n 1)
 [ -n "$stride" ] || { echo "$0: '$kernel' reads no element geometry (not an element kernel?)" >&2; exit 2; }
+slot=$(printf '%s\n' "$body" | sed -nE 's/.*a->(in|out)\[[0-9]+\] \+ (hdg_el\[l\]|e) \* ([0-9]+).*/\3/p' | sort -n | tail -n 1)
 "$cc" -O3 -march="$cpu" -fno-unroll-loops -ffp-contract=on -fno-math-errno -fveclib=libmvec \
     -mllvm -vectorizer-min-trip-count=4 -g -w -c "$src" -o "$dir/kernel.o"
-"$cc" -O2 -I"$root/include" -DKFN="$kernel" "$here/kernel_driver.c" "$dir/kernel.o" -lm -lmvec -o "$dir/driver"
+"$cc" -O2 -I"$root" -I"$root/include" -DKFN="$kernel" "$here/kernel_driver.c" "$dir/kernel.o" -lm -lmvec -o "$dir/driver"
 echo "$kernel, $(basename "$file") order $order, -march=$cpu, geometry stride $stride:"
-"$dir/driver" "$stride" "${REPS:-200}"
+"$dir/driver" "$stride" "${REPS:-200}" 64 "${slot:-1}"
 if [ "${PERF:-0}" = 1 ]; then
-    perf record -q -o "$dir/perf.data" "$dir/driver" "$stride" "${REPS:-200}" >/dev/null 2>&1
+    perf record -q -o "$dir/perf.data" "$dir/driver" "$stride" "${REPS:-200}" 64 "${slot:-1}" >/dev/null 2>&1
     echo "hottest lines of $(basename "$src") (% of the kernel's samples):"
     perf annotate -i "$dir/perf.data" --stdio -l -s "$kernel" 2>/dev/null |
         grep -E '^ +[0-9]+\.[0-9]+ +[^ ]+\.c:[0-9]+' | sort -rn | head -n 15 |
