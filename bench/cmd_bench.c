@@ -37,6 +37,7 @@ typedef struct result {
     int k, m, nf, threads;
     double block_bytes, csr_bytes, flops;
     double block_best, block_median, csr_best, csr_median; /* seconds per SpMV */
+    double smooth_bytes, smooth_best, smooth_median;      /* a smoother step (single), seconds */
     double triad; /* GB/s, best of the passes interleaved with the SpMVs */
     double reldiff;
     long long nnz;
@@ -87,7 +88,10 @@ static void help(void)
            "  --help           this text\n"
            "\n"
            "Bytes per SpMV (MATH.md): dense block 8 (nf na m^2 + 2 nf m) + 4 nf na,\n"
-           "CSR 12 nnz + 20 n. GB/s = bytes / best time; %%triad = that over the triad's\n"
+           "CSR 12 nnz + 20 n. \"smoother\" (smo): one middle Chebyshev step of the\n"
+           "--precond mg smoother on the single-precision copies (SpMV, residual, face-\n"
+           "block solve and updates in one pass), 4 (nf na m^2 + nf m^2) + 48 nf m + 4 nf na.\n"
+           "GB/s = bytes / best time; %%triad = that over the triad's\n"
            "GB/s (the best of the passes interleaved with the samples, so that the load of\n"
            "a shared machine affects both alike). Keep the matrix far above the\n"
            "last-level cache for bandwidth figures: the dense block matrix of square:N\n"
@@ -172,10 +176,17 @@ typedef struct kernel {
     const hdg_csr *C;
     const double *x;
     double *y;
+    const double *Di;                 /* the smoother step: its block inverse, */
+    const hdg_blockmat_lo *lo;        /* the single-precision copies and */
+    double *r, *z;                    /* the residual and iterate it updates (y: the new d) */
 } kernel;
 
 static void run_block(const kernel *k) { hdg_blockmat_spmv(k->B, k->x, k->y); }
 static void run_csr(const kernel *k) { hdg_csr_spmv(k->C, k->x, k->y); }
+static void run_smooth(const kernel *k)
+{
+    hdg_blockmat_smooth_step(k->B, k->Di, k->lo, 0.5, 0.5, k->x, k->r, k->y, k->z);
+}
 
 /* Seconds per call of one batch of `batch` calls. */
 static double time_batch(void (*fn)(const kernel *), const kernel *k, int batch)
@@ -208,22 +219,27 @@ static void best_median(double *t, int n, double *best, double *median)
     *median = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
 }
 
-/* Times both formats and the triad with their samples interleaved (block,
- * CSR, triad, block, ...) so that load from other processes hits all alike. */
-static void time_all(const kernel *kb, const kernel *kc, hdg_triad *triad, int reps, result *r)
+/* Times both formats, the smoother step and the triad with their samples
+ * interleaved (block, CSR, smoother, triad, block, ...) so that load from
+ * other processes hits all alike. */
+static void time_all(const kernel *kb, const kernel *kc, const kernel *ks, hdg_triad *triad, int reps, result *r)
 {
-    int bb = batch_size(run_block, kb), bc = batch_size(run_csr, kc);
+    int bb = batch_size(run_block, kb), bc = batch_size(run_csr, kc), bs = batch_size(run_smooth, ks);
     double *tb = hdg_xmalloc(sizeof(double) * reps), *tc = hdg_xmalloc(sizeof(double) * reps);
+    double *ts = hdg_xmalloc(sizeof(double) * reps);
     r->triad = 0.0;
     for (int i = 0; i < reps; i++) {
         tb[i] = time_batch(run_block, kb, bb);
         tc[i] = time_batch(run_csr, kc, bc);
+        ts[i] = time_batch(run_smooth, ks, bs);
         r->triad = fmax(r->triad, hdg_triad_pass(triad));
     }
     best_median(tb, reps, &r->block_best, &r->block_median);
     best_median(tc, reps, &r->csr_best, &r->csr_median);
+    best_median(ts, reps, &r->smooth_best, &r->smooth_median);
     free(tb);
     free(tc);
+    free(ts);
 }
 
 /* max |a - b| / max |b| */
@@ -242,6 +258,8 @@ typedef struct problem {
     hdg_blockmat B;
     hdg_csr C;
     double *x, *y;
+    double *Di, *r, *z;   /* the smoother step: Di = each row's first block (its values do not matter) */
+    hdg_blockmat_lo lo;
 } problem;
 
 static hdg_status problem_build(const hdg_mesh *M, int k, problem *p, hdg_error *err)
@@ -259,11 +277,21 @@ static hdg_status problem_build(const hdg_mesh *M, int k, problem *p, hdg_error 
     unsigned long long s = 777;
     for (size_t i = 0; i < n; i++) p->x[i] = uniform(&s);
     hdg_blockmat_spmv(&p->B, p->x, p->y);
+    size_t mm = (size_t)p->B.m * p->B.m;
+    p->Di = hdg_xmalloc(sizeof(double) * (size_t)p->B.nf * mm);
+    for (int l = 0; l < p->B.nf; l++) memcpy(p->Di + l * mm, hdg_blockmat_block(&p->B, l, 0), sizeof(double) * mm);
+    p->r = hdg_xcalloc(n, sizeof(double));
+    p->z = hdg_xcalloc(n, sizeof(double));
+    (void)hdg_blockmat_lo_init(&p->lo, &p->B, p->Di);   /* values in [-1, 1): never refused */
     return HDG_OK;
 }
 
 static void problem_free(problem *p)
 {
+    hdg_blockmat_lo_free(&p->lo);
+    free(p->Di);
+    free(p->r);
+    free(p->z);
     free(p->x);
     free(p->y);
     hdg_csr_free(&p->C);
@@ -279,11 +307,14 @@ static hdg_status bench_order(const hdg_mesh *M, int k, int reps, hdg_triad *tri
     hdg_status st = problem_build(M, k, &p, err);
     if (st) return st;
     size_t n = (size_t)p.B.nf * p.B.m;
-    double *yc = hdg_xcalloc(n, sizeof(double));
-    kernel kb = {&p.B, &p.C, p.x, p.y}, kc = {&p.B, &p.C, p.x, yc};
+    double *yc = hdg_xcalloc(n, sizeof(double)), *dn = hdg_xcalloc(n, sizeof(double));
+    kernel kb = {.B = &p.B, .C = &p.C, .x = p.x, .y = p.y}, kc = {.B = &p.B, .C = &p.C, .x = p.x, .y = yc};
+    kernel ks = {&p.B, &p.C, p.x, dn, p.Di, &p.lo, p.r, p.z};
     run_csr(&kc);
     r->reldiff = relative_difference(p.y, yc, n);
-    time_all(&kb, &kc, triad, reps, r);
+    time_all(&kb, &kc, &ks, triad, reps, r);
+    r->smooth_bytes = hdg_blockmat_smooth_bytes(&p.B);
+    free(dn);
     r->k = k;
     r->m = k + 1;
     r->nf = p.B.nf;
@@ -317,6 +348,8 @@ static void print_single(const result *r)
     printf("%-12s %10.3f %10.3f %9.2f %9.2f %7.1f%%\n", "CSR", r->csr_best * 1e3, r->csr_median * 1e3,
            gbs(r->csr_bytes, r->csr_best), r->flops / r->csr_best / 1e9,
            100 * gbs(r->csr_bytes, r->csr_best) / triad);
+    printf("%-12s %10.3f %10.3f %9.2f %9s %7.1f%%\n", "smoother", r->smooth_best * 1e3, r->smooth_median * 1e3,
+           gbs(r->smooth_bytes, r->smooth_best), "", 100 * gbs(r->smooth_bytes, r->smooth_best) / triad);
     printf("%-12s %10s %10s %9.2f\n\n", "triad", "", "", triad);
     printf("block/triad bandwidth: %.3f\n", gbs(r->block_bytes, r->block_best) / triad);
     printf("block vs CSR speedup: %.3fx (best), %.3fx (median)\n", r->csr_best / r->block_best,
@@ -327,14 +360,15 @@ static void print_single(const result *r)
 
 static void print_sweep(const result *r, int n)
 {
-    printf("%2s %2s %9s %9s %9s %9s %9s %9s %9s %8s %8s %10s\n", "k", "m", "block MB", "CSR MB",
-           "block ms", "CSR ms", "blk GB/s", "CSR GB/s", "trd GB/s", "blk/trd", "blk/CSR", "rel.diff");
+    printf("%2s %2s %9s %9s %9s %9s %9s %9s %9s %8s %8s %9s %9s %10s\n", "k", "m", "block MB", "CSR MB",
+           "block ms", "CSR ms", "blk GB/s", "CSR GB/s", "trd GB/s", "blk/trd", "blk/CSR", "smo ms", "smo GB/s",
+           "rel.diff");
     for (int i = 0; i < n; i++, r++)
-        printf("%2d %2d %9.1f %9.1f %9.3f %9.3f %9.2f %9.2f %9.2f %8.3f %7.3fx %10.2e%s\n", r->k, r->m,
+        printf("%2d %2d %9.1f %9.1f %9.3f %9.3f %9.2f %9.2f %9.2f %8.3f %7.3fx %9.3f %9.2f %10.2e%s\n", r->k, r->m,
                r->block_bytes / 1e6, r->csr_bytes / 1e6, r->block_best * 1e3, r->csr_best * 1e3,
                gbs(r->block_bytes, r->block_best), gbs(r->csr_bytes, r->csr_best), r->triad,
-               gbs(r->block_bytes, r->block_best) / r->triad, r->csr_best / r->block_best, r->reldiff,
-               agrees(r) ? "" : " DISAGREE");
+               gbs(r->block_bytes, r->block_best) / r->triad, r->csr_best / r->block_best, r->smooth_best * 1e3,
+               gbs(r->smooth_bytes, r->smooth_best), r->reldiff, agrees(r) ? "" : " DISAGREE");
     printf("times and GB/s: best of the samples; triad: best of the passes run between them\n");
 }
 
@@ -356,6 +390,10 @@ static void report_result(hdg_report *j, const result *r)
     hdg_report_number(j, "csr.median_s", r->csr_median);
     hdg_report_number(j, "csr.gbs", gbs(r->csr_bytes, r->csr_best));
     hdg_report_number(j, "csr.gflops", r->flops / r->csr_best / 1e9);
+    hdg_report_number(j, "smooth.bytes", r->smooth_bytes);
+    hdg_report_number(j, "smooth.best_s", r->smooth_best);
+    hdg_report_number(j, "smooth.median_s", r->smooth_median);
+    hdg_report_number(j, "smooth.gbs", gbs(r->smooth_bytes, r->smooth_best));
     hdg_report_number(j, "triad.gbs", triad);
     hdg_report_number(j, "ratio.block_triad", gbs(r->block_bytes, r->block_best) / triad);
     hdg_report_number(j, "ratio.block_csr_speedup", r->csr_best / r->block_best);

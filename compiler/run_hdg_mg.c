@@ -94,15 +94,18 @@ hdg_status hdg_hdg_mg_host(hdg_hdg_mg *h, const hdg_blockmat *B, const hdg_mesh 
     h->B = B, h->Di = hdg_precond_block_inverse(&h->D);
     hdg_mg_fused F = {h, fused_start, fused_step, fused_resid, fused_jacobi};
     /* HDGC_MG_UNFUSED: the separate operations (same results); HDGC_MG_DOUBLE: the fused
-     * passes read the double matrix */
+     * passes read the double matrix; HDGC_MG_NO_AVX2: the single-precision passes without
+     * their x86-64-v3 version */
     int fused = h->Di && hdg_blockmat_fused_ok(B) && !hdg_env_flag("HDGC_MG_UNFUSED");
-    if (fused && !hdg_env_flag("HDGC_MG_DOUBLE")) (void)hdg_blockmat_lo_init(&h->lo, B, h->Di);
+    if (fused && !hdg_env_flag("HDGC_MG_DOUBLE") && hdg_blockmat_lo_init(&h->lo, B, h->Di))
+        h->lo.vec = h->lo.vec && !hdg_env_flag("HDGC_MG_NO_AVX2");   /* the baseline passes (same results) */
     st = hdg_mg_init(&h->g, &A, &h->D, &P, &R, &Cs, h->C.nc, hdg_vecops_host(), NULL, x0, fused ? &F : NULL, err);
     free(x0);
     if (st) return st;
     h->g.AP = csr_rect_op(&h->C.AP);
     hdg_hdg_mg_report(rep, &h->g);
     hdg_report_string(rep, "solver.mg.smoother_precision", h->lo.A ? "single" : "double");
+    if (h->lo.A) hdg_report_bool(rep, "solver.mg.smoother_avx2", h->lo.vec);
     *Mop = hdg_mg_op(&h->g);
     return HDG_OK;
 }

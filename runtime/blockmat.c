@@ -19,6 +19,15 @@
 #define ALWAYS_INLINE inline
 #endif
 
+/* The single-precision smoother passes have a second version for x86-64-v3
+ * (AVX2) hosts on x86-64 with GCC, chosen at run time (smooth_rows). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define HAVE_V3 1
+#define TARGET_V3 __attribute__((target("arch=x86-64-v3")))
+#else
+#define HAVE_V3 0
+#endif
+
 /* ---- topology checks ---- */
 
 /* Checks that fe/flf/ef agree for every face and every element. */
@@ -350,6 +359,48 @@ static ALWAYS_INLINE double value(const void *restrict v, long long i, const int
     return lo ? (double)((const float *)v)[i] : ((const double *)v)[i];
 }
 
+/* s = A_b x for the m x m block of single-precision values at offset o
+ * stored by columns: s[p] = sum_q A[q m + p] x[q], summed over q in order
+ * from 0.0 like the scalar loops (no contraction in ISO C), so the same value
+ * in both versions. vec (the x86-64-v3 version): each column as ceil(m/4)
+ * vectors of 4 (GCC vector extensions: 4 conversions, products and sums in
+ * one AVX instruction each); the lanes past the column's m read the next
+ * column, or the 3 floats of slack after the array (to_single), and are
+ * dropped. Without AVX the same vectors are slower than the scalar loop. */
+#if HAVE_V3
+typedef float f4 __attribute__((vector_size(16)));
+typedef double d4 __attribute__((vector_size(32)));
+enum { NCHUNK = (MAXM_FIXED + 3) / 4 };
+#endif
+
+static ALWAYS_INLINE void block_cols(const float *restrict A, long long o, const double *restrict x, const int m,
+                                     const int vec, double *restrict s)
+{
+#if HAVE_V3
+    if (vec) {
+        const int nc = (m + 3) / 4;
+        d4 v[NCHUNK];
+        for (int c = 0; c < nc; c++) v[c] = (d4){0.0, 0.0, 0.0, 0.0};
+        for (int q = 0; q < m; q++) {
+            const d4 xq = {x[q], x[q], x[q], x[q]};
+            for (int c = 0; c < nc; c++) {
+                f4 a;
+                memcpy(&a, A + o + q * m + 4 * c, sizeof a);
+                v[c] += __builtin_convertvector(a, d4) * xq;
+            }
+        }
+        double t[4 * NCHUNK];
+        memcpy(t, v, sizeof(d4) * nc);
+        for (int p = 0; p < m; p++) s[p] = t[p];
+        return;
+    }
+#endif
+    (void)vec;
+    for (int p = 0; p < m; p++) s[p] = 0.0;
+    for (int q = 0; q < m; q++)
+        for (int p = 0; p < m; p++) s[p] += (double)A[o + q * m + p] * x[q];
+}
+
 /* acc = (A x)_l for a block size m that is a compile-time constant after
  * inlining (m <= MAXM_FIXED), A's values vals in double or (lo) single
  * precision, the arithmetic in double. The x values of each block are loaded
@@ -370,6 +421,12 @@ static ALWAYS_INLINE void row_product(const hdg_blockmat *B, const void *vals, c
         double xa[MAXM_FIXED];
         for (int q = 0; q < m; q++) xa[q] = x[(size_t)g * m + q];
         const long long Ab = Al + a * m * m;
+        if (lo) {
+            double s[MAXM_FIXED];
+            block_cols(vals, Ab, xa, m, lo == 2, s);
+            for (int p = 0; p < m; p++) acc[p] += s[p];
+            continue;
+        }
         for (int p = 0; p < m; p++) {
             double s = 0.0;
             for (int q = 0; q < m; q++) s += value(vals, Ab + p * m + q, lo) * xa[q];
@@ -450,11 +507,16 @@ typedef struct smooth_job {
     int z_zero;                /* start: z = dn instead of z += dn */
 } smooth_job;
 
-/* y = Di_l x_l (m x m times m) */
+/* y = Di_l x_l (m x m times m); the single-precision copies hold each block
+ * by columns (hdg_blockmat_lo_init). */
 static ALWAYS_INLINE void block_solve(const void *restrict Di, long long l, const int lo,
                                       const double *restrict x, const int m, double *restrict y)
 {
     const long long o = l * m * m;
+    if (lo) {
+        block_cols(Di, o, x, m, lo == 2, y);
+        return;
+    }
     for (int p = 0; p < m; p++) {
         double s = 0.0;
         for (int q = 0; q < m; q++) s += value(Di, o + p * m + q, lo) * x[q];
@@ -493,21 +555,37 @@ static ALWAYS_INLINE void smooth_rows_fixed(const smooth_job *j, long long l0, l
     }
 }
 
+/* lo: 0 double, 1 single, 2 single with the x86-64-v3 vectors (smooth_rows_v3) */
+#define SMOOTH_CASES(LO)                                                   \
+    switch (j->B->m) {                                                     \
+    CASE(1, LO) CASE(2, LO) CASE(3, LO) CASE(4, LO) CASE(5, LO) CASE(6, LO) \
+    CASE(7, LO) CASE(8, LO) CASE(9, LO) CASE(10, LO) CASE(11, LO) CASE(12, LO) \
+    }
+#define CASE(M, LO) case M: smooth_rows_fixed(j, l0, l1, M, LO); break;
+
+#if HAVE_V3
+TARGET_V3 static void smooth_rows_v3(const smooth_job *j, long long l0, long long l1) { SMOOTH_CASES(2) }
+#endif
+
 static void smooth_rows(long long l0, long long l1, void *vctx)
 {
     const smooth_job *j = vctx;
-    switch (j->B->m) {
-#define CASE(M) case M: j->lo ? smooth_rows_fixed(j, l0, l1, M, 1) : smooth_rows_fixed(j, l0, l1, M, 0); break;
-    CASE(1) CASE(2) CASE(3) CASE(4) CASE(5) CASE(6)
-    CASE(7) CASE(8) CASE(9) CASE(10) CASE(11) CASE(12)
-#undef CASE
+#if HAVE_V3
+    if (j->lo == 2) {
+        smooth_rows_v3(j, l0, l1);
+        return;
     }
+#endif
+    if (j->lo) SMOOTH_CASES(1)
+    else SMOOTH_CASES(0)
 }
+#undef CASE
+#undef SMOOTH_CASES
 
 static void smooth_run(smooth_job *j, const hdg_blockmat *B, const double *Di, const hdg_blockmat_lo *L)
 {
     j->B = B;
-    j->lo = L && L->A;
+    j->lo = L && L->A ? (L->vec ? 2 : 1) : 0;
     j->A = j->lo ? (const void *)L->A : (const void *)B->A;
     j->Di = j->lo ? (const void *)L->Di : (const void *)Di;
     long long row_bytes = (j->lo ? 4LL : 8LL) * B->na * B->m * B->m;
@@ -515,29 +593,37 @@ static void smooth_run(smooth_job *j, const hdg_blockmat *B, const double *Di, c
     hdg_parallel_for_grain(B->nf, grain > 64 ? grain : 64, smooth_rows, j);
 }
 
-/* y = x in single precision; 0 (y freed) when a value is not finite or its
+/* y = the nb m x m blocks of x (by rows) in single precision, each block by
+ * columns (block_cols); 0 (y freed) when a value is not finite or its
  * magnitude lies outside float's normal range, where the copy would lose it. */
-static int to_single(const double *x, size_t n, float **y)
+static int to_single(const double *x, size_t nb, int m, float **y)
 {
-    float *f = hdg_xmalloc(sizeof(float) * (n ? n : 1));
-    for (size_t i = 0; i < n; i++) {
-        double a = fabs(x[i]);
-        if (a != 0 && !(a >= FLT_MIN && a <= FLT_MAX)) {
-            free(f);
-            *y = NULL;
-            return 0;
-        }
-        f[i] = (float)x[i];
-    }
+    size_t mm = (size_t)m * m, n = nb * mm;
+    float *f = hdg_xmalloc(sizeof(float) * (n + 3));   /* 3 of slack: block_cols reads up to 4 at once */
+    f[n] = f[n + 1] = f[n + 2] = 0.0f;
+    for (size_t o = 0; o < n; o += mm)
+        for (int p = 0; p < m; p++)
+            for (int q = 0; q < m; q++) {
+                double v = x[o + p * m + q], a = fabs(v);
+                if (a != 0 && !(a >= FLT_MIN && a <= FLT_MAX)) {
+                    free(f);
+                    *y = NULL;
+                    return 0;
+                }
+                f[o + q * m + p] = (float)v;
+            }
     *y = f;
     return 1;
 }
 
 int hdg_blockmat_lo_init(hdg_blockmat_lo *L, const hdg_blockmat *B, const double *Di)
 {
-    size_t nblk = (size_t)B->nf * B->m * B->m;
+    size_t nf = (size_t)B->nf;
     memset(L, 0, sizeof *L);
-    if (to_single(B->A, nblk * B->na, &L->A) && to_single(Di, nblk, &L->Di)) return 1;
+    if (to_single(B->A, nf * B->na, B->m, &L->A) && to_single(Di, nf, B->m, &L->Di)) {
+        L->vec = hdg_blockmat_lo_vec_available();
+        return 1;
+    }
     hdg_blockmat_lo_free(L);
     return 0;
 }
@@ -547,6 +633,16 @@ void hdg_blockmat_lo_free(hdg_blockmat_lo *L)
     free(L->A);
     free(L->Di);
     L->A = L->Di = NULL;
+}
+
+int hdg_blockmat_lo_vec_available(void)
+{
+#if HAVE_V3
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("x86-64-v3") ? 1 : 0;
+#else
+    return 0;
+#endif
 }
 
 int hdg_blockmat_fused_ok(const hdg_blockmat *B) { return B->m >= 1 && B->m <= MAXM_FIXED; }
@@ -591,6 +687,12 @@ double hdg_blockmat_spmv_bytes(const hdg_blockmat *B)
 {
     double nf = B->nf, na = B->na, m = B->m;
     return 8.0 * (nf * na * m * m + 2.0 * nf * m) + 4.0 * nf * na;
+}
+
+double hdg_blockmat_smooth_bytes(const hdg_blockmat *B)
+{
+    double nf = B->nf, na = B->na, m = B->m;
+    return 4.0 * (nf * na * m * m + nf * m * m) + 8.0 * 6.0 * nf * m + 4.0 * nf * na;
 }
 
 double hdg_blockmat_spmv_flops(const hdg_blockmat *B)

@@ -114,14 +114,18 @@ int hdg_blockmat_fused_ok(const hdg_blockmat *B);
  * matrix; the Krylov solver's own products stay in double, so the solution's
  * accuracy is unchanged. L == NULL or L->A == NULL: double. */
 typedef struct hdg_blockmat_lo {
-    float *A;    /* nf*na*m*m */
-    float *Di;   /* nf*m*m */
+    float *A;    /* nf*na*m*m, each m x m block by columns */
+    float *Di;   /* nf*m*m, by columns */
+    int vec;     /* the passes use the x86-64-v3 (AVX2) version: the same results, faster */
 } hdg_blockmat_lo;
 /* Returns 0 (L zeroed: the passes stay in double) when a value is not finite
  * or outside float's normal range (a problem scaled far from 1: kappa = 1e-42
  * gave a NaN eigenvalue estimate in single precision). */
 int hdg_blockmat_lo_init(hdg_blockmat_lo *L, const hdg_blockmat *B, const double *Di);
 void hdg_blockmat_lo_free(hdg_blockmat_lo *L);
+/* 1 when this build and host have the x86-64-v3 version of the passes
+ * (GCC on x86-64, an AVX2 host): hdg_blockmat_lo_init sets L->vec from it. */
+int hdg_blockmat_lo_vec_available(void);
 
 void hdg_blockmat_smooth_start(const hdg_blockmat *B, const double *Di, const hdg_blockmat_lo *L, double s,
                                const double *r, double *d, double *z, int z_zero);
@@ -141,6 +145,10 @@ static inline double *hdg_blockmat_block(const hdg_blockmat *B, int l, int a)
  * 8 (nf na m^2 + 2 nf m) + 4 nf na, and its flops, 2 m^2 per non-padding block. */
 double hdg_blockmat_spmv_bytes(const hdg_blockmat *B);
 double hdg_blockmat_spmv_flops(const hdg_blockmat *B);
+/* Bytes of one middle Chebyshev step of the smoother (hdg_blockmat_smooth_step)
+ * on the single-precision copies: 4 (nf na m^2 + nf m^2) + 8 * 6 nf m + 4 nf na
+ * (A and Di; d, dn once, r and z twice; the neighbour indices). */
+double hdg_blockmat_smooth_bytes(const hdg_blockmat *B);
 /* Number of non-padding blocks. */
 long long hdg_blockmat_nblocks(const hdg_blockmat *B);
 

@@ -8,7 +8,7 @@ set(BENCH_AGREE "relative difference max\\|y_block - y_csr\\|/max\\|y_csr\\|: ([
 hdg_cli_test(bench_spmv_agree 0
   -e "^spmv benchmark: mesh square:8 \\(128 elements, 208 faces\\)" -e "^order: k = 2$"
   -e "^matrix: 208 face rows, m = 3, 8784 nonzeros" -e "^triad: [0-9]+\\.[0-9]+ GB/s"
-  -e "^dense block +[0-9]" -e "^CSR +[0-9]" -e "^block vs CSR speedup: [0-9.]+x" -e "${BENCH_AGREE}"
+  -e "^dense block +[0-9]" -e "^CSR +[0-9]" -e "^smoother +[0-9]" -e "^block vs CSR speedup: [0-9.]+x" -e "${BENCH_AGREE}"
   -n "DISAGREE" -n "error"
   -- ${HDGC} bench spmv --order 2 --mesh square:8 --reps 2)
 
@@ -18,6 +18,7 @@ hdg_cli_test(bench_spmv_sweep_json 0
   -e "^orders: k = 1\\.\\.3$" -e "^ 1  2 " -e "^ 2  3 " -e "^ 3  4 " -n "^ 4  5 " -n "DISAGREE"
   -e "\"benchmark\":[[:space:]]+\"spmv\"" -e "\"faces\":[[:space:]]+3136" -e "\"nnz\":[[:space:]]+61696,"
   -e "\"agree\":[[:space:]]+true" -n "\"agree\":[[:space:]]+false"
+  -e "\"bytes\":[[:space:]]+664832,"
   -- sh -c "rm -f ${BENCH_JSON} && ${HDGC} bench spmv --sweep --orders 1..3 --mesh square:32,perturb=0.2 --reps 1 --triad-mib 8 --threads 2 --json ${BENCH_JSON} && cat ${BENCH_JSON}")
 
 hdg_cli_test(bench_help 0 -e "usage: hdgc bench spmv" -e "--sweep" -e "STREAM triad" -e "HDG_THREADS"
