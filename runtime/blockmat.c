@@ -20,8 +20,9 @@
 #endif
 
 /* The single-precision smoother passes have a second version for x86-64-v3
- * (AVX2) hosts on x86-64 with GCC, chosen at run time (smooth_rows). */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+ * (AVX2) hosts on x86-64 with GCC 12 or later (the x86-64-v3 name), chosen at
+ * run time (hdg_blockmat_lo_vec_available, smooth_rows). */
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12 && defined(__x86_64__)
 #define HAVE_V3 1
 #define TARGET_V3 __attribute__((target("arch=x86-64-v3")))
 #else
