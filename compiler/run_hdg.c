@@ -271,6 +271,7 @@ static hdg_status petsc_stage(hdg_run *r, hdg_hdg_ksp *K, hdg_solve_info *info, 
         hdg_report_string(r->rep, "solver.converged_reason", pi.reason);
         hdg_report_number(r->rep, "solver.petsc_init_seconds", pi.init_seconds);
         hdg_report_string(r->rep, "solver.petsc_module", hdg_petsc_module_path());
+        hdg_report_string(r->rep, "solver.mpi_defaults", hdg_petsc_mpi_defaults());
     }
     return st;
 }

@@ -43,7 +43,10 @@ hdg_status hdg_hdg_mg_coarse(hdg_hdg_mg *h, const hdg_blockmat *B, const hdg_mes
     hdg_report_number(rep, "solver.mg.galerkin_seconds", t1 - t0);
     hdg_report_number(rep, "solver.mg.amg_setup_seconds", hdg_wtime() - t1 - (pi.init_seconds - pi.prior_seconds));
     hdg_report_number(rep, "solver.petsc_init_seconds", pi.init_seconds);
-    if (*hdg_petsc_module_path()) hdg_report_string(rep, "solver.petsc_module", hdg_petsc_module_path());
+    if (*hdg_petsc_module_path()) {
+        hdg_report_string(rep, "solver.petsc_module", hdg_petsc_module_path());
+        hdg_report_string(rep, "solver.mpi_defaults", hdg_petsc_mpi_defaults());
+    }
     if (!st) {
         hdg_report_string(rep, "solver.mg.coarse_ksp", pi.ksp_type);
         hdg_report_string(rep, "solver.mg.coarse_pc", pi.pc_type);
