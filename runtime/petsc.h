@@ -52,7 +52,8 @@ int hdg_petsc_available(void);
 const char *hdg_petsc_module_path(void);
 /* The Open MPI settings the load made for a process that no launcher started
  * ("OMPI_MCA_ess_singleton_isolated=1 OMPI_MCA_pml=ob1": a singleton's
- * MPI_Init in 0.02 instead of 0.3 s), less those the user had set; "" when none. */
+ * MPI_Init in 0.02 instead of 0.3 s), less those the user had set; "" when none.
+ * They leave the environment again once MPI has started. */
 const char *hdg_petsc_mpi_defaults(void);
 
 /* Solves B x = b (x: initial guess in, solution out). HDG_ESOLVER when

@@ -118,19 +118,31 @@ static void keep_opencl_out(void)
  * 0.002 s (Open MPI 4.1). Only where no launcher started the process, never
  * over the user's own values, and not with HDGC_NO_MPI_DEFAULTS=1; other MPIs
  * ignore them. */
-static char mpi_defaults[128];   /* the settings quick_singleton made */
+static const char *const mpi_set[][2] = {{"OMPI_MCA_ess_singleton_isolated", "1"}, {"OMPI_MCA_pml", "ob1"}};
+static char mpi_defaults[128];   /* the settings quick_singleton made, for the report */
+static int mpi_unset[2];         /* those still to be taken back */
 
 static void quick_singleton(void)
 {
     if (getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK")) return;
     if (hdg_env_flag("HDGC_NO_MPI_DEFAULTS")) return;
-    static const char *const set[][2] = {{"OMPI_MCA_ess_singleton_isolated", "1"}, {"OMPI_MCA_pml", "ob1"}};
     for (int i = 0; i < 2; i++) {
-        if (getenv(set[i][0])) continue;
-        setenv(set[i][0], set[i][1], 0);
+        if (getenv(mpi_set[i][0])) continue;
+        setenv(mpi_set[i][0], mpi_set[i][1], 0);
+        mpi_unset[i] = 1;
         size_t n = strlen(mpi_defaults);
-        snprintf(mpi_defaults + n, sizeof mpi_defaults - n, "%s%s=%s", n ? " " : "", set[i][0], set[i][1]);
+        snprintf(mpi_defaults + n, sizeof mpi_defaults - n, "%s%s=%s", n ? " " : "", mpi_set[i][0], mpi_set[i][1]);
     }
+}
+
+/* Once MPI has started (the module's first solve or AMG set-up), the
+ * settings are taken out of the environment again: Open MPI has read them,
+ * and a program that embeds hdgc must not pass them to what it launches
+ * (an mpirun over a network would inherit ob1). */
+static void forget_singleton(void)
+{
+    for (int i = 0; i < 2; i++)
+        if (mpi_unset[i]) unsetenv(mpi_set[i][0]), mpi_unset[i] = 0;
 }
 
 const char *hdg_petsc_mpi_defaults(void) { return mpi_defaults; }
@@ -193,7 +205,9 @@ hdg_status hdg_petsc_solve(const hdg_blockmat *B, const double *b, double *x, co
     double entered = hdg_wtime();
     const module_fns *f = load("--solver petsc", err);
     unreported_load(info, entered);   /* the module adds its initialisation */
-    return f ? f->solve(B, b, x, o, info, err) : err->code;
+    hdg_status st = f ? f->solve(B, b, x, o, info, err) : err->code;
+    forget_singleton();
+    return st;
 }
 
 hdg_status hdg_petsc_amg_create(const hdg_csr *A, const char *options, hdg_petsc_amg **h,
@@ -204,7 +218,9 @@ hdg_status hdg_petsc_amg_create(const hdg_csr *A, const char *options, hdg_petsc
     double entered = hdg_wtime();
     const module_fns *f = load("--precond mg (its coarse solve)", err);
     unreported_load(info, entered);   /* the module adds its initialisation */
-    return f ? f->amg_create(A, options, h, info, err) : err->code;
+    hdg_status st = f ? f->amg_create(A, options, h, info, err) : err->code;
+    forget_singleton();
+    return st;
 }
 
 int hdg_petsc_amg_apply(hdg_petsc_amg *h, const double *x, double *y)

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "compiler/run.h"
+#include "runtime/petsc.h"
 #include "test.h"
 #include "test_problem.h"
 
@@ -136,9 +137,18 @@ static void neumann(void)
 int main(int argc, char **argv)
 {
     const char *g = argc > 1 ? argv[1] : "poisson";
+    /* the Open MPI settings of a singleton start (runtime/petsc_load.c) are
+     * taken out of the environment once MPI is up */
+    unsetenv("OMPI_MCA_pml");
+    unsetenv("OMPI_MCA_ess_singleton_isolated");
     if (!strcmp(g, "poisson")) poisson();
     else if (!strcmp(g, "convdiff")) convdiff();
     else if (!strcmp(g, "neumann")) neumann();
     else { fprintf(stderr, "unknown group %s\n", g); return 2; }
+    const char *set = hdg_petsc_mpi_defaults();
+    CHECK(!strcmp(set, "OMPI_MCA_ess_singleton_isolated=1 OMPI_MCA_pml=ob1") || getenv("HDGC_NO_MPI_DEFAULTS"),
+          "the Open MPI settings made: '%s'", set);
+    CHECK(!getenv("OMPI_MCA_pml") && !getenv("OMPI_MCA_ess_singleton_isolated"),
+          "the Open MPI settings are still in the environment after the solves");
     return test_summary(g);
 }
