@@ -124,6 +124,9 @@ static int mpi_unset[2];         /* those still to be taken back */
 
 static void quick_singleton(void)
 {
+    static int done;   /* once: MPI starts once per process */
+    if (done) return;
+    done = 1;
     if (getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK")) return;
     if (hdg_env_flag("HDGC_NO_MPI_DEFAULTS")) return;
     for (int i = 0; i < 2; i++) {
@@ -135,10 +138,12 @@ static void quick_singleton(void)
     }
 }
 
-/* Once MPI has started (the module's first solve or AMG set-up), the
- * settings are taken out of the environment again: Open MPI has read them,
- * and a program that embeds hdgc must not pass them to what it launches
- * (an mpirun over a network would inherit ob1). */
+/* Made just before the module's first solve or AMG set-up starts MPI (not at
+ * the load: hdg_petsc_available() loads the module to choose the default
+ * preconditioner, and MPI may never start), and taken out of the environment
+ * again right after: Open MPI has read them, and a program that embeds hdgc
+ * must not pass them to what it launches (an mpirun over a network would
+ * inherit ob1). */
 static void forget_singleton(void)
 {
     for (int i = 0; i < 2; i++)
@@ -153,7 +158,6 @@ static const module_fns *load(const char *what, hdg_error *err)
     static module_fns fns;
     if (fns.solve) return &fns;
     keep_opencl_out();
-    quick_singleton();
     static char path[NCAND][PATH_MAX];
     char why[1024] = "";
     double t0 = hdg_wtime();
@@ -205,6 +209,7 @@ hdg_status hdg_petsc_solve(const hdg_blockmat *B, const double *b, double *x, co
     double entered = hdg_wtime();
     const module_fns *f = load("--solver petsc", err);
     unreported_load(info, entered);   /* the module adds its initialisation */
+    if (f) quick_singleton();
     hdg_status st = f ? f->solve(B, b, x, o, info, err) : err->code;
     forget_singleton();
     return st;
@@ -218,6 +223,7 @@ hdg_status hdg_petsc_amg_create(const hdg_csr *A, const char *options, hdg_petsc
     double entered = hdg_wtime();
     const module_fns *f = load("--precond mg (its coarse solve)", err);
     unreported_load(info, entered);   /* the module adds its initialisation */
+    if (f) quick_singleton();
     hdg_status st = f ? f->amg_create(A, options, h, info, err) : err->code;
     forget_singleton();
     return st;

@@ -141,6 +141,10 @@ int main(int argc, char **argv)
      * taken out of the environment once MPI is up */
     unsetenv("OMPI_MCA_pml");
     unsetenv("OMPI_MCA_ess_singleton_isolated");
+    /* loading the module (to choose the default preconditioner) sets nothing: only a start of MPI does */
+    CHECK(hdg_petsc_available(), "the PETSc module loads");
+    CHECK(!getenv("OMPI_MCA_pml") && !getenv("OMPI_MCA_ess_singleton_isolated") && !*hdg_petsc_mpi_defaults(),
+          "loading the PETSc module set Open MPI variables");
     if (!strcmp(g, "poisson")) poisson();
     else if (!strcmp(g, "convdiff")) convdiff();
     else if (!strcmp(g, "neumann")) neumann();
