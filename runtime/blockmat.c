@@ -353,13 +353,6 @@ static ALWAYS_INLINE const char *prefetch_row(const void *vals, int nf, long lon
     return (const char *)vals + (l + ahead < nf ? l + ahead : l) * row_bytes;
 }
 
-/* Value i of an array of doubles (lo = 0) or floats (lo = 1: the smoother's
- * single-precision copies); lo is a compile-time constant after inlining. */
-static ALWAYS_INLINE double value(const void *restrict v, long long i, const int lo)
-{
-    return lo ? (double)((const float *)v)[i] : ((const double *)v)[i];
-}
-
 /* s = A_b x for the m x m block of single-precision values at offset o
  * stored by columns: s[p] = sum_q A[q m + p] x[q], summed over q in order
  * from 0.0 like the scalar loops (no contraction in ISO C), so the same value
@@ -430,7 +423,7 @@ static ALWAYS_INLINE void row_product(const hdg_blockmat *B, const void *vals, c
         }
         for (int p = 0; p < m; p++) {
             double s = 0.0;
-            for (int q = 0; q < m; q++) s += value(vals, Ab + p * m + q, lo) * xa[q];
+            for (int q = 0; q < m; q++) s += ((const double *)vals)[Ab + p * m + q] * xa[q];
             acc[p] += s;
         }
     }
@@ -520,7 +513,7 @@ static ALWAYS_INLINE void block_solve(const void *restrict Di, long long l, cons
     }
     for (int p = 0; p < m; p++) {
         double s = 0.0;
-        for (int q = 0; q < m; q++) s += value(Di, o + p * m + q, lo) * x[q];
+        for (int q = 0; q < m; q++) s += ((const double *)Di)[o + p * m + q] * x[q];
         y[p] = s;
     }
 }
