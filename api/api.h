@@ -3,10 +3,10 @@
 #ifndef HDG_API_H
 #define HDG_API_H
 
-#include "compiler/run.h"
+#include "drivers/run.h"
 #include "hdgc.h"
-#include "runtime/mesh.h"
-#include "runtime/report.h"
+#include "runtime/mesh/mesh.h"
+#include "runtime/output/report.h"
 
 /* The strings an option points to are owned here. */
 typedef struct hdg_api_strings {

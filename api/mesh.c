@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "api/api.h"
-#include "runtime/geometry.h"
-#include "runtime/mesh_size.h"
+#include "runtime/fem/geometry.h"
+#include "runtime/mesh/mesh_size.h"
 #include "support/util.h"
 
 #define HDG_API_MAX_MARKERS 100000   /* marker ids are a table: refuse absurd ones before allocating */

@@ -7,8 +7,8 @@
 
 #include "api/api.h"
 #include "compiler/pipeline.h"
-#include "compiler/run_png.h"
-#include "runtime/parallel.h"
+#include "drivers/run_png.h"
+#include "runtime/parallel/parallel.h"
 #include "support/util.h"
 
 static const char *keep(hdg_api_strings *st, const char *v)

@@ -1,9 +1,9 @@
-/* plot.c — hdgc_plot_*: the log-log line plots of hdgc convergence (runtime/plot.c) for
+/* plot.c — hdgc_plot_*: the log-log line plots of hdgc convergence (runtime/output/plot.c) for
  * the caller's series, and the least-squares rate they show (include/hdgc.h). */
 #include <stdlib.h>
 
 #include "api/api.h"
-#include "runtime/plot.h"
+#include "runtime/output/plot.h"
 #include "support/util.h"
 
 int hdgc_plot_fit(int n, const double *x, const double *y, double *slope, double *icept)

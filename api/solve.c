@@ -1,4 +1,4 @@
-/* solve.c — hdgc_solve and the result object: the run of compiler/run.c with the
+/* solve.c — hdgc_solve and the result object: the run of drivers/run.c with the
  * problem's settings, its report as JSON, the fields from the run's snapshot and
  * the trace vector (include/hdgc.h). */
 #include <math.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "api/api.h"
-#include "runtime/comm.h"
+#include "runtime/parallel/comm.h"
 #include "support/util.h"
 
 /* What the snapshot callback works with during a solve. */

@@ -6,13 +6,13 @@
 
 #include "bench/bench_kernels.h"
 #include "bench/bench_kernels_cuda.h"
-#include "compiler/mesh_data.h"
+#include "drivers/mesh_data.h"
 #include "compiler/module.h"
 #include "compiler/pipeline.h"
-#include "compiler/run_dg_common.h"
-#include "compiler/run_hdg_common.h"
+#include "drivers/run_dg_common.h"
+#include "drivers/run_hdg_common.h"
 #include "ir/lower.h"
-#include "runtime/parallel.h"
+#include "runtime/parallel/parallel.h"
 #include "support/util.h"
 
 /* The problem at one order, compiled, with the per-element data its kernels read. */

@@ -1,5 +1,5 @@
 /* bench_kernels.h — `hdgc bench kernels`: the generated kernels of a problem
- * against their hand-written counterparts (bench/handwritten/handwritten.h).
+ * against their hand-written counterparts (backends/handwritten/handwritten.h).
  *
  * Per order, the problem is lowered and compiled as `hdgc run` does and its
  * per-element data built on the mesh (HDG: geometry and parameters; DG also
@@ -19,9 +19,9 @@
 
 #include <stdio.h>
 
-#include "bench/handwritten/handwritten.h"
+#include "backends/handwritten/handwritten.h"
 #include "hdg.h"
-#include "runtime/report.h"
+#include "runtime/output/report.h"
 
 typedef struct hdg_bench_kernels_opts {
     const char *file;        /* the .hdg file */

@@ -4,7 +4,7 @@
 #ifndef HDG_BENCH_KERNELS_CUDA_H
 #define HDG_BENCH_KERNELS_CUDA_H
 
-#include "bench/handwritten/handwritten.h"
+#include "backends/handwritten/handwritten.h"
 #include "compiler/pipeline_cuda.h"
 
 /* host: the kernel's geometry, parameters, maps and inputs on the host

@@ -11,8 +11,8 @@
 
 #include "bench/cusparse.h"
 #include "compiler/pipeline_cuda.h"
-#include "runtime/cuda_driver.h"
-#include "runtime/cuda_linalg.h"
+#include "runtime/cuda/cuda_driver.h"
+#include "runtime/cuda/cuda_linalg.h"
 
 #define MAX_CALLS 1000000         /* calls per sample, at most */
 #define CHUNK_BYTES (32u << 20)   /* the copy check downloads this much at a time */

@@ -1,6 +1,6 @@
 /* bench_spmv_cuda.h — the device half of `hdgc bench spmv --backend cuda`
  * (issue 7): the trace matrix the host benchmark builds goes to the GPU,
- * where the dense-block SpMV (runtime/cuda_linalg.h, coalesced layout) is
+ * where the dense-block SpMV (runtime/cuda/cuda_linalg.h, coalesced layout) is
  * timed against the copy kernel on an array of the matrix's size (the
  * bandwidth reference) and against cuSPARSE CSR SpMV on the same matrix
  * (bench/cusparse.h), and the products are checked against the host's.
@@ -17,9 +17,9 @@
 #define HDG_BENCH_SPMV_CUDA_H
 
 #include "hdg.h"
-#include "runtime/blockmat.h"
-#include "runtime/csr.h"
-#include "runtime/report.h"
+#include "runtime/solve/blockmat.h"
+#include "runtime/solve/csr.h"
+#include "runtime/output/report.h"
 #include "support/util.h"
 
 #define HDG_SPMV_CUDA_TOL 1e-13            /* max|y_dev - y_host| / max|y_host| */

@@ -14,13 +14,13 @@
 
 #include "bench/bench_spmv_cuda.h"
 #include "cli/commands.h"
-#include "runtime/blockmat.h"
-#include "runtime/csr.h"
-#include "runtime/mesh.h"
-#include "runtime/parallel.h"
-#include "runtime/report.h"
-#include "runtime/stream.h"
-#include "runtime/mesh_size.h"
+#include "runtime/solve/blockmat.h"
+#include "runtime/solve/csr.h"
+#include "runtime/mesh/mesh.h"
+#include "runtime/parallel/parallel.h"
+#include "runtime/output/report.h"
+#include "runtime/parallel/stream.h"
+#include "runtime/mesh/mesh_size.h"
 #include "support/util.h"
 
 #define AGREE_TOL 1e-14

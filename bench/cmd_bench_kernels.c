@@ -20,7 +20,7 @@ static void help(void)
     usage(stdout);
     printf("\n"
            "Compares the kernels hdgc generates for FILE.hdg with hand-written ones\n"
-           "(bench/handwritten/: examples/poisson.hdg and examples/maxwell2d.hdg, orders 1..8).\n"
+           "(backends/handwritten/: examples/poisson.hdg and examples/maxwell2d.hdg, orders 1..8).\n"
            "Per order, both run over every element of the mesh on the same random inputs:\n"
            "their outputs must agree to 1e-12 relative (max |hw - gen| / max |gen| per\n"
            "output), else the kernel is named with its largest difference and the exit\n"

@@ -6,7 +6,7 @@
  *
  *   HDG  the trace vector's halo in the distributed matrix product (MPIAIJ,
  *        one row per face, owned by the rank of the face's first element, as
- *        runtime/mesh_dist.h numbers them): the faces a rank's rows couple to
+ *        runtime/parallel/mesh_dist.h numbers them): the faces a rank's rows couple to
  *        (fnbr) that another rank owns, each k+1 values of 8 bytes, received
  *        once per Krylov iteration; next to it the face-only figure
  *        (interface faces x (k+1) x 8);
@@ -24,9 +24,9 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "runtime/mesh.h"
-#include "runtime/mesh_dist.h"
-#include "runtime/report.h"
+#include "runtime/mesh/mesh.h"
+#include "runtime/parallel/mesh_dist.h"
+#include "runtime/output/report.h"
 #include "support/util.h"
 
 #define MAX_PARTS 64

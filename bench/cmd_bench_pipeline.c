@@ -11,7 +11,7 @@
 
 #include "cli/commands.h"
 #include "compiler/module.h"
-#include "compiler/run.h"
+#include "drivers/run.h"
 #include "support/util.h"
 
 #define MAXK 16

@@ -18,14 +18,14 @@
 
 #include "backends/c/jit.h"
 #include "cli/commands.h"
-#include "compiler/mesh_data.h"
+#include "drivers/mesh_data.h"
 #include "compiler/module.h"
 #include "compiler/pipeline.h"
-#include "compiler/run_hdg_common.h"
+#include "drivers/run_hdg_common.h"
 #include "ir/lower.h"
-#include "runtime/geometry.h"
-#include "runtime/mesh.h"
-#include "runtime/report.h"
+#include "runtime/fem/geometry.h"
+#include "runtime/mesh/mesh.h"
+#include "runtime/output/report.h"
 #include "support/util.h"
 
 #define MAXK 16

@@ -3,7 +3,7 @@
 #include <stdio.h>
 
 #include "cli/commands.h"
-#include "runtime/report.h"
+#include "runtime/output/report.h"
 
 int hdg_cli_write_report(struct hdg_report *r, const char *path)
 {

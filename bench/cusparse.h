@@ -21,8 +21,8 @@
 #include <stddef.h>
 
 #include "hdg.h"
-#include "runtime/csr.h"
-#include "runtime/cuda_driver.h"
+#include "runtime/solve/csr.h"
+#include "runtime/cuda/cuda_driver.h"
 
 /* Loads the library (once per process; a failure is remembered). version
  * (may be NULL) receives e.g. "12.6.3", library the name that loaded. */

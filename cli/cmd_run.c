@@ -87,7 +87,7 @@ static void help(void)
            "                      dt, and for DG its cfl); the steps are ceil(T/D) of T/steps\n"
            "  --final-time T      time-dependent problems: final time (overrides the file)\n"
            "  --kernels NAME      generated (default) or handwritten: the hand-written C kernels\n"
-           "                      of bench/handwritten/ (examples/poisson.hdg, maxwell2d.hdg,\n"
+           "                      of backends/handwritten/ (examples/poisson.hdg, maxwell2d.hdg,\n"
            "                      orders 1..8) in place of the generated ones, after both agree\n"
            "                      on the first elements (to compare whole runs; with --backend\n"
            "                      cuda the hand-written CUDA kernels)\n"

@@ -7,7 +7,7 @@
 #include "backends/c/emit.h"
 #include "backends/c/jit.h"
 #include "compiler/pipeline.h"
-#include "runtime/parallel.h"
+#include "runtime/parallel/parallel.h"
 #include "support/util.h"
 
 static hdg_status optimize_all(hdg_ir_module *m, const hdg_compile_options *o, hdg_error *err)

@@ -5,7 +5,7 @@
  *                   (backends/c/emit.h), compile it in-process (backends/c/jit.h,
  *                   with the on-disk cache), look every kernel up by name.
  *   hdg_launch:     runs one kernel over [0, nitems) split across the thread
- *                   pool (runtime/parallel.h); outputs are written per item
+ *                   pool (runtime/parallel/parallel.h); outputs are written per item
  *                   only, so any split is race-free.
  *
  * The runtime never sees this header: it receives hdg_kernel_fn pointers and

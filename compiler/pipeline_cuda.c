@@ -97,7 +97,7 @@ void hdg_cuda_image_free(hdg_cuda_image *img)
     memset(img, 0, sizeof *img);
 }
 
-/* On the emulator (runtime/cuda_emu.h) the module image is the source text
+/* On the emulator (runtime/cuda/cuda_emu.h) the module image is the source text
  * itself, compiled for the host at load by the JIT loader registered here;
  * no NVRTC, no ptxas statistics. */
 static int emulated(hdg_cuda_device *dev) { return dev && hdg_cuda_device_props(dev)->emulated; }

@@ -10,10 +10,10 @@
  *
  * Without a device (dev = NULL) it stops after NVRTC: the kernels are
  * compiled and their register/stack/spill counts known (CI checks them).
- * On the emulated device (hdg_cuda_props.emulated, runtime/cuda_emu.h) NVRTC
+ * On the emulated device (hdg_cuda_props.emulated, runtime/cuda/cuda_emu.h) NVRTC
  * is skipped: the source text is the image, compiled for the host when the
  * module loads (backends/cuda/emu.h), and the stats say registers -1.
- * The runtime's own kernels (runtime/cuda_linalg.h) go through the same
+ * The runtime's own kernels (runtime/cuda/cuda_linalg.h) go through the same
  * build path (hdg_cuda_build) and are opened by hdg_cuda_linalg_open. */
 #ifndef HDG_PIPELINE_CUDA_H
 #define HDG_PIPELINE_CUDA_H
@@ -23,8 +23,8 @@
 #include "hdg.h"
 #include "hdg_kernel.h"
 #include "ir/ir.h"
-#include "runtime/cuda_driver.h"
-#include "runtime/cuda_linalg.h"
+#include "runtime/cuda/cuda_driver.h"
+#include "runtime/cuda/cuda_linalg.h"
 
 typedef struct hdg_cuda_compile_options {
     unsigned ir_flags;        /* hdg_ir_optimize flags; 0 means HDG_IR_OPT_DEFAULT */
@@ -66,7 +66,7 @@ typedef struct hdg_cuda_compiled {
     hdg_cuda_func **fn;           /* NULL without a device */
     hdg_cuda_module *mod;         /* NULL without a device */
     hdg_cuda_module *mod2;        /* a second module whose kernels replace some of mod's
-                                     (bench/handwritten: hdg_hw_cuda_overlay); unloaded by
+                                     (backends/handwritten: hdg_hw_cuda_overlay); unloaded by
                                      hdg_cuda_compiled_free, NULL when none */
     hdg_cuda_device *dev;         /* not owned */
     hdg_cuptr *scratch;           /* per kernel: global scratch of a block-per-item kernel whose

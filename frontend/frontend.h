@@ -137,7 +137,7 @@ const char *hdg_cmp_name(hdg_cmp c);           /* "<" ... */
 const char *hdg_var_name(hdg_var v);           /* "x", "y", "t" */
 
 /* The highest degree of a DG problem: its nodal reference element (warp-blend
- * nodes, runtime/refel.h HDG_REFEL_MAX_DEGREE) goes up to 12; HDG goes up to 20. */
+ * nodes, runtime/fem/refel.h HDG_REFEL_MAX_DEGREE) goes up to 12; HDG goes up to 20. */
 #define HDG_DG_MAX_DEGREE 12
 
 #define HDG_EXPR_MAX_SIZE 200000

@@ -1393,7 +1393,7 @@ static void default_initial(sema *S)
 }
 
 /* DG: the explicit lserk4; HDG with dt() terms: the implicit BDF1-3 and
- * SDIRK2-3 (compiler/run_hdg_time.c). */
+ * SDIRK2-3 (drivers/run_hdg_time.c). */
 static void time_method(sema *S, decl *d)
 {
     static const char *implicit[] = {"bdf1", "bdf2", "bdf3", "sdirk2", "sdirk3"};

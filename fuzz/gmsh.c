@@ -1,7 +1,7 @@
-/* gmsh.c — libFuzzer entry point over the Gmsh reader (runtime/gmsh.c, 2.2 and
+/* gmsh.c — libFuzzer entry point over the Gmsh reader (runtime/mesh/gmsh.c, 2.2 and
  * 4.1 ASCII, the refusal of binary files) and the topology built and validated
- * from what it read (runtime/mesh.c), then periodic=1:2 when the mesh has both
- * groups (runtime/mesh_periodic.c). Every input must either fail with a
+ * from what it read (runtime/mesh/mesh.c), then periodic=1:2 when the mesh has both
+ * groups (runtime/mesh/mesh_periodic.c). Every input must either fail with a
  * printable message or give a mesh that keeps the invariants of mesh.h; a
  * broken invariant aborts, so the fuzzer reports it like a crash. Built only
  * with -DHDG_FUZZ=ON and clang (fuzz/CMakeLists.txt). */
@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/geometry.h"
-#include "runtime/mesh.h"
+#include "runtime/fem/geometry.h"
+#include "runtime/mesh/mesh.h"
 
 static void require(int ok, const char *what, int i)
 {

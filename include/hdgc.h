@@ -119,7 +119,7 @@ hdg_status hdgc_problem_set_param(hdgc_problem *p, const char *name, double valu
  *   vtk FILE         .vtu (or a .pvd series)   every N     time-dependent: output every N steps
  *   png FILE, field NAME, size WxH, edges on|off   a picture (hdgc run --png)
  *   cache on|off     the on-disk kernel cache
- *   kernels K        generated (default) or handwritten (bench/handwritten/: examples/poisson.hdg,
+ *   kernels K        generated (default) or handwritten (backends/handwritten/: examples/poisson.hdg,
  *                    maxwell2d.hdg; probed against the generated kernels before use)
  *   fields on|off    keep the fields, mesh and trace in the result (default on; off saves
  *                    the time and memory of sampling them when only errors and the report

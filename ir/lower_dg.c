@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/quadrature.h"
-#include "runtime/refel.h"
+#include "runtime/fem/quadrature.h"
+#include "runtime/fem/refel.h"
 #include "support/util.h"
 
 #ifndef M_PI

@@ -20,8 +20,8 @@
 #include <string.h>
 
 #include "ir/lower_hdg_internal.h"
-#include "runtime/quadrature.h"
-#include "runtime/refel.h"
+#include "runtime/fem/quadrature.h"
+#include "runtime/fem/refel.h"
 #include "support/util.h"
 
 /* reference vertices of the triangle */
@@ -644,7 +644,7 @@ static hdg_ir_tensor *elem_geom(lower *c, hdg_ir_kernel *k)
  * mesh of like elements that defect acts as a spurious reaction term: at
  * k = 7, 8 it bounded the errors of poisson (the hand-written kernels, whose
  * K_e is a difference of two larger matrices, lost 1-2.5 digits to it;
- * bench/handwritten/poisson.c). Where max|K_e c| (or max|c^T K_e|) is at most
+ * backends/handwritten/poisson.c). Where max|K_e c| (or max|c^T K_e|) is at most
  * HDG_NULL_TOL max|K_e|, below anything double precision resolves in K_e,
  * it is taken as rounding and closed exactly: the three P0 columns and rows
  * go onto the grid ulp(8 max|K_e|) by (x + 8m) - 8m, on which sums of a few

@@ -64,7 +64,7 @@ if [ -f "$P/lib/libhdgc_petsc.so" ]; then
     export OMPI_MCA_mca_base_component_path=$P/openmpi3 PMIX_MCA_mca_base_component_path=$P/pmix
     export OMPI_MCA_ess_singleton_isolated=1
     # (The crash at exit seen here in session 13 was NVIDIA's OpenCL driver, started by
-    # PETSc; hdgc now keeps OpenCL drivers out itself: runtime/petsc_load.c.)
+    # PETSc; hdgc now keeps OpenCL drivers out itself: runtime/petsc/petsc_load.c.)
 fi
 J=$OUT/json; mkdir -p "$J"
 

@@ -30,14 +30,14 @@
 #include <string.h>
 
 #include "compiler/pipeline.h"
-#include "compiler/run.h"
-#include "compiler/mesh_data.h"
+#include "drivers/run.h"
+#include "drivers/mesh_data.h"
 #include "ir/lower_dg.h"
-#include "runtime/geometry.h"
-#include "runtime/lserk4.h"
-#include "runtime/mesh.h"
-#include "runtime/parallel.h"
-#include "runtime/stream.h"
+#include "runtime/fem/geometry.h"
+#include "runtime/solve/lserk4.h"
+#include "runtime/mesh/mesh.h"
+#include "runtime/parallel/parallel.h"
+#include "runtime/parallel/stream.h"
 #include "support/util.h"
 
 #define MAXR 15

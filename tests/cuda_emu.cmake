@@ -1,4 +1,4 @@
-# The host emulator of the CUDA driver (HDGC_LIBCUDA=emulator; runtime/cuda_emu.h):
+# The host emulator of the CUDA driver (HDGC_LIBCUDA=emulator; runtime/cuda/cuda_emu.h):
 #   cuda_emu            the emulator itself: shared-memory reductions with __syncthreads
 #                       (fibers), barrier misuse, memory/launch/module errors and their
 #                       messages, out of memory with HDGC_EMU_MEMORY

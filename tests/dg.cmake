@@ -1,4 +1,4 @@
-# Explicit nodal DG (ir/lower_dg.c, compiler/run_dg.c, runtime/lserk4.c).
+# Explicit nodal DG (ir/lower_dg.c, drivers/run_dg.c, runtime/solve/lserk4.c).
 #   dg            generated RHS vs a plain Hesthaven-Warburton Maxwell RHS (1e-13), fused
 #                 stage vs rhs + update, energy kernel, weak vs strong form, element order,
 #                 LSERK4 order, convergence rates (Maxwell on square, perturbed and
@@ -22,6 +22,6 @@ target_compile_definitions(bench_dg PRIVATE HDG_EXAMPLES="${HDG_EXAMPLES}")
 hdg_cli_test(dg_cli_vtk 0 -e "L2 error +Ez" --
   $<TARGET_FILE:hdgc> run ${HDG_EXAMPLES}/maxwell2d.hdg --mesh square:2 --order 2 --final-time 0.1
   --vtk ${CMAKE_CURRENT_BINARY_DIR}/dg_cli_vtk.pvd --every 2)
-# dg_speed: the time step from the characteristic speed (compiler/dg_speed.c), the
+# dg_speed: the time step from the characteristic speed (drivers/dg_speed.c), the
 # energy watch and the step limit (tests/test_dg_speed.c)
 hdg_unit_test(dg_speed test_dg_speed.c)

@@ -1,4 +1,4 @@
-# Explicit DG on a device (compiler/run_dg_cuda.c) against the host driver (run_dg.c).
+# Explicit DG on a device (drivers/run_dg_cuda.c) against the host driver (run_dg.c).
 #   dg_cuda       under the CUDA emulator (HDGC_LIBCUDA=emulator): maxwell2d (upwind,
 #                 central), acoustics2d, advection2d at N = 2, 3: steps, dt, L2 errors
 #                 and energies equal to 1e-10 relative; the VTK series; a blow-up at the

@@ -1,4 +1,4 @@
-# tests/handwritten.cmake — hand-written kernels (issue 14, bench/handwritten/): they agree with
+# tests/handwritten.cmake — hand-written kernels (issue 14, backends/handwritten/): they agree with
 # the generated ones to 1e-12 for orders 1..8 (test_handwritten.c, also a deliberately wrong one
 # caught), and whole runs with --kernels handwritten give the generated run's errors and
 # iterations. Refusals are rows of tests/hostile/handwritten.tsv.
@@ -23,7 +23,7 @@ hdg_hw_run(maxwell2d_n2_central maxwell2d.hdg steps 1e-9 --mesh square:4,perturb
 
 # At the floor of double precision (k = 8, square:16) the hand-written kernels are about as
 # accurate as the generated ones: their K_e keeps the constant trace in its null space exactly
-# (null_close, bench/handwritten/poisson.c); without it u was 20x worse (2.7e-12 against 1.3e-13).
+# (null_close, backends/handwritten/poisson.c); without it u was 20x worse (2.7e-12 against 1.3e-13).
 # Since the generated K_e closes it exactly too, the generated u is 3.6e-15 there and the
 # hand-written 2.6e-14 (as before: its floor is elsewhere; both 1.7-1.8e-14 on square:32)
 add_test(NAME handwritten_run_poisson_k8_floor

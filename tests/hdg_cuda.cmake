@@ -19,7 +19,7 @@ set_tests_properties(run_backend_cuda_dg_emulated PROPERTIES ENVIRONMENT "HDGC_L
 hdg_cli_test(run_backend_cuda_csr_emulated 1 -e "--format csr: the device solver multiplies in the dense block format only"
   -- $<TARGET_FILE:hdgc> run ${HDG_EXAMPLES}/poisson.hdg --backend cuda --format csr)
 set_tests_properties(run_backend_cuda_csr_emulated PROPERTIES ENVIRONMENT "HDGC_LIBCUDA=emulator")
-# the stopping rule's rounding floor on the device vectors (runtime/krylov.c estimates it with the
+# the stopping rule's rounding floor on the device vectors (runtime/solve/krylov.c estimates it with the
 # device operator): the default accepts CG's stagnation there and the summary says so
 hdg_cli_test(run_cuda_rounding_floor_emulated 0
   -e "relative residual [0-9.e+-]+ [(]the rounding floor: eps [|][|]A[|][|] [|][|]x[|][|] / [|][|]b[|][|] = [0-9.e+-]+[)]"

@@ -1,5 +1,5 @@
 # tests/heat.cmake — transient HDG (issue 18): dt() on element unknowns, implicit BDF1-3 and
-# SDIRK2-3 (compiler/run_hdg_time.c). Convergence in time on a solution quadratic in space (HDG
+# SDIRK2-3 (drivers/run_hdg_time.c). Convergence in time on a solution quadratic in space (HDG
 # at k = 2 is exact in space there, so the error is the scheme's), in space at a step small
 # enough for the time error to be negligible, reuse of one matrix per sigma, refusals.
 set(HDGC $<TARGET_FILE:hdgc>)

@@ -64,7 +64,7 @@ mesh_error(mesh_err_no_triangles ${D}/bad_no_triangles.msh "no triangles")
 mesh_error(mesh_err_duplicate_node ${D}/bad_duplicate_node.msh "node tag 2 is defined twice")
 mesh_error(mesh_err_count ${D}/bad_count.msh "\\$Elements section ends early")
 
-# uniform refinement (runtime/mesh_refine.c, SPEC,refine=L) and convergence on refined meshes
+# uniform refinement (runtime/mesh/mesh_refine.c, SPEC,refine=L) and convergence on refined meshes
 hdg_unit_test(mesh_refine test_mesh_refine.c)
 hdg_cli_test(mesh_cli_refine_gmsh 0 -e "^elements: 256$" -e "markers: bottom\\(8\\) right\\(8\\) top\\(8\\) left\\(8\\)" --
   ${HDGC} mesh ${HDG_TEST_DIR}/data/square16_v41.msh,refine=2 --info)

@@ -5,7 +5,7 @@ foreach(group poisson1 poisson5 perturbed tensor convdiff same defaults warnings
   add_test(NAME mg_${group} COMMAND test_mg ${group} WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
 endforeach()
 
-# The fused smoother passes (runtime/blockmat.c, hdg_blockmat_smooth_*) do the separate
+# The fused smoother passes (runtime/solve/blockmat.c, hdg_blockmat_smooth_*) do the separate
 # operations' arithmetic in the same order: with the double matrix (HDGC_MG_DOUBLE=1), the
 # same iterations, residual and errors to the bit as HDGC_MG_UNFUSED=1, under CG
 # (poisson_exp, k = 3) and GMRES (convection-diffusion, k = 2).
@@ -26,7 +26,7 @@ foreach(case "poisson;${HDG_TEST_DIR}/data/hdg/poisson_exp.hdg;--order;3"
     WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
 endforeach()
 
-# The single-precision passes have an x86-64-v3 (AVX2) version (runtime/blockmat.c,
+# The single-precision passes have an x86-64-v3 (AVX2) version (runtime/solve/blockmat.c,
 # block_cols): the same arithmetic in the same order, so the same iterations, residual and
 # errors to the bit as the baseline passes (HDGC_MG_NO_AVX2=1), at block sizes m = 2, 3, 4, 6
 # and 8 (one to two vectors of 4 per column, reading past the column). Skipped (77) on a host

@@ -1,5 +1,5 @@
-# tests/mpi.cmake — HDG under mpirun (issue 16; compiler/run_mpi.c, runtime/mesh_dist.c,
-# runtime/comm.c, the distributed trace solve of runtime/petsc.c). tests/mpi_runs.py runs the
+# tests/mpi.cmake — HDG under mpirun (issue 16; drivers/run_mpi.c, runtime/parallel/mesh_dist.c,
+# runtime/parallel/comm.c, the distributed trace solve of runtime/petsc/petsc.c). tests/mpi_runs.py runs the
 # serial command, then the same under `mpirun --oversubscribe -np N`, and compares the reports:
 # errors to relative R, iterations within F of np = 1's, mpi.* present. Each test has a time
 # limit, so that a rank left waiting in a collective fails the test instead of hanging CI.

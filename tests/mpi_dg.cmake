@@ -1,4 +1,4 @@
-# tests/mpi_dg.cmake — explicit DG under mpirun (issue 16; compiler/run_dg.c with a mesh piece
+# tests/mpi_dg.cmake — explicit DG under mpirun (issue 16; drivers/run_dg.c with a mesh piece
 # and ghosts): on 1, 2 and 3 ranks a run reports the serial run's steps, errors and energies
 # (to 1e-13 relative: every element is computed as in the serial run, only the sums over
 # elements are taken in another order), on uniform and perturbed meshes (the step is the

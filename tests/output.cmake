@@ -1,4 +1,4 @@
-# Output writers: VTK .vtu/.pvd (runtime/vtk.c) and the JSON report (runtime/report.c).
+# Output writers: VTK .vtu/.pvd (runtime/output/vtk.c) and the JSON report (runtime/output/report.c).
 hdg_unit_test(output_vtk test_vtk.c)
 hdg_unit_test(output_report test_report.c)
 set_tests_properties(output_vtk PROPERTIES FIXTURES_SETUP output_vtk_files)

@@ -1,5 +1,5 @@
 # tests/periodic.cmake — periodic meshes (issue 18): square:N,periodic=x|y|xy and
-# PATH.msh,periodic=A:B,C:D (runtime/mesh_periodic.c). Test data in tests/data/periodic/
+# PATH.msh,periodic=A:B,C:D (runtime/mesh/mesh_periodic.c). Test data in tests/data/periodic/
 # (the .msh files from make_periodic_msh.py there). Refusals are rows of
 # tests/hostile/periodic.tsv.
 #   periodic_topology   counts, orientation, translations, vtop/ftv, refine, the Gmsh pairs

@@ -5,7 +5,7 @@ foreach(group convdiff neumann)
 endforeach()
 
 # Without mpirun, loading PETSc sets Open MPI's isolated singleton and the ob1 transport
-# (runtime/petsc_load.c, quick_singleton: MPI_Init 0.02 s instead of 0.3), never over the
+# (runtime/petsc/petsc_load.c, quick_singleton: MPI_Init 0.02 s instead of 0.3), never over the
 # user's own value, and not with HDGC_NO_MPI_DEFAULTS=1; the report says which it set.
 set(MPI_DEF_RUN "\"${HDG_TEST_DIR}/data/hdg/poisson_exp.hdg\" --mesh square:16 --order 2 --precond mg")
 hdg_cli_test(petsc_mpi_defaults 0

@@ -1,4 +1,4 @@
-# hdgc convergence --plot (runtime/plot.c, cli/cmd_convergence.c): tests/test_plot.c
+# hdgc convergence --plot (runtime/output/plot.c, cli/cmd_convergence.c): tests/test_plot.c
 # parses the SVG, decodes the PNG with libpng, and runs hdgc under script(1) for the progress line
 find_package(PNG REQUIRED)
 hdg_unit_test(plot test_plot.c)

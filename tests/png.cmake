@@ -1,4 +1,4 @@
-# hdgc run --png (runtime/png.c, compiler/run_png.c): tests/test_png.c decodes the pictures with libpng
+# hdgc run --png (runtime/output/png.c, drivers/run_png.c): tests/test_png.c decodes the pictures with libpng
 find_package(PNG REQUIRED)
 hdg_unit_test(png test_png.c)
 target_link_libraries(test_png PRIVATE PNG::PNG)

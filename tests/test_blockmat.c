@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/blockmat.h"
-#include "runtime/csr.h"
-#include "runtime/krylov.h"
-#include "runtime/mg.h"
-#include "runtime/parallel.h"
+#include "runtime/solve/blockmat.h"
+#include "runtime/solve/csr.h"
+#include "runtime/solve/krylov.h"
+#include "runtime/solve/mg.h"
+#include "runtime/parallel/parallel.h"
 #include "solver_mesh.h"
 #include "test.h"
 
@@ -190,7 +190,7 @@ static void test_fused_single(const hdg_blockmat *B, const double *Di)
     hdg_blockmat_lo_free(&L);
 }
 
-/* The fused smoother passes (runtime/mg.c's Chebyshev steps) against the
+/* The fused smoother passes (runtime/solve/mg.c's Chebyshev steps) against the
  * same steps done by SpMV, the block-Jacobi operator and vector updates. */
 static void test_fused(const hdg_blockmat *B)
 {
@@ -472,7 +472,7 @@ static double dense_rel(const double *A, const double *B, long long n)
     return s > 0 ? d / s : d;
 }
 
-/* The coarse space of --precond mg (runtime/mg.c) on a random SPD trace
+/* The coarse space of --precond mg (runtime/solve/mg.c) on a random SPD trace
  * matrix of nk modes and ncomp components a face, with Dirichlet faces (the
  * first component of each boundary face with ncomp = 2) eliminated: B P, the
  * restriction and the Galerkin product against dense products with the

@@ -1,4 +1,4 @@
-/* test_cuda_emu.c — the host emulator of the CUDA driver (runtime/cuda_emu.h,
+/* test_cuda_emu.c — the host emulator of the CUDA driver (runtime/cuda/cuda_emu.h,
  * backends/cuda/emu.h), run with HDGC_LIBCUDA=emulator HDGC_EMU_MEMORY=64M:
  *   device properties and memory accounting; kernels with __shared__ tree
  *   reductions over several blocks (static and dynamic shared memory) give
@@ -20,7 +20,7 @@
 
 #include "backends/cuda/emu.h"
 #include "compiler/pipeline_cuda.h"
-#include "runtime/cuda_emu.h"
+#include "runtime/cuda/cuda_emu.h"
 #include "test.h"
 #include "test_kernels.h"
 

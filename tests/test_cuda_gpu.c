@@ -14,7 +14,7 @@
 
 #include "compiler/pipeline.h"
 #include "compiler/pipeline_cuda.h"
-#include "runtime/krylov.h"
+#include "runtime/solve/krylov.h"
 #include "test.h"
 #include "test_device.h"
 #include "test_kernels.h"

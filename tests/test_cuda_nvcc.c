@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "backends/cuda/emit.h"
-#include "runtime/cuda_linalg.h"
+#include "runtime/cuda/cuda_linalg.h"
 #include "test.h"
 #include "test_kernels.h"
 

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "bench/cusparse.h"
-#include "runtime/csr.h"
-#include "runtime/cuda_driver.h"
+#include "runtime/solve/csr.h"
+#include "runtime/cuda/cuda_driver.h"
 #include "support/util.h"
 #include "test.h"
 #include "test_device.h"

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "runtime/dense.h"
+#include "runtime/solve/dense.h"
 #include "test.h"
 
 #define M_PI_VAL 3.14159265358979323846

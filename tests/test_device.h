@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "runtime/cuda_driver.h"
+#include "runtime/cuda/cuda_driver.h"
 
 /* A crash prints the faulting address and the stack (tests/test_crash.c). */
 void test_catch_crashes(void);

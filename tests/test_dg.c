@@ -1,5 +1,5 @@
-/* test_dg.c — explicit nodal DG end to end (ir/lower_dg.c, compiler/run_dg.c,
- * runtime/lserk4.c):
+/* test_dg.c — explicit nodal DG end to end (ir/lower_dg.c, drivers/run_dg.c,
+ * runtime/solve/lserk4.c):
  *   1. the generated right-hand side (fused kernel, and volume then surface
  *      kernels) of examples/maxwell2d.hdg equals a plain Hesthaven-Warburton
  *      Maxwell RHS written here (node pairs found by coordinates) to 1e-13,
@@ -24,13 +24,13 @@
 #include <string.h>
 
 #include "compiler/pipeline.h"
-#include "compiler/run.h"
-#include "compiler/mesh_data.h"
+#include "drivers/run.h"
+#include "drivers/mesh_data.h"
 #include "ir/lower_dg.h"
-#include "runtime/geometry.h"
-#include "runtime/lserk4.h"
-#include "runtime/mesh.h"
-#include "runtime/refel.h"
+#include "runtime/fem/geometry.h"
+#include "runtime/solve/lserk4.h"
+#include "runtime/mesh/mesh.h"
+#include "runtime/fem/refel.h"
 #include "test.h"
 #include "test_problem.h"
 

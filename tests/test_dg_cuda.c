@@ -1,5 +1,5 @@
-/* test_dg_cuda.c — the explicit DG driver on a device (compiler/run_dg_cuda.c)
- * against the host driver (compiler/run_dg.c), same problems, same options:
+/* test_dg_cuda.c — the explicit DG driver on a device (drivers/run_dg_cuda.c)
+ * against the host driver (drivers/run_dg.c), same problems, same options:
  *   1. maxwell2d (upwind and central), acoustics2d, advection2d (perturbed
  *      mesh), N = 2 and 3 on square:4, a few dozen steps: the step count and
  *      dt are the same, the L2 errors and the energies (start, end, largest
@@ -24,9 +24,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "compiler/run.h"
-#include "runtime/cuda_driver.h"
-#include "runtime/mesh.h"
+#include "drivers/run.h"
+#include "runtime/cuda/cuda_driver.h"
+#include "runtime/mesh/mesh.h"
 #include "support/util.h"
 #include "test.h"
 #include "test_device.h"

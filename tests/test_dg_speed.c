@@ -1,6 +1,6 @@
 /* test_dg_speed.c — the explicit DG time step follows the characteristic
- * speed of the equations (compiler/dg_speed.c), and the drivers' guards
- * (compiler/run_dg_common.c):
+ * speed of the equations (drivers/dg_speed.c), and the drivers' guards
+ * (drivers/run_dg_common.c):
  *   1. spectral radius: symmetric, non-symmetric with eigenvalues +-2, a
  *      rotation (+-i: 1), nilpotent (0);
  *   2. speeds read from the forms: maxwell2d and acoustics2d 1, advection2d
@@ -28,9 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compiler/dg_speed.h"
-#include "compiler/run.h"
-#include "runtime/lserk4.h"
+#include "drivers/dg_speed.h"
+#include "drivers/run.h"
+#include "runtime/solve/lserk4.h"
 #include "test.h"
 #include "test_problem.h"
 

@@ -1,4 +1,4 @@
-/* test_handwritten.c — the hand-written kernels (bench/handwritten/) against
+/* test_handwritten.c — the hand-written kernels (backends/handwritten/) against
  * the generated ones, through hdg_bench_kernels (what `hdgc bench kernels`
  * runs):
  *   - every set, orders 1..8, on a perturbed mesh: every kernel agrees to

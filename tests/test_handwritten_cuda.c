@@ -1,4 +1,4 @@
-/* test_handwritten_cuda.c — the hand-written CUDA kernels (bench/handwritten:
+/* test_handwritten_cuda.c — the hand-written CUDA kernels (backends/handwritten:
  * poisson.cu, maxwell2d.cu) against the generated ones (issue 14):
  *   - on the device (the emulator with HDGC_LIBCUDA=emulator): for each order,
  *     the generated module is compiled and its kernels run on a perturbed
@@ -16,11 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/handwritten/handwritten.h"
-#include "compiler/mesh_data.h"
+#include "backends/handwritten/handwritten.h"
+#include "drivers/mesh_data.h"
 #include "compiler/module.h"
 #include "compiler/pipeline_cuda.h"
-#include "compiler/run_dg_common.h"
+#include "drivers/run_dg_common.h"
 #include "ir/lower.h"
 #include "support/util.h"
 #include "test.h"

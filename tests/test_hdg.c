@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compiler/run.h"
+#include "drivers/run.h"
 #include "test.h"
 #include "test_problem.h"
 

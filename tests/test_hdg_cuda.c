@@ -8,7 +8,7 @@
  * an out-of-memory device gives the driver's message.
  *
  * The device is the real GPU when one opens; with HDGC_LIBCUDA=emulator it
- * is the CUDA emulator (runtime/cuda_emu.h), which runs the same CUDA
+ * is the CUDA emulator (runtime/cuda/cuda_emu.h), which runs the same CUDA
  * source on the host (the ctest hdg_cuda_emulated). Without a device it
  * skips (77). */
 #include <math.h>
@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compiler/run.h"
-#include "runtime/cuda_driver.h"
-#include "runtime/mesh.h"
+#include "drivers/run.h"
+#include "runtime/cuda/cuda_driver.h"
+#include "runtime/mesh/mesh.h"
 #include "test.h"
 #include "test_device.h"
 #include "test_hdg_run.h"

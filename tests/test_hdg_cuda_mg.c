@@ -31,11 +31,11 @@
 #include <string.h>
 
 #include "compiler/pipeline_cuda.h"
-#include "compiler/run.h"
-#include "runtime/cuda_driver.h"
-#include "runtime/cuda_linalg.h"
-#include "runtime/mesh.h"
-#include "runtime/petsc.h"
+#include "drivers/run.h"
+#include "runtime/cuda/cuda_driver.h"
+#include "runtime/cuda/cuda_linalg.h"
+#include "runtime/mesh/mesh.h"
+#include "runtime/petsc/petsc.h"
 #include "test.h"
 #include "test_device.h"
 #include "test_hdg_run.h"

@@ -20,9 +20,9 @@
 
 #include "compiler/pipeline.h"
 #include "ir/lower.h"
-#include "runtime/dense.h"
-#include "runtime/quadrature.h"
-#include "runtime/refel.h"
+#include "runtime/solve/dense.h"
+#include "runtime/fem/quadrature.h"
+#include "runtime/fem/refel.h"
 #include "test.h"
 
 typedef struct problem_forms {

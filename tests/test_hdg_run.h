@@ -5,10 +5,10 @@
 
 #include <stdio.h>
 
-#include "compiler/run.h"
-#include "runtime/cuda_driver.h"
-#include "runtime/mesh.h"
-#include "runtime/report.h"
+#include "drivers/run.h"
+#include "runtime/cuda/cuda_driver.h"
+#include "runtime/mesh/mesh.h"
+#include "runtime/output/report.h"
 
 /* Runs p on mesh_spec with o, on dev when it is not NULL, else on the host;
  * *rep is the run's report (the caller frees it; NULL when the mesh did not

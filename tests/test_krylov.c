@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/blockmat.h"
-#include "runtime/csr.h"
-#include "runtime/krylov.h"
-#include "runtime/parallel.h"
+#include "runtime/solve/blockmat.h"
+#include "runtime/solve/csr.h"
+#include "runtime/solve/krylov.h"
+#include "runtime/parallel/parallel.h"
 #include "solver_mesh.h"
 #include "test.h"
 

@@ -7,8 +7,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "runtime/geometry.h"
-#include "runtime/mesh.h"
+#include "runtime/fem/geometry.h"
+#include "runtime/mesh/mesh.h"
 #include "test.h"
 
 /* Reference coordinates of the point at parameter t on local face j (v_j -> v_j+1). */

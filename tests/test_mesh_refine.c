@@ -1,4 +1,4 @@
-/* test_mesh_refine.c — uniform refinement (runtime/mesh_refine.c, the ",refine=L" spec):
+/* test_mesh_refine.c — uniform refinement (runtime/mesh/mesh_refine.c, the ",refine=L" spec):
  * square:4 refined once is square:8 (the same triangles and boundary markers), a Gmsh mesh
  * keeps its area, its marker names and their edge counts (doubled), every child has a quarter
  * of its parent's area, the sizes hdg_mesh_spec_size predicts are the ones built, and bad
@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/mesh.h"
-#include "runtime/mesh_size.h"
+#include "runtime/mesh/mesh.h"
+#include "runtime/mesh/mesh_size.h"
 #include "test.h"
 
 static double area(const hdg_mesh *m, int e)

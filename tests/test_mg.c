@@ -1,4 +1,4 @@
-/* test_mg.c — the two-level trace preconditioner (--precond mg, runtime/mg.h)
+/* test_mg.c — the two-level trace preconditioner (--precond mg, runtime/solve/mg.h)
  * and the default stopping rule (issue 13):
  *  - iterations do not grow with h: on square:64 at most 1.3x those on
  *    square:16 (k = 1, 3, 5; a perturbed mesh; a variable full diffusion
@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compiler/run.h"
-#include "compiler/run_hdg_common.h"
+#include "drivers/run.h"
+#include "drivers/run_hdg_common.h"
 #include "test.h"
 #include "test_run.h"
 

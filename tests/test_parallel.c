@@ -9,9 +9,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "runtime/krylov.h"
-#include "runtime/parallel.h"
-#include "runtime/stream.h"
+#include "runtime/solve/krylov.h"
+#include "runtime/parallel/parallel.h"
+#include "runtime/parallel/stream.h"
 #include "test.h"
 
 typedef struct cover {

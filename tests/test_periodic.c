@@ -1,4 +1,4 @@
-/* test_periodic.c — periodic meshes (issue 18; runtime/mesh_periodic.c, mesh.h):
+/* test_periodic.c — periodic meshes (issue 18; runtime/mesh/mesh_periodic.c, mesh.h):
  *  topology  square:N,periodic=x|y|xy and the Gmsh file's pairs: face counts, every
  *            periodic face shared by two elements that traverse it in opposite directions
  *            (topologically) and see copies translated by exactly the period, vtop/ftv
@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compiler/run.h"
-#include "runtime/mesh.h"
+#include "drivers/run.h"
+#include "runtime/mesh/mesh.h"
 #include "test.h"
 #include "test_run.h"
 

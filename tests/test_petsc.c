@@ -1,4 +1,4 @@
-/* test_petsc.c — `--solver petsc` (runtime/petsc.h) reproduces the native
+/* test_petsc.c — `--solver petsc` (runtime/petsc/petsc.h) reproduces the native
  * solvers' solution: the element fields agree to 1e-8 relative at rtol 1e-12
  * with CG + GAMG (the default on a symmetric system), with LU (PETSc's own
  * and MUMPS), with GMRES + GAMG on convection-diffusion, and on the pure
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compiler/run.h"
-#include "runtime/petsc.h"
+#include "drivers/run.h"
+#include "runtime/petsc/petsc.h"
 #include "test.h"
 #include "test_problem.h"
 
@@ -137,7 +137,7 @@ static void neumann(void)
 int main(int argc, char **argv)
 {
     const char *g = argc > 1 ? argv[1] : "poisson";
-    /* the Open MPI settings of a singleton start (runtime/petsc_load.c) are
+    /* the Open MPI settings of a singleton start (runtime/petsc/petsc_load.c) are
      * taken out of the environment once MPI is up */
     unsetenv("OMPI_MCA_pml");
     unsetenv("OMPI_MCA_ess_singleton_isolated");

@@ -1,4 +1,4 @@
-/* test_plot.c — runtime/plot.{c,h} and `hdgc convergence --plot` (HDGC: the
+/* test_plot.c — runtime/output/plot.{c,h} and `hdgc convergence --plot` (HDGC: the
  * binary, from the environment):
  *  - hdg_plot_fit: the exact slope and intercept of a power law, NaN/zero/negative
  *    points left out, NaN with fewer than two points or one x;
@@ -25,7 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runtime/plot.h"
+#include "runtime/output/plot.h"
 #include "support/util.h"
 #include "test.h"
 

@@ -1,4 +1,4 @@
-/* test_png.c — `hdgc run --png` (runtime/png.c, compiler/run_png.c): poisson at
+/* test_png.c — `hdgc run --png` (runtime/output/png.c, drivers/run_png.c): poisson at
  * k = 3 on square:8 drawn at 640x480, decoded with libpng:
  *  - the image has the size asked for;
  *  - at the pixel under the centroid of every sub-triangle of chosen elements
@@ -20,11 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compiler/run.h"
+#include "drivers/run.h"
 #include "ir/lower.h"
-#include "runtime/mesh.h"
-#include "runtime/png.h"
-#include "runtime/refel.h"
+#include "runtime/mesh/mesh.h"
+#include "runtime/output/png.h"
+#include "runtime/fem/refel.h"
 #include "test.h"
 #include "test_problem.h"
 

@@ -16,7 +16,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "runtime/quadrature.h"
+#include "runtime/fem/quadrature.h"
 #include "test.h"
 
 #define PI 3.14159265358979323846

@@ -1,4 +1,4 @@
-/* test_refel.c — the nodal reference triangle (runtime/refel):
+/* test_refel.c — the nodal reference triangle (runtime/fem/refel):
  *  - warp-and-blend nodes against an independent mpmath port of H&W Nodes2D
  *    (N = 6, 12), symmetry of the node set, N = 0, 1, 2 exactly;
  *  - Fmask: face nodes on their face, ordered from vertex j to vertex j+1,
@@ -16,9 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "runtime/dense.h"
-#include "runtime/quadrature.h"
-#include "runtime/refel.h"
+#include "runtime/solve/dense.h"
+#include "runtime/fem/quadrature.h"
+#include "runtime/fem/refel.h"
 #include "test.h"
 
 #define NMAX HDG_REFEL_MAX_DEGREE

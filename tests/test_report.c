@@ -9,7 +9,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "runtime/report.h"
+#include "runtime/output/report.h"
 #include "support/util.h"
 #include "test.h"
 

@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "compiler/run.h"
+#include "drivers/run.h"
 #include "test_problem.h"
 
 /* Runs file at order k with the options o; *rep (free with hdg_report_free) holds the

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "runtime/vtk.h"
+#include "runtime/output/vtk.h"
 #include "support/util.h"
 #include "test.h"
 

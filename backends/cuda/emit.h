@@ -66,7 +66,7 @@
  * The per-kernel launch shape (threads per block, items per block, dynamic
  * shared memory) is returned with the source, so launchers never guess; a
  * kernel with more than 48 KiB of dynamic shared memory must be allowed it
- * (hdg_cuda_func_set_max_shared, runtime/cuda_driver.h) before its launch. */
+ * (hdg_cuda_func_set_max_shared, runtime/cuda/cuda_driver.h) before its launch. */
 #ifndef HDG_EMIT_CUDA_H
 #define HDG_EMIT_CUDA_H
 

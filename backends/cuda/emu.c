@@ -11,10 +11,10 @@
 #include <string.h>
 
 #include "backends/c/jit.h"
-#include "runtime/cuda_emu.h"
+#include "runtime/cuda/cuda_emu.h"
 
 /* Host C++ for CUDA's keywords and built-ins. hdg_emu_state_t must match
- * hdg_cuda_emu_state (runtime/cuda_emu.h); the emulator checks the size. */
+ * hdg_cuda_emu_state (runtime/cuda/cuda_emu.h); the emulator checks the size. */
 static const char prelude[] =
     "/* hdgc CUDA emulator: CUDA C++ as host C++ (backends/cuda/emu.c) */\n"
     "#define _GNU_SOURCE 1\n"

@@ -1,4 +1,4 @@
-/* emu.h — the module loader of the CUDA emulator (runtime/cuda_emu.h): CUDA
+/* emu.h — the module loader of the CUDA emulator (runtime/cuda/cuda_emu.h): CUDA
  * C++ source -> host C++ -> the C backend's JIT (backends/c/jit.h, C++ mode).
  *
  * The translation prepends a prelude that makes CUDA source valid host C++
@@ -10,7 +10,7 @@
  * module's hdg_emu_state pointer, __syncthreads() calls the emulator's
  * barrier, atomics are plain read-modify-writes, <math.h> gives the math
  * functions, plus CUDA's min/max/rsqrt) and appends, for every __global__
- * function, the wrappers of the emulator's ABI (runtime/cuda_emu.h): a call
+ * function, the wrappers of the emulator's ABI (runtime/cuda/cuda_emu.h): a call
  * of one thread from a driver-style params array, a check of its pointer
  * arguments, and its attributes.
  *

@@ -6,7 +6,7 @@
  * Run:   ./driver STRIDE [REPS] [N] [SLOT]   (STRIDE: geometry values per element; SLOT: the
  *        largest stride of an input or output slot; both from the kernel's source)
  *
- * Geometry rows as hdg_hdg_fill_geom writes them (compiler/mesh_data.c): vertices, J,
+ * Geometry rows as hdg_hdg_fill_geom writes them (drivers/mesh_data.c): vertices, J,
  * rx ry sx sy, per face nx ny sJ, marker flags 0. Parameters are all 1; every input slot
  * holds sin(0.37 i), so LU pivots and Cholesky pivots see matrices of a real mesh and
  * arbitrary (finite) data. The output checksum guards against dead code. */
@@ -32,7 +32,7 @@ static void element(double *G, const double x[3], const double y[3])
 {
     for (int v = 0; v < 3; v++) G[HDG_G_X0 + 2 * v] = x[v], G[HDG_G_Y0 + 2 * v] = y[v];
     double xr = (x[1] - x[0]) / 2, xs = (x[2] - x[0]) / 2, yr = (y[1] - y[0]) / 2, ys = (y[2] - y[0]) / 2;
-    double J = xr * ys - xs * yr;   /* as runtime/geometry.c */
+    double J = xr * ys - xs * yr;   /* as runtime/fem/geometry.c */
     G[HDG_G_J] = J, G[HDG_G_RX] = ys / J, G[HDG_G_RY] = -xs / J, G[HDG_G_SX] = -yr / J, G[HDG_G_SY] = xr / J;
     for (int f = 0; f < 3; f++) {
         double dx = x[(f + 1) % 3] - x[f], dy = y[(f + 1) % 3] - y[f], len = sqrt(dx * dx + dy * dy);

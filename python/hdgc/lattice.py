@@ -1,5 +1,5 @@
 """The equispaced lattice of degree p of a triangle, as hdgc samples fields on it
-(runtime/vtk.h): lattice order, VTK's Lagrange-triangle order, and the p^2 sub-triangles."""
+(runtime/output/vtk.h): lattice order, VTK's Lagrange-triangle order, and the p^2 sub-triangles."""
 import numpy as np
 
 
@@ -13,7 +13,7 @@ def index(i, j, p):
 
 
 def _vtk_index(b, p):
-    """VTK's index of the point with barycentric index b (runtime/vtk.c vtk_index)."""
+    """VTK's index of the point with barycentric index b (runtime/output/vtk.c vtk_index)."""
     idx, lo, hi, order = 0, 0, p, p
     while min(b) > lo:   # skip the outer rings
         idx += 3 * order

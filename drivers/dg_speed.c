@@ -1,0 +1,484 @@
+/* dg_speed.c — characteristic speed and energy class of an explicit DG
+ * problem, read from its atoms (see dg_speed.h). */
+#include "drivers/dg_speed.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/solve/dense.h"
+#include "support/util.h"
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+enum { KIND_A, KIND_B, KIND_R };
+#define MAXF HDG_DG_MAX_FIELDS
+
+/* One volume atom with an unknown: coefficient, row and column field, which
+ * matrix it adds to and with what sign. */
+typedef struct vterm {
+    const hdg_atom *a;
+    int row, col, kind;
+    double sign;
+} vterm;
+
+typedef struct form {
+    const hdg_problem *p;
+    int F;
+    const hdg_atom *time[MAXF];   /* the dt() atom of each row */
+    vterm *t;
+    int nt;
+    int dep_xy, dep_t;            /* some coefficient depends on x or y, on t */
+} form;
+
+static int depends_xy(const hdg_expr *e) { return hdg_expr_depends(e, HDG_VAR_X) || hdg_expr_depends(e, HDG_VAR_Y); }
+
+static void form_build(form *fm, const hdg_problem *p, const hdg_dg_lowered *L)
+{
+    memset(fm, 0, sizeof *fm);
+    fm->p = p;
+    fm->F = L->nfields;
+    int field_of[64][2];
+    for (int f = 0; f < L->nfields; f++) field_of[L->field_unknown[f]][L->field_comp[f]] = f;
+    int nmax = 0;
+    for (int e = 0; e < p->nequations; e++) nmax += p->equations[e].natoms;
+    fm->t = hdg_xmalloc(sizeof(vterm) * (size_t)(nmax + 1));
+    for (int e = 0; e < p->nequations; e++) {
+        const hdg_equation *q = &p->equations[e];
+        int rowf[2] = { -1, -1 };
+        for (int i = 0; i < q->natoms; i++)
+            if (q->atoms[i].role == HDG_ROLE_TIME) {
+                const hdg_atom *a = &q->atoms[i];
+                rowf[a->test_comp] = field_of[a->trial][a->trial_comp];
+                fm->time[rowf[a->test_comp]] = a;
+            }
+        for (int i = 0; i < q->natoms; i++) {
+            const hdg_atom *a = &q->atoms[i];
+            if (a->role != HDG_ROLE_VOLUME || a->trial < 0 || rowf[a->test_comp] < 0) continue;
+            vterm v = { a, rowf[a->test_comp], field_of[a->trial][a->trial_comp], KIND_R, 1.0 };
+            if (a->trial_op != HDG_OP_VALUE) v.kind = a->trial_op == HDG_OP_DX ? KIND_A : KIND_B;
+            else if (a->test_op != HDG_OP_VALUE) {   /* (c u, dx v) = -(dx(c u), v) + faces */
+                v.kind = a->test_op == HDG_OP_DX ? KIND_A : KIND_B;
+                v.sign = -1.0;
+            }
+            fm->t[fm->nt++] = v;
+        }
+    }
+    for (int f = 0; f < fm->F; f++)
+        if (fm->time[f]) {
+            fm->dep_xy |= depends_xy(fm->time[f]->coef);
+            fm->dep_t |= hdg_expr_depends(fm->time[f]->coef, HDG_VAR_T);
+        }
+    for (int i = 0; i < fm->nt; i++) {
+        fm->dep_xy |= depends_xy(fm->t[i].a->coef);
+        fm->dep_t |= hdg_expr_depends(fm->t[i].a->coef, HDG_VAR_T);
+    }
+}
+
+static const char *fname(const hdg_problem *p) { return p->file ? p->file : "<input>"; }
+
+/* A, B, R (F x F, row-major) at (x, y, t), rows divided by c_T. Returns 0, or
+ * -1 with why filled (c_T not positive, a value not finite). */
+static int form_eval(const form *fm, double x, double y, double t, double *A, double *B, double *R, char *why,
+                     size_t n)
+{
+    int F = fm->F;
+    hdg_eval_env env = { x, y, t, 0, 0, fm->p };
+    memset(A, 0, sizeof(double) * F * F);
+    memset(B, 0, sizeof(double) * F * F);
+    memset(R, 0, sizeof(double) * F * F);
+    for (int i = 0; i < fm->nt; i++) {
+        const vterm *v = &fm->t[i];
+        double c = hdg_expr_eval(v->a->coef, &env);
+        if (!isfinite(c)) {
+            snprintf(why, n, "%s:%d:%d: the coefficient of this term is %g at (x, y, t) = (%g, %g, %g)", fname(fm->p),
+                     v->a->loc.line, v->a->loc.col, c, x, y, t);
+            return -1;
+        }
+        double *M = v->kind == KIND_A ? A : v->kind == KIND_B ? B : R;
+        M[v->row * F + v->col] += v->sign * c;
+    }
+    for (int f = 0; f < F; f++) {
+        double c = fm->time[f] ? hdg_expr_eval(fm->time[f]->coef, &env) : 1.0;
+        if (!(c > 0) || !isfinite(c)) {
+            snprintf(why, n, "%s:%d:%d: the dt() coefficient is %g at (x, y, t) = (%g, %g, %g), not positive",
+                     fname(fm->p), fm->time[f]->loc.line, fm->time[f]->loc.col, c, x, y, t);
+            return -1;
+        }
+        for (int j = 0; j < F; j++) A[f * F + j] /= c, B[f * F + j] /= c, R[f * F + j] /= c;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ spectral radius */
+
+static double max_abs(int n, const double *C)
+{
+    double s = 0;
+    for (int i = 0; i < n * n; i++) s = fmax(s, fabs(C[i]));
+    return s;
+}
+
+static int symmetric(int n, const double *C, double tol)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < i; j++)
+            if (fabs(C[i * n + j] - C[j * n + i]) > tol) return 0;
+    return 1;
+}
+
+/* rho = lim |C^k|^(1/k) by repeated squaring of C / |C| (renormalised). */
+static double gelfand(int n, const double *C, double scale)
+{
+    double *M = hdg_xmalloc(sizeof(double) * n * n), *S = hdg_xmalloc(sizeof(double) * n * n);
+    double nrm = 0, L = 0, k = 1, est = 0;
+    for (int i = 0; i < n * n; i++) M[i] = C[i] / scale, nrm += M[i] * M[i];
+    nrm = sqrt(nrm);
+    for (int i = 0; i < n * n; i++) M[i] /= nrm;
+    L = log(nrm);
+    for (int it = 0; it < 50; it++) {
+        est = scale * exp(L / k);
+        double s2 = 0;
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++) {
+                double s = 0;
+                for (int l = 0; l < n; l++) s += M[i * n + l] * M[l * n + j];
+                S[i * n + j] = s;
+                s2 += s * s;
+            }
+        if (!(s2 > 0)) { est = 0; break; }   /* nilpotent */
+        s2 = sqrt(s2);
+        for (int i = 0; i < n * n; i++) M[i] = S[i] / s2;
+        L = 2 * L + log(s2);
+        k *= 2;
+        est = scale * exp(L / k);
+    }
+    free(M);
+    free(S);
+    return est;
+}
+
+double hdg_spectral_radius(int n, const double *C)
+{
+    if (n == 1) return fabs(C[0]);
+    double scale = max_abs(n, C);
+    if (!(scale > 0)) return 0;
+    if (!symmetric(n, C, 1e-14 * scale)) return gelfand(n, C, scale);
+    double *W = hdg_xmalloc(sizeof(double) * n * n), *ev = hdg_xmalloc(sizeof(double) * n);
+    memcpy(W, C, sizeof(double) * n * n);
+    double r = hdg_sym_eig(n, W, ev) ? gelfand(n, C, scale) : fmax(fabs(ev[0]), fabs(ev[n - 1]));
+    free(W);
+    free(ev);
+    return r;
+}
+
+/* rho(A cos th + B sin th) */
+static double rho_dir(int F, const double *A, const double *B, double th, double *C)
+{
+    double c = cos(th), s = sin(th);
+    for (int i = 0; i < F * F; i++) C[i] = A[i] * c + B[i] * s;
+    return hdg_spectral_radius(F, C);
+}
+
+/* max over unit n of rho(A nx + B ny): hypot for one field; else 32
+ * directions on [0, pi) (rho has period pi), then a golden-section search
+ * around the best one. */
+static double max_over_directions(int F, const double *A, const double *B)
+{
+    if (F == 1) return hypot(A[0], B[0]);
+    double C[MAXF * MAXF];
+    enum { K = 32 };
+    double best = -1, thb = 0;
+    for (int k = 0; k < K; k++) {
+        double th = M_PI * k / K, r = rho_dir(F, A, B, th, C);
+        if (r > best) best = r, thb = th;
+    }
+    const double g = (sqrt(5.0) - 1) / 2;
+    double a = thb - M_PI / K, b = thb + M_PI / K;
+    double x1 = b - g * (b - a), x2 = a + g * (b - a);
+    double f1 = rho_dir(F, A, B, x1, C), f2 = rho_dir(F, A, B, x2, C);
+    for (int it = 0; it < 40; it++) {
+        if (f1 > f2) b = x2, x2 = x1, f2 = f1, x1 = b - g * (b - a), f1 = rho_dir(F, A, B, x1, C);
+        else a = x1, x1 = x2, f1 = f2, x2 = a + g * (b - a), f2 = rho_dir(F, A, B, x2, C);
+        best = fmax(best, fmax(f1, f2));
+    }
+    return best;
+}
+
+/* ------------------------------------------------------------ the speed */
+
+/* Largest speed over the points (x[i], y[i]) and the sample times. */
+static int speed_at(const form *fm, int npts, const double *x, const double *y, double final, double *speed,
+                    char *why, size_t n)
+{
+    int F = fm->F, nt = fm->dep_t ? 9 : 1;
+    double A[MAXF * MAXF], B[MAXF * MAXF], R[MAXF * MAXF], s = 0;
+    for (int k = 0; k < nt; k++)
+        for (int i = 0; i < npts; i++) {
+            if (form_eval(fm, x[i], y[i], final * k / 8.0, A, B, R, why, n)) return -1;
+            s = fmax(s, max_over_directions(F, A, B));
+        }
+    *speed = s;
+    return 0;
+}
+
+void hdg_dg_char_speed(const hdg_problem *p, const hdg_dg_lowered *L, const hdg_mesh *m, const hdg_refel *re,
+                       const hdg_geom *g, double final, hdg_dg_speed *out)
+{
+    memset(out, 0, sizeof *out);
+    form fm;
+    form_build(&fm, p, L);
+    int Np = re->Np;
+    double *x = hdg_xmalloc(sizeof(double) * Np), *y = hdg_xmalloc(sizeof(double) * Np), s0 = 0;
+    int ok = 1;
+    if (!fm.dep_xy) {
+        x[0] = y[0] = 0;
+        ok = !speed_at(&fm, 1, x, y, final, &s0, out->why, sizeof out->why);
+    }
+    out->rmin = INFINITY;
+    for (int e = 0; ok && e < m->ne; e++) {
+        double s = s0;
+        if (fm.dep_xy) {
+            for (int i = 0; i < Np; i++) hdg_geom_map(m, e, re->r[i], re->s[i], &x[i], &y[i]);
+            ok = !speed_at(&fm, Np, x, y, final, &s, out->why, sizeof out->why);
+        }
+        if (ok && s > 0) out->rmin = fmin(out->rmin, g->rin[e] / s);
+        out->max = fmax(out->max, s);
+    }
+    if (ok && !(out->max > 0)) {
+        snprintf(out->why, sizeof out->why, "no dx()/dy() term of an unknown gives a wave speed (the flux "
+                                            "Jacobian A nx + B ny is 0)");
+        ok = 0;
+    }
+    out->known = ok;
+    free(x);
+    free(y);
+    free(fm.t);
+}
+
+/* ------------------------------------------------------------ energy class */
+
+static int why_at(char *why, size_t n, const hdg_problem *p, hdg_loc loc, const char *what)
+{
+    snprintf(why, n, "%s:%d:%d: %s", fname(p), loc.line, loc.col, what);
+    return 0;
+}
+
+static int sources_free(const hdg_problem *p, char *why, size_t n)
+{
+    for (int e = 0; e < p->nequations; e++)
+        for (int i = 0; i < p->equations[e].natoms; i++) {
+            const hdg_atom *a = &p->equations[e].atoms[i];
+            if (a->role == HDG_ROLE_SOURCE && !hdg_expr_is_num(a->coef, 0))
+                return why_at(why, n, p, a->loc, "a source term");
+        }
+    return 1;
+}
+
+static int ext_data_free(const hdg_problem *p, const hdg_dg_lowered *L, char *why, size_t n)
+{
+    for (int b = 0; b < p->nbcs; b++)
+        for (int r = 0; r < p->bcs[b].nrules; r++) {
+            const hdg_ext_rule *x = &p->bcs[b].rules[r];
+            int f = 0;
+            while (f < L->nfields && !(L->field_unknown[f] == x->unknown && L->field_comp[f] == x->comp)) f++;
+            if (f < L->nfields && L->needs_ext[f] && x->data && !hdg_expr_is_num(x->data, 0)) {
+                char msg[200];
+                snprintf(msg, sizeof msg, "boundary '%s' gives exterior data for %s", p->bcs[b].label,
+                         L->field_name[f]);
+                return why_at(why, n, p, x->loc, msg);
+            }
+        }
+    return 1;
+}
+
+/* ------------------------------------------------------------ faces */
+
+/* The face terms of a row field's equation, per normal: Fi (x interior
+ * values), Fe (x exterior values), over c (the common dt() coefficient). */
+typedef struct faces {
+    const hdg_problem *p;
+    const hdg_dg_lowered *L;
+    int field_of[64][2];
+    double c;
+} faces;
+
+static int row_of(const faces *fc, const hdg_equation *q, int test_comp)
+{
+    for (int i = 0; i < q->natoms; i++)
+        if (q->atoms[i].role == HDG_ROLE_TIME && q->atoms[i].test_comp == test_comp)
+            return fc->field_of[q->atoms[i].trial][q->atoms[i].trial_comp];
+    return -1;
+}
+
+static void face_mats(const faces *fc, double nx, double ny, double *Fi, double *Fe)
+{
+    const hdg_problem *p = fc->p;
+    int F = fc->L->nfields;
+    hdg_eval_env env = { 0, 0, 0, nx, ny, p };
+    memset(Fi, 0, sizeof(double) * F * F);
+    memset(Fe, 0, sizeof(double) * F * F);
+    for (int e = 0; e < p->nequations; e++)
+        for (int i = 0; i < p->equations[e].natoms; i++) {
+            const hdg_atom *a = &p->equations[e].atoms[i];
+            if (a->role != HDG_ROLE_FLUX) continue;
+            int r = row_of(fc, &p->equations[e], a->test_comp), col = fc->field_of[a->trial][a->trial_comp];
+            double *M = a->side == HDG_SIDE_EXTERIOR ? Fe : Fi;
+            M[r * F + col] += hdg_expr_eval(a->coef, &env) / fc->c;
+        }
+}
+
+/* ext = M u on the faces of condition b */
+static void ext_mat(const faces *fc, const hdg_bc *bc, double nx, double ny, double *M)
+{
+    int F = fc->L->nfields;
+    hdg_eval_env env = { 0, 0, 0, nx, ny, fc->p };
+    memset(M, 0, sizeof(double) * F * F);
+    for (int r = 0; r < bc->nrules; r++) {
+        int f = fc->field_of[bc->rules[r].unknown][bc->rules[r].comp];
+        for (int j = 0; j < bc->rules[r].nterms; j++) {
+            const hdg_ext_term *t = &bc->rules[r].terms[j];
+            M[f * F + fc->field_of[t->unknown][t->comp]] += hdg_expr_eval(t->coef, &env);
+        }
+    }
+}
+
+/* The smallest eigenvalue of the symmetric part of the n x n matrix K, relative to its size. */
+static double min_sym_eig(int n, const double *K)
+{
+    double *S = hdg_xmalloc(sizeof(double) * n * n), *ev = hdg_xmalloc(sizeof(double) * n), scale = max_abs(n, K);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) S[i * n + j] = 0.5 * (K[i * n + j] + K[j * n + i]);
+    double r = hdg_sym_eig(n, S, ev) ? -1 : scale > 0 ? ev[0] / scale : 0;
+    free(S);
+    free(ev);
+    return r;
+}
+
+/* The face terms cannot feed energy: with V(n) = (A_weak - A_strong) n / 2
+ * the volume terms' share of the faces, every interior face (u, w: the two
+ * sides) and every boundary face (w = M u) adds a quadratic form >= 0 to
+ * -dE/dt. Checked at 64 normals; coefficients must not vary in x, y, t. */
+static int faces_dissipate(const faces *fc, const double *Vx, const double *Vy, char *why, size_t n)
+{
+    const hdg_problem *p = fc->p;
+    int F = fc->L->nfields, F2 = 2 * F;
+    for (int e = 0; e < p->nequations; e++)
+        for (int i = 0; i < p->equations[e].natoms; i++) {
+            const hdg_atom *a = &p->equations[e].atoms[i];
+            if (a->role == HDG_ROLE_FLUX && (a->markers || depends_xy(a->coef) || hdg_expr_depends(a->coef, HDG_VAR_T)))
+                return why_at(why, n, p, a->loc, "a face term varies in space or time or sits on some markers only");
+        }
+    for (int b = 0; b < p->nbcs; b++)
+        for (int r = 0; r < p->bcs[b].nrules; r++)
+            for (int j = 0; j < p->bcs[b].rules[r].nterms; j++) {
+                const hdg_expr *c = p->bcs[b].rules[r].terms[j].coef;
+                if (depends_xy(c) || hdg_expr_depends(c, HDG_VAR_T))
+                    return why_at(why, n, p, p->bcs[b].rules[r].loc, "an exterior state varies in space or time");
+            }
+    double *Fi = hdg_xmalloc(sizeof(double) * 4 * F * F), *Fe = Fi + F * F, *Gi = Fe + F * F, *Ge = Gi + F * F;
+    double *K = hdg_xmalloc(sizeof(double) * F2 * F2), *M = hdg_xmalloc(sizeof(double) * F * F);
+    int ok = 1;
+    for (int k = 0; k < 64 && ok; k++) {
+        double nx = cos(M_PI * k / 32), ny = sin(M_PI * k / 32);
+        face_mats(fc, nx, ny, Fi, Fe);
+        face_mats(fc, -nx, -ny, Gi, Ge);
+        for (int i = 0; i < F; i++)
+            for (int j = 0; j < F; j++) {
+                double V = Vx[i * F + j] * nx + Vy[i * F + j] * ny;
+                K[i * F2 + j] = Fi[i * F + j] - V;
+                K[i * F2 + F + j] = Fe[i * F + j];
+                K[(F + i) * F2 + j] = Ge[i * F + j];
+                K[(F + i) * F2 + F + j] = Gi[i * F + j] + V;
+            }
+        if (min_sym_eig(F2, K) < -1e-12) ok = why_at(why, n, p, p->loc, "the face terms can feed energy (a flux "
+                                                                          "that is neither upwind nor central)");
+        for (int b = 0; b < p->nbcs && ok; b++) {
+            ext_mat(fc, &p->bcs[b], nx, ny, M);
+            for (int i = 0; i < F; i++)
+                for (int j = 0; j < F; j++) {
+                    double s = Fi[i * F + j] - (Vx[i * F + j] * nx + Vy[i * F + j] * ny);
+                    for (int l = 0; l < F; l++) s += Fe[i * F + l] * M[l * F + j];
+                    K[i * F + j] = s;
+                }
+            if (min_sym_eig(F, K) < -1e-12)
+                ok = why_at(why, n, p, p->bcs[b].loc, "this boundary condition can feed energy");
+        }
+    }
+    free(Fi);
+    free(K);
+    free(M);
+    return ok;
+}
+
+/* Vx, Vy = (A_weak - A_strong) / 2 and likewise for B (constant
+ * coefficients, over c): the volume terms' share of the face integrals of
+ * dE/dt. 0 when a part is not symmetric (no such identity). */
+static int volume_faces(const form *fm, double c, double *Vx, double *Vy)
+{
+    int F = fm->F;
+    double S[2][MAXF * MAXF], W[2][MAXF * MAXF];
+    memset(S, 0, sizeof S);
+    memset(W, 0, sizeof W);
+    hdg_eval_env env = { 0, 0, 0, 0, 0, fm->p };
+    for (int i = 0; i < fm->nt; i++) {
+        const vterm *v = &fm->t[i];
+        if (v->kind == KIND_R) continue;
+        double *M = v->sign > 0 ? S[v->kind] : W[v->kind];
+        M[v->row * F + v->col] += v->sign * hdg_expr_eval(v->a->coef, &env) / c;
+    }
+    for (int d = 0; d < 2; d++) {
+        double scale = fmax(max_abs(F, S[d]), max_abs(F, W[d]));
+        if (!symmetric(F, S[d], 1e-12 * scale) || !symmetric(F, W[d], 1e-12 * scale)) return 0;
+    }
+    for (int i = 0; i < F * F; i++) Vx[i] = 0.5 * (W[0][i] - S[0][i]), Vy[i] = 0.5 * (W[1][i] - S[1][i]);
+    return 1;
+}
+
+int hdg_dg_energy_bounded(const hdg_problem *p, const hdg_dg_lowered *L, char *why, size_t n)
+{
+    if (!sources_free(p, why, n) || !ext_data_free(p, L, why, n)) return 0;
+    form fm;
+    form_build(&fm, p, L);
+    int F = fm.F, ok = 1;
+    double A[MAXF * MAXF], B[MAXF * MAXF], R[MAXF * MAXF], c0 = 0;
+    if (fm.dep_xy || fm.dep_t) {
+        snprintf(why, n, "coefficients of the volume or dt() terms vary in space or time");
+        ok = 0;
+    }
+    if (ok && form_eval(&fm, 0, 0, 0, A, B, R, why, n)) ok = 0;
+    hdg_eval_env env = { 0, 0, 0, 0, 0, p };
+    for (int f = 0; ok && f < F; f++) {
+        double c = hdg_expr_eval(fm.time[f]->coef, &env);
+        if (f == 0) c0 = c;
+        if (c != c0) ok = why_at(why, n, p, fm.time[f]->loc, "the dt() coefficients differ between fields");
+    }
+    double scale = fmax(max_abs(F, A), max_abs(F, B));
+    if (ok && !(symmetric(F, A, 1e-12 * scale) && symmetric(F, B, 1e-12 * scale))) {
+        snprintf(why, n, "the flux Jacobians A, B are not symmetric");
+        ok = 0;
+    }
+    if (ok && !volume_faces(&fm, c0, A, B)) {   /* A, B now hold Vx, Vy */
+        snprintf(why, n, "the strong- and weak-form parts of A, B are not symmetric each");
+        ok = 0;
+    }
+    if (ok) {
+        faces fc = { p, L, {{0}}, c0 };
+        for (int f = 0; f < L->nfields; f++) fc.field_of[L->field_unknown[f]][L->field_comp[f]] = f;
+        ok = faces_dissipate(&fc, A, B, why, n);
+    }
+    if (ok && max_abs(F, R) > 0) {   /* d/dt E gets -U^T R U: R's symmetric part must be >= 0 */
+        double S[MAXF * MAXF], ev[MAXF];
+        for (int i = 0; i < F; i++)
+            for (int j = 0; j < F; j++) S[i * F + j] = 0.5 * (R[i * F + j] + R[j * F + i]);
+        if (hdg_sym_eig(F, S, ev) || ev[0] < -1e-12 * max_abs(F, R)) {
+            snprintf(why, n, "the (u, v) terms can feed energy");
+            ok = 0;
+        }
+    }
+    free(fm.t);
+    return ok;
+}

@@ -1,0 +1,56 @@
+/* dg_speed.h — what the explicit DG drivers learn from the equations before
+ * they step: the characteristic speed that scales the time step, and whether
+ * the semi-discrete scheme can only lose energy (which decides how tightly
+ * the energy is watched for an instability).
+ *
+ * Speed. Every row of the system reads c_T dU_i/dt + sum_j A_ij dU_j/dx +
+ * B_ij dU_j/dy + ... = ..., with A, B the coefficients of the strong-form
+ * volume atoms (dx(u_j), v) and minus those of the weak-form ones (u_j,
+ * dx(v)), divided by the row's dt() coefficient c_T. The speed at a point is
+ * max over unit directions n of the spectral radius of A nx + B ny (exactly
+ * hypot(a, b) for one field; else sampled at 32 directions and refined by a
+ * golden-section search; symmetric matrices by Jacobi, others by Gelfand's
+ * formula rho = lim |C^k|^(1/k)). Coefficients are evaluated where the
+ * kernels evaluate them, at the element's Np nodes (once, when they do not
+ * depend on x and y), with the params after --set; coefficients that depend
+ * on t are sampled at 9 times in [0, final]. */
+#ifndef HDG_DG_SPEED_H
+#define HDG_DG_SPEED_H
+
+#include <stddef.h>
+
+#include "ir/lower_dg.h"
+#include "runtime/fem/geometry.h"
+#include "runtime/mesh/mesh.h"
+#include "runtime/fem/refel.h"
+
+typedef struct hdg_dg_speed {
+    int known;            /* 1: derived; 0: see why */
+    double max;           /* largest speed over the elements */
+    double rmin;          /* min over elements with a speed > 0 of rin_e / speed_e */
+    char why[320];        /* !known: what could not be analysed */
+} hdg_dg_speed;
+
+/* The speed of p on mesh m (re: the reference element of degree L->N, g: m's
+ * geometry). Never fails: out->known = 0 and out->why say what stopped it
+ * (no dx()/dy() terms, a dt() coefficient that is not positive, a
+ * coefficient that is not finite somewhere). */
+void hdg_dg_char_speed(const hdg_problem *p, const hdg_dg_lowered *L, const hdg_mesh *m, const hdg_refel *re,
+                       const hdg_geom *g, double final, hdg_dg_speed *out);
+
+/* 1 when the form shows that the semi-discrete energy 1/2 sum_f int U_f^2
+ * cannot grow: no volume or boundary sources, exterior states free of data
+ * (ext(u) = linear in the interior values only), equal constant dt()
+ * coefficients, constant A and B with symmetric strong- and weak-form parts,
+ * face terms that take energy out or conserve it (the quadratic form of
+ * -dE/dt on an interior face, both sides, and on a boundary face with
+ * ext = M u, positive semi-definite at 64 normals: so upwind and central
+ * fluxes pass, alpha = -1 fails), constant reaction terms (u_j, v) with a
+ * positive semi-definite symmetric part. Else 0 and why names the first
+ * reason. */
+int hdg_dg_energy_bounded(const hdg_problem *p, const hdg_dg_lowered *L, char *why, size_t n);
+
+/* Spectral radius of the n x n matrix C (row-major; not modified). */
+double hdg_spectral_radius(int n, const double *C);
+
+#endif

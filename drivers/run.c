@@ -1,0 +1,185 @@
+/* run.c — hdg_run_problem: mesh, marker check, then the driver of the
+ * problem's method family (run_hdg.c or run_dg.c). See run.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "drivers/run.h"
+#include "drivers/run_memory.h"
+#include "drivers/periodic_data.h"
+#include "runtime/parallel/comm.h"
+#include "runtime/cuda/cuda_driver.h"
+#include "runtime/mesh/mesh.h"
+#include "support/util.h"
+
+void hdg_run_options_default(hdg_run_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->mesh = "square:8";
+    o->backend = "c";
+    o->precond = NULL;   /* mg or block by size (hdg_hdg_choose_solver); NULL lets --solver petsc refuse a given one */
+    o->rtol = 0;         /* the default stopping rule (hdg_hdg_choose_solver) */
+    o->use_cache = 1;
+}
+
+void hdg_run_fields_free(hdg_run_fields *f)
+{
+    if (!f) return;
+    free(f->x), free(f->xpost), free(f->trace), free(f->xy), free(f->tri);
+    memset(f, 0, sizeof *f);
+}
+
+/* Every mesh marker has a condition and every marker the file names exists. */
+hdg_status hdg_run_check_markers(const hdg_problem *p, const hdg_mesh *m, hdg_error *err)
+{
+    /* by id, as `hdgc check --mesh` does (integer tags in the file match ids);
+     * markers that name no boundary face need no condition */
+    const char **names = hdg_xcalloc((size_t)m->nmarkers + 1, sizeof *names);
+    for (int id = 1; id <= m->nmarkers; id++)
+        if (hdg_mesh_marker_count(m, id) > 0) names[id] = m->marker_names[id];
+    hdg_diags d;
+    hdg_diags_init(&d);
+    char *text = NULL;   /* the source, to echo the lines the messages point at */
+    size_t len = 0;
+    hdg_error rerr;
+    if (hdg_read_file(p->file, &text, &len, &rerr)) text = NULL, len = 0;
+    hdg_diags_set_source(&d, p->file, text, len);
+    free(text);
+    int nerr = hdg_problem_check_mesh_markers(p, names, m->nmarkers + 1, &d);
+    free(names);
+    if (nerr && m->periodic)   /* the groups that periodic= paired are gone */
+        hdg_diag_add(&d, HDG_DIAG_NOTE, p->boundary_loc.line ? p->boundary_loc : p->loc,
+                     "the mesh is periodic (periodic=%s): the paired groups' faces are interior and carry no "
+                     "marker", m->periodic);
+    hdg_status st = HDG_OK;
+    if (nerr) {
+        char *msg = hdg_diags_render(&d);
+        size_t n = strlen(msg);
+        while (n && msg[n - 1] == '\n') msg[--n] = '\0';
+        st = hdg_fail(err, HDG_EINPUT, "the boundary markers of mesh '%s' do not match the "
+                      "problem's boundary conditions:\n%s", m->source ? m->source : "", msg);
+        free(msg);
+    }
+    hdg_diags_free(&d);
+    return st;
+}
+
+/* c: the host. cuda: the GPU (an error saying why when none opens). auto:
+ * cuda when a GPU opens, else c, saying why in the report (backend_note). */
+static hdg_status choose_backend(const char *want, const char **out, hdg_cuda_device **dev, hdg_report *rep,
+                                 hdg_error *err)
+{
+    *out = "c";
+    *dev = NULL;
+    if (!strcmp(want, "c")) return HDG_OK;
+    if (strcmp(want, "cuda") && strcmp(want, "auto"))
+        return hdg_fail(err, HDG_EINPUT, "unknown backend '%s' (c, cuda, auto)", want);
+    hdg_error derr = {0};
+    if (!hdg_cuda_device_open(0, dev, &derr)) {
+        *out = "cuda";
+        char note[256];
+        snprintf(note, sizeof note, "auto chose cuda: %s", hdg_cuda_device_props(*dev)->name);
+        if (!strcmp(want, "auto")) hdg_report_string(rep, "backend_note", note);
+        return HDG_OK;
+    }
+    if (!strcmp(want, "cuda")) return hdg_fail(err, HDG_EDEVICE, "--backend cuda: %s", derr.msg);
+    char note[2200];
+    snprintf(note, sizeof note, "auto chose c: %s", derr.msg);
+    hdg_report_string(rep, "backend_note", note);
+    return HDG_OK;
+}
+
+/* 'mean u = g' fixes the constant of a solution defined up to one: a run whose
+ * solution was unique (a Dirichlet face, a Robin or reaction term, a dt() term)
+ * did not use it, which the user is told rather than left to assume. */
+void hdg_run_mean_unused(const hdg_problem *p, hdg_report *rep)
+{
+    if (hdg_report_get_string(rep, "solver.null_space")) return;
+    for (int u = 0; u < p->nunknowns; u++) {
+        const hdg_unknown *x = &p->unknowns[u];
+        if (x->trace || x->post || !x->mean_value[0]) continue;
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s:%d:%d: 'mean %s = ...' was not used: the solution is unique (%s), so its "
+                 "mean is that of the solution", p->file, x->mean_loc.line, x->mean_loc.col, x->name,
+                 p->transient ? "the dt() term" : "a Dirichlet face, a Robin or reaction term");
+        hdg_report_string(rep, "warnings.mean", msg);
+        return;
+    }
+}
+
+hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg_report *rep,
+                           hdg_error *err)
+{
+    hdg_run_options o;
+    hdg_run_options_default(&o);
+    if (opt) o = *opt;
+    if (!o.mesh) o.mesh = "square:8";
+    if (!o.backend) o.backend = "c";
+    if (!o.kernels) o.kernels = "generated";
+    if (strcmp(o.kernels, "generated") && strcmp(o.kernels, "handwritten"))
+        return hdg_fail(err, HDG_EINPUT, "--kernels %s: expected generated or handwritten", o.kernels);
+    if (o.solver && !strcmp(o.solver, "petsc") && !strcmp(o.backend, "cuda"))
+        return hdg_fail(err, HDG_EINPUT, "--solver petsc runs on the host only (for now): use --backend c");
+    if (o.solver && !strcmp(o.solver, "petsc")) o.backend = "c";   /* auto: the host */
+    if (p->transient && strcmp(o.kernels, "generated"))
+        return hdg_fail(err, HDG_EINPUT, "%s: --kernels %s: the hand-written kernels are steady; a problem with "
+                                         "dt() terms runs on its generated kernels", p->name, o.kernels);
+    hdg_status cst = hdg_comm_start(err);   /* MPI when started by mpirun */
+    if (cst) return cst;
+    if (hdg_comm_active()) return hdg_run_problem_mpi(p, &o, rep, err);
+    const char *backend;
+    hdg_cuda_device *dev = NULL;
+    hdg_status bst = choose_backend(o.backend, &backend, &dev, rep, err);
+    if (bst) return bst;
+    double t0 = hdg_wtime();
+    hdg_report_string(rep, "problem", p->name);
+    hdg_report_string(rep, "file", p->file);
+    hdg_report_string(rep, "method", hdg_method_name(p->method));
+    hdg_report_int(rep, "order", p->degree);
+    hdg_report_string(rep, "backend", backend);
+    hdg_report_string(rep, "kernels", o.kernels);
+    hdg_mesh own, *mesh = o.mesh_in ? o.mesh_in : &own;
+    memset(&own, 0, sizeof own);
+    hdg_mesh_size size;   /* memory: refused with a figure before allocating (square:N) */
+    hdg_status st = HDG_OK;
+    if (!o.mesh_in) {
+        st = hdg_mesh_spec_size(o.mesh, &size) ? hdg_run_memory_check(p, &o, &size, 0, err)
+                                               : hdg_mesh_spec_memory_check(o.mesh, 0, err);
+        if (!st) st = hdg_mesh_load(&own, o.mesh, err);
+    }
+    if (!st) {
+        size = (hdg_mesh_size){mesh->nv, mesh->ne, mesh->nf, mesh->nbf};   /* a file: known now */
+        st = hdg_run_memory_check(p, &o, &size, 1, err);
+    }
+    if (st) {
+        hdg_mesh_free(&own);
+        hdg_cuda_device_close(dev);
+        return st;
+    }
+    double t1 = hdg_wtime();
+    hdg_report_string(rep, "mesh.source", o.mesh_in ? (mesh->source ? mesh->source : "arrays") : o.mesh);
+    hdg_report_int(rep, "mesh.elements", mesh->ne);
+    hdg_report_int(rep, "mesh.faces", mesh->nf);
+    hdg_report_int(rep, "mesh.boundary_faces", mesh->nbf);
+    hdg_report_number(rep, "timings.parse", o.t_parse);
+    hdg_report_number(rep, "timings.mesh", t1 - t0);
+    if (o.fields) {   /* the mesh, for a caller of the fields (HDG and DG) */
+        hdg_run_fields *f = o.fields;
+        f->nv = mesh->nv, f->ne = mesh->ne;
+        f->xy = hdg_xmalloc(sizeof(double) * 2 * (size_t)mesh->nv);
+        for (int v = 0; v < mesh->nv; v++) f->xy[2 * v] = mesh->vx[v], f->xy[2 * v + 1] = mesh->vy[v];
+        f->tri = hdg_xmalloc(sizeof(int) * 3 * (size_t)mesh->ne);
+        memcpy(f->tri, mesh->ev, sizeof(int) * 3 * (size_t)mesh->ne);
+    }
+    st = hdg_run_check_markers(p, mesh, err);
+    char pmsg[1024];
+    if (!st && hdg_periodic_data_check(p, mesh, pmsg, sizeof pmsg)) hdg_report_string(rep, "mesh.warning", pmsg);
+    int hdg = p->method == HDG_METHOD_HDG;
+    if (!st && dev) st = hdg ? hdg_run_hdg_cuda(p, mesh, &o, dev, rep, err) : hdg_run_dg_cuda(p, mesh, &o, dev, rep, err);
+    else if (!st) st = hdg ? hdg_run_hdg(p, mesh, &o, rep, err) : hdg_run_dg(p, mesh, &o, rep, err);
+    if (!st) hdg_run_mean_unused(p, rep);
+    hdg_cuda_device_close(dev);
+    hdg_report_number(rep, "timings.total", hdg_wtime() - t0 + o.t_parse);
+    hdg_mesh_free(&own);
+    return st;
+}

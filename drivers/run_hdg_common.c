@@ -1,0 +1,542 @@
+/* run_hdg_common.c — decisions, Dirichlet data, reports and output shared by
+ * the host and device HDG drivers (see run_hdg_common.h). */
+#include "drivers/run_hdg_common.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "drivers/mesh_data.h"
+#include "drivers/nonfinite.h"
+#include "drivers/time_scheme.h"
+#include "runtime/petsc/petsc.h"
+#include "runtime/fem/refel.h"
+#include "runtime/output/vtk.h"
+#include "runtime/output/vtk_dist.h"
+#include "runtime/parallel/mesh_dist.h"
+#include "runtime/parallel/comm.h"
+#include "support/util.h"
+
+double *hdg_hdg_params(const hdg_problem *p)
+{
+    double *v = hdg_xcalloc((size_t)p->nparams + 1, sizeof(double));
+    for (int i = 0; i < p->nparams; i++) v[i] = p->params[i].value;
+    return v;
+}
+
+double *hdg_hdg_flip(const hdg_lowered *L)
+{
+    int nk = L->k + 1;
+    double *flip = hdg_xmalloc(sizeof(double) * (size_t)L->m);
+    for (int i = 0; i < L->m; i++) flip[i] = (i % nk) % 2 ? -1 : 1;
+    return flip;
+}
+
+void hdg_hdg_report_dofs(hdg_report *R, const hdg_mesh *mesh, const hdg_lowered *L)
+{
+    hdg_report_int(R, "dofs.trace", (long long)mesh->nf * L->m);
+    hdg_report_int(R, "dofs.trace_per_face", L->m);
+    hdg_report_int(R, "dofs.element", (long long)mesh->ne * L->nl);
+    hdg_report_int(R, "dofs.element_per_element", L->nl);
+}
+
+/* The trace equation may be written with either sign; CG needs a positive
+ * diagonal, so a system with a negative trace diagonal is negated (the
+ * equation times -1: same solution). Symmetry is measured on K_e. */
+hdg_status hdg_hdg_trace_sign(hdg_report *rep, double diag, double amax, double asym, double *amax_all,
+                              int *negated, double *asym_rel, hdg_error *err)
+{
+    double mx[2] = {amax, asym};
+    hdg_comm_sum(&diag, 1);
+    hdg_comm_max(mx, 2);
+    amax = *amax_all = mx[0], asym = mx[1];
+    if (!isfinite(diag))
+        return hdg_fail(err, HDG_ESOLVER, "the element matrices contain NaN or Inf "
+                        "(a singular local system? check tau > 0 and the coefficients)");
+    *asym_rel = amax > 0 ? asym / amax : 0;
+    *negated = diag < 0;
+    hdg_report_number(rep, "trace_matrix.symmetry_defect", *asym_rel);
+    hdg_report_bool(rep, "trace_matrix.negated", *negated);
+    return HDG_OK;
+}
+
+double hdg_hdg_dirichlet_diag(double amax)
+{
+    if (!(amax > 0) || !isfinite(amax)) return 1.0;
+    int e;
+    double f = frexp(amax / 8, &e);   /* amax / 8 = f 2^e, f in [0.5, 1) */
+    if (f > 0.70710678118654752) e++;
+    return ldexp(1.0, e - 1 < -1000 ? -1000 : e - 1 > 1000 ? 1000 : e - 1);
+}
+
+/* The stabilisation: a face term <c u, w> over every face, u and w scalar
+ * values of an element unknown and test. Returns the atom or NULL. */
+static const hdg_atom *stabilisation(const hdg_problem *p)
+{
+    for (int q = 0; q < p->nequations; q++) {
+        const hdg_equation *E = &p->equations[q];
+        for (int a = 0; a < E->natoms && !E->trace && !E->post; a++) {
+            const hdg_atom *A = &E->atoms[a];
+            if (A->domain == HDG_BOUNDARY && !A->markers && A->role == HDG_ROLE_LOCAL_LOCAL &&
+                A->trial_op == HDG_OP_VALUE && A->test_op == HDG_OP_VALUE && p->unknowns[A->trial].ncomp == 1 &&
+                p->tests[A->test].ncomp == 1)
+                return A;
+        }
+    }
+    return NULL;
+}
+
+/* Largest |coef| of atom A at the midpoints of element e's faces. */
+static double face_midpoint_max(const hdg_problem *p, const hdg_mesh *M, int e, const hdg_atom *A)
+{
+    double m = 0;
+    for (int j = 0; j < 3; j++) {
+        int a = M->ev[3 * e + j], b = M->ev[3 * e + (j + 1) % 3];
+        double dx = M->vx[b] - M->vx[a], dy = M->vy[b] - M->vy[a], len = hypot(dx, dy);
+        hdg_eval_env env = {(M->vx[a] + M->vx[b]) / 2, (M->vy[a] + M->vy[b]) / 2, 0, dy / len, -dx / len, p};
+        m = fmax(m, fabs(hdg_expr_eval(A->coef, &env)));
+    }
+    return m;
+}
+
+hdg_status hdg_hdg_bad_element(const hdg_problem *p, const hdg_mesh *M, int e, int matrix, hdg_error *err)
+{
+    char why[600];
+    if (hdg_nonfinite_source(p, M, e, 0, matrix ? HDG_NF_TERMS : HDG_NF_SOURCES, why, sizeof why))
+        return hdg_fail(err, HDG_EINPUT, "%s: the element system of element %d is not finite", why, e);
+    if (!matrix)
+        return hdg_fail(err, HDG_EINPUT, "the element right-hand side of element %d is not finite", e);
+    const hdg_atom *A = stabilisation(p);
+    char note[800] = "";
+    if (!A) {
+        snprintf(note, sizeof note, "; the problem has no stabilisation term (a face term <c*u, w> of an element "
+                 "equation, e.g. tau*(u - uhat) in the flux), which the local problem needs");
+    } else {
+        double tau = face_midpoint_max(p, M, e, A);
+        char *c = hdg_expr_str(p, A->coef);
+        if (tau == 0)
+            snprintf(note, sizeof note, "; the coefficient %s of its stabilisation term at %s:%d:%d is 0 there "
+                     "(it must be positive)", c ? c : "?", p->file, A->loc.line, A->loc.col);
+        else if (tau < 1e-6 || tau > 1e6)   /* e.g. kappa = tau = 1e-9: 1/kappa and tau 1e18 apart */
+            snprintf(note, sizeof note, "; its stabilisation coefficient %s (%s:%d:%d) is %.2g there: with terms "
+                     "of very different size (e.g. a mass term over a small diffusivity against a small %s) "
+                     "pivots fall below 1e-14 of the largest entry, which the factorisation of the whole local "
+                     "matrix takes for zero; rescale the problem's units (where the local kernel eliminates "
+                     "component by component, as it does for LDG-H diffusion unless HDGC_NO_BLOCK_ELIM is set, "
+                     "the units do not matter)", c ? c : "?", p->file, A->loc.line, A->loc.col, tau, c ? c : "tau");
+        free(c);
+    }
+    return hdg_fail(err, HDG_EINPUT, "the local problem is singular on element %d (a zero pivot in its static "
+                    "condensation)%s", e, note);
+}
+
+hdg_status hdg_hdg_check_finite(const hdg_problem *p, const hdg_mesh *M, const double *x, int ne, int n,
+                                const char *what, hdg_error *err)
+{
+    int e = hdg_nonfinite_first(x, ne, n, n);
+    if (e < 0) return HDG_OK;
+    char why[600];
+    if (hdg_nonfinite_source(p, M, e, 0, HDG_NF_SOLUTIONS, why, sizeof why))
+        return hdg_fail(err, HDG_EINPUT, "%s: %s of element %d are not finite", why, what, e);
+    return hdg_fail(err, HDG_EINPUT, "%s of element %d are not finite", what, e);
+}
+
+/* The Krylov monitor: "CG iteration 12, residual 3.1e-09 (rtol 1e-14)" on the progress line. */
+static void solve_progress(void *ctx, int it, double relres)
+{
+    hdg_hdg_solver *s = ctx;
+    hdg_progress_update(&s->line, 0, "solve: %s iteration %d, residual %.2e (rtol %.0e)",
+                        !strcmp(s->method, "cg") ? "CG" : "GMRES", it, relres, s->so.rtol);
+}
+
+hdg_status hdg_hdg_choose_solver(const hdg_run_options *o, double asym_rel, long long n, hdg_hdg_solver *s,
+                                 hdg_error *err)
+{
+    hdg_progress_begin(&s->line, NULL);
+    int symmetric = asym_rel <= HDG_HDG_SYMMETRIC;
+    s->method = o->solver ? o->solver : (symmetric ? "cg" : "gmres");
+    long long mg_min = strcmp(s->method, "gmres") ? HDG_HDG_MG_MIN : HDG_HDG_MG_MIN_GMRES;
+    s->precond = o->precond ? o->precond : n >= mg_min && hdg_petsc_available() ? "mg" : "block";
+    s->format = o->format ? o->format : "block";
+    if (strcmp(s->format, "block") && strcmp(s->format, "csr"))
+        return hdg_fail(err, HDG_EINPUT, "unknown matrix format '%s' (block, csr)", s->format);
+    if (strcmp(s->precond, "mg") && strcmp(s->precond, "block") && strcmp(s->precond, "jacobi") &&
+        strcmp(s->precond, "none"))
+        return hdg_fail(err, HDG_EINPUT, "unknown preconditioner '%s' (mg, block, jacobi, none)", s->precond);
+    if (strcmp(s->method, "cg") && strcmp(s->method, "gmres") && strcmp(s->method, "petsc"))
+        return hdg_fail(err, HDG_EINPUT, "unknown solver '%s' (cg, gmres, petsc)", s->method);
+    if (!strcmp(s->method, "petsc") && (o->precond || o->format))
+        return hdg_fail(err, HDG_EINPUT, "--solver petsc: %s applies to the native solvers (PETSc's "
+                        "preconditioner: --petsc \"-pc_type NAME\")", o->precond ? "--precond" : "--format");
+    if (o->petsc && strcmp(s->method, "petsc") && strcmp(s->precond, "mg"))
+        return hdg_fail(err, HDG_EINPUT, "--petsc applies to --solver petsc and to --precond mg (its coarse solve)");
+    if (!strcmp(s->method, "cg") && !symmetric)
+        return hdg_fail(err, HDG_EINPUT, "--solver cg: the trace matrix is not symmetric (relative asymmetry "
+                        "%.3g), CG needs a symmetric matrix: use --solver gmres", asym_rel);
+    if (o->rtol > 0 && o->rtol < DBL_EPSILON)
+        return hdg_fail(err, HDG_EINPUT, "rtol %g: below the double precision epsilon 2.2e-16, out of any "
+                        "solver's reach", o->rtol);
+    s->so = hdg_solve_opts_default();
+    s->so.rtol = !strcmp(s->method, "petsc") ? HDG_HDG_RTOL_PETSC : HDG_HDG_RTOL;
+    s->so.attainable = HDG_HDG_ATTAINABLE;
+    if (o->rtol > 0) s->so.rtol = o->rtol, s->so.attainable = 0;
+    if (o->maxit > 0) s->so.maxit = o->maxit;
+    else s->so.maxit = (int)fmin(100000, fmax(1000, 2.0 * (double)n));
+    /* a Krylov space has at most n dimensions: a longer restart only costs memory */
+    s->so.restart = o->restart > 0 ? o->restart : 100;
+    if (s->so.restart > n) s->so.restart = (int)(n > 0 ? n : 1);
+    if (o->progress && strcmp(s->method, "petsc")) {
+        hdg_progress_begin(&s->line, stderr);
+        s->so.verbose_every = 1;
+        s->so.monitor = solve_progress;
+        s->so.monitor_ctx = s;
+    }
+    return HDG_OK;
+}
+
+void hdg_hdg_report_solve(hdg_report *rep, hdg_hdg_solver *s, const hdg_solve_info *info, hdg_status st)
+{
+    hdg_progress_end(&s->line);
+    hdg_report_string(rep, "solver.method", s->method);
+    hdg_report_number(rep, "solver.rtol", s->so.rtol);
+    if (!strcmp(s->method, "petsc")) goto counts;   /* solver.ksp_type etc.: run_hdg.c */
+    hdg_report_string(rep, "solver.format", s->format);
+    hdg_report_string(rep, "solver.precond", s->precond);
+    if (!strcmp(s->method, "gmres")) hdg_report_int(rep, "solver.restart", s->so.restart);
+counts:
+    if (info->floor > 0) hdg_report_number(rep, "solver.rounding_floor", info->floor);
+    if (info->stagnated) hdg_report_string(rep, "solver.stopped", "attainable accuracy");
+    else if (info->converged && !st) hdg_report_string(rep, "solver.stopped", "rtol");
+    hdg_report_int(rep, "solver.iterations", info->iterations);
+    hdg_report_number(rep, "solver.residual", info->residual);
+    hdg_report_bool(rep, "solver.converged", info->converged && !st);
+}
+
+/* How much a relative residual may grow into the solution's relative error:
+ * the condition number. A Krylov solve that needed n iterations to reduce its
+ * residual by rho has, by CG's bound n ~ sqrt(kappa)/2 ln(2/rho), kappa near
+ * (2n / ln(2/rho))^2 (at least 1). An estimate, not a bound (CG often does
+ * better than its bound, restarted GMRES worse), but it tells a well
+ * preconditioned solve (mg: 15-25 iterations, kappa ~ 2) from a one-level one
+ * (thousands: kappa ~ 1e4 and more). */
+static double amplification(const hdg_solve_info *info)
+{
+    double rho = info->residual, n = info->iterations;
+    if (!(rho > 0 && rho < 1) || n < 1) return 1;
+    double kappa = 2 * n / log(2 / rho);
+    return fmax(1, kappa * kappa);
+}
+
+void hdg_hdg_solve_warning(hdg_report *rep, const hdg_mesh *M, int k, const hdg_solve_info *info)
+{
+    double h = 0;
+    for (int f = 0; f < M->nf; f++) {
+        int a = M->fv[2 * f], b = M->fv[2 * f + 1];
+        h = fmax(h, hypot(M->vx[b] - M->vx[a], M->vy[b] - M->vy[a]));
+    }
+    /* amplified: only a solve that stopped above the default rtol (a looser --rtol, or PETSc's) */
+    double amp = info->stagnated || info->residual <= HDG_HDG_RTOL ? 1 : amplification(info);
+    double bound = fmax(1e-13, 1e-5 * pow(h, k + 2));
+    if (!(info->residual * amp > bound)) return;
+    /* at the rounding floor no rtol goes lower: the summary says where it stopped (api/report.c) */
+    if (info->stagnated && info->residual <= HDG_ROUNDING_FLOOR_FACTOR * info->floor) return;
+    char msg[480];
+    if (info->stagnated)   /* above the floor, below the default's fixed 1e-10: not rounding alone */
+        snprintf(msg, sizeof msg, "the solve stagnated at relative residual %.2g, above %.2g (1e-5 h^(k+2), "
+                 "h = %.3g, k = %d) and above its rounding floor %.2g: the algebraic error may dominate the "
+                 "discretisation error; another --precond or --solver may go lower", info->residual, bound, h, k,
+                 info->floor);
+    else if (info->residual > bound)
+        snprintf(msg, sizeof msg, "the solve stopped at relative residual %.2g, above %.2g (1e-5 h^(k+2), h = %.3g, "
+                 "k = %d): the algebraic error may dominate the discretisation error; a smaller --rtol (or the "
+                 "default) removes it", info->residual, bound, h, k);
+    else   /* a small residual, but of an ill-conditioned system */
+        snprintf(msg, sizeof msg, "the solve stopped at relative residual %.2g after %d iterations; that many "
+                 "iterations mean a condition number near %.2g, so the relative error may be %.2g, above %.2g "
+                 "(1e-5 h^(k+2), h = %.3g, k = %d): the algebraic error may dominate the discretisation error; "
+                 "a smaller --rtol, --precond mg (or the default) removes it", info->residual, info->iterations,
+                 amp, info->residual * amp, bound, h, k);
+    hdg_report_string(rep, "solver.warning", msg);
+}
+
+/* ---------------------------------------------------------------- Dirichlet */
+
+int hdg_hdg_dirichlet_faces(const hdg_problem *p, const hdg_lowered *L, const hdg_mesh *M, int i, int *faces,
+                            double *fg)
+{
+    const hdg_bc *bc = &p->bcs[L->dir_bc[i]];
+    int n = 0;
+    for (int f = 0; f < M->nf; f++)
+        if (hdg_face_on_markers(M, f, &bc->markers)) {
+            faces[n] = f;
+            double *g = fg + (size_t)n * HDG_GF_SIZE;
+            g[HDG_GF_XA] = M->vx[M->fv[2 * f]], g[HDG_GF_YA] = M->vy[M->fv[2 * f]];
+            g[HDG_GF_XB] = M->vx[M->fv[2 * f + 1]], g[HDG_GF_YB] = M->vy[M->fv[2 * f + 1]];
+            n++;
+        }
+    return n;
+}
+
+void hdg_hdg_dirichlet_store(const hdg_problem *p, const hdg_lowered *L, int i, const int *faces, int n,
+                             const double *uD, unsigned char *isdir, unsigned char *dofdir, double *xD)
+{
+    const hdg_bc *bc = &p->bcs[L->dir_bc[i]];
+    int nc = p->unknowns[bc->unknown].ncomp, nk = L->k + 1, off = L->toff[bc->unknown];
+    int c0 = bc->comp >= 0 ? bc->comp : 0, c1 = bc->comp >= 0 ? bc->comp + 1 : nc;   /* the components it fixes */
+    for (int t = 0; t < n; t++) {
+        size_t f = (size_t)faces[t];
+        isdir[f] |= (unsigned char)(1u << (p->unknowns[bc->unknown].index & 7));
+        for (int c = c0; c < c1; c++) {
+            memcpy(xD + f * L->m + off + c * nk, uD + ((size_t)t * nc + c) * nk, sizeof(double) * (size_t)nk);
+            memset(dofdir + f * L->m + off + c * nk, 1, (size_t)nk);
+        }
+    }
+}
+
+hdg_status hdg_hdg_dirichlet_finite(const hdg_problem *p, const hdg_lowered *L, const hdg_mesh *M, int i,
+                                    const int *faces, int n, const double *uD, hdg_error *err)
+{
+    const hdg_bc *bc = &p->bcs[L->dir_bc[i]];
+    int per = p->unknowns[bc->unknown].ncomp * (L->k + 1);
+    int t = hdg_nonfinite_first(uD, n, per, per);
+    if (t < 0) return HDG_OK;
+    int e = M->fe[2 * faces[t]];
+    char why[600];
+    if (hdg_nonfinite_source(p, M, e, 0, HDG_NF_DIRICHLET, why, sizeof why))
+        return hdg_fail(err, HDG_EINPUT, "%s: the Dirichlet values of face %d are not finite", why, faces[t]);
+    return hdg_fail(err, HDG_EINPUT, "the Dirichlet data at %s:%d:%d is not finite on face %d", p->file,
+                    bc->loc.line, bc->loc.col, faces[t]);
+}
+
+/* Some face Dirichlet for part of its m trace dofs (a component, or some of
+ * several trace unknowns): then the elimination needs the dof mask. */
+int hdg_hdg_dirichlet_mixed(const hdg_mesh *M, int m, const unsigned char *isdir, const unsigned char *dofdir)
+{
+    for (int f = 0; f < M->nf; f++) {
+        if (!isdir[f]) continue;
+        for (int q = 0; q < m; q++)
+            if (!dofdir[(size_t)f * m + q]) return 1;
+    }
+    return 0;
+}
+
+hdg_status hdg_hdg_initial_not_finite(const hdg_problem *p, int e, hdg_error *err)
+{
+    return hdg_fail(err, HDG_EINPUT, "%s: the initial state is not finite on element %d (its 'initial' or 'exact' "
+                                     "data at t = 0)", p->name, e);
+}
+
+hdg_status hdg_hdg_at_time(hdg_error *err, double t, hdg_status st)
+{
+    size_t len = strlen(err->msg);
+    snprintf(err->msg + len, sizeof err->msg - len, " (at t = %.6g, the solve of a step)", t);
+    return st;
+}
+
+/* ------------------------------------------------------------------ results */
+
+void hdg_hdg_report_errors(const hdg_problem *p, const hdg_lowered *L, const double *e2, int ne, hdg_report *rep)
+{
+    double tot[64] = {0};
+    for (int e = 0; e < ne; e++)
+        for (int t = 0; t < L->nerr; t++) tot[t] += e2[(size_t)e * L->nerr + t];
+    hdg_comm_sum(tot, L->nerr);   /* under mpirun: over every rank's elements */
+    /* one figure per unknown: the L2 norm over its components */
+    for (int t = 0; t < L->nerr; t++) {
+        int u = L->err_unknown[t];
+        if (t > 0 && L->err_unknown[t - 1] == u) continue;
+        double s = 0;
+        for (int v = t; v < L->nerr && L->err_unknown[v] == u; v++) s += tot[v];
+        char path[160];
+        snprintf(path, sizeof path, "errors.%s", p->unknowns[u].name);
+        hdg_report_number(rep, path, sqrt(s));
+    }
+}
+
+hdg_status hdg_hdg_estimate(const hdg_problem *p, const hdg_mesh *M, const hdg_lowered *L, double *eta2,
+                            hdg_report *rep, hdg_error *err)
+{
+    hdg_status st = hdg_comm_agree(hdg_hdg_check_finite(p, M, eta2, M->ne, 1, "the error estimates", err), err);
+    if (st) return st;
+    double s = 0;
+    for (int e = 0; e < M->ne; e++) {
+        s += eta2[e];
+        eta2[e] = sqrt(fmax(eta2[e], 0));
+    }
+    hdg_comm_sum(&s, 1);
+    const char *name = p->unknowns[p->unknowns[L->post_unknown].mean].name;
+    char path[160];
+    snprintf(path, sizeof path, "estimate.%s", name);
+    hdg_report_number(rep, path, sqrt(s));
+    snprintf(path, sizeof path, "errors.%s", name);
+    int found = 0;
+    double e = hdg_report_get_number(rep, path, &found);
+    snprintf(path, sizeof path, "effectivity.%s", name);
+    if (found && e > 0) hdg_report_number(rep, path, sqrt(s) / e);
+    return HDG_OK;
+}
+
+int hdg_hdg_series_wanted(const hdg_run_options *o)
+{
+    size_t len = o->vtk ? strlen(o->vtk) : 0;
+    return o->every > 0 && len > 4 && !strcmp(o->vtk + len - 4, ".pvd");
+}
+
+hdg_status hdg_hdg_series_write(hdg_hdg_series *W, const hdg_problem *p, const hdg_lowered *L, int ne,
+                                const double *geom, const double *xe, const double *xp, const hdg_run_options *o,
+                                double t, hdg_error *err)
+{
+    if (!W->base) {
+        size_t len = strlen(o->vtk);
+        W->base = hdg_xmalloc(len);
+        memcpy(W->base, o->vtk, len - 4), W->base[len - 4] = '\0';
+    }
+    hdg_str name;
+    hdg_str_init(&name);
+    /* under mpirun a frame is a .pvtu with a piece per rank (runtime/output/vtk_dist.h) */
+    hdg_str_printf(&name, hdg_comm_size() > 1 ? "%s_%05d.pvtu" : "%s_%05d.vtu", W->base, W->n);
+    hdg_run_options one = *o;
+    one.vtk = name.s, one.snapshot = NULL;
+    hdg_status st = hdg_hdg_output(p, L, ne, geom, xe, xp, &one, err);
+    W->files = hdg_xrealloc(W->files, sizeof(char *) * (size_t)(W->n + 1));
+    W->times = hdg_xrealloc(W->times, sizeof(double) * (size_t)(W->n + 1));
+    W->files[W->n] = hdg_str_take(&name);
+    W->times[W->n++] = t;
+    return st;
+}
+
+hdg_status hdg_hdg_series_close(hdg_hdg_series *W, const hdg_run_options *o, hdg_error *err)
+{
+    hdg_status st = W->n && !hdg_comm_rank() ? hdg_pvd_write(o->vtk, W->n, (const char *const *)W->files, W->times, err)
+                                             : HDG_OK;
+    st = hdg_comm_agree(st, err);
+    for (int i = 0; i < W->n; i++) free(W->files[i]);
+    free(W->files), free(W->times), free(W->base);
+    memset(W, 0, sizeof *W);
+    return st;
+}
+
+void hdg_hdg_errors_track(const hdg_problem *p, const hdg_lowered *L, const double *e2, int ne, double *max)
+{
+    double tot[64] = {0}, per[32] = {0};
+    for (int e = 0; e < ne; e++)
+        for (int t = 0; t < L->nerr; t++) tot[t] += e2[(size_t)e * L->nerr + t];
+    hdg_comm_sum(tot, L->nerr);   /* under mpirun: over every rank's elements */
+    for (int t = 0; t < L->nerr; t++) per[L->err_unknown[t]] += tot[t];
+    for (int u = 0; u < p->nunknowns && u < 32; u++)
+        if (!p->unknowns[u].post && isfinite(per[u])) max[u] = fmax(max[u], sqrt(per[u]));
+}
+
+void hdg_hdg_report_errors_max(const hdg_problem *p, const hdg_lowered *L, const double *max, hdg_report *rep)
+{
+    for (int t = 0; t < L->nerr; t++) {
+        int u = L->err_unknown[t];
+        if (p->unknowns[u].post || (t > 0 && L->err_unknown[t - 1] == u)) continue;
+        char path[160];
+        snprintf(path, sizeof path, "errors_max_in_time.%s", p->unknowns[u].name);
+        hdg_report_number(rep, path, max[u]);
+    }
+}
+
+/* Modal field (n modes of degree deg, stride per element, first mode at base)
+ * at the lattice points (lr, ls): a new array of ne * nlat values. */
+static double *lattice_values(int deg, int n, int nlat, const double *lr, const double *ls,
+                              const double *x, int ne, int stride, int base)
+{
+    double *P = hdg_xmalloc(sizeof(double) * (size_t)nlat * n);
+    hdg_dubiner_eval(deg, nlat, lr, ls, P, NULL, NULL);
+    double *v = hdg_xcalloc((size_t)ne * nlat, sizeof(double));
+    for (int e = 0; e < ne; e++)
+        for (int q = 0; q < nlat; q++) {
+            double s = 0;
+            for (int i = 0; i < n; i++) s += P[q * n + i] * x[(size_t)e * stride + base + i];
+            v[(size_t)e * nlat + q] = s;
+        }
+    free(P);
+    return v;
+}
+
+/* --vtk: under mpirun this rank's elements (the owned ones come first), as
+ * pieces and a .pvtu or gathered into one .vtu (runtime/output/vtk_dist.h). */
+static hdg_status write_vtk(const hdg_run_options *o, const hdg_vtk_data *D, hdg_error *err)
+{
+    if (!o->dist) return hdg_vtk_write_dist(o->vtk, D, NULL, D->ne, err);
+    hdg_vtk_data mine = *D;
+    mine.ne = o->dist->ne_owned;
+    return hdg_vtk_write_dist(o->vtk, &mine, o->dist->egid, o->dist->ne_global, err);
+}
+
+/* Element fields (and the post-processed one) as Lagrange triangles of the
+ * highest degree among them. */
+hdg_status hdg_hdg_output(const hdg_problem *p, const hdg_lowered *L, int ne, const double *geom,
+                          const double *xe, const double *xp, const hdg_run_options *o, hdg_error *err)
+{
+    return hdg_hdg_output_estimate(p, L, ne, geom, xe, xp, NULL, o, err);
+}
+
+hdg_status hdg_hdg_output_estimate(const hdg_problem *p, const hdg_lowered *L, int ne, const double *geom,
+                                   const double *xe, const double *xp, const double *eta,
+                                   const hdg_run_options *o, hdg_error *err)
+{
+    return hdg_hdg_output_at(p, L, ne, geom, xe, xp, eta, o, 0, 0, 1, err);
+}
+
+hdg_status hdg_hdg_output_at(const hdg_problem *p, const hdg_lowered *L, int ne, const double *geom,
+                             const double *xe, const double *xp, const double *eta, const hdg_run_options *o,
+                             double t, long long step, int final, hdg_error *err)
+{
+    int post = L->npost > 0 && xp, deg = L->k;
+    for (int i = 0; post && i < L->npost; i++) deg = L->pdeg[i] > deg ? L->pdeg[i] : deg;
+    int nlat = hdg_vtk_lattice_size(deg);
+    double *lr = hdg_xmalloc(sizeof(double) * (size_t)nlat), *ls = hdg_xmalloc(sizeof(double) * (size_t)nlat);
+    hdg_vtk_lattice(deg, lr, ls);
+    int nf = 0;
+    const char *names[64];
+    double *vals[64];
+    char namebuf[64][80];
+    for (int u = 0; u < p->nunknowns && nf <= 64 - HDG_MAX_COMP; u++) {
+        const hdg_unknown *x = &p->unknowns[u];
+        int pi = post ? hdg_lowered_post_index(L, u) : -1;
+        if (L->uoff[u] < 0 && pi < 0) continue;
+        for (int c = 0; c < x->ncomp; c++) {
+            snprintf(namebuf[nf], sizeof namebuf[nf], "%s%s", x->name, hdg_comp_field_suffix(x->ncomp, c));
+            names[nf] = namebuf[nf];
+            vals[nf++] = pi >= 0 ? lattice_values(L->pdeg[pi], L->pnp[pi], nlat, lr, ls, xp, ne, L->npost_dofs,
+                                                  L->poff[pi] + c * L->pnp[pi])
+                                 : lattice_values(L->k, L->np, nlat, lr, ls, xe, ne, L->nl,
+                                                  L->uoff[u] + c * L->np);
+        }
+    }
+    double *vxy = hdg_xmalloc(sizeof(double) * 6 * (size_t)ne);
+    for (int e = 0; e < ne; e++)
+        for (int v = 0; v < 6; v++) vxy[6 * e + v] = geom[(size_t)e * L->ngeom + v];
+    char cname[80] = "";
+    const char *cnames[1] = {cname};
+    const double *cvals[1] = {eta};
+    if (eta && L->post_unknown >= 0)
+        snprintf(cname, sizeof cname, "estimate_%s", p->unknowns[p->unknowns[L->post_unknown].mean].name);
+    hdg_vtk_cells cells = {cname[0] ? 1 : 0, cnames, cvals};
+    hdg_status st = HDG_OK;
+    if (o->vtk) {
+        hdg_vtk_data D = {ne, vxy, deg, nf, names, (const double *const *)vals, &cells, HDG_VTK_LAGRANGE};
+        st = write_vtk(o, &D, err);
+    }
+    if (!st && o->snapshot) {
+        hdg_snapshot s = {ne, deg, nlat, vxy, lr, ls, nf, names, (const double *const *)vals, t, step, final,
+                          cells.n, cnames, cvals};
+        st = o->snapshot(o->snapshot_ctx, &s, err);
+    }
+    for (int i = 0; i < nf; i++) free(vals[i]);
+    free(vxy), free(lr), free(ls);
+    return st;
+}
+
+hdg_status hdg_hdg_time_plan(const hdg_problem *p, const hdg_run_options *o, double *final, double *dt,
+                             long long *nsteps, hdg_error *err)
+{
+    *final = o->final_time > 0 ? o->final_time : p->time.final;
+    *dt = 0, *nsteps = 0;
+    return hdg_time_steps(p->name, *final, o->dt > 0 ? o->dt : p->time.dt, dt, nsteps, err);
+}

@@ -1,0 +1,166 @@
+/* run_hdg_common.h — what the host HDG driver (run_hdg.c) and the device one
+ * (run_hdg_cuda.c) share: the decisions (sign and symmetry of the trace
+ * system, solver and preconditioner), the Dirichlet data of the boundary
+ * faces, and the reports and output made from the results. Each is one
+ * function so that both backends decide and report the same way. */
+#ifndef HDG_RUN_HDG_COMMON_H
+#define HDG_RUN_HDG_COMMON_H
+
+#include "drivers/run.h"
+#include "ir/lower.h"
+#include "runtime/solve/krylov.h"
+#include "runtime/mesh/mesh.h"
+#include "support/progress.h"
+
+/* The problem's parameter values (nparams + 1 doubles, owned by the caller). */
+double *hdg_hdg_params(const hdg_problem *p);
+
+/* flip[m] of the trace basis: (-1)^i per face mode (runtime/solve/blockmat.h). */
+double *hdg_hdg_flip(const hdg_lowered *L);
+
+/* A transient run's final time and steps: --final-time or the file's 'final',
+ * --dt or the file's 'dt' (hdg_time_steps rounds the steps up to land on it).
+ * Host and device drivers. */
+hdg_status hdg_hdg_time_plan(const hdg_problem *p, const hdg_run_options *o, double *final, double *dt,
+                             long long *nsteps, hdg_error *err);
+
+/* dofs.* of the report. */
+void hdg_hdg_report_dofs(hdg_report *rep, const hdg_mesh *mesh, const hdg_lowered *L);
+
+/* From this rank's sum of the element matrices' diagonals, their largest
+ * entry and largest asymmetry (summed and maxed over the ranks here, so every
+ * rank decides alike): fails on NaN/Inf, decides whether the system is negated
+ * (a negative trace diagonal: the equation times -1), gives the largest entry
+ * over all ranks (*amax_all) and the relative asymmetry max|K - K^T| / max|K|
+ * (symmetric: <= HDG_HDG_SYMMETRIC), reports. Host and device drivers. */
+#define HDG_HDG_SYMMETRIC 1e-12
+/* The diagonal of the eliminated Dirichlet rows (hdg_blockmat_apply_dirichlet_dofs):
+ * the power of two nearest amax / 8, amax the largest |entry| of K_e (1 if amax is 0 or
+ * not finite). Proportional to the operator, so that a relative residual means the same
+ * at every scale; below the free rows' Dirichlet lifting terms (about amax x_D) so that
+ * ||F|| is theirs, not much below so that the Dirichlet rows are not solved loosely;
+ * 1 for LDG-H Poisson with kappa = tau = 1 at k = 3, 4 (amax 8-11). A power of two, so
+ * diag x_D / diag is x_D exactly. */
+double hdg_hdg_dirichlet_diag(double amax);
+hdg_status hdg_hdg_trace_sign(hdg_report *rep, double diag, double amax, double asym, double *amax_all,
+                              int *negated, double *asym_rel, hdg_error *err);
+
+/* K_e (matrix = 1) or F_e (matrix = 0) of element e holds NaN or Inf:
+ * fails (HDG_EINPUT) naming the func or term that is not finite there
+ * (drivers/nonfinite.h), else saying that the local problem is singular on
+ * element e, with the stabilisation term (a face term <c u, w> of an element
+ * equation) when it is zero there or absent. */
+hdg_status hdg_hdg_bad_element(const hdg_problem *p, const hdg_mesh *M, int e, int matrix, hdg_error *err);
+/* Checks the per-element squared errors x (ne * n): the first element with
+ * NaN/Inf fails naming the exact solution that is not finite there. */
+hdg_status hdg_hdg_check_finite(const hdg_problem *p, const hdg_mesh *M, const double *x, int ne, int n,
+                                const char *what, hdg_error *err);
+
+/* Transient: the initial state is not finite on element e; a step's failure (st, err)
+ * gets its time appended. */
+hdg_status hdg_hdg_initial_not_finite(const hdg_problem *p, int e, hdg_error *err);
+hdg_status hdg_hdg_at_time(hdg_error *err, double t, hdg_status st);
+
+/* The solver, preconditioner, matrix format (validated names) and options. */
+typedef struct hdg_hdg_solver {
+    const char *method, *precond, *format;
+    hdg_solve_opts so;
+    hdg_progress line;   /* the Krylov progress line (o->progress; so.monitor points here) */
+} hdg_hdg_solver;
+/* The defaults (docs/solvers.md):
+ *  - precond mg from HDG_HDG_MG_MIN trace unknowns on (below it the set-up,
+ *    PETSc's start included, costs more than it saves) when the PETSc module
+ *    loads, else block;
+ *  - rtol HDG_HDG_RTOL (native) / HDG_HDG_RTOL_PETSC, with stagnation at a
+ *    relative residual <= HDG_HDG_ATTAINABLE accepted as convergence at the
+ *    attainable accuracy when rtol was not given: the default never limits
+ *    the discretisation's accuracy (an explicit --rtol that cannot be reached
+ *    stays an error).
+ * asym_rel from hdg_hdg_trace_sign: CG (the default when symmetric) on a
+ * non-symmetric matrix is refused with the figure. The GMRES restart is at
+ * most n. */
+#define HDG_HDG_MG_MIN 10000
+/* GMRES(100) with face-block Jacobi stagnates on non-symmetric systems much sooner
+ * (convection_diffusion, k = 2: 1346 iterations at 2400 unknowns, no convergence at 5328
+ * or 9408; mg: 20-22): mg from 2000 unknowns under GMRES */
+#define HDG_HDG_MG_MIN_GMRES 2000
+#define HDG_HDG_RTOL 1e-14
+#define HDG_HDG_RTOL_PETSC 1e-12
+#define HDG_HDG_ATTAINABLE 1e-10
+hdg_status hdg_hdg_choose_solver(const hdg_run_options *o, double asym_rel, long long n, hdg_hdg_solver *s,
+                                 hdg_error *err);
+/* Reports the solve and erases the progress line. */
+void hdg_hdg_report_solve(hdg_report *rep, hdg_hdg_solver *s, const hdg_solve_info *info, hdg_status st);
+/* solver.warning when the final relative residual may dominate the error:
+ * above max(1e-13, 1e-5 h^(k+2)) (h: the longest face), the level at which
+ * the algebraic error of u* (rate k+2) reaches the discretisation error on
+ * the tests' smooth solutions (docs/solvers.md). None when the solve stopped
+ * at its rounding floor (no rtol goes lower; the summary line says so). */
+void hdg_hdg_solve_warning(hdg_report *rep, const hdg_mesh *M, int k, const hdg_solve_info *info);
+
+/* Boundary faces of Dirichlet condition i of L (faces[n], their end points
+ * fg[n * HDG_GF_SIZE]): the number n. faces and fg hold nbf + 1 entries. */
+int hdg_hdg_dirichlet_faces(const hdg_problem *p, const hdg_lowered *L, const hdg_mesh *M, int i, int *faces,
+                            double *fg);
+/* Stores the projected values uD (n faces x ncomp*(k+1)) of condition i into
+ * xD (nf*m) and marks the faces in isdir (a bit per trace unknown) and the dofs it fixes in
+ * dofdir (nf*m bytes): all of the unknown's, or one component's ('uhat[0] = g'). */
+void hdg_hdg_dirichlet_store(const hdg_problem *p, const hdg_lowered *L, int i, const int *faces, int n,
+                             const double *uD, unsigned char *isdir, unsigned char *dofdir, double *xD);
+/* The projected values uD of condition i on its n faces are finite, else
+ * fails naming the data (hdg_hdg_check_finite on the face's element). */
+hdg_status hdg_hdg_dirichlet_finite(const hdg_problem *p, const hdg_lowered *L, const hdg_mesh *M, int i,
+                                    const int *faces, int n, const double *uD, hdg_error *err);
+/* 1 when some face is Dirichlet for part of its m trace dofs only (a component of a vector
+ * trace, or one of several trace unknowns): the elimination then goes dof by dof. */
+int hdg_hdg_dirichlet_mixed(const hdg_mesh *M, int m, const unsigned char *isdir, const unsigned char *dofdir);
+
+/* errors.<unknown> from the per-element squared errors e2 (ne * nerr),
+ * summed in element order. */
+void hdg_hdg_report_errors(const hdg_problem *p, const hdg_lowered *L, const double *e2, int ne, hdg_report *rep);
+
+/* The error estimate (MATH.md): eta2 (ne) holds the kernel's squared
+ * ||u* - u||^2 per element; checked finite (else fails naming the element),
+ * reported as estimate.<u> = sqrt(sum), and effectivity.<u> = estimate /
+ * errors.<u> when the report has that error; eta2 becomes eta_K (square
+ * roots, in place). */
+hdg_status hdg_hdg_estimate(const hdg_problem *p, const hdg_mesh *M, const hdg_lowered *L, double *eta2,
+                            hdg_report *rep, hdg_error *err);
+
+/* --vtk BASE.pvd --every n of a time-dependent HDG run: BASE_NNNNN.vtu per state written
+ * (the fields as hdg_hdg_output takes them, u* already post-processed), listed with their
+ * times by BASE.pvd at the close. */
+typedef struct hdg_hdg_series {
+    char *base;
+    char **files;
+    double *times;
+    int n;
+} hdg_hdg_series;
+int hdg_hdg_series_wanted(const hdg_run_options *o);
+hdg_status hdg_hdg_series_write(hdg_hdg_series *W, const hdg_problem *p, const hdg_lowered *L, int ne,
+                                const double *geom, const double *xe, const double *xp, const hdg_run_options *o,
+                                double t, hdg_error *err);
+hdg_status hdg_hdg_series_close(hdg_hdg_series *W, const hdg_run_options *o, hdg_error *err);
+
+/* Errors in time: max[u] = max(max[u], L2 error of element unknown u) from the squared
+ * errors e2 (ne * nerr) of one state; and errors_max_in_time.<u> in the report. */
+void hdg_hdg_errors_track(const hdg_problem *p, const hdg_lowered *L, const double *e2, int ne, double *max);
+void hdg_hdg_report_errors_max(const hdg_problem *p, const hdg_lowered *L, const double *max, hdg_report *rep);
+
+/* The element fields xe (ne * nl) and the post-processed xp (ne * npost, or
+ * NULL) at the lattice of the highest degree among them: written as a .vtu
+ * file when o->vtk, handed to o->snapshot when set. */
+hdg_status hdg_hdg_output(const hdg_problem *p, const hdg_lowered *L, int ne, const double *geom,
+                          const double *xe, const double *xp, const hdg_run_options *o, hdg_error *err);
+/* The same with the per-element estimate eta (ne values, or NULL) as the cell
+ * field "estimate_<u>" of the .vtu and of the snapshot. */
+hdg_status hdg_hdg_output_estimate(const hdg_problem *p, const hdg_lowered *L, int ne, const double *geom,
+                                   const double *xe, const double *xp, const double *eta,
+                                   const hdg_run_options *o, hdg_error *err);
+/* The same for a state of a time-dependent run: the snapshot's t, step and final (the
+ * functions above give 0, 0, 1). */
+hdg_status hdg_hdg_output_at(const hdg_problem *p, const hdg_lowered *L, int ne, const double *geom,
+                             const double *xe, const double *xp, const double *eta, const hdg_run_options *o,
+                             double t, long long step, int final, hdg_error *err);
+
+#endif

@@ -1,0 +1,97 @@
+/* run_hdg_cuda_internal.h — the device HDG driver's state and stages
+ * (run_hdg_cuda.c), shared with its implicit time stepping
+ * (run_hdg_cuda_time.c), as run_hdg_internal.h is on the host. Not a public
+ * interface: compiler/ only. */
+#ifndef HDG_RUN_HDG_CUDA_INTERNAL_H
+#define HDG_RUN_HDG_CUDA_INTERNAL_H
+
+#include <stdint.h>
+
+#include "compiler/pipeline_cuda.h"
+#include "drivers/run.h"
+#include "drivers/run_hdg_common.h"
+#include "drivers/run_hdg_mg.h"
+#include "ir/lower.h"
+#include "runtime/cuda/cuda_linalg.h"
+#include "runtime/cuda/cuda_trace.h"
+#include "runtime/fem/geometry.h"
+#include "runtime/mesh/mesh.h"
+#include "runtime/solve/mg.h"
+#include "runtime/petsc/petsc.h"
+#include "support/progress.h"
+
+typedef struct drun {
+    const hdg_problem *p;
+    hdg_mesh *mesh;
+    const hdg_run_options *o;
+    hdg_report *rep;
+    hdg_cuda_device *dev;
+    hdg_lowered L;
+    hdg_cuda_compiled cc;
+    hdg_cuda_linalg la;
+    hdg_cuda_topology T;
+    hdg_cuda_blockmat B;
+    hdg_geom geo;
+    double *geom_h;                     /* ne * ngeom, kept for VTK */
+    double *eta;                        /* ne: the error estimate per element (host), or NULL */
+    hdg_cuptr geom, params, Ke, Fe, rhs, x, uh, xe, xp;
+    int negated;
+    double asym;         /* relative asymmetry of K_e */
+    double amax;         /* largest |entry| of K_e */
+    int null_t, null_u;  /* constant null space (run_hdg_null.h): its trace unknown (-1: none), mean unknown */
+    int left_null;       /* a non-symmetric K with the constants as left null vector */
+    hdg_cuptr z;         /* its vector on the device (0: none) */
+    double t;            /* the time the kernels see (0 when steady) */
+    hdg_cuptr hist;      /* transient: the scheme's history (ne * nl), or 0 */
+    int assembled;       /* the topology and the matrix are on the device */
+    long long nsteps;    /* transient: the steps done (the final snapshot's step) */
+    int series;          /* transient: the --vtk series is written (the output stage writes no .vtu) */
+} drun;
+
+#define DPTR(p) ((double *)(uintptr_t)(p))
+
+/* The preconditioner of the device solve: Jacobi or face-block Jacobi on
+ * the device, or --precond mg (run_hdg_mg.h): the coarse space and its AMG
+ * are built on the host from the downloaded matrix (as the host driver's),
+ * then the cycle runs on device vectors with the device matrix, the device
+ * face-block Jacobi as the smoother's D and P, R uploaded; only the coarse
+ * solve (nc unknowns) stays on the host, its vectors copied down and up. */
+typedef struct dprecond {
+    hdg_cuda_precond P;        /* block or jacobi; the smoother's D for mg */
+    hdg_hdg_mg mg;             /* the coarse space and its AMG (host) */
+    hdg_cuda_csr dP, dR, dAP;
+    hdg_cuda_host_op cs;       /* the coarse solve on device vectors */
+    hdg_mg g;
+    hdg_linop M;               /* apply NULL: none */
+} dprecond;
+
+/* Kernel arguments over n items, a kernel launch by name, a device array of
+ * doubles. */
+hdg_kargs hdg_dcu_kargs(const drun *r, hdg_cuptr geom, long long n);
+hdg_status hdg_dcu_launch(drun *r, const char *name, long long n, const hdg_kargs *a, hdg_error *err);
+hdg_status hdg_dcu_dalloc(drun *r, size_t doubles, hdg_cuptr *p, hdg_error *err);
+/* F_e back on the host to name the element with NaN/Inf. */
+hdg_status hdg_dcu_fe_finite(drun *r, hdg_error *err);
+/* K_e, F_e (sign decided); the trace matrix and rhs (re)assembled from them;
+ * the Dirichlet data at r->t eliminated. */
+hdg_status hdg_dcu_local_stage(drun *r, hdg_error *err);
+hdg_status hdg_dcu_assemble_stage(drun *r, hdg_error *err);
+hdg_status hdg_dcu_dirichlet_stage(drun *r, hdg_error *err);
+/* The device preconditioner of r->B (mg, block, jacobi, none). */
+hdg_status hdg_dcu_precond_setup(drun *r, const char *name, dprecond *d, hdg_error *err);
+void hdg_dcu_precond_free(dprecond *d);
+/* Under mpirun: PETSc's solver of the pieces' matrices summed (set up from
+ * r->B brought to the host), and one solve with r->rhs into r->x. */
+hdg_status hdg_dcu_dist_setup(drun *r, const hdg_hdg_solver *s, hdg_petsc_dsolver **h, double *init,
+                              hdg_error *err);
+hdg_status hdg_dcu_dist_apply(drun *r, hdg_hdg_solver *s, hdg_petsc_dsolver *h, double init, hdg_solve_info *info,
+                              hdg_error *err);
+/* The element unknowns from r->x (with the history r->hist); u*. */
+hdg_status hdg_dcu_recover(drun *r, hdg_error *err);
+hdg_status hdg_dcu_post_stage(drun *r, hdg_error *err);
+
+/* Transient HDG on the device (run_hdg_cuda_time.c): the steps to the final
+ * time; post-processing, errors and output then follow as for a steady run. */
+hdg_status hdg_dcu_time_stage(drun *r, hdg_progress *line, hdg_error *err);
+
+#endif

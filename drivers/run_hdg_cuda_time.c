@@ -1,0 +1,196 @@
+/* run_hdg_cuda_time.c — implicit time stepping of HDG on the device
+ * (run_hdg_cuda_internal.h), the device twin of run_hdg_time.c. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "drivers/nonfinite.h"
+#include "drivers/run_hdg_cuda_internal.h"
+#include "drivers/time_scheme.h"
+#include "runtime/parallel/comm.h"
+#include "support/util.h"
+
+/* ------------------------------------------------------- time stepping
+ * HDG with dt() terms (drivers/time_scheme.h): per sigma the local kernel, the
+ * matrix, its elimination and preconditioner; every solve the rhs kernel, the
+ * matrix and rhs reassembled from the kept K_e (a gather: no copy of the matrix
+ * is kept), the Dirichlet data at its time eliminated, a Krylov solve from the
+ * last trace and the recovery with the history; all on the device. */
+typedef struct dtime {
+    drun *r;
+    hdg_time_ops ops;
+    int cur, ready, nlevels;
+    hdg_hdg_solver s;
+    dprecond d;
+    long long its, its_max, solves;
+    hdg_cuptr e2, zp;        /* errors in time: per element, and zero post dofs */
+    double *e2h, err_max[32];
+    hdg_hdg_series W;        /* --vtk x.pvd --every n */
+    int many;
+    hdg_petsc_dsolver *dist; /* under mpirun: PETSc's solver of the current matrix */
+    double dist_init;
+} dtime;
+
+static hdg_status dtime_level(dtime *D, int v, hdg_error *err)
+{
+    drun *r = D->r;
+    if (D->ready) hdg_dcu_precond_free(&D->d), D->ready = 0;
+    double *params = hdg_hdg_params(r->p);
+    params[r->L.p_sigma] = D->ops.sigma[v];
+    hdg_status st = hdg_cuda_upload(r->dev, r->params, params, sizeof(double) * ((size_t)r->p->nparams + 1), err);
+    free(params);
+    hdg_cuda_free(r->dev, r->Ke), hdg_cuda_free(r->dev, r->Fe);
+    r->Ke = r->Fe = 0;
+    r->t = 0;
+    if (!st) st = hdg_dcu_local_stage(r, err);
+    if (!st) st = hdg_dcu_assemble_stage(r, err);
+    if (!st) st = hdg_dcu_dirichlet_stage(r, err);
+    long long n = (long long)r->B.nf * r->B.m;
+    if (!st) st = hdg_hdg_choose_solver(r->o, r->asym, n, &D->s, err);
+    if (!st && strcmp(D->s.format, "block"))
+        st = hdg_fail(err, HDG_EINPUT, "--format %s: the device solver multiplies in the dense block format only "
+                      "(seed 000); use --format block or --backend c", D->s.format);
+    hdg_petsc_dist_free(D->dist);
+    D->dist = NULL;
+    if (!st) st = hdg_comm_agree(st, err);
+    if (!st && r->o->dist) st = hdg_dcu_dist_setup(r, &D->s, &D->dist, &D->dist_init, err);
+    else if (!st) st = hdg_dcu_precond_setup(r, D->s.precond, &D->d, err);
+    if (!st && !r->x && !(st = hdg_dcu_dalloc(r, (size_t)n, &r->x, err))) st = hdg_cuda_memset0(r->dev, r->x, sizeof(double) * (size_t)n, err);
+    if (!st) D->ready = 1, D->cur = v, D->nlevels++;
+    return st;
+}
+
+static hdg_status dtime_solve(void *ctx, int v, double t, hdg_error *err)
+{
+    dtime *D = ctx;
+    drun *r = D->r;
+    int ne = r->mesh->ne, nt = r->L.nt;
+    hdg_status st = D->cur == v ? HDG_OK : dtime_level(D, v, err);
+    r->t = t;
+    hdg_kargs a = hdg_dcu_kargs(r, r->geom, ne);
+    a.in[0] = DPTR(r->hist);
+    a.out[0] = DPTR(r->Fe);
+    if (!st) st = hdg_dcu_launch(r, r->L.rhs, ne, &a, err);
+    if (!st && !isfinite(r->la.ops.norm2(&r->la, (long long)ne * nt, DPTR(r->Fe))) && (st = hdg_dcu_fe_finite(r, err)))
+        st = hdg_hdg_at_time(err, t, st);   /* the sources, Neumann data or history: named as on the host */
+    if (!st && r->negated) r->la.ops.scal(&r->la, (long long)ne * nt, -1.0, DPTR(r->Fe));
+    if (!st) st = hdg_dcu_assemble_stage(r, err);
+    if (!st && (st = hdg_dcu_dirichlet_stage(r, err))) st = hdg_hdg_at_time(err, t, st);
+    if ((st = hdg_comm_agree(st, err))) return st;   /* mpirun: before the collective solve */
+    hdg_solve_info info;
+    memset(&info, 0, sizeof info);
+    if (D->dist) {
+        if ((st = hdg_dcu_dist_apply(r, &D->s, D->dist, D->dist_init, &info, err))) return st;
+        D->its += info.iterations, D->solves++;
+        if (info.iterations > D->its_max) D->its_max = info.iterations;
+        return hdg_dcu_recover(r, err);
+    }
+    hdg_linop A = hdg_cuda_blockmat_op(&r->B);
+    const hdg_linop *Mp = D->d.M.apply ? &D->d.M : NULL;
+    if (!strcmp(D->s.method, "cg")) st = hdg_pcg(&A, Mp, DPTR(r->rhs), DPTR(r->x), &D->s.so, &r->la.ops, &info, err);
+    else st = hdg_gmres(&A, Mp, DPTR(r->rhs), DPTR(r->x), &D->s.so, &r->la.ops, &info, err);
+    hdg_error derr;
+    if (hdg_cuda_linalg_check(&r->la, &derr)) st = hdg_fail(err, derr.code, "%s", derr.msg);
+    hdg_hdg_report_solve(r->rep, &D->s, &info, st);
+    if (st) return st;
+    D->its += info.iterations, D->solves++;
+    if (info.iterations > D->its_max) D->its_max = info.iterations;
+    return hdg_dcu_recover(r, err);
+}
+
+static hdg_status dtime_initial(void *ctx, double *u, hdg_error *err)
+{
+    drun *r = ((dtime *)ctx)->r;
+    r->t = 0;
+    int ne = r->mesh->ne;
+    hdg_kargs a = hdg_dcu_kargs(r, r->geom, ne);
+    a.out[0] = u;
+    hdg_status st = hdg_dcu_launch(r, r->L.initial, ne, &a, err);
+    if (st || isfinite(r->la.ops.norm2(&r->la, (long long)ne * r->L.nl, u))) return st;
+    double *h = hdg_xmalloc(sizeof(double) * ((size_t)ne * r->L.nl + 1));
+    st = hdg_cuda_download(r->dev, h, (hdg_cuptr)(uintptr_t)u, sizeof(double) * (size_t)ne * r->L.nl, err);
+    int bad = st ? -1 : hdg_nonfinite_first(h, ne, r->L.nl, r->L.nl);
+    free(h);
+    return st ? st : hdg_hdg_initial_not_finite(r->p, bad, err);
+}
+
+/* A state within the run on the host (u* post-processed): the caller's snapshot
+ * (step > 0) and/or the next file of the --vtk series (W). */
+static hdg_status dtime_fields_out(drun *r, hdg_hdg_series *W, double t, long long step, hdg_error *err)
+{
+    int ne = r->mesh->ne;
+    hdg_status st = r->L.npost ? hdg_dcu_post_stage(r, err) : HDG_OK;
+    double *xe = hdg_xmalloc(sizeof(double) * ((size_t)ne * r->L.nl + 1));
+    double *xp = r->L.npost ? hdg_xmalloc(sizeof(double) * ((size_t)ne * r->L.npost_dofs + 1)) : NULL;
+    if (!st) st = hdg_cuda_download(r->dev, xe, r->xe, sizeof(double) * (size_t)ne * r->L.nl, err);
+    if (!st && xp) st = hdg_cuda_download(r->dev, xp, r->xp, sizeof(double) * (size_t)ne * r->L.npost_dofs, err);
+    hdg_run_options o = *r->o;
+    o.vtk = NULL;
+    if (!st && step > 0) st = hdg_hdg_output_at(r->p, &r->L, ne, r->geom_h, xe, xp, NULL, &o, t, step, 0, err);
+    if (!st && W) st = hdg_hdg_series_write(W, r->p, &r->L, ne, r->geom_h, xe, xp, r->o, t, err);
+    free(xe), free(xp);
+    return st;
+}
+
+/* After each step: the errors in time (the post dofs zero: their errors are not kept)
+ * and the step callback when due. */
+static hdg_status dtime_after(void *ctx, long long step, long long nsteps, double t, hdg_error *err)
+{
+    dtime *D = ctx;
+    drun *r = D->r;
+    int ne = r->mesh->ne;
+    size_t n = (size_t)ne * r->L.nerr;
+    hdg_status st = HDG_OK;
+    if (n) {
+        if (!D->e2) {
+            D->e2h = hdg_xmalloc(sizeof(double) * n);
+            st = hdg_dcu_dalloc(r, n, &D->e2, err);
+            if (!st && r->L.npost && !(st = hdg_dcu_dalloc(r, (size_t)ne * r->L.npost_dofs, &D->zp, err)))
+                st = hdg_cuda_memset0(r->dev, D->zp, sizeof(double) * (size_t)ne * r->L.npost_dofs, err);
+        }
+        hdg_kargs a = hdg_dcu_kargs(r, r->geom, ne);
+        a.in[0] = DPTR(r->xe);
+        a.in[1] = DPTR(D->zp);
+        a.out[0] = DPTR(D->e2);
+        if (!st) st = hdg_dcu_launch(r, r->L.errors, ne, &a, err);
+        if (!st) st = hdg_cuda_download(r->dev, D->e2h, D->e2, sizeof(double) * n, err);
+        if (!st) hdg_hdg_errors_track(r->p, &r->L, D->e2h, ne, D->err_max);
+    }
+    int every = r->o->snapshot_every, snap = r->o->snapshot && every > 0 && step % every == 0 && step < nsteps;
+    int file = D->many && step % r->o->every == 0 && step < nsteps;
+    if (!st && (snap || file)) st = dtime_fields_out(r, file ? &D->W : NULL, t, snap ? step : 0, err);
+    return st;
+}
+
+hdg_status hdg_dcu_time_stage(drun *r, hdg_progress *line, hdg_error *err)
+{
+    hdg_time_scheme sc = hdg_time_scheme_of(r->p->time.method);
+    double final, dt;
+    long long nsteps;
+    hdg_status st = hdg_hdg_time_plan(r->p, r->o, &final, &dt, &nsteps, err);
+    long long n = (long long)r->mesh->ne * r->L.nl;
+    if (!st) st = hdg_dcu_dalloc(r, (size_t)n, &r->hist, err);
+    if (!st) st = hdg_dcu_dalloc(r, (size_t)n, &r->xe, err);
+    if (st) return st;
+    dtime D = {.r = r, .cur = -1, .many = hdg_hdg_series_wanted(r->o)};
+    D.ops = (hdg_time_ops){&D, &r->la.ops, n, DPTR(r->hist), DPTR(r->xe), {0, 0}, dtime_initial, dtime_solve,
+                           dtime_after};
+    st = hdg_time_run(&sc, dt, nsteps, &D.ops, line, err);
+    hdg_progress_end(line);
+    if (D.ready) hdg_dcu_precond_free(&D.d);
+    hdg_petsc_dist_free(D.dist);
+    hdg_cuda_free(r->dev, D.e2), hdg_cuda_free(r->dev, D.zp);
+    free(D.e2h);
+    r->t = final, r->nsteps = nsteps;
+    if (D.many) {   /* the final state's file, then the collection; the output stage writes no .vtu */
+        if (!st) st = dtime_fields_out(r, &D.W, final, 0, err);
+        if (!st) hdg_report_int(r->rep, "output.vtk_files", D.W.n);
+        hdg_status cs = hdg_hdg_series_close(&D.W, r->o, err);
+        if (!st) st = cs;
+        r->series = 1;
+    }
+    if (!st) hdg_time_report(r->rep, &sc, dt, nsteps, final, D.solves, D.nlevels, D.its, D.its_max);
+    if (!st) hdg_hdg_report_errors_max(r->p, &r->L, D.err_max, r->rep);
+    return st;
+}
+

@@ -1,0 +1,210 @@
+/* run_png.c — `hdgc run --png`: sampling a field for runtime/output/png.c (run_png.h). */
+#include "drivers/run_png.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/output/png.h"
+#include "runtime/fem/refel.h"
+#include "runtime/parallel/comm.h"
+#include "runtime/parallel/mesh_dist.h"
+#include "support/util.h"
+
+/* Field f's name into buf: "u", "q_x", ... */
+static void field_name(const hdg_unknown *x, int c, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s%s", x->name, hdg_comp_field_suffix(x->ncomp, c));
+}
+
+static int has_field(const hdg_lowered *L, int u)
+{
+    return L->uoff[u] >= 0 || hdg_lowered_post_index(L, u) >= 0;
+}
+
+hdg_status hdg_png_hdg_field(const hdg_problem *p, const hdg_lowered *L, const char *name, int *u, int *c,
+                             hdg_error *err)
+{
+    char list[512] = "", buf[80];
+    for (int i = 0; i < p->nunknowns; i++) {
+        if (!has_field(L, i)) continue;
+        for (int k = 0; k < p->unknowns[i].ncomp; k++) {
+            field_name(&p->unknowns[i], k, buf, sizeof buf);
+            int hit = name ? !strcmp(name, buf) : p->unknowns[i].ncomp == 1 && L->uoff[i] >= 0;
+            if (hit) {
+                *u = i, *c = k;
+                return HDG_OK;
+            }
+            if (strlen(list) + strlen(buf) + 3 < sizeof list) strcat(strcat(list, *list ? ", " : ""), buf);
+        }
+    }
+    if (!name) return hdg_fail(err, HDG_EINPUT, "--png: no scalar element field to draw (fields: %s)", list);
+    return hdg_fail(err, HDG_EINPUT, "--field %s: no such field (fields: %s)", name, list);
+}
+
+/* Sub-triangles per element edge: 2(deg+1), but at least ~4 pixels across. */
+int hdg_png_subdivision(const hdg_mesh *mesh, int deg, int width, int height)
+{
+    double per_row = sqrt(mesh->ne / 2.0), px = 0.8 * (width < height ? width : height) / per_row;
+    int m = 2 * (deg + 1), lim = (int)(px / 4);
+    return m < lim ? m : lim < 1 ? 1 : lim;
+}
+
+static double *samples(const hdg_mesh *mesh, const hdg_png_field *f, int m)
+{
+    int ns = m * m;
+    double *r = hdg_xmalloc(sizeof(double) * 2 * ns), *P = hdg_xmalloc(sizeof(double) * (size_t)ns * f->n);
+    hdg_png_centroids(m, r, r + ns);
+    hdg_dubiner_eval(f->deg, ns, r, r + ns, P, NULL, NULL);
+    double *v = hdg_xmalloc(sizeof(double) * (size_t)mesh->ne * ns);
+    for (long long e = 0; e < mesh->ne; e++)
+        for (int q = 0; q < ns; q++) {
+            double s = 0;
+            for (int i = 0; i < f->n; i++) s += P[q * f->n + i] * f->x[e * f->stride + f->base + i];
+            v[e * ns + q] = s;
+        }
+    free(r), free(P);
+    return v;
+}
+
+void hdg_png_vertices(const hdg_mesh *mesh, double *vxy)
+{
+    for (long long e = 0; e < mesh->ne; e++)
+        for (int v = 0; v < 3; v++) {
+            vxy[6 * e + 2 * v] = mesh->vx[mesh->ev[3 * e + v]];
+            vxy[6 * e + 2 * v + 1] = mesh->vy[mesh->ev[3 * e + v]];
+        }
+}
+
+const char *hdg_png_mesh_name(const hdg_mesh *mesh)
+{
+    const char *s = mesh->source ? mesh->source : "mesh", *b = strrchr(s, '/');
+    return b && strncmp(s, "square:", 7) ? b + 1 : s;
+}
+
+void hdg_png_report(hdg_report *rep, const hdg_png_layout *lay, int m)
+{
+    hdg_report_number(rep, "output.png_min", lay->vmin);
+    hdg_report_number(rep, "output.png_max", lay->vmax);
+    hdg_report_int(rep, "output.png_subdivision", m);
+    hdg_report_number(rep, "output.png_scale", lay->scale);
+    hdg_report_number(rep, "output.png_origin_x", lay->ox);
+    hdg_report_number(rep, "output.png_origin_y", lay->oy);
+}
+
+hdg_status hdg_png_draw(const hdg_mesh *mesh, const hdg_png_field *f, const char *path, int width, int height,
+                        int edges, const char *caption, hdg_report *rep, hdg_error *err)
+{
+    int m = hdg_png_subdivision(mesh, f->deg, width, height);
+    double *vals = samples(mesh, f, m), *vxy = hdg_xmalloc(sizeof(double) * 6 * (size_t)mesh->ne);
+    hdg_png_vertices(mesh, vxy);
+    hdg_png_plot pl = {.width = width, .height = height, .ne = mesh->ne, .vxy = vxy, .m = m, .vals = vals,
+                       .vmin = 1, .vmax = 0, .field = f->name, .caption = caption, .edges = edges};
+    hdg_png_layout lay;
+    hdg_status st = hdg_png_write(path, &pl, &lay, err);
+    if (!st && rep) hdg_png_report(rep, &lay, m);
+    free(vals), free(vxy);
+    return st;
+}
+
+#define TAG_PNG 520   /* comm.h: tags < 1000 are hdgc's */
+
+double *hdg_png_gather(const hdg_mesh_dist *d, int k, const double *rec)
+{
+    int ne = d->ne_owned;
+    if (d->rank > 0) {
+        long long n = ne;
+        hdg_comm_send(&n, sizeof n, 0, TAG_PNG);
+        hdg_comm_send(d->egid, sizeof(long long) * (size_t)ne, 0, TAG_PNG);
+        hdg_comm_send(rec, sizeof(double) * (size_t)ne * k, 0, TAG_PNG);
+        return NULL;
+    }
+    double *out = hdg_xmalloc(sizeof(double) * ((size_t)d->ne_global * k + 1));
+    for (int r = 0; r < d->size; r++) {
+        long long n = ne, *gid = d->egid;
+        const double *buf = rec;
+        double *got = NULL;
+        if (r > 0) {
+            hdg_comm_recv(&n, sizeof n, r, TAG_PNG);
+            gid = hdg_xmalloc(sizeof(long long) * ((size_t)n + 1));
+            got = hdg_xmalloc(sizeof(double) * ((size_t)n * k + 1));
+            hdg_comm_recv(gid, sizeof(long long) * (size_t)n, r, TAG_PNG);
+            hdg_comm_recv(got, sizeof(double) * (size_t)n * k, r, TAG_PNG);
+            buf = got;
+        }
+        for (long long i = 0; i < n; i++) memcpy(out + (size_t)gid[i] * k, buf + (size_t)i * k, sizeof(double) * (size_t)k);
+        if (r > 0) free(gid), free(got);
+    }
+    return out;
+}
+
+/* Under mpirun: every rank's own elements (vertices, f's coefficients) on rank
+ * 0 in the whole mesh's order, as a mesh of separate triangles and a field
+ * over it (*whole, *coef; nothing on the other ranks). */
+static void gather_field(const hdg_mesh *mesh, const hdg_mesh_dist *d, const hdg_png_field *f, hdg_mesh *whole,
+                         double **coef)
+{
+    int rec = 6 + f->n, ne = d->ne_owned;
+    double *mine = hdg_xmalloc(sizeof(double) * ((size_t)ne * rec + 1));
+    hdg_png_vertices(mesh, mine);   /* 6 a row first, then spread to rec a row */
+    for (int e = ne - 1; e >= 0; e--) {
+        double *r = mine + (size_t)e * rec;
+        memmove(r, mine + 6 * (size_t)e, 6 * sizeof(double));
+        for (int i = 0; i < f->n; i++) r[6 + i] = f->x[(size_t)e * f->stride + f->base + i];
+    }
+    double *all = hdg_png_gather(d, rec, mine);
+    free(mine);
+    memset(whole, 0, sizeof *whole);
+    *coef = NULL;
+    if (!all) return;
+    long long N = d->ne_global;
+    whole->ne = (int)N, whole->nv = 3 * (int)N;
+    whole->vx = hdg_xmalloc(sizeof(double) * 3 * ((size_t)N + 1)), whole->vy = hdg_xmalloc(sizeof(double) * 3 * ((size_t)N + 1));
+    whole->ev = hdg_xmalloc(sizeof(int) * 3 * ((size_t)N + 1));
+    whole->source = hdg_xstrdup(mesh->source ? mesh->source : "mesh");
+    *coef = hdg_xmalloc(sizeof(double) * ((size_t)N * f->n + 1));
+    for (long long g = 0; g < N; g++) {
+        const double *q = all + (size_t)g * rec;
+        for (int v = 0; v < 3; v++)
+            whole->vx[3 * g + v] = q[2 * v], whole->vy[3 * g + v] = q[2 * v + 1], whole->ev[3 * g + v] = (int)(3 * g + v);
+        memcpy(*coef + (size_t)g * f->n, q + 6, sizeof(double) * (size_t)f->n);
+    }
+    free(all);
+}
+
+hdg_status hdg_png_hdg(const hdg_problem *p, const hdg_lowered *L, const hdg_mesh *mesh, const double *xe,
+                       const double *xp, const hdg_run_options *o, hdg_report *rep, hdg_error *err)
+{
+    int u, c;
+    hdg_status st = hdg_png_hdg_field(p, L, o->png_field, &u, &c, err);
+    if (st) return st;
+    char name[80], caption[512];
+    field_name(&p->unknowns[u], c, name, sizeof name);
+    hdg_png_field f = {.deg = L->k, .n = L->np, .stride = L->nl, .base = L->uoff[u] + c * L->np, .x = xe,
+                       .name = name};
+    if (L->uoff[u] < 0) {   /* a post-processed unknown */
+        if (!xp) return hdg_fail(err, HDG_EINPUT, "--field %s: not computed in this run", name);
+        int i = hdg_lowered_post_index(L, u);
+        f = (hdg_png_field){.deg = L->pdeg[i], .n = L->pnp[i], .stride = L->npost_dofs,
+                            .base = L->poff[i] + c * L->pnp[i], .x = xp, .name = name};
+    }
+    hdg_mesh whole;
+    double *coef = NULL;
+    if (o->dist) {   /* mpirun: rank 0 draws every rank's elements */
+        gather_field(mesh, o->dist, &f, &whole, &coef);
+        mesh = &whole;
+        f.x = coef, f.stride = f.n, f.base = 0;
+    }
+    snprintf(caption, sizeof caption, "%s   %s   k = %d   %s   (%d elements)", p->name, name, L->k,
+             hdg_png_mesh_name(mesh), mesh->ne);
+    if (!o->dist || o->dist->rank == 0)
+        st = hdg_png_draw(mesh, &f, o->png, o->png_width ? o->png_width : 800, o->png_height ? o->png_height : 800,
+                          o->png_edges, caption, rep, err);
+    if (o->dist) {
+        hdg_mesh_free(&whole);
+        free(coef);
+        st = hdg_comm_agree(st, err);
+    }
+    return st;
+}

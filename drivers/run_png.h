@@ -1,0 +1,81 @@
+/* run_png.h — `hdgc run --png`: one field of a run drawn with runtime/output/png.h.
+ *
+ * The field is sampled at the centroids of m^2 sub-triangles of every element
+ * (m = 2(k+1), fewer when elements are small in the picture) from its modal
+ * dofs; the report gets output.png_min/max (the colour range: the samples'
+ * min and max), output.png_subdivision (m), output.png_scale and
+ * output.png_origin_x/y (pixel = (ox + scale x, oy - scale y)). */
+#ifndef HDG_RUN_PNG_H
+#define HDG_RUN_PNG_H
+
+#include "drivers/run.h"
+#include "ir/lower.h"
+#include "runtime/output/png.h"
+#include "runtime/mesh/mesh.h"
+
+/* The HDG field named name (NULL: the first scalar element unknown) as its
+ * unknown u, component c and post flag; HDG_EINPUT listing the fields when
+ * there is no such field. */
+hdg_status hdg_png_hdg_field(const hdg_problem *p, const hdg_lowered *L, const char *name, int *u, int *c,
+                             hdg_error *err);
+
+/* Draws the HDG field o->png_field of the element dofs xe (and xp, the
+ * post-processed unknown, or NULL) to o->png. */
+hdg_status hdg_png_hdg(const hdg_problem *p, const hdg_lowered *L, const hdg_mesh *mesh, const double *xe,
+                       const double *xp, const hdg_run_options *o, hdg_report *rep, hdg_error *err);
+
+/* Draws a modal field (n Dubiner modes of degree deg; element e's first mode
+ * at x[e*stride + base]) to path with the caption; fills the report as above. */
+typedef struct hdg_png_field {
+    int deg, n, stride, base;
+    const double *x;
+    const char *name;
+} hdg_png_field;
+hdg_status hdg_png_draw(const hdg_mesh *mesh, const hdg_png_field *f, const char *path, int width, int height,
+                        int edges, const char *caption, hdg_report *rep, hdg_error *err);
+
+/* Sub-triangles per element edge for a field of degree deg: 2(deg+1), fewer
+ * when elements are under ~4 pixels a sub-triangle. */
+int hdg_png_subdivision(const hdg_mesh *mesh, int deg, int width, int height);
+/* ne*6 vertex coordinates of the mesh's elements (png.h's vxy). */
+void hdg_png_vertices(const hdg_mesh *mesh, double *vxy);
+/* The mesh's spec, or its file's name, for a caption. */
+const char *hdg_png_mesh_name(const hdg_mesh *mesh);
+/* output.png_* of a picture drawn with lay and subdivision m. */
+void hdg_png_report(hdg_report *rep, const hdg_png_layout *lay, int m);
+
+/* ---- explicit DG (run_png_dg.c): the state at the final time, or frames ----
+ * o->png with a '%' (one integer conversion like %04d) is a frame series:
+ * frame 0 at t = 0, one every o->every steps, the last at the final time,
+ * all in one fixed colour range, [-1.1 M, 1.1 M] with M the largest |value|
+ * of the first frame not all zero (so a movie does not flicker, and a wave
+ * that changes sign stays in range); otherwise one picture at the final time
+ * in its own range. output.png_frames counts them, output.png_frames_clamped
+ * the frames with values outside the fixed range (drawn clamped). */
+struct hdg_dg_data;
+struct hdg_dg_engine;
+/* Under mpirun: k doubles of each of this rank's own elements (rec, ne_owned
+ * rows) gathered on rank 0 in the whole mesh's element order (a new array of
+ * ne_global rows); NULL on the other ranks. Collective. */
+struct hdg_mesh_dist;
+double *hdg_png_gather(const struct hdg_mesh_dist *d, int k, const double *rec);
+
+typedef struct hdg_png_frames {
+    int field, m, ns, series, nframes, nclamped;
+    double *I, *vals, *vxy;    /* interpolation to the centroids (ns x Np), samples, vertices */
+    double vmin, vmax;         /* the series' fixed range (vmin >= vmax: not yet fixed) */
+} hdg_png_frames;
+/* Picks the field (o->png_field: a field name as in VTK, "Ez", "u_x";
+ * NULL: the first); HDG_EINPUT listing the fields when unknown. */
+hdg_status hdg_png_dg_open(hdg_png_frames *F, const struct hdg_dg_data *d, const hdg_run_options *o,
+                           hdg_error *err);
+/* After step `done` of nsteps (0: the initial state) at time t: writes a
+ * picture when one is due. */
+hdg_status hdg_png_dg_step(hdg_png_frames *F, const struct hdg_dg_data *d, const struct hdg_dg_engine *eng,
+                           const hdg_run_options *o, long long done, long long nsteps, double t,
+                           hdg_report *rep, hdg_error *err);
+void hdg_png_dg_close(hdg_png_frames *F);
+/* A path without '%', or a frame pattern: one %d, %Nd or %0Nd (N < 100), no other '%'. */
+int hdg_png_pattern_ok(const char *path);
+
+#endif

@@ -1,0 +1,35 @@
+/* geometry.h — per-element affine geometric factors of a triangle mesh.
+ *
+ * Element e maps the reference triangle v0=(-1,-1), v1=(1,-1), v2=(-1,1) onto its
+ * vertices (x0,y0), (x1,y1), (x2,y2) (counter-clockwise, mesh.h):
+ *     x = -(r+s)/2 x0 + (1+r)/2 x1 + (1+s)/2 x2     (same for y)
+ * so xr = (x1-x0)/2, xs = (x2-x0)/2, J = xr ys - xs yr > 0 (area = 2 J), and
+ *     rx = ys/J, ry = -xs/J, sx = -yr/J, sy = xr/J.
+ * Face arrays are indexed 3e+j by element and local face j (v_j -> v_{j+1}):
+ *     nx, ny  outward unit normal;  sJ = face length / 2 (Jacobian from [-1,1]);
+ *     Fscale = sJ / J.
+ * Normals and sJ are computed from the face's edge vector, so the two elements of
+ * an interior face get exactly opposite normals and identical sJ. */
+#ifndef HDG_GEOMETRY_H
+#define HDG_GEOMETRY_H
+
+#include "hdg.h"
+#include "runtime/mesh/mesh.h"
+
+typedef struct hdg_geom {
+    int ne;
+    double *xr, *xs, *yr, *ys, *J, *rx, *ry, *sx, *sy; /* ne */
+    double *nx, *ny, *sJ, *Fscale;                     /* 3ne */
+    double *rin;                                       /* ne: inscribed-circle radius */
+    double *h;                                         /* ne: longest edge */
+} hdg_geom;
+
+/* Fails (HDG_EINPUT naming the element) if some J <= 0: the mesh must come from
+ * hdg_mesh_build_topology, which makes every triangle counter-clockwise. */
+hdg_status hdg_geom_init(hdg_geom *g, const hdg_mesh *m, hdg_error *err);
+void hdg_geom_free(hdg_geom *g);
+
+/* Physical point (x, y) of reference point (r, s) in element e. */
+void hdg_geom_map(const hdg_mesh *m, int e, double r, double s, double *x, double *y);
+
+#endif
