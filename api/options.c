@@ -112,6 +112,10 @@ hdg_status hdg_api_option(hdg_run_options *o, hdg_api_extra *x, hdg_api_strings 
         o->png = keep(st, value);
     } else if (!strcmp(name, "size")) {
         if (!size_value(value, o)) return hdg_fail(err, HDG_EINPUT, "--size %s: expected WxH, each between 200 and 8192 pixels", value);
+    } else if (!strcmp(name, "vtk-format")) {
+        if (strcmp(value, "ascii") && strcmp(value, "binary"))
+            return hdg_fail(err, HDG_EINPUT, "--vtk-format %s: expected ascii or binary", value);
+        o->vtk_ascii = !strcmp(value, "ascii");
     } else if (!strcmp(name, "edges")) {
         if (!on_off(value, &o->png_edges)) return hdg_fail(err, HDG_EINPUT, "edges %s: expected on or off", value);
     } else if (!strcmp(name, "cache")) {

@@ -16,7 +16,8 @@ static void usage(FILE *f)
     fprintf(f, "usage: hdgc run FILE.hdg [--mesh square:N | FILE.msh] [--order k] [--set name=value]...\n"
                "                [--backend c|cuda|auto] [--solver cg|gmres|petsc] [--petsc OPTS]\n"
                "                [--precond mg|block|jacobi|none] [--format block|csr] [--rtol r] [--maxit n] [--restart m]\n"
-               "                [--vtk out.vtu|out.pvtu|out.pvd] [--every n] [--cfl c] [--dt D] [--final-time T]\n"
+               "                [--vtk out.vtu|out.pvtu|out.pvd] [--vtk-format binary|ascii] [--every n]\n"
+               "                [--cfl c] [--dt D] [--final-time T]\n"
                "                [--png out.png] [--field NAME] [--size WxH] [--edges]\n"
                "                [--kernels generated|handwritten] [--json report.json] [--no-cache] [--quiet]\n");
 }
@@ -69,7 +70,10 @@ static void help(void)
            "                      x_00000.vtu; HDG with dt(): with --every n, x_NNNNN.vtu\n"
            "                      every n steps and at the end, u* in each, x.pvd at the end;\n"
            "                      HDG: x.pvtu = one x_p<rank>.vtu per mpirun rank + x.pvtu;\n"
-           "                      under mpirun x.vtu is gathered on rank 0)\n"
+           "                      under mpirun x.vtu is gathered on rank 0). Vector and tensor\n"
+           "                      unknowns (q) are one array of 3 or 9 components (z = 0)\n"
+           "  --vtk-format F      binary (default: the arrays zlib-compressed, appended raw)\n"
+           "                      or ascii (readable text, several times larger)\n"
            "  --every n           time-dependent problems: write every n steps (with --vtk;\n"
            "                      DG: also a --png pattern)\n"
            "  --png FILE          a picture of a field (cairo, viridis, colour bar with its\n"
@@ -125,7 +129,7 @@ static int bad(const char *fmt, const char *arg)
  * the same name without the dashes); --set, --json, --quiet, --no-cache and --edges are
  * handled here. */
 static const char *const api_options[] = {"mesh", "backend", "solver", "petsc", "precond", "format", "vtk",
-                                          "png", "field", "size", "order", "rtol", "maxit", "every",
+                                          "vtk-format", "png", "field", "size", "order", "rtol", "maxit", "every",
                                           "restart", "cfl", "dt", "final-time", "kernels"};
 
 typedef struct run_args {
@@ -185,6 +189,10 @@ static int check_outputs(const run_args *A)
     if (!rc) rc = hdg_cli_check_output("run", "--vtk", vtk, mesh);
     if (!rc) rc = hdg_cli_check_output("run", "--png", png, A->path);
     if (!rc) rc = hdg_cli_check_output("run", "--png", png, mesh);
+    if (!rc && !vtk && get(A, "vtk-format")) {
+        fprintf(stderr, "hdgc run: --vtk-format goes with --vtk\n");
+        rc = 2;
+    }
     if (!rc && !png && (get(A, "field") || get(A, "size") || A->edges)) {
         fprintf(stderr, "hdgc run: --field, --size and --edges go with --png\n");
         rc = 2;

@@ -70,6 +70,7 @@ typedef struct hdg_run_options {
     int maxit;                 /* <= 0: solver default */
     int restart;               /* GMRES restart length (<= 0: 100) */
     const char *vtk;           /* output file (.vtu; DG: .pvd time series) or NULL */
+    int vtk_ascii;             /* --vtk-format ascii: ASCII .vtu files (0: binary, zlib-compressed) */
     int every;                 /* DG: write every n steps (0: only the end) */
     const char *png;           /* picture of a field (run_png.h) or NULL */
     const char *png_field;     /* --field: the field drawn (NULL: the first scalar element unknown) */

@@ -264,7 +264,10 @@ typedef struct vtkout {
     int series;
     int p, nlat;
     double *I, *vxy, **vals, *lat;   /* lat: the lattice, r then s */
-    char names[HDG_DG_MAX_FIELDS][64];
+    char names[HDG_DG_MAX_FIELDS][64];    /* per component: "Ez", "u_x" (the snapshot's) */
+    int nu, ncomp[HDG_DG_MAX_FIELDS];     /* the unknowns: the .vtu's fields ("u" of 2 components) */
+    const char *unames[HDG_DG_MAX_FIELDS];
+    int ascii;                            /* --vtk-format ascii */
     char **files;
     double *times;
     int nfiles;
@@ -295,6 +298,10 @@ static void vtk_open(vtkout *v, const hdg_dg_data *d, const char *path)
         snprintf(v->names[f], sizeof v->names[f], "%s", d->L.field_name[f]);
         for (char *c = v->names[f]; *c; c++)
             if (*c == '.') *c = '_';
+        if (d->L.field_comp[f] == 0) {   /* an unknown's components are consecutive fields */
+            const hdg_unknown *u = &d->p->unknowns[d->L.field_unknown[f]];
+            v->unames[v->nu] = u->name, v->ncomp[v->nu++] = u->ncomp;
+        }
     }
     const hdg_mesh *m = d->mesh;
     v->vxy = hdg_xmalloc(sizeof(double) * 6 * (size_t)m->ne);
@@ -320,12 +327,17 @@ static void vtk_interp(vtkout *v, const hdg_dg_data *d, const double *U)
             }
 }
 
+/* The .vtu's contents: ne elements of the interpolated state. */
+static hdg_vtk_data vtk_data(const vtkout *v, int ne)
+{
+    return (hdg_vtk_data){.ne = ne, .vxy = v->vxy, .p = v->p, .nfields = v->nu, .names = v->unames,
+                          .ncomp = v->ncomp, .values = (const double *const *)v->vals, .mode = HDG_VTK_LAGRANGE,
+                          .format = v->ascii ? HDG_VTK_ASCII : HDG_VTK_BINARY};
+}
+
 /* The interpolated state at time t as the next file of the output. */
 static hdg_status vtk_write(vtkout *v, const hdg_dg_data *d, double t, hdg_error *err)
 {
-    int ne = d->mesh->ne, F = d->L.nfields;
-    const char *np[HDG_DG_MAX_FIELDS];
-    for (int f = 0; f < F; f++) np[f] = v->names[f];
     hdg_str file;
     hdg_str_init(&file);
     if (v->series) {
@@ -337,10 +349,11 @@ static hdg_status vtk_write(vtkout *v, const hdg_dg_data *d, double t, hdg_error
     if (d->dist || (!v->series && hdg_vtk_is_parallel(file.s))) {
         /* mpirun: the own elements of every rank (runtime/output/vtk_dist.h), a series' frame a .pvtu;
          * serially, x.pvtu: a parallel file of one piece */
-        hdg_vtk_data D = {d->ne_own, v->vxy, v->p, F, np, (const double *const *)v->vals, NULL, HDG_VTK_LAGRANGE};
+        hdg_vtk_data D = vtk_data(v, d->ne_own);
         st = hdg_vtk_write_dist(file.s, &D, d->dist ? d->dist->egid : NULL, d->ne_global, err);
     } else {
-        st = hdg_vtk_write(file.s, ne, v->vxy, v->p, F, np, (const double *const *)v->vals, HDG_VTK_LAGRANGE, err);
+        hdg_vtk_data D = vtk_data(v, d->mesh->ne);
+        st = hdg_vtk_write_data(file.s, &D, err);
     }
     if (st || ((d->dist || hdg_vtk_is_parallel(file.s)) && !v->series)) { hdg_str_free(&file); return st; }
     v->files = hdg_xrealloc(v->files, sizeof(char *) * (v->nfiles + 1));
@@ -370,8 +383,7 @@ static hdg_status commit_pieces(vtkout *v, const hdg_dg_data *d, hdg_error *err)
         hdg_str_free(&from), hdg_str_free(&to);
     }
     if ((st = hdg_comm_agree(st, err))) return st;
-    const char *np[HDG_DG_MAX_FIELDS];
-    for (int f = 0; f < d->L.nfields; f++) np[f] = v->names[f];
+    hdg_vtk_data D = vtk_data(v, 0);
     char **pieces = hdg_xcalloc((size_t)size, sizeof *pieces);
     for (int i = 0; i < v->nfiles && !st; i++) {
         for (int r = 0; r < size; r++) {
@@ -379,7 +391,7 @@ static hdg_status commit_pieces(vtkout *v, const hdg_dg_data *d, hdg_error *err)
             pieces[r] = hdg_str_take(&to);
         }
         hdg_str_printf(&to, "%s_%05d.pvtu", v->base, i);
-        if (rank == 0) st = hdg_pvtu_write(to.s, size, (const char *const *)pieces, v->p, d->L.nfields, np, NULL, err);
+        if (rank == 0) st = hdg_pvtu_write(to.s, size, (const char *const *)pieces, &D, err);
         if (rank == 0 && !st) remove(v->files[i]);
         free(v->files[i]);
         v->files[i] = hdg_str_take(&to);
@@ -701,6 +713,7 @@ hdg_status hdg_dg_integrate(const hdg_dg_data *d, const hdg_dg_engine *eng, cons
     hdg_report_number(rep, "energy.start", e0);
     if (opt->vtk || opt->snapshot) {
         vtk_open(&v, d, opt->vtk);
+        v.ascii = opt->vtk_ascii;
         if (v.series && (st = vtk_write_state(&v, d, eng, 0.0, err))) goto done;
         if (nsteps > 0 && (st = snapshot_state(&v, d, eng, opt, 0, 0.0, 0, err))) goto done;
     }

@@ -469,7 +469,8 @@ static hdg_status write_vtk(const hdg_run_options *o, const hdg_vtk_data *D, hdg
 }
 
 /* Element fields (and the post-processed one) as Lagrange triangles of the
- * highest degree among them. */
+ * highest degree among them; in the .vtu an unknown of 2 or 4 components is
+ * one vector or tensor field (the snapshot has a field per component). */
 hdg_status hdg_hdg_output(const hdg_problem *p, const hdg_lowered *L, int ne, const double *geom,
                           const double *xe, const double *xp, const hdg_run_options *o, hdg_error *err)
 {
@@ -492,14 +493,15 @@ hdg_status hdg_hdg_output_at(const hdg_problem *p, const hdg_lowered *L, int ne,
     int nlat = hdg_vtk_lattice_size(deg);
     double *lr = hdg_xmalloc(sizeof(double) * (size_t)nlat), *ls = hdg_xmalloc(sizeof(double) * (size_t)nlat);
     hdg_vtk_lattice(deg, lr, ls);
-    int nf = 0;
-    const char *names[64];
+    int nf = 0, nu = 0, ncomp[64];   /* nf components (the snapshot's fields), nu unknowns (the VTK fields) */
+    const char *names[64], *unames[64];
     double *vals[64];
     char namebuf[64][80];
     for (int u = 0; u < p->nunknowns && nf <= 64 - HDG_MAX_COMP; u++) {
         const hdg_unknown *x = &p->unknowns[u];
         int pi = post ? hdg_lowered_post_index(L, u) : -1;
         if (L->uoff[u] < 0 && pi < 0) continue;
+        unames[nu] = x->name, ncomp[nu++] = x->ncomp;
         for (int c = 0; c < x->ncomp; c++) {
             snprintf(namebuf[nf], sizeof namebuf[nf], "%s%s", x->name, hdg_comp_field_suffix(x->ncomp, c));
             names[nf] = namebuf[nf];
@@ -520,7 +522,9 @@ hdg_status hdg_hdg_output_at(const hdg_problem *p, const hdg_lowered *L, int ne,
     hdg_vtk_cells cells = {cname[0] ? 1 : 0, cnames, cvals};
     hdg_status st = HDG_OK;
     if (o->vtk) {
-        hdg_vtk_data D = {ne, vxy, deg, nf, names, (const double *const *)vals, &cells, HDG_VTK_LAGRANGE};
+        hdg_vtk_data D = {.ne = ne, .vxy = vxy, .p = deg, .nfields = nu, .names = unames, .ncomp = ncomp,
+                          .values = (const double *const *)vals, .cells = &cells, .mode = HDG_VTK_LAGRANGE,
+                          .format = o->vtk_ascii ? HDG_VTK_ASCII : HDG_VTK_BINARY};
         st = write_vtk(o, &D, err);
     }
     if (!st && o->snapshot) {

@@ -117,6 +117,7 @@ hdg_status hdgc_problem_set_param(hdgc_problem *p, const char *name, double valu
  *   final-time T, dt D                         time stepping (DG and HDG with dt())
  *   cfl C                                      DG: the step from a CFL number
  *   vtk FILE         .vtu (or a .pvd series)   every N     time-dependent: output every N steps
+ *   vtk-format F     binary (default, zlib-compressed) or ascii
  *   png FILE, field NAME, size WxH, edges on|off   a picture (hdgc run --png)
  *   cache on|off     the on-disk kernel cache
  *   kernels K        generated (default) or handwritten (backends/handwritten/: examples/poisson.hdg,

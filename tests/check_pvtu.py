@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """check_pvtu.py - compares the output of a run under mpirun with the serial
-run's .vtu, reading both with a real XML parser (xml.etree).
+run's .vtu, reading both with a real XML parser (xml.etree; binary appended
+data decoded by tests/vtu_read.py).
 
 usage: check_pvtu.py SERIAL.vtu OUTPUT NPIECES
   OUTPUT.pvtu  a parallel file of NPIECES pieces: every piece exists (relative
@@ -17,6 +18,8 @@ import os
 import sys
 import xml.etree.ElementTree as ET
 
+import vtu_read
+
 failures = []
 
 
@@ -24,30 +27,24 @@ def fail(msg):
     failures.append(msg)
 
 
-def piece_of(path):
-    root = ET.parse(path).getroot()
-    piece = root.find("UnstructuredGrid/Piece")
-    if piece is None:
-        fail(f"{path}: no UnstructuredGrid/Piece")
-    return piece
-
-
-def arrays(piece, section):
+def arrays(vtk, piece, section):
     """{name: (type, ncomp, values)} of one section of a piece."""
     out = {}
     sec = piece.find(section)
     for a in sec.findall("DataArray") if sec is not None else []:
-        vals = [float(t) for t in (a.text or "").split()]
-        out[a.get("Name")] = (a.get("type"), int(a.get("NumberOfComponents", "1")), vals)
+        out[a.get("Name")] = (a.get("type"), int(a.get("NumberOfComponents", "1")), vtk.values(a))
     return out
 
 
 def grid(path):
     """Counts and arrays of a .vtu."""
-    p = piece_of(path)
+    vtk = vtu_read.parse(path)
+    p = vtk.root.find("UnstructuredGrid/Piece")
+    if p is None:
+        fail(f"{path}: no UnstructuredGrid/Piece")
     return {"points": int(p.get("NumberOfPoints")), "cells": int(p.get("NumberOfCells")),
-            "PointData": arrays(p, "PointData"), "CellData": arrays(p, "CellData"),
-            "Points": arrays(p, "Points")}
+            "PointData": arrays(vtk, p, "PointData"), "CellData": arrays(vtk, p, "CellData"),
+            "Points": arrays(vtk, p, "Points")}
 
 
 def declared(root, section):

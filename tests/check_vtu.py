@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
 """check_vtu.py - reads the .vtu/.pvd files test_vtk wrote with a real XML
-parser (xml.etree) and checks them independently of the C code.
+parser (xml.etree; binary appended data decoded by tests/vtu_read.py with
+zlib and struct) and checks them independently of the C code.
 
 usage: check_vtu.py SPEC...
   FILE.vtu:NPOINTS:NCELLS   a grid with these counts
-  +NAME                     the grid before must have a data array NAME
+  +NAME[:NCOMP]             the grid before must have a data array NAME (of
+                            NCOMP components: 3 for a vector, 9 a tensor)
+  =ascii, =binary           the grid before is in this format
   FILE.pvd:NFILES           a collection of NFILES grids, each of which must
                             exist (relative to the .pvd) and be well formed
+  A.vtu~B.vtu               the two files hold the same arrays with the same
+                            values, bit for bit (an ASCII file and its binary twin)
 
 For every grid: counts agree with the arrays, offsets/types/connectivity are
 consistent, all numbers finite, linear triangles counter-clockwise, a field
@@ -20,6 +25,8 @@ import os
 import sys
 import xml.etree.ElementTree as ET
 
+import vtu_read
+
 VTK_TRIANGLE, VTK_LAGRANGE_TRIANGLE = 5, 69
 failures = []
 
@@ -28,9 +35,10 @@ def fail(msg):
     failures.append(msg)
 
 
-def numbers(arr, kind=float):
-    text = arr.text or ""
-    return [kind(t) for t in text.split()]
+def file_format(piece):
+    """ascii, binary, or mixed (a file has one format)."""
+    kinds = {"binary" if a.get("format") == "appended" else a.get("format") for a in piece.iter("DataArray")}
+    return kinds.pop() if len(kinds) == 1 else "mixed"
 
 
 def find_array(parent, name):
@@ -59,12 +67,14 @@ def lagrange_param_coords(order):
     return [(i / order, j / order) for i, j in pts]
 
 
-def check_grid(path, npts, ncells, required):
+def check_grid(path, npts, ncells, required, fmt):
     try:
-        root = ET.parse(path).getroot()
-    except (ET.ParseError, OSError) as e:
-        fail(f"{path}: not well-formed XML: {e}")
+        vtk = vtu_read.parse(path)
+        root = vtk.root
+    except (ET.ParseError, OSError, ValueError) as e:
+        fail(f"{path}: not well-formed XML or undecodable data: {e}")
         return
+    numbers = vtk.values
     if root.tag != "VTKFile" or root.get("type") != "UnstructuredGrid":
         fail(f"{path}: root is {root.tag} type={root.get('type')}")
         return
@@ -73,6 +83,8 @@ def check_grid(path, npts, ncells, required):
         fail(f"{path}: no Piece")
         return
     n, m = int(piece.get("NumberOfPoints")), int(piece.get("NumberOfCells"))
+    if fmt and file_format(piece) != fmt:
+        fail(f"{path}: format {file_format(piece)}, want {fmt}")
     if (n, m) != (npts, ncells):
         fail(f"{path}: {n} points, {m} cells; want {npts}, {ncells}")
 
@@ -93,14 +105,21 @@ def check_grid(path, npts, ncells, required):
     names = {}
     for section, size in (("PointData", n), ("CellData", m)):
         for a in piece.findall(section + "/DataArray"):
-            vals = numbers(a)
-            names[a.get("Name")] = (section, vals)
-            if len(vals) != size or not all(math.isfinite(v) for v in vals):
-                fail(f"{path}: {section} '{a.get('Name')}' has {len(vals)} values (want {size}) or non-finite ones")
-    for name in required:
+            vals, ncomp = numbers(a), int(a.get("NumberOfComponents", "1"))
+            names[a.get("Name")] = (section, vals, ncomp)
+            if len(vals) != size * ncomp or not all(math.isfinite(v) for v in vals):
+                fail(f"{path}: {section} '{a.get('Name')}' has {len(vals)} values (want {size} x {ncomp}) "
+                     "or non-finite ones")
+            zero = {3: (2,), 9: (2, 5, 6, 7, 8)}.get(ncomp, ())   # z parts of a 2D vector or tensor
+            if any(vals[k + c] != 0 for k in range(0, len(vals), ncomp) for c in zero):
+                fail(f"{path}: {section} '{a.get('Name')}': a z component is not 0")
+    for spec in required:
+        name, _, ncomp = spec.partition(":")
         if name not in names:
             fail(f"{path}: no data array named {name!r} (have {sorted(names)})")
-    if names.get("f", ("", []))[0] == "PointData":
+        elif ncomp and names[name][2] != int(ncomp):
+            fail(f"{path}: {name!r} has {names[name][2]} components, want {ncomp}")
+    if names.get("f", ("", [], 1))[0] == "PointData":
         f = names["f"][1]
         for k in range(min(n, len(f))):
             x, y = xyz[3 * k], xyz[3 * k + 1]
@@ -150,9 +169,29 @@ def check_collection(path, nfiles):
             fail(f"{path}: data set {f} not found (looked at {target})")
             continue
         try:
-            ET.parse(target)
-        except ET.ParseError as e:
+            vtu_read.parse(target)
+        except (ET.ParseError, ValueError) as e:
             fail(f"{target}: not well-formed XML: {e}")
+
+
+def all_arrays(path):
+    vtk = vtu_read.parse(path)
+    piece = vtk.root.find("UnstructuredGrid/Piece")
+    return {(sec.tag, a.get("Name")): (a.get("type"), a.get("NumberOfComponents", "1"), vtk.values(a))
+            for sec in piece for a in sec.findall("DataArray")}
+
+
+def check_same(a, b):
+    try:
+        x, y = all_arrays(a), all_arrays(b)
+    except (ET.ParseError, OSError, ValueError) as e:
+        fail(f"{a}~{b}: {e}")
+        return
+    if set(x) != set(y):
+        fail(f"{a}~{b}: arrays {sorted(x)} and {sorted(y)}")
+    for key in sorted(set(x) & set(y)):
+        if x[key] != y[key]:
+            fail(f"{a}~{b}: {key[0]} {key[1]} differs")
 
 
 def main(args):
@@ -160,12 +199,16 @@ def main(args):
     for a in args:
         if a.startswith("+"):
             grids[-1][3].append(a[1:])
+        elif a.startswith("="):
+            grids[-1][4] = a[1:]
+        elif "~" in a:
+            check_same(*a.split("~", 1))
         elif a.endswith(".pvd") or ".pvd:" in a:
             path, nfiles = a.rsplit(":", 1)
             check_collection(path, int(nfiles))
         else:
             path, npts, ncells = a.rsplit(":", 2)
-            grids.append((path, int(npts), int(ncells), []))
+            grids.append([path, int(npts), int(ncells), [], None])
     for g in grids:
         check_grid(*g)
     for f in failures:

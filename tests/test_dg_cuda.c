@@ -196,6 +196,7 @@ static void vtk_series(void)
     o.use_cache = 1;
     o.final_time = 0.1;
     o.every = 4;
+    o.vtk_ascii = 1;   /* same_numbers reads text */
     char path[2][256];
     outcome r[2];
     int pid = (int)getpid();   /* the emulator and GPU entries may run at once */

@@ -1,8 +1,10 @@
-/* test_vtk.c — the .vtu / .pvd writers: writes a known field on a 2-element
- * mesh for p = 0..10 in both modes, parses the files back and checks counts,
- * cell types, offsets, that every stored value matches the field at the
- * stored point, VTK's Lagrange point order, the subdivision, and the errors.
- * Leaves its files in the working directory for check_vtu.py. */
+/* test_vtk.c — the .vtu / .pvd / .pvtu writers: writes a known field on a
+ * 2-element mesh for p = 0..10 in both modes as ASCII, parses the files back
+ * and checks counts, cell types, offsets, that every stored value matches the
+ * field at the stored point, VTK's Lagrange point order, the subdivision, and
+ * the errors; vector and tensor fields as 3- and 9-component arrays (z = 0).
+ * Leaves its files, and a binary twin of each ASCII file (*_bin.vtu, which
+ * this reader cannot read), in the working directory for check_vtu.py. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -47,6 +49,15 @@ static void sample(int p, double *f, double *g)
                 g[k] = field_g(x, y, e);
             }
     }
+}
+
+/* hdg_vtk_write_cells as ASCII (the reader below reads that only). */
+static hdg_status write_ascii(const char *path, int ne, const double *vxy, int p, int nfields, const char *const *names,
+                              const double *const *values, const hdg_vtk_cells *cells, int mode, hdg_error *err)
+{
+    hdg_vtk_data D = {.ne = ne, .vxy = vxy, .p = p, .nfields = nfields, .names = names, .values = values,
+                      .cells = cells, .mode = mode, .format = HDG_VTK_ASCII};
+    return hdg_vtk_write_data(path, &D, err);
 }
 
 /* ---- a minimal reader for the files we write ---------------------------- */
@@ -244,9 +255,12 @@ static void write_and_check(int p, int mode)
     double f[NE * NLAT_MAX], g[NE * NLAT_MAX];
     const char *names[2] = {"f", "g"};
     const double *values[2] = {f, g};
-    snprintf(path, sizeof path, "out_vtk_%s_p%d.vtu", mode == HDG_VTK_LAGRANGE ? "lagrange" : "subdivide", p);
+    snprintf(path, sizeof path, "out_vtk_%s_p%d_bin.vtu", mode == HDG_VTK_LAGRANGE ? "lagrange" : "subdivide", p);
     sample(p, f, g);
-    hdg_status st = hdg_vtk_write(path, NE, VXY, p, 2, names, values, mode, &err);
+    hdg_status st = hdg_vtk_write(path, NE, VXY, p, 2, names, values, mode, &err);   /* binary */
+    CHECK(st == HDG_OK, "%s: %s", path, err.msg);
+    snprintf(path, sizeof path, "out_vtk_%s_p%d.vtu", mode == HDG_VTK_LAGRANGE ? "lagrange" : "subdivide", p);
+    if (!st) st = write_ascii(path, NE, VXY, p, 2, names, values, NULL, mode, &err);
     CHECK(st == HDG_OK, "%s: %s", path, err.msg);
     if (st) return;
 
@@ -385,8 +399,7 @@ static void test_odd_names(void)
     const char *names[2] = {"f", "a<b & \"c\" 'd'>"};
     const double *values[2] = {f, g};
     sample(1, f, g);
-    hdg_status st = hdg_vtk_write("out_vtk_names.vtu", NE, VXY, 1, 2, names, values,
-                                  HDG_VTK_LAGRANGE, &err);
+    hdg_status st = write_ascii("out_vtk_names.vtu", NE, VXY, 1, 2, names, values, NULL, HDG_VTK_LAGRANGE, &err);
     CHECK(st == HDG_OK, "escaped name: %s", err.msg);
     char *xml;
     size_t len;
@@ -419,8 +432,8 @@ static void test_cell_fields(void)
     };
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         sample(cases[c].p, f, g);
-        hdg_status st = hdg_vtk_write_cells(cases[c].path, NE, VXY, cases[c].p, cases[c].nf, names, values, &cells,
-                                            cases[c].mode, &err);
+        hdg_status st = write_ascii(cases[c].path, NE, VXY, cases[c].p, cases[c].nf, names, values, &cells,
+                                    cases[c].mode, &err);
         CHECK(st == HDG_OK, "%s: %s", cases[c].path, err.msg);
         char *xml;
         size_t len;
@@ -529,7 +542,7 @@ static void test_snapshot_and_atomic(void)
     sample(6, f, g);
     signal(SIGXFSZ, SIG_IGN);
     setrlimit(RLIMIT_FSIZE, &lim);
-    hdg_status st = hdg_vtk_write("out_atomic.vtu", NE, VXY, 6, 2, names, values, HDG_VTK_SUBDIVIDE, &err);
+    hdg_status st = write_ascii("out_atomic.vtu", NE, VXY, 6, 2, names, values, NULL, HDG_VTK_SUBDIVIDE, &err);
     setrlimit(RLIMIT_FSIZE, &old);
     CHECK(st == HDG_EIO && strstr(err.msg, "write error") && strstr(err.msg, "unchanged"), "failed write: %s",
           err.msg);
@@ -537,6 +550,66 @@ static void test_snapshot_and_atomic(void)
               !memcmp(xml, before, len), "the previous .vtu is intact");
     free(xml);
     free(before);
+}
+
+/* ---- vectors and tensors ------------------------------------------------ */
+
+/* v = (f, g) and T = (f, g; -f, 2g) at p = 2, as arrays of 3 and 9 components
+ * with zeros in the z parts, in ASCII (read here) and binary (for check_vtu.py);
+ * the .pvtu declares them alike; 3 components are refused. */
+static void test_components(void)
+{
+    enum { P = 2, NL = 6 };
+    double f[NE * NL], g[NE * NL], mf[NE * NL], g2[NE * NL];
+    sample(P, f, g);
+    for (int k = 0; k < NE * NL; k++) mf[k] = -f[k], g2[k] = 2 * g[k];
+    const char *names[3] = {"s", "v", "T"};
+    const int ncomp[3] = {1, 2, 4};
+    const double *values[7] = {f, f, g, f, g, mf, g2};
+    hdg_vtk_data D = {.ne = NE, .vxy = VXY, .p = P, .nfields = 3, .names = names, .ncomp = ncomp, .values = values,
+                      .mode = HDG_VTK_LAGRANGE, .format = HDG_VTK_ASCII};
+    hdg_error err = {0};
+    CHECK(hdg_vtk_write_data("out_vtk_comp.vtu", &D, &err) == HDG_OK, "components: %s", err.msg);
+    D.format = HDG_VTK_BINARY;
+    CHECK(hdg_vtk_write_data("out_vtk_comp_bin.vtu", &D, &err) == HDG_OK, "components, binary: %s", err.msg);
+    char *xml = NULL;
+    size_t len;
+    if (hdg_read_file("out_vtk_comp.vtu", &xml, &len, &err) == HDG_OK) {
+        CHECK(strstr(xml, "Name=\"v\" NumberOfComponents=\"3\"") && strstr(xml, "Name=\"T\" NumberOfComponents=\"9\""),
+              "3 and 9 components declared");
+        CHECK(strstr(xml, "<PointData Scalars=\"s\" Vectors=\"v\" Tensors=\"T\">"), "active attributes");
+        double *v = NULL, *t = NULL;
+        int nv = read_array(xml, "Name=\"v\"", &v), nt = read_array(xml, "Name=\"T\"", &t);
+        CHECK(nv == 3 * NE * NL && nt == 9 * NE * NL, "%d vector and %d tensor values", nv, nt);
+        vtu_file pts;
+        load("out_vtk_comp.vtu", &pts);   /* the points, in VTK's order: the values follow them */
+        int bad = 0;
+        for (int k = 0; nv == 3 * NE * NL && nt == 9 * NE * NL && k < NE * NL; k++) {
+            double x = pts.pts[3 * k], y = pts.pts[3 * k + 1], F = field_f(x, y), G = field_g(x, y, k / NL);
+            double want_v[3] = {F, G, 0}, want_t[9] = {F, G, 0, -F, 2 * G, 0, 0, 0, 0};
+            for (int c = 0; c < 3; c++) bad += fabs(v[3 * k + c] - want_v[c]) > 1e-12;
+            for (int c = 0; c < 9; c++) bad += fabs(t[9 * k + c] - want_t[c]) > 1e-12;
+        }
+        CHECK(bad == 0, "%d vector or tensor components differ from (f, g, 0) and (f, g, 0; -f, 2g, 0; 0 0 0)", bad);
+        free(v), free(t), free(xml);
+        unload(&pts);
+    }
+    const char *pieces[2] = {"out_vtk_comp.vtu", "out_vtk_comp_bin.vtu"};
+    CHECK(hdg_pvtu_write("out_vtk_comp.pvtu", 2, pieces, &D, &err) == HDG_OK, "pvtu: %s", err.msg);
+    if (hdg_read_file("out_vtk_comp.pvtu", &xml, &len, &err) == HDG_OK) {
+        CHECK(strstr(xml, "<PPointData Scalars=\"s\" Vectors=\"v\" Tensors=\"T\">") &&
+                  strstr(xml, "<PDataArray type=\"Float64\" Name=\"v\" NumberOfComponents=\"3\"/>") &&
+                  strstr(xml, "<PDataArray type=\"Float64\" Name=\"T\" NumberOfComponents=\"9\"/>"),
+              "the .pvtu declares the components:\n%s", xml);
+        free(xml);
+    }
+    const int three[3] = {1, 3, 1};
+    D.ncomp = three;
+    CHECK(hdg_vtk_write_data("out_bad.vtu", &D, &err) == HDG_EINPUT && strstr(err.msg, "'v' has 3 components"),
+          "3 components: %s", err.msg);
+    D.ncomp = ncomp, D.format = 2;
+    CHECK(hdg_vtk_write_data("out_bad.vtu", &D, &err) == HDG_EINPUT && strstr(err.msg, "format"), "format: %s", err.msg);
+    CHECK(!exists("out_bad.vtu"), "a file written despite bad arguments");
 }
 
 int main(void)
@@ -551,5 +624,6 @@ int main(void)
     test_cell_fields();
     test_pvd();
     test_snapshot_and_atomic();
+    test_components();
     return test_summary("test_vtk");
 }

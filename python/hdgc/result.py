@@ -111,12 +111,14 @@ class Result:
             node = node[part]
         return float(node) if isinstance(node, (int, float)) and not isinstance(node, bool) else math.nan
 
-    def to_vtk(self, path, fields=None):
+    def to_vtk(self, path, fields=None, format="binary"):
         """Writes the fields (all, or the names given) as a .vtu of Lagrange triangles, with the
-        error indicators (.indicators) as the cell fields estimate_<unknown>, as `hdgc run --vtk`."""
+        error indicators (.indicators) as the cell fields estimate_<unknown>, as `hdgc run --vtk`:
+        a vector's or tensor's components (q_x, q_y) as one array of 3 or 9 components; format
+        "binary" (zlib-compressed, the default) or "ascii"."""
         from .vtk import write_vtu
         cells = {f"estimate_{u}": eta for u, eta in self.indicators.items()}
-        write_vtu(path, [self.fields[n] for n in (fields or self.fields)], cells)
+        write_vtu(path, [self.fields[n] for n in (fields or self.fields)], cells, format=format)
         return path
 
     def plot(self, name, ax=None, path=None, **kw):

@@ -1,14 +1,20 @@
 /* vtk.c — writes discontinuous high-order triangle fields as VTK XML
- * UnstructuredGrid files (.vtu) and time series as ParaView collections
- * (.pvd). See vtk.h for the lattice the caller samples its fields on. */
+ * UnstructuredGrid files (.vtu: binary, zlib-compressed appended data, or
+ * ASCII), parallel files (.pvtu) and time series as ParaView collections
+ * (.pvd). See vtk.h for the lattice the caller samples its fields on.
+ * A file is a list of arrays (list_arrays) whose values are computed one by
+ * one from the caller's data (float_value, int_value), printed or packed
+ * into compressed blocks. */
 #include "runtime/output/vtk.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "support/util.h"
 
@@ -89,46 +95,56 @@ static hdg_status check_name(const char *what, const char *name, hdg_error *err)
     return HDG_OK;
 }
 
-/* Named, without control characters, distinct. */
-static hdg_status check_field_names(int nfields, const char *const *names, hdg_error *err)
+static int ncomp_of(const hdg_vtk_data *D, int f)
 {
-    for (int f = 0; f < nfields; f++) {
-        hdg_status st = check_name("field", names[f], err);
+    return D->ncomp ? D->ncomp[f] : 1;
+}
+
+/* Named, without control characters, distinct; 1, 2 or 4 components each. */
+static hdg_status check_field_names(const hdg_vtk_data *D, hdg_error *err)
+{
+    for (int f = 0; f < D->nfields; f++) {
+        hdg_status st = check_name("field", D->names[f], err);
         if (st) return st;
+        int c = ncomp_of(D, f);
+        if (c != 1 && c != 2 && c != 4)
+            return hdg_fail(err, HDG_EINPUT, "vtk: field '%s' has %d components (1, 2 or 4 expected)",
+                            D->names[f], c);
         for (int g = 0; g < f; g++)
-            if (strcmp(names[f], names[g]) == 0)
-                return hdg_fail(err, HDG_EINPUT, "vtk: field name '%s' given twice", names[f]);
+            if (strcmp(D->names[f], D->names[g]) == 0)
+                return hdg_fail(err, HDG_EINPUT, "vtk: field name '%s' given twice", D->names[f]);
     }
     return HDG_OK;
 }
 
-static hdg_status check_args(const char *path, int ne, const double *vxy, int p, int nfields,
-                             const char *const *names, const double *const *values, int mode,
-                             hdg_error *err)
+static hdg_status check_args(const char *path, const hdg_vtk_data *D, hdg_error *err)
 {
     if (!path || !*path) return hdg_fail(err, HDG_EINPUT, "vtk: no output path given");
-    if (ne < 0) return hdg_fail(err, HDG_EINPUT, "vtk: negative element count %d", ne);
-    if (p < 0 || p > HDG_VTK_MAX_DEGREE)
-        return hdg_fail(err, HDG_EINPUT, "vtk: degree %d out of range 0..%d", p,
+    if (D->ne < 0) return hdg_fail(err, HDG_EINPUT, "vtk: negative element count %d", D->ne);
+    if (D->p < 0 || D->p > HDG_VTK_MAX_DEGREE)
+        return hdg_fail(err, HDG_EINPUT, "vtk: degree %d out of range 0..%d", D->p,
                         HDG_VTK_MAX_DEGREE);
-    if (mode != HDG_VTK_LAGRANGE && mode != HDG_VTK_SUBDIVIDE)
-        return hdg_fail(err, HDG_EINPUT, "vtk: unknown output mode %d", mode);
-    if (nfields < 0) return hdg_fail(err, HDG_EINPUT, "vtk: negative field count %d", nfields);
-    if (ne > 0 && !vxy) return hdg_fail(err, HDG_EINPUT, "vtk: no vertex coordinates given");
-    if (nfields > 0 && (!names || !values))
-        return hdg_fail(err, HDG_EINPUT, "vtk: %d fields but no names or values", nfields);
-    hdg_status st = check_field_names(nfields, names, err);
-    for (int f = 0; !st && f < nfields; f++)
-        if (ne > 0 && !values[f])
-            return hdg_fail(err, HDG_EINPUT, "vtk: field '%s' has no values", names[f]);
+    if (D->mode != HDG_VTK_LAGRANGE && D->mode != HDG_VTK_SUBDIVIDE)
+        return hdg_fail(err, HDG_EINPUT, "vtk: unknown output mode %d", D->mode);
+    if (D->format != HDG_VTK_BINARY && D->format != HDG_VTK_ASCII)
+        return hdg_fail(err, HDG_EINPUT, "vtk: unknown format %d", D->format);
+    if (D->nfields < 0) return hdg_fail(err, HDG_EINPUT, "vtk: negative field count %d", D->nfields);
+    if (D->ne > 0 && !D->vxy) return hdg_fail(err, HDG_EINPUT, "vtk: no vertex coordinates given");
+    if (D->nfields > 0 && (!D->names || !D->values))
+        return hdg_fail(err, HDG_EINPUT, "vtk: %d fields but no names or values", D->nfields);
+    hdg_status st = check_field_names(D, err);
+    for (int f = 0, col = 0; !st && f < D->nfields; col += ncomp_of(D, f), f++)
+        for (int c = 0; c < ncomp_of(D, f); c++)
+            if (D->ne > 0 && !D->values[col + c])
+                return hdg_fail(err, HDG_EINPUT, "vtk: field '%s' has no values", D->names[f]);
     return st;
 }
 
 /* Cell fields: named, distinct among themselves and from the lattice fields,
  * with values, all finite. */
-static hdg_status check_cells(int ne, int nfields, const char *const *names, const hdg_vtk_cells *c,
-                              hdg_error *err)
+static hdg_status check_cells(const hdg_vtk_data *D, int ne, hdg_error *err)
 {
+    const hdg_vtk_cells *c = D->cells;
     if (!c || c->n == 0) return HDG_OK;
     if (c->n < 0) return hdg_fail(err, HDG_EINPUT, "vtk: negative cell field count %d", c->n);
     if (!c->names || !c->values)
@@ -139,8 +155,8 @@ static hdg_status check_cells(int ne, int nfields, const char *const *names, con
         for (int g = 0; g < f; g++)
             if (strcmp(c->names[f], c->names[g]) == 0)
                 return hdg_fail(err, HDG_EINPUT, "vtk: cell field name '%s' given twice", c->names[f]);
-        for (int g = 0; g < nfields; g++)
-            if (strcmp(c->names[f], names[g]) == 0)
+        for (int g = 0; g < D->nfields; g++)
+            if (strcmp(c->names[f], D->names[g]) == 0)
                 return hdg_fail(err, HDG_EINPUT, "vtk: cell field name '%s' is also a field's", c->names[f]);
         if (ne > 0 && !c->values[f])
             return hdg_fail(err, HDG_EINPUT, "vtk: cell field '%s' has no values", c->names[f]);
@@ -153,45 +169,136 @@ static hdg_status check_cells(int ne, int nfields, const char *const *names, con
 }
 
 /* A NaN in a plot file is silent trouble: refuse it with its place. */
-static hdg_status check_finite(int ne, const double *vxy, int nlat, int nfields,
-                               const char *const *names, const double *const *values,
-                               hdg_error *err)
+static hdg_status check_finite(const hdg_vtk_data *D, int nlat, hdg_error *err)
 {
-    for (int e = 0; e < ne; e++)
+    for (int e = 0; e < D->ne; e++)
         for (int k = 0; k < 6; k++)
-            if (!isfinite(vxy[6 * e + k]))
+            if (!isfinite(D->vxy[6 * e + k]))
                 return hdg_fail(err, HDG_EINPUT,
                                 "vtk: vertex coordinates of element %d are not finite", e);
-    for (int f = 0; f < nfields; f++)
-        for (int e = 0; e < ne; e++)
-            for (int k = 0; k < nlat; k++) {
-                double v = values[f][(size_t)e * nlat + k];
-                if (!isfinite(v))
-                    return hdg_fail(err, HDG_EINPUT,
-                                    "vtk: field '%s' is not finite at element %d "
-                                    "(value %g at lattice point %d)", names[f], e, v, k);
-            }
+    for (int f = 0, col = 0; f < D->nfields; col += ncomp_of(D, f), f++)
+        for (int c = 0; c < ncomp_of(D, f); c++)
+            for (int e = 0; e < D->ne; e++)
+                for (int k = 0; k < nlat; k++) {
+                    double v = D->values[col + c][(size_t)e * nlat + k];
+                    if (!isfinite(v))
+                        return hdg_fail(err, HDG_EINPUT,
+                                        "vtk: field '%s' is not finite at element %d "
+                                        "(value %g at lattice point %d%s)", D->names[f], e, v, k,
+                                        ncomp_of(D, f) > 1 ? (const char *[]){", component 1", ", component 2",
+                                                                             ", component 3", ", component 4"}[c]
+                                                           : "");
+                }
     return HDG_OK;
 }
 
-/* ---- writing ------------------------------------------------------------------ */
+/* ---- the arrays of a file --------------------------------------------------------- */
+
+enum { S_POINTDATA, S_CELLDATA, S_POINTS, S_CELLS, S_COUNT };   /* sections, in file order */
+enum { A_FIELD, A_CELL, A_POINTS, A_CONN, A_OFFSETS, A_TYPES };   /* what an array holds */
+enum { T_FLOAT64, T_INT64, T_UINT8 };
+
+static const char *const SECTION[S_COUNT] = {"PointData", "CellData", "Points", "Cells"};
+static const char *const TYPE[3] = {"Float64", "Int64", "UInt8"};
+static const int TYPE_SIZE[3] = {8, 8, 1};
+
+typedef struct vtk_array {
+    int section, kind, type;
+    const char *name;
+    int ncomp;                  /* components written: 1, 3 (a vector) or 9 (a tensor) */
+    int nin, col;               /* A_FIELD: components given (1, 2, 4), the first's column; A_CELL: index */
+    long long count;            /* values: tuples x ncomp */
+    int per_line;               /* ASCII: values a line */
+    unsigned long long offset;  /* binary: where its block starts in the appended data */
+} vtk_array;
 
 /* What is written, derived from the arguments. */
 typedef struct vtu {
-    FILE *f;
-    int ne, p, nfields, mode;
-    const double *vxy;
-    const char *const *names;
-    const double *const *values;
-    const hdg_vtk_cells *cells;   /* one value per element, or NULL */
+    const hdg_vtk_data *D;
     int nlat;               /* values per element per field */
     int pg;                 /* lattice degree of the written points (p, or 1 for p = 0) */
     int npe;                /* points written per element */
     int *order;             /* lattice index (degree pg) of each written point */
     int *li, *lj;           /* lattice coordinates (i, j) by lattice index */
+    int *sub;               /* subdivided: 3 lattice indices per sub-triangle (p^2 of them) */
     int subdivide;          /* p^2 linear triangles per element */
+    int per_cell;           /* points a cell */
     long long npts, ncells;
+    vtk_array *a;
+    int na;
 } vtu;
+
+static vtk_array *add_array(vtu *w, int section, int kind, int type, const char *name, int ncomp, long long tuples,
+                            int per_line)
+{
+    vtk_array *a = &w->a[w->na++];
+    *a = (vtk_array){.section = section, .kind = kind, .type = type, .name = name, .ncomp = ncomp,
+                     .nin = 1, .count = tuples * ncomp, .per_line = per_line};
+    return a;
+}
+
+/* Every array of the file, in file order. */
+static void list_arrays(vtu *w)
+{
+    const hdg_vtk_data *D = w->D;
+    int nc = D->cells ? D->cells->n : 0, fsec = D->p == 0 ? S_CELLDATA : S_POINTDATA;
+    long long per = w->ncells / (D->ne ? D->ne : 1);
+    w->a = hdg_xmalloc(sizeof *w->a * (size_t)(D->nfields + nc + 4));
+    for (int f = 0, col = 0; f < D->nfields; col += ncomp_of(D, f), f++) {
+        int nin = ncomp_of(D, f), nout = nin == 1 ? 1 : nin == 2 ? 3 : 9;
+        vtk_array *a = add_array(w, fsec, A_FIELD, T_FLOAT64, D->names[f], nout, D->p ? w->npts : w->ncells,
+                                 (D->p ? w->npe : 1) * nout);
+        a->nin = nin, a->col = col;
+    }
+    for (int i = 0; i < nc; i++)
+        add_array(w, S_CELLDATA, A_CELL, T_FLOAT64, D->cells->names[i], 1, w->ncells, (int)per)->col = i;
+    add_array(w, S_POINTS, A_POINTS, T_FLOAT64, "Points", 3, w->npts, 3);
+    add_array(w, S_CELLS, A_CONN, T_INT64, "connectivity", 1, w->ncells * w->per_cell, w->per_cell);
+    add_array(w, S_CELLS, A_OFFSETS, T_INT64, "offsets", 1, w->ncells, 16);
+    add_array(w, S_CELLS, A_TYPES, T_UINT8, "types", 1, w->ncells, 32);
+}
+
+/* The given component of written component c of a field of nin components
+ * (-1: a zero, the z parts). */
+static int component_in(int nin, int c)
+{
+    if (nin == 1) return 0;
+    if (nin == 2) return c < 2 ? c : -1;
+    return c / 3 < 2 && c % 3 < 2 ? 2 * (c / 3) + c % 3 : -1;
+}
+
+static double point_coord(const vtu *w, long long pt, int c)
+{
+    if (c == 2) return 0;
+    const double *v = w->D->vxy + 6 * (size_t)(pt / w->npe);
+    int l = w->order[pt % w->npe], i = w->li[l], j = w->lj[l];
+    double l1 = (double)i / w->pg, l2 = (double)j / w->pg, l0 = (double)(w->pg - i - j) / w->pg;
+    return l0 * v[c] + l1 * v[2 + c] + l2 * v[4 + c];
+}
+
+static double float_value(const vtu *w, const vtk_array *a, long long i)
+{
+    const hdg_vtk_data *D = w->D;
+    if (a->kind == A_POINTS) return point_coord(w, i / 3, (int)(i % 3));
+    if (a->kind == A_CELL) return D->cells->values[a->col][i / (w->ncells / D->ne)];
+    long long t = i / a->ncomp;   /* A_FIELD: the point (the element for p = 0) */
+    int c = component_in(a->nin, (int)(i % a->ncomp));
+    if (c < 0) return 0;
+    const double *v = D->values[a->col + c];
+    if (D->p == 0) return v[t];
+    return v[(size_t)(t / w->npe) * w->nlat + w->order[t % w->npe]];
+}
+
+static long long int_value(const vtu *w, const vtk_array *a, long long i)
+{
+    if (a->kind == A_OFFSETS) return (i + 1) * w->per_cell;
+    if (a->kind == A_TYPES) return w->per_cell == 3 ? VTK_TRIANGLE : VTK_LAGRANGE_TRIANGLE;
+    if (!w->subdivide) return i;   /* A_CONN: element e's points are e*npe .. e*npe+npe-1 */
+    long long cell = i / 3, e = cell / ((long long)w->D->p * w->D->p);
+    return e * w->npe + w->sub[3 * (cell % ((long long)w->D->p * w->D->p)) + i % 3];
+}
+
+/* ---- ASCII ------------------------------------------------------------------------ */
 
 static void put_escaped(FILE *f, const char *s)
 {
@@ -207,146 +314,242 @@ static void put_escaped(FILE *f, const char *s)
     }
 }
 
-static void begin_array(FILE *f, const char *type, const char *name, int ncomp)
+static void put_ascii(FILE *f, const vtu *w, const vtk_array *a)
 {
-    fprintf(f, "        <DataArray type=\"%s\" Name=\"", type);
-    put_escaped(f, name);
-    if (ncomp > 1) fprintf(f, "\" NumberOfComponents=\"%d", ncomp);
-    fputs("\" format=\"ascii\">\n", f);
-}
-
-static void end_array(FILE *f)
-{
-    fputs("        </DataArray>\n", f);
-}
-
-/* The cell fields' arrays: each element's value once per written cell. */
-static void write_cell_arrays(const vtu *w)
-{
-    long long per = w->ncells / (w->ne ? w->ne : 1);
-    for (int fi = 0; w->cells && fi < w->cells->n; fi++) {
-        begin_array(w->f, "Float64", w->cells->names[fi], 1);
-        for (int e = 0; e < w->ne; e++)
-            for (long long c = 0; c < per; c++)
-                fprintf(w->f, c + 1 < per ? "%.17g " : "%.17g\n", w->cells->values[fi][e]);
-        end_array(w->f);
+    for (long long i = 0; i < a->count; i++) {
+        int end = (i + 1) % a->per_line == 0 || i + 1 == a->count;
+        if (a->type == T_FLOAT64) fprintf(f, "%.17g", float_value(w, a, i));
+        else fprintf(f, "%lld", int_value(w, a, i));
+        fputc(end ? '\n' : ' ', f);
     }
 }
 
-static void write_fields(const vtu *w)
+/* ---- binary: zlib blocks ---------------------------------------------------------- */
+
+#define BLOCK (1 << 16)   /* uncompressed bytes a block */
+
+typedef struct bytes {
+    unsigned char *b;
+    size_t n, cap;
+} bytes;
+
+static unsigned char *grow(bytes *o, size_t more)
 {
-    const char *section = w->p == 0 ? "CellData" : "PointData";
-    int ncell = w->cells ? w->cells->n : 0;
-    if (w->nfields == 0) {
-        if (!ncell) return;
-        fputs("      <CellData>\n", w->f);
-        write_cell_arrays(w);
-        fputs("      </CellData>\n", w->f);
-        return;
+    if (o->n + more > o->cap) {
+        o->cap = o->n + more > 2 * o->cap ? o->n + more : 2 * o->cap;
+        o->b = hdg_xrealloc(o->b, o->cap);
     }
-    fprintf(w->f, "      <%s Scalars=\"", section);
-    put_escaped(w->f, w->names[0]);
-    fputs("\">\n", w->f);
-    for (int fi = 0; fi < w->nfields; fi++) {
-        const double *v = w->values[fi];
-        begin_array(w->f, "Float64", w->names[fi], 1);
-        for (int e = 0; e < w->ne; e++) {
-            const double *ve = v + (size_t)e * w->nlat;
-            if (w->p == 0) {
-                fprintf(w->f, "%.17g\n", ve[0]);
-                continue;
-            }
-            for (int k = 0; k < w->npe; k++)
-                fprintf(w->f, k ? " %.17g" : "%.17g", ve[w->order[k]]);
-            fputc('\n', w->f);
-        }
-        end_array(w->f);
-    }
-    if (w->p == 0) write_cell_arrays(w);
-    fprintf(w->f, "      </%s>\n", section);
-    if (w->p == 0 || !ncell) return;
-    fputs("      <CellData>\n", w->f);
-    write_cell_arrays(w);
-    fputs("      </CellData>\n", w->f);
+    return o->b + o->n;
 }
 
-static void write_points(const vtu *w)
+/* Values from first into raw (native byte order); returns the bytes. */
+static size_t fill_block(const vtu *w, const vtk_array *a, long long first, unsigned char *raw)
 {
-    fputs("      <Points>\n", w->f);
-    begin_array(w->f, "Float64", "Points", 3);
-    for (int e = 0; e < w->ne; e++) {
-        const double *v = w->vxy + 6 * (size_t)e;
-        for (int k = 0; k < w->npe; k++) {
-            int i = w->li[w->order[k]], j = w->lj[w->order[k]];
-            double l1 = (double)i / w->pg, l2 = (double)j / w->pg;
-            double l0 = (double)(w->pg - i - j) / w->pg;
-            fprintf(w->f, "%.17g %.17g 0\n", l0 * v[0] + l1 * v[2] + l2 * v[4],
-                    l0 * v[1] + l1 * v[3] + l2 * v[5]);
+    int size = TYPE_SIZE[a->type];
+    long long n = a->count - first < BLOCK / size ? a->count - first : BLOCK / size;
+    for (long long k = 0; k < n; k++) {
+        if (a->type == T_FLOAT64) {
+            double v = float_value(w, a, first + k);
+            memcpy(raw + 8 * k, &v, 8);
+        } else if (a->type == T_INT64) {
+            int64_t v = int_value(w, a, first + k);
+            memcpy(raw + 8 * k, &v, 8);
+        } else {
+            raw[k] = (unsigned char)int_value(w, a, first + k);
         }
     }
-    end_array(w->f);
-    fputs("      </Points>\n", w->f);
+    return (size_t)n * size;
+}
+
+/* The array as a compressed block list appended to out: a header of UInt64
+ * (blocks, block size, partial last block size, each block's compressed size)
+ * and the blocks. */
+static hdg_status append_compressed(const vtu *w, const vtk_array *a, bytes *out, hdg_error *err)
+{
+    uint64_t total = (uint64_t)a->count * TYPE_SIZE[a->type], nb = (total + BLOCK - 1) / BLOCK;
+    size_t at = out->n, hdr = sizeof(uint64_t) * (size_t)(3 + nb);
+    grow(out, hdr);
+    out->n += hdr;
+    uint64_t head[3] = {nb, BLOCK, total % BLOCK};
+    memcpy(out->b + at, head, sizeof head);
+    unsigned char *raw = hdg_xmalloc(BLOCK);
+    hdg_status st = HDG_OK;
+    long long per = BLOCK / TYPE_SIZE[a->type];
+    for (uint64_t k = 0; k < nb && !st; k++) {
+        size_t n = fill_block(w, a, (long long)k * per, raw);
+        uLongf len = compressBound((uLong)n);
+        grow(out, len);
+        if (compress2(out->b + out->n, &len, raw, (uLong)n, Z_DEFAULT_COMPRESSION) != Z_OK)
+            st = hdg_fail(err, HDG_ENOMEM, "vtk: zlib could not compress the array '%s'", a->name);
+        out->n += len;
+        uint64_t c = len;
+        memcpy(out->b + at + sizeof(uint64_t) * (3 + k), &c, sizeof c);
+    }
+    free(raw);
+    return st;
+}
+
+/* Every array compressed, one after the other; each array's offset set. */
+static hdg_status encode(vtu *w, bytes *out, hdg_error *err)
+{
+    hdg_status st = HDG_OK;
+    for (int i = 0; i < w->na && !st; i++) {
+        w->a[i].offset = out->n;
+        st = append_compressed(w, &w->a[i], out, err);
+    }
+    return st;
+}
+
+/* ---- the XML ---------------------------------------------------------------------- */
+
+static const char *byte_order(void)
+{
+    const uint16_t one = 1;
+    return *(const unsigned char *)&one ? "LittleEndian" : "BigEndian";
+}
+
+static void put_array(FILE *f, const vtu *w, const vtk_array *a, int parallel)
+{
+    fprintf(f, parallel ? "      <PDataArray type=\"%s\" Name=\"" : "        <DataArray type=\"%s\" Name=\"",
+            TYPE[a->type]);
+    put_escaped(f, a->name);
+    if (a->ncomp > 1) fprintf(f, "\" NumberOfComponents=\"%d", a->ncomp);
+    if (parallel) {
+        fputs("\"/>\n", f);
+    } else if (w->D->format == HDG_VTK_BINARY) {
+        fprintf(f, "\" format=\"appended\" offset=\"%llu\"/>\n", a->offset);
+    } else {
+        fputs("\" format=\"ascii\">\n", f);
+        put_ascii(f, w, a);
+        fputs("        </DataArray>\n", f);
+    }
+}
+
+/* The section's active attributes: its first scalar, vector and tensor field. */
+static void put_attributes(FILE *f, const vtu *w, int s)
+{
+    static const char *const kind[] = {"Scalars", "Vectors", "Tensors"};
+    int seen[3] = {0, 0, 0};
+    for (int i = 0; i < w->na; i++) {
+        const vtk_array *a = &w->a[i];
+        int k = a->ncomp == 1 ? 0 : a->ncomp == 3 ? 1 : 2;
+        if (a->section != s || a->kind != A_FIELD || seen[k]++) continue;
+        fprintf(f, " %s=\"", kind[k]);
+        put_escaped(f, a->name);
+        fputc('"', f);
+    }
+}
+
+/* The sections in file order, each with its arrays; parallel: their
+ * declarations in a .pvtu. */
+static void put_sections(FILE *f, const vtu *w, int parallel)
+{
+    for (int s = 0; s < S_COUNT; s++) {
+        int n = 0;
+        for (int i = 0; i < w->na; i++) n += w->a[i].section == s;
+        if (!n || (parallel && s == S_CELLS)) continue;
+        fprintf(f, parallel ? "    <P%s" : "      <%s", SECTION[s]);
+        if (s < S_POINTS) put_attributes(f, w, s);
+        fputs(">\n", f);
+        for (int i = 0; i < w->na; i++)
+            if (w->a[i].section == s) put_array(f, w, &w->a[i], parallel);
+        fprintf(f, parallel ? "    </P%s>\n" : "      </%s>\n", SECTION[s]);
+    }
+}
+
+static hdg_status write_vtu(FILE *f, vtu *w, hdg_error *err)
+{
+    const hdg_vtk_data *D = w->D;
+    int bin = D->format == HDG_VTK_BINARY;
+    bytes data = {0};
+    hdg_status st = bin ? encode(w, &data, err) : HDG_OK;
+    if (st) {
+        free(data.b);
+        return st;
+    }
+    fputs("<?xml version=\"1.0\"?>\n", f);
+    fprintf(f, "<!-- hdgc: %d triangles, degree %d, %s, %s -->\n", D->ne, D->p,
+            D->mode == HDG_VTK_LAGRANGE ? "Lagrange cells" : "subdivided", bin ? "binary (zlib)" : "ASCII");
+    fprintf(f, "<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" byte_order=\"%s\"%s>\n  <UnstructuredGrid>\n",
+            byte_order(), bin ? " header_type=\"UInt64\" compressor=\"vtkZLibDataCompressor\"" : "");
+    fprintf(f, "    <Piece NumberOfPoints=\"%lld\" NumberOfCells=\"%lld\">\n", w->npts, w->ncells);
+    put_sections(f, w, 0);
+    fputs("    </Piece>\n  </UnstructuredGrid>\n", f);
+    if (bin) {
+        fputs("  <AppendedData encoding=\"raw\">\n   _", f);
+        fwrite(data.b, 1, data.n, f);
+        fputs("\n  </AppendedData>\n", f);
+    }
+    fputs("</VTKFile>\n", f);
+    free(data.b);
+    return HDG_OK;
 }
 
 /* The p^2 linear triangles of one element's lattice (lattice indices):
  * "up" triangles (i,j),(i+1,j),(i,j+1) and "down" ones (i+1,j),(i+1,j+1),(i,j+1),
  * all counter-clockwise like the element. */
-static void write_subcells(const vtu *w, long long base)
+static void subtriangles(int p, int *sub)
 {
-    int p = w->p;
+    int k = 0;
     for (int j = 0; j < p; j++)
         for (int i = 0; i < p - j; i++) {
-            fprintf(w->f, "%lld %lld %lld\n", base + lattice_index(i, j, p),
-                    base + lattice_index(i + 1, j, p), base + lattice_index(i, j + 1, p));
-            if (i + j < p - 1)
-                fprintf(w->f, "%lld %lld %lld\n", base + lattice_index(i + 1, j, p),
-                        base + lattice_index(i + 1, j + 1, p), base + lattice_index(i, j + 1, p));
+            int up[3] = {lattice_index(i, j, p), lattice_index(i + 1, j, p), lattice_index(i, j + 1, p)};
+            memcpy(sub + 3 * k++, up, sizeof up);
+            if (i + j < p - 1) {
+                int down[3] = {lattice_index(i + 1, j, p), lattice_index(i + 1, j + 1, p), lattice_index(i, j + 1, p)};
+                memcpy(sub + 3 * k++, down, sizeof down);
+            }
         }
 }
 
-static void write_cells(const vtu *w)
+static void vtu_init(vtu *w, const hdg_vtk_data *D)
 {
-    int per_cell = w->subdivide ? 3 : w->npe;
-    int type = per_cell == 3 ? VTK_TRIANGLE : VTK_LAGRANGE_TRIANGLE;
-
-    fputs("      <Cells>\n", w->f);
-    begin_array(w->f, "Int64", "connectivity", 1);
-    for (int e = 0; e < w->ne; e++) {
-        long long base = (long long)e * w->npe;
-        if (w->subdivide) {
-            write_subcells(w, base);
-            continue;
-        }
-        for (int k = 0; k < w->npe; k++) fprintf(w->f, k ? " %lld" : "%lld", base + k);
-        fputc('\n', w->f);
+    memset(w, 0, sizeof *w);
+    w->D = D;
+    w->nlat = hdg_vtk_lattice_size(D->p);
+    w->pg = D->p ? D->p : 1;
+    w->npe = hdg_vtk_lattice_size(w->pg);
+    w->subdivide = D->mode == HDG_VTK_SUBDIVIDE && D->p > 1;
+    w->per_cell = w->subdivide ? 3 : w->npe;
+    w->npts = (long long)D->ne * w->npe;
+    w->ncells = w->subdivide ? (long long)D->ne * D->p * D->p : D->ne;
+    w->order = hdg_xmalloc(w->npe * sizeof *w->order);
+    w->li = hdg_xmalloc(w->npe * sizeof *w->li);
+    w->lj = hdg_xmalloc(w->npe * sizeof *w->lj);
+    for (int j = 0, k = 0; j <= w->pg; j++)
+        for (int i = 0; i <= w->pg - j; i++, k++) w->li[k] = i, w->lj[k] = j;
+    if (D->mode == HDG_VTK_LAGRANGE) hdg_vtk_lagrange_order(w->pg, w->order);
+    else for (int k = 0; k < w->npe; k++) w->order[k] = k;
+    if (w->subdivide) {
+        w->sub = hdg_xmalloc(sizeof *w->sub * 3 * (size_t)D->p * D->p);
+        subtriangles(D->p, w->sub);
     }
-    end_array(w->f);
-
-    begin_array(w->f, "Int64", "offsets", 1);
-    for (long long c = 1; c <= w->ncells; c++)
-        fprintf(w->f, c % 16 && c < w->ncells ? "%lld " : "%lld\n", c * per_cell);
-    end_array(w->f);
-
-    begin_array(w->f, "UInt8", "types", 1);
-    for (long long c = 1; c <= w->ncells; c++)
-        fprintf(w->f, c % 32 && c < w->ncells ? "%d " : "%d\n", type);
-    end_array(w->f);
-    fputs("      </Cells>\n", w->f);
+    list_arrays(w);
 }
 
-static void write_vtu(const vtu *w)
+static void vtu_free(vtu *w)
 {
-    fputs("<?xml version=\"1.0\"?>\n", w->f);
-    fprintf(w->f, "<!-- hdgc: %d triangles, degree %d, %s -->\n", w->ne, w->p,
-            w->mode == HDG_VTK_LAGRANGE ? "Lagrange cells" : "subdivided");
-    fputs("<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" byte_order=\"LittleEndian\">\n"
-          "  <UnstructuredGrid>\n", w->f);
-    fprintf(w->f, "    <Piece NumberOfPoints=\"%lld\" NumberOfCells=\"%lld\">\n", w->npts,
-            w->ncells);
-    write_fields(w);
-    write_points(w);
-    write_cells(w);
-    fputs("    </Piece>\n  </UnstructuredGrid>\n</VTKFile>\n", w->f);
+    free(w->order), free(w->li), free(w->lj), free(w->sub), free(w->a);
+}
+
+hdg_status hdg_vtk_write_data(const char *path, const hdg_vtk_data *D, hdg_error *err)
+{
+    hdg_status st = check_args(path, D, err);
+    if (!st) st = check_finite(D, hdg_vtk_lattice_size(D->p), err);
+    if (!st) st = check_cells(D, D->ne, err);
+    if (st) return st;
+    vtu w;
+    vtu_init(&w, D);
+    hdg_ofile o;   /* a temporary beside path, renamed over it when whole */
+    st = hdg_ofile_open(&o, path, err);
+    if (!st) {
+        setvbuf(o.f, NULL, _IOFBF, 1 << 16);
+        st = write_vtu(o.f, &w, err);
+        if (!st) st = hdg_ofile_commit(&o, err);
+        else hdg_ofile_abort(&o);
+    }
+    vtu_free(&w);
+    return st;
 }
 
 hdg_status hdg_vtk_write(const char *path, int ne, const double *vxy, int p, int nfields,
@@ -360,43 +563,9 @@ hdg_status hdg_vtk_write_cells(const char *path, int ne, const double *vxy, int 
                                const char *const *names, const double *const *values,
                                const hdg_vtk_cells *cells, int mode, hdg_error *err)
 {
-    hdg_status st = check_args(path, ne, vxy, p, nfields, names, values, mode, err);
-    if (st) return st;
-    int nlat = hdg_vtk_lattice_size(p);
-    st = check_finite(ne, vxy, nlat, nfields, names, values, err);
-    if (!st) st = check_cells(ne, nfields, names, cells, err);
-    if (st) return st;
-
-    vtu w = {.ne = ne, .p = p, .nfields = nfields, .mode = mode, .vxy = vxy,
-             .names = names, .values = values, .cells = cells && cells->n > 0 ? cells : NULL, .nlat = nlat};
-    w.pg = p ? p : 1;
-    w.npe = hdg_vtk_lattice_size(w.pg);
-    w.subdivide = mode == HDG_VTK_SUBDIVIDE && p > 1;
-    w.npts = (long long)ne * w.npe;
-    w.ncells = w.subdivide ? (long long)ne * p * p : ne;
-    w.order = hdg_xmalloc(w.npe * sizeof *w.order);
-    w.li = hdg_xmalloc(w.npe * sizeof *w.li);
-    w.lj = hdg_xmalloc(w.npe * sizeof *w.lj);
-    for (int j = 0, k = 0; j <= w.pg; j++)
-        for (int i = 0; i <= w.pg - j; i++, k++) {
-            w.li[k] = i;
-            w.lj[k] = j;
-        }
-    if (mode == HDG_VTK_LAGRANGE) hdg_vtk_lagrange_order(w.pg, w.order);
-    else for (int k = 0; k < w.npe; k++) w.order[k] = k;
-
-    hdg_ofile o;   /* a temporary beside path, renamed over it when whole */
-    st = hdg_ofile_open(&o, path, err);
-    if (!st) {
-        w.f = o.f;
-        setvbuf(w.f, NULL, _IOFBF, 1 << 16);
-        write_vtu(&w);
-        st = hdg_ofile_commit(&o, err);
-    }
-    free(w.order);
-    free(w.li);
-    free(w.lj);
-    return st;
+    hdg_vtk_data D = {.ne = ne, .vxy = vxy, .p = p, .nfields = nfields, .names = names, .values = values,
+                      .cells = cells, .mode = mode, .format = HDG_VTK_BINARY};
+    return hdg_vtk_write_data(path, &D, err);
 }
 
 /* ---- ParaView collections ----------------------------------------------------- */
@@ -516,57 +685,35 @@ hdg_status hdg_pvd_write(const char *path, int n, const char *const *files, cons
     return hdg_ofile_commit(&o, err);
 }
 
+
 /* ---- parallel files (.pvtu) ---------------------------------------------------- */
 
-static void put_parray(FILE *f, const char *name)
-{
-    fputs("      <PDataArray type=\"Float64\" Name=\"", f);
-    put_escaped(f, name);
-    fputs("\"/>\n", f);
-}
-
-/* The sections of the pieces (write_fields), declared. */
-static void write_pfields(FILE *f, int p, int nfields, const char *const *names, const hdg_vtk_cells *c)
-{
-    int ncell = c ? c->n : 0;
-    if (nfields > 0) {
-        fprintf(f, "    <%s Scalars=\"", p == 0 ? "PCellData" : "PPointData");
-        put_escaped(f, names[0]);
-        fputs("\">\n", f);
-        for (int i = 0; i < nfields; i++) put_parray(f, names[i]);
-        for (int i = 0; p == 0 && i < ncell; i++) put_parray(f, c->names[i]);
-        fprintf(f, "    </%s>\n", p == 0 ? "PCellData" : "PPointData");
-        if (p == 0) return;
-    }
-    if (!ncell) return;
-    fputs("    <PCellData>\n", f);
-    for (int i = 0; i < ncell; i++) put_parray(f, c->names[i]);
-    fputs("    </PCellData>\n", f);
-}
-
-hdg_status hdg_pvtu_write(const char *path, int n, const char *const *files, int p, int nfields,
-                          const char *const *names, const hdg_vtk_cells *cells, hdg_error *err)
+hdg_status hdg_pvtu_write(const char *path, int n, const char *const *files, const hdg_vtk_data *D,
+                          hdg_error *err)
 {
     if (!path || !*path) return hdg_fail(err, HDG_EINPUT, "pvtu: no output path given");
     if (n < 1 || !files) return hdg_fail(err, HDG_EINPUT, "pvtu: no pieces given");
-    if (p < 0 || p > HDG_VTK_MAX_DEGREE)
-        return hdg_fail(err, HDG_EINPUT, "pvtu: degree %d out of range 0..%d", p, HDG_VTK_MAX_DEGREE);
-    if (nfields < 0 || (nfields > 0 && !names))
-        return hdg_fail(err, HDG_EINPUT, "pvtu: %d fields but no names", nfields);
-    hdg_status st = check_field_names(nfields, names, err);
-    if (!st) st = check_cells(0, nfields, names, cells, err);
+    if (D->p < 0 || D->p > HDG_VTK_MAX_DEGREE)
+        return hdg_fail(err, HDG_EINPUT, "pvtu: degree %d out of range 0..%d", D->p, HDG_VTK_MAX_DEGREE);
+    if (D->nfields < 0 || (D->nfields > 0 && !D->names))
+        return hdg_fail(err, HDG_EINPUT, "pvtu: %d fields but no names", D->nfields);
+    if (D->mode != HDG_VTK_LAGRANGE && D->mode != HDG_VTK_SUBDIVIDE)
+        return hdg_fail(err, HDG_EINPUT, "pvtu: unknown output mode %d", D->mode);
+    hdg_status st = check_field_names(D, err);
+    if (!st) st = check_cells(D, 0, err);
     for (int k = 0; !st && k < n; k++) st = check_name("piece file", files[k], err);
     hdg_ofile o;
     if (st || (st = hdg_ofile_open(&o, path, err))) return st;
+    hdg_vtk_data none = *D;   /* the arrays of a piece without elements: their declarations */
+    none.ne = 0;
+    vtu w;
+    vtu_init(&w, &none);
     FILE *f = o.f;
     char *cwd = current_dir();
-    fputs("<?xml version=\"1.0\"?>\n"
-          "<VTKFile type=\"PUnstructuredGrid\" version=\"1.0\" byte_order=\"LittleEndian\">\n"
-          "  <PUnstructuredGrid GhostLevel=\"0\">\n", f);
-    write_pfields(f, p, nfields, names, cells && cells->n > 0 ? cells : NULL);
-    fputs("    <PPoints>\n"
-          "      <PDataArray type=\"Float64\" Name=\"Points\" NumberOfComponents=\"3\"/>\n"
-          "    </PPoints>\n", f);
+    fprintf(f, "<?xml version=\"1.0\"?>\n"
+               "<VTKFile type=\"PUnstructuredGrid\" version=\"1.0\" byte_order=\"%s\">\n"
+               "  <PUnstructuredGrid GhostLevel=\"0\">\n", byte_order());
+    put_sections(f, &w, 1);
     for (int k = 0; k < n; k++) {
         char *rel = relative_to(path, files[k], cwd);
         fputs("    <Piece Source=\"", f);
@@ -576,6 +723,7 @@ hdg_status hdg_pvtu_write(const char *path, int n, const char *const *files, int
     }
     fputs("  </PUnstructuredGrid>\n</VTKFile>\n", f);
     free(cwd);
+    vtu_free(&w);
     return hdg_ofile_commit(&o, err);
 }
 
@@ -585,20 +733,19 @@ hdg_status hdg_vtk_write_snapshot(const char *path, int ne, const double *vxy, i
                                   const char *const *names, const double *const *values, int mode,
                                   hdg_error *err)
 {
-    return hdg_vtk_write_snapshot_cells(path, ne, vxy, p, nfields, names, values, NULL, mode, err);
+    hdg_vtk_data D = {.ne = ne, .vxy = vxy, .p = p, .nfields = nfields, .names = names, .values = values,
+                      .mode = mode, .format = HDG_VTK_BINARY};
+    return hdg_vtk_write_snapshot_data(path, &D, err);
 }
 
-hdg_status hdg_vtk_write_snapshot_cells(const char *path, int ne, const double *vxy, int p, int nfields,
-                                        const char *const *names, const double *const *values,
-                                        const hdg_vtk_cells *cells, int mode, hdg_error *err)
+hdg_status hdg_vtk_write_snapshot_data(const char *path, const hdg_vtk_data *D, hdg_error *err)
 {
     size_t len = path ? strlen(path) : 0;
-    if (len <= 4 || strcmp(path + len - 4, ".pvd"))
-        return hdg_vtk_write_cells(path, ne, vxy, p, nfields, names, values, cells, mode, err);
+    if (len <= 4 || strcmp(path + len - 4, ".pvd")) return hdg_vtk_write_data(path, D, err);
     hdg_str vtu;
     hdg_str_init(&vtu);
     hdg_str_printf(&vtu, "%.*s_00000.vtu", (int)(len - 4), path);
-    hdg_status st = hdg_vtk_write_cells(vtu.s, ne, vxy, p, nfields, names, values, cells, mode, err);
+    hdg_status st = hdg_vtk_write_data(vtu.s, D, err);
     const char *files[1] = {vtu.s};
     if (!st) st = hdg_pvd_write(path, 1, files, NULL, err);
     hdg_str_free(&vtu);

@@ -11,8 +11,18 @@
  * point lies at x = -(r+s)/2 x0 + (1+r)/2 x1 + (1+s)/2 x2 (same for y) in an
  * element with vertices (x0,y0), (x1,y1), (x2,y2).
  *
- * Points are duplicated per element (fields are discontinuous). The file is
- * ASCII XML with Float64 data printed with %.17g (exact round-trip). */
+ * Points are duplicated per element (fields are discontinuous). Fields are
+ * scalars, vectors or tensors: a vector's x, y components are written as one
+ * array of 3 components (z = 0), a tensor's xx, xy, yx, yy as one of 9 (row
+ * by row, zeros in the third row and column), so ParaView draws them as
+ * arrows and tensors.
+ *
+ * Format: binary (the default), the arrays appended raw after the XML,
+ * zlib-compressed in blocks (VTK's vtkZLibDataCompressor layout with UInt64
+ * headers: the number of blocks, the block size, the size of a partial last
+ * block, the compressed sizes, then the blocks), in the machine's byte
+ * order as byte_order says; or ASCII, Float64 printed with %.17g (exact
+ * round-trip). Both hold Float64 values, Int64 connectivity and offsets. */
 #ifndef HDG_VTK_H
 #define HDG_VTK_H
 
@@ -29,6 +39,8 @@ enum {
     HDG_VTK_SUBDIVIDE = 1
 };
 
+enum { HDG_VTK_BINARY = 0, HDG_VTK_ASCII = 1 };
+
 #define HDG_VTK_MAX_DEGREE 255
 
 /* n_lat = (p+1)(p+2)/2, the number of lattice points of degree p (0 if p < 0). */
@@ -42,21 +54,6 @@ void hdg_vtk_lattice(int p, double *r, double *s);
  * point k, for k < n_lat (p >= 0). */
 void hdg_vtk_lagrange_order(int p, int *lat);
 
-/* Writes an UnstructuredGrid .vtu file.
- *   vxy     ne*6 vertex coordinates: x0,y0,x1,y1,x2,y2 per element (CCW)
- *   names   nfields distinct, non-empty field names
- *   values  nfields arrays of ne*n_lat values in lattice order, element by element
- *   mode    HDG_VTK_LAGRANGE or HDG_VTK_SUBDIVIDE
- * p = 0 writes one linear triangle per element with the fields as cell data;
- * otherwise the fields are point data. Non-finite coordinates or values are
- * refused (HDG_EINPUT naming the field and element) before the file is
- * touched; an unwritable path gives HDG_EIO. The file is written atomically
- * (a temporary beside it, renamed over path when whole): on a write error no
- * partial file is left and a previous file at path is unchanged. */
-hdg_status hdg_vtk_write(const char *path, int ne, const double *vxy, int p, int nfields,
-                         const char *const *names, const double *const *values, int mode,
-                         hdg_error *err);
-
 /* Fields with one value per element (e.g. an error indicator), written as
  * cell data beside the lattice fields: n distinct names (distinct from the
  * lattice fields' too) and n arrays of ne values. With HDG_VTK_SUBDIVIDE
@@ -67,8 +64,43 @@ typedef struct hdg_vtk_cells {
     const double *const *values;
 } hdg_vtk_cells;
 
-/* hdg_vtk_write with cell fields (cells may be NULL: none); the same checks
- * apply to them (names, finite values naming the field and element). */
+/* What one .vtu holds.
+ *   vxy     ne*6 vertex coordinates: x0,y0,x1,y1,x2,y2 per element (CCW)
+ *   names   nfields distinct, non-empty field names
+ *   ncomp   per field 1 (scalar), 2 (vector: x, y) or 4 (tensor: xx, xy, yx,
+ *           yy); NULL: every field a scalar
+ *   values  one array of ne*n_lat values (lattice order, element by element)
+ *           per component: the fields in order, each its components in order
+ *   cells   cell fields (may be NULL: none)
+ *   mode    HDG_VTK_LAGRANGE or HDG_VTK_SUBDIVIDE
+ *   format  HDG_VTK_BINARY or HDG_VTK_ASCII
+ * p = 0 writes one linear triangle per element with the fields as cell data;
+ * otherwise the fields are point data. */
+typedef struct hdg_vtk_data {
+    int ne;
+    const double *vxy;
+    int p;
+    int nfields;
+    const char *const *names;
+    const int *ncomp;
+    const double *const *values;
+    const hdg_vtk_cells *cells;
+    int mode;
+    int format;
+} hdg_vtk_data;
+
+/* Writes an UnstructuredGrid .vtu file. Non-finite coordinates or values are
+ * refused (HDG_EINPUT naming the field and element) before the file is
+ * touched; an unwritable path gives HDG_EIO. The file is written atomically
+ * (a temporary beside it, renamed over path when whole): on a write error no
+ * partial file is left and a previous file at path is unchanged. */
+hdg_status hdg_vtk_write_data(const char *path, const hdg_vtk_data *D, hdg_error *err);
+
+/* hdg_vtk_write_data of scalar fields, binary. */
+hdg_status hdg_vtk_write(const char *path, int ne, const double *vxy, int p, int nfields,
+                         const char *const *names, const double *const *values, int mode,
+                         hdg_error *err);
+/* The same with cell fields (cells may be NULL: none). */
 hdg_status hdg_vtk_write_cells(const char *path, int ne, const double *vxy, int p, int nfields,
                                const char *const *names, const double *const *values,
                                const hdg_vtk_cells *cells, int mode, hdg_error *err);
@@ -82,24 +114,22 @@ hdg_status hdg_pvd_write(const char *path, int n, const char *const *files, cons
                          hdg_error *err);
 
 /* The parallel file (.pvtu) over n pieces, each a .vtu written by
- * hdg_vtk_write_cells with the same degree p, field names and cell field
- * names (cells may be NULL): it declares the same arrays in the same
- * sections and types as the pieces (PPoints, PPointData or, for p = 0,
- * PCellData, and PCellData for the cell fields) and lists the pieces' files,
- * each stored relative to the directory of path (as hdg_pvd_write does).
- * Written atomically. */
-hdg_status hdg_pvtu_write(const char *path, int n, const char *const *files, int p, int nfields,
-                          const char *const *names, const hdg_vtk_cells *cells, hdg_error *err);
+ * hdg_vtk_write_data with the degree, field names, components and cell
+ * field names of D (its ne, vxy and values are not used): it declares the
+ * same arrays in the same sections, types and numbers of components as the
+ * pieces (PPoints, PPointData or, for p = 0, PCellData, and PCellData for
+ * the cell fields) and lists the pieces' files, each stored relative to the
+ * directory of path (as hdg_pvd_write does). Written atomically. */
+hdg_status hdg_pvtu_write(const char *path, int n, const char *const *files, const hdg_vtk_data *D,
+                          hdg_error *err);
 
 /* One snapshot: path ending in .pvd writes the data to PATH_00000.vtu beside
  * it (the DG series' naming) and a one-entry collection (time 0) at path;
- * any other path is hdg_vtk_write's .vtu. */
+ * any other path is hdg_vtk_write_data's .vtu. */
+hdg_status hdg_vtk_write_snapshot_data(const char *path, const hdg_vtk_data *D, hdg_error *err);
+/* The same for scalar fields, binary. */
 hdg_status hdg_vtk_write_snapshot(const char *path, int ne, const double *vxy, int p, int nfields,
                                   const char *const *names, const double *const *values, int mode,
                                   hdg_error *err);
-/* The same with cell fields (hdg_vtk_write_cells; cells may be NULL). */
-hdg_status hdg_vtk_write_snapshot_cells(const char *path, int ne, const double *vxy, int p, int nfields,
-                                        const char *const *names, const double *const *values,
-                                        const hdg_vtk_cells *cells, int mode, hdg_error *err);
 
 #endif

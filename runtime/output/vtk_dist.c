@@ -21,11 +21,6 @@ int hdg_vtk_is_parallel(const char *path)
     return ends_with(path, ".pvtu");
 }
 
-static hdg_status write_piece(const char *file, const hdg_vtk_data *D, hdg_error *err)
-{
-    return hdg_vtk_write_cells(file, D->ne, D->vxy, D->p, D->nfields, D->names, D->values, D->cells, D->mode, err);
-}
-
 /* base.pvtu over the pieces base_p<r>.vtu, r < size; collective. */
 static hdg_status write_pvtu(const char *base, const hdg_vtk_data *D, hdg_error *err)
 {
@@ -33,7 +28,7 @@ static hdg_status write_pvtu(const char *base, const hdg_vtk_data *D, hdg_error 
     hdg_str name;
     hdg_str_init(&name);
     hdg_str_printf(&name, "%s_p%d.vtu", base, rank);
-    hdg_status st = hdg_comm_agree(write_piece(name.s, D, err), err);
+    hdg_status st = hdg_comm_agree(hdg_vtk_write_data(name.s, D, err), err);
     hdg_str_free(&name);
     if (st) return st;
     if (rank == 0) {
@@ -45,7 +40,7 @@ static hdg_status write_pvtu(const char *base, const hdg_vtk_data *D, hdg_error 
         }
         hdg_str_init(&name);
         hdg_str_printf(&name, "%s.pvtu", base);
-        st = hdg_pvtu_write(name.s, size, (const char *const *)files, D->p, D->nfields, D->names, D->cells, err);
+        st = hdg_pvtu_write(name.s, size, (const char *const *)files, D, err);
         hdg_str_free(&name);
         for (int r = 0; r < size; r++) free(files[r]);
         free(files);
@@ -72,49 +67,58 @@ static hdg_status write_pvd(const char *path, const hdg_vtk_data *D, hdg_error *
 /* The gathered output on rank 0: every array in global element order. */
 typedef struct whole {
     long long ne;
-    int nlat, nval;      /* nval: nfields + cell fields */
+    int nlat, ncol, nval;   /* ncol: the fields' components; nval: ncol + cell fields */
     double *vxy;
-    double **val;        /* nval arrays: the fields (ne * nlat), then the cell fields (ne) */
+    double **val;           /* nval arrays: the components (ne * nlat), then the cell fields (ne) */
 } whole;
 
-static int val_width(const whole *w, const hdg_vtk_data *D, int i)
+static int val_width(const whole *w, int i)
 {
-    return i < D->nfields ? w->nlat : 1;
+    return i < w->ncol ? w->nlat : 1;
+}
+
+/* The number of component arrays of D's fields. */
+static int columns(const hdg_vtk_data *D)
+{
+    int n = 0;
+    for (int f = 0; f < D->nfields; f++) n += D->ncomp ? D->ncomp[f] : 1;
+    return n;
 }
 
 /* Places n elements with ids id (vxy, then the arrays of vals) into w. */
-static void place(whole *w, const hdg_vtk_data *D, int n, const long long *id, const double *vxy,
+static void place(whole *w, int n, const long long *id, const double *vxy,
                   const double *const *vals)
 {
     for (int e = 0; e < n; e++) memcpy(w->vxy + 6 * id[e], vxy + 6 * (size_t)e, 6 * sizeof(double));
     for (int i = 0; i < w->nval; i++) {
-        int k = val_width(w, D, i);
+        int k = val_width(w, i);
         for (int e = 0; e < n; e++)
             memcpy(w->val[i] + (size_t)k * id[e], vals[i] + (size_t)k * e, (size_t)k * sizeof(double));
     }
 }
 
-/* This rank's arrays, fields then cell fields. */
+/* This rank's arrays, the fields' components then cell fields. */
 static void own_arrays(const hdg_vtk_data *D, const double **vals)
 {
-    int nc = D->cells ? D->cells->n : 0;
-    for (int i = 0; i < D->nfields; i++) vals[i] = D->values[i];
-    for (int i = 0; i < nc; i++) vals[D->nfields + i] = D->cells->values[i];
+    int nc = D->cells ? D->cells->n : 0, ncol = columns(D);
+    for (int i = 0; i < ncol; i++) vals[i] = D->values[i];
+    for (int i = 0; i < nc; i++) vals[ncol + i] = D->cells->values[i];
 }
 
 static void send_rank(const hdg_vtk_data *D, const long long *egid, int nval, int nlat)
 {
     const double *vals[96];
+    int ncol = columns(D);
     own_arrays(D, vals);
     hdg_comm_send(&D->ne, sizeof D->ne, 0, TAG_GATHER);
     if (D->ne <= 0) return;
     hdg_comm_send(egid, sizeof(long long) * (size_t)D->ne, 0, TAG_GATHER + 1);
     hdg_comm_send(D->vxy, sizeof(double) * 6 * (size_t)D->ne, 0, TAG_GATHER + 2);
     for (int i = 0; i < nval; i++)
-        hdg_comm_send(vals[i], sizeof(double) * (size_t)D->ne * (i < D->nfields ? nlat : 1), 0, TAG_GATHER + 3);
+        hdg_comm_send(vals[i], sizeof(double) * (size_t)D->ne * (i < ncol ? nlat : 1), 0, TAG_GATHER + 3);
 }
 
-static void recv_rank(whole *w, const hdg_vtk_data *D, int r)
+static void recv_rank(whole *w, int r)
 {
     int n = 0;
     hdg_comm_recv(&n, sizeof n, r, TAG_GATHER);
@@ -125,11 +129,11 @@ static void recv_rank(whole *w, const hdg_vtk_data *D, int r)
     hdg_comm_recv(id, sizeof(long long) * (size_t)n, r, TAG_GATHER + 1);
     hdg_comm_recv(vxy, sizeof(double) * 6 * (size_t)n, r, TAG_GATHER + 2);
     for (int i = 0; i < w->nval; i++) {
-        size_t bytes = sizeof(double) * (size_t)n * val_width(w, D, i);
+        size_t bytes = sizeof(double) * (size_t)n * val_width(w, i);
         vals[i] = hdg_xmalloc(bytes);
         hdg_comm_recv(vals[i], bytes, r, TAG_GATHER + 3);
     }
-    place(w, D, n, id, vxy, (const double *const *)vals);
+    place(w, n, id, vxy, (const double *const *)vals);
     for (int i = 0; i < w->nval; i++) free(vals[i]);
     free(id), free(vxy);
 }
@@ -139,11 +143,10 @@ static hdg_status write_whole(const char *path, const whole *w, const hdg_vtk_da
     if (w->ne > 0x7fffffff) return hdg_fail(err, HDG_EINPUT, "vtk: %lld elements do not fit one .vtu file: "
                                             "ask for a .pvtu", w->ne);
     hdg_vtk_cells cells = {D->cells ? D->cells->n : 0, D->cells ? D->cells->names : NULL,
-                           (const double *const *)w->val + D->nfields};
+                           (const double *const *)w->val + w->ncol};
     hdg_vtk_data G = *D;
     G.ne = (int)w->ne, G.vxy = w->vxy, G.values = (const double *const *)w->val, G.cells = &cells;
-    return hdg_vtk_write_snapshot_cells(path, G.ne, G.vxy, G.p, G.nfields, G.names, G.values, G.cells, G.mode,
-                                        err);
+    return hdg_vtk_write_snapshot_data(path, &G, err);
 }
 
 /* One .vtu on rank 0 from every rank's elements. */
@@ -151,7 +154,7 @@ static hdg_status write_gathered(const char *path, const hdg_vtk_data *D, const 
                                  hdg_error *err)
 {
     int nc = D->cells ? D->cells->n : 0;
-    whole w = {ne_global, hdg_vtk_lattice_size(D->p), D->nfields + nc, NULL, NULL};
+    whole w = {ne_global, hdg_vtk_lattice_size(D->p), columns(D), columns(D) + nc, NULL, NULL};
     if (w.nval > 96) return hdg_comm_agree(hdg_fail(err, HDG_EINPUT, "vtk: too many fields (%d)", w.nval), err);
     if (hdg_comm_rank() != 0) {
         send_rank(D, egid, w.nval, w.nlat);
@@ -159,11 +162,11 @@ static hdg_status write_gathered(const char *path, const hdg_vtk_data *D, const 
     }
     w.vxy = hdg_xcalloc((size_t)w.ne * 6, sizeof(double));
     w.val = hdg_xmalloc(sizeof(double *) * (size_t)(w.nval ? w.nval : 1));
-    for (int i = 0; i < w.nval; i++) w.val[i] = hdg_xcalloc((size_t)w.ne * val_width(&w, D, i), sizeof(double));
+    for (int i = 0; i < w.nval; i++) w.val[i] = hdg_xcalloc((size_t)w.ne * val_width(&w, i), sizeof(double));
     const double *vals[96];
     own_arrays(D, vals);
-    place(&w, D, D->ne, egid, D->vxy, vals);
-    for (int r = 1; r < hdg_comm_size(); r++) recv_rank(&w, D, r);
+    place(&w, D->ne, egid, D->vxy, vals);
+    for (int r = 1; r < hdg_comm_size(); r++) recv_rank(&w, r);
     hdg_status st = write_whole(path, &w, D, err);
     for (int i = 0; i < w.nval; i++) free(w.val[i]);
     free(w.val), free(w.vxy);
@@ -189,7 +192,5 @@ hdg_status hdg_vtk_write_dist(const char *path, const hdg_vtk_data *D, const lon
     }
     if (size > 1 && ends_with(path, ".pvd")) return write_pvd(path, D, err);
     if (size > 1 && egid) return write_gathered(path, D, egid, ne_global, err);
-    return hdg_comm_agree(hdg_vtk_write_snapshot_cells(path, D->ne, D->vxy, D->p, D->nfields, D->names, D->values,
-                                                       D->cells, D->mode, err),
-                          err);
+    return hdg_comm_agree(hdg_vtk_write_snapshot_data(path, D, err), err);
 }

@@ -14,7 +14,7 @@
  *          file. Rank 0 holds the whole output for a moment: use .pvtu for
  *          large runs.
  *
- * On one process .vtu and .pvd are hdg_vtk_write_snapshot_cells's files and
+ * On one process .vtu and .pvd are hdg_vtk_write_snapshot_data's files and
  * .pvtu is a parallel file of one piece. The checks and the atomic writing are
  * vtk.h's; the parallel file (and the collection) is written only once every
  * piece is whole. Collective: every rank returns the same status. */
@@ -23,18 +23,6 @@
 
 #include "runtime/output/vtk.h"
 
-/* What one rank writes: the arguments of hdg_vtk_write_cells. */
-typedef struct hdg_vtk_data {
-    int ne;                        /* this rank's elements */
-    const double *vxy;             /* ne * 6 vertex coordinates */
-    int p;                         /* lattice degree */
-    int nfields;
-    const char *const *names;
-    const double *const *values;   /* nfields arrays of ne * n_lat values */
-    const hdg_vtk_cells *cells;    /* one value per element, or NULL */
-    int mode;                      /* HDG_VTK_LAGRANGE or HDG_VTK_SUBDIVIDE */
-} hdg_vtk_data;
-
 /* 1 when path ends in ".pvtu". */
 int hdg_vtk_is_parallel(const char *path);
 
@@ -42,8 +30,8 @@ int hdg_vtk_is_parallel(const char *path);
  * ranks for .pvtu (and .pvd under mpirun), else 1. */
 int hdg_vtk_dist_pieces(const char *path);
 
-/* egid: the global id (0..ne_global-1) of each of the ne elements (NULL on
- * one process: 0..ne-1). */
+/* D: what this rank writes (vtk.h); egid: the global id (0..ne_global-1) of
+ * each of its ne elements (NULL on one process: 0..ne-1). */
 hdg_status hdg_vtk_write_dist(const char *path, const hdg_vtk_data *D, const long long *egid, long long ne_global,
                               hdg_error *err);
 
