@@ -177,6 +177,10 @@ const char *hdgc_mesh_info(const hdgc_mesh *m)
     for (int id = 1; id <= g->nmarkers; id++)
         if (g->marker_names[id]) hdg_str_printf(&s, " %s(%d)", g->marker_names[id], hdg_mesh_marker_count(g, id));
     hdg_str_printf(&s, "\n");
+    double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
+    for (int v = 0; v < g->nv; v++)
+        x0 = fmin(x0, g->vx[v]), x1 = fmax(x1, g->vx[v]), y0 = fmin(y0, g->vy[v]), y1 = fmax(y1, g->vy[v]);
+    if (g->nv > 0) hdg_str_printf(&s, "bounding box: [%.6g, %.6g] x [%.6g, %.6g]\n", x0, x1, y0, y1);
     if (m->geometry)
         hdg_str_printf(&s, "element size: min %.6g max %.6g\ninscribed radius: min %.6g max %.6g\n", m->hmin, m->hmax,
                        m->rmin, m->rmax);

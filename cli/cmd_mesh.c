@@ -46,7 +46,8 @@ static void help(void)
            "      markers and periodicity are kept.\n"
            "\n"
            "options:\n"
-           "  --info     print the statistics (the default)\n"
+           "  --info     print the statistics (the default): counts, markers, the bounding\n"
+           "             box [x0, x1] x [y0, y1], element sizes and inscribed radii\n"
            "  --help     this text\n"
            "\n"
            "Errors go to stderr as 'hdgc: error: ...' with exit code 1; bad usage exits 2.\n");

@@ -10,11 +10,13 @@ hdg_cli_test(mesh_cli_square8 0
   -e "^mesh: square:8$" -e "^elements: 128$" -e "^vertices: 81$" -e "^faces: 208$"
   -e "^boundary faces: 32$" -e "^markers: bottom\\(8\\) right\\(8\\) top\\(8\\) left\\(8\\)$"
   -e "^element size: min 0\\.176777 max 0\\.176777$"
-  -e "^inscribed radius: min 0\\.0366117 max 0\\.0366117$" -n "error"
+  -e "^inscribed radius: min 0\\.0366117 max 0\\.0366117$" -e "^bounding box: \\[0, 1\\] x \\[0, 1\\]$" -n "error"
   -- ${HDGC} mesh square:8 --info)
 hdg_cli_test(mesh_cli_default_info 0 -e "^elements: 8$" -e "^faces: 16$" -- ${HDGC} mesh square:2)
 hdg_cli_test(mesh_cli_domain 0 -e "^elements: 32$" -e "^element size: min 0\\.707107 max 0\\.707107$"
-  -- ${HDGC} mesh square:4,domain=[-1,1]^2)
+  -e "^bounding box: \\[-1, 1\\] x \\[-1, 1\\]$" -- ${HDGC} mesh square:4,domain=[-1,1]^2)
+hdg_cli_test(mesh_cli_bbox 0 -e "^bounding box: \\[-0\\.5, 2\\.25\\] x \\[3, 7\\]$"
+  -- ${HDGC} mesh square:3,domain=[-0.5,2.25]x[3,7])
 hdg_cli_test(mesh_cli_perturb 0 -e "^elements: 128$" -e "^element size: min 0\\.1[0-9]* max 0\\.2[0-9]*$"
   -- ${HDGC} mesh square:8,perturb=0.2)
 hdg_cli_test(mesh_cli_gmsh22 0 -e "^elements: 16$" -e "^vertices: 13$" -e "^faces: 28$"

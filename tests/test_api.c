@@ -367,7 +367,8 @@ static void meshes(void)
     int nv, nf, nbf;
     CHECK(hdgc_mesh_size(m, &nv, &nf, &nbf) == 8 && nv == 9 && nf == 16 && nbf == 8, "square:2 sizes");
     CHECK(!strcmp(hdgc_mesh_info(m), "mesh: square:2\nelements: 8\nvertices: 9\nfaces: 16\nboundary faces: 8\n"
-                                     "markers: bottom(2) right(2) top(2) left(2)\nelement size: min 0.707107 max "
+                                     "markers: bottom(2) right(2) top(2) left(2)\nbounding box: [0, 1] x [0, 1]\n"
+                                     "element size: min 0.707107 max "
                                      "0.707107\ninscribed radius: min 0.146447 max 0.146447\n"), "info: %s", hdgc_mesh_info(m));
     char *src = slurp(HDG_TEST_DATA "/hdg/poisson_exp.hdg"), *at = src ? strstr(src, "on all") : NULL;
     if (at) memcpy(at, "on top", 6);
