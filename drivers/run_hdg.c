@@ -529,7 +529,7 @@ hdg_status hdg_run_hdg(const hdg_problem *p, hdg_mesh *mesh, const hdg_run_optio
     if (r.L.estimate[0]) STAGE("estimate", hdg_hdg_estimate_stage(&r, err));
     if (o->vtk || o->snapshot) STAGE("output", hdg_hdg_output_stage(&r, err));
 fields:
-    if (o->png) STAGE("png", hdg_png_hdg(p, &r.L, mesh, r.xe, r.xp, o, r.rep, err));
+    if (o->png) STAGE("png", hdg_png_hdg(p, &r.L, mesh, r.xe, r.xp, p->transient ? r.t : NAN, o, r.rep, err));
     if (o->fields) {   /* hand the element fields over */
         o->fields->n = (long long)mesh->ne * r.L.nl;
         o->fields->x = r.xe;

@@ -530,7 +530,8 @@ static hdg_status output_stage(drun *r, hdg_error *err)
     if (r->series) o.vtk = NULL;
     if (!st && (o.vtk || o.snapshot))
         st = hdg_hdg_output_at(r->p, &r->L, ne, r->geom_h, xe, xp, r->eta, &o, r->t, r->nsteps, 1, err);
-    if (!st && r->o->png) st = hdg_png_hdg(r->p, &r->L, r->mesh, xe, xp, r->o, r->rep, err);
+    if (!st && r->o->png)
+        st = hdg_png_hdg(r->p, &r->L, r->mesh, xe, xp, r->p->transient ? r->t : NAN, r->o, r->rep, err);
     hdg_run_fields *f = r->o->fields;
     if (!st && f) {
         size_t nt = (size_t)r->mesh->nf * r->L.m;

@@ -83,6 +83,13 @@ const char *hdg_png_mesh_name(const hdg_mesh *mesh)
     return b && strncmp(s, "square:", 7) ? b + 1 : s;
 }
 
+void hdg_png_caption(char *buf, size_t n, const char *problem, const char *field, const char *deg_name, int deg,
+                     const char *mesh, long long ne, double t)
+{
+    int k = snprintf(buf, n, "%s   %s   %s = %d   %s   (%lld elements)", problem, field, deg_name, deg, mesh, ne);
+    if (isfinite(t) && k >= 0 && (size_t)k < n) snprintf(buf + k, n - (size_t)k, "   t = %.4g", t);
+}
+
 void hdg_png_report(hdg_report *rep, const hdg_png_layout *lay, int m)
 {
     hdg_report_number(rep, "output.png_min", lay->vmin);
@@ -91,6 +98,9 @@ void hdg_png_report(hdg_report *rep, const hdg_png_layout *lay, int m)
     hdg_report_number(rep, "output.png_scale", lay->scale);
     hdg_report_number(rep, "output.png_origin_x", lay->ox);
     hdg_report_number(rep, "output.png_origin_y", lay->oy);
+    hdg_report_int(rep, "output.png_xticks", lay->nxt);
+    hdg_report_int(rep, "output.png_yticks", lay->nyt);
+    hdg_report_int(rep, "output.png_cticks", lay->nct);
 }
 
 hdg_status hdg_png_draw(const hdg_mesh *mesh, const hdg_png_field *f, const char *path, int width, int height,
@@ -104,6 +114,7 @@ hdg_status hdg_png_draw(const hdg_mesh *mesh, const hdg_png_field *f, const char
     hdg_png_layout lay;
     hdg_status st = hdg_png_write(path, &pl, &lay, err);
     if (!st && rep) hdg_png_report(rep, &lay, m);
+    if (!st && rep && caption) hdg_report_string(rep, "output.png_caption", caption);
     free(vals), free(vxy);
     return st;
 }
@@ -174,7 +185,7 @@ static void gather_field(const hdg_mesh *mesh, const hdg_mesh_dist *d, const hdg
 }
 
 hdg_status hdg_png_hdg(const hdg_problem *p, const hdg_lowered *L, const hdg_mesh *mesh, const double *xe,
-                       const double *xp, const hdg_run_options *o, hdg_report *rep, hdg_error *err)
+                       const double *xp, double t, const hdg_run_options *o, hdg_report *rep, hdg_error *err)
 {
     int u, c;
     hdg_status st = hdg_png_hdg_field(p, L, o->png_field, &u, &c, err);
@@ -196,8 +207,7 @@ hdg_status hdg_png_hdg(const hdg_problem *p, const hdg_lowered *L, const hdg_mes
         mesh = &whole;
         f.x = coef, f.stride = f.n, f.base = 0;
     }
-    snprintf(caption, sizeof caption, "%s   %s   k = %d   %s   (%d elements)", p->name, name, L->k,
-             hdg_png_mesh_name(mesh), mesh->ne);
+    hdg_png_caption(caption, sizeof caption, p->name, name, "k", L->k, hdg_png_mesh_name(mesh), mesh->ne, t);
     if (!o->dist || o->dist->rank == 0)
         st = hdg_png_draw(mesh, &f, o->png, o->png_width ? o->png_width : 800, o->png_height ? o->png_height : 800,
                           o->png_edges, caption, rep, err);

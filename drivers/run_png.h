@@ -19,10 +19,17 @@
 hdg_status hdg_png_hdg_field(const hdg_problem *p, const hdg_lowered *L, const char *name, int *u, int *c,
                              hdg_error *err);
 
+/* The caption of a picture: "PROBLEM   FIELD   DEG = d   MESH   (ne elements)",
+ * then "   t = T" (%.4g) when t is finite (a time-dependent run's time). The
+ * report gets it as output.png_caption. */
+void hdg_png_caption(char *buf, size_t n, const char *problem, const char *field, const char *deg_name, int deg,
+                     const char *mesh, long long ne, double t);
+
 /* Draws the HDG field o->png_field of the element dofs xe (and xp, the
- * post-processed unknown, or NULL) to o->png. */
+ * post-processed unknown, or NULL) to o->png; t: the time of a transient
+ * run (NAN when steady), in the caption. */
 hdg_status hdg_png_hdg(const hdg_problem *p, const hdg_lowered *L, const hdg_mesh *mesh, const double *xe,
-                       const double *xp, const hdg_run_options *o, hdg_report *rep, hdg_error *err);
+                       const double *xp, double t, const hdg_run_options *o, hdg_report *rep, hdg_error *err);
 
 /* Draws a modal field (n Dubiner modes of degree deg; element e's first mode
  * at x[e*stride + base]) to path with the caption; fills the report as above. */
@@ -41,7 +48,9 @@ int hdg_png_subdivision(const hdg_mesh *mesh, int deg, int width, int height);
 void hdg_png_vertices(const hdg_mesh *mesh, double *vxy);
 /* The mesh's spec, or its file's name, for a caption. */
 const char *hdg_png_mesh_name(const hdg_mesh *mesh);
-/* output.png_* of a picture drawn with lay and subdivision m. */
+/* output.png_* of a picture drawn with lay and subdivision m: the range,
+ * subdivision, scale, origin, and the ticks (output.png_xticks, _yticks,
+ * _cticks: how many on the x axis, the y axis, the colour bar). */
 void hdg_png_report(hdg_report *rep, const hdg_png_layout *lay, int m);
 
 /* ---- explicit DG (run_png_dg.c): the state at the final time, or frames ----

@@ -96,8 +96,8 @@ static hdg_status draw(hdg_png_frames *F, const hdg_dg_data *d, const hdg_run_op
 {
     char name[64], caption[512], path[4096];
     dg_name(d, F->field, name, sizeof name);
-    snprintf(caption, sizeof caption, "%s   %s   N = %d   %s   t = %.4g", d->p->name, name, d->L.N,
-             hdg_png_mesh_name(d->mesh), t);
+    hdg_png_caption(caption, sizeof caption, d->p->name, name, "N", d->L.N, hdg_png_mesh_name(d->mesh), d->ne_global,
+                    t);
     if (F->series) snprintf(path, sizeof path, o->png, F->nframes);
     else snprintf(path, sizeof path, "%s", o->png);
     hdg_png_plot pl = {.width = o->png_width ? o->png_width : 800, .height = o->png_height ? o->png_height : 800,
@@ -120,6 +120,7 @@ static hdg_status draw(hdg_png_frames *F, const hdg_dg_data *d, const hdg_run_op
     }
     F->nframes++;
     hdg_png_report(rep, &lay, F->m);
+    hdg_report_string(rep, "output.png_caption", caption);
     hdg_report_int(rep, "output.png_frames", F->nframes);
     if (F->series) hdg_report_int(rep, "output.png_frames_clamped", F->nclamped);
     return HDG_OK;

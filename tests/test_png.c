@@ -13,7 +13,14 @@
  *  - --edges darkens the pixels on the elements' edges (the midpoint of
  *    each edge of element 0) and changes at most a fifth of the picture;
  *  - --field q_y draws a component, an unknown field is refused listing the
- *    fields, a path in a missing folder is an I/O error. */
+ *    fields, a path in a missing folder is an I/O error;
+ *  - ticks: hdg_png_ticks gives nice steps (1, 2, 5 x 10^k) inside the range,
+ *    hdg_png_tick_label their digits; a picture of [-1, 2] x [0, 1] drawn by
+ *    hdg_png_write has its frame, a black tick mark out of it at every x and
+ *    y tick of its layout and at every colour bar tick, and label ink beyond
+ *    each mark;
+ *  - captions (hdg_png_caption, output.png_caption): the time of a transient
+ *    HDG run (heat: t = 0.5) and of every DG frame, none in a steady one. */
 #include <math.h>
 #include <png.h>
 #include <stdio.h>
@@ -23,6 +30,7 @@
 #include "drivers/run.h"
 #include "ir/lower.h"
 #include "runtime/mesh/mesh.h"
+#include "drivers/run_png.h"
 #include "runtime/output/png.h"
 #include "runtime/fem/refel.h"
 #include "test.h"
@@ -60,7 +68,7 @@ typedef struct run_out {
     hdg_status st;
     hdg_run_fields f;
     double vmin, vmax, scale, ox, oy, m;
-    char msg[2560];
+    char msg[2560], caption[512];
 } run_out;
 
 static run_out run_every(hdg_problem *p, const char *path, const char *field, int every, double *frames)
@@ -85,6 +93,8 @@ static run_out run_every(hdg_problem *p, const char *path, const char *field, in
     r.ox = hdg_report_get_number(rep, "output.png_origin_x", &found);
     r.oy = hdg_report_get_number(rep, "output.png_origin_y", &found);
     r.m = hdg_report_get_number(rep, "output.png_subdivision", &found);
+    const char *cap = hdg_report_get_string(rep, "output.png_caption");
+    snprintf(r.caption, sizeof r.caption, "%s", cap ? cap : "");
     if (frames) {
         frames[0] = hdg_report_get_number(rep, "output.png_frames", &found);
         frames[1] = hdg_report_get_number(rep, "output.png_frames_clamped", &found);
@@ -147,6 +157,8 @@ static void check_frames(void)
     CHECK(r.st == HDG_OK, "maxwell2d frames: %s", r.msg);
     CHECK(fr[0] == 5 && fr[1] == 0, "frames %g, clamped %g", fr[0], fr[1]);
     CHECK(r.vmin == -r.vmax && fabs(r.vmax - 1.1) < 1e-3, "fixed range [%g, %g]", r.vmin, r.vmax);
+    CHECK(strstr(r.caption, "maxwell2d   Ez   N = 4") && strstr(r.caption, "t = "), "last frame's caption '%s'",
+          r.caption);
     for (int i = 0; i < 6; i++) {
         char name[64];
         snprintf(name, sizeof name, "Ez_frame_%02d.png", i);
@@ -270,6 +282,126 @@ static void check_refusals(hdg_problem *p)
     hdg_run_fields_free(&r.f);
 }
 
+static void check_tick_values(void)
+{
+    double t[HDG_PNG_MAX_TICKS], step;
+    int n = hdg_png_ticks(-0.0023, 1.0002, 6, t, HDG_PNG_MAX_TICKS, &step);
+    CHECK(n == 6 && step == 0.2 && t[0] == 0 && fabs(t[5] - 1) < 1e-15, "ticks of [-0.0023, 1.0002]: %d, step %g", n,
+          step);
+    n = hdg_png_ticks(-1, 2, 5, t, HDG_PNG_MAX_TICKS, &step);
+    CHECK(n == 7 && step == 0.5 && t[0] == -1 && t[6] == 2, "ticks of [-1, 2]: %d, step %g", n, step);
+    n = hdg_png_ticks(3e-5, 7.1e-5, 5, t, HDG_PNG_MAX_TICKS, &step);
+    CHECK(n >= 3 && t[0] >= 3e-5 * (1 - 1e-12) && t[n - 1] <= 7.1e-5, "ticks of a small range: %d", n);
+    n = hdg_png_ticks(0.5, 0.5, 5, t, HDG_PNG_MAX_TICKS, &step);
+    CHECK(n == 1 && t[0] == 0.5, "a constant field: one tick");
+    n = hdg_png_ticks(-1, 1, 5, t, HDG_PNG_MAX_TICKS, &step);
+    int zero = 0;
+    for (int i = 0; i < n; i++) zero += t[i] == 0 && !signbit(t[i]);
+    CHECK(zero == 1, "0 is a tick, not -0");
+    char b[64];
+    hdg_png_tick_label(0.6000000000000001, 0.2, b, sizeof b);
+    CHECK(!strcmp(b, "0.6"), "label %s", b);
+    hdg_png_tick_label(-0.05, 0.05, b, sizeof b);
+    CHECK(!strcmp(b, "-0.05"), "label %s", b);
+    hdg_png_tick_label(20, 5, b, sizeof b);
+    CHECK(!strcmp(b, "20"), "label %s", b);
+    hdg_png_tick_label(4e-5, 1e-5, b, sizeof b);
+    CHECK(!strcmp(b, "4e-05"), "label %s", b);
+}
+
+static int dark(const picture *p, int x, int y)
+{
+    if (x < 0 || y < 0 || x >= p->w || y >= p->h) return 0;
+    const unsigned char *c = p->rgb + 3 * ((long)y * p->w + x);
+    return c[0] + c[1] + c[2] < 200;
+}
+
+/* Dark pixels in the box [x0, x1) x [y0, y1). */
+static int ink(const picture *p, double x0, double x1, double y0, double y1)
+{
+    int n = 0;
+    for (int y = (int)y0; y < (int)y1; y++)
+        for (int x = (int)x0; x < (int)x1; x++) n += dark(p, x, y);
+    return n;
+}
+
+/* Two triangles on [-1, 2] x [0, 1], the value x: the frame, the ticks and labels where the layout says. */
+static void check_axes(void)
+{
+    const double vxy[12] = {-1, 0, 2, 0, 2, 1, -1, 0, 2, 1, -1, 1};
+    double vals[2 * 16];
+    int m = 4;
+    double r[16], sr[16];
+    hdg_png_centroids(m, r, sr);
+    for (int e = 0; e < 2; e++)
+        for (int q = 0; q < m * m; q++) {
+            const double *v = vxy + 6 * e;
+            vals[e * m * m + q] = -(r[q] + sr[q]) / 2 * v[0] + (1 + r[q]) / 2 * v[2] + (1 + sr[q]) / 2 * v[4];
+        }
+    hdg_png_plot pl = {.width = W, .height = H, .ne = 2, .vxy = vxy, .m = m, .vals = vals, .vmin = 1, .vmax = 0,
+                       .field = "x", .caption = "axes"};
+    hdg_png_layout L;
+    hdg_error err = {0};
+    CHECK(hdg_png_write("axes.png", &pl, &L, &err) == HDG_OK, "axes.png: %s", err.msg);
+    picture p = decode("axes.png");
+    if (!p.rgb) return;
+    CHECK(L.nxt >= 3 && L.nyt >= 3 && L.nct >= 3, "ticks: %d x, %d y, %d on the bar", L.nxt, L.nyt, L.nct);
+    CHECK(L.xt[0] >= -1 && L.xt[L.nxt - 1] <= 2 && L.yt[0] >= 0 && L.yt[L.nyt - 1] <= 1, "ticks inside the box");
+    double len = 0.4 * L.font;
+    CHECK(dark(&p, (int)L.frame_x0, (int)(L.frame_y0 + L.frame_y1) / 2) &&
+              dark(&p, (int)(L.frame_x0 + L.frame_x1) / 2, (int)L.frame_y1 - 1),
+          "the frame's left and bottom sides");
+    for (int i = 0; i < L.nxt; i++) {
+        int x = (int)floor(L.ox + L.scale * L.xt[i]), y = (int)L.frame_y1 + (int)(len / 2);
+        CHECK(dark(&p, x, y), "x tick %g: mark at pixel (%d, %d)", L.xt[i], x, y);
+        int n = ink(&p, x - L.font, x + L.font, L.frame_y1 + len + 1, L.frame_y1 + len + 1.5 * L.font);
+        CHECK(n > 10, "x tick %g: %d pixels of label", L.xt[i], n);
+    }
+    for (int i = 0; i < L.nyt; i++) {
+        int y = (int)floor(L.oy - L.scale * L.yt[i]), x = (int)L.frame_x0 - (int)(len / 2);
+        CHECK(dark(&p, x, y), "y tick %g: mark at pixel (%d, %d)", L.yt[i], x, y);
+        int n = ink(&p, L.frame_x0 - len - 4 * L.font, L.frame_x0 - len, y - 0.6 * L.font, y + 0.6 * L.font);
+        CHECK(n > 10, "y tick %g: %d pixels of label", L.yt[i], n);
+    }
+    double lo = INFINITY, hi = -INFINITY;
+    for (int k = 0; k < 2 * m * m; k++) lo = fmin(lo, vals[k]), hi = fmax(hi, vals[k]);
+    CHECK(L.vmin == lo && L.vmax == hi, "range [%g, %g]", L.vmin, L.vmax);
+    for (int i = 0; i < L.nct; i++) {
+        double f = (L.ct[i] - L.vmin) / (L.vmax - L.vmin);
+        int y = (int)floor(L.bar_bot - f * (L.bar_bot - L.bar_top)), x = (int)(L.bar_x + L.bar_w + len / 2);
+        CHECK(L.ct[i] >= L.vmin && L.ct[i] <= L.vmax && dark(&p, x, y), "bar tick %g: mark at (%d, %d)", L.ct[i], x, y);
+        int n = ink(&p, L.bar_x + L.bar_w + len + 1, L.bar_x + L.bar_w + len + 3 * L.font, y - 0.6 * L.font,
+                    y + 0.6 * L.font);
+        CHECK(n > 10, "bar tick %g: %d pixels of label", L.ct[i], n);
+    }
+    free(p.rgb);
+}
+
+/* The time in the caption of a transient HDG run, and none in a steady one. */
+static void check_captions(hdg_problem *poisson)
+{
+    char b[256];
+    hdg_png_caption(b, sizeof b, "heat", "u", "k", 3, "square:8", 128, 0.5);
+    CHECK(!strcmp(b, "heat   u   k = 3   square:8   (128 elements)   t = 0.5"), "caption '%s'", b);
+    hdg_png_caption(b, sizeof b, "poisson", "u", "k", 3, "square:8", 128, NAN);
+    CHECK(!strstr(b, "t ="), "steady caption '%s'", b);
+    hdg_problem *heat = test_load_problem(HDG_EXAMPLES "/heat.hdg", 2, NULL, 0);
+    hdg_problem *ps[2] = {poisson, heat};
+    const char *want[2] = {"poisson   u   k = 3   square:8   (128 elements)", "t = 0.5"};
+    for (int k = 0; k < 2 && heat; k++) {
+        hdg_run_options o;
+        hdg_run_options_default(&o);
+        o.png = "caption.png";
+        hdg_report *rep = hdg_report_new();
+        hdg_error err = {0};
+        CHECK(hdg_run_problem(ps[k], &o, rep, &err) == HDG_OK, "run: %s", err.msg);
+        const char *c = hdg_report_get_string(rep, "output.png_caption");
+        CHECK(c && strstr(c, want[k]) && (k || !strstr(c, "t =")), "caption '%s'", c ? c : "(none)");
+        hdg_report_free(rep);
+    }
+    if (heat) hdg_problem_free(heat);
+}
+
 int main(void)
 {
     hdg_problem *p = test_load_problem(HDG_EXAMPLES "/poisson.hdg", 3, NULL, 0);
@@ -279,6 +411,9 @@ int main(void)
     check_edges(p);
     check_picture(p, "poisson_k3_qy.png", "q_y", 1);
     check_refusals(p);
+    check_tick_values();
+    check_axes();
+    check_captions(p);
     hdg_problem_free(p);
     check_frames();
     return test_summary("png");

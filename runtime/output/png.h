@@ -1,6 +1,7 @@
 /* png.h — a picture of a scalar field on a triangle mesh, drawn with cairo
- * into a PNG file: the field in the viridis colour map, a colour bar with
- * the range, and a caption line.
+ * into a PNG file: the field in the viridis colour map inside a frame with
+ * axis ticks and coordinates (x below, y on the left, at nice numbers), a
+ * colour bar with ticks at nice numbers of the range, and a caption line.
  *
  * The drawing does not know the solver's basis. Each element (vertices
  * (x0,y0), (x1,y1), (x2,y2), CCW) is cut into m^2 sub-triangles on the
@@ -36,13 +37,36 @@ typedef struct hdg_png_plot {
     int edges;                /* draw the elements' edges (thin, grey) */
 } hdg_png_plot;
 
+#define HDG_PNG_MAX_TICKS 16
+
 /* Where things went: pixel (px, py) of a point (x, y) of the mesh is
  * px = ox + scale*x, py = oy - scale*y (pixel centres at half-integers);
- * vmin, vmax: the colour range used. */
+ * vmin, vmax: the colour range used. The frame around the mesh's bounding
+ * box: columns frame_x0..frame_x1, rows frame_y0..frame_y1 (pixel edges);
+ * tick marks point out of it, below it at x = xt[i] and left of it at
+ * y = yt[i], each with its label (hdg_png_tick_label) beyond the mark.
+ * The colour bar covers columns bar_x .. bar_x + bar_w, value v at row
+ * bar_bot - (v - vmin) / (vmax - vmin) (bar_bot - bar_top); its ticks ct[i]
+ * are marks right of it with their labels. font: the text size in pixels. */
 typedef struct hdg_png_layout {
     double scale, ox, oy;
     double vmin, vmax;
+    double frame_x0, frame_y0, frame_x1, frame_y1;
+    double bar_x, bar_w, bar_top, bar_bot, font;
+    int nxt, nyt, nct;
+    double xt[HDG_PNG_MAX_TICKS], yt[HDG_PNG_MAX_TICKS], ct[HDG_PNG_MAX_TICKS];
+    double xstep, ystep, cstep;   /* the ticks' spacing */
 } hdg_png_layout;
+
+/* Ticks at the multiples of a nice step (1, 2 or 5 x 10^k) inside [lo, hi],
+ * about `target` of them (at least 3 for target >= 4 when lo < hi; lo = hi:
+ * lo alone): writes at most max of them to t, returns how many, *step the
+ * step. */
+int hdg_png_ticks(double lo, double hi, int target, double *t, int max, double *step);
+
+/* A tick's label: v with the decimals its step needs ("0.2", "1", "-0.05"
+ * for steps 0.2, 1, 0.05), or %.3g for very large or small numbers. */
+void hdg_png_tick_label(double v, double step, char *buf, size_t n);
 
 /* The m^2 sub-triangles' centroids in reference coordinates, in sub-triangle
  * order (r[k], s[k]). */
