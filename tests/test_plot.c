@@ -12,6 +12,9 @@
  *    the legend "u, k=2: rate R" and the slope labels equal the JSON fits to
  *    the printed digits; the fitted rates are k+1 for q and u and k+2 for ustar
  *    (within 0.1);
+ *  - the x axis fitted to the data: the points span at least 60% of the
+ *    frame's width (h from 1/16 to 1/4, 0.6 of a decade: the axis of whole
+ *    decades gave 47% or less), and at least 2 x labels, m x 10^k among them;
  *  - --plot c.png: 960x640, inside the plot frame (from the SVG of the same
  *    run) some but not most pixels are ink, and the first two series colours
  *    are there; the title band holds text;
@@ -215,6 +218,21 @@ static void test_svg(const char *hdgc, fits *F)
     }
     if (svg) check_mapping((const double(*)[NMESH])px, (const double(*)[NMESH])py, F);
     if (svg) check_legend(svg, F);
+    double fx = 0, fy = 0, fw = 0, fh = 0, lo = INFINITY, hi = -INFINITY;
+    const char *r = svg ? strstr(svg, "<rect class=\"frame\"") : NULL;
+    CHECK(r && sscanf(r, "<rect class=\"frame\" x=\"%lf\" y=\"%lf\" width=\"%lf\" height=\"%lf\"", &fx, &fy, &fw, &fh) == 4,
+          "the frame");
+    for (int k = 0; k < NSER; k++)
+        for (int m = 0; m < NMESH; m++) lo = fmin(lo, px[k][m]), hi = fmax(hi, px[k][m]);
+    CHECK(fw > 0 && lo > fx && hi < fx + fw && (hi - lo) / fw >= 0.6, "the points span %.0f%% of the x axis",
+          100 * (hi - lo) / fw);
+    int nx = 0, minor = 0;
+    for (const char *t = svg; t && (t = strstr(t, "<text class=\"tick\" x=\"")); t++) {
+        double tx, ty;
+        if (sscanf(t, "<text class=\"tick\" x=\"%lf\" y=\"%lf\"", &tx, &ty) == 2 && ty > fy + fh)
+            nx++, minor += strstr(t, "\xc3\x97" "10<") && strstr(t, "\xc3\x97" "10<") < strchr(t, '\n');
+    }
+    CHECK(nx >= 2 && minor >= 1, "%d x labels, %d of them m x 10^k", nx, minor);
     CHECK(svg && strstr(svg, ">poisson_exp: L2 error against h</text>"), "title with the problem name");
     CHECK(svg && count(svg, "<text class=\"tick\"") >= 4, "tick labels");
     free(q), free(svg);

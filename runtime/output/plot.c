@@ -214,13 +214,15 @@ static void frame_of(const hdg_plot *pl, const axis *y, frame *F)
     F->ystep = (int)ceil(1.6 * F->font / ppd);
 }
 
-/* The x axis: decades around the data, widened on the left until the slope
- * column fits between the axis and the leftmost point. */
+/* The x axis: the data's range with a margin (at least a tenth of a decade),
+ * widened on the left until the slope column fits between the axis and the
+ * leftmost point. */
 static void x_axis(const hdg_plot *pl, const frame *F, axis *x)
 {
     double lo, hi;
     data_range(pl, 0, &lo, &hi);
-    decades(lo, hi, x);
+    double pad = fmax(0.06 * (hi - lo), 0.1);
+    x->lo = lo - pad, x->hi = hi + pad;
     x->p0 = F->x0, x->p1 = F->x1;
     double need = F->ratew > 0 ? F->ratew + 1.2 * F->font : 0, w = F->x1 - F->x0;
     if (need > 0 && need < 0.5 * w && (lo - x->lo) / (x->hi - x->lo) * w < need)
@@ -260,18 +262,66 @@ static void draw_grid(pl_list *L, const frame *F, const axis *x, const axis *y)
     fr->xy[0] = F->x0, fr->xy[1] = F->y0, fr->xy[2] = F->x1 - F->x0, fr->xy[3] = F->y1 - F->y0;
 }
 
-/* 10^k under the x axis and left of the y axis, every few decades when they are narrow. */
+/* The mantissa sets tried for the x labels, densest first: m x 10^k for m in the set. */
+static const int MANTISSAS[4][10] = {{1, 2, 3, 4, 5, 6, 7, 8, 9, 0}, {1, 2, 5, 0}, {1, 3, 0}, {1, 0}};
+
+static void tick_text(int m, int k, char *t, size_t nt, char *e, size_t ne)
+{
+    exponent(k, e, ne);
+    if (m == 1) snprintf(t, nt, "10");
+    else snprintf(t, nt, "%d\xc3\x97" "10", m);   /* U+00D7 multiplication sign */
+}
+
+/* The labels m x 10^k (m in mantissa set `set`) on the x axis, drawn when
+ * draw: how many, or -1 when two of them would overlap. */
+static int minor_set(pl_list *L, const frame *F, const axis *x, int set, int draw)
+{
+    double last = -INFINITY;
+    int n = 0;
+    for (int k = (int)floor(x->lo) - 1; k <= (int)ceil(x->hi); k++)
+        for (const int *m = MANTISSAS[set]; *m; m++) {
+            double v = log10(*m) + k;
+            if (v < x->lo - 1e-9 || v > x->hi + 1e-9) continue;
+            char t[32], e[16];
+            tick_text(*m, k, t, sizeof t, e, sizeof e);
+            double w = pl_text_width(t, e, F->font), p = px(x, *m * pow(10, k));
+            if (p - w / 2 < last + 0.6 * F->font) return -1;
+            last = p + w / 2, n++;
+            if (draw) text(L, "tick", INK_RGB, p, F->y1 + 1.3 * F->font, F->font, PL_MIDDLE, t, e);
+        }
+    return n;
+}
+
+/* With fewer than two powers of ten on the x axis (a range fitted inside a
+ * decade or two), the labels of the densest mantissa set that fit; returns 0
+ * when the powers of ten are to be labelled alone. */
+static int x_minor_labels(pl_list *L, const frame *F, const axis *x)
+{
+    int k0, k1;
+    powers(x, &k0, &k1);
+    if (k1 - k0 >= 1) return 0;
+    for (int set = 0; set < 4; set++) {
+        int n = minor_set(L, F, x, set, 0);
+        if (n >= 2 || (set == 3 && n >= 0)) return minor_set(L, F, x, set, 1), 1;
+    }
+    return 0;
+}
+
+/* 10^k under the x axis and left of the y axis, every few decades when they are narrow;
+ * with fewer than two powers of ten on the x axis, the minor ticks' values too. */
 static void draw_tick_labels(pl_list *L, const frame *F, const axis *x, const axis *y)
 {
     char e[16];
     int k0, k1;
-    powers(x, &k0, &k1);
-    double xlw = tick_width(k0, F->font) + F->font, xppd = (F->x1 - F->x0) / (x->hi - x->lo);
-    int xstep = (int)ceil(xlw / xppd);
-    for (int k = k0; k <= k1; k++) {
-        if ((k1 - k) % xstep) continue;
-        exponent(k, e, sizeof e);
-        text(L, "tick", INK_RGB, px(x, pow(10, k)), F->y1 + 1.3 * F->font, F->font, PL_MIDDLE, "10", e);
+    if (!x_minor_labels(L, F, x)) {
+        powers(x, &k0, &k1);
+        double xlw = tick_width(k0, F->font) + F->font, xppd = (F->x1 - F->x0) / (x->hi - x->lo);
+        int xstep = (int)ceil(xlw / xppd);
+        for (int k = k0; k <= k1; k++) {
+            if ((k1 - k) % xstep) continue;
+            exponent(k, e, sizeof e);
+            text(L, "tick", INK_RGB, px(x, pow(10, k)), F->y1 + 1.3 * F->font, F->font, PL_MIDDLE, "10", e);
+        }
     }
     powers(y, &k0, &k1);
     for (int k = k0; k <= k1; k++) {
