@@ -89,7 +89,9 @@ typedef struct hdg_vtk_data {
     int format;
 } hdg_vtk_data;
 
-/* Writes an UnstructuredGrid .vtu file. Non-finite coordinates or values are
+/* Writes an UnstructuredGrid .vtu file (binary: the compressed arrays are
+ * held in memory, about the file's size, until the XML that gives their
+ * offsets is written). Non-finite coordinates or values are
  * refused (HDG_EINPUT naming the field and element) before the file is
  * touched; an unwritable path gives HDG_EIO. The file is written atomically
  * (a temporary beside it, renamed over path when whole): on a write error no
