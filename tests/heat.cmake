@@ -101,3 +101,11 @@ hdg_cli_test(heat_convergence_dt_meshes 2 -e "dt sweeps the time step on one mes
   ${HDGC} convergence ${H}/heat_poly.hdg --meshes 4,8 --dt 0.1)
 hdg_cli_test(heat_run_dt 0 -e "^  bdf2: 8 steps of dt = 0.125 to t = 1," -- ${HDGC} run ${H}/heat_poly.hdg --mesh square:2 --dt 0.125)
 hdg_cli_test(dg_run_dt 0 -e "10 steps of dt = 0.01 .cfl 0.557" -- ${HDGC} run ${HDG_EXAMPLES}/maxwell2d.hdg --mesh square:4 --dt 0.01 --final-time 0.1)
+# --png of a transient HDG run: the caption ends with the final time, on the host and on the
+# device (the CUDA emulator)
+foreach(backend c cuda)
+  hdg_cli_test(heat_png_caption_${backend} 0
+    -e "\"png_caption\":[[:space:]]*\"heat   u   k = 3   square:4   \\(32 elements\\)   t = 0\\.5\""
+    -- env HDGC_LIBCUDA=emulator ${HDGC} run ${HDG_EXAMPLES}/heat.hdg --mesh square:4 --backend ${backend}
+       --png /dev/null --json /dev/stdout --quiet)
+endforeach()
