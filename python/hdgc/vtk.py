@@ -3,7 +3,7 @@ type 5 for degree 1) per element, its points in VTK's order as hdgc's own --vtk 
 them, so the connectivity of element e is e*npe .. e*npe+npe-1. The components of a vector
 (NAME_x, NAME_y) or a tensor (NAME_xx, NAME_xy, NAME_yx, NAME_yy) are one array of 3 or 9
 components (z = 0), as `hdgc run --vtk` writes them. Binary (the arrays zlib-compressed in
-blocks, appended raw; runtime/vtk.h) or ASCII."""
+blocks, appended raw; runtime/output/vtk.h) or ASCII."""
 import os
 import struct
 import sys
