@@ -8,6 +8,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include "runtime/solve/dense.h"
 #include "support/util.h"
 
@@ -170,40 +171,67 @@ hdg_status hdg_gauss_lobatto(int n, double *x, double *w, hdg_error *err)
     return HDG_OK;
 }
 
-hdg_status hdg_quad_triangle(hdg_quad2d *q, int degree, hdg_error *err)
+void hdg_quad_free(hdg_quad *q)
 {
-    q->n = 0;
-    q->r = q->s = q->w = NULL;
+    for (int d = 0; d < 3; d++) free(q->x[d]);
+    free(q->w);
+    memset(q, 0, sizeof *q);
+}
+
+void hdg_quad2d_free(hdg_quad2d *q) { hdg_quad_free(q); }
+
+/* The m-point rules in the collapsed directions: c[j*m+i], wc[j*m+i] for the
+ * Gauss-Jacobi(j, 0) rule (Gauss-Legendre for j = 0). */
+static hdg_status collapsed_rules(int dim, int m, double *c, double *wc, hdg_error *err)
+{
+    hdg_status st = HDG_OK;
+    for (int j = 0; j < dim && !st; j++)
+        st = hdg_gauss_jacobi(m, (double)j, 0.0, c + j * m, wc + j * m, err);
+    return st;
+}
+
+hdg_status hdg_quad_simplex(hdg_quad *q, int dim, int degree, hdg_error *err)
+{
+    memset(q, 0, sizeof *q);
+    if (dim < 2 || dim > 3)
+        return hdg_fail(err, HDG_EINPUT, "simplex quadrature: dimension must be 2 or 3, got %d", dim);
     if (degree < 0)
-        return hdg_fail(err, HDG_EINPUT, "triangle quadrature degree must be >= 0, got %d", degree);
-    int m = (degree + 2) / 2;
-    double *a = hdg_xmalloc(4 * (size_t)m * sizeof *a), *wa = a + m, *b = a + 2 * m, *wb = a + 3 * m;
-    hdg_status st = hdg_gauss_legendre(m, a, wa, err);
-    if (!st) st = hdg_gauss_jacobi(m, 1.0, 0.0, b, wb, err);
+        return hdg_fail(err, HDG_EINPUT, "%s quadrature degree must be >= 0, got %d",
+                        dim == 2 ? "triangle" : "tetrahedron", degree);
+    int m = (degree + 2) / 2, n = dim == 2 ? m * m : m * m * m;
+    double *c = hdg_xmalloc(2 * (size_t)dim * m * sizeof *c), *wc = c + dim * m;
+    hdg_status st = collapsed_rules(dim, m, c, wc, err);
     if (st) {
-        free(a);
+        free(c);
         return st;
     }
-    q->n = m * m;
-    q->r = hdg_xmalloc((size_t)q->n * sizeof *q->r);
-    q->s = hdg_xmalloc((size_t)q->n * sizeof *q->s);
-    q->w = hdg_xmalloc((size_t)q->n * sizeof *q->w);
-    for (int j = 0; j < m; j++)
-        for (int i = 0; i < m; i++) {
-            int k = j * m + i;
-            q->r[k] = 0.5 * (1.0 + a[i]) * (1.0 - b[j]) - 1.0;
-            q->s[k] = b[j];
-            q->w[k] = 0.5 * wa[i] * wb[j];
+    q->n = n, q->dim = dim;
+    for (int d = 0; d < dim; d++) q->x[d] = hdg_xmalloc((size_t)n * sizeof(double));
+    q->w = hdg_xmalloc((size_t)n * sizeof *q->w);
+    /* scale: 2^-(dim-1-j) per direction j < dim-1, the Jacobian 2^-(dim(dim-1)/2) */
+    double wscale = dim == 2 ? 0.5 : 0.125;
+    for (int k = 0; k < n; k++) {
+        int idx[3], kk = k;
+        for (int j = 0; j < dim; j++) idx[j] = kk % m, kk /= m;
+        double w = wc[idx[0]];
+        for (int j = 1; j < dim; j++) w *= wc[j * m + idx[j]];
+        q->w[k] = w * wscale;
+        for (int j = 0; j < dim; j++) {
+            double cj = c[j * m + idx[j]];
+            if (j == dim - 1) {
+                q->x[j][k] = cj;
+                continue;
+            }
+            double f = 1.0 + cj;      /* (1+c_j) prod (1-c_k), then the power of 2 (exact) */
+            for (int l = j + 1; l < dim; l++) f *= 1.0 - c[l * m + idx[l]];
+            q->x[j][k] = f * ldexp(1.0, -(dim - 1 - j)) - 1.0;
         }
-    free(a);
+    }
+    free(c);
     return HDG_OK;
 }
 
-void hdg_quad2d_free(hdg_quad2d *q)
+hdg_status hdg_quad_triangle(hdg_quad2d *q, int degree, hdg_error *err)
 {
-    free(q->r);
-    free(q->s);
-    free(q->w);
-    q->n = 0;
-    q->r = q->s = q->w = NULL;
+    return hdg_quad_simplex(q, 2, degree, err);
 }
