@@ -192,7 +192,7 @@ static hdg_status element_data(hdg_dg_data *d, const hdg_run_options *opt, hdg_e
 {
     const hdg_problem *p = d->p;
     hdg_status st;
-    if ((st = hdg_refel_init(&d->re, d->L.N, err))) return st;
+    if ((st = hdg_refel_init(&d->re, 2, d->L.N, err))) return st;
     if ((st = hdg_geom_init(&d->g, d->mesh, err))) return st;
     int ne = d->mesh->ne;
     d->dist = opt->dist;

@@ -909,7 +909,7 @@ hdg_status hdg_lower_dg(const hdg_problem *p, hdg_dg_lowered *out, hdg_error *er
     hdg_status st = analyze_fields(&c, err);
     if (!st) st = analyze_rows(&c, err);
     if (!st) st = analyze_atoms(&c, err);
-    if (!st) st = hdg_refel_init(&c.re, p->degree, err);
+    if (!st) st = hdg_refel_init(&c.re, 2, p->degree, err);
     if (st) {
         free(c.rowf);
         hdg_refel_free(&c.re);

@@ -1,5 +1,6 @@
-# Reference element, quadrature and small dense linear algebra (runtime/fem/refel,
+# Reference elements (triangle, tetrahedron), quadrature and small dense linear algebra (runtime/fem/refel,
 # runtime/fem/quadrature, runtime/solve/dense).
 hdg_unit_test(dense test_dense.c)
 hdg_unit_test(quadrature test_quadrature.c)
 hdg_unit_test(refel test_refel.c)
+hdg_unit_test(refel_tet test_refel_tet.c)

@@ -215,7 +215,7 @@ static void check_rhs(const char *mesh_spec, int order, double alpha)
     hdg_compiled comp = {0};
     CHECK(hdg_mesh_load(&m, mesh_spec, &err) == HDG_OK, "%s", err.msg);
     CHECK(hdg_geom_init(&g, &m, &err) == HDG_OK, "%s", err.msg);
-    CHECK(hdg_refel_init(&re, order, &err) == HDG_OK, "%s", err.msg);
+    CHECK(hdg_refel_init(&re, 2, order, &err) == HDG_OK, "%s", err.msg);
     hdg_status st = hdg_lower_dg(p, &L, &err);
     CHECK(st == HDG_OK, "lower: %s", err.msg);
     if (st) goto out;

@@ -81,7 +81,7 @@ static hdg_dg_speed speed_of(const hdg_problem *p, const char *mesh)
     CHECK(hdg_mesh_load(&m, mesh, &err) == HDG_OK, "%s", err.msg);
     CHECK(hdg_geom_init(&g, &m, &err) == HDG_OK, "%s", err.msg);
     if (hdg_lower_dg(p, &L, &err) == HDG_OK) {
-        CHECK(hdg_refel_init(&re, L.N, &err) == HDG_OK, "%s", err.msg);
+        CHECK(hdg_refel_init(&re, 2, L.N, &err) == HDG_OK, "%s", err.msg);
         hdg_dg_char_speed(p, &L, &m, &re, &g, 1.0, &s);
         hdg_refel_free(&re);
         hdg_dg_lowered_free(&L);

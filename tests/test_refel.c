@@ -205,11 +205,11 @@ static void test_init_errors(void)
 {
     hdg_refel re;
     hdg_error err;
-    CHECK(hdg_refel_init(&re, -1, &err) == HDG_EINPUT && strstr(err.msg, "0..12") &&
+    CHECK(hdg_refel_init(&re, 2, -1, &err) == HDG_EINPUT && strstr(err.msg, "0..12") &&
               strstr(err.msg, "-1"),
           "N=-1: %s", err.msg);
     CHECK(re.r == NULL && re.V == NULL && re.LIFT == NULL, "failed init left arrays");
-    CHECK(hdg_refel_init(&re, 13, &err) == HDG_EINPUT && strstr(err.msg, "13"), "N=13: %s", err.msg);
+    CHECK(hdg_refel_init(&re, 2, 13, &err) == HDG_EINPUT && strstr(err.msg, "13"), "N=13: %s", err.msg);
     hdg_refel_free(&re);
 }
 
@@ -639,7 +639,7 @@ int main(void)
     hdg_error err;
     test_init_errors();
     for (int N = 0; N <= NMAX; N++)
-        CHECK(hdg_refel_init(&R[N], N, &err) == HDG_OK, "refel_init(%d): %s", N, err.msg);
+        CHECK(hdg_refel_init(&R[N], 2, N, &err) == HDG_OK, "refel_init(%d): %s", N, err.msg);
     test_nodes();
     test_fmask();
     test_orthonormal();

@@ -339,7 +339,7 @@ static hdg_status mw_tables_init(int N, hdg_error *err)
     mw_tables *T = &mw_tab[N];
     if (T->ready) return HDG_OK;
     hdg_refel re;
-    hdg_status st = hdg_refel_init(&re, N, err);
+    hdg_status st = hdg_refel_init(&re, 2, N, err);
     if (st) return st;
     const int Np = re.Np, Nfp = re.Nfp, NPP = MW_NPP(N);
     memset(T, 0, sizeof *T);

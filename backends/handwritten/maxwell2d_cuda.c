@@ -47,7 +47,7 @@ hdg_status hdg_hw_maxwell2d_cuda(int N, hdg_hw_cuda *out, hdg_error *err)
     if (N < NMIN || N > NMAX)
         return hdg_fail(err, HDG_EINPUT, "hand-written CUDA maxwell2d kernels cover N = %d..%d, not %d", NMIN, NMAX, N);
     hdg_refel re;
-    hdg_status st = hdg_refel_init(&re, N, err);
+    hdg_status st = hdg_refel_init(&re, 2, N, err);
     if (st) return st;
     int np = re.Np, nfp = re.Nfp, epb = 128 / np > 1 ? 128 / np : 1, nt = epb * np;
     double *T = hdg_xmalloc(sizeof(double) * (size_t)(np * 3 * nfp > np * np ? np * 3 * nfp : np * np));
