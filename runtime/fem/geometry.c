@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/fem/refel.h"
 #include "support/util.h"
 
 void hdg_geom_free(hdg_geom *g)
@@ -18,6 +19,76 @@ void hdg_geom_free(hdg_geom *g)
 
 static double *vec(int n) { return hdg_xmalloc((size_t)(n ? n : 1) * sizeof(double)); }
 
+/* J = det G and Ginv = adj(G) / J (cofactors, the 2x2 case written out). */
+static void invert_jacobian(int dim, hdg_simplex_geom *g)
+{
+    double (*G)[3] = g->G, (*A)[3] = g->Ginv;
+    if (dim == 2) {
+        double J = G[0][0] * G[1][1] - G[0][1] * G[1][0];
+        g->J = J;
+        A[0][0] = G[1][1] / J, A[0][1] = -G[0][1] / J;
+        A[1][0] = -G[1][0] / J, A[1][1] = G[0][0] / J;
+        return;
+    }
+    double C[3][3];                     /* C[k][d]: the cofactor of G[d][k] */
+    for (int d = 0; d < 3; d++)
+        for (int k = 0; k < 3; k++) {
+            int d1 = (d + 1) % 3, d2 = (d + 2) % 3, k1 = (k + 1) % 3, k2 = (k + 2) % 3;
+            C[k][d] = G[d1][k1] * G[d2][k2] - G[d1][k2] * G[d2][k1];
+        }
+    double J = G[0][0] * C[0][0] + G[0][1] * C[1][0] + G[0][2] * C[2][0];
+    g->J = J;
+    for (int k = 0; k < 3; k++)
+        for (int d = 0; d < 3; d++) A[k][d] = C[k][d] / J;
+}
+
+/* Face f: outward normal, sJ, Fscale; returns |f|. The normal is the edge
+ * vector turned right (2D) or the cross product of the face's edges (3D),
+ * flipped when it points towards the vertex off the face. */
+static double face_factors(int dim, const double *X, int f, hdg_simplex_geom *g)
+{
+    const int *w = hdg_simplex_face_vertices(dim, f);
+    int off = 0;                                  /* the vertex not on face f */
+    while (off == w[0] || off == w[1] || (dim == 3 && off == w[2])) off++;
+    const double *a = X + w[0] * dim, *b = X + w[1] * dim, *o = X + off * dim;
+    double c[3], meas;
+    if (dim == 2) {
+        double dx = b[0] - a[0], dy = b[1] - a[1];
+        meas = sqrt(dx * dx + dy * dy);
+        c[0] = dy, c[1] = -dx, c[2] = 0.0;
+    } else {
+        const double *e = X + w[2] * dim;
+        double u[3], v[3];
+        for (int d = 0; d < 3; d++) u[d] = b[d] - a[d], v[d] = e[d] - a[d];
+        c[0] = u[1] * v[2] - u[2] * v[1], c[1] = u[2] * v[0] - u[0] * v[2], c[2] = u[0] * v[1] - u[1] * v[0];
+        meas = 0.5 * sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
+    }
+    double side = 0.0, len = dim == 2 ? meas : 2.0 * meas;   /* |c| */
+    for (int d = 0; d < dim; d++) side += c[d] * (o[d] - a[d]);
+    for (int d = 0; d < dim; d++) g->n[f][d] = (side > 0 ? -c[d] : c[d]) / len;
+    g->sJ[f] = meas / 2;
+    g->Fscale[f] = g->sJ[f] / g->J;
+    return meas;
+}
+
+void hdg_simplex_geometry(int dim, const double *X, hdg_simplex_geom *g)
+{
+    memset(g, 0, sizeof *g);
+    for (int d = 0; d < dim; d++)
+        for (int k = 0; k < dim; k++) g->G[d][k] = (X[(k + 1) * dim + d] - X[d]) / 2;
+    invert_jacobian(dim, g);
+    double area = 0.0, h = 0.0;
+    for (int f = 0; f <= dim; f++) area += face_factors(dim, X, f, g);
+    for (int i = 0; i <= dim; i++)                /* the longest edge */
+        for (int j = i + 1; j <= dim; j++) {
+            double l2 = 0.0;
+            for (int d = 0; d < dim; d++) l2 += (X[j * dim + d] - X[i * dim + d]) * (X[j * dim + d] - X[i * dim + d]);
+            if (sqrt(l2) > h) h = sqrt(l2);
+        }
+    g->h = h;
+    g->rin = 4 * fabs(g->J) / area;
+}
+
 hdg_status hdg_geom_init(hdg_geom *g, const hdg_mesh *m, hdg_error *err)
 {
     int ne = m->ne;
@@ -29,30 +100,23 @@ hdg_status hdg_geom_init(hdg_geom *g, const hdg_mesh *m, hdg_error *err)
     g->nx = vec(3 * ne), g->ny = vec(3 * ne), g->sJ = vec(3 * ne), g->Fscale = vec(3 * ne);
     for (int e = 0; e < ne; e++) {
         const int *v = m->ev + 3 * e;
-        double x[3], y[3];
-        for (int k = 0; k < 3; k++) x[k] = m->vx[v[k]], y[k] = m->vy[v[k]];
-        double xr = (x[1] - x[0]) / 2, xs = (x[2] - x[0]) / 2;
-        double yr = (y[1] - y[0]) / 2, ys = (y[2] - y[0]) / 2;
-        double J = xr * ys - xs * yr;
-        if (!(J > 0)) {
+        double X[6];
+        for (int k = 0; k < 3; k++) X[2 * k] = m->vx[v[k]], X[2 * k + 1] = m->vy[v[k]];
+        hdg_simplex_geom s;
+        hdg_simplex_geometry(2, X, &s);
+        if (!(s.J > 0)) {
             hdg_geom_free(g);
-            return hdg_fail(err, HDG_EINPUT, "element %d has Jacobian %g (not counter-clockwise or degenerate)", e, J);
+            return hdg_fail(err, HDG_EINPUT, "element %d has Jacobian %g (not counter-clockwise or degenerate)", e, s.J);
         }
-        g->xr[e] = xr, g->xs[e] = xs, g->yr[e] = yr, g->ys[e] = ys, g->J[e] = J;
-        g->rx[e] = ys / J, g->ry[e] = -xs / J, g->sx[e] = -yr / J, g->sy[e] = xr / J;
-        double perim = 0, h = 0;
+        g->xr[e] = s.G[0][0], g->xs[e] = s.G[0][1], g->yr[e] = s.G[1][0], g->ys[e] = s.G[1][1];
+        g->J[e] = s.J;
+        g->rx[e] = s.Ginv[0][0], g->ry[e] = s.Ginv[0][1], g->sx[e] = s.Ginv[1][0], g->sy[e] = s.Ginv[1][1];
         for (int j = 0; j < 3; j++) {
-            double dx = x[(j + 1) % 3] - x[j], dy = y[(j + 1) % 3] - y[j];
-            double len = sqrt(dx * dx + dy * dy);
-            int k = 3 * e + j;
-            g->nx[k] = dy / len, g->ny[k] = -dx / len; /* right of v_j -> v_j+1: outward for CCW */
-            g->sJ[k] = len / 2;
-            g->Fscale[k] = g->sJ[k] / J;
-            perim += len;
-            if (len > h) h = len;
+            g->nx[3 * e + j] = s.n[j][0], g->ny[3 * e + j] = s.n[j][1];
+            g->sJ[3 * e + j] = s.sJ[j], g->Fscale[3 * e + j] = s.Fscale[j];
         }
-        g->h[e] = h;
-        g->rin[e] = 4 * J / perim; /* 2 * area / perimeter, area = 2 J */
+        g->h[e] = s.h;
+        g->rin[e] = s.rin;
     }
     return HDG_OK;
 }

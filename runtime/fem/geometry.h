@@ -29,6 +29,26 @@ typedef struct hdg_geom {
 hdg_status hdg_geom_init(hdg_geom *g, const hdg_mesh *m, hdg_error *err);
 void hdg_geom_free(hdg_geom *g);
 
+/* The affine factors of one simplex of dimension dim (2 or 3), the dimension
+ * as data: the reference simplex of refel.h mapped onto the vertices
+ * X[k*dim+d] (k = 0..dim in the reference vertex order):
+ *     x = X_0 + sum_k (X_(k+1) - X_0) (1 + r_k)/2,
+ * G[d][k] = dx_d/dr_k = (X_(k+1),d - X_0,d)/2, J = det G (|K| = J |K_ref|),
+ * Ginv = G^-1 (Ginv[k][d] = dr_k/dx_d). Faces f (refel.h's numbering, at most
+ * 4): n[f] the outward unit normal (away from the vertex off the face, for
+ * either sign of J), sJ[f] = |f| / 2 (the face Jacobian from the reference
+ * interval or triangle, both of measure 2), Fscale[f] = sJ[f] / J; rin the
+ * inscribed radius (dim |K| / sum |f| = 4 |J| / sum_f |f|) and h the longest
+ * edge. On a triangle the numbers are those hdg_geom_init stores, to the
+ * bit. */
+typedef struct hdg_simplex_geom {
+    double G[3][3], Ginv[3][3], J;
+    double n[4][3], sJ[4], Fscale[4];
+    double rin, h;
+} hdg_simplex_geom;
+
+void hdg_simplex_geometry(int dim, const double *X, hdg_simplex_geom *g);
+
 /* Physical point (x, y) of reference point (r, s) in element e. */
 void hdg_geom_map(const hdg_mesh *m, int e, double r, double s, double *x, double *y);
 
