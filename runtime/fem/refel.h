@@ -50,6 +50,11 @@
  * dim! permutations pi, numbered o = 0..Norient-1 (hdg_face_orient_perm):
  * dim 2: o = 0 (0,1), 1 (1,0); dim 3: rotations o = 0 (0,1,2), 1 (1,2,0),
  * 2 (2,0,1), reflections o = 3 (0,2,1), 4 (2,1,0), 5 (1,0,2).
+ * Face nodes are matched by Fperm (exact, from the lattice). The collapsed
+ * face rules (quadrature.h) are not symmetric, so their points have no
+ * permutation: B evaluates its face functions at hdg_face_orient_coords of
+ * A's points (exact; the map keeps the face measure), which is what an HDG
+ * trace basis on a shared face needs.
  *
  * Conditioning: cond_2(V) of the orthonormal basis at these nodes, measured
  * (tests/test_refel.c, test_refel_tet.c): triangle, N = 1..12: 2.0 .. 36.1;
