@@ -236,15 +236,15 @@ static hdg_status null_stage(hdg_run *r, hdg_error *err)
  * attached) solved by PETSc (runtime/petsc/petsc.h). */
 static hdg_petsc_opts petsc_opts(const hdg_run *r, const hdg_hdg_solver *s)
 {
-    return (hdg_petsc_opts){r->o->petsc, r->asym <= HDG_HDG_SYMMETRIC, s->so.rtol, s->so.maxit, s->so.restart, r->z};
+    return (hdg_petsc_opts){s->petsc, r->asym <= HDG_HDG_SYMMETRIC, s->so.rtol, s->so.maxit, s->so.restart, r->z};
 }
 
 /* Under mpirun: PETSc's solver of the pieces summed, set up once per matrix. */
 static hdg_status dist_init(hdg_hdg_ksp *K, hdg_run *r, hdg_error *err)
 {
     const hdg_mesh_dist *d = r->o->dist;
-    hdg_petsc_dist_mg g;
-    int mg = hdg_hdg_dist_mg(r->o, r->mesh, &r->B, r->L.k + 1, r->z != NULL, &g, err);
+    hdg_petsc_dist_mg g = {0};
+    int mg = K->s.dist_mg && hdg_hdg_dist_mg(r->o, r->mesh, &r->B, r->L.k + 1, r->z != NULL, &g, err);
     hdg_petsc_dist pd = {d->fgid, d->fstart[d->rank], d->nf_global, d->nf_owned, mg ? &g : NULL};
     hdg_petsc_opts po = petsc_opts(r, &K->s);
     hdg_petsc_info pi;
@@ -276,6 +276,8 @@ static hdg_status petsc_stage(hdg_run *r, hdg_hdg_ksp *K, hdg_solve_info *info, 
     return st;
 }
 
+static void blockmat_apply(void *ctx, const double *x, double *y) { hdg_blockmat_spmv(ctx, x, y); }
+
 /* The solver of the trace system B (as it is now: Dirichlet eliminated),
  * preconditioner set up once and kept for every solve with B. */
 hdg_status hdg_hdg_ksp_init(hdg_hdg_ksp *K, hdg_run *r, hdg_error *err)
@@ -283,7 +285,11 @@ hdg_status hdg_hdg_ksp_init(hdg_hdg_ksp *K, hdg_run *r, hdg_error *err)
     memset(K, 0, sizeof *K);
     K->n = (long long)r->B.nf * r->B.m;
     if (!r->x) r->x = hdg_xcalloc((size_t)K->n, sizeof(double));
-    hdg_status st = hdg_hdg_choose_solver(r->o, r->asym, K->n, &K->s, err);
+    hdg_hdg_definite def;
+    int null_t = r->z ? hdg_hdg_null_candidate(r->p, r->mesh, r->isdir) : -1;
+    hdg_hdg_definiteness(r->p, &r->L, r->mesh, r->dofdir, null_t, r->amax, r->o->dist, blockmat_apply, &r->B, r->rep,
+                         &def);
+    hdg_status st = hdg_hdg_choose_solver(r->o, r->asym, K->n, &def, &K->s, err);
     if (!st && r->o->dist) st = dist_init(K, r, err);
     if (st || !strcmp(K->s.method, "petsc")) return st;
     K->A = hdg_blockmat_op(&r->B);
@@ -295,7 +301,7 @@ hdg_status hdg_hdg_ksp_init(hdg_hdg_ksp *K, hdg_run *r, hdg_error *err)
     else if (!strcmp(K->s.precond, "jacobi")) st = hdg_precond_jacobi_init(&K->M, &r->B, err);
     else if (!strcmp(K->s.precond, "mg")) {
         double t0 = hdg_wtime();
-        st = hdg_hdg_mg_host(&K->mg, &r->B, r->mesh, r->L.k + 1, r->z != NULL, r->o->petsc, r->rep, &K->M, err);
+        st = hdg_hdg_mg_host(&K->mg, &r->B, r->mesh, r->L.k + 1, r->z != NULL, K->s.petsc, r->rep, &K->M, err);
         hdg_report_number(r->rep, "solver.mg.setup_seconds", hdg_wtime() - t0);
     }
     return st;

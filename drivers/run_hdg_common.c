@@ -151,14 +151,158 @@ static void solve_progress(void *ctx, int it, double relres)
                         !strcmp(s->method, "cg") ? "CG" : "GMRES", it, relres, s->so.rtol);
 }
 
-hdg_status hdg_hdg_choose_solver(const hdg_run_options *o, double asym_rel, long long n, hdg_hdg_solver *s,
-                                 hdg_error *err)
+/* The name of component c of trace unknown u: "phat", "uhat.x", "S.xy". */
+static void component_name(const hdg_unknown *U, int c, char *buf, size_t size)
+{
+    static const char *vec[] = {"x", "y"}, *ten[] = {"xx", "xy", "yx", "yy"};
+    if (U->ncomp == 1) snprintf(buf, size, "%s", U->name);
+    else snprintf(buf, size, "%s.%s", U->name, U->ncomp == 2 ? vec[c & 1] : ten[c & 3]);
+}
+
+/* z'Kz, |K z| on this piece, the free faces it owns and has, of the constant of the component
+ * whose mode 0 is dof o of a face. */
+static void constant_energy(const hdg_mesh *M, int m, int o, const unsigned char *dofdir, const hdg_mesh_dist *dist,
+                            hdg_hdg_apply_fn apply, void *ctx, double *z, double *y, double out[4])
+{
+    long long n = (long long)M->nf * m;
+    memset(z, 0, sizeof(double) * (size_t)n);
+    double owned = 0, all = 0;
+    for (int f = 0; f < M->nf; f++) {
+        if (dofdir && dofdir[(size_t)f * m + o]) continue;
+        z[(size_t)f * m + o] = 1, all++;
+        long long g = dist ? dist->fgid[f] - dist->fstart[dist->rank] : 0;
+        owned += !dist || (g >= 0 && g < dist->nf_owned);
+    }
+    apply(ctx, z, y);
+    double e = 0, kz = 0;
+    for (long long i = 0; i < n; i++) e += z[i] * y[i], kz += y[i] * y[i];
+    out[0] = e, out[1] = sqrt(kz), out[2] = owned, out[3] = all;
+}
+
+void hdg_hdg_definiteness(const hdg_problem *p, const hdg_lowered *L, const hdg_mesh *M, const unsigned char *dofdir,
+                          int null_t, double amax, const hdg_mesh_dist *dist, hdg_hdg_apply_fn apply, void *ctx,
+                          hdg_report *rep, hdg_hdg_definite *d)
+{
+    memset(d, 0, sizeof *d);
+    int m = L->m, nk = L->k + 1;
+    double *z = hdg_xmalloc(sizeof(double) * ((size_t)M->nf * m + 1));
+    double *y = hdg_xmalloc(sizeof(double) * ((size_t)M->nf * m + 1));
+    for (int u = 0; u < p->nunknowns; u++) {
+        const hdg_unknown *U = &p->unknowns[u];
+        if (!U->trace || u == null_t || L->toff[u] < 0) continue;
+        for (int c = 0; c < U->ncomp; c++) {
+            double v[4];
+            constant_energy(M, m, L->toff[u] + c * nk, dofdir, dist, apply, ctx, z, y, v);
+            /* K z ~ 0 on every piece: a null vector (the null space's business), not a saddle */
+            long long null = v[1] <= 1e-10 * amax * sqrt(v[3]);
+            double sums[2] = {v[0], v[2]};
+            hdg_comm_sum(sums, 2);
+            hdg_comm_imin(&null, 1);
+            if (null || !(sums[1] > 0) || !(amax > 0)) continue;
+            double ratio = sums[0] / (amax * sums[1]);
+            int kind = ratio < -HDG_HDG_INDEFINITE_TOL ? 1 : ratio <= HDG_HDG_INDEFINITE_TOL ? 2 : 0;
+            if (kind && (!d->kind || ratio < d->ratio)) {
+                d->kind = kind, d->ratio = ratio;
+                component_name(U, c, d->what, sizeof d->what);
+            }
+        }
+    }
+    free(z), free(y);
+    hdg_report_string(rep, "trace_matrix.definite", !d->kind ? "yes" : d->kind == 1 ? "negative energy" : "saddle point");
+    if (!d->kind) return;
+    hdg_report_string(rep, "trace_matrix.indefinite_component", d->what);
+    hdg_report_number(rep, "trace_matrix.indefinite_energy", d->ratio);
+}
+
+/* "the trace system is indefinite: the constant of phat has no energy of its own ..." */
+static void indefinite_words(const hdg_hdg_definite *d, char *buf, size_t size)
+{
+    if (d->kind == 1)
+        snprintf(buf, size, "the trace system is indefinite: the constant of %s has a negative energy (z'Kz = %.2g "
+                 "amax |z|^2; a wave or negative reaction or Robin term)", d->what, d->ratio);
+    else
+        snprintf(buf, size, "the trace system is a saddle point: the constant of %s has no energy of its own (z'Kz = "
+                 "%.2g amax |z|^2; a Lagrange multiplier such as a pressure)", d->what, d->ratio);
+}
+
+static const char *join(hdg_hdg_solver *s, const char *mine, const char *user)
+{
+    snprintf(s->petsc_buf, sizeof s->petsc_buf, "%s%s%s", mine, user ? " " : "", user ? user : "");
+    return s->petsc_buf;
+}
+
+/* The choice for an indefinite system (run_hdg_common.h); 1 when made. */
+static hdg_status indefinite_choice(const hdg_run_options *o, long long n, const hdg_hdg_definite *d,
+                                    hdg_hdg_solver *s, hdg_error *err)
+{
+    char why[400];
+    indefinite_words(d, why, sizeof why);
+    const char *env = getenv("HDGC_DIRECT_MAX");   /* tests: the mg path on small meshes */
+    long long most = env && *env ? atoll(env) : HDG_HDG_DIRECT_MAX;
+    int direct = n <= most;
+    if (o->dist) {   /* run_mpi.c made the options PETSc's: a -pc_type or --precond block.. is the user's */
+        if (!o->dist_mg || (o->petsc && strstr(o->petsc, "-pc_type"))) return HDG_OK;
+        int ksp = o->petsc && strstr(o->petsc, "-ksp_type") != NULL;
+        if (direct && !ksp) {
+            s->petsc = join(s, HDG_HDG_DIRECT_OPTIONS, o->petsc), s->dist_mg = 0;
+            snprintf(s->reason, sizeof s->reason, "%s: a direct solve (MUMPS LU) up to %lld unknowns", why,
+                     most);
+        } else {
+            s->petsc = join(s, HDG_HDG_DIST_COARSE_LU_OPTIONS, o->petsc);
+            snprintf(s->reason, sizeof s->reason, "%s: mg with a direct coarse solve (MUMPS LU), AMG does not "
+                     "converge on it", why);
+        }
+        return HDG_OK;
+    }
+    if (o->petsc) return HDG_OK;
+    if (!o->solver && !o->precond && !o->format) {
+        if (!hdg_petsc_available())
+            return hdg_fail(err, HDG_ESOLVER, "%s; CG and GMRES with mg or block Jacobi are not known to converge "
+                            "on it and the direct solve needs the PETSc module, which does not load: try "
+                            "--solver gmres --precond block (slow), or build hdgc with PETSc", why);
+        if (direct) {
+            s->method = "petsc", s->petsc = HDG_HDG_DIRECT_OPTIONS;
+            snprintf(s->reason, sizeof s->reason, "%s: a direct solve (MUMPS LU) up to %lld unknowns", why,
+                     most);
+            return HDG_OK;
+        }
+        s->method = "gmres", s->precond = "mg";
+        snprintf(s->reason, sizeof s->reason, "%s: GMRES with mg and a direct coarse solve (MUMPS LU) above %lld "
+                 "unknowns, AMG does not converge on it", why, most);
+    } else if (!strcmp(s->method, "petsc")) {
+        s->petsc = HDG_HDG_DIRECT_OPTIONS;
+        snprintf(s->reason, sizeof s->reason, "--solver petsc; %s: a direct solve (MUMPS LU)", why);
+        return HDG_OK;
+    } else if (!strcmp(s->precond, "mg")) {
+        snprintf(s->reason, sizeof s->reason, "--solver/--precond given; %s: mg's coarse solve is a direct one "
+                 "(MUMPS LU), AMG does not converge on it", why);
+    } else {
+        snprintf(s->reason, sizeof s->reason, "--solver/--precond given; %s", why);
+        return HDG_OK;
+    }
+    s->petsc = HDG_HDG_COARSE_LU_OPTIONS;
+    return HDG_OK;
+}
+
+hdg_status hdg_hdg_choose_solver(const hdg_run_options *o, double asym_rel, long long n,
+                                 const hdg_hdg_definite *def, hdg_hdg_solver *s, hdg_error *err)
 {
     hdg_progress_begin(&s->line, NULL);
     int symmetric = asym_rel <= HDG_HDG_SYMMETRIC;
     s->method = o->solver ? o->solver : (symmetric ? "cg" : "gmres");
     long long mg_min = strcmp(s->method, "gmres") ? HDG_HDG_MG_MIN : HDG_HDG_MG_MIN_GMRES;
     s->precond = o->precond ? o->precond : n >= mg_min && hdg_petsc_available() ? "mg" : "block";
+    s->petsc = o->petsc, s->dist_mg = o->dist_mg;
+    if (o->dist) snprintf(s->reason, sizeof s->reason, "under mpirun: PETSc's %s with %s", symmetric ? "CG" : "GMRES",
+                          !o->dist_mg ? "the --precond given" : o->petsc && strstr(o->petsc, "-pc_type")
+                          ? "the --petsc PC" : "the two-level PCMG");
+    else if (o->solver || o->precond)
+        snprintf(s->reason, sizeof s->reason, "given: --solver %s --precond %s", s->method, s->precond);
+    else snprintf(s->reason, sizeof s->reason, "%s (K is %ssymmetric), %s (%lld unknowns %s %lld)", s->method,
+                  symmetric ? "" : "not ", s->precond, n, n >= mg_min ? ">=" : "<", mg_min);
+    int indefinite = def && def->kind;
+    hdg_status st = indefinite ? indefinite_choice(o, n, def, s, err) : HDG_OK;
+    if (st) return st;
     s->format = o->format ? o->format : "block";
     if (strcmp(s->format, "block") && strcmp(s->format, "csr"))
         return hdg_fail(err, HDG_EINPUT, "unknown matrix format '%s' (block, csr)", s->format);
@@ -183,6 +327,8 @@ hdg_status hdg_hdg_choose_solver(const hdg_run_options *o, double asym_rel, long
     s->so.attainable = HDG_HDG_ATTAINABLE;
     if (o->rtol > 0) s->so.rtol = o->rtol, s->so.attainable = 0;
     if (o->maxit > 0) s->so.maxit = o->maxit;
+    else if (indefinite && s->petsc && !strcmp(s->petsc, HDG_HDG_COARSE_LU_OPTIONS))   /* mg + LU coarse: fast */
+        s->so.maxit = HDG_HDG_INDEFINITE_MAXIT;
     else s->so.maxit = (int)fmin(100000, fmax(1000, 2.0 * (double)n));
     /* a Krylov space has at most n dimensions: a longer restart only costs memory */
     s->so.restart = o->restart > 0 ? o->restart : 100;
@@ -200,6 +346,7 @@ void hdg_hdg_report_solve(hdg_report *rep, hdg_hdg_solver *s, const hdg_solve_in
 {
     hdg_progress_end(&s->line);
     hdg_report_string(rep, "solver.method", s->method);
+    hdg_report_string(rep, "solver.reason", s->reason);
     hdg_report_number(rep, "solver.rtol", s->so.rtol);
     if (!strcmp(s->method, "petsc")) goto counts;   /* solver.ksp_type etc.: run_hdg.c */
     hdg_report_string(rep, "solver.format", s->format);

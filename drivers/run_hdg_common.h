@@ -61,9 +61,43 @@ hdg_status hdg_hdg_check_finite(const hdg_problem *p, const hdg_mesh *M, const d
 hdg_status hdg_hdg_initial_not_finite(const hdg_problem *p, int e, hdg_error *err);
 hdg_status hdg_hdg_at_time(hdg_error *err, double t, hdg_status st);
 
+/* Definiteness of the trace system K (docs/solvers.md, "Indefinite systems"),
+ * judged on the assembled numbers: for each component of each trace unknown
+ * (but the one of a constant null space) the constant z (mode 0 on its free
+ * faces, Dirichlet dofs excluded) and its energy z'Kz, measured as
+ * ratio = z'Kz / (amax |z|^2). ratio < -HDG_HDG_INDEFINITE_TOL: a negative
+ * energy (a wave or negative reaction or Robin term: Helmholtz), the
+ * symmetric part of K is indefinite; |ratio| <= the tolerance while K z is not
+ * ~0: the component has no energy of its own, only a coupling to the others
+ * (a Lagrange multiplier such as a pressure trace: a saddle point). Every
+ * definite problem of the tests gives ratio >= 0.02 on square:8 (it falls like
+ * h: a boundary layer of the free faces). AMG, the mg coarse solve, does not
+ * converge on either kind. Under mpirun the sums are over the ranks (each
+ * piece's K_piece sums to K), so every rank decides alike. */
+#define HDG_HDG_INDEFINITE_TOL 1e-10
+typedef struct hdg_hdg_definite {
+    int kind;              /* 0: no sign of indefiniteness; 1: a negative energy; 2: a saddle point */
+    double ratio;          /* z'Kz / (amax |z|^2) of the component named in what */
+    char what[96];         /* "phat", "uhat.x" */
+} hdg_hdg_definite;
+/* y = K x on the host's vectors (nf * m values of this rank's piece). */
+typedef void (*hdg_hdg_apply_fn)(void *ctx, const double *x, double *y);
+/* Judges K (apply) as above, reports trace_matrix.definite ("yes", "negative energy", "saddle
+ * point") and, when not, trace_matrix.indefinite_component and _energy. dofdir: nf * m flags
+ * of the Dirichlet dofs (NULL: none); null_t: the trace unknown of a constant null space (-1:
+ * none); dist: the piece's distribution under mpirun (owned faces), or NULL. Collective. */
+void hdg_hdg_definiteness(const hdg_problem *p, const hdg_lowered *L, const hdg_mesh *M, const unsigned char *dofdir,
+                          int null_t, double amax, const struct hdg_mesh_dist *dist, hdg_hdg_apply_fn apply,
+                          void *ctx, hdg_report *rep, hdg_hdg_definite *d);
+
 /* The solver, preconditioner, matrix format (validated names) and options. */
 typedef struct hdg_hdg_solver {
     const char *method, *precond, *format;
+    const char *petsc;   /* the PETSc options in force: o->petsc, or the defaults for an indefinite system
+                            (the direct solve's, or the mg coarse solve's), with o->petsc after them */
+    int dist_mg;         /* under mpirun: PCMG (o->dist_mg unless an indefinite system's direct solve) */
+    char reason[768];    /* why this solver: solver.reason of the report */
+    char petsc_buf[2300];
     hdg_solve_opts so;
     hdg_progress line;   /* the Krylov progress line (o->progress; so.monitor points here) */
 } hdg_hdg_solver;
@@ -87,8 +121,23 @@ typedef struct hdg_hdg_solver {
 #define HDG_HDG_RTOL 1e-14
 #define HDG_HDG_RTOL_PETSC 1e-12
 #define HDG_HDG_ATTAINABLE 1e-10
-hdg_status hdg_hdg_choose_solver(const hdg_run_options *o, double asym_rel, long long n, hdg_hdg_solver *s,
-                                 hdg_error *err);
+/* An indefinite system (def->kind != 0; def NULL: definite), for what the options leave open:
+ *  - no --solver, --precond, --format, --petsc: a direct solve, MUMPS's LU through PETSc as
+ *    GMRES's preconditioner (one iteration, the residual checked; preonly refuses the nonzero
+ *    guess of a distributed solve), up to HDG_HDG_DIRECT_MAX unknowns (HDGC_DIRECT_MAX
+ *    overrides it, for tests); above, GMRES with mg whose coarse solve is that LU
+ *    (not BoomerAMG), at most HDG_HDG_INDEFINITE_MAXIT iterations, failing with the options
+ *    to use; without the PETSc module: refused at once, naming them;
+ *  - --solver petsc without --petsc: the direct solve;
+ *  - --precond mg (given or by size) without --petsc: the LU coarse solve.
+ * Under mpirun (o->dist) the same, as PETSc options before the user's. s->reason says why. */
+#define HDG_HDG_DIRECT_MAX 300000
+#define HDG_HDG_INDEFINITE_MAXIT 500
+#define HDG_HDG_DIRECT_OPTIONS "-ksp_type gmres -pc_type lu -pc_factor_mat_solver_type mumps"
+#define HDG_HDG_COARSE_LU_OPTIONS "-pc_type lu -pc_factor_mat_solver_type mumps"
+#define HDG_HDG_DIST_COARSE_LU_OPTIONS "-mg_coarse_pc_type lu -mg_coarse_pc_factor_mat_solver_type mumps"
+hdg_status hdg_hdg_choose_solver(const hdg_run_options *o, double asym_rel, long long n,
+                                 const hdg_hdg_definite *def, hdg_hdg_solver *s, hdg_error *err);
 /* Reports the solve and erases the progress line. */
 void hdg_hdg_report_solve(hdg_report *rep, hdg_hdg_solver *s, const hdg_solve_info *info, hdg_status st);
 /* solver.warning when the final relative residual may dominate the error:

@@ -209,7 +209,9 @@ hdg_status hdg_dcu_dirichlet_stage(drun *r, hdg_error *err)
     if (!st) st = upload(r, xD, sizeof(double) * (size_t)M->nf * m, &dxD, err);
     if (!st) st = hdg_cuda_trace_dirichlet(&r->B, disd, dxD, r->rhs, hdg_hdg_dirichlet_diag(r->amax), err);
     hdg_cuda_free(r->dev, disd), hdg_cuda_free(r->dev, dxD);
-    free(faces), free(fg), free(isdir), free(dofdir), free(xD);
+    free(faces), free(fg), free(isdir), free(xD);
+    free(r->dofdir);
+    r->dofdir = dofdir;   /* for the definiteness (hdg_dcu_definiteness) */
     return st;
 }
 
@@ -266,14 +268,14 @@ static hdg_status null_stage(drun *r, hdg_error *err)
 
 
 
-static hdg_status mg_setup(drun *r, dprecond *d, hdg_error *err)
+static hdg_status mg_setup(drun *r, const char *petsc, dprecond *d, hdg_error *err)
 {
     hdg_blockmat B;
     double t0 = hdg_wtime();
     hdg_status st = hdg_cuda_blockmat_download(&r->B, &B, err);
     if (st) return st;
     hdg_report_number(r->rep, "solver.mg.download_seconds", hdg_wtime() - t0);
-    st = hdg_hdg_mg_coarse(&d->mg, &B, r->mesh, r->L.k + 1, r->z != 0, r->o->petsc, r->rep, err);
+    st = hdg_hdg_mg_coarse(&d->mg, &B, r->mesh, r->L.k + 1, r->z != 0, petsc, r->rep, err);
     hdg_blockmat_free(&B);
     if (!st) st = hdg_cuda_csr_upload(&r->la, &d->mg.C.P, &d->dP, err);
     if (!st) st = hdg_cuda_csr_upload(&r->la, &d->mg.C.R, &d->dR, err);
@@ -299,11 +301,11 @@ static hdg_status mg_setup(drun *r, dprecond *d, hdg_error *err)
     return HDG_OK;
 }
 
-hdg_status hdg_dcu_precond_setup(drun *r, const char *name, dprecond *d, hdg_error *err)
+hdg_status hdg_dcu_precond_setup(drun *r, const char *name, const char *petsc, dprecond *d, hdg_error *err)
 {
     memset(d, 0, sizeof *d);
     hdg_status st = HDG_OK;
-    if (!strcmp(name, "mg")) return mg_setup(r, d, err);
+    if (!strcmp(name, "mg")) return mg_setup(r, petsc, d, err);
     if (!strcmp(name, "block")) st = hdg_cuda_precond_block(&r->B, &d->P, err);
     else if (!strcmp(name, "jacobi")) st = hdg_cuda_precond_jacobi(&r->B, &d->P, err);
     if (!st && d->P.L) d->M = hdg_cuda_precond_op(&d->P);
@@ -333,11 +335,11 @@ hdg_status hdg_dcu_dist_setup(drun *r, const hdg_hdg_solver *s, hdg_petsc_dsolve
     *h = NULL;
     hdg_status st = hdg_comm_agree(hdg_cuda_blockmat_download(&r->B, &B, err), err);
     if (st) return st;
-    hdg_petsc_dist_mg g;
-    int mg = hdg_hdg_dist_mg(r->o, r->mesh, &B, r->L.k + 1, r->z != 0, &g, err);
+    hdg_petsc_dist_mg g = {0};
+    int mg = s->dist_mg && hdg_hdg_dist_mg(r->o, r->mesh, &B, r->L.k + 1, r->z != 0, &g, err);
     hdg_petsc_dist pd = {d->fgid, d->fstart[d->rank], d->nf_global, d->nf_owned, mg ? &g : NULL};
     double *z = r->z ? hdg_hdg_null_vector(&r->L, r->B.nf, r->null_t) : NULL;   /* the null space, for PETSc */
-    hdg_petsc_opts po = {r->o->petsc, r->asym <= HDG_HDG_SYMMETRIC, s->so.rtol, s->so.maxit, s->so.restart, z};
+    hdg_petsc_opts po = {s->petsc, r->asym <= HDG_HDG_SYMMETRIC, s->so.rtol, s->so.maxit, s->so.restart, z};
     hdg_petsc_info pi;
     st = hdg_petsc_dist_create(&B, &pd, &po, h, &pi, err);
     *init = pi.init_seconds;
@@ -381,18 +383,90 @@ static hdg_status dist_solve(drun *r, hdg_hdg_solver *s, hdg_error *err)
     return st;
 }
 
+/* K x on host vectors, the product on the device (hdg_dcu_definiteness). */
+typedef struct dapply {
+    drun *r;
+    hdg_cuptr x, y;
+    hdg_status st;
+    hdg_error err;
+} dapply;
+
+static void device_apply(void *ctx, const double *x, double *y)
+{
+    dapply *a = ctx;
+    size_t n = (size_t)a->r->B.nf * a->r->B.m;
+    hdg_linop A = hdg_cuda_blockmat_op(&a->r->B);
+    if (!a->st) a->st = hdg_cuda_upload(a->r->dev, a->x, x, sizeof(double) * n, &a->err);
+    if (!a->st) A.apply(A.ctx, DPTR(a->x), DPTR(a->y));
+    if (!a->st) a->st = hdg_cuda_download(a->r->dev, y, a->y, sizeof(double) * n, &a->err);
+    if (a->st) memset(y, 0, sizeof(double) * n);
+}
+
+hdg_status hdg_dcu_definiteness(drun *r, hdg_hdg_definite *d, hdg_error *err)
+{
+    size_t n = (size_t)r->B.nf * r->B.m;
+    dapply a = {r, 0, 0, HDG_OK, {0}};
+    a.st = hdg_dcu_dalloc(r, n, &a.x, &a.err);
+    if (!a.st) a.st = hdg_dcu_dalloc(r, n, &a.y, &a.err);
+    hdg_hdg_definiteness(r->p, &r->L, r->mesh, r->dofdir, r->z ? r->null_t : -1, r->amax, r->o->dist, device_apply,
+                         &a, r->rep, d);
+    hdg_cuda_free(r->dev, a.x), hdg_cuda_free(r->dev, a.y);
+    hdg_error derr;
+    if (!a.st && hdg_cuda_linalg_check(&r->la, &derr)) a.st = hdg_fail(&a.err, derr.code, "%s", derr.msg);
+    if (a.st) *err = a.err;
+    return a.st;
+}
+
+hdg_status hdg_dcu_direct_solve(drun *r, hdg_hdg_solver *s, hdg_solve_info *info, hdg_error *err)
+{
+    long long n = (long long)r->B.nf * r->B.m;
+    hdg_blockmat B;
+    memset(&B, 0, sizeof B);
+    memset(info, 0, sizeof *info);
+    double *b = hdg_xmalloc(sizeof(double) * ((size_t)n + 1)), *x = hdg_xcalloc((size_t)n + 1, sizeof(double));
+    double *z = r->z ? hdg_hdg_null_vector(&r->L, r->B.nf, r->null_t) : NULL;
+    hdg_status st = hdg_cuda_blockmat_download(&r->B, &B, err);
+    if (!st) st = hdg_cuda_download(r->dev, b, r->rhs, sizeof(double) * (size_t)n, err);
+    hdg_petsc_opts po = {s->petsc, r->asym <= HDG_HDG_SYMMETRIC, s->so.rtol, s->so.maxit, s->so.restart, z};
+    hdg_petsc_info pi;
+    memset(&pi, 0, sizeof pi);
+    if (!st) {
+        st = hdg_petsc_solve(&B, b, x, &po, &pi, err);
+        *info = (hdg_solve_info){.iterations = pi.iterations, .residual = pi.residual, .converged = pi.converged && !st};
+        hdg_hdg_report_solve(r->rep, s, info, st);
+        if (pi.ksp_type[0]) {
+            hdg_report_string(r->rep, "solver.ksp_type", pi.ksp_type);
+            hdg_report_string(r->rep, "solver.pc_type", pi.pc_type);
+            hdg_report_string(r->rep, "solver.converged_reason", pi.reason);
+            hdg_report_number(r->rep, "solver.petsc_init_seconds", pi.init_seconds);
+        }
+        if (!st) hdg_hdg_solve_warning(r->rep, r->mesh, r->L.k, info);
+    }
+    if (!st && !r->x) st = hdg_dcu_dalloc(r, (size_t)n, &r->x, err);
+    if (!st) st = hdg_cuda_upload(r->dev, r->x, x, sizeof(double) * (size_t)n, err);
+    hdg_blockmat_free(&B);
+    free(b), free(x), free(z);
+    return st;
+}
+
 static hdg_status solve_stage(drun *r, hdg_error *err)
 {
     long long n = (long long)r->B.nf * r->B.m;
     hdg_hdg_solver s;
-    hdg_status st = hdg_comm_agree(hdg_hdg_choose_solver(r->o, r->asym, n, &s, err), err);
+    hdg_hdg_definite def;
+    hdg_status st = hdg_comm_agree(hdg_dcu_definiteness(r, &def, err), err);
+    if (!st) st = hdg_comm_agree(hdg_hdg_choose_solver(r->o, r->asym, n, &def, &s, err), err);
     if (st) return st;
     if (r->o->dist) return dist_solve(r, &s, err);
+    if (!strcmp(s.method, "petsc")) {
+        hdg_solve_info info;
+        return hdg_dcu_direct_solve(r, &s, &info, err);
+    }
     if (strcmp(s.format, "block"))
         return hdg_fail(err, HDG_EINPUT, "--format %s: the device solver multiplies in the dense block "
                         "format only (seed 000); use --format block or --backend c", s.format);
     dprecond d;
-    st = hdg_dcu_precond_setup(r, s.precond, &d, err);
+    st = hdg_dcu_precond_setup(r, s.precond, s.petsc, &d, err);
     if (!st) st = hdg_dcu_dalloc(r, (size_t)n, &r->x, err);
     if (!st) st = hdg_cuda_memset0(r->dev, r->x, sizeof(double) * (size_t)n, err);
     hdg_linop A = hdg_cuda_blockmat_op(&r->B);
@@ -600,6 +674,7 @@ static void run_free(drun *r)
     hdg_lowered_free(&r->L);
     hdg_geom_free(&r->geo);
     free(r->geom_h);
+    free(r->dofdir);
     free(r->eta);
 }
 

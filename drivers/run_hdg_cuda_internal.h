@@ -34,6 +34,7 @@ typedef struct drun {
     hdg_geom geo;
     double *geom_h;                     /* ne * ngeom, kept for VTK */
     double *eta;                        /* ne: the error estimate per element (host), or NULL */
+    unsigned char *dofdir;              /* nf * m: the Dirichlet dofs of the last elimination (host) */
     hdg_cuptr geom, params, Ke, Fe, rhs, x, uh, xe, xp;
     int negated;
     double asym;         /* relative asymmetry of K_e */
@@ -77,8 +78,14 @@ hdg_status hdg_dcu_fe_finite(drun *r, hdg_error *err);
 hdg_status hdg_dcu_local_stage(drun *r, hdg_error *err);
 hdg_status hdg_dcu_assemble_stage(drun *r, hdg_error *err);
 hdg_status hdg_dcu_dirichlet_stage(drun *r, hdg_error *err);
-/* The device preconditioner of r->B (mg, block, jacobi, none). */
-hdg_status hdg_dcu_precond_setup(drun *r, const char *name, dprecond *d, hdg_error *err);
+/* The device preconditioner of r->B (mg, block, jacobi, none); petsc: the options of mg's
+ * coarse solve (hdg_hdg_solver.petsc). */
+hdg_status hdg_dcu_precond_setup(drun *r, const char *name, const char *petsc, dprecond *d, hdg_error *err);
+/* The definiteness of r->B (hdg_hdg_definiteness: the products on the device, the sums on the host). */
+hdg_status hdg_dcu_definiteness(drun *r, hdg_hdg_definite *d, hdg_error *err);
+/* The direct solve of an indefinite system (s->method "petsc", serial): r->B and r->rhs come to
+ * the host, PETSc solves (s->petsc), the solution goes back into r->x; reported. */
+hdg_status hdg_dcu_direct_solve(drun *r, hdg_hdg_solver *s, hdg_solve_info *info, hdg_error *err);
 void hdg_dcu_precond_free(dprecond *d);
 /* Under mpirun: PETSc's solver of the pieces' matrices summed (set up from
  * r->B brought to the host), and one solve with r->rhs into r->x. */

@@ -46,7 +46,9 @@ static hdg_status dtime_level(dtime *D, int v, hdg_error *err)
     if (!st) st = hdg_dcu_assemble_stage(r, err);
     if (!st) st = hdg_dcu_dirichlet_stage(r, err);
     long long n = (long long)r->B.nf * r->B.m;
-    if (!st) st = hdg_hdg_choose_solver(r->o, r->asym, n, &D->s, err);
+    hdg_hdg_definite def;
+    if (!st) st = hdg_comm_agree(hdg_dcu_definiteness(r, &def, err), err);
+    if (!st) st = hdg_hdg_choose_solver(r->o, r->asym, n, &def, &D->s, err);
     if (!st && strcmp(D->s.format, "block"))
         st = hdg_fail(err, HDG_EINPUT, "--format %s: the device solver multiplies in the dense block format only "
                       "(seed 000); use --format block or --backend c", D->s.format);
@@ -54,7 +56,8 @@ static hdg_status dtime_level(dtime *D, int v, hdg_error *err)
     D->dist = NULL;
     if (!st) st = hdg_comm_agree(st, err);
     if (!st && r->o->dist) st = hdg_dcu_dist_setup(r, &D->s, &D->dist, &D->dist_init, err);
-    else if (!st) st = hdg_dcu_precond_setup(r, D->s.precond, &D->d, err);
+    else if (!st && !strcmp(D->s.method, "petsc")) memset(&D->d, 0, sizeof D->d);   /* the direct solve */
+    else if (!st) st = hdg_dcu_precond_setup(r, D->s.precond, D->s.petsc, &D->d, err);
     if (!st && !r->x && !(st = hdg_dcu_dalloc(r, (size_t)n, &r->x, err))) st = hdg_cuda_memset0(r->dev, r->x, sizeof(double) * (size_t)n, err);
     if (!st) D->ready = 1, D->cur = v, D->nlevels++;
     return st;
@@ -87,7 +90,8 @@ static hdg_status dtime_solve(void *ctx, int v, double t, hdg_error *err)
     }
     hdg_linop A = hdg_cuda_blockmat_op(&r->B);
     const hdg_linop *Mp = D->d.M.apply ? &D->d.M : NULL;
-    if (!strcmp(D->s.method, "cg")) st = hdg_pcg(&A, Mp, DPTR(r->rhs), DPTR(r->x), &D->s.so, &r->la.ops, &info, err);
+    if (!strcmp(D->s.method, "petsc")) st = hdg_dcu_direct_solve(r, &D->s, &info, err);   /* indefinite, serial */
+    else if (!strcmp(D->s.method, "cg")) st = hdg_pcg(&A, Mp, DPTR(r->rhs), DPTR(r->x), &D->s.so, &r->la.ops, &info, err);
     else st = hdg_gmres(&A, Mp, DPTR(r->rhs), DPTR(r->x), &D->s.so, &r->la.ops, &info, err);
     hdg_error derr;
     if (hdg_cuda_linalg_check(&r->la, &derr)) st = hdg_fail(err, derr.code, "%s", derr.msg);
