@@ -33,6 +33,10 @@ if(HDG_MPIRUN AND Python3_Interpreter_FOUND)
   # np = 1..3 on square:32): the errors only, and the count within 60%
   hdg_mpi_test(mpi_hdg_convection_gamg ${RUNS} --np 1,3 --rtol 1e-5 --its 0.60 "--mpi-args=--petsc|-pc_type gamg"
     -- ${HDG_EXAMPLES}/convection_diffusion.hdg --mesh square:16 --order 2 --rtol 1e-14)
+  # a saddle point (issue 38 item 19): the serial run and every np take the direct solve (GMRES
+  # + MUMPS LU, one iteration) and report the same errors; before, 9600 iterations and a failure
+  hdg_mpi_test(mpi_hdg_stokes_direct ${RUNS} --np 1,2 --rtol 1e-8 --its 0
+    -- ${H}/stokes_traction.hdg --mesh square:8)
   # the PCMG's iterations do not grow with the mesh: square:32 takes at most 1.3x square:8's
   hdg_mpi_test(mpi_hdg_mg_flat ${Python3_EXECUTABLE} ${HDG_TEST_DIR}/mpi_mg_flat.py ${HDGC} ${H}/poisson_exp.hdg)
   # pure Neumann: the constants' null space (PETSc MatNullSpace on the summed matrix), the
