@@ -131,7 +131,7 @@ typedef struct hdg_hdg_solver {
  *  - --solver petsc without --petsc: the direct solve;
  *  - --precond mg (given or by size) without --petsc: the LU coarse solve.
  * Under mpirun (o->dist) the same, as PETSc options before the user's. s->reason says why. */
-#define HDG_HDG_DIRECT_MAX 300000
+#define HDG_HDG_DIRECT_MAX 100000
 #define HDG_HDG_INDEFINITE_MAXIT 500
 #define HDG_HDG_DIRECT_OPTIONS "-ksp_type gmres -pc_type lu -pc_factor_mat_solver_type mumps"
 #define HDG_HDG_COARSE_LU_OPTIONS "-pc_type lu -pc_factor_mat_solver_type mumps"
