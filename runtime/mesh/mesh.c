@@ -484,7 +484,9 @@ static void bgrid_pass(const bgrid *g, const hdg_mesh *m, int *count, int *fill)
 static void bgrid_build(bgrid *g, const hdg_mesh *m, const int *partner)
 {
     memset(g, 0, sizeof *g);
-    g->edge = hdg_xmalloc(sizeof(int) * (3 * (size_t)m->ne + 1));
+    for (int k = 0; k < 3 * m->ne; k++) g->nb += geometric_boundary(m, partner, k);
+    g->edge = hdg_xmalloc(sizeof(int) * ((size_t)g->nb + 1));
+    g->nb = 0;
     for (int k = 0; k < 3 * m->ne; k++)
         if (geometric_boundary(m, partner, k)) g->edge[g->nb++] = k;
     bgrid_cells(g, m);
