@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "runtime/solve/dense.h"
+#include "runtime/solve/lserk4.h"
 #include "support/util.h"
 
 #ifndef M_PI
@@ -210,53 +211,95 @@ static double max_over_directions(int F, const double *A, const double *B)
 
 /* ------------------------------------------------------------ the speed */
 
-/* Largest speed over the points (x[i], y[i]) and the sample times. */
+/* The reaction R's rate over the stability limit of its eigenvalues
+ * (dg_speed.h): a symmetric R by its eigenvalues, any other by its spectral
+ * radius and the disk. */
+static double react_rate(int F, const double *R)
+{
+    double scale = max_abs(F, R);
+    if (!(scale > 0)) return 0;
+    if (!symmetric(F, R, 1e-14 * scale)) return hdg_spectral_radius(F, R) / hdg_lserk4_disk_radius;
+    double W[MAXF * MAXF], ev[MAXF];
+    memcpy(W, R, sizeof(double) * F * F);
+    if (hdg_sym_eig(F, W, ev)) return hdg_spectral_radius(F, R) / hdg_lserk4_disk_radius;
+    double r = 0;
+    for (int i = 0; i < F; i++)
+        r = fmax(r, ev[i] >= 0 ? ev[i] / hdg_lserk4_real_limit : -ev[i] / hdg_lserk4_disk_radius);
+    return r;
+}
+
+/* Largest speed and reaction rate over the points (x[i], y[i]) and the
+ * sample times. */
 static int speed_at(const form *fm, int npts, const double *x, const double *y, double final, double *speed,
-                    char *why, size_t n)
+                    double *react, char *why, size_t n)
 {
     int F = fm->F, nt = fm->dep_t ? 9 : 1;
-    double A[MAXF * MAXF], B[MAXF * MAXF], R[MAXF * MAXF], s = 0;
+    double A[MAXF * MAXF], B[MAXF * MAXF], R[MAXF * MAXF], s = 0, r = 0;
     for (int k = 0; k < nt; k++)
         for (int i = 0; i < npts; i++) {
             if (form_eval(fm, x[i], y[i], final * k / 8.0, A, B, R, why, n)) return -1;
             s = fmax(s, max_over_directions(F, A, B));
+            r = fmax(r, react_rate(F, R));
         }
     *speed = s;
+    *react = r;
     return 0;
 }
 
-void hdg_dg_char_speed(const hdg_problem *p, const hdg_dg_lowered *L, const hdg_mesh *m, const hdg_refel *re,
-                       const hdg_geom *g, double final, hdg_dg_speed *out)
+/* The element's step at cfl 1: the advective and the reaction bounds joined
+ * (dg_speed.h); INFINITY when neither bounds it. */
+static double unit_step(double speed, double react, double rin, double kN)
+{
+    double adv = speed > 0 ? rin * kN / speed : INFINITY;
+    if (!(react > 0)) return adv;
+    return 1.0 / (speed / (rin * kN) + react);
+}
+
+void hdg_dg_char_speed_piece(const hdg_problem *p, const hdg_dg_lowered *L, const hdg_mesh *m,
+                             const hdg_refel *re, const hdg_geom *g, double final, hdg_dg_speed *out)
 {
     memset(out, 0, sizeof *out);
     form fm;
     form_build(&fm, p, L);
     int Np = re->Np;
-    double *x = hdg_xmalloc(sizeof(double) * Np), *y = hdg_xmalloc(sizeof(double) * Np), s0 = 0;
+    double *x = hdg_xmalloc(sizeof(double) * Np), *y = hdg_xmalloc(sizeof(double) * Np), s0 = 0, r0 = 0;
+    double kN = hdg_dg_dt(re->N, 1.0, 1.0);
     int ok = 1;
     if (!fm.dep_xy) {
         x[0] = y[0] = 0;
-        ok = !speed_at(&fm, 1, x, y, final, &s0, out->why, sizeof out->why);
+        ok = !speed_at(&fm, 1, x, y, final, &s0, &r0, out->why, sizeof out->why);
     }
-    out->rmin = INFINITY;
+    out->rmin = out->unit = INFINITY;
     for (int e = 0; ok && e < m->ne; e++) {
-        double s = s0;
+        double s = s0, r = r0;
         if (fm.dep_xy) {
             for (int i = 0; i < Np; i++) hdg_geom_map(m, e, re->r[i], re->s[i], &x[i], &y[i]);
-            ok = !speed_at(&fm, Np, x, y, final, &s, out->why, sizeof out->why);
+            ok = !speed_at(&fm, Np, x, y, final, &s, &r, out->why, sizeof out->why);
         }
         if (ok && s > 0) out->rmin = fmin(out->rmin, g->rin[e] / s);
+        if (ok) out->unit = fmin(out->unit, unit_step(s, r, g->rin[e], kN));
         out->max = fmax(out->max, s);
-    }
-    if (ok && !(out->max > 0)) {
-        snprintf(out->why, sizeof out->why, "no dx()/dy() term of an unknown gives a wave speed (the flux "
-                                            "Jacobian A nx + B ny is 0)");
-        ok = 0;
+        out->react = fmax(out->react, r);
     }
     out->known = ok;
     free(x);
     free(y);
     free(fm.t);
+}
+
+void hdg_dg_speed_settle(hdg_dg_speed *sp)
+{
+    if (!sp->known || sp->max > 0) return;
+    snprintf(sp->why, sizeof sp->why, "no dx()/dy() term of an unknown gives a wave speed (the flux Jacobian A nx "
+                                      "+ B ny is 0)");
+    sp->known = 0;
+}
+
+void hdg_dg_char_speed(const hdg_problem *p, const hdg_dg_lowered *L, const hdg_mesh *m, const hdg_refel *re,
+                       const hdg_geom *g, double final, hdg_dg_speed *out)
+{
+    hdg_dg_char_speed_piece(p, L, m, re, g, final, out);
+    hdg_dg_speed_settle(out);
 }
 
 /* ------------------------------------------------------------ energy class */

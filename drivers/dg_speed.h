@@ -13,7 +13,20 @@
  * formula rho = lim |C^k|^(1/k)). Coefficients are evaluated where the
  * kernels evaluate them, at the element's Np nodes (once, when they do not
  * depend on x and y), with the params after --set; coefficients that depend
- * on t are sampled at 9 times in [0, final]. */
+ * on t are sampled at 9 times in [0, final].
+ *
+ * Reaction. The zeroth-order atoms (u_j, v) give R (over c_T): the
+ * semi-discrete operator is the advective one minus R, and LSERK4 must hold
+ * dt times the whole spectrum in its stability region. R's eigenvalues are
+ * bounded at the same points: a symmetric R's by its eigenvalues (a decay
+ * rate mu >= 0 needs dt mu <= hdg_lserk4_real_limit, a growth rate the
+ * disk), any other R's by its spectral radius and the disk of radius
+ * hdg_lserk4_disk_radius that the region contains in the left half-plane.
+ * The element's unit step (cfl 1) joins the two bounds harmonically,
+ *     unit_e = 1 / (speed_e / (rin_e k_N) + react_e),  k_N = hdg_dg_dt(N, 1, 1),
+ * which keeps dt (lambda_adv - mu) inside the region when the advective
+ * part alone fits at cfl 1: the region is convex along those segments
+ * (checked numerically for the Carpenter-Kennedy coefficients). */
 #ifndef HDG_DG_SPEED_H
 #define HDG_DG_SPEED_H
 
@@ -28,15 +41,28 @@ typedef struct hdg_dg_speed {
     int known;            /* 1: derived; 0: see why */
     double max;           /* largest speed over the elements */
     double rmin;          /* min over elements with a speed > 0 of rin_e / speed_e */
+    double react;         /* max over elements of react_e: the reaction's rate over its stability limit */
+    double unit;          /* the step at cfl 1: min over elements of unit_e (INFINITY: nothing bounds it) */
     char why[320];        /* !known: what could not be analysed */
 } hdg_dg_speed;
 
 /* The speed of p on mesh m (re: the reference element of degree L->N, g: m's
  * geometry). Never fails: out->known = 0 and out->why say what stopped it
- * (no dx()/dy() terms, a dt() coefficient that is not positive, a
- * coefficient that is not finite somewhere). */
+ * (a dt() coefficient that is not positive, a coefficient that is not finite
+ * somewhere; then hdg_dg_speed_settle: nothing bounds the step). */
 void hdg_dg_char_speed(const hdg_problem *p, const hdg_dg_lowered *L, const hdg_mesh *m, const hdg_refel *re,
                        const hdg_geom *g, double final, hdg_dg_speed *out);
+
+/* The same on a piece of a mesh (under mpirun; m may have no elements),
+ * without hdg_dg_speed_settle: the pieces' values are combined first (max of
+ * max and react, min of rmin and unit), then settled. */
+void hdg_dg_char_speed_piece(const hdg_problem *p, const hdg_dg_lowered *L, const hdg_mesh *m,
+                             const hdg_refel *re, const hdg_geom *g, double final, hdg_dg_speed *out);
+
+/* A known speed that is 0 everywhere (no dx()/dy() term of an unknown: the
+ * face terms, whose spectrum the speed bounds too, are not analysed on
+ * their own) becomes unknown, with why. */
+void hdg_dg_speed_settle(hdg_dg_speed *sp);
 
 /* 1 when the form shows that the semi-discrete energy 1/2 sum_f int U_f^2
  * cannot grow: no volume or boundary sources, exterior states free of data

@@ -3,8 +3,9 @@
  * LSERK4 loop with its energy watch, VTK output and the report. */
 #include "drivers/run_dg_common.h"
 
-#include <math.h>
 #include <errno.h>
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,8 +44,8 @@ hdg_status hdg_dg_lower_problem(hdg_dg_data *d, const hdg_problem *p, hdg_mesh *
 /* The cfl a step dt amounts to (0 when the speed is unknown). */
 static double cfl_of(const hdg_dg_data *d, double dt)
 {
-    double unit = d->speed.known ? hdg_dg_dt(d->L.N, d->speed.rmin, 1.0) : 0;
-    return unit > 0 ? dt / unit : 0;
+    double unit = d->speed.known ? d->speed.unit : 0;
+    return unit > 0 && unit < INFINITY ? dt / unit : 0;
 }
 
 /* More than HDG_DG_MAX_STEPS steps (or an overflow): say which setting made dt. */
@@ -62,10 +63,12 @@ static hdg_status too_many_steps(const hdg_dg_data *d, const hdg_run_options *op
 }
 
 /* Under mpirun: the speed of the whole mesh, the same on every rank (so is
- * the step); a rank that could not derive it says why for all. */
+ * the step); a rank that could not derive it says why for all. Then settled
+ * (dg_speed.h): a piece with no elements, or none that move, takes its step
+ * from the others. */
 static void speed_reduce(hdg_dg_speed *sp)
 {
-    if (!hdg_comm_active()) return;
+    if (!hdg_comm_active()) { hdg_dg_speed_settle(sp); return; }
     hdg_error e;
     memset(&e, 0, sizeof e);
     hdg_status st = sp->known ? HDG_OK : hdg_fail(&e, HDG_EINPUT, "%s", sp->why);
@@ -75,9 +78,10 @@ static void speed_reduce(hdg_dg_speed *sp)
         sp->known = 0;
         snprintf(sp->why, sizeof sp->why, "%.319s", m);
     }
-    double m[2] = {-sp->max, sp->rmin};
-    hdg_comm_min(m, 2);
-    sp->max = -m[0], sp->rmin = m[1];
+    double m[4] = {-sp->max, sp->rmin, -sp->react, sp->unit};
+    hdg_comm_min(m, 4);
+    sp->max = -m[0], sp->rmin = m[1], sp->react = -m[2], sp->unit = m[3];
+    hdg_dg_speed_settle(sp);
 }
 
 /* final time, cfl and dt: the options override the file; a fixed dt in the
@@ -88,14 +92,14 @@ static hdg_status time_step(hdg_dg_data *d, const hdg_run_options *opt, hdg_erro
     const hdg_problem *p = d->p;
     d->final = opt->final_time > 0 ? opt->final_time : p->time.final;
     d->cfl = opt->cfl > 0 ? opt->cfl : (p->time.cfl > 0 ? p->time.cfl : 1.0);
-    hdg_dg_char_speed(p, &d->L, d->mesh, &d->re, &d->g, d->final, &d->speed);
+    hdg_dg_char_speed_piece(p, &d->L, d->mesh, &d->re, &d->g, d->final, &d->speed);
     speed_reduce(&d->speed);
     int fixed = opt->dt > 0 || (p->time.dt > 0 && !(opt->cfl > 0));
     if (!fixed && !d->speed.known)
         return hdg_fail(err, HDG_EINPUT, "DG problem '%s': cannot derive the characteristic speed that scales the "
                                          "time step from the cfl: %s; give a fixed step in the time settings "
                                          "(time lserk4, final = T, dt = D)", p->name, d->speed.why);
-    double dtmax = !fixed ? hdg_dg_dt(d->L.N, d->speed.rmin, d->cfl) : opt->dt > 0 ? opt->dt : p->time.dt;
+    double dtmax = !fixed ? d->cfl * d->speed.unit : opt->dt > 0 ? opt->dt : p->time.dt;
     if (!(d->final > 0) || !(dtmax > 0))
         return hdg_fail(err, HDG_EINPUT, "DG problem '%s': the final time (%g) and the time step (%g) must be "
                                          "positive (time lserk4, final = T, cfl = C)", p->name, d->final, dtmax);
@@ -538,8 +542,10 @@ static const char *const watch_names[] = { "bounded", "exact", "loose" };
 typedef struct watch {
     watch_mode mode;
     double e0, emin;       /* initial energy, smallest so far */
+    double floor;          /* absolute round-off of an energy made of subnormal products (bounded) */
     double maxrise;        /* largest (E - emin) / emin */
-    double eex;            /* largest exact-solution energy so far (WATCH_EXACT) */
+    double eex, eex_last;  /* largest exact-solution energy so far, the latest one (WATCH_EXACT) */
+    double *peak;          /* peak[j]: the largest energy of samples 0..j (sample 0: the initial state) */
     long long samples, exact_every;
 } watch;
 
@@ -548,8 +554,13 @@ static void watch_init(watch *w, const hdg_dg_data *d, double e0, long long nsam
     memset(w, 0, sizeof *w);
     w->mode = d->energy_bounded ? WATCH_BOUNDED : d->L.nerr == d->L.nfields ? WATCH_EXACT : WATCH_LOOSE;
     w->e0 = w->emin = e0;
+    w->floor = (double)d->n_global * DBL_MIN;
     w->exact_every = nsamples > 250 ? nsamples / 50 : 5;   /* at most ~1/5 of the steps' time */
+    w->peak = hdg_xmalloc(sizeof(double) * (size_t)(nsamples + 2));
+    w->peak[0] = e0;
 }
+
+static void watch_free(watch *w) { free(w->peak), w->peak = NULL; }
 
 /* 1/2 sum of int exact^2 at the state's time, from the _errors kernel. */
 static hdg_status exact_energy(const hdg_dg_data *d, const hdg_dg_engine *eng, double t, double *E, double *eex,
@@ -594,6 +605,38 @@ static hdg_status unstable(const hdg_dg_data *d, const char *how, double from, d
                     hint);
 }
 
+/* How far the energy may rise over the exact solution's (WATCH_EXACT):
+ * en > eex(t) + HDG_DG_EXACT_MARGIN * (the largest of the initial energy and
+ * the exact solution's so far) is growth the solution does not have. */
+#define HDG_DG_EXACT_MARGIN 3.0
+
+/* WATCH_EXACT: the energy against the exact solution's at the same time, at
+ * the scheduled samples and at any sample whose energy passes the bound of
+ * the latest exact energy (so that a growth between two scheduled samples is
+ * looked at, without an _errors call per sample otherwise). */
+static hdg_status watch_exact(watch *w, const hdg_dg_data *d, const hdg_dg_engine *eng, double en, long long k,
+                              long long s, double t, double *E, hdg_report *rep, hdg_error *err)
+{
+    double scale = fmax(w->e0, w->eex);
+    int due = k % w->exact_every == 0 || s == d->nsteps;
+    /* en and the exact energies are reduced over the ranks: every rank decides alike */
+    int suspect = en > w->eex_last + HDG_DG_EXACT_MARGIN * scale;
+    if (!due && !suspect) return HDG_OK;
+    double eex = 0;
+    hdg_status st = exact_energy(d, eng, t, E, &eex, err);
+    if (st) return st;
+    w->eex = fmax(w->eex, eex);
+    w->eex_last = eex;
+    scale = fmax(w->e0, w->eex);
+    if (en > eex + HDG_DG_EXACT_MARGIN * scale) {
+        char how[200];
+        snprintf(how, sizeof how, ", above the exact solution's (%.6g) by more than %g times the largest of its and the initial energy so far (%.6g)",
+                 eex, HDG_DG_EXACT_MARGIN, scale);
+        return unstable(d, how, w->e0, en, s, t, rep, err);
+    }
+    return HDG_OK;
+}
+
 /* The energy en after step s (time t): an instability? */
 static hdg_status watch_check(watch *w, const hdg_dg_data *d, const hdg_dg_engine *eng, double en, long long s,
                               double t, double *E, hdg_report *rep, hdg_error *err)
@@ -601,26 +644,26 @@ static hdg_status watch_check(watch *w, const hdg_dg_data *d, const hdg_dg_engin
     long long k = w->samples++;
     if (!isfinite(en)) return unstable(d, "", w->emin, en, s, t, rep, err);
     if (w->emin > 0) w->maxrise = fmax(w->maxrise, (en - w->emin) / w->emin);
+    w->peak[k + 1] = fmax(w->peak[k], en);
     if (w->mode == WATCH_BOUNDED) {
-        if (en > w->emin * (1 + HDG_DG_ENERGY_RTOL) && en > 0)
+        if (en - w->emin > HDG_DG_ENERGY_RTOL * w->emin + w->floor)
             return unstable(d, ", which it cannot do in this problem", w->emin, en, s, t, rep, err);
         w->emin = fmin(w->emin, en);
         return HDG_OK;
     }
     w->emin = fmin(w->emin, en);
-    if (w->mode == WATCH_EXACT && (k % w->exact_every == 0 || s == d->nsteps)) {
-        double eex = 0;
-        hdg_status st = exact_energy(d, eng, t, E, &eex, err);
+    if (w->mode == WATCH_EXACT) {
+        hdg_status st = watch_exact(w, d, eng, en, k, s, t, E, rep, err);
         if (st) return st;
-        w->eex = fmax(w->eex, eex);
-        double ref = fmax(w->e0, w->eex);
-        if (ref > 0 && en > 100 * ref) {
-            char how[128];
-            snprintf(how, sizeof how, ", more than 100 times the exact solution's (%.6g)", w->eex);
-            return unstable(d, how, w->e0, en, s, t, rep, err);
-        }
     }
-    if (w->e0 > 0 && en > 1e8 * w->e0) return unstable(d, "", w->e0, en, s, t, rep, err);
+    /* a blow-up: 1e8 times the largest energy of the first half of the samples so far (not of the initial
+     * state alone: a source may fill a tiny or zero initial state at any rate) */
+    double ref = w->peak[(k + 1) / 2];
+    if (k >= 1 && ref > 0 && en > 1e8 * ref) {
+        char how[120];
+        snprintf(how, sizeof how, ", 1e8 times the largest energy of the first half of the run so far (%.6g)", ref);
+        return unstable(d, how, w->e0, en, s, t, rep, err);
+    }
     return HDG_OK;
 }
 
@@ -649,6 +692,7 @@ static void report_header(const hdg_dg_data *d, hdg_report *rep)
     hdg_report_int(rep, "steps", d->nsteps);
     hdg_report_number(rep, "dt", d->dt);
     if (d->speed.known) hdg_report_number(rep, "speed", d->speed.max);
+    if (d->speed.known && d->speed.react > 0) hdg_report_number(rep, "time.reaction_step", 1.0 / d->speed.react);
     if (d->cfl_eff > 0) hdg_report_number(rep, "time.cfl_effective", d->cfl_eff);
 }
 
@@ -705,6 +749,7 @@ hdg_status hdg_dg_integrate(const hdg_dg_data *d, const hdg_dg_engine *eng, cons
     double e0 = 0, eprev = 0, maxinc = 0, t_stages = 0, tcur = 0;   /* tcur: time of the state */
     hdg_progress line;
     hdg_progress_begin(&line, NULL);
+    watch w = {0};
 
     hdg_status st = eng->initial(eng->ctx, err);
     if (!st) st = energy(d, eng, Eel, &e0, err);
@@ -721,7 +766,6 @@ hdg_status hdg_dg_integrate(const hdg_dg_data *d, const hdg_dg_engine *eng, cons
                      (st = hdg_png_dg_step(&pf, d, eng, opt, 0, nsteps, 0.0, rep, err))))
         goto done;
     long long mon = nsteps <= 2000 ? 1 : nsteps / 2000;
-    watch w;
     watch_init(&w, d, e0, nsteps / mon);
     hdg_report_string(rep, "energy.watch", watch_names[w.mode]);
     if (w.mode != WATCH_BOUNDED) hdg_report_string(rep, "energy.watch_reason", d->energy_why);
@@ -777,6 +821,7 @@ done:
         report_errors(d, eng, tcur, E, rep, &ignored);
     }
 out:
+    watch_free(&w);
     vtk_close(&v, d->L.nfields);
     hdg_png_dg_close(&pf);
     free(E);

@@ -5,8 +5,9 @@
  * Shared, so that both take the same steps and report the same things:
  *   - the lowering and the per-element data the kernels read (geometry, face
  *     map, Morton element order, parameters), built on the host;
- *   - the time step (final time, cfl, the characteristic speed of
- *     dg_speed.h, dt = final / nsteps, at most HDG_DG_MAX_STEPS steps);
+ *   - the time step (final time, cfl, the characteristic speed and the
+ *     reaction rate of dg_speed.h, reduced over the ranks under mpirun,
+ *     dt = final / nsteps, at most HDG_DG_MAX_STEPS steps);
  *   - the LSERK4 loop: where the energy is checked and an instability declared,
  *     VTK output (.vtu, or a .pvd series with --every), progress, and the
  *     report (steps, dt, energy.*, errors.*, timings.*, perf.*) and log.
@@ -52,7 +53,7 @@ typedef struct hdg_dg_data {
     int nerrout;            /* values per element from the _errors kernel: 2 nerr + nfields */
     double final, cfl, dt;  /* final time, cfl, step (final / nsteps) */
     long long nsteps;
-    hdg_dg_speed speed;     /* characteristic speed (dt = cfl * hdg_dg_dt(N, speed.rmin) ...) */
+    hdg_dg_speed speed;     /* characteristic speed and reaction (dt <= cfl * speed.unit) */
     double cfl_eff;         /* the cfl dt amounts to (a fixed dt too); 0 when the speed is unknown */
     int energy_bounded;     /* hdg_dg_energy_bounded: the energy may not grow */
     char energy_why[320];   /* why not */
@@ -79,7 +80,7 @@ hdg_status hdg_dg_lower_problem(hdg_dg_data *d, const hdg_problem *p, hdg_mesh *
 /* After the lowering: reference element, geometry, face maps in kernel
  * order, parameters, and the time step (opt's final time and cfl override
  * the file's; a fixed 'dt' of the file counts unless --cfl is given):
- *     dt <= cfl * hdg_dg_dt(N, min_e rin_e / speed_e, 1)   (dg_speed.h)
+ *     dt <= cfl * min_e unit_e   (dg_speed.h: the advective and reaction bounds)
  * HDG_EINPUT when a boundary face lacks a condition, the final time or step
  * is not positive, the speed cannot be derived and the file gives no fixed
  * dt, or the run would take more than HDG_DG_MAX_STEPS steps. */
@@ -130,10 +131,14 @@ typedef struct hdg_dg_engine {
  * d->dt, checking the energy at up to 2000 steps (an instability:
  * HDG_ESOLVER "unstable: ... blew up at step S (t = T) ..."): when
  * d->energy_bounded, a growth over its smallest value so far of more than
- * HDG_DG_ENERGY_RTOL; else, with an exact solution for every field, an
- * energy 100 times the largest of the exact solution's so far and the
- * initial one (checked every 5th sample, at most ~50 times); else 1e8 times the initial one.
- * A non-finite energy always stops it. Also
+ * HDG_DG_ENERGY_RTOL (plus n_global DBL_MIN: energies of subnormal products);
+ * else, with an exact solution for every field, an energy above the exact
+ * solution's at the same time by more than 3 times the largest of the exact
+ * solution's and the initial energy so far (compared at every 5th sample, at
+ * most ~50 times, and at any sample whose energy passes that bound of the
+ * latest exact energy); and always an energy 1e8 times the largest of the
+ * first half of the samples so far (a tiny initial state that a source
+ * fills is no blow-up). A non-finite energy always stops it. Also
  * writes VTK when opt->vtk, and fills the report and the log. */
 hdg_status hdg_dg_integrate(const hdg_dg_data *d, const hdg_dg_engine *eng, const hdg_run_options *opt,
                             hdg_report *rep, hdg_error *err);

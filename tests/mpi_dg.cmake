@@ -27,6 +27,9 @@ if(Python3_Interpreter_FOUND AND HDG_MPIRUN)
   mpi_dg_case(maxwell2d_perturbed 3 ${HDG_EXAMPLES}/maxwell2d.hdg --mesh square:10,perturb=0.25 --order 2
     --final-time 0.5)
   mpi_dg_case(maxwell2d_blowup 2 ${HDG_EXAMPLES}/maxwell2d.hdg --mesh square:12 --order 3 --cfl 2)
+  # 2 elements on 3 ranks: the empty rank takes the wave speed (and the step) from the others (issue 38.16:
+  # it said "no dx()/dy() term ... gives a wave speed")
+  mpi_dg_case(advection2d_empty_rank 3 ${HDG_EXAMPLES}/advection2d.hdg --mesh square:1 --order 2)
 endif()
 
 # The final state under mpirun: x.pvtu (a piece per rank) and x.vtu (gathered on rank 0) hold

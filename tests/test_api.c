@@ -291,6 +291,18 @@ static void failures(void)
            "boundary edge 0 has marker 3");
     EXPECT(hdgc_problem_set_mesh(p, 4, xy, 2, tri, 0, NULL, NULL, 2000000000, NULL, &err), HDG_EINPUT,
            "2000000000 markers (0 to 100000)");
+    /* issue 38.6: two triangles laid over each other without a shared edge, and one inside another; two
+     * squares side by side whose common side has a vertex on one side only touch (accepted) */
+    double ov_xy[] = {0, 0, 1, 0, 0, 1, 0.2, 0.2, 1.2, 0.2, 0.2, 1.2}, in_xy[] = {0, 0, 1, 0, 0, 1, 0.1, 0.1, 0.3, 0.1, 0.1, 0.3};
+    int two[] = {0, 1, 2, 3, 4, 5};
+    EXPECT(hdgc_problem_set_mesh(p, 6, ov_xy, 2, two, 0, NULL, NULL, 0, NULL, &err), HDG_EINPUT,
+           "overlapping triangles: element 0 and element 1 cover a common area near (0.8, 0.2)");
+    EXPECT(hdgc_problem_set_mesh(p, 6, in_xy, 2, two, 0, NULL, NULL, 0, NULL, &err), HDG_EINPUT,
+           "overlapping triangles: element 1 and element 0 cover a common area");
+    double touch_xy[] = {0, 0, 1, 0, 1, 1, 0, 1, 2, 0, 2, 1, 1, 0.5};
+    int touch[] = {0, 1, 2, 0, 2, 3, 1, 4, 6, 6, 4, 5, 6, 5, 2};
+    CHECK(hdgc_problem_set_mesh(p, 7, touch_xy, 5, touch, 0, NULL, NULL, 0, NULL, &err) == HDG_OK,
+          "touching squares: %s", err.msg);
     double nan_xy[] = {0, 0, 1, 0, 0, NAN, 1, 1};
     EXPECT(hdgc_problem_set_mesh(p, 4, nan_xy, 2, tri, 0, NULL, NULL, 0, NULL, &err), HDG_EINPUT, "vertex 2");
     hdgc_result *r = NULL;

@@ -368,6 +368,41 @@ static void test_lserk4(void)
     CHECK_NEAR(hdg_dg_dt(1, 0.3, 0.5), 0.5 * 0.3 * 2 / sqrt(3.0) * 2 / 3, 1e-15, "dt formula");
 }
 
+/* y' = (a + ib) y as a real 2-vector */
+static void ode_complex(double t, const double *q, double *dq, void *ctx)
+{
+    (void)t;
+    const double *z = ctx;
+    dq[0] = z[0] * q[0] - z[1] * q[1];
+    dq[1] = z[1] * q[0] + z[0] * q[1];
+}
+
+/* |amplification| of one LSERK4 step at z = dt lambda */
+static double amplification(double a, double b)
+{
+    double z[2] = { a, b }, q[2] = { 1, 0 }, res[2], dq[2];
+    hdg_lserk4_integrate(2, q, res, dq, 0, 1.0, 1, ode_complex, z);
+    return hypot(q[0], q[1]);
+}
+
+/* The stability limits that bound a reaction's step (lserk4.h, issue 38.4):
+ * inside on the real axis and on the half-disk, and near the true limits. */
+static void test_lserk4_region(void)
+{
+    CHECK(amplification(-hdg_lserk4_real_limit, 0) <= 1, "real limit %g: |P| %.17g", hdg_lserk4_real_limit,
+          amplification(-hdg_lserk4_real_limit, 0));
+    CHECK(amplification(-4.66, 0) > 1, "the real axis leaves the region before -4.66: |P| %.17g",
+          amplification(-4.66, 0));
+    double worst = 0, near = 0;
+    for (int k = 0; k <= 180; k++) {
+        double th = 3.14159265358979323846 * (0.5 + k / 180.0);
+        worst = fmax(worst, amplification(hdg_lserk4_disk_radius * cos(th), hdg_lserk4_disk_radius * sin(th)));
+        near = fmax(near, amplification(3.18 * cos(th), 3.18 * sin(th)));
+    }
+    CHECK(worst <= 1 + 1e-15, "half-disk of radius %g: largest |P| %.17g", hdg_lserk4_disk_radius, worst);
+    CHECK(near > 1, "the region's boundary comes within 3.18 of 0: largest |P| %.17g", near);
+}
+
 /* ------------------------------------------------------- 3-5. whole runs */
 
 typedef struct runres {
@@ -555,6 +590,7 @@ static void test_reject(void)
 int main(void)
 {
     test_lserk4();
+    test_lserk4_region();
     test_reject();
     check_rhs("square:3,perturb=0.2", 3, 1);
     check_rhs("square:3,perturb=0.2", 4, 0);

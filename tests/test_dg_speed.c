@@ -7,6 +7,8 @@
  *      hypot(ax, ay) (with --set), weak form = strong form, 2 dt(u) halves
  *      it, a non-symmetric system its eigenvalue, a coefficient 1 + x its
  *      largest value on the mesh, 1 + 2t its largest up to the final time; no dx()/dy() term: unknown, with a reason;
+ *   2b. reaction: (c u, v) adds c / 4.65 (decay) or c / 3.16 (growth,
+ *      rotation) to the element's inverse unit step;
  *   3. runs: advection with ax = 5.7 at cfl 0.75 takes a step 1/speed as
  *      long as ax = 1 (to the rounding to whole steps) and its error stays
  *      within 3x of the ax = 1 error (before: a step 5.7x too long, an
@@ -130,6 +132,44 @@ static void test_speeds(void)
         CHECK(!s.known && strstr(s.why, "dx()/dy()"), "no derivatives: known %d, %s", s.known, s.why);
         hdg_problem_free(p);
     }
+}
+
+/* ------------------------------------------------------------ 2b: reaction */
+
+/* The reaction's rate joins the advective bound (issue 38.4): a decay c by
+ * the real-axis limit, a growth -c and a rotation (eigenvalues +-iw) by the
+ * half-disk; with a constant speed the smallest element still rules, so
+ * unit = 1 / (1 / unit_0 + react). */
+static void expect_reaction(hdg_problem *p, double want_react, double unit0, const char *what)
+{
+    if (!p) return;
+    hdg_dg_speed s = speed_of(p, "square:3,perturb=0.2");
+    double want = 1.0 / (1.0 / unit0 + want_react);
+    CHECK(s.known && fabs(s.react - want_react) <= 1e-12 * want_react && fabs(s.unit - want) <= 1e-12 * want,
+          "%s: react %.17g (want %.17g), unit %.17g (want %.17g) %s", what, s.react, want_react, s.unit, want, s.why);
+    hdg_problem_free(p);
+}
+
+static void test_reaction(void)
+{
+    char eq[512];
+    snprintf(eq, sizeof eq, "equation (dt(u), v) + (ax*dx(u), v) = %s", UPWIND);
+    hdg_problem *p = scalar(eq, "0");
+    if (!p) return;
+    hdg_dg_speed s0 = speed_of(p, "square:3,perturb=0.2");
+    hdg_problem_free(p);
+    CHECK(s0.known && s0.react == 0 && fabs(s0.unit - s0.rmin * hdg_dg_dt(2, 1, 1)) <= 1e-15 * s0.unit,
+          "no reaction: unit %.17g = rmin k_N %.17g", s0.unit, s0.rmin * hdg_dg_dt(2, 1, 1));
+    snprintf(eq, sizeof eq, "equation (dt(u), v) + (ax*dx(u), v) + (50*u, v) = %s", UPWIND);
+    expect_reaction(scalar(eq, "0"), 50 / hdg_lserk4_real_limit, s0.unit, "decay 50");
+    snprintf(eq, sizeof eq, "equation (dt(u), v) + (ax*dx(u), v) - (50*u, v) = %s", UPWIND);
+    expect_reaction(scalar(eq, "0"), 50 / hdg_lserk4_disk_radius, s0.unit, "growth 50");
+    snprintf(eq, sizeof eq, "equation (2*dt(u), v) + (2*ax*dx(u), v) + (50*u, v) = %s", UPWIND);
+    expect_reaction(scalar(eq, "0"), 25 / hdg_lserk4_real_limit, s0.unit, "decay 50 over dt() coefficient 2");
+    p = parse("problem a\nmesh triangle\ndegree N = 2\nspace V = L2(P N)\nunknown p : V, q : V\n"
+              "equation (dt(p), v) + (dx(q), v) - (30*q, v) = 0 for v : V\n"
+              "equation (dt(q), w) + (dx(p), w) + (30*p, w) = 0 for w : V\ntime lserk4, final = 1, cfl = 1\n");
+    expect_reaction(p, 30 / hdg_lserk4_disk_radius, s0.unit, "rotation +-30i");
 }
 
 /* ------------------------------------------------------------ 3, 5, 6: runs */
@@ -286,6 +326,7 @@ int main(void)
 {
     test_radius();
     test_speeds();
+    test_reaction();
     test_energy_class();
     test_advection_step();
     test_watch();

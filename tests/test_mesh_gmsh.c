@@ -137,6 +137,14 @@ static void test_errors(void)
     expect_error(DATA("bad_binary.msh"), HDG_EINPUT, "bad_binary.msh:2: binary Gmsh file");
     expect_error(DATA("bad_nonplanar.msh"), HDG_EINPUT, "bad_nonplanar.msh:8: node 3 has z = 0.5");
     expect_error(DATA("bad_overlap.msh"), HDG_EINPUT, "bad_overlap.msh:14: overlapping triangles: elements 0 and 1");
+    /* issue 38.6: overlaps without a shared edge (they were accepted, and the errors counted the overlap twice) */
+    expect_error(DATA("bad_overlap_cross.msh"), HDG_EINPUT,
+                 "bad_overlap_cross.msh:15: overlapping triangles: element 0 and element 1 (lines 15 and 16) cover a "
+                 "common area near (0.8, 0.2)");
+    expect_error(DATA("bad_overlap_inside.msh"), HDG_EINPUT,
+                 "bad_overlap_inside.msh:16: overlapping triangles: element 1 and element 0 (lines 16 and 15)");
+    expect_error(DATA("bad_overlap_fold.msh"), HDG_EINPUT,
+                 "bad_overlap_fold.msh:23: overlapping triangles: element 0 and element 8 (lines 23 and 31)");
     expect_error(DATA("bad_version.msh"), HDG_EINPUT, "bad_version.msh:2: unsupported Gmsh format version 4");
     expect_error(DATA("bad_line_not_edge.msh"), HDG_EINPUT,
                  "bad_line_not_edge.msh:15: boundary line element joins node 2 and node 4, which is not an edge");

@@ -380,6 +380,215 @@ static hdg_status assign_markers(hdg_mesh *m, const edge_index *x, hdg_error *er
     return HDG_OK;
 }
 
+/* ------------------------------------------------------------- overlap */
+
+/* Triangles that cover a common area without sharing an edge (pieces laid
+ * over each other, a fold whose triangles meet only at vertices) pass the
+ * edge pairing; they are found from the mesh's geometric boundary, the
+ * half-edges not paired with their reverse (domain boundary, and the
+ * periodic sides, whose copies lie elsewhere). The number of triangles
+ * covering a point, mu, is the winding number of that boundary about it
+ * (the interior edges cancel in pairs), so the mesh covers no point twice
+ * when (1) no two boundary edges cross (a crossing leaves mu = 2 left of
+ * both), and (2) just inside each boundary edge (a point of its triangle
+ * 1e-6 of the way to the opposite vertex) mu = 1: with no crossing every
+ * region of the plane minus the boundary is bounded by boundary edges, mu
+ * changes by one across each, and a region of mu >= 2 makes mu >= 2 left of
+ * one of its edges. The edges go into a uniform grid (about one cell per
+ * edge, rows rasterised); crossings are tested in shared cells, mu by a ray
+ * to +x along the point's row. About nb^1.5 for nb boundary edges. */
+
+typedef struct bgrid {
+    double x0, y0, c;      /* lower corner, cell size (half coordinates: see cell_of) */
+    int nx, ny;
+    int nb, *edge;         /* nb boundary half-edges k = 3e+j */
+    int *start, *item;     /* CSR: cell -> indices into edge */
+} bgrid;
+
+static double orient(const hdg_mesh *m, int a, int b, double px, double py)
+{
+    return (m->vx[b] - m->vx[a]) * (py - m->vy[a]) - (m->vy[b] - m->vy[a]) * (px - m->vx[a]);
+}
+
+/* Half coordinates, so that a mesh spanning nearly the whole double range has
+ * a finite width; clamped to the grid. */
+static int cell_of(const bgrid *g, double x, int axis)
+{
+    double i = floor((x / 2 - (axis ? g->y0 : g->x0)) / g->c);
+    int n = axis ? g->ny : g->nx;
+    return !(i >= 0) ? 0 : i >= n ? n - 1 : (int)i;
+}
+
+static int geometric_boundary(const hdg_mesh *m, const int *partner, int k)
+{
+    return partner[k] < 0 || gv(m, partner[k], 1) != gv(m, k, 0);
+}
+
+static void bgrid_cells(bgrid *g, const hdg_mesh *m)
+{
+    double xmin = INFINITY, ymin = INFINITY, xmax = -INFINITY, ymax = -INFINITY;
+    for (int i = 0; i < g->nb; i++)
+        for (int end = 0; end < 2; end++) {
+            int v = gv(m, g->edge[i], end);
+            xmin = fmin(xmin, m->vx[v]), xmax = fmax(xmax, m->vx[v]);
+            ymin = fmin(ymin, m->vy[v]), ymax = fmax(ymax, m->vy[v]);
+        }
+    double w = xmax / 2 - xmin / 2, h = ymax / 2 - ymin / 2, n = (double)g->nb + 1;
+    double c = sqrt(w * h / n);
+    if (!(c > 0) || !isfinite(c)) c = fmax(fmax(w, h) / n, DBL_MIN);
+    for (int it = 0; it < 4000 && (w / c + 1) * (h / c + 1) > 2 * n + 16; it++) c *= 1.5;
+    g->x0 = xmin / 2, g->y0 = ymin / 2, g->c = c;
+    g->nx = w / c < 2 * n ? (int)(w / c) + 1 : 1;
+    g->ny = h / c < 2 * n && (double)g->nx * (h / c + 1) <= 2 * n + 16 ? (int)(h / c) + 1 : 1;
+}
+
+/* The columns of row iy that edge k may cross (one more each side: the
+ * crossings computed later round the same way). */
+static void row_span(const bgrid *g, const hdg_mesh *m, int k, int iy, int *ix0, int *ix1)
+{
+    int a = gv(m, k, 0), b = gv(m, k, 1);
+    double ya = m->vy[a], yb = m->vy[b], xa = m->vx[a], xb = m->vx[b];
+    double lo = 2 * (g->y0 + iy * g->c), hi = 2 * (g->y0 + (iy + 1) * g->c);
+    double x0 = fmin(xa, xb), x1 = fmax(xa, xb);
+    if (ya != yb) { /* the segment's x at the row's clipped ends */
+        double ylo = fmin(ya, yb), yhi = fmax(ya, yb);
+        if (iy > 0) ylo = fmax(ylo, lo); /* the first and last rows hold what cell_of clamps into them */
+        if (iy < g->ny - 1) yhi = fmin(yhi, hi);
+        double t0 = fmin(fmax((ylo - ya) / (yb - ya), 0), 1), t1 = fmin(fmax((yhi - ya) / (yb - ya), 0), 1);
+        double u0 = xa + t0 * (xb - xa), u1 = xa + t1 * (xb - xa);
+        x0 = fmax(x0, fmin(u0, u1)), x1 = fmin(x1, fmax(u0, u1));
+    }
+    *ix0 = cell_of(g, x0, 0) - 1, *ix1 = cell_of(g, x1, 0) + 1;
+    if (*ix0 < 0) *ix0 = 0;
+    if (*ix1 > g->nx - 1) *ix1 = g->nx - 1;
+}
+
+/* Visits the cells of every boundary edge: count (fill NULL) or fill. */
+static void bgrid_pass(const bgrid *g, const hdg_mesh *m, int *count, int *fill)
+{
+    for (int i = 0; i < g->nb; i++) {
+        int k = g->edge[i], a = gv(m, k, 0), b = gv(m, k, 1);
+        int r0 = cell_of(g, fmin(m->vy[a], m->vy[b]), 1), r1 = cell_of(g, fmax(m->vy[a], m->vy[b]), 1);
+        for (int iy = r0; iy <= r1; iy++) {
+            int c0, c1;
+            row_span(g, m, k, iy, &c0, &c1);
+            for (int ix = c0; ix <= c1; ix++) {
+                size_t cell = (size_t)iy * g->nx + ix;
+                if (fill) g->item[fill[cell]++] = i;
+                else count[cell + 1]++;
+            }
+        }
+    }
+}
+
+static void bgrid_build(bgrid *g, const hdg_mesh *m, const int *partner)
+{
+    memset(g, 0, sizeof *g);
+    for (int k = 0; k < 3 * m->ne; k++) g->nb += geometric_boundary(m, partner, k);
+    g->edge = hdg_xmalloc(sizeof(int) * ((size_t)g->nb + 1));
+    g->nb = 0;
+    for (int k = 0; k < 3 * m->ne; k++)
+        if (geometric_boundary(m, partner, k)) g->edge[g->nb++] = k;
+    bgrid_cells(g, m);
+    size_t ncell = (size_t)g->nx * (size_t)g->ny;
+    g->start = hdg_xcalloc(ncell + 1, sizeof(int));
+    bgrid_pass(g, m, g->start, NULL);
+    for (size_t i = 0; i < ncell; i++) g->start[i + 1] += g->start[i];
+    g->item = hdg_xmalloc(sizeof(int) * ((size_t)g->start[ncell] + 1));
+    int *fill = hdg_xmalloc(sizeof(int) * (ncell + 1));
+    memcpy(fill, g->start, sizeof(int) * ncell);
+    bgrid_pass(g, m, NULL, fill);
+    free(fill);
+}
+
+static void bgrid_free(bgrid *g) { free(g->edge), free(g->start), free(g->item); }
+
+/* Boundary half-edges k and l cross: each one's ends strictly on both sides of
+ * the other's line (a shared vertex, touching or collinear pieces do not). */
+static int edges_cross(const hdg_mesh *m, int k, int l)
+{
+    int a = gv(m, k, 0), b = gv(m, k, 1), c = gv(m, l, 0), d = gv(m, l, 1);
+    if (a == c || a == d || b == c || b == d) return 0;
+    double lk = hypot(m->vx[b] - m->vx[a], m->vy[b] - m->vy[a]), ll = hypot(m->vx[d] - m->vx[c], m->vy[d] - m->vy[c]);
+    double tol = 1e-10 * lk * ll;
+    double oc = orient(m, a, b, m->vx[c], m->vy[c]), od = orient(m, a, b, m->vx[d], m->vy[d]);
+    double oa = orient(m, c, d, m->vx[a], m->vy[a]), ob = orient(m, c, d, m->vx[b], m->vy[b]);
+    return ((oc > tol && od < -tol) || (oc < -tol && od > tol)) && ((oa > tol && ob < -tol) || (oa < -tol && ob > tol));
+}
+
+/* Winding number of the boundary about (px, py): a ray to +x along its row,
+ * each edge counted in the cell of its crossing only. */
+static int winding(const bgrid *g, const hdg_mesh *m, double px, double py)
+{
+    int iy = cell_of(g, py, 1), w = 0;
+    for (int ix = cell_of(g, px, 0); ix < g->nx; ix++) {
+        size_t cell = (size_t)iy * g->nx + ix;
+        for (int t = g->start[cell]; t < g->start[cell + 1]; t++) {
+            int k = g->edge[g->item[t]], a = gv(m, k, 0), b = gv(m, k, 1);
+            double ya = m->vy[a], yb = m->vy[b];
+            int up = ya <= py && yb > py, down = yb <= py && ya > py;
+            if (!up && !down) continue;
+            double xc = m->vx[a] + (py - ya) / (yb - ya) * (m->vx[b] - m->vx[a]);
+            if (cell_of(g, xc, 0) != ix) continue;
+            double o = orient(m, a, b, px, py);
+            if (up && o > 0) w++;
+            if (down && o < 0) w--;
+        }
+    }
+    return w;
+}
+
+/* Some element other than e whose interior holds (px, py) (a linear search:
+ * only to name it in the message); -1 if none. */
+static int other_cover(const hdg_mesh *m, int e, double px, double py)
+{
+    for (int f = 0; f < m->ne; f++) {
+        const int *v = m->ev + 3 * f;
+        if (f != e && orient(m, v[0], v[1], px, py) > 0 && orient(m, v[1], v[2], px, py) > 0 &&
+            orient(m, v[2], v[0], px, py) > 0)
+            return f;
+    }
+    return -1;
+}
+
+static hdg_status overlap_fail(const hdg_mesh *m, int e, int f, double px, double py, hdg_error *err)
+{
+    char loc[1200], lines[64] = "", other[48] = "another element";
+    if (f >= 0) snprintf(other, sizeof other, "element %d", f);
+    if (f >= 0 && m->eline && m->source) snprintf(lines, sizeof lines, " (lines %d and %d)", m->eline[e], m->eline[f]);
+    return hdg_fail(err, HDG_EINPUT,
+                    "%soverlapping triangles: element %d and %s%s cover a common area near (%.6g, %.6g) without "
+                    "sharing an edge (pieces laid over each other, or a folded mesh)",
+                    eloc(m, e, loc, sizeof loc), e, other, lines, px, py);
+}
+
+static hdg_status check_overlaps(const hdg_mesh *m, const int *partner, hdg_error *err)
+{
+    bgrid g;
+    bgrid_build(&g, m, partner);
+    hdg_status st = HDG_OK;
+    size_t ncell = (size_t)g.nx * (size_t)g.ny;
+    for (size_t cell = 0; cell < ncell && !st; cell++) /* (1) crossings */
+        for (int i = g.start[cell]; i < g.start[cell + 1] && !st; i++)
+            for (int j = i + 1; j < g.start[cell + 1] && !st; j++) {
+                int k = g.edge[g.item[i]], l = g.edge[g.item[j]];
+                if (!edges_cross(m, k, l)) continue;
+                int a = gv(m, k, 0), b = gv(m, k, 1), c = gv(m, l, 0), d = gv(m, l, 1);
+                double s = orient(m, c, d, m->vx[a], m->vy[a]);
+                s /= s - orient(m, c, d, m->vx[b], m->vy[b]);
+                st = overlap_fail(m, k / 3 < l / 3 ? k / 3 : l / 3, k / 3 < l / 3 ? l / 3 : k / 3,
+                                  m->vx[a] + s * (m->vx[b] - m->vx[a]), m->vy[a] + s * (m->vy[b] - m->vy[a]), err);
+            }
+    for (int i = 0; i < g.nb && !st; i++) { /* (2) covered once just inside every boundary edge */
+        int k = g.edge[i], e = k / 3, a = gv(m, k, 0), b = gv(m, k, 1), o = m->ev[3 * e + (k % 3 + 2) % 3];
+        double mx = 0.5 * (m->vx[a] + m->vx[b]), my = 0.5 * (m->vy[a] + m->vy[b]);
+        double px = mx + 1e-6 * (m->vx[o] - mx), py = my + 1e-6 * (m->vy[o] - my);
+        if (winding(&g, m, px, py) != 1) st = overlap_fail(m, e, other_cover(m, e, px, py), px, py, err);
+    }
+    bgrid_free(&g);
+    return st;
+}
+
 static void drop_topology(hdg_mesh *m)
 {
     free(m->ef), free(m->eforient), free(m->fv), free(m->fe), free(m->flf);
@@ -401,6 +610,7 @@ hdg_status hdg_mesh_build_topology(hdg_mesh *m, hdg_error *err)
     edge_index_build(&x, m);
     int *partner = hdg_xmalloc((size_t)3 * m->ne * sizeof(int));
     st = pair_half_edges(m, &x, partner, err);
+    if (!st) st = check_overlaps(m, partner, err);
     if (!st) {
         number_faces(m, partner);
         build_coupling(m);

@@ -147,7 +147,9 @@ int hdg_mesh_spec_refine(const char *spec, size_t *base_len);
 /* From nv, vx, vy, ne, ev (and optionally tag, eline, vtag, markers): checks and
  * reorients the triangles, builds faces, orientation, coupling lists and markers.
  * Called by the constructors. Fails on degenerate triangles, overlapping
- * triangles, non-manifold edges, tagged lines that are not mesh edges. */
+ * triangles (two on the same side of an edge, or any two covering a common
+ * area: found from the winding number of the geometric boundary, mesh.c),
+ * non-manifold edges, tagged lines that are not mesh edges. */
 hdg_status hdg_mesh_build_topology(hdg_mesh *m, hdg_error *err);
 
 /* Frees every array and zeroes *m (safe on a zeroed or failed mesh). */

@@ -20,6 +20,9 @@ const double hdg_lserk4_c[5] = {
     2006345519317.0 / 3224310063776.0, 2802321613138.0 / 2924317926251.0,
 };
 
+const double hdg_lserk4_real_limit = 4.65;
+const double hdg_lserk4_disk_radius = 3.16;
+
 double hdg_dg_dt(int N, double rmin, double cfl)
 {
     if (rmin <= 0 || cfl <= 0 || N < 0) return 0;
