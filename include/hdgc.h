@@ -292,14 +292,16 @@ long long hdgc_result_trace(const hdgc_result *r, const double **values, int *pe
 /* ------------------------------------------------------------------ reports and plots */
 
 /* A JSON document of the caller's, written the way hdgc writes its reports (hdgc convergence's
- * table): paths are dotted ("errors.u"), a non-finite number becomes null, a NULL string null. */
+ * table): paths are dotted ("errors.u"), a non-finite number becomes null, a NULL string null;
+ * bytes of a string or key that are not UTF-8 are written as the four characters \xNN. */
 hdgc_report *hdgc_report_new(void);
 void hdgc_report_free(hdgc_report *r);   /* with every object pushed into it */
 void hdgc_report_set_number(hdgc_report *r, const char *path, double v);
 void hdgc_report_set_int(hdgc_report *r, const char *path, long long v);
 void hdgc_report_set_string(hdgc_report *r, const char *path, const char *v);
 /* Appends an empty object to the array at path (made when absent) and returns it: its paths
- * are relative to it; it lives as long as r (not to be freed). */
+ * are relative to it; it lives as long as r (not to be freed), also when a later write replaces
+ * the array (the object then leaves the document, and writes through it are kept aside). */
 hdgc_report *hdgc_report_push(hdgc_report *r, const char *path);
 /* The JSON text (to free with hdgc_free), and the same written to path atomically. */
 char *hdgc_report_text(const hdgc_report *r);

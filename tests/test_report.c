@@ -137,6 +137,86 @@ static void test_arrays(void)
     hdg_report_free(r);
 }
 
+/* A row handed out by push lives as long as its report: a later write that replaces the
+ * array (or an object holding it) leaves the row writable (it was freed: SIGSEGV). */
+static void test_rows_outlive_replacement(void)
+{
+    hdg_report *r = hdg_report_new();
+    hdg_report *row = hdg_report_array_push_object(r, "runs");
+    hdg_report *sub = hdg_report_array_push_object(row, "stages");
+    hdg_report_int(row, "n", 8);
+    hdg_report_number(r, "runs", 3);              /* the array becomes a number */
+    hdg_report *row2 = hdg_report_array_push_object(r, "table.rows");
+    hdg_report_string(r, "table", "flat");        /* an object holding the array */
+    hdg_report_number(row, "stages", 1);          /* a child's array replaced through the child */
+    for (int i = 0; i < 200; i++) {               /* writes into the three handles */
+        char key[32];
+        snprintf(key, sizeof key, "k%d.v", i);
+        hdg_report_number(row, key, i);
+        hdg_report_string(sub, key, "solve");
+        hdg_report_int(row2, key, i);
+    }
+    int found;
+    CHECK(hdg_report_get_number(row, "k199.v", &found) == 199 && found, "the row still reads back");
+    CHECK(hdg_report_get_number(r, "runs", &found) == 3 && found, "runs = 3");
+    cJSON *j = parsed(r);
+    CHECK(j && cJSON_GetArraySize(j) == 2 && cJSON_IsString(at(j, "table")), "the document: runs and table only");
+    cJSON_Delete(j);
+    hdg_report *row3 = hdg_report_array_push_object(r, "runs");   /* pushing again starts a new array */
+    hdg_report_int(row3, "n", 16);
+    j = parsed(r);
+    CHECK(j && cJSON_GetArraySize(at(j, "runs")) == 1 && at(j, "runs")->child &&
+          at(at(j, "runs")->child, "n")->valuedouble == 16, "a new array of one row");
+    cJSON_Delete(j);
+    hdg_report_free(r);
+}
+
+/* 1 when the n bytes at s are well-formed UTF-8 (RFC 3629). */
+static int utf8_ok(const unsigned char *s, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        unsigned c = s[i];
+        size_t k = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+        if (!k || i + k > n) return 0;
+        for (size_t m = 1; m < k; m++)
+            if ((s[i + m] & 0xC0) != 0x80) return 0;
+        if ((c == 0xE0 && s[i + 1] < 0xA0) || (c == 0xED && s[i + 1] > 0x9F) || (c == 0xF0 && s[i + 1] < 0x90) ||
+            (c == 0xF4 && s[i + 1] > 0x8F))
+            return 0;
+        i += k;
+    }
+    return 1;
+}
+
+/* Strings and keys that are not UTF-8 (a marker name or a path from a file) are written
+ * with the bad bytes as \xNN: the JSON stays valid UTF-8; valid UTF-8 is kept as it is. */
+static void test_utf8(void)
+{
+    hdg_report *r = hdg_report_new();
+    hdg_report_string(r, "mesh.spec", "/tmp/m\xff\xfe.msh");
+    hdg_report_string(r, "mesh.name", "caf\xc3\xa9 \xe2\x82\xac");         /* valid: kept */
+    hdg_report_string(r, "cut", "ab\xe2\x82");                             /* cut short */
+    hdg_report_string(r, "surrogate", "\xed\xa0\x80");                    /* U+D800 */
+    hdg_report_string(r, "overlong", "\xc0\xaf");
+    hdg_report_int(r, "markers.wall\xff", 12);                           /* a key */
+    char *text = hdg_report_to_string(r);
+    CHECK(utf8_ok((const unsigned char *)text, strlen(text)), "the JSON is not valid UTF-8:\n%s", text);
+    free(text);
+    cJSON *j = parsed(r);
+    CHECK(j && !strcmp(at(j, "mesh.spec")->valuestring, "/tmp/m\\xFF\\xFE.msh"), "spec: %s",
+          j ? at(j, "mesh.spec")->valuestring : "");
+    CHECK(j && !strcmp(at(j, "mesh.name")->valuestring, "caf\xc3\xa9 \xe2\x82\xac"), "valid UTF-8 kept");
+    CHECK(j && !strcmp(at(j, "cut")->valuestring, "ab\\xE2\\x82"), "cut: %s", j ? at(j, "cut")->valuestring : "");
+    CHECK(j && !strcmp(at(j, "surrogate")->valuestring, "\\xED\\xA0\\x80"), "surrogate");
+    CHECK(j && !strcmp(at(j, "overlong")->valuestring, "\\xC0\\xAF"), "overlong");
+    CHECK(j && at(j, "markers.wall\\xFF") && at(j, "markers.wall\\xFF")->valuedouble == 12, "the key escaped");
+    cJSON_Delete(j);
+    int found;
+    CHECK(hdg_report_get_number(r, "markers.wall\xff", &found) == 12 && found, "read back by the raw path");
+    CHECK(!strcmp(hdg_report_get_string(r, "mesh.spec"), "/tmp/m\\xFF\\xFE.msh"), "get_string");
+    hdg_report_free(r);
+}
+
 static void test_round_trip(void)
 {
     const double v[] = {0.1 + 0.2, 1e-300, 1.2345678901234567e-12, 1.0 / 3, 2.0 / 3, -0.0,
@@ -217,6 +297,8 @@ int main(void)
 {
     test_paths();
     test_arrays();
+    test_rows_outlive_replacement();
+    test_utf8();
     test_round_trip();
     test_write();
     return test_summary("test_report");

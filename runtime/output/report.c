@@ -17,6 +17,7 @@ struct hdg_report {
     hdg_report *owner;    /* top-level report owning this child; NULL if top-level */
     hdg_report **kids;    /* top-level only: child handles to free with it */
     size_t nkids, capkids;
+    cJSON *attic;         /* top-level only: replaced subtrees that hold a child's object */
 };
 
 /* cJSON returns NULL only when malloc fails: treat it like hdg_xmalloc does. */
@@ -45,20 +46,81 @@ static cJSON *number_item(double v)
     return must(cJSON_CreateRaw(buf));
 }
 
+/* ---- text --------------------------------------------------------------- */
+
+/* The length of the UTF-8 sequence at s (1..4), 0 when it is not one (a stray
+ * continuation byte, an overlong form, a surrogate, beyond U+10FFFF, cut short). */
+static int utf8_len(const unsigned char *s)
+{
+    unsigned c = s[0];
+    if (c < 0x80) return 1;
+    int n = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    for (int i = 1; i < n; i++)
+        if ((s[i] & 0xC0) != 0x80) return 0;
+    if ((c == 0xE0 && s[1] < 0xA0) || (c == 0xED && s[1] > 0x9F) || (c == 0xF0 && s[1] < 0x90) ||
+        (c == 0xF4 && s[1] > 0x8F))
+        return 0;
+    return n;
+}
+
+/* A copy of s (to free) in which every byte that is not part of valid UTF-8 is
+ * written as the four characters \xNN, so that the JSON text is valid UTF-8. */
+static char *utf8_clean(const char *s)
+{
+    size_t n = strlen(s), bad = 0;
+    for (size_t i = 0; i < n;) {
+        int k = utf8_len((const unsigned char *)s + i);
+        bad += !k;
+        i += k ? (size_t)k : 1;
+    }
+    if (!bad) return hdg_xstrdup(s);
+    char *out = hdg_xmalloc(n + 3 * bad + 1), *o = out;
+    for (size_t i = 0; i < n;) {
+        int k = utf8_len((const unsigned char *)s + i);
+        if (k) memcpy(o, s + i, (size_t)k), o += k, i += (size_t)k;
+        else o += sprintf(o, "\\x%02X", (unsigned char)s[i++]);
+    }
+    *o = '\0';
+    return out;
+}
+
 /* ---- paths -------------------------------------------------------------- */
 
-/* Puts item under key in obj, replacing what was there (keeping its place). */
-static void put(cJSON *obj, const char *key, cJSON *item)
+/* 1 when the subtree under item holds the object of one of top's child handles. */
+static int holds_kid(const hdg_report *top, const cJSON *item)
 {
-    cJSON_bool ok = cJSON_GetObjectItemCaseSensitive(obj, key)
-                        ? cJSON_ReplaceItemInObjectCaseSensitive(obj, key, item)
-                        : cJSON_AddItemToObject(obj, key, item);
+    for (const cJSON *c = item->child; c; c = c->next) {
+        for (size_t k = 0; k < top->nkids; k++)
+            if (top->kids[k]->node == c) return 1;
+        if (c->child && holds_kid(top, c)) return 1;
+    }
+    return 0;
+}
+
+/* old is about to be deleted: when it holds a child handle's object, its children move
+ * to a node kept in top's attic (freed with top), so that the handle stays valid. */
+static void rescue(hdg_report *top, cJSON *old)
+{
+    if (!top->nkids || !old->child || !holds_kid(top, old)) return;
+    if (!top->attic) top->attic = must(cJSON_CreateArray());
+    cJSON *keep = must(cJSON_IsArray(old) ? cJSON_CreateArray() : cJSON_CreateObject());
+    keep->child = old->child;
+    old->child = NULL;
+    if (!cJSON_AddItemToArray(top->attic, keep)) hdg_out_of_memory(0);
+}
+
+/* Puts item under key in obj, replacing what was there (keeping its place). */
+static void put(hdg_report *top, cJSON *obj, const char *key, cJSON *item)
+{
+    cJSON *old = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (old) rescue(top, old);
+    cJSON_bool ok = old ? cJSON_ReplaceItemInObjectCaseSensitive(obj, key, item) : cJSON_AddItemToObject(obj, key, item);
     if (!ok) hdg_out_of_memory(0);
 }
 
 /* Walks the dotted path (a mutable copy, split in place) from obj, creating
  * objects as needed; returns the parent object and sets *leaf to the last key. */
-static cJSON *descend(cJSON *obj, char *path, char **leaf)
+static cJSON *descend(hdg_report *top, cJSON *obj, char *path, char **leaf)
 {
     char *seg = path, *dot;
     while ((dot = strchr(seg, '.'))) {
@@ -66,7 +128,7 @@ static cJSON *descend(cJSON *obj, char *path, char **leaf)
         cJSON *child = cJSON_GetObjectItemCaseSensitive(obj, seg);
         if (!cJSON_IsObject(child)) {
             child = must(cJSON_CreateObject());
-            put(obj, seg, child);
+            put(top, obj, seg, child);
         }
         obj = child;
         seg = dot + 1;
@@ -75,23 +137,25 @@ static cJSON *descend(cJSON *obj, char *path, char **leaf)
     return obj;
 }
 
+static hdg_report *top_of(hdg_report *r) { return r->owner ? r->owner : r; }
+
 static void set(hdg_report *r, const char *path, cJSON *item)
 {
-    char *buf = hdg_xstrdup(path), *leaf;
-    cJSON *parent = descend(r->node, buf, &leaf);
-    put(parent, leaf, item);
+    char *buf = utf8_clean(path), *leaf;
+    cJSON *parent = descend(top_of(r), r->node, buf, &leaf);
+    put(top_of(r), parent, leaf, item);
     free(buf);
 }
 
 /* The array at path, made (replacing what was there) if it is not one. */
 static cJSON *array_at(hdg_report *r, const char *path)
 {
-    char *buf = hdg_xstrdup(path), *leaf;
-    cJSON *parent = descend(r->node, buf, &leaf);
+    char *buf = utf8_clean(path), *leaf;
+    cJSON *parent = descend(top_of(r), r->node, buf, &leaf);
     cJSON *arr = cJSON_GetObjectItemCaseSensitive(parent, leaf);
     if (!cJSON_IsArray(arr)) {
         arr = must(cJSON_CreateArray());
-        put(parent, leaf, arr);
+        put(top_of(r), parent, leaf, arr);
     }
     free(buf);
     return arr;
@@ -108,7 +172,7 @@ static const cJSON *child_named(const cJSON *obj, const char *key, size_t n)
 }
 
 /* The item at path, or NULL; creates nothing. */
-static const cJSON *lookup(const cJSON *obj, const char *path)
+static const cJSON *lookup_clean(const cJSON *obj, const char *path)
 {
     for (;;) {
         const char *dot = strchr(path, '.');
@@ -117,6 +181,15 @@ static const cJSON *lookup(const cJSON *obj, const char *path)
         if (!obj || !dot) return obj;
         path = dot + 1;
     }
+}
+
+/* The same for a path written as set() writes it (bytes that are not UTF-8 escaped). */
+static const cJSON *lookup(const cJSON *obj, const char *path)
+{
+    char *clean = utf8_clean(path);
+    const cJSON *item = lookup_clean(obj, clean);
+    free(clean);
+    return item;
 }
 
 /* ---- public API --------------------------------------------------------- */
@@ -133,6 +206,7 @@ void hdg_report_free(hdg_report *r)
     if (!r || r->owner) return;
     for (size_t i = 0; i < r->nkids; i++) free(r->kids[i]);
     free(r->kids);
+    cJSON_Delete(r->attic);
     cJSON_Delete(r->node);
     free(r);
 }
@@ -152,7 +226,10 @@ void hdg_report_int(hdg_report *r, const char *path, long long v)
 
 void hdg_report_string(hdg_report *r, const char *path, const char *v)
 {
-    if (r && path) set(r, path, must(v ? cJSON_CreateString(v) : cJSON_CreateNull()));
+    if (!r || !path) return;
+    char *clean = v ? utf8_clean(v) : NULL;
+    set(r, path, must(clean ? cJSON_CreateString(clean) : cJSON_CreateNull()));
+    free(clean);
 }
 
 void hdg_report_bool(hdg_report *r, const char *path, int v)
@@ -169,7 +246,7 @@ void hdg_report_array_push_number(hdg_report *r, const char *path, double v)
 hdg_report *hdg_report_array_push_object(hdg_report *r, const char *path)
 {
     if (!r || !path) return NULL;
-    hdg_report *top = r->owner ? r->owner : r;
+    hdg_report *top = top_of(r);
     cJSON *obj = must(cJSON_CreateObject());
     if (!cJSON_AddItemToArray(array_at(r, path), obj)) hdg_out_of_memory(0);
 

@@ -7,6 +7,10 @@
  * by an object (the last write wins). Segments are taken literally (no escapes,
  * no array indices). Keys keep their first-insertion order.
  *
+ * The text is valid UTF-8: in strings and keys, a byte that is not part of a
+ * well-formed UTF-8 sequence (a marker name or a path read from a file) is
+ * written as the four characters \xNN; a lookup by the raw path finds it.
+ *
  * Numbers round-trip: each double is printed with the fewest significant
  * digits (15, 16 or 17) that read back to the same bits (cJSON 1.7.15's own
  * printer may drop the last digit: 0.1+0.2 would print as 0.3). Integers are
@@ -43,8 +47,10 @@ void hdg_report_array_push_number(hdg_report *r, const char *path, double v);
  *     hdg_report *row = hdg_report_array_push_object(r, "convergence");
  *     hdg_report_int(row, "n", 16); hdg_report_number(row, "errors.u", e);
  * The handle is owned by the top-level report: it stays valid until that
- * report is freed, or until the array (or an object holding it) is replaced
- * by a later write through a path. Do not free it. */
+ * report is freed. When a later write through a path replaces the array (or
+ * an object holding it), the object leaves the document but the handle stays
+ * usable (what is written through it is kept aside, not written out). Do not
+ * free it. */
 hdg_report *hdg_report_array_push_object(hdg_report *r, const char *path);
 
 /* The report as indented JSON text; the caller frees it with free(). */
