@@ -38,6 +38,8 @@ struct hdgc_problem {
     void *step_ctx;
     int step_every;
     double t_parse;                /* seconds the last parse took (timings.parse) */
+    int solving;                   /* inside hdgc_solve (its step callback may call back) */
+    int free_pending;              /* hdgc_problem_free called during the solve: done at its end */
 };
 
 struct hdgc_result {
@@ -79,6 +81,10 @@ void hdg_api_strings_free(hdg_api_strings *st);
 /* The rendered diagnostics of d, trailing newlines dropped, as a failure with code;
  * *text (when text is not NULL) receives the whole rendering (err->msg may cut it). */
 hdg_status hdg_api_diags_fail(const hdg_diags *d, hdg_status code, char **text, hdg_error *err);
+
+/* HDG_EINPUT naming fn when p is being solved (a call from the step callback): what the solve
+ * reads (the checked problem, the mesh, the options) must not change under it. */
+hdg_status hdg_api_idle(const hdgc_problem *p, const char *fn, hdg_error *err);
 
 /* Parses p->source with p->order and p->sets into p->checked (replacing it). */
 hdg_status hdg_api_reparse(hdgc_problem *p, hdg_error *err);

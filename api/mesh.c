@@ -58,6 +58,7 @@ hdg_status hdgc_problem_set_mesh(hdgc_problem *p, int nv, const double *xy, int 
                                  const char *const *marker_names, hdg_error *err)
 {
     if (!p) return hdg_fail(err, HDG_EINPUT, "hdgc_problem_set_mesh: no problem");
+    if (hdg_api_idle(p, "hdgc_problem_set_mesh", err)) return HDG_EINPUT;
     hdg_status st = check_arrays(nv, xy, ne, tri, nb, edges, markers, nmarkers, err);
     if (st) return st;
     hdg_mesh m;

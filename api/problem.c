@@ -141,9 +141,20 @@ hdg_status hdgc_problem_parse(const char *name, const char *source, hdgc_problem
     return st;
 }
 
+hdg_status hdg_api_idle(const hdgc_problem *p, const char *fn, hdg_error *err)
+{
+    if (!p->solving) return HDG_OK;
+    return hdg_fail(err, HDG_EINPUT, "%s: the problem is being solved (a call from its step callback?); change it "
+                    "after hdgc_solve returns", fn);
+}
+
 void hdgc_problem_free(hdgc_problem *p)
 {
     if (!p) return;
+    if (p->solving) {   /* from the step callback: the solve frees it when it ends */
+        p->free_pending = 1;
+        return;
+    }
     hdg_problem_free(p->checked);
     free(p->warnings), free(p->summary);
     for (int i = 0; i < p->nsets; i++) free((char *)p->sets[i].name);
@@ -175,6 +186,8 @@ const char *hdgc_problem_param(const hdgc_problem *p, int i, double *value)
 hdg_status hdgc_problem_set_output(hdgc_problem *p, FILE *log, int progress, hdg_error *err)
 {
     if (!p) return hdg_fail(err, HDG_EINPUT, "hdgc_problem_set_output: no problem");
+    hdg_status st = hdg_api_idle(p, "hdgc_problem_set_output", err);
+    if (st) return st;
     p->ro.log = log;
     p->ro.progress = progress < 0 ? hdg_progress_tty() : progress != 0;
     return HDG_OK;
@@ -184,6 +197,7 @@ hdg_status hdgc_problem_set_param(hdgc_problem *p, const char *name, double valu
 {
     if (!p || !name) return hdg_fail(err, HDG_EINPUT, "hdgc_problem_set_param: no problem or no name");
     if (!isfinite(value)) return hdg_fail(err, HDG_EINPUT, "param %s: the value is not finite", name);
+    if (hdg_api_idle(p, "hdgc_problem_set_param", err)) return HDG_EINPUT;
     int i = 0;
     while (i < p->nsets && strcmp(p->sets[i].name, name)) i++;
     double old = 0;
@@ -204,6 +218,7 @@ hdg_status hdgc_problem_set_param(hdgc_problem *p, const char *name, double valu
 hdg_status hdgc_problem_set_option(hdgc_problem *p, const char *name, const char *value, hdg_error *err)
 {
     if (!p) return hdg_fail(err, HDG_EINPUT, "hdgc_problem_set_option: no problem");
+    if (hdg_api_idle(p, "hdgc_problem_set_option", err)) return HDG_EINPUT;
     hdg_run_options ro = p->ro;
     hdg_api_extra x = p->x;
     hdg_status st = hdg_api_option(&ro, &x, &p->strings, name, value, err);
@@ -225,6 +240,7 @@ hdg_status hdgc_problem_set_option(hdgc_problem *p, const char *name, const char
 hdg_status hdgc_problem_on_step(hdgc_problem *p, int every, hdgc_step_fn fn, void *ctx, hdg_error *err)
 {
     if (!p) return hdg_fail(err, HDG_EINPUT, "hdgc_problem_on_step: no problem");
+    if (hdg_api_idle(p, "hdgc_problem_on_step", err)) return HDG_EINPUT;
     if (fn && every < 1) return hdg_fail(err, HDG_EINPUT, "hdgc_problem_on_step: every = %d, expected >= 1", every);
     p->step = fn, p->step_ctx = ctx, p->step_every = fn ? every : 0;
     return HDG_OK;

@@ -80,6 +80,11 @@ hdg_status hdgc_solve(const hdgc_problem *p, hdgc_result **out, hdg_error *err)
 {
     if (out) *out = NULL;
     if (!p || !out) return hdg_fail(err, HDG_EINPUT, "hdgc_solve: no problem or no result pointer");
+    if (p->solving)
+        return hdg_fail(err, HDG_EINPUT, "hdgc_solve: the problem is being solved already (a call from its step "
+                        "callback?)");
+    hdgc_problem *w = (hdgc_problem *)p;   /* allocated mutable; marked while the solve reads it */
+    w->solving = 1;
     hdgc_result *r = hdg_xcalloc(1, sizeof *r);
     r->rep = hdg_report_new();
     capture c = {p, r, NULL, NULL, NULL};
@@ -111,6 +116,8 @@ hdg_status hdgc_solve(const hdgc_problem *p, hdgc_result **out, hdg_error *err)
     fields.xy = NULL, fields.tri = NULL;
     hdg_run_fields_free(&fields);
     free(c.x), free(c.y), free(c.view);
+    w->solving = 0;
+    if (w->free_pending) hdgc_problem_free(w);   /* freed from the step callback */
     if (err) *err = e;
     *out = r;
     return r->status;

@@ -58,6 +58,7 @@ hdg_status hdgc_problem_parse(const char *name, const char *source, hdgc_problem
 hdg_status hdgc_problem_load_with(const char *path, int order, int nparams, const char *const *names,
                                   const double *values, hdgc_problem **out, char **diagnostics, hdg_error *err);
 
+/* Called during a solve of p (from its step callback), p is freed when the solve ends. */
 void hdgc_problem_free(hdgc_problem *p);
 
 const char *hdgc_problem_name(const hdgc_problem *p);     /* the `problem` line */
@@ -176,7 +177,10 @@ typedef int (*hdgc_step_fn)(void *ctx, const hdgc_state *state);
 
 /* Time-dependent problems: calls fn every `every` steps and with the final state (DG also
  * with the initial one; HDG with dt(): the states after the steps, u* post-processed for
- * each). fn NULL: no callback. A steady HDG problem has no steps: fn is never called. */
+ * each). fn NULL: no callback. A steady HDG problem has no steps: fn is never called.
+ * While the solve runs, the problem cannot change: from fn, hdgc_problem_set_param,
+ * _set_option, _set_mesh, _set_output, _on_step and hdgc_solve of the same problem are
+ * HDG_EINPUT ("the problem is being solved"), and hdgc_problem_free waits for the solve's end. */
 hdg_status hdgc_problem_on_step(hdgc_problem *p, int every, hdgc_step_fn fn, void *ctx, hdg_error *err);
 
 /* ------------------------------------------------------------------ meshes */

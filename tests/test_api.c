@@ -255,6 +255,60 @@ static void interleaved(void)
     hdgc_problem_free(a), hdgc_problem_free(b);
 }
 
+/* What a step callback that calls back into its own problem got. */
+typedef struct reentry {
+    hdgc_problem *p;
+    int calls, refused, free_at;   /* free_at > 0: hdgc_problem_free at that call */
+    char msg[256];
+} reentry;
+
+/* Every call that would change the problem under the solve is refused with a status (they
+ * freed what the solve was reading: SIGSEGV); hdgc_problem_free waits for the solve's end. */
+static int call_back_in(void *ctx, const hdgc_state *s)
+{
+    (void)s;
+    reentry *c = ctx;
+    hdg_error err;
+    hdgc_result *r = NULL;
+    double xy[] = {0, 0, 1, 0, 0, 1};
+    int tri[] = {0, 1, 2};
+    c->calls++;
+    c->refused += hdgc_problem_set_param(c->p, "kappa", 2.0, &err) == HDG_EINPUT;
+    snprintf(c->msg, sizeof c->msg, "%.200s", err.msg);
+    c->refused += hdgc_problem_set_option(c->p, "order", "1", &err) == HDG_EINPUT;
+    c->refused += hdgc_problem_set_option(c->p, "mesh", "square:2", &err) == HDG_EINPUT;
+    c->refused += hdgc_problem_set_mesh(c->p, 3, xy, 1, tri, 0, NULL, NULL, 0, NULL, &err) == HDG_EINPUT;
+    c->refused += hdgc_problem_set_output(c->p, NULL, 0, &err) == HDG_EINPUT;
+    c->refused += hdgc_problem_on_step(c->p, 1, NULL, NULL, &err) == HDG_EINPUT;
+    c->refused += hdgc_solve(c->p, &r, &err) == HDG_EINPUT && !r && strstr(err.msg, "being solved already");
+    if (c->calls == c->free_at) hdgc_problem_free(c->p);
+    return 0;
+}
+
+static void callback_calls_back(void)
+{
+    hdg_error err;
+    hdgc_problem *p = NULL;
+    CHECK(hdgc_problem_load(HDG_EXAMPLES "/heat.hdg", &p, &err) == HDG_OK, "load heat.hdg: %s", err.msg);
+    if (!p) return;
+    CHECK(hdgc_problem_transient(p), "heat.hdg is transient");
+    CHECK(hdgc_problem_set_option(p, "mesh", "square:2", &err) == HDG_OK, "%s", err.msg);
+    CHECK(hdgc_problem_set_option(p, "final-time", "0.02", &err) == HDG_OK, "%s", err.msg);
+    reentry c = {p, 0, 0, 0, ""};
+    CHECK(hdgc_problem_on_step(p, 1, call_back_in, &c, &err) == HDG_OK, "%s", err.msg);
+    hdgc_result *r = NULL;
+    CHECK(hdgc_solve(p, &r, &err) == HDG_OK, "solve: %s", err.msg);
+    CHECK(c.calls >= 2 && c.refused == 7 * c.calls, "%d of %d calls refused", c.refused, 7 * c.calls);
+    CHECK(strstr(c.msg, "hdgc_problem_set_param: the problem is being solved"), "message: %s", c.msg);
+    CHECK(hdgc_problem_order(p) == 3, "the order is as it was: %d", hdgc_problem_order(p));
+    CHECK(hdgc_problem_set_param(p, "kappa", 1.0, &err) == HDG_OK, "after the solve it changes again: %s", err.msg);
+    hdgc_result_free(r);
+    c = (reentry){p, 0, 0, 1, ""};   /* freed from the first call: the solve ends, then frees it */
+    CHECK(hdgc_solve(p, &r, &err) == HDG_OK && c.calls >= 2, "solve with a free inside: %s (%d calls)", err.msg,
+          c.calls);
+    hdgc_result_free(r);
+}
+
 #define EXPECT(call, code, text)                                                                   \
     do {                                                                                           \
         hdg_status s_ = (call);                                                                    \
@@ -439,6 +493,7 @@ int main(void)
     from_string();
     from_arrays();
     interleaved();
+    callback_calls_back();
     failures();
     inspection();
     meshes();

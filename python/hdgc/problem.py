@@ -8,7 +8,7 @@ import numpy as np
 
 from . import _lib
 from ._lib import lib
-from .error import Error, check, input_error, new_error
+from .error import Error, c_string, check, input_error, new_error
 from .result import Result, field_arrays
 
 
@@ -20,7 +20,7 @@ def _is_number(v):
 def _option_text(v):
     if isinstance(v, bool):
         return "on" if v else "off"
-    return os.fspath(v) if isinstance(v, os.PathLike) else str(v)
+    return os.fspath(v) if isinstance(v, (os.PathLike, bytes)) else str(v)
 
 
 class State:
@@ -47,12 +47,15 @@ class Problem:
     def __init__(self, path=None, *, _source=None, _name=None):
         self._p = _lib.P_problem()
         self._step = None
+        self._solving = False
         err = new_error()
         if _source is None:
-            path = os.fspath(path)
-            check(lib.hdgc_problem_load(path.encode(), ctypes.byref(self._p), err), err)
+            check(lib.hdgc_problem_load(c_string(path, "hdgc.Problem: the path", path=True), ctypes.byref(self._p),
+                                        err), err)
         else:
-            check(lib.hdgc_problem_parse(_name.encode(), _source.encode(), ctypes.byref(self._p), err), err)
+            check(lib.hdgc_problem_parse(c_string(_name, "hdgc.Problem.from_string: the name"),
+                                         c_string(_source, "hdgc.Problem.from_string: the text"),
+                                         ctypes.byref(self._p), err), err)
         n = lib.hdgc_problem_nparams(self._p)
         self.params = [lib.hdgc_problem_param(self._p, i, None).decode() for i in range(n)]
 
@@ -60,7 +63,14 @@ class Problem:
     def from_string(cls, text, name="<string>"):
         return cls(_source=text, _name=name)
 
+    def _idle(self, what):
+        """hdgc.Error while a solve of this problem runs (a call from its step callback)."""
+        if getattr(self, "_solving", False):
+            raise input_error(f"hdgc.Problem.{what}: the problem is being solved (a call from its step callback?); "
+                              "change it after solve returns")
+
     def close(self):
+        self._idle("close")
         if self._p:
             lib.hdgc_problem_free(self._p)
             self._p = _lib.P_problem()
@@ -137,7 +147,8 @@ class Problem:
 
     def source(self, backend="c", line_directives=False):
         """The generated kernels as one source, as `hdgc emit` writes it: backend "c" or "cuda"."""
-        return self._text(lib.hdgc_problem_source, str(backend).encode(), 1 if line_directives else 0)
+        return self._text(lib.hdgc_problem_source, c_string(str(backend), "source: backend"),
+                          1 if line_directives else 0)
 
     def __repr__(self):
         return f"hdgc.Problem({self.name!r}, method={self.method}, order={self.order})" if self._p else "hdgc.Problem(closed)"
@@ -148,11 +159,13 @@ class Problem:
         err = new_error()
         if not _is_number(value):
             raise input_error(f"param '{name}': expected a number, got {value!r}")
-        check(lib.hdgc_problem_set_param(self._ptr(), name.encode(), float(value), err), err)
+        check(lib.hdgc_problem_set_param(self._ptr(), c_string(name, "set_param: the name"), float(value), err), err)
 
     def set_option(self, name, value):
         err = new_error()
-        check(lib.hdgc_problem_set_option(self._ptr(), name.encode(), _option_text(value).encode(), err), err)
+        cname = c_string(name, "set_option: the name")
+        cvalue = c_string(_option_text(value), f"option {name}: the value", path=True)   # paths as the OS has them
+        check(lib.hdgc_problem_set_option(self._ptr(), cname, cvalue, err), err)
 
     def _set_one(self, key, value):
         if key in self.params:
@@ -194,7 +207,7 @@ class Problem:
                 raise input_error(f"set_mesh: {nb} edges but {mk.shape[0]} markers")
             nm = len(names) if names is not None else int(mk.max(initial=0))
         if names is not None:
-            names = [str(n).encode() for n in names]
+            names = [c_string(str(n), f"set_mesh: marker name {i + 1}") for i, n in enumerate(names)]
             cnames = (ctypes.c_char_p * max(len(names), 1))(*names)
         def ptr(a, t):
             return a.ctypes.data_as(ctypes.POINTER(t)) if a is not None else None
@@ -208,10 +221,11 @@ class Problem:
         """Time-dependent problems: fn(state) every `every` steps and at the final state (DG: also
         the initial one); a true
         (or nonzero) return stops the solve (which then raises hdgc.Error); fn None: none."""
+        self._idle("on_step")
         if fn is None:
-            self._step = None
             err = new_error()
             check(lib.hdgc_problem_on_step(self._ptr(), int(every), _lib.hdgc_step_fn(), None, err), err)
+            self._step = None
             return self
         box = {"exc": None, "nodes": {}}
 
@@ -238,6 +252,7 @@ class Problem:
         """Applies order, mesh (a spec such as "square:16" or a .msh path; or a tuple/dict of
         set_mesh's arguments) and options as .set does, runs, returns a Result; raises
         hdgc.Error (with .result when the run got as far as a report) when the run fails."""
+        self._idle("solve")
         if order is not None:
             self.set_option("order", order)
         if isinstance(mesh, dict):
@@ -250,7 +265,11 @@ class Problem:
         if self._step:
             self._step[1]["exc"], self._step[1]["nodes"] = None, {}
         out, err = _lib.P_result(), new_error()
-        code = lib.hdgc_solve(self._ptr(), ctypes.byref(out), err)
+        self._solving = True
+        try:
+            code = lib.hdgc_solve(self._ptr(), ctypes.byref(out), err)
+        finally:
+            self._solving = False
         result = Result(out) if out else None
         exc = self._step[1]["exc"] if self._step else None
         if exc is not None:
