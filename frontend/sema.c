@@ -60,21 +60,52 @@ static void table_put(sema *S, symbol *s)
     S->count++;
 }
 
+/* The builtins that are part of the language's structure (func arguments, the time
+ * derivative that decides the method, the exterior state of a boundary condition):
+ * never the name of anything else. Every other builtin yields to a name of the file. */
+static bool reserved(const char *name)
+{
+    static const char *core[] = {"x", "y", "t", "dt", "ext"};
+    for (size_t i = 0; i < sizeof core / sizeof *core; i++)
+        if (!strcmp(core[i], name)) return true;
+    return false;
+}
+
+/* A name of the file that is also a builtin's hides the builtin in this file, with a
+ * warning (so that a builtin added later never breaks a file that worked); false (and an
+ * error) for a reserved one. */
+static bool shadow_builtin(sema *S, const symbol *old, hdg_loc loc, const char *what)
+{
+    if (reserved(old->name)) {
+        sema_error(S, loc, "'%s' is a builtin name and cannot be %s", old->name, what);
+        return false;
+    }
+    hdg_diag_add(S->d, HDG_DIAG_WARNING, loc, "'%s' is also the name of a builtin %s; this file's definition "
+                 "hides the builtin here", old->name, old->kind == SYM_FN || old->kind == SYM_OP ? "function"
+                 : old->kind == SYM_PI ? "constant" : "value (the normal)");
+    return true;
+}
+
+/* Puts s in the slot of the symbol old (a builtin it hides). */
+static void table_replace(sema *S, const symbol *old, symbol *s)
+{
+    for (int i = 0; i < S->cap; i++)
+        if (S->table[i] == old) S->table[i] = s;
+}
+
 /* Defines a name; NULL (and an error) when it is taken. */
 static symbol *define(sema *S, const char *name, sym_kind kind, int index, hdg_loc loc)
 {
     symbol *old = sema_lookup(S, name);
-    if (old) {
-        if (old->loc.line == 0)
-            sema_error(S, loc, "'%s' is a builtin name and cannot be redefined", name);
-        else
-            sema_error(S, loc, "duplicate definition of '%s' (first defined at %d:%d)", name,
-                       old->loc.line, old->loc.col);
+    if (old && old->loc.line != 0) {
+        sema_error(S, loc, "duplicate definition of '%s' (first defined at %d:%d)", name, old->loc.line, old->loc.col);
         return NULL;
     }
+    if (old && !shadow_builtin(S, old, loc, "redefined")) return NULL;
     symbol *s = hdg_arena_alloc(S->tmp, sizeof *s);
     *s = (symbol){name, kind, index, loc, true, false};
-    table_put(S, s);
+    if (old) table_replace(S, old, s);
+    else table_put(S, s);
     return s;
 }
 
@@ -549,14 +580,12 @@ static bool test_decl(sema *S, decl *d, int ei, pairing *pr)
     hdg_test *tt = &p->tests[ei];
     *tt = (hdg_test){t->name, 1, -1, t->loc};
     symbol *clash = sema_lookup(S, t->name);
-    if (clash) {
-        if (clash->loc.line == 0)
-            sema_error(S, t->loc, "'%s' is a builtin name and cannot be a test function", t->name);
-        else
-            sema_error(S, t->loc, "duplicate definition of '%s' (first defined at %d:%d)", t->name,
-                       clash->loc.line, clash->loc.col);
+    if (clash && clash->loc.line != 0) {
+        sema_error(S, t->loc, "duplicate definition of '%s' (first defined at %d:%d)", t->name, clash->loc.line,
+                   clash->loc.col);
         return false;
     }
+    if (clash && !shadow_builtin(S, clash, t->loc, "a test function")) return false;   /* its equation's name */
     int sp = space_ref(S, t->space, t->space_loc);
     if (sp < 0 || !power_ok(S, t)) return false;
     tt->space = sp;
