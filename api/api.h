@@ -60,6 +60,8 @@ struct hdgc_result {
     int nv, ne;               /* the mesh */
     double *xy;
     int *tri;
+    int nwarn;                /* the report's warnings (hdg_report_warnings) */
+    char **warn_paths, **warn_texts;
 };
 
 struct hdgc_mesh {

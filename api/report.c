@@ -134,6 +134,11 @@ void hdgc_report_set_string(hdgc_report *r, const char *path, const char *v)
     if (r && path) hdg_report_string(rep(r), path, v);
 }
 
+void hdgc_report_push_string(hdgc_report *r, const char *path, const char *v)
+{
+    if (r && path) hdg_report_array_push_string(rep(r), path, v);
+}
+
 hdgc_report *hdgc_report_push(hdgc_report *r, const char *path)
 {
     return r && path ? (hdgc_report *)hdg_report_array_push_object(rep(r), path) : NULL;

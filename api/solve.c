@@ -107,6 +107,7 @@ hdg_status hdgc_solve(const hdgc_problem *p, hdgc_result **out, hdg_error *err)
         hdg_report_string(r->rep, "error.message", e.msg);
     }
     r->json = hdg_report_to_string(r->rep);
+    r->nwarn = hdg_report_warnings(r->rep, &r->warn_paths, &r->warn_texts);
     const hdg_problem *q = p->checked;
     r->unknowns = hdg_xcalloc((size_t)q->nunknowns + 1, sizeof *r->unknowns);
     for (int u = 0; u < q->nunknowns; u++) r->unknowns[r->nunknowns++] = hdg_xstrdup(q->unknowns[u].name);
@@ -137,6 +138,7 @@ void hdgc_result_free(hdgc_result *r)
     for (int f = 0; f < r->ncells; f++) free(r->cell_names[f]), free(r->cell_values[f]);
     free(r->cell_names), free(r->cell_values);
     free(r->trace), free(r->xy), free(r->tri);
+    hdg_report_warnings_free(r->nwarn, r->warn_paths, r->warn_texts);
     free(r);
 }
 
@@ -180,6 +182,15 @@ int hdgc_result_indicators(const hdgc_result *r, const char *unknown, const doub
             return r->nfields ? r->fields[0].ne : 0;
         }
     return 0;
+}
+
+int hdgc_result_nwarnings(const hdgc_result *r) { return r ? r->nwarn : 0; }
+
+const char *hdgc_result_warning(const hdgc_result *r, int i, const char **path)
+{
+    int ok = r && i >= 0 && i < r->nwarn;
+    if (path) *path = ok ? r->warn_paths[i] : NULL;
+    return ok ? r->warn_texts[i] : NULL;
 }
 
 int hdgc_result_nfields(const hdgc_result *r) { return r ? r->nfields : 0; }

@@ -141,7 +141,9 @@ typedef struct conv {
     double *values;
     int nsets;
     const char *opt[6];   /* --solver, --precond, --petsc, --rtol, --final-time, --cfl as given (NULL: default) */
-    int warned;   /* a compile warning (kernel cache disabled) is printed once */
+    int file_warned;      /* the file's warnings (diagnostics) are printed once */
+    char *said[64];       /* the run warnings printed so far: one that repeats is printed once */
+    int nsaid;
     int quiet;
     hdg_progress pg;
     /* the results: err[o][m][u] (NaN: none), the unknowns of the first problem loaded */
@@ -222,6 +224,7 @@ static int mesh_sizes(conv *C)
 static void free_conv(conv *C)
 {
     for (int m = 0; m < MAXN; m++) free(C->specs[m]);
+    for (int k = 0; k < C->nsaid; k++) free(C->said[k]);
     free((void *)C->names), free(C->values);
     free(C);
 }
@@ -373,6 +376,20 @@ static void record_run(const conv *C, const hdgc_problem *p, const hdgc_result *
     }
     if (hdgc_result_has(r, "solver.iterations"))
         hdgc_report_set_int(row, "iterations", (long long)hdgc_result_number(r, "solver.iterations"));
+    for (int i = 0; i < hdgc_result_nwarnings(r); i++) hdgc_report_push_string(row, "warnings", hdgc_result_warning(r, i, NULL));
+}
+
+/* The run's warnings on stderr, as `hdgc run` prints them, each text once over the sweep. */
+static void print_warnings(conv *C, const hdgc_result *r, int order, const char *mesh)
+{
+    for (int i = 0; i < hdgc_result_nwarnings(r); i++) {
+        const char *w = hdgc_result_warning(r, i, NULL);
+        int k = 0;
+        while (k < C->nsaid && strcmp(C->said[k], w)) k++;
+        if (k < C->nsaid) continue;
+        if (C->nsaid < (int)(sizeof C->said / sizeof *C->said)) C->said[C->nsaid++] = hdg_xstrdup(w);
+        if (!C->quiet) fprintf(stderr, "hdgc convergence: order %d, %s: warning: %s\n", order, mesh, w);
+    }
 }
 
 /* Runs one (order, mesh); errs[u] = L2 error or NaN. The progress line is
@@ -390,6 +407,9 @@ static hdg_status one(conv *C, int order, int m, hdgc_report *all, double *errs,
         hdgc_free(diags);
         return st;
     }
+    hdg_progress_end(&C->pg);
+    if (!C->file_warned && !C->quiet && diags) fputs(diags, stderr);   /* the file's warnings, once */
+    C->file_warned = 1;
     hdgc_free(diags);
     char mesh[4200];
     mesh_spec(C, m, mesh, sizeof mesh);
@@ -398,8 +418,7 @@ static hdg_status one(conv *C, int order, int m, hdgc_report *all, double *errs,
     if (!st) st = hdgc_solve(p, &r, &err);
     hdg_progress_end(&C->pg);
     if (st) fprintf(stderr, "hdgc convergence: order %d, %s: %s\n", order, mesh, err.msg);
-    const char *w = hdgc_result_string(r, "compile.warning");
-    if (w && !C->warned) fprintf(stderr, "hdgc convergence: warning: %s\n", w), C->warned = 1;
+    print_warnings(C, r, order, mesh);
     record_run(C, p, r, st, err.msg, order, m, mesh, all, errs);
     hdgc_result_free(r);
     *pout = p;

@@ -260,6 +260,14 @@ hdg_status hdgc_result_write_report(hdgc_result *r, const char *path, int exit_c
 hdg_status hdgc_write_status_report(const char *path, const char *status, const char *file, hdg_status code,
                                     const char *message, int exit_code, hdg_error *err);
 
+/* The run's warnings (what `hdgc run` prints as "warning: ..."): every string of the report
+ * whose key is "warning" (solver.warning, mesh.warning, compile.warning) or that is in an
+ * object "warnings" (warnings.mean, warnings.mpi), in the report's order. Returns how many;
+ * hdgc_result_warning gives the i-th (NULL out of range) and, in *path (may be NULL), its
+ * dotted path in the report. */
+int hdgc_result_nwarnings(const hdgc_result *r);
+const char *hdgc_result_warning(const hdgc_result *r, int i, const char **path);
+
 /* 1 when the report has a value at path (a null included: hdgc_result_number reads it as NaN). */
 int hdgc_result_has(const hdgc_result *r, const char *path);
 
@@ -303,6 +311,8 @@ void hdgc_report_free(hdgc_report *r);   /* with every object pushed into it */
 void hdgc_report_set_number(hdgc_report *r, const char *path, double v);
 void hdgc_report_set_int(hdgc_report *r, const char *path, long long v);
 void hdgc_report_set_string(hdgc_report *r, const char *path, const char *v);
+/* Appends a string (NULL: null) to the array at path (made when absent). */
+void hdgc_report_push_string(hdgc_report *r, const char *path, const char *v);
 /* Appends an empty object to the array at path (made when absent) and returns it: its paths
  * are relative to it; it lives as long as r (not to be freed), also when a later write replaces
  * the array (the object then leaves the document, and writes through it are kept aside). */

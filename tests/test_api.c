@@ -285,6 +285,25 @@ static int call_back_in(void *ctx, const hdgc_state *s)
     return 0;
 }
 
+/* A run's warnings, with their report paths (hdgc convergence prints and records them). */
+static void run_warnings(void)
+{
+    hdgc_problem *p = poisson("square:16", "1");
+    if (!p) return;
+    hdg_error err;
+    hdgc_result *r = NULL;
+    CHECK(hdgc_problem_set_option(p, "precond", "mg", &err) == HDG_OK, "%s", err.msg);
+    CHECK(hdgc_problem_set_option(p, "rtol", "1e-6", &err) == HDG_OK, "%s", err.msg);
+    CHECK(hdgc_solve(p, &r, &err) == HDG_OK, "%s", err.msg);
+    const char *path = NULL, *w = hdgc_result_warning(r, 0, &path);
+    CHECK(hdgc_result_nwarnings(r) == 1 && w && strstr(w, "the solve stopped at relative residual") && path &&
+          !strcmp(path, "solver.warning"), "warning %s: %s", path ? path : "-", w ? w : "-");
+    CHECK(hdgc_result_warning(r, 1, &path) == NULL && path == NULL && hdgc_result_warning(NULL, 0, NULL) == NULL &&
+          hdgc_result_nwarnings(NULL) == 0, "out of range");
+    hdgc_result_free(r);
+    hdgc_problem_free(p);
+}
+
 static void callback_calls_back(void)
 {
     hdg_error err;
@@ -302,6 +321,7 @@ static void callback_calls_back(void)
     CHECK(strstr(c.msg, "hdgc_problem_set_param: the problem is being solved"), "message: %s", c.msg);
     CHECK(hdgc_problem_order(p) == 3, "the order is as it was: %d", hdgc_problem_order(p));
     CHECK(hdgc_problem_set_param(p, "kappa", 1.0, &err) == HDG_OK, "after the solve it changes again: %s", err.msg);
+    CHECK(hdgc_result_nwarnings(r) == 0 && !hdgc_result_warning(r, 0, NULL), "no warnings");
     hdgc_result_free(r);
     c = (reentry){p, 0, 0, 1, ""};   /* freed from the first call: the solve ends, then frees it */
     CHECK(hdgc_solve(p, &r, &err) == HDG_OK && c.calls >= 2, "solve with a free inside: %s (%d calls)", err.msg,
@@ -494,6 +514,7 @@ int main(void)
     from_arrays();
     interleaved();
     callback_calls_back();
+    run_warnings();
     failures();
     inspection();
     meshes();

@@ -217,6 +217,38 @@ static void test_utf8(void)
     hdg_report_free(r);
 }
 
+/* The warnings of a report: strings named "warning" or in an object "warnings", in order. */
+static void test_warnings(void)
+{
+    hdg_report *r = hdg_report_new();
+    hdg_report_string(r, "compile.warning", "kernel cache disabled");
+    hdg_report_number(r, "solver.iterations", 3);
+    hdg_report_string(r, "solver.warning", "the solve stopped early");
+    hdg_report_int(r, "mesh.warning", 7);                      /* not a string: no warning */
+    hdg_report_string(r, "warnings.mean", "the solution is unique");
+    hdg_report_string(r, "warnings.mpi", "fields stay on the ranks");
+    hdg_report_string(r, "note", "not a warning");
+    hdg_report_array_push_string(r, "list", "in an array: not a warning");
+    char **paths, **texts;
+    int n = hdg_report_warnings(r, &paths, &texts);
+    static const char *want[][2] = {{"compile.warning", "kernel cache disabled"},
+                                    {"solver.warning", "the solve stopped early"},
+                                    {"warnings.mean", "the solution is unique"},
+                                    {"warnings.mpi", "fields stay on the ranks"}};
+    CHECK(n == 4, "%d warnings", n);
+    for (int i = 0; i < n && i < 4; i++)
+        CHECK(!strcmp(paths[i], want[i][0]) && !strcmp(texts[i], want[i][1]), "warning %d: %s = %s", i, paths[i],
+              texts[i]);
+    hdg_report_warnings_free(n, paths, texts);
+    cJSON *j = parsed(r);
+    CHECK(j && cJSON_GetArraySize(at(j, "list")) == 1 &&
+          !strcmp(cJSON_GetArrayItem(at(j, "list"), 0)->valuestring, "in an array: not a warning"), "string array");
+    cJSON_Delete(j);
+    hdg_report_free(r);
+    CHECK(hdg_report_warnings(NULL, &paths, &texts) == 0, "none in no report");
+    hdg_report_warnings_free(0, paths, texts);
+}
+
 static void test_round_trip(void)
 {
     const double v[] = {0.1 + 0.2, 1e-300, 1.2345678901234567e-12, 1.0 / 3, 2.0 / 3, -0.0,
@@ -299,6 +331,7 @@ int main(void)
     test_arrays();
     test_rows_outlive_replacement();
     test_utf8();
+    test_warnings();
     test_round_trip();
     test_write();
     return test_summary("test_report");

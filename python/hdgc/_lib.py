@@ -114,6 +114,9 @@ SIGNATURES = {
     "hdgc_mesh_h": (hdg_status, [P_mesh, POINTER(c_double), POINTER(c_double), P_error]),
     "hdgc_problem_check_markers": (hdg_status, [P_problem, P_mesh, POINTER(c_void_p), P_error]),
     "hdgc_result_has": (c_int, [P_result, c_char_p]),
+    "hdgc_result_nwarnings": (c_int, [P_result]),
+    "hdgc_result_warning": (c_char_p, [P_result, c_int, POINTER(c_char_p)]),
+    "hdgc_report_push_string": (None, [P_report, c_char_p, c_char_p]),
     "hdgc_report_new": (P_report, []),
     "hdgc_report_free": (None, [P_report]),
     "hdgc_report_set_number": (None, [P_report, c_char_p, c_double]),
@@ -136,7 +139,8 @@ OPTIONAL = {
 OPTIONAL |= {n for n in SIGNATURES if n.startswith(("hdgc_mesh_", "hdgc_report_", "hdgc_plot_"))}
 OPTIONAL |= {"hdgc_free", "hdgc_problem_load_with", "hdgc_problem_summary", "hdgc_problem_nunknowns",
              "hdgc_problem_unknown", "hdgc_problem_ir", "hdgc_problem_source", "hdgc_problem_check_markers",
-             "hdgc_result_has", "hdgc_check_environment", "hdgc_result_estimate", "hdgc_result_indicators"}
+             "hdgc_result_has", "hdgc_check_environment", "hdgc_result_estimate", "hdgc_result_indicators",
+             "hdgc_result_nwarnings", "hdgc_result_warning"}
 REQUIRED = {n for n in SIGNATURES if n not in OPTIONAL}
 
 

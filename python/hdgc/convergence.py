@@ -1,10 +1,72 @@
-"""hdgc.convergence: the runs of `hdgc convergence` (every order on every square:N), their L2
-errors, the observed rates log(e_coarse/e_fine) / log(N_fine/N_coarse) and the fitted rates
-(least squares of log e against log h, h = 1/N), the same numbers the command prints."""
+"""hdgc.convergence: the runs of `hdgc convergence` (every order on every square:N, or on mesh
+specs), their L2 errors, the observed rates log(e_coarse/e_fine) / log(h_coarse/h_fine) and the
+fitted rates (least squares of log e against log h; h = 1/N, or a spec's longest edge), the same
+numbers the command prints, for the inputs the command takes."""
+import ctypes
 import math
+import numbers
+import os
 
-from .error import Error
+from . import _lib
+from ._lib import lib
+from .error import Error, c_string, check, input_error, new_error
 from .problem import Problem
+
+MAX_N = 100000   # square:N, as hdgc convergence --meshes
+
+
+def _longest_edge(spec, i):
+    """The longest edge of mesh spec number i (loaded with its geometry), as the command's h."""
+    m, err, hmax = _lib.P_mesh(), new_error(), ctypes.c_double()
+    try:
+        check(lib.hdgc_mesh_load(c_string(spec, f"meshes[{i}]", path=True), 1, ctypes.byref(m), err), err)
+        check(lib.hdgc_mesh_h(m, None, ctypes.byref(hmax), err), err)
+    except Error as e:
+        raise Error(e.code, f"meshes[{i}] {spec}: {e.message}") from None
+    finally:
+        lib.hdgc_mesh_free(m)
+    return hmax.value
+
+
+def _square_n(m):
+    """m as N of square:N (an integer, or a string of digits), else None."""
+    if isinstance(m, numbers.Integral) and not isinstance(m, bool):
+        return int(m)
+    if isinstance(m, str) and m.strip().isdigit():
+        return int(m)
+    return None
+
+
+def _columns(meshes, mesh_options):
+    """[(key, spec, h)] of the meshes as `hdgc convergence --meshes` takes them: N,N,...
+    (square:N[,mesh_options], h = 1/N) or mesh specs (h: each one's longest edge)."""
+    meshes = list(meshes)
+    if not meshes:
+        raise input_error("convergence: meshes: expected N,N,... or mesh specs, got none")
+    ns = [_square_n(m) for m in meshes]
+    for i, (m, n) in enumerate(zip(meshes, ns)):
+        if n is None and not isinstance(m, (str, bytes, os.PathLike)):
+            raise input_error(f"convergence: meshes[{i}]: expected an integer N (square:N) or a mesh spec, got {m!r}")
+        if n is not None and not 1 <= n <= MAX_N:
+            raise input_error(f"convergence: meshes[{i}]: N = {n}, expected 1..{MAX_N}")
+    if all(n is not None for n in ns):
+        suffix = f",{mesh_options}" if mesh_options else ""
+        return [(n, f"square:{n}{suffix}", 1.0 / n) for n in ns]
+    if mesh_options:
+        raise input_error(f"convergence: mesh_options applies to square:N; with mesh specs write them in each spec "
+                          f"({mesh_options!r})")
+    specs = [f"square:{n}" if n is not None else os.fsdecode(os.fspath(m)) for m, n in zip(meshes, ns)]
+    return [(s, s, _longest_edge(s, i)) for i, s in enumerate(specs)]
+
+
+def _orders(orders):
+    orders = list(orders)
+    if not orders:
+        raise input_error("convergence: orders: expected k,k,..., got none")
+    for i, k in enumerate(orders):
+        if not isinstance(k, numbers.Integral) or isinstance(k, bool) or k < 1:
+            raise input_error(f"convergence: orders[{i}]: expected an integer >= 1, got {k!r}")
+    return [int(k) for k in orders]
 
 
 def fit(h, e):
@@ -20,12 +82,16 @@ def fit(h, e):
 
 
 class Convergence:
-    """.runs (dicts: order, N, mesh, status, errors, iterations, error), .errors[(order, N, unknown)],
-    .rates[(order, N, unknown)] (from the previous mesh to N), .fits[(order, unknown)] = (rate, points),
-    .unknowns, .orders, .meshes, .ok (every run succeeded); str() is the table."""
+    """.runs (dicts: order, N, h, mesh, status, errors, iterations, warnings, error),
+    .errors[(order, N, unknown)], .rates[(order, N, unknown)] (from the previous mesh to N),
+    .fits[(order, unknown)] = (rate, points), .unknowns, .orders, .meshes (N, or the spec with
+    mesh specs), .h (each mesh's h: 1/N or the spec's longest edge), .ok (every run succeeded);
+    str() is the table."""
 
-    def __init__(self, name, orders, meshes):
+    def __init__(self, name, orders, meshes, h=None):
         self.name, self.orders, self.meshes = name, list(orders), list(meshes)
+        self.h = list(h) if h is not None else [1.0 / N for N in self.meshes]
+        self.specs = h is not None and not all(isinstance(N, int) for N in self.meshes)
         self.runs, self.unknowns, self.errors, self.rates, self.fits = [], [], {}, {}, {}
 
     @property
@@ -34,11 +100,13 @@ class Convergence:
 
     def _add(self, order, N, mesh, result, error):
         errs = dict(result.errors) if result is not None else {}
-        run = {"status": "failed" if error else "ok", "order": order, "N": N, "mesh": mesh, "errors": errs}
+        run = {"status": "failed" if error else "ok", "order": order, "N": N, "h": self.h[self.meshes.index(N)],
+               "mesh": mesh, "errors": errs}
         if error:
             run["error"] = error.message
         if result is not None and "iterations" in result.report.get("solver", {}):
             run["iterations"] = result.report["solver"]["iterations"]
+        run["warnings"] = list(result.warnings.values()) if result is not None else []
         self.runs.append(run)
         for u, e in errs.items():
             if u not in self.unknowns:
@@ -50,10 +118,10 @@ class Convergence:
             for u in self.unknowns:
                 es = [self.errors.get((k, N, u), math.nan) for N in self.meshes]
                 for m in range(1, len(self.meshes)):
-                    if es[m] > 0 and es[m - 1] > 0:
-                        self.rates[(k, self.meshes[m], u)] = \
-                            math.log(es[m - 1] / es[m]) / math.log(self.meshes[m] / self.meshes[m - 1])
-                self.fits[(k, u)] = fit([1.0 / N for N in self.meshes], es)
+                    lh = math.log(self.h[m - 1] / self.h[m])   # as the command: none between equal meshes
+                    if es[m] > 0 and es[m - 1] > 0 and math.isfinite(es[m] + es[m - 1]) and abs(lh) > 1e-9:
+                        self.rates[(k, self.meshes[m], u)] = math.log(es[m - 1] / es[m]) / lh
+                self.fits[(k, u)] = fit(self.h, es)
 
     def plot(self, path=None, ax=None, dpi=100):
         """Error against h = 1/N on log-log axes, one line per (order, unknown) with markers, a
@@ -68,7 +136,7 @@ class Convergence:
         markers = "osv^D<>ph*"
         for i, k in enumerate(self.orders):
             for j, u in enumerate(self.unknowns):
-                pts = [(1.0 / N, self.errors.get((k, N, u), math.nan)) for N in self.meshes]
+                pts = [(h, self.errors.get((k, N, u), math.nan)) for N, h in zip(self.meshes, self.h)]
                 pts = [(h, e) for h, e in pts if e > 0 and math.isfinite(e)]
                 if not pts:
                     continue
@@ -82,7 +150,7 @@ class Convergence:
                     hs = [pts[0][0], pts[-1][0]]
                     ax.loglog(hs, [math.exp(le + rate * (math.log(h) - lh)) for h in hs], "--",
                               color=line.get_color(), linewidth=0.8, alpha=0.6)
-        ax.set_xlabel("h = 1/N")
+        ax.set_xlabel("h (longest edge)" if self.specs else "h = 1/N")
         ax.set_ylabel("L2 error")
         ax.set_title(f"{self.name}: L2 error against h")
         ax.grid(True, which="major", alpha=0.3)
@@ -94,33 +162,38 @@ class Convergence:
         return ax
 
     def __str__(self):
-        lines = []
+        lines, w = [], 9 if self.specs else 6
         for k in self.orders:
             lines.append(f"{self.name}, order {k}")
-            lines.append(f"  {'N':>6}" + "".join(f"  {u:>12} {'rate':>5}" for u in self.unknowns))
-            for N in self.meshes:
-                row = f"  {N:6d}"
+            lines.append(f"  {'h' if self.specs else 'N':>{w}}" + "".join(f"  {u:>12} {'rate':>5}" for u in self.unknowns))
+            for N, h in zip(self.meshes, self.h):
+                row = f"  {h:9.3e}" if self.specs else f"  {N:6d}"
                 for u in self.unknowns:
                     r = self.rates.get((k, N, u))
                     row += f"  {self.errors.get((k, N, u), math.nan):12.4e} " + (f"{r:5.2f}" if r is not None else f"{'-':>5}")
                 lines.append(row)
-            lines.append(f"  {'fit':>6}" + "".join(
+            lines.append(f"  {'fit':>{w}}" + "".join(
                 f"  {'':12} " + (f"{self.fits[(k, u)][0]:5.2f}" if math.isfinite(self.fits[(k, u)][0]) else f"{'-':>5}")
                 for u in self.unknowns))
         return "\n".join(lines)
 
 
 def convergence(problem, orders=(1, 2, 3), meshes=(4, 8, 16), mesh_options=None, **options):
-    """Solves problem (an hdgc.Problem, a path) for every order on square:N for N in meshes
-    (",mesh_options" appended to each spec), options set as Problem.set does. A failed run is
-    recorded (status "failed", its error) and the others go on. Returns a Convergence.
-    A Problem given is left with the last run's order and mesh."""
+    """Solves problem (an hdgc.Problem, a path) for every order on every mesh, as `hdgc
+    convergence --orders ... --meshes ...`: meshes are N (square:N, ",mesh_options" appended,
+    h = 1/N) or mesh specs ("square:8,perturb=0.2", a .msh path; h = the longest edge, each
+    loaded once before the runs); options set as Problem.set does. A failed run is recorded
+    (status "failed", its error) and the others go on. Returns a Convergence. A Problem given
+    is left with the last run's order and mesh. What the command refuses (an order or N that is
+    not a positive integer, mesh_options with specs, a spec that does not load) raises hdgc.Error
+    before any run."""
+    orders = _orders(orders)
+    cols = _columns(meshes, mesh_options)
     p = problem if isinstance(problem, Problem) else Problem(problem)
     p.set(**options)
-    conv = Convergence(p.name, orders, meshes)
+    conv = Convergence(p.name, orders, [c[0] for c in cols], [c[2] for c in cols])
     for k in orders:
-        for N in meshes:
-            mesh = f"square:{N}" + (f",{mesh_options}" if mesh_options else "")
+        for N, mesh, _ in cols:
             try:
                 conv._add(k, N, mesh, p.solve(order=k, mesh=mesh), None)
             except Error as e:

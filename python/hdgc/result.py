@@ -47,7 +47,8 @@ class Result:
     (the lines `hdgc run` prints, when the library has hdgc_result_summary),
     .errors (unknown -> L2 error), .fields (name -> Field), .vertices ((nv, 2)) and
     .triangles ((ne, 3), element e of the fields is triangle e; None when the run had no mesh),
-    .trace ((nf, per_face) array of the HDG trace unknowns; None for DG), .estimates (HDG with a
+    .trace ((nf, per_face) array of the HDG trace unknowns; None for DG), .warnings (report path ->
+    text: the run's warnings, as `hdgc run` prints them), .estimates (HDG with a
     post-processed unknown: unknown -> ||u* - u||, the error estimate without an exact solution),
     .indicators (unknown -> its per-element eta_K, shape (ne,)), .number(path),
     .to_vtk(path), .plot(name)."""
@@ -75,6 +76,12 @@ class Result:
             if ne > 0:
                 self.vertices = np.ctypeslib.as_array(xy, shape=(2 * nv.value,)).copy().reshape(-1, 2)
                 self.triangles = np.ctypeslib.as_array(tri, shape=(3 * ne,)).copy().reshape(-1, 3)
+            self.warnings = {}   # path -> text, as `hdgc run` prints them
+            if "hdgc_result_warning" in lib.hdgc_declared:
+                path = ctypes.c_char_p()
+                for i in range(lib.hdgc_result_nwarnings(ptr)):
+                    text = lib.hdgc_result_warning(ptr, i, ctypes.byref(path))
+                    self.warnings[path.value.decode(errors="replace")] = text.decode(errors="replace")
             self.indicators = {}
             if "hdgc_result_indicators" in lib.hdgc_declared:
                 for u in self.report.get("estimate", {}):

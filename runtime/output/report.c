@@ -243,6 +243,15 @@ void hdg_report_array_push_number(hdg_report *r, const char *path, double v)
     if (!cJSON_AddItemToArray(array_at(r, path), number_item(v))) hdg_out_of_memory(0);
 }
 
+void hdg_report_array_push_string(hdg_report *r, const char *path, const char *v)
+{
+    if (!r || !path) return;
+    char *clean = v ? utf8_clean(v) : NULL;
+    cJSON *item = must(clean ? cJSON_CreateString(clean) : cJSON_CreateNull());
+    free(clean);
+    if (!cJSON_AddItemToArray(array_at(r, path), item)) hdg_out_of_memory(0);
+}
+
 hdg_report *hdg_report_array_push_object(hdg_report *r, const char *path)
 {
     if (!r || !path) return NULL;
@@ -301,4 +310,47 @@ const char *hdg_report_get_string(const hdg_report *r, const char *path)
 {
     const cJSON *item = r && path ? lookup(r->node, path) : NULL;
     return cJSON_IsString(item) ? item->valuestring : NULL;
+}
+
+/* ---- warnings ----------------------------------------------------------- */
+
+typedef struct warnings {
+    char **paths, **texts;
+    int n, cap;
+} warnings;
+
+/* The warnings under obj (at dotted path prefix; in_warnings: obj is named "warnings"). */
+static void collect(const cJSON *obj, const char *prefix, int in_warnings, warnings *w)
+{
+    for (const cJSON *c = obj->child; c; c = c->next) {
+        if (!c->string) continue;
+        size_t n = strlen(prefix) + strlen(c->string) + 2;
+        char *path = hdg_xmalloc(n);
+        snprintf(path, n, "%s%s%s", prefix, *prefix ? "." : "", c->string);
+        if (cJSON_IsObject(c)) collect(c, path, !strcmp(c->string, "warnings"), w);
+        if (cJSON_IsString(c) && (in_warnings || !strcmp(c->string, "warning"))) {
+            if (w->n == w->cap) {
+                w->cap = w->cap ? 2 * w->cap : 4;
+                w->paths = hdg_xrealloc(w->paths, sizeof *w->paths * (size_t)w->cap);
+                w->texts = hdg_xrealloc(w->texts, sizeof *w->texts * (size_t)w->cap);
+            }
+            w->paths[w->n] = path, w->texts[w->n++] = hdg_xstrdup(c->valuestring);
+            continue;
+        }
+        free(path);
+    }
+}
+
+int hdg_report_warnings(const hdg_report *r, char ***paths, char ***texts)
+{
+    warnings w = {0};
+    if (r) collect(r->node, "", 0, &w);
+    *paths = w.paths, *texts = w.texts;
+    return w.n;
+}
+
+void hdg_report_warnings_free(int n, char **paths, char **texts)
+{
+    for (int i = 0; i < n; i++) free(paths[i]), free(texts[i]);
+    free(paths), free(texts);
 }

@@ -40,6 +40,7 @@ void hdg_report_bool(hdg_report *r, const char *path, int v);
 /* Appends to the array at path; if something else (or nothing) is there, it
  * is replaced by a new array first. */
 void hdg_report_array_push_number(hdg_report *r, const char *path, double v);
+void hdg_report_array_push_string(hdg_report *r, const char *path, const char *v);   /* NULL -> null */
 
 /* Appends a new empty object to the array at path (created as above) and
  * returns a handle to it: a report whose paths are relative to that object,
@@ -66,5 +67,13 @@ hdg_status hdg_report_write(const hdg_report *r, const char *path, hdg_error *er
 double hdg_report_get_number(const hdg_report *r, const char *path, int *found);
 /* The string at path, or NULL when absent or not a string (owned by r). */
 const char *hdg_report_get_string(const hdg_report *r, const char *path);
+
+/* The report's warnings, in the order of the document: every string whose key is
+ * "warning" (solver.warning, mesh.warning, compile.warning) or that sits in an object
+ * named "warnings" (warnings.mean, warnings.mpi). Returns how many; (*paths)[i] is the
+ * dotted path of the i-th, (*texts)[i] its text: arrays and strings to free with
+ * hdg_report_warnings_free. */
+int hdg_report_warnings(const hdg_report *r, char ***paths, char ***texts);
+void hdg_report_warnings_free(int n, char **paths, char **texts);
 
 #endif
