@@ -294,12 +294,15 @@ static hdg_status blew_up(const solver *s, hdg_solve_info *info, int it, double 
 
 static const char *rz_trouble(double rz)
 {
-    return isnan(rz) ? "NaN in r^T M r" : "r^T M r <= 0 (preconditioner not SPD)";
+    return isnan(rz) ? "NaN in r^T M r"
+                     : "r^T M r <= 0 (preconditioner not SPD; GMRES does not need an SPD preconditioner: --solver gmres)";
 }
 
 static const char *pq_trouble(double pq)
 {
-    return isnan(pq) ? "NaN in p^T A p" : "p^T A p <= 0 (matrix not SPD)";
+    return isnan(pq) ? "NaN in p^T A p"
+                     : "p^T A p <= 0 (matrix not SPD: indefinite, or not symmetric; GMRES solves such systems: --solver "
+                       "gmres)";
 }
 
 typedef struct cg_vecs {
