@@ -233,3 +233,5 @@ int hdgc_mpi_size(void)
     hdg_comm_start(NULL);
     return hdg_comm_size();
 }
+
+void hdgc_mpi_abort(int code) { hdg_comm_abort(code); }

@@ -229,6 +229,13 @@ hdg_status hdgc_solve(const hdgc_problem *p, hdgc_result **out, hdg_error *err);
 int hdgc_mpi_rank(void);
 int hdgc_mpi_size(void);
 
+/* Ends every rank of the mpirun job at once (MPI_Abort) with exit status code, when MPI has
+ * started and the job has more than one rank; otherwise returns and does nothing. For a rank
+ * that fails outside hdgc_solve (the others would wait for it in their next solve, and it for
+ * them in MPI_Finalize at exit: the job would hang). The Python package calls it from
+ * sys.excepthook. */
+void hdgc_mpi_abort(int code);
+
 /* ------------------------------------------------------------------ results */
 
 void hdgc_result_free(hdgc_result *r);

@@ -83,6 +83,13 @@ if(HDG_MPIRUN AND Python3_Interpreter_FOUND)
       HDGC_BIN=${HDGC} PYTHONPATH=${CMAKE_SOURCE_DIR}/python
       ${HDG_MPIRUN} --oversubscribe -np 2 /usr/bin/python3 ${HDG_TEST_DIR}/mpi_python.py
       ${H}/poisson_exp.hdg square:8 2)
+    # a rank that raises outside solve ends the job (hdgc's sys.excepthook: MPI_Abort) instead of
+    # hanging it (the others wait in a collective, it in MPI_Finalize); the timeout tells a hang
+    # (status 124) from the abort
+    hdg_mpi_test(mpi_python_raise sh ${HDG_TEST_DIR}/mpi_no_hang.sh 240 "ValueError: rank 1 raises outside solve"
+      ${CMAKE_COMMAND} -E env HDGC_LIBRARY=$<TARGET_FILE:hdgc_shared> PYTHONPATH=${CMAKE_SOURCE_DIR}/python
+      ${HDG_MPIRUN} --oversubscribe -np 2 /usr/bin/python3 ${HDG_TEST_DIR}/mpi_python_raise.py ${H}/poisson_exp.hdg square:4)
+    set_tests_properties(mpi_python_raise PROPERTIES FAIL_REGULAR_EXPRESSION "second solve done")
   endif()
   # what does not run distributed yet is refused, on every rank alike
   # --backend cuda: a GPU per rank (the emulator here), PETSc solves the pieces' matrices

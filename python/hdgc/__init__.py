@@ -8,6 +8,8 @@ the fields at the element nodes and the trace; plot a field or write it as a .vt
 
 A thin layer over libhdgc.so (include/hdgc.h) with ctypes; docs/python.md.
 """
+import sys as _sys
+
 from ._lib import lib as _lib_handle
 from .convergence import Convergence, convergence
 from .error import Error
@@ -27,6 +29,26 @@ def mpi_rank():
 def mpi_size():
     """The number of ranks of the mpirun job (1 without mpirun)."""
     return _lib_handle.hdgc_mpi_size()
+
+
+def _abort_job_after(hook):
+    """sys.excepthook that prints as hook does, then, under mpirun with more than one rank, ends
+    the whole job (MPI_Abort): a rank that raised outside solve would otherwise wait in
+    MPI_Finalize at exit and the others in their next solve, forever."""
+    def excepthook(kind, value, tb):
+        hook(kind, value, tb)
+        for f in (_sys.stdout, _sys.stderr):
+            try:
+                f.flush()
+            except Exception:
+                pass
+        _lib_handle.hdgc_mpi_abort(1)   # returns at once when not under mpirun with ranks > 1
+    excepthook.hdgc_mpi_abort = True
+    return excepthook
+
+
+if "hdgc_mpi_abort" in _lib_handle.hdgc_declared and not getattr(_sys.excepthook, "hdgc_mpi_abort", False):
+    _sys.excepthook = _abort_job_after(_sys.excepthook)
 
 
 __all__ = ["Problem", "Result", "Field", "State", "Error", "convergence", "Convergence", "library_path",

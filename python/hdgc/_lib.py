@@ -82,6 +82,7 @@ SIGNATURES = {
     "hdgc_solve": (hdg_status, [P_problem, POINTER(P_result), P_error]),
     "hdgc_mpi_rank": (c_int, []),
     "hdgc_mpi_size": (c_int, []),
+    "hdgc_mpi_abort": (None, [c_int]),
     "hdgc_result_free": (None, [P_result]),
     "hdgc_result_status": (hdg_status, [P_result]),
     "hdgc_result_report": (c_char_p, [P_result]),
@@ -140,7 +141,7 @@ OPTIONAL |= {n for n in SIGNATURES if n.startswith(("hdgc_mesh_", "hdgc_report_"
 OPTIONAL |= {"hdgc_free", "hdgc_problem_load_with", "hdgc_problem_summary", "hdgc_problem_nunknowns",
              "hdgc_problem_unknown", "hdgc_problem_ir", "hdgc_problem_source", "hdgc_problem_check_markers",
              "hdgc_result_has", "hdgc_check_environment", "hdgc_result_estimate", "hdgc_result_indicators",
-             "hdgc_result_nwarnings", "hdgc_result_warning"}
+             "hdgc_result_nwarnings", "hdgc_result_warning", "hdgc_mpi_abort"}
 REQUIRED = {n for n in SIGNATURES if n not in OPTIONAL}
 
 

@@ -73,6 +73,11 @@ void hdg_comm_exchange_end(hdg_comm_req *r)
     free(r);
 }
 
+void hdg_comm_abort(int code)
+{
+    if (ops && ops->size > 1 && ops->abort) ops->abort(code);
+}
+
 static hdg_comm_rewrite_fn rewrite;
 static void *rewrite_ctx;
 

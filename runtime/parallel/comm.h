@@ -60,6 +60,12 @@ hdg_comm_req *hdg_comm_exchange_begin(int n, const int *nbr, void *const *sbuf, 
                                       void *const *rbuf, const size_t *rbytes, int tag);
 void hdg_comm_exchange_end(hdg_comm_req *q);
 
+/* Ends every rank of the job at once (MPI_Abort) with exit status code, when MPI
+ * was started by hdg_comm_start and the job has more than one rank; otherwise
+ * returns. For a rank that fails outside any collective (a Python exception):
+ * the other ranks would wait for it forever, and it for them in MPI_Finalize. */
+void hdg_comm_abort(int code);
+
 /* Collective: every rank passes its status; all return the first failing
  * rank's status and message (err filled on every rank), or HDG_OK. */
 hdg_status hdg_comm_agree(hdg_status st, hdg_error *err);
@@ -81,6 +87,7 @@ typedef struct hdg_comm_ops {
     void *(*ibegin)(int n, const int *nbr, void *const *sbuf, const size_t *sbytes, void *const *rbuf,
                     const size_t *rbytes, int tag);
     void (*iend)(void *q);
+    void (*abort)(int code);
 } hdg_comm_ops;
 typedef hdg_comm_ops *(*hdg_comm_module_ops_fn)(void);
 hdg_comm_ops *hdg_comm_module_ops(void);

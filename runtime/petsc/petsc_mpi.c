@@ -76,6 +76,8 @@ static void iend(void *q)
     free(p);
 }
 
+static void abort_job(int code) { MPI_Abort(MPI_COMM_WORLD, code); }
+
 static hdg_comm_ops ops;
 
 /* MPI (funneled: only the main thread calls it), then PETSc on every rank
@@ -111,5 +113,6 @@ hdg_comm_ops *hdg_comm_module_ops(void)
     ops.recv = recv;
     ops.ibegin = ibegin;
     ops.iend = iend;
+    ops.abort = abort_job;
     return &ops;
 }
