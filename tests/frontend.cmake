@@ -200,4 +200,4 @@ hdg_cli_test(frontend_mesh_tag_twice 1 -e "tags_twice[.]hdg:15:1: error: boundar
 # --- unit tests and run-time generated hostile inputs
 hdg_unit_test(frontend test_frontend.c)
 hdg_unit_test(frontend_robust test_frontend_robust.c)
-set_tests_properties(frontend_robust PROPERTIES TIMEOUT 120)
+set_tests_properties(frontend_robust PROPERTIES TIMEOUT ${HDG_HANG_TIMEOUT})

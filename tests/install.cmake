@@ -4,5 +4,5 @@
 if(NOT HDG_SANITIZE)
   hdg_cli_test(install_tree 0 -e "pkg-config.*" -e "poisson: L2 error u [0-9.]+e-0[0-9], 4 fields" -e "L2 error ustar"
     -e "install test: ok" -- sh ${HDG_TEST_DIR}/install/run.sh ${CMAKE_BINARY_DIR} ${HDG_EXAMPLES})
-  set_tests_properties(install_tree PROPERTIES TIMEOUT 300)
+  set_tests_properties(install_tree PROPERTIES TIMEOUT ${HDG_COMPILE_TIMEOUT})
 endif()

@@ -11,7 +11,7 @@ set_tests_properties(jit_far PROPERTIES SKIP_RETURN_CODE 77)   # no 64 GB of add
 # (not in a sanitizer build: valgrind cannot run an ASan binary; ASan checks that build instead)
 if(NOT HDG_SANITIZE)
 add_test(NAME jit_valgrind COMMAND sh ${HDG_TEST_DIR}/valgrind_kernels.sh $<TARGET_FILE:hdgc> ${HDG_EXAMPLES} 14)
-set_tests_properties(jit_valgrind PROPERTIES LABELS valgrind SKIP_RETURN_CODE 77 TIMEOUT 300)
+set_tests_properties(jit_valgrind PROPERTIES LABELS valgrind SKIP_RETURN_CODE 77 TIMEOUT ${HDG_COMPILE_TIMEOUT})
 endif()
 
 # HDGC_JIT_CPU=name: kernels for another CPU (its own features), to measure on this host the code

@@ -13,7 +13,7 @@ if(HDG_MPIRUN AND Python3_Interpreter_FOUND)
   set(RUNS ${Python3_EXECUTABLE} ${HDG_TEST_DIR}/mpi_runs.py ${HDGC})
   function(hdg_mpi_test name)
     add_test(NAME ${name} COMMAND ${ARGN})
-    set_tests_properties(${name} PROPERTIES TIMEOUT 300 RESOURCE_LOCK mpirun ENVIRONMENT
+    set_tests_properties(${name} PROPERTIES TIMEOUT ${HDG_COMPILE_TIMEOUT} RESOURCE_LOCK mpirun ENVIRONMENT
       "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_MCA_btl_vader_single_copy_mechanism=none")
   endfunction()
 
@@ -86,7 +86,7 @@ if(HDG_MPIRUN AND Python3_Interpreter_FOUND)
     # a rank that raises outside solve ends the job (hdgc's sys.excepthook: MPI_Abort) instead of
     # hanging it (the others wait in a collective, it in MPI_Finalize); the timeout tells a hang
     # (status 124) from the abort
-    hdg_mpi_test(mpi_python_raise sh ${HDG_TEST_DIR}/mpi_no_hang.sh 240 "ValueError: rank 1 raises outside solve"
+    hdg_mpi_test(mpi_python_raise sh ${HDG_TEST_DIR}/mpi_no_hang.sh 1200 "ValueError: rank 1 raises outside solve"
       ${CMAKE_COMMAND} -E env HDGC_LIBRARY=$<TARGET_FILE:hdgc_shared> PYTHONPATH=${CMAKE_SOURCE_DIR}/python
       ${HDG_MPIRUN} --oversubscribe -np 2 /usr/bin/python3 ${HDG_TEST_DIR}/mpi_python_raise.py ${H}/poisson_exp.hdg square:4)
     set_tests_properties(mpi_python_raise PROPERTIES FAIL_REGULAR_EXPRESSION "second solve done")

@@ -17,7 +17,7 @@ if(Python3_Interpreter_FOUND AND HDG_MPIRUN)
       add_test(NAME mpi_dg_${name}_np${np}
         COMMAND ${Python3_EXECUTABLE} ${HDG_TEST_DIR}/mpi_dg.py $<TARGET_FILE:hdgc>
           "${HDG_MPIRUN} --oversubscribe --allow-run-as-root" ${np} ${ARGN})
-      set_tests_properties(mpi_dg_${name}_np${np} PROPERTIES TIMEOUT 120 ENVIRONMENT "${HDG_MPI_ENV}"
+      set_tests_properties(mpi_dg_${name}_np${np} PROPERTIES TIMEOUT ${HDG_COMPILE_TIMEOUT} ENVIRONMENT "${HDG_MPI_ENV}"
         PASS_REGULAR_EXPRESSION "matches the serial run" RESOURCE_LOCK mpirun)
     endforeach()
   endfunction()
@@ -35,7 +35,7 @@ endif()
 # The final state under mpirun: x.pvtu (a piece per rank) and x.vtu (gathered on rank 0) hold
 # the serial .vtu's cells and values (tests/check_pvtu.py).
 if(Python3_Interpreter_FOUND AND HDG_MPIRUN)
-  set(MPI_DG_VTK [=[set -e; d=mpi_dg_vtk_$$; rm -rf $d; mkdir $d; a="--mesh square:8 --order 2 --final-time 0.2 --quiet"; "$0" run "$3" $a --vtk $d/serial.vtu; timeout 120 "$1" --oversubscribe --allow-run-as-root -np 3 "$0" run "$3" $a --vtk $d/$4; python3 "$2" $d/serial.vtu $d/$4 $5; rm -rf $d]=])
+  set(MPI_DG_VTK [=[set -e; d=mpi_dg_vtk_$$; rm -rf $d; mkdir $d; a="--mesh square:8 --order 2 --final-time 0.2 --quiet"; "$0" run "$3" $a --vtk $d/serial.vtu; timeout 1200 "$1" --oversubscribe --allow-run-as-root -np 3 "$0" run "$3" $a --vtk $d/$4; python3 "$2" $d/serial.vtu $d/$4 $5; rm -rf $d]=])
   foreach(case "pvtu;out.pvtu;3" "gathered;out.vtu;1")
     list(GET case 0 name)
     list(GET case 1 file)
@@ -44,7 +44,7 @@ if(Python3_Interpreter_FOUND AND HDG_MPIRUN)
       COMMAND sh -c "${MPI_DG_VTK}" $<TARGET_FILE:hdgc> ${HDG_MPIRUN} ${HDG_TEST_DIR}/check_pvtu.py
         ${HDG_EXAMPLES}/maxwell2d.hdg ${file} ${pieces}
       WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
-    set_tests_properties(mpi_dg_vtk_${name} PROPERTIES TIMEOUT 120 ENVIRONMENT "${HDG_MPI_ENV}" RESOURCE_LOCK mpirun)
+    set_tests_properties(mpi_dg_vtk_${name} PROPERTIES TIMEOUT ${HDG_COMPILE_TIMEOUT} ENVIRONMENT "${HDG_MPI_ENV}" RESOURCE_LOCK mpirun)
   endforeach()
 endif()
 
@@ -52,20 +52,20 @@ endif()
 # x.pvd once the run reaches its final time; every frame holds the serial frame's values.
 if(Python3_Interpreter_FOUND AND HDG_MPIRUN)
   add_test(NAME mpi_dg_vtk_series
-    COMMAND sh -c [=[set -e; d=mpi_dg_series_$$; rm -rf $d; mkdir $d; a="--mesh square:6 --order 2 --final-time 0.2 --every 5 --quiet"; "$0" run "$3" $a --vtk $d/s.pvd; timeout 120 "$1" --oversubscribe --allow-run-as-root -np 3 "$0" run "$3" $a --vtk $d/p.pvd; test "$(grep -c 'file="p_0000[0-3].pvtu"' $d/p.pvd)" = 4; test ! -e $d/p.partial.pvd; for i in 00000 00003; do python3 "$2" $d/s_$i.vtu $d/p_$i.pvtu 3; done; rm -rf $d]=]
+    COMMAND sh -c [=[set -e; d=mpi_dg_series_$$; rm -rf $d; mkdir $d; a="--mesh square:6 --order 2 --final-time 0.2 --every 5 --quiet"; "$0" run "$3" $a --vtk $d/s.pvd; timeout 1200 "$1" --oversubscribe --allow-run-as-root -np 3 "$0" run "$3" $a --vtk $d/p.pvd; test "$(grep -c 'file="p_0000[0-3].pvtu"' $d/p.pvd)" = 4; test ! -e $d/p.partial.pvd; for i in 00000 00003; do python3 "$2" $d/s_$i.vtu $d/p_$i.pvtu 3; done; rm -rf $d]=]
       $<TARGET_FILE:hdgc> ${HDG_MPIRUN} ${HDG_TEST_DIR}/check_pvtu.py ${HDG_EXAMPLES}/maxwell2d.hdg
     WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
-  set_tests_properties(mpi_dg_vtk_series PROPERTIES TIMEOUT 120 ENVIRONMENT "${HDG_MPI_ENV}" RESOURCE_LOCK mpirun)
+  set_tests_properties(mpi_dg_vtk_series PROPERTIES TIMEOUT ${HDG_COMPILE_TIMEOUT} ENVIRONMENT "${HDG_MPI_ENV}" RESOURCE_LOCK mpirun)
 endif()
 
 # --png under mpirun: rank 0 draws every rank's elements (the range reduced over the ranks):
 # the serial picture and the serial frames, byte for byte here
 if(HDG_MPIRUN)
   add_test(NAME mpi_dg_png
-    COMMAND sh -c [=[set -e; d=mpi_dg_png_$$; rm -rf $d; mkdir $d; a="--mesh square:8 --order 2 --final-time 0.2 --quiet"; "$0" run "$2" $a --png $d/s.png; timeout 120 "$1" --oversubscribe --allow-run-as-root -np 3 "$0" run "$2" $a --png $d/p.png; cmp $d/s.png $d/p.png; "$0" run "$2" $a --every 5 --png "$d/s_%02d.png"; timeout 120 "$1" --oversubscribe --allow-run-as-root -np 3 "$0" run "$2" $a --every 5 --png "$d/p_%02d.png"; for f in 00 01 02 03; do cmp $d/s_$f.png $d/p_$f.png; done; rm -rf $d]=]
+    COMMAND sh -c [=[set -e; d=mpi_dg_png_$$; rm -rf $d; mkdir $d; a="--mesh square:8 --order 2 --final-time 0.2 --quiet"; "$0" run "$2" $a --png $d/s.png; timeout 1200 "$1" --oversubscribe --allow-run-as-root -np 3 "$0" run "$2" $a --png $d/p.png; cmp $d/s.png $d/p.png; "$0" run "$2" $a --every 5 --png "$d/s_%02d.png"; timeout 1200 "$1" --oversubscribe --allow-run-as-root -np 3 "$0" run "$2" $a --every 5 --png "$d/p_%02d.png"; for f in 00 01 02 03; do cmp $d/s_$f.png $d/p_$f.png; done; rm -rf $d]=]
       $<TARGET_FILE:hdgc> ${HDG_MPIRUN} ${HDG_EXAMPLES}/maxwell2d.hdg
     WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
-  set_tests_properties(mpi_dg_png PROPERTIES TIMEOUT 120 ENVIRONMENT "${HDG_MPI_ENV}" RESOURCE_LOCK mpirun)
+  set_tests_properties(mpi_dg_png PROPERTIES TIMEOUT ${HDG_COMPILE_TIMEOUT} ENVIRONMENT "${HDG_MPI_ENV}" RESOURCE_LOCK mpirun)
 endif()
 
 # --backend cuda under mpirun (the emulator here): a GPU per rank, the rows next to a ghost
@@ -77,7 +77,7 @@ if(Python3_Interpreter_FOUND AND HDG_MPIRUN)
       COMMAND ${Python3_EXECUTABLE} ${HDG_TEST_DIR}/mpi_dg.py $<TARGET_FILE:hdgc>
         "${HDG_MPIRUN} --oversubscribe --allow-run-as-root" ${np} ${HDG_EXAMPLES}/maxwell2d.hdg --mesh square:8
         --order 3 --backend cuda)
-    set_tests_properties(mpi_dg_cuda_emulated_np${np} PROPERTIES TIMEOUT 200
+    set_tests_properties(mpi_dg_cuda_emulated_np${np} PROPERTIES TIMEOUT ${HDG_COMPILE_TIMEOUT}
       ENVIRONMENT "${HDG_MPI_ENV};HDGC_LIBCUDA=emulator" PASS_REGULAR_EXPRESSION "matches the serial run"
       RESOURCE_LOCK mpirun)
   endforeach()

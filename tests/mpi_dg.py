@@ -29,7 +29,7 @@ def flat(d, prefix=""):
 
 def run(cmd, json_path):
     p = subprocess.run(cmd + ["--json", json_path, "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       universal_newlines=True, timeout=110)
+                       universal_newlines=True, timeout=1200)
     if not os.path.exists(json_path):
         print("no report from:", " ".join(cmd))
         print(p.stdout)

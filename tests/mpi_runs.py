@@ -26,7 +26,7 @@ ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIR
            OMPI_MCA_rmaps_base_oversubscribe="1")
 
 
-def run(cmd, timeout=150):
+def run(cmd, timeout=1200):
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=ENV)
         return p.returncode, p.stdout, p.stderr

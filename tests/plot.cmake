@@ -3,4 +3,4 @@
 find_package(PNG REQUIRED)
 hdg_unit_test(plot test_plot.c)
 target_link_libraries(test_plot PRIVATE PNG::PNG)
-set_tests_properties(plot PROPERTIES TIMEOUT 180 ENVIRONMENT "HDGC=$<TARGET_FILE:hdgc>")
+set_tests_properties(plot PROPERTIES TIMEOUT ${HDG_COMPILE_TIMEOUT} ENVIRONMENT "HDGC=$<TARGET_FILE:hdgc>")
