@@ -42,14 +42,15 @@ test-asan: deps
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
 
 # fuzz: libFuzzer (+ ASan + UBSan) on FUZZ_TARGET (parser: the language frontend, gmsh:
-# the mesh reader and topology, cache: the kernel cache reader) for FUZZ_TIME seconds;
+# the mesh reader and topology, cache: the kernel cache reader, spec: the mesh specs,
+# api: the public C API driven by programs of calls) for FUZZ_TIME seconds;
 # fuzz-ci: each target for FUZZ_CI_TIME seconds from its seed corpus (fuzz/run.sh).
 # Crashes land in build-fuzz/crashes/<target>/.
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_TIME    ?= 60
 FUZZ_CI_TIME ?= 20
 FUZZ_TARGET  ?= parser
-FUZZ_TARGETS := parser gmsh cache
+FUZZ_TARGETS := parser gmsh cache spec api
 # clang-14 (package clang-14; plain `clang` is another package) + libclang-rt-14-dev
 FUZZ_CC      ?= $(shell command -v clang-14 2>/dev/null || echo clang)
 FUZZ_CXX     ?= $(shell command -v clang++-14 2>/dev/null || echo clang++)
