@@ -192,6 +192,7 @@ static void option(const char **name, const char **value, char nbuf[32], char vb
         {"fields", "on", "off", "maybe", "", "on"},
         {"kernels", "generated", "handwritten", "other", "", "generated"},
         {"vtk", "/tmp/hdgc-fuzz-api.vtu", "/tmp/hdgc-fuzz-api.pvd", "/nonexistent/d/x.vtu", "", "x.txt"},
+        {"vtk-format", "ascii", "binary", "xml", "", "binary"},
         {"png", "/tmp/hdgc-fuzz-api.png", "/tmp/hdgc-fuzz-%d.png", "%s%n.png", "", "/nonexistent/x.png"},
         {"size", "300x200", "200x200", "10x10", "x", "9000x300"},
         {"edges", "on", "off", "yes", "", "on"},
