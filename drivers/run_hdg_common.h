@@ -24,6 +24,12 @@ double *hdg_hdg_flip(const hdg_lowered *L);
 hdg_status hdg_hdg_time_plan(const hdg_problem *p, const hdg_run_options *o, double *final, double *dt,
                              long long *nsteps, hdg_error *err);
 
+/* Transient: some term of the trace system's matrix (an atom with an unknown of
+ * the main system, dt() terms included) has a coefficient that depends on t, so
+ * K_e, the trace matrix and its preconditioner change in time. *why (may be NULL)
+ * gets "file:line:col" of the first such term. Host and device drivers. */
+int hdg_hdg_matrix_depends_on_t(const hdg_problem *p, char *why, size_t n);
+
 /* dofs.* of the report. */
 void hdg_hdg_report_dofs(hdg_report *rep, const hdg_mesh *mesh, const hdg_lowered *L);
 

@@ -11,8 +11,9 @@
 #include "support/util.h"
 
 /* ------------------------------------------------------- time stepping
- * HDG with dt() terms (drivers/time_scheme.h): per sigma the local kernel, the
- * matrix, its elimination and preconditioner; every solve the rhs kernel, the
+ * HDG with dt() terms (drivers/time_scheme.h): per sigma (and per solve when a
+ * matrix term depends on t) the local kernel, the matrix, its elimination and
+ * preconditioner; every solve the rhs kernel, the
  * matrix and rhs reassembled from the kept K_e (a gather: no copy of the matrix
  * is kept), the Dirichlet data at its time eliminated, a Krylov solve from the
  * last trace and the recovery with the history; all on the device. */
@@ -20,6 +21,8 @@ typedef struct dtime {
     drun *r;
     hdg_time_ops ops;
     int cur, ready, nlevels;
+    int tdep;                /* a matrix term depends on t: rebuilt at each solve's time */
+    double built_t;          /* the time of the current K_e */
     hdg_hdg_solver s;
     dprecond d;
     long long its, its_max, solves;
@@ -31,7 +34,8 @@ typedef struct dtime {
     double dist_init;
 } dtime;
 
-static hdg_status dtime_level(dtime *D, int v, hdg_error *err)
+/* K_e at sigma of level v and time t, the matrix, its elimination and solver. */
+static hdg_status dtime_level(dtime *D, int v, double t, hdg_error *err)
 {
     drun *r = D->r;
     if (D->ready) hdg_dcu_precond_free(&D->d), D->ready = 0;
@@ -41,7 +45,8 @@ static hdg_status dtime_level(dtime *D, int v, hdg_error *err)
     free(params);
     hdg_cuda_free(r->dev, r->Ke), hdg_cuda_free(r->dev, r->Fe);
     r->Ke = r->Fe = 0;
-    r->t = 0;
+    r->t = t;
+    D->cur = -1, D->built_t = t;
     if (!st) st = hdg_dcu_local_stage(r, err);
     if (!st) st = hdg_dcu_assemble_stage(r, err);
     if (!st) st = hdg_dcu_dirichlet_stage(r, err);
@@ -68,7 +73,8 @@ static hdg_status dtime_solve(void *ctx, int v, double t, hdg_error *err)
     dtime *D = ctx;
     drun *r = D->r;
     int ne = r->mesh->ne, nt = r->L.nt;
-    hdg_status st = D->cur == v ? HDG_OK : dtime_level(D, v, err);
+    hdg_status st = D->cur == v && !(D->tdep && D->built_t != t) ? HDG_OK : dtime_level(D, v, t, err);
+    if (st) st = hdg_hdg_at_time(err, t, st);
     r->t = t;
     hdg_kargs a = hdg_dcu_kargs(r, r->geom, ne);
     a.in[0] = DPTR(r->hist);
@@ -176,7 +182,7 @@ hdg_status hdg_dcu_time_stage(drun *r, hdg_progress *line, hdg_error *err)
     if (!st) st = hdg_dcu_dalloc(r, (size_t)n, &r->hist, err);
     if (!st) st = hdg_dcu_dalloc(r, (size_t)n, &r->xe, err);
     if (st) return st;
-    dtime D = {.r = r, .cur = -1, .many = hdg_hdg_series_wanted(r->o)};
+    dtime D = {.r = r, .cur = -1, .many = hdg_hdg_series_wanted(r->o), .tdep = hdg_hdg_matrix_depends_on_t(r->p, NULL, 0)};
     D.ops = (hdg_time_ops){&D, &r->la.ops, n, DPTR(r->hist), DPTR(r->xe), {0, 0}, dtime_initial, dtime_solve,
                            dtime_after};
     st = hdg_time_run(&sc, dt, nsteps, &D.ops, line, err);

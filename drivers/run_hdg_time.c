@@ -2,9 +2,11 @@
  * HDG problems: the callbacks of the scheme loop (drivers/time_scheme.h, which
  * says what sigma and the history h are for each scheme).
  *
- * The element matrices depend on sigma only: per sigma (one at a time; a BDF2/3
+ * The element matrices depend on sigma: per sigma (one at a time; a BDF2/3
  * run's SDIRK start first, then the BDF's) K_e is condensed and the trace matrix
- * assembled, kept (B0, for the lifting), Dirichlet-eliminated and preconditioned.
+ * assembled, kept (B0, for the lifting), Dirichlet-eliminated and preconditioned;
+ * when a matrix term's coefficient depends on t (hdg_hdg_matrix_depends_on_t), all
+ * of that again at each solve's time.
  * Every solve then costs the rhs kernel (F_e from the data at its time and h),
  * the rhs assembly, the Dirichlet data at its time lifted with B0, a Krylov solve
  * warm-started from the last trace, and the recovery. After each step: the errors
@@ -24,6 +26,7 @@
 
 typedef struct level {
     double sigma;
+    double t;                /* the time K_e was built at (matters when the matrix depends on t) */
     hdg_blockmat B0;         /* before the Dirichlet elimination (the lifting); r->B is the
                                 eliminated matrix the Krylov solver sees */
     hdg_hdg_ksp K;
@@ -71,6 +74,7 @@ typedef struct stepper {
     level lv[2];             /* [0] the scheme's, [1] the SDIRK start of a BDF: used one
                                 after the other (the start's freed before the scheme's is built) */
     int cur;                 /* the level in r->B (-1: none) */
+    int tdep;                /* a matrix term depends on t: the level is rebuilt at each solve's time */
     long long its, its_max, solves;
     int nlevels;             /* matrices built */
     double *e2, *zero_post;  /* errors in time */
@@ -86,14 +90,16 @@ static hdg_status implicit_solve(void *ctx, int v, double t, hdg_error *err)
     S->lv[v].sigma = S->ops.sigma[v];
     const hdg_mesh *M = r->mesh;
     int nt = r->L.nt, ne = M->ne;
-    if (S->cur != v) {
+    r->t = t;
+    if (S->cur != v || (S->tdep && S->lv[v].t != t)) {
         if (S->cur >= 0) level_free(&S->lv[S->cur]);
+        S->cur = -1;
         hdg_status st = level_init(r, &S->lv[v], err);
-        if (st) return st;
+        if (st) return hdg_hdg_at_time(err, t, st);
+        S->lv[v].t = t;
         S->cur = v;
         S->nlevels++;
     }
-    r->t = t;
     hdg_kernel_fn f = hdg_hdg_kernel(r, r->L.rhs, err);
     if (!f) return err->code;
     hdg_kargs a = hdg_hdg_kargs(r, r->geom, ne);
@@ -206,7 +212,8 @@ hdg_status hdg_run_hdg_time(hdg_run *r, hdg_progress *line, hdg_error *err)
     int ne = r->mesh->ne;
     hdg_hdg_series W = {0};
     int many = hdg_hdg_series_wanted(r->o);
-    stepper S = {.r = r, .n = (long long)ne * L->nl, .cur = -1, .W = many ? &W : NULL};
+    stepper S = {.r = r, .n = (long long)ne * L->nl, .cur = -1, .W = many ? &W : NULL,
+                 .tdep = hdg_hdg_matrix_depends_on_t(r->p, NULL, 0)};
     r->hist = hdg_xcalloc((size_t)S.n, sizeof(double));
     r->xe = hdg_xcalloc((size_t)S.n, sizeof(double));
     S.ops = (hdg_time_ops){&S, hdg_vecops_host(), S.n, r->hist, r->xe, {0, 0}, initial_state, implicit_solve, after_step};
