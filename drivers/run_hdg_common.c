@@ -684,16 +684,14 @@ hdg_status hdg_hdg_output_at(const hdg_problem *p, const hdg_lowered *L, int ne,
     return st;
 }
 
-int hdg_hdg_matrix_depends_on_t(const hdg_problem *p, char *why, size_t n)
+int hdg_hdg_matrix_depends_on_t(const hdg_problem *p)
 {
     for (int q = 0; q < p->nequations; q++) {
         const hdg_equation *eq = &p->equations[q];
         if (eq->post) continue;
         for (int i = 0; i < eq->natoms; i++) {
             const hdg_atom *a = &eq->atoms[i];
-            if (a->trial < 0 || !hdg_expr_depends(a->coef, HDG_VAR_T)) continue;
-            if (why && n) snprintf(why, n, "%s:%d:%d", p->file ? p->file : p->name, a->loc.line, a->loc.col);
-            return 1;
+            if (a->trial >= 0 && hdg_expr_depends(a->coef, HDG_VAR_T)) return 1;
         }
     }
     return 0;

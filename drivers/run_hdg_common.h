@@ -26,9 +26,8 @@ hdg_status hdg_hdg_time_plan(const hdg_problem *p, const hdg_run_options *o, dou
 
 /* Transient: some term of the trace system's matrix (an atom with an unknown of
  * the main system, dt() terms included) has a coefficient that depends on t, so
- * K_e, the trace matrix and its preconditioner change in time. *why (may be NULL)
- * gets "file:line:col" of the first such term. Host and device drivers. */
-int hdg_hdg_matrix_depends_on_t(const hdg_problem *p, char *why, size_t n);
+ * K_e, the trace matrix and its preconditioner change in time. Host and device drivers. */
+int hdg_hdg_matrix_depends_on_t(const hdg_problem *p);
 
 /* dofs.* of the report. */
 void hdg_hdg_report_dofs(hdg_report *rep, const hdg_mesh *mesh, const hdg_lowered *L);

@@ -182,7 +182,7 @@ hdg_status hdg_dcu_time_stage(drun *r, hdg_progress *line, hdg_error *err)
     if (!st) st = hdg_dcu_dalloc(r, (size_t)n, &r->hist, err);
     if (!st) st = hdg_dcu_dalloc(r, (size_t)n, &r->xe, err);
     if (st) return st;
-    dtime D = {.r = r, .cur = -1, .many = hdg_hdg_series_wanted(r->o), .tdep = hdg_hdg_matrix_depends_on_t(r->p, NULL, 0)};
+    dtime D = {.r = r, .cur = -1, .many = hdg_hdg_series_wanted(r->o), .tdep = hdg_hdg_matrix_depends_on_t(r->p)};
     D.ops = (hdg_time_ops){&D, &r->la.ops, n, DPTR(r->hist), DPTR(r->xe), {0, 0}, dtime_initial, dtime_solve,
                            dtime_after};
     st = hdg_time_run(&sc, dt, nsteps, &D.ops, line, err);

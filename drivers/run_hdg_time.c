@@ -213,7 +213,7 @@ hdg_status hdg_run_hdg_time(hdg_run *r, hdg_progress *line, hdg_error *err)
     hdg_hdg_series W = {0};
     int many = hdg_hdg_series_wanted(r->o);
     stepper S = {.r = r, .n = (long long)ne * L->nl, .cur = -1, .W = many ? &W : NULL,
-                 .tdep = hdg_hdg_matrix_depends_on_t(r->p, NULL, 0)};
+                 .tdep = hdg_hdg_matrix_depends_on_t(r->p)};
     r->hist = hdg_xcalloc((size_t)S.n, sizeof(double));
     r->xe = hdg_xcalloc((size_t)S.n, sizeof(double));
     S.ops = (hdg_time_ops){&S, hdg_vecops_host(), S.n, r->hist, r->xe, {0, 0}, initial_state, implicit_solve, after_step};
