@@ -565,15 +565,91 @@ hdg_status hdg_hdg_series_close(hdg_hdg_series *W, const hdg_run_options *o, hdg
     return st;
 }
 
-void hdg_hdg_errors_track(const hdg_problem *p, const hdg_lowered *L, const double *e2, int ne, double *max)
+void hdg_hdg_errors_l2(const hdg_problem *p, const hdg_lowered *L, const double *e2, int ne, double *l2)
 {
     double tot[64] = {0}, per[32] = {0};
+    int has[32] = {0};
     for (int e = 0; e < ne; e++)
         for (int t = 0; t < L->nerr; t++) tot[t] += e2[(size_t)e * L->nerr + t];
     hdg_comm_sum(tot, L->nerr);   /* under mpirun: over every rank's elements */
-    for (int t = 0; t < L->nerr; t++) per[L->err_unknown[t]] += tot[t];
+    for (int t = 0; t < L->nerr; t++) per[L->err_unknown[t]] += tot[t], has[L->err_unknown[t]] = 1;
     for (int u = 0; u < p->nunknowns && u < 32; u++)
-        if (!p->unknowns[u].post && isfinite(per[u])) max[u] = fmax(max[u], sqrt(per[u]));
+        l2[u] = has[u] && !p->unknowns[u].post ? sqrt(per[u]) : NAN;
+}
+
+void hdg_hdg_errors_track(const hdg_problem *p, const hdg_lowered *L, const double *e2, int ne, double *max)
+{
+    double l2[32];
+    hdg_hdg_errors_l2(p, L, e2, ne, l2);
+    for (int u = 0; u < p->nunknowns && u < 32; u++)
+        if (isfinite(l2[u])) max[u] = fmax(max[u], l2[u]);
+}
+
+/* What to try when a scheme let the solution grow. */
+static void blowup_advice(const hdg_hdg_watch *w, char *buf, size_t n)
+{
+    if (!strcmp(w->scheme, "bdf3"))
+        snprintf(buf, n, "bdf3 is not A-stable: it amplifies undamped or weakly damped oscillations (wave-like, "
+                         "hyperbolic problems), and a smaller dt than %g only slows the growth; use bdf2, sdirk2 or "
+                         "sdirk3 (A-stable), or more damping (docs/solvers.md, Time stepping)", w->dt);
+    else
+        snprintf(buf, n, "%s is A-stable, so the problem itself may let the solution grow (a reaction or "
+                         "convection term of the wrong sign, a boundary condition that feeds energy in); check "
+                         "the form, or try a smaller dt than %g", w->scheme, w->dt);
+}
+
+static hdg_status blowup(const hdg_hdg_watch *w, const char *what, long long step, double t, hdg_report *rep,
+                         hdg_error *e)
+{
+    char advice[400];
+    blowup_advice(w, advice, sizeof advice);
+    hdg_report_int(rep, "blowup.step", step);
+    hdg_report_number(rep, "blowup.time", t);
+    return hdg_fail(e, HDG_ESOLVER, "unstable: %s at step %lld (t = %.6g) of %s with dt = %.4g; %s", what, step, t,
+                    w->scheme, w->dt, advice);
+}
+
+void hdg_hdg_watch_init(hdg_hdg_watch *w, const char *scheme, double dt, long long nsteps)
+{
+    memset(w, 0, sizeof *w);
+    w->scheme = scheme, w->dt = dt;
+    w->norms = hdg_xcalloc((size_t)nsteps + 1, sizeof(double));
+}
+
+void hdg_hdg_watch_free(hdg_hdg_watch *w)
+{
+    free(w->norms);
+    w->norms = NULL;
+}
+
+void hdg_hdg_watch_exact(hdg_hdg_watch *w, const hdg_problem *p, const double *exact)
+{
+    for (int u = 0; u < p->nunknowns && u < 32; u++)
+        if (isfinite(exact[u])) w->exact_max[u] = fmax(w->exact_max[u], exact[u]);
+}
+
+hdg_status hdg_hdg_watch_step(hdg_hdg_watch *w, const hdg_problem *p, double norm, const double *err,
+                              long long step, double t, hdg_report *rep, hdg_error *e)
+{
+    char what[320];
+    if (!isfinite(norm)) return blowup(w, "the solution is not finite", step, t, rep, e);
+    w->norms[step] = norm;
+    for (int u = 0; err && u < p->nunknowns && u < 32; u++) {
+        double ref = w->exact_max[u];
+        if (isfinite(err[u]) && ref > 0 && err[u] > HDG_HDG_BLOWUP_EXACT * ref) {
+            snprintf(what, sizeof what, "the L2 error of %s grew to %.4g, more than %d times the largest L2 norm "
+                     "of its exact solution (%.4g)", p->unknowns[u].name, err[u], HDG_HDG_BLOWUP_EXACT, ref);
+            return blowup(w, what, step, t, rep, e);
+        }
+    }
+    double quarter = w->norms[step / 4], half = w->norms[step / 2];
+    if (step >= 4 && quarter > 0 && half > HDG_HDG_BLOWUP_NORM * quarter &&
+        norm > HDG_HDG_BLOWUP_NORM * HDG_HDG_BLOWUP_NORM * half) {
+        snprintf(what, sizeof what, "the solution's norm grew exponentially: %.4g after step %lld, %.4g after "
+                 "step %lld, %.4g now", quarter, step / 4, half, step / 2, norm);
+        return blowup(w, what, step, t, rep, e);
+    }
+    return HDG_OK;
 }
 
 void hdg_hdg_report_errors_max(const hdg_problem *p, const hdg_lowered *L, const double *max, hdg_report *rep)

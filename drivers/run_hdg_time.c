@@ -78,7 +78,9 @@ typedef struct stepper {
     long long its, its_max, solves;
     int nlevels;             /* matrices built */
     double *e2, *zero_post;  /* errors in time */
+    double *zero;            /* n zeros: the errors kernel on them gives the exact solution's norms */
     double err_max[32];
+    hdg_hdg_watch watch;     /* the blow-up watch */
 } stepper;
 
 /* The element unknowns r->xe (= ops.out) at time t from the history r->hist (sigma of
@@ -124,22 +126,64 @@ static hdg_status implicit_solve(void *ctx, int v, double t, hdg_error *err)
     return hdg_hdg_recover(r, err);
 }
 
-/* The L2 errors of the element unknowns at r->t: their maxima over the steps. */
-static hdg_status track_errors(stepper *S, hdg_error *err)
+/* The squared errors per element of the element dofs x at r->t into S->e2 (post dofs zero). */
+static hdg_status errors_of(stepper *S, const double *x, hdg_error *err)
 {
     hdg_run *r = S->r;
-    const hdg_lowered *L = &r->L;
-    if (!L->nerr) return HDG_OK;
     int ne = r->mesh->ne;
-    hdg_kernel_fn f = hdg_hdg_kernel(r, L->errors, err);
+    hdg_kernel_fn f = hdg_hdg_kernel(r, r->L.errors, err);
     if (!f) return err->code;
     hdg_kargs a = hdg_hdg_kargs(r, r->geom, ne);
-    a.in[0] = r->xe;
+    a.in[0] = x;
     a.in[1] = S->zero_post;
     a.out[0] = S->e2;
     hdg_launch(f, ne, &a);
-    hdg_hdg_errors_track(r->p, L, S->e2, ne, S->err_max);
     return HDG_OK;
+}
+
+/* The norm of the element dofs x over every rank. */
+static double state_norm(const stepper *S, const double *x)
+{
+    const hdg_vecops *v = hdg_vecops_host();
+    double n2 = v->dot(v->ctx, S->n, x, x);
+    hdg_comm_sum(&n2, 1);
+    return sqrt(n2);
+}
+
+/* The L2 errors of the element unknowns at r->t (their maxima over the steps) and the
+ * blow-up watch, with the exact solution's norms at r->t. */
+static hdg_status track_errors(stepper *S, long long step, hdg_error *err)
+{
+    hdg_run *r = S->r;
+    const hdg_lowered *L = &r->L;
+    double l2[32], exact[32];
+    int ne = r->mesh->ne, have = L->nerr > 0;
+    hdg_status st = have ? errors_of(S, r->xe, err) : HDG_OK;
+    if (!st && have) {
+        hdg_hdg_errors_track(r->p, L, S->e2, ne, S->err_max);
+        hdg_hdg_errors_l2(r->p, L, S->e2, ne, l2);
+        st = errors_of(S, S->zero, err);
+    }
+    if (!st && have) hdg_hdg_errors_l2(r->p, L, S->e2, ne, exact), hdg_hdg_watch_exact(&S->watch, r->p, exact);
+    if (st) return st;
+    return hdg_hdg_watch_step(&S->watch, r->p, state_norm(S, r->xe), have ? l2 : NULL, step, r->t, r->rep, err);
+}
+
+/* The watch's scale: the exact solutions' norms at HDG_HDG_WATCH_SAMPLES + 1 times in [0, final]. */
+static hdg_status watch_scale(stepper *S, double final, hdg_error *err)
+{
+    hdg_run *r = S->r;
+    double exact[32];
+    hdg_status st = HDG_OK;
+    for (int j = 0; r->L.nerr && j <= HDG_HDG_WATCH_SAMPLES && !st; j++) {
+        r->t = final * j / HDG_HDG_WATCH_SAMPLES;
+        if (!(st = errors_of(S, S->zero, err))) {
+            hdg_hdg_errors_l2(r->p, &r->L, S->e2, r->mesh->ne, exact);
+            hdg_hdg_watch_exact(&S->watch, r->p, exact);
+        }
+    }
+    r->t = 0;
+    return st;
 }
 
 static void report_time(stepper *S, const hdg_time_scheme *sc, double dt, long long nsteps, double final)
@@ -160,7 +204,10 @@ static hdg_status initial_state(void *ctx, double *u, hdg_error *err)
     a.out[0] = u;
     hdg_launch(f, ne, &a);
     int bad = hdg_nonfinite_first(u, ne, r->L.nl, r->L.nl);
-    return bad >= 0 ? hdg_hdg_initial_not_finite(r->p, bad, err) : HDG_OK;
+    hdg_status st = bad >= 0 ? hdg_hdg_initial_not_finite(r->p, bad, err) : HDG_OK;
+    if ((st = hdg_comm_agree(st, err))) return st;   /* mpirun: before the norm's sum */
+    stepper *S = ctx;
+    return hdg_hdg_watch_step(&S->watch, r->p, state_norm(S, u), NULL, 0, 0.0, r->rep, err);
 }
 
 /* ---------------------------------------------------------------- output */
@@ -194,7 +241,8 @@ static hdg_status after_step(void *ctx, long long step, long long nsteps, double
 {
     stepper *S = ctx;
     hdg_run *r = S->r;
-    hdg_status st = track_errors(S, err);
+    r->t = t;
+    hdg_status st = track_errors(S, step, err);
     if (!st && S->W && step % r->o->every == 0 && step < nsteps) st = series_write(S->W, r, t, err);
     int every = r->o->snapshot_every;
     if (!st && r->o->snapshot && every > 0 && step % every == 0 && step < nsteps) st = step_snapshot(r, t, step, err);
@@ -219,8 +267,11 @@ hdg_status hdg_run_hdg_time(hdg_run *r, hdg_progress *line, hdg_error *err)
     S.ops = (hdg_time_ops){&S, hdg_vecops_host(), S.n, r->hist, r->xe, {0, 0}, initial_state, implicit_solve, after_step};
     S.e2 = hdg_xcalloc((size_t)ne * (L->nerr ? L->nerr : 1), sizeof(double));
     if (L->npost) S.zero_post = hdg_xcalloc((size_t)ne * L->npost_dofs, sizeof(double));
+    S.zero = hdg_xcalloc((size_t)S.n + 1, sizeof(double));
+    hdg_hdg_watch_init(&S.watch, sc.name, dt, nsteps);
     r->t = 0;
-    st = hdg_hdg_dirichlet_data(r, err);   /* which faces are Dirichlet (the data follow every solve) */
+    st = watch_scale(&S, final, err);
+    if (!st) st = hdg_hdg_dirichlet_data(r, err);   /* which faces are Dirichlet (the data follow every solve) */
     if (!st) st = hdg_time_run(&sc, dt, nsteps, &S.ops, line, err);
     hdg_progress_end(line);
     if (!st) {
@@ -243,6 +294,7 @@ hdg_status hdg_run_hdg_time(hdg_run *r, hdg_progress *line, hdg_error *err)
     }
     level_free(&S.lv[0]);
     level_free(&S.lv[1]);
-    free(S.e2), free(S.zero_post);
+    free(S.e2), free(S.zero_post), free(S.zero);
+    hdg_hdg_watch_free(&S.watch);
     return st;
 }

@@ -133,3 +133,10 @@ endif()
 hdg_cli_test(heat_tspeed_convergence 0
   -e "fit +(1\\.[789][0-9]) +(2\\.[01][0-9])$" -e "fit +(2\\.[789][0-9]) +(3\\.[01][0-9])$"
   -- ${HDGC} convergence ${H}/cd_tspeed.hdg --orders 1..2 --meshes 4,8,16 --json /dev/null)
+
+# the blow-up watch on the device (the emulator; issue 38 item 3): the same step as the host's
+# (tests/hostile/heat.tsv, wave_bdf3_unstable)
+hdg_cli_test(heat_wave_bdf3_unstable_emulated 1
+  -e "unstable: the L2 error of v grew to 5\\.1[0-9]*, more than 10 times .* at step 64 .t = 12\\.8. of bdf3" --
+  env HDGC_LIBCUDA=emulator ${HDGC} run ${H}/wave_first_order.hdg --mesh square:8 --set tau=0 --dt 0.2
+  --final-time 40 --backend cuda)
