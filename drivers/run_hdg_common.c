@@ -2,6 +2,7 @@
  * the host and device HDG drivers (see run_hdg_common.h). */
 #include "drivers/run_hdg_common.h"
 
+#include <errno.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -535,15 +536,16 @@ hdg_status hdg_hdg_series_write(hdg_hdg_series *W, const hdg_problem *p, const h
                                 const double *geom, const double *xe, const double *xp, const hdg_run_options *o,
                                 double t, hdg_error *err)
 {
-    if (!W->base) {
-        size_t len = strlen(o->vtk);
-        W->base = hdg_xmalloc(len);
-        memcpy(W->base, o->vtk, len - 4), W->base[len - 4] = '\0';
-    }
     hdg_str name;
     hdg_str_init(&name);
+    if (!W->base) {
+        hdg_str_printf(&name, "%.*s", (int)strlen(o->vtk) - 4, o->vtk);
+        W->base = hdg_str_take(&name);
+        hdg_str_printf(&name, "%s.partial.pvd", W->base);
+        W->partial = hdg_str_take(&name);
+    }
     /* under mpirun a frame is a .pvtu with a piece per rank (runtime/output/vtk_dist.h) */
-    hdg_str_printf(&name, hdg_comm_size() > 1 ? "%s_%05d.pvtu" : "%s_%05d.vtu", W->base, W->n);
+    hdg_str_printf(&name, hdg_comm_size() > 1 ? "%s.partial_%05d.pvtu" : "%s.partial_%05d.vtu", W->base, W->n);
     hdg_run_options one = *o;
     one.vtk = name.s, one.snapshot = NULL;
     hdg_status st = hdg_hdg_output(p, L, ne, geom, xe, xp, &one, err);
@@ -551,16 +553,103 @@ hdg_status hdg_hdg_series_write(hdg_hdg_series *W, const hdg_problem *p, const h
     W->times = hdg_xrealloc(W->times, sizeof(double) * (size_t)(W->n + 1));
     W->files[W->n] = hdg_str_take(&name);
     W->times[W->n++] = t;
+    if (!st && !hdg_comm_rank()) st = hdg_pvd_write(W->partial, W->n, (const char *const *)W->files, W->times, err);
+    return hdg_comm_agree(st, err);
+}
+
+static hdg_status rename_file(const char *from, const char *to, hdg_error *err)
+{
+    if (rename(from, to) == 0) return HDG_OK;
+    return hdg_fail(err, HDG_EIO, "%s: cannot rename to %s: %s", from, to, strerror(errno));
+}
+
+/* Under mpirun: frame i's staged .pvtu rewritten as BASE_NNNNN.pvtu naming the renamed
+ * pieces (rank 0), the staged one removed. */
+static hdg_status commit_pvtu(const hdg_hdg_series *W, int i, const char *to, hdg_error *err)
+{
+    char *text = NULL, from[64], into[64];
+    size_t len = 0;
+    const char *slash = strrchr(W->base, '/'), *leaf = slash ? slash + 1 : W->base;
+    hdg_status st = hdg_read_file(W->files[i], &text, &len, err);
+    hdg_str out;
+    hdg_str_init(&out);
+    snprintf(from, sizeof from, ".partial_%05d_p", i);
+    snprintf(into, sizeof into, "_%05d_p", i);
+    for (const char *c = text; !st && *c;) {   /* Source="LEAF.partial_NNNNN_pR.vtu" -> LEAF_NNNNN_pR.vtu */
+        const char *hit = strstr(c, from);
+        size_t keep = hit ? (size_t)(hit - c) : strlen(c);
+        int ours = hit && keep >= strlen(leaf) && !strncmp(hit - strlen(leaf), leaf, strlen(leaf));
+        hdg_str_printf(&out, "%.*s%s", (int)keep, c, hit ? (ours ? into : from) : "");
+        c += keep + (hit ? strlen(from) : 0);
+    }
+    hdg_ofile o;
+    if (!st && !(st = hdg_ofile_open(&o, to, err))) {
+        fputs(out.s ? out.s : "", o.f);
+        st = hdg_ofile_commit(&o, err);
+    }
+    if (!st) remove(W->files[i]);
+    free(text);
+    hdg_str_free(&out);
     return st;
 }
 
-hdg_status hdg_hdg_series_close(hdg_hdg_series *W, const hdg_run_options *o, hdg_error *err)
+/* The staged frames under their final names (files[] too). */
+static hdg_status commit_frames(hdg_hdg_series *W, hdg_error *err)
 {
-    hdg_status st = W->n && !hdg_comm_rank() ? hdg_pvd_write(o->vtk, W->n, (const char *const *)W->files, W->times, err)
-                                             : HDG_OK;
-    st = hdg_comm_agree(st, err);
+    int rank = hdg_comm_rank(), dist = hdg_comm_size() > 1;
+    hdg_str from, to;
+    hdg_str_init(&from), hdg_str_init(&to);
+    hdg_status st = HDG_OK;
+    for (int i = 0; dist && i < W->n && !st; i++) {   /* each rank its piece */
+        hdg_str_printf(&from, "%s.partial_%05d_p%d.vtu", W->base, i, rank);
+        hdg_str_printf(&to, "%s_%05d_p%d.vtu", W->base, i, rank);
+        st = rename_file(from.s, to.s, err);
+        hdg_str_free(&from), hdg_str_free(&to);
+    }
+    if ((st = hdg_comm_agree(st, err))) return st;
+    for (int i = 0; i < W->n && !st; i++) {
+        hdg_str_printf(&to, dist ? "%s_%05d.pvtu" : "%s_%05d.vtu", W->base, i);
+        if (!dist) st = rename_file(W->files[i], to.s, err);
+        else if (rank == 0) st = commit_pvtu(W, i, to.s, err);
+        free(W->files[i]);
+        W->files[i] = hdg_str_take(&to);
+    }
+    return hdg_comm_agree(st, err);
+}
+
+/* Frames from n on (an older, longer series, an older failed run's) removed; each rank its pieces. */
+static void remove_leftovers(const hdg_hdg_series *W)
+{
+    int rank = hdg_comm_rank(), dist = hdg_comm_size() > 1;
+    static const char *const pat[4] = {"%s_%05d.vtu", "%s.partial_%05d.vtu", "%s_%05d.pvtu", "%s.partial_%05d.pvtu"};
+    hdg_str name;
+    hdg_str_init(&name);
+    for (int k = 0; k < 4 + 2 * dist; k++)
+        for (int i = W->n;; i++) {
+            if (k < 4 && rank) break;
+            if (k < 4) hdg_str_printf(&name, pat[k], W->base, i);
+            else hdg_str_printf(&name, k == 4 ? "%s_%05d_p%d.vtu" : "%s.partial_%05d_p%d.vtu", W->base, i, rank);
+            int gone = remove(name.s) != 0;
+            hdg_str_free(&name);
+            if (gone) break;
+        }
+}
+
+hdg_status hdg_hdg_series_close(hdg_hdg_series *W, const hdg_run_options *o, hdg_status run, hdg_error *err)
+{
+    hdg_status st = run;
+    if (run && W->n) {
+        size_t n = strlen(err->msg);
+        snprintf(err->msg + n, sizeof err->msg - n, " (the output so far is in %s; %s was not replaced)", W->partial,
+                 o->vtk);
+    } else if (!run && W->n) {
+        st = commit_frames(W, err);
+        if (!st && !hdg_comm_rank()) st = hdg_pvd_write(o->vtk, W->n, (const char *const *)W->files, W->times, err);
+        if (!st && !hdg_comm_rank()) remove(W->partial);
+        if (!(st = hdg_comm_agree(st, err))) remove_leftovers(W);
+    }
     for (int i = 0; i < W->n; i++) free(W->files[i]);
-    free(W->files), free(W->times), free(W->base);
+    free(W->files), free(W->times), free(W->base), free(W->partial);
     memset(W, 0, sizeof *W);
     return st;
 }

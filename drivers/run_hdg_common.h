@@ -181,11 +181,15 @@ void hdg_hdg_report_errors(const hdg_problem *p, const hdg_lowered *L, const dou
 hdg_status hdg_hdg_estimate(const hdg_problem *p, const hdg_mesh *M, const hdg_lowered *L, double *eta2,
                             hdg_report *rep, hdg_error *err);
 
-/* --vtk BASE.pvd --every n of a time-dependent HDG run: BASE_NNNNN.vtu per state written
- * (the fields as hdg_hdg_output takes them, u* already post-processed), listed with their
- * times by BASE.pvd at the close. */
+/* --vtk BASE.pvd --every n of a time-dependent HDG run, staged as explicit DG's
+ * (run_dg_common.c): every state written (the fields as hdg_hdg_output takes them, u*
+ * already post-processed) goes to BASE.partial_NNNNN.vtu (.pvtu under mpirun, with pieces
+ * BASE.partial_NNNNN_p<rank>.vtu), listed with its time by BASE.partial.pvd, rewritten
+ * after each; only a run that reaches its final time renames them to BASE_NNNNN.vtu,
+ * writes BASE.pvd and removes the frames of an older, longer series, so a failed run
+ * never replaces a previous good series (and says where its output is). */
 typedef struct hdg_hdg_series {
-    char *base;
+    char *base, *partial;    /* the path without .pvd; BASE.partial.pvd */
     char **files;
     double *times;
     int n;
@@ -194,7 +198,10 @@ int hdg_hdg_series_wanted(const hdg_run_options *o);
 hdg_status hdg_hdg_series_write(hdg_hdg_series *W, const hdg_problem *p, const hdg_lowered *L, int ne,
                                 const double *geom, const double *xe, const double *xp, const hdg_run_options *o,
                                 double t, hdg_error *err);
-hdg_status hdg_hdg_series_close(hdg_hdg_series *W, const hdg_run_options *o, hdg_error *err);
+/* run: the run's status. HDG_OK: the series is committed (its failure returned); else
+ * err's message gets where the staged output is and that BASE.pvd stands, and run is
+ * returned. Collective under mpirun. */
+hdg_status hdg_hdg_series_close(hdg_hdg_series *W, const hdg_run_options *o, hdg_status run, hdg_error *err);
 
 /* Errors in time: max[u] = max(max[u], L2 error of element unknown u) from the squared
  * errors e2 (ne * nerr) of one state; and errors_max_in_time.<u> in the report. */

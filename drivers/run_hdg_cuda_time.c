@@ -254,8 +254,7 @@ hdg_status hdg_dcu_time_stage(drun *r, hdg_progress *line, hdg_error *err)
     if (D.many) {   /* the final state's file, then the collection; the output stage writes no .vtu */
         if (!st) st = dtime_fields_out(r, &D.W, final, 0, err);
         if (!st) hdg_report_int(r->rep, "output.vtk_files", D.W.n);
-        hdg_status cs = hdg_hdg_series_close(&D.W, r->o, err);
-        if (!st) st = cs;
+        st = hdg_hdg_series_close(&D.W, r->o, st, err);
         r->series = 1;
     }
     if (!st) hdg_time_report(r->rep, &sc, dt, nsteps, final, D.solves, D.nlevels, D.its, D.its_max);

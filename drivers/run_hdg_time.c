@@ -288,10 +288,7 @@ hdg_status hdg_run_hdg_time(hdg_run *r, hdg_progress *line, hdg_error *err)
             st = hdg_hdg_output_at(r->p, L, ne, r->geom, r->xe, r->xp, r->eta, &o, final, nsteps, 1, err);
         }
     }
-    if (many) {
-        hdg_status cs = hdg_hdg_series_close(&W, r->o, err);
-        if (!st) st = cs;
-    }
+    if (many) st = hdg_hdg_series_close(&W, r->o, st, err);
     level_free(&S.lv[0]);
     level_free(&S.lv[1]);
     free(S.e2), free(S.zero_post), free(S.zero);

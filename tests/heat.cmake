@@ -140,3 +140,10 @@ hdg_cli_test(heat_wave_bdf3_unstable_emulated 1
   -e "unstable: the L2 error of v grew to 5\\.1[0-9]*, more than 10 times .* at step 64 .t = 12\\.8. of bdf3" --
   env HDGC_LIBCUDA=emulator ${HDGC} run ${H}/wave_first_order.hdg --mesh square:8 --set tau=0 --dt 0.2
   --final-time 40 --backend cuda)
+
+# a failed run's series on the device (the emulator; issue 38 item 13): the good series stays
+# (tests/hostile/heat.tsv, series_failed_keeps_good, on the host)
+add_test(NAME heat_series_failed_emulated
+  COMMAND sh -c [=[d=series_failed_$$; rm -rf $d; mkdir $d; cd $d || exit 1; "$0" run "$1" --mesh square:2 --vtk h.pvd --every 20 --quiet || exit 1; cp h.pvd good.pvd; sed 's/^func  f(x, y, t)   = .*/func  f(x, y, t)   = 1\/(t - 0.25)/' "$1" > bad.hdg; HDGC_LIBCUDA=emulator "$0" run bad.hdg --mesh square:2 --vtk h.pvd --every 5 --quiet --backend cuda 2> err.txt && exit 1; grep -q 'the output so far is in h.partial.pvd; h.pvd was not replaced' err.txt && cmp h.pvd good.pvd && test -e h.partial_00003.vtu && cd .. && rm -rf $d]=]
+    ${HDGC} ${HDG_EXAMPLES}/heat.hdg
+  WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
