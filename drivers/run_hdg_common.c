@@ -867,5 +867,8 @@ hdg_status hdg_hdg_time_plan(const hdg_problem *p, const hdg_run_options *o, dou
 {
     *final = o->final_time > 0 ? o->final_time : p->time.final;
     *dt = 0, *nsteps = 0;
-    return hdg_time_steps(p->name, *final, o->dt > 0 ? o->dt : p->time.dt, dt, nsteps, err);
+    char from[64];
+    if (o->dt > 0) snprintf(from, sizeof from, "--dt %g", o->dt);
+    else snprintf(from, sizeof from, "the file's 'dt = %g'", p->time.dt);
+    return hdg_time_steps(p->name, *final, o->dt > 0 ? o->dt : p->time.dt, from, dt, nsteps, err);
 }
