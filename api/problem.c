@@ -215,6 +215,22 @@ hdg_status hdgc_problem_set_param(hdgc_problem *p, const char *name, double valu
     return st;
 }
 
+/* A time option the problem has no use for is refused, as `hdgc run` refuses it. */
+static hdg_status option_family(const hdgc_problem *p, const char *name, hdg_error *err)
+{
+    static const char *const time[] = {"cfl", "dt", "final-time", "every"};
+    const hdg_problem *q = p->checked;
+    int dg = q->method == HDG_METHOD_DG, transient = dg || q->transient;
+    if (!dg && transient && !strcmp(name, "cfl"))
+        return hdg_fail(err, HDG_EINPUT, "--cfl applies to explicit DG problems; problem '%s' is HDG with implicit "
+                        "time stepping (its step is the file's 'dt', or the option dt)", q->name);
+    for (size_t i = 0; !transient && i < sizeof time / sizeof *time; i++)
+        if (!strcmp(name, time[i]))
+            return hdg_fail(err, HDG_EINPUT, "--%s applies to time-dependent (DG) problems; problem '%s' is steady HDG",
+                            name, q->name);
+    return HDG_OK;
+}
+
 hdg_status hdgc_problem_set_option(hdgc_problem *p, const char *name, const char *value, hdg_error *err)
 {
     if (!p) return hdg_fail(err, HDG_EINPUT, "hdgc_problem_set_option: no problem");
@@ -222,6 +238,7 @@ hdg_status hdgc_problem_set_option(hdgc_problem *p, const char *name, const char
     hdg_run_options ro = p->ro;
     hdg_api_extra x = p->x;
     hdg_status st = hdg_api_option(&ro, &x, &p->strings, name, value, err);
+    if (!st) st = option_family(p, name, err);
     if (st) return st;
     p->x.no_fields = x.no_fields;
     if (x.order != p->x.order) {

@@ -60,7 +60,8 @@ static void help(void)
            "  --dt LIST           convergence in time: the time-dependent problem on one mesh\n"
            "                      (--meshes N or SPEC, default square:8) with each fixed step of\n"
            "                      the comma list (as --dt of hdgc run); the first column and the\n"
-           "                      rates are then in dt\n"
+           "                      rates are then in the step each run took, T/ceil(T/D) (the JSON\n"
+           "                      keeps D as dt_requested); refused on a steady problem\n"
            "  --set, --solver, --precond, --petsc, --rtol, --final-time, --cfl: as for hdgc run\n"
            "  --json FILE         where the table goes (default NAME-convergence.json)\n"
            "  --plot FILE         error against h on log-log axes, one line per unknown and\n"
@@ -134,8 +135,9 @@ typedef struct conv {
     int orders[MAXN], norders, meshes[MAXN], nmeshes;
     int levels_given;     /* --levels: meshes[] holds 2^L */
     char *specs[MAXN];    /* --meshes SPEC,SPEC,...: the meshes as given (NULL: square:N or --refine) */
-    double h[MAXN];       /* column m's h: 1/N, 1/2^L, the longest edge of specs[m], or dts[m] */
-    double dts[MAXN];     /* --dt D,D,...: the columns are time steps on mesh 0 */
+    double h[MAXN];       /* column m's h: 1/N, 1/2^L, the longest edge of specs[m], or the step
+                             the run of column m took (T / ceil(T / dts[m])) */
+    double dts[MAXN];     /* --dt D,D,...: the steps asked for, the columns on mesh 0 */
     int ndts;
     const char **names;   /* --set name=value: room for argc */
     double *values;
@@ -144,6 +146,7 @@ typedef struct conv {
     int file_warned;      /* the file's warnings (diagnostics) are printed once */
     char *said[64];       /* the run warnings printed so far: one that repeats is printed once */
     int nsaid;
+    int usage;    /* an option the problem refuses (every run would): exit 2 after the first */
     int quiet;
     hdg_progress pg;
     /* the results: err[o][m][u] (NaN: none), the unknowns of the first problem loaded */
@@ -367,6 +370,7 @@ static void record_run(const conv *C, const hdgc_problem *p, const hdgc_result *
     hdgc_report_set_int(row, "order", order);
     if (real_h(C)) hdgc_report_set_number(row, h_name(C), C->h[m]);
     else hdgc_report_set_int(row, "N", C->meshes[m]);
+    if (C->ndts) hdgc_report_set_number(row, "dt_requested", C->dts[m]);
     hdgc_report_set_string(row, "mesh", mesh);
     for (int u = 0; u < hdgc_problem_nunknowns(p) && u < MAXU; u++) {
         char path[160];
@@ -414,9 +418,21 @@ static hdg_status one(conv *C, int order, int m, hdgc_report *all, double *errs,
     char mesh[4200];
     mesh_spec(C, m, mesh, sizeof mesh);
     hdgc_result *r = NULL;
-    st = set_options(C, p, m, mesh, &err);
-    if (!st) st = hdgc_solve(p, &r, &err);
+    if (C->ndts && !hdgc_problem_transient(p))
+        st = hdg_fail(&err, HDG_EINPUT, "--dt applies to time-dependent problems; %s is steady %s", C->path,
+                      hdgc_problem_method(p));
+    else st = set_options(C, p, m, mesh, &err);
+    if (st) {   /* the same for every run: said once, exit 2 */
+        hdg_progress_end(&C->pg);
+        fprintf(stderr, "hdgc convergence: %s\n", err.msg);
+        C->usage = 1;
+        *pout = p;
+        return st;
+    }
+    st = hdgc_solve(p, &r, &err);
     hdg_progress_end(&C->pg);
+    if (C->ndts && hdgc_result_has(r, "time.dt")) C->h[m] = hdgc_result_number(r, "time.dt");   /* HDG: the step taken */
+    else if (C->ndts && hdgc_result_has(r, "dt")) C->h[m] = hdgc_result_number(r, "dt");       /* DG */
     if (st) fprintf(stderr, "hdgc convergence: order %d, %s: %s\n", order, mesh, err.msg);
     print_warnings(C, r, order, mesh);
     record_run(C, p, r, st, err.msg, order, m, mesh, all, errs);
@@ -516,7 +532,10 @@ static int sweep_order(conv *C, int o, hdgc_report *all)
         hdgc_problem *q = NULL;
         show_progress(C, o * C->nmeshes + m, C->orders[o], m);
         hdg_status st = one(C, C->orders[o], m, all, C->err[o][m], &q);
-        if (!q) return 1;
+        if (!q || C->usage) {
+            hdgc_problem_free(q);
+            return 1;
+        }
         failed |= st != HDG_OK;
         record_unknowns(C, q);
         hdgc_problem_free(q);
@@ -592,8 +611,13 @@ int hdg_cmd_convergence(int argc, char **argv)
     hdgc_report *all = hdgc_report_new();
     int failed = 0;
     hdg_progress_begin(&C->pg, !C->quiet && hdg_progress_tty() ? stderr : NULL);
-    for (int o = 0; o < C->norders; o++) failed |= sweep_order(C, o, all);
+    for (int o = 0; o < C->norders && !C->usage; o++) failed |= sweep_order(C, o, all);
     hdg_progress_end(&C->pg);
+    if (C->usage) {
+        hdgc_report_free(all);
+        free_conv(C);
+        return 2;
+    }
     if (hdgc_mpi_rank() > 0) {   /* under mpirun rank 0 writes the files */
         hdgc_report_free(all);
         free_conv(C);

@@ -2,6 +2,7 @@
  * the host and device HDG drivers (see run_hdg_common.h). */
 #include "drivers/run_hdg_common.h"
 
+#include <errno.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -535,15 +536,16 @@ hdg_status hdg_hdg_series_write(hdg_hdg_series *W, const hdg_problem *p, const h
                                 const double *geom, const double *xe, const double *xp, const hdg_run_options *o,
                                 double t, hdg_error *err)
 {
-    if (!W->base) {
-        size_t len = strlen(o->vtk);
-        W->base = hdg_xmalloc(len);
-        memcpy(W->base, o->vtk, len - 4), W->base[len - 4] = '\0';
-    }
     hdg_str name;
     hdg_str_init(&name);
+    if (!W->base) {
+        hdg_str_printf(&name, "%.*s", (int)strlen(o->vtk) - 4, o->vtk);
+        W->base = hdg_str_take(&name);
+        hdg_str_printf(&name, "%s.partial.pvd", W->base);
+        W->partial = hdg_str_take(&name);
+    }
     /* under mpirun a frame is a .pvtu with a piece per rank (runtime/output/vtk_dist.h) */
-    hdg_str_printf(&name, hdg_comm_size() > 1 ? "%s_%05d.pvtu" : "%s_%05d.vtu", W->base, W->n);
+    hdg_str_printf(&name, hdg_comm_size() > 1 ? "%s.partial_%05d.pvtu" : "%s.partial_%05d.vtu", W->base, W->n);
     hdg_run_options one = *o;
     one.vtk = name.s, one.snapshot = NULL;
     hdg_status st = hdg_hdg_output(p, L, ne, geom, xe, xp, &one, err);
@@ -551,29 +553,192 @@ hdg_status hdg_hdg_series_write(hdg_hdg_series *W, const hdg_problem *p, const h
     W->times = hdg_xrealloc(W->times, sizeof(double) * (size_t)(W->n + 1));
     W->files[W->n] = hdg_str_take(&name);
     W->times[W->n++] = t;
+    if (!st && !hdg_comm_rank()) st = hdg_pvd_write(W->partial, W->n, (const char *const *)W->files, W->times, err);
+    return hdg_comm_agree(st, err);
+}
+
+static hdg_status rename_file(const char *from, const char *to, hdg_error *err)
+{
+    if (rename(from, to) == 0) return HDG_OK;
+    return hdg_fail(err, HDG_EIO, "%s: cannot rename to %s: %s", from, to, strerror(errno));
+}
+
+/* Under mpirun: frame i's staged .pvtu rewritten as BASE_NNNNN.pvtu naming the renamed
+ * pieces (rank 0), the staged one removed. */
+static hdg_status commit_pvtu(const hdg_hdg_series *W, int i, const char *to, hdg_error *err)
+{
+    char *text = NULL, from[64], into[64];
+    size_t len = 0;
+    const char *slash = strrchr(W->base, '/'), *leaf = slash ? slash + 1 : W->base;
+    hdg_status st = hdg_read_file(W->files[i], &text, &len, err);
+    hdg_str out;
+    hdg_str_init(&out);
+    snprintf(from, sizeof from, ".partial_%05d_p", i);
+    snprintf(into, sizeof into, "_%05d_p", i);
+    for (const char *c = text; !st && *c;) {   /* Source="LEAF.partial_NNNNN_pR.vtu" -> LEAF_NNNNN_pR.vtu */
+        const char *hit = strstr(c, from);
+        size_t keep = hit ? (size_t)(hit - c) : strlen(c);
+        int ours = hit && keep >= strlen(leaf) && !strncmp(hit - strlen(leaf), leaf, strlen(leaf));
+        hdg_str_printf(&out, "%.*s%s", (int)keep, c, hit ? (ours ? into : from) : "");
+        c += keep + (hit ? strlen(from) : 0);
+    }
+    hdg_ofile o;
+    if (!st && !(st = hdg_ofile_open(&o, to, err))) {
+        fputs(out.s ? out.s : "", o.f);
+        st = hdg_ofile_commit(&o, err);
+    }
+    if (!st) remove(W->files[i]);
+    free(text);
+    hdg_str_free(&out);
     return st;
 }
 
-hdg_status hdg_hdg_series_close(hdg_hdg_series *W, const hdg_run_options *o, hdg_error *err)
+/* The staged frames under their final names (files[] too). */
+static hdg_status commit_frames(hdg_hdg_series *W, hdg_error *err)
 {
-    hdg_status st = W->n && !hdg_comm_rank() ? hdg_pvd_write(o->vtk, W->n, (const char *const *)W->files, W->times, err)
-                                             : HDG_OK;
-    st = hdg_comm_agree(st, err);
+    int rank = hdg_comm_rank(), dist = hdg_comm_size() > 1;
+    hdg_str from, to;
+    hdg_str_init(&from), hdg_str_init(&to);
+    hdg_status st = HDG_OK;
+    for (int i = 0; dist && i < W->n && !st; i++) {   /* each rank its piece */
+        hdg_str_printf(&from, "%s.partial_%05d_p%d.vtu", W->base, i, rank);
+        hdg_str_printf(&to, "%s_%05d_p%d.vtu", W->base, i, rank);
+        st = rename_file(from.s, to.s, err);
+        hdg_str_free(&from), hdg_str_free(&to);
+    }
+    if ((st = hdg_comm_agree(st, err))) return st;
+    for (int i = 0; i < W->n && !st; i++) {
+        hdg_str_printf(&to, dist ? "%s_%05d.pvtu" : "%s_%05d.vtu", W->base, i);
+        if (!dist) st = rename_file(W->files[i], to.s, err);
+        else if (rank == 0) st = commit_pvtu(W, i, to.s, err);
+        free(W->files[i]);
+        W->files[i] = hdg_str_take(&to);
+    }
+    return hdg_comm_agree(st, err);
+}
+
+/* Frames from n on (an older, longer series, an older failed run's) removed; each rank its pieces. */
+static void remove_leftovers(const hdg_hdg_series *W)
+{
+    int rank = hdg_comm_rank(), dist = hdg_comm_size() > 1;
+    static const char *const pat[4] = {"%s_%05d.vtu", "%s.partial_%05d.vtu", "%s_%05d.pvtu", "%s.partial_%05d.pvtu"};
+    hdg_str name;
+    hdg_str_init(&name);
+    for (int k = 0; k < 4 + 2 * dist; k++)
+        for (int i = W->n;; i++) {
+            if (k < 4 && rank) break;
+            if (k < 4) hdg_str_printf(&name, pat[k], W->base, i);
+            else hdg_str_printf(&name, k == 4 ? "%s_%05d_p%d.vtu" : "%s.partial_%05d_p%d.vtu", W->base, i, rank);
+            int gone = remove(name.s) != 0;
+            hdg_str_free(&name);
+            if (gone) break;
+        }
+}
+
+hdg_status hdg_hdg_series_close(hdg_hdg_series *W, const hdg_run_options *o, hdg_status run, hdg_error *err)
+{
+    hdg_status st = run;
+    if (run && W->n) {
+        size_t n = strlen(err->msg);
+        snprintf(err->msg + n, sizeof err->msg - n, " (the output so far is in %s; %s was not replaced)", W->partial,
+                 o->vtk);
+    } else if (!run && W->n) {
+        st = commit_frames(W, err);
+        if (!st && !hdg_comm_rank()) st = hdg_pvd_write(o->vtk, W->n, (const char *const *)W->files, W->times, err);
+        if (!st && !hdg_comm_rank()) remove(W->partial);
+        if (!(st = hdg_comm_agree(st, err))) remove_leftovers(W);
+    }
     for (int i = 0; i < W->n; i++) free(W->files[i]);
-    free(W->files), free(W->times), free(W->base);
+    free(W->files), free(W->times), free(W->base), free(W->partial);
     memset(W, 0, sizeof *W);
     return st;
 }
 
-void hdg_hdg_errors_track(const hdg_problem *p, const hdg_lowered *L, const double *e2, int ne, double *max)
+void hdg_hdg_errors_l2(const hdg_problem *p, const hdg_lowered *L, const double *e2, int ne, double *l2)
 {
     double tot[64] = {0}, per[32] = {0};
+    int has[32] = {0};
     for (int e = 0; e < ne; e++)
         for (int t = 0; t < L->nerr; t++) tot[t] += e2[(size_t)e * L->nerr + t];
     hdg_comm_sum(tot, L->nerr);   /* under mpirun: over every rank's elements */
-    for (int t = 0; t < L->nerr; t++) per[L->err_unknown[t]] += tot[t];
+    for (int t = 0; t < L->nerr; t++) per[L->err_unknown[t]] += tot[t], has[L->err_unknown[t]] = 1;
     for (int u = 0; u < p->nunknowns && u < 32; u++)
-        if (!p->unknowns[u].post && isfinite(per[u])) max[u] = fmax(max[u], sqrt(per[u]));
+        l2[u] = has[u] && !p->unknowns[u].post ? sqrt(per[u]) : NAN;
+}
+
+void hdg_hdg_errors_track(const hdg_problem *p, const hdg_lowered *L, const double *e2, int ne, double *max)
+{
+    double l2[32];
+    hdg_hdg_errors_l2(p, L, e2, ne, l2);
+    for (int u = 0; u < p->nunknowns && u < 32; u++)
+        if (isfinite(l2[u])) max[u] = fmax(max[u], l2[u]);
+}
+
+/* What to try when a scheme let the solution grow. */
+static void blowup_advice(const hdg_hdg_watch *w, char *buf, size_t n)
+{
+    if (!strcmp(w->scheme, "bdf3"))
+        snprintf(buf, n, "bdf3 is not A-stable: it amplifies undamped or weakly damped oscillations (wave-like, "
+                         "hyperbolic problems), and a smaller dt than %g only slows the growth; use bdf2, sdirk2 or "
+                         "sdirk3 (A-stable), or more damping (docs/solvers.md, Time stepping)", w->dt);
+    else
+        snprintf(buf, n, "%s is A-stable, so the problem itself may let the solution grow (a reaction or "
+                         "convection term of the wrong sign, a boundary condition that feeds energy in); check "
+                         "the form, or try a smaller dt than %g", w->scheme, w->dt);
+}
+
+static hdg_status blowup(const hdg_hdg_watch *w, const char *what, long long step, double t, hdg_report *rep,
+                         hdg_error *e)
+{
+    char advice[400];
+    blowup_advice(w, advice, sizeof advice);
+    hdg_report_int(rep, "blowup.step", step);
+    hdg_report_number(rep, "blowup.time", t);
+    return hdg_fail(e, HDG_ESOLVER, "unstable: %s at step %lld (t = %.6g) of %s with dt = %.4g; %s", what, step, t,
+                    w->scheme, w->dt, advice);
+}
+
+void hdg_hdg_watch_init(hdg_hdg_watch *w, const char *scheme, double dt, long long nsteps)
+{
+    memset(w, 0, sizeof *w);
+    w->scheme = scheme, w->dt = dt;
+    w->norms = hdg_xcalloc((size_t)nsteps + 1, sizeof(double));
+}
+
+void hdg_hdg_watch_free(hdg_hdg_watch *w)
+{
+    free(w->norms);
+    w->norms = NULL;
+}
+
+void hdg_hdg_watch_exact(hdg_hdg_watch *w, const hdg_problem *p, const double *exact)
+{
+    for (int u = 0; u < p->nunknowns && u < 32; u++)
+        if (isfinite(exact[u])) w->exact_max[u] = fmax(w->exact_max[u], exact[u]);
+}
+
+hdg_status hdg_hdg_watch_step(hdg_hdg_watch *w, const hdg_problem *p, double norm, const double *err,
+                              long long step, double t, hdg_report *rep, hdg_error *e)
+{
+    char what[320];
+    if (!isfinite(norm)) return blowup(w, "the solution is not finite", step, t, rep, e);
+    w->norms[step] = norm;
+    for (int u = 0; err && u < p->nunknowns && u < 32; u++) {
+        double ref = w->exact_max[u];
+        if (isfinite(err[u]) && ref > 0 && err[u] > HDG_HDG_BLOWUP_EXACT * ref) {
+            snprintf(what, sizeof what, "the L2 error of %s grew to %.4g, more than %d times the largest L2 norm "
+                     "of its exact solution (%.4g)", p->unknowns[u].name, err[u], HDG_HDG_BLOWUP_EXACT, ref);
+            return blowup(w, what, step, t, rep, e);
+        }
+    }
+    double quarter = w->norms[step / 4], half = w->norms[step / 2];
+    if (step >= 4 && quarter > 0 && half > HDG_HDG_BLOWUP_NORM * quarter &&
+        norm > HDG_HDG_BLOWUP_NORM * HDG_HDG_BLOWUP_NORM * half) {
+        snprintf(what, sizeof what, "the solution's norm grew exponentially: %.4g after step %lld, %.4g after "
+                 "step %lld, %.4g now", quarter, step / 4, half, step / 2, norm);
+        return blowup(w, what, step, t, rep, e);
+    }
+    return HDG_OK;
 }
 
 void hdg_hdg_report_errors_max(const hdg_problem *p, const hdg_lowered *L, const double *max, hdg_report *rep)
@@ -684,10 +849,26 @@ hdg_status hdg_hdg_output_at(const hdg_problem *p, const hdg_lowered *L, int ne,
     return st;
 }
 
+int hdg_hdg_matrix_depends_on_t(const hdg_problem *p)
+{
+    for (int q = 0; q < p->nequations; q++) {
+        const hdg_equation *eq = &p->equations[q];
+        if (eq->post) continue;
+        for (int i = 0; i < eq->natoms; i++) {
+            const hdg_atom *a = &eq->atoms[i];
+            if (a->trial >= 0 && hdg_expr_depends(a->coef, HDG_VAR_T)) return 1;
+        }
+    }
+    return 0;
+}
+
 hdg_status hdg_hdg_time_plan(const hdg_problem *p, const hdg_run_options *o, double *final, double *dt,
                              long long *nsteps, hdg_error *err)
 {
     *final = o->final_time > 0 ? o->final_time : p->time.final;
     *dt = 0, *nsteps = 0;
-    return hdg_time_steps(p->name, *final, o->dt > 0 ? o->dt : p->time.dt, dt, nsteps, err);
+    char from[64];
+    if (o->dt > 0) snprintf(from, sizeof from, "--dt %g", o->dt);
+    else snprintf(from, sizeof from, "the file's 'dt = %g'", p->time.dt);
+    return hdg_time_steps(p->name, *final, o->dt > 0 ? o->dt : p->time.dt, from, dt, nsteps, err);
 }

@@ -24,6 +24,11 @@ double *hdg_hdg_flip(const hdg_lowered *L);
 hdg_status hdg_hdg_time_plan(const hdg_problem *p, const hdg_run_options *o, double *final, double *dt,
                              long long *nsteps, hdg_error *err);
 
+/* Transient: some term of the trace system's matrix (an atom with an unknown of
+ * the main system, dt() terms included) has a coefficient that depends on t, so
+ * K_e, the trace matrix and its preconditioner change in time. Host and device drivers. */
+int hdg_hdg_matrix_depends_on_t(const hdg_problem *p);
+
 /* dofs.* of the report. */
 void hdg_hdg_report_dofs(hdg_report *rep, const hdg_mesh *mesh, const hdg_lowered *L);
 
@@ -176,11 +181,15 @@ void hdg_hdg_report_errors(const hdg_problem *p, const hdg_lowered *L, const dou
 hdg_status hdg_hdg_estimate(const hdg_problem *p, const hdg_mesh *M, const hdg_lowered *L, double *eta2,
                             hdg_report *rep, hdg_error *err);
 
-/* --vtk BASE.pvd --every n of a time-dependent HDG run: BASE_NNNNN.vtu per state written
- * (the fields as hdg_hdg_output takes them, u* already post-processed), listed with their
- * times by BASE.pvd at the close. */
+/* --vtk BASE.pvd --every n of a time-dependent HDG run, staged as explicit DG's
+ * (run_dg_common.c): every state written (the fields as hdg_hdg_output takes them, u*
+ * already post-processed) goes to BASE.partial_NNNNN.vtu (.pvtu under mpirun, with pieces
+ * BASE.partial_NNNNN_p<rank>.vtu), listed with its time by BASE.partial.pvd, rewritten
+ * after each; only a run that reaches its final time renames them to BASE_NNNNN.vtu,
+ * writes BASE.pvd and removes the frames of an older, longer series, so a failed run
+ * never replaces a previous good series (and says where its output is). */
 typedef struct hdg_hdg_series {
-    char *base;
+    char *base, *partial;    /* the path without .pvd; BASE.partial.pvd */
     char **files;
     double *times;
     int n;
@@ -189,11 +198,49 @@ int hdg_hdg_series_wanted(const hdg_run_options *o);
 hdg_status hdg_hdg_series_write(hdg_hdg_series *W, const hdg_problem *p, const hdg_lowered *L, int ne,
                                 const double *geom, const double *xe, const double *xp, const hdg_run_options *o,
                                 double t, hdg_error *err);
-hdg_status hdg_hdg_series_close(hdg_hdg_series *W, const hdg_run_options *o, hdg_error *err);
+/* run: the run's status. HDG_OK: the series is committed (its failure returned); else
+ * err's message gets where the staged output is and that BASE.pvd stands, and run is
+ * returned. Collective under mpirun. */
+hdg_status hdg_hdg_series_close(hdg_hdg_series *W, const hdg_run_options *o, hdg_status run, hdg_error *err);
 
 /* Errors in time: max[u] = max(max[u], L2 error of element unknown u) from the squared
  * errors e2 (ne * nerr) of one state; and errors_max_in_time.<u> in the report. */
 void hdg_hdg_errors_track(const hdg_problem *p, const hdg_lowered *L, const double *e2, int ne, double *max);
+/* l2[u] = the L2 error of unknown u (NaN: no exact solution, or a post-processed unknown)
+ * from the squared errors e2 (ne * nerr), summed over the ranks. From the errors kernel
+ * run on a zero state, the L2 norm of u's exact solution. */
+void hdg_hdg_errors_l2(const hdg_problem *p, const hdg_lowered *L, const double *e2, int ne, double *l2);
+
+/* The blow-up watch of implicit time stepping (host and device drivers), after every
+ * step: unstable (HDG_ESOLVER, blowup.step and blowup.time in the report) when
+ *  - the state is not finite;
+ *  - the L2 error of an element unknown with an exact solution exceeds
+ *    HDG_HDG_BLOWUP_EXACT times the largest L2 norm of that solution (sampled at
+ *    HDG_HDG_WATCH_SAMPLES + 1 times in [0, T] before the run, and at every step): a
+ *    growth the exact solution does not have (a sound run's relative error is far below 1);
+ *  - the state's norm grew more than HDG_HDG_BLOWUP_NORM^2 times over the second half of
+ *    the steps so far and more than HDG_HDG_BLOWUP_NORM times over the quarter before
+ *    (an exponential growth: a polynomial one, forcing switched on at any time before that
+ *    quarter included, stays far below). Without an exact solution this is all there is.
+ * BDF3 (not A-stable) on a first-order wave system with little damping grows without
+ * bound (tests/heat.cmake, heat_wave_bdf3_unstable). */
+#define HDG_HDG_BLOWUP_EXACT 10
+#define HDG_HDG_BLOWUP_NORM 1e4
+#define HDG_HDG_WATCH_SAMPLES 16
+typedef struct hdg_hdg_watch {
+    const char *scheme;       /* the scheme's name, for the advice */
+    double dt;
+    double exact_max[32];     /* per unknown: the largest L2 norm of its exact solution */
+    double *norms;            /* nsteps + 1: the state's norm after each step (0: the initial state) */
+} hdg_hdg_watch;
+void hdg_hdg_watch_init(hdg_hdg_watch *w, const char *scheme, double dt, long long nsteps);
+void hdg_hdg_watch_free(hdg_hdg_watch *w);
+/* The L2 norms of the exact solutions at some time (hdg_hdg_errors_l2 of a zero state). */
+void hdg_hdg_watch_exact(hdg_hdg_watch *w, const hdg_problem *p, const double *exact);
+/* After step `step` (time t; step 0: the initial state): norm, the state's L2 norm (its
+ * vector's, summed over the ranks); err (NULL: none) per unknown from hdg_hdg_errors_l2. */
+hdg_status hdg_hdg_watch_step(hdg_hdg_watch *w, const hdg_problem *p, double norm, const double *err,
+                              long long step, double t, hdg_report *rep, hdg_error *e);
 void hdg_hdg_report_errors_max(const hdg_problem *p, const hdg_lowered *L, const double *max, hdg_report *rep);
 
 /* The element fields xe (ne * nl) and the post-processed xp (ne * npost, or

@@ -11,8 +11,9 @@
 #include "support/util.h"
 
 /* ------------------------------------------------------- time stepping
- * HDG with dt() terms (drivers/time_scheme.h): per sigma the local kernel, the
- * matrix, its elimination and preconditioner; every solve the rhs kernel, the
+ * HDG with dt() terms (drivers/time_scheme.h): per sigma (and per solve when a
+ * matrix term depends on t) the local kernel, the matrix, its elimination and
+ * preconditioner; every solve the rhs kernel, the
  * matrix and rhs reassembled from the kept K_e (a gather: no copy of the matrix
  * is kept), the Dirichlet data at its time eliminated, a Krylov solve from the
  * last trace and the recovery with the history; all on the device. */
@@ -20,18 +21,22 @@ typedef struct dtime {
     drun *r;
     hdg_time_ops ops;
     int cur, ready, nlevels;
+    int tdep;                /* a matrix term depends on t: rebuilt at each solve's time */
+    double built_t;          /* the time of the current K_e */
     hdg_hdg_solver s;
     dprecond d;
     long long its, its_max, solves;
-    hdg_cuptr e2, zp;        /* errors in time: per element, and zero post dofs */
+    hdg_cuptr e2, zp, zx;    /* errors in time: per element, zero post dofs, zero element dofs */
     double *e2h, err_max[32];
+    hdg_hdg_watch watch;     /* the blow-up watch */
     hdg_hdg_series W;        /* --vtk x.pvd --every n */
     int many;
     hdg_petsc_dsolver *dist; /* under mpirun: PETSc's solver of the current matrix */
     double dist_init;
 } dtime;
 
-static hdg_status dtime_level(dtime *D, int v, hdg_error *err)
+/* K_e at sigma of level v and time t, the matrix, its elimination and solver. */
+static hdg_status dtime_level(dtime *D, int v, double t, hdg_error *err)
 {
     drun *r = D->r;
     if (D->ready) hdg_dcu_precond_free(&D->d), D->ready = 0;
@@ -41,7 +46,8 @@ static hdg_status dtime_level(dtime *D, int v, hdg_error *err)
     free(params);
     hdg_cuda_free(r->dev, r->Ke), hdg_cuda_free(r->dev, r->Fe);
     r->Ke = r->Fe = 0;
-    r->t = 0;
+    r->t = t;
+    D->cur = -1, D->built_t = t;
     if (!st) st = hdg_dcu_local_stage(r, err);
     if (!st) st = hdg_dcu_assemble_stage(r, err);
     if (!st) st = hdg_dcu_dirichlet_stage(r, err);
@@ -68,7 +74,8 @@ static hdg_status dtime_solve(void *ctx, int v, double t, hdg_error *err)
     dtime *D = ctx;
     drun *r = D->r;
     int ne = r->mesh->ne, nt = r->L.nt;
-    hdg_status st = D->cur == v ? HDG_OK : dtime_level(D, v, err);
+    hdg_status st = D->cur == v && !(D->tdep && D->built_t != t) ? HDG_OK : dtime_level(D, v, t, err);
+    if (st) st = hdg_hdg_at_time(err, t, st);
     r->t = t;
     hdg_kargs a = hdg_dcu_kargs(r, r->geom, ne);
     a.in[0] = DPTR(r->hist);
@@ -104,18 +111,24 @@ static hdg_status dtime_solve(void *ctx, int v, double t, hdg_error *err)
 
 static hdg_status dtime_initial(void *ctx, double *u, hdg_error *err)
 {
-    drun *r = ((dtime *)ctx)->r;
+    dtime *D = ctx;
+    drun *r = D->r;
     r->t = 0;
     int ne = r->mesh->ne;
     hdg_kargs a = hdg_dcu_kargs(r, r->geom, ne);
     a.out[0] = u;
     hdg_status st = hdg_dcu_launch(r, r->L.initial, ne, &a, err);
-    if (st || isfinite(r->la.ops.norm2(&r->la, (long long)ne * r->L.nl, u))) return st;
-    double *h = hdg_xmalloc(sizeof(double) * ((size_t)ne * r->L.nl + 1));
-    st = hdg_cuda_download(r->dev, h, (hdg_cuptr)(uintptr_t)u, sizeof(double) * (size_t)ne * r->L.nl, err);
-    int bad = st ? -1 : hdg_nonfinite_first(h, ne, r->L.nl, r->L.nl);
-    free(h);
-    return st ? st : hdg_hdg_initial_not_finite(r->p, bad, err);
+    double n2 = st ? 0 : r->la.ops.dot(&r->la, (long long)ne * r->L.nl, u, u);
+    if (!st && !isfinite(n2)) {   /* name the element */
+        double *h = hdg_xmalloc(sizeof(double) * ((size_t)ne * r->L.nl + 1));
+        st = hdg_cuda_download(r->dev, h, (hdg_cuptr)(uintptr_t)u, sizeof(double) * (size_t)ne * r->L.nl, err);
+        int bad = st ? -1 : hdg_nonfinite_first(h, ne, r->L.nl, r->L.nl);
+        free(h);
+        if (!st) st = hdg_hdg_initial_not_finite(r->p, bad, err);
+    }
+    if ((st = hdg_comm_agree(st, err))) return st;   /* mpirun: before the norm's sum */
+    hdg_comm_sum(&n2, 1);
+    return hdg_hdg_watch_step(&D->watch, r->p, sqrt(n2), NULL, 0, 0.0, r->rep, err);
 }
 
 /* A state within the run on the host (u* post-processed): the caller's snapshot
@@ -136,30 +149,78 @@ static hdg_status dtime_fields_out(drun *r, hdg_hdg_series *W, double t, long lo
     return st;
 }
 
-/* After each step: the errors in time (the post dofs zero: their errors are not kept)
- * and the step callback when due. */
+/* The errors' buffers: per element on the device and the host, zero element and post dofs. */
+static hdg_status dtime_errors_alloc(dtime *D, hdg_error *err)
+{
+    drun *r = D->r;
+    int ne = r->mesh->ne;
+    size_t n = (size_t)ne * r->L.nerr, nl = (size_t)ne * r->L.nl;
+    D->e2h = hdg_xmalloc(sizeof(double) * (n + 1));
+    hdg_status st = hdg_dcu_dalloc(r, n, &D->e2, err);
+    if (!st && !(st = hdg_dcu_dalloc(r, nl, &D->zx, err))) st = hdg_cuda_memset0(r->dev, D->zx, sizeof(double) * nl, err);
+    if (!st && r->L.npost && !(st = hdg_dcu_dalloc(r, (size_t)ne * r->L.npost_dofs, &D->zp, err)))
+        st = hdg_cuda_memset0(r->dev, D->zp, sizeof(double) * (size_t)ne * r->L.npost_dofs, err);
+    return st;
+}
+
+/* The squared errors per element of the element dofs x at r->t into D->e2h (post dofs zero). */
+static hdg_status dtime_errors_of(dtime *D, hdg_cuptr x, hdg_error *err)
+{
+    drun *r = D->r;
+    int ne = r->mesh->ne;
+    hdg_kargs a = hdg_dcu_kargs(r, r->geom, ne);
+    a.in[0] = DPTR(x);
+    a.in[1] = DPTR(D->zp);
+    a.out[0] = DPTR(D->e2);
+    hdg_status st = hdg_dcu_launch(r, r->L.errors, ne, &a, err);
+    if (!st) st = hdg_cuda_download(r->dev, D->e2h, D->e2, sizeof(double) * (size_t)ne * r->L.nerr, err);
+    return st;
+}
+
+/* The errors in time (the post dofs zero: their errors are not kept) and the blow-up
+ * watch, with the exact solution's norms at r->t. */
+static hdg_status dtime_watch(dtime *D, long long step, hdg_error *err)
+{
+    drun *r = D->r;
+    int ne = r->mesh->ne, have = r->L.nerr > 0;
+    double l2[32], exact[32];
+    hdg_status st = have ? dtime_errors_of(D, r->xe, err) : HDG_OK;
+    if (!st && have) {
+        hdg_hdg_errors_track(r->p, &r->L, D->e2h, ne, D->err_max);
+        hdg_hdg_errors_l2(r->p, &r->L, D->e2h, ne, l2);
+        st = dtime_errors_of(D, D->zx, err);
+    }
+    if (!st && have) hdg_hdg_errors_l2(r->p, &r->L, D->e2h, ne, exact), hdg_hdg_watch_exact(&D->watch, r->p, exact);
+    if (st) return st;
+    double n2 = r->la.ops.dot(&r->la, (long long)ne * r->L.nl, DPTR(r->xe), DPTR(r->xe));
+    hdg_comm_sum(&n2, 1);
+    return hdg_hdg_watch_step(&D->watch, r->p, sqrt(n2), have ? l2 : NULL, step, r->t, r->rep, err);
+}
+
+/* The watch's scale: the exact solutions' norms at HDG_HDG_WATCH_SAMPLES + 1 times in [0, final]. */
+static hdg_status dtime_watch_scale(dtime *D, double final, hdg_error *err)
+{
+    drun *r = D->r;
+    double exact[32];
+    hdg_status st = HDG_OK;
+    for (int j = 0; r->L.nerr && j <= HDG_HDG_WATCH_SAMPLES && !st; j++) {
+        r->t = final * j / HDG_HDG_WATCH_SAMPLES;
+        if (!(st = dtime_errors_of(D, D->zx, err))) {
+            hdg_hdg_errors_l2(r->p, &r->L, D->e2h, r->mesh->ne, exact);
+            hdg_hdg_watch_exact(&D->watch, r->p, exact);
+        }
+    }
+    r->t = 0;
+    return st;
+}
+
+/* After each step: the errors in time, the blow-up watch and the step callback when due. */
 static hdg_status dtime_after(void *ctx, long long step, long long nsteps, double t, hdg_error *err)
 {
     dtime *D = ctx;
     drun *r = D->r;
-    int ne = r->mesh->ne;
-    size_t n = (size_t)ne * r->L.nerr;
-    hdg_status st = HDG_OK;
-    if (n) {
-        if (!D->e2) {
-            D->e2h = hdg_xmalloc(sizeof(double) * n);
-            st = hdg_dcu_dalloc(r, n, &D->e2, err);
-            if (!st && r->L.npost && !(st = hdg_dcu_dalloc(r, (size_t)ne * r->L.npost_dofs, &D->zp, err)))
-                st = hdg_cuda_memset0(r->dev, D->zp, sizeof(double) * (size_t)ne * r->L.npost_dofs, err);
-        }
-        hdg_kargs a = hdg_dcu_kargs(r, r->geom, ne);
-        a.in[0] = DPTR(r->xe);
-        a.in[1] = DPTR(D->zp);
-        a.out[0] = DPTR(D->e2);
-        if (!st) st = hdg_dcu_launch(r, r->L.errors, ne, &a, err);
-        if (!st) st = hdg_cuda_download(r->dev, D->e2h, D->e2, sizeof(double) * n, err);
-        if (!st) hdg_hdg_errors_track(r->p, &r->L, D->e2h, ne, D->err_max);
-    }
+    r->t = t;
+    hdg_status st = dtime_watch(D, step, err);
     int every = r->o->snapshot_every, snap = r->o->snapshot && every > 0 && step % every == 0 && step < nsteps;
     int file = D->many && step % r->o->every == 0 && step < nsteps;
     if (!st && (snap || file)) st = dtime_fields_out(r, file ? &D->W : NULL, t, snap ? step : 0, err);
@@ -176,21 +237,24 @@ hdg_status hdg_dcu_time_stage(drun *r, hdg_progress *line, hdg_error *err)
     if (!st) st = hdg_dcu_dalloc(r, (size_t)n, &r->hist, err);
     if (!st) st = hdg_dcu_dalloc(r, (size_t)n, &r->xe, err);
     if (st) return st;
-    dtime D = {.r = r, .cur = -1, .many = hdg_hdg_series_wanted(r->o)};
+    dtime D = {.r = r, .cur = -1, .many = hdg_hdg_series_wanted(r->o), .tdep = hdg_hdg_matrix_depends_on_t(r->p)};
     D.ops = (hdg_time_ops){&D, &r->la.ops, n, DPTR(r->hist), DPTR(r->xe), {0, 0}, dtime_initial, dtime_solve,
                            dtime_after};
-    st = hdg_time_run(&sc, dt, nsteps, &D.ops, line, err);
+    hdg_hdg_watch_init(&D.watch, sc.name, dt, nsteps);
+    st = dtime_errors_alloc(&D, err);
+    if (!st) st = dtime_watch_scale(&D, final, err);
+    if (!st) st = hdg_time_run(&sc, dt, nsteps, &D.ops, line, err);
     hdg_progress_end(line);
     if (D.ready) hdg_dcu_precond_free(&D.d);
     hdg_petsc_dist_free(D.dist);
-    hdg_cuda_free(r->dev, D.e2), hdg_cuda_free(r->dev, D.zp);
+    hdg_cuda_free(r->dev, D.e2), hdg_cuda_free(r->dev, D.zp), hdg_cuda_free(r->dev, D.zx);
+    hdg_hdg_watch_free(&D.watch);
     free(D.e2h);
     r->t = final, r->nsteps = nsteps;
     if (D.many) {   /* the final state's file, then the collection; the output stage writes no .vtu */
         if (!st) st = dtime_fields_out(r, &D.W, final, 0, err);
         if (!st) hdg_report_int(r->rep, "output.vtk_files", D.W.n);
-        hdg_status cs = hdg_hdg_series_close(&D.W, r->o, err);
-        if (!st) st = cs;
+        st = hdg_hdg_series_close(&D.W, r->o, st, err);
         r->series = 1;
     }
     if (!st) hdg_time_report(r->rep, &sc, dt, nsteps, final, D.solves, D.nlevels, D.its, D.its_max);

@@ -2,9 +2,11 @@
  * HDG problems: the callbacks of the scheme loop (drivers/time_scheme.h, which
  * says what sigma and the history h are for each scheme).
  *
- * The element matrices depend on sigma only: per sigma (one at a time; a BDF2/3
+ * The element matrices depend on sigma: per sigma (one at a time; a BDF2/3
  * run's SDIRK start first, then the BDF's) K_e is condensed and the trace matrix
- * assembled, kept (B0, for the lifting), Dirichlet-eliminated and preconditioned.
+ * assembled, kept (B0, for the lifting), Dirichlet-eliminated and preconditioned;
+ * when a matrix term's coefficient depends on t (hdg_hdg_matrix_depends_on_t), all
+ * of that again at each solve's time.
  * Every solve then costs the rhs kernel (F_e from the data at its time and h),
  * the rhs assembly, the Dirichlet data at its time lifted with B0, a Krylov solve
  * warm-started from the last trace, and the recovery. After each step: the errors
@@ -24,6 +26,7 @@
 
 typedef struct level {
     double sigma;
+    double t;                /* the time K_e was built at (matters when the matrix depends on t) */
     hdg_blockmat B0;         /* before the Dirichlet elimination (the lifting); r->B is the
                                 eliminated matrix the Krylov solver sees */
     hdg_hdg_ksp K;
@@ -71,10 +74,13 @@ typedef struct stepper {
     level lv[2];             /* [0] the scheme's, [1] the SDIRK start of a BDF: used one
                                 after the other (the start's freed before the scheme's is built) */
     int cur;                 /* the level in r->B (-1: none) */
+    int tdep;                /* a matrix term depends on t: the level is rebuilt at each solve's time */
     long long its, its_max, solves;
     int nlevels;             /* matrices built */
     double *e2, *zero_post;  /* errors in time */
+    double *zero;            /* n zeros: the errors kernel on them gives the exact solution's norms */
     double err_max[32];
+    hdg_hdg_watch watch;     /* the blow-up watch */
 } stepper;
 
 /* The element unknowns r->xe (= ops.out) at time t from the history r->hist (sigma of
@@ -86,14 +92,16 @@ static hdg_status implicit_solve(void *ctx, int v, double t, hdg_error *err)
     S->lv[v].sigma = S->ops.sigma[v];
     const hdg_mesh *M = r->mesh;
     int nt = r->L.nt, ne = M->ne;
-    if (S->cur != v) {
+    r->t = t;
+    if (S->cur != v || (S->tdep && S->lv[v].t != t)) {
         if (S->cur >= 0) level_free(&S->lv[S->cur]);
+        S->cur = -1;
         hdg_status st = level_init(r, &S->lv[v], err);
-        if (st) return st;
+        if (st) return hdg_hdg_at_time(err, t, st);
+        S->lv[v].t = t;
         S->cur = v;
         S->nlevels++;
     }
-    r->t = t;
     hdg_kernel_fn f = hdg_hdg_kernel(r, r->L.rhs, err);
     if (!f) return err->code;
     hdg_kargs a = hdg_hdg_kargs(r, r->geom, ne);
@@ -118,22 +126,64 @@ static hdg_status implicit_solve(void *ctx, int v, double t, hdg_error *err)
     return hdg_hdg_recover(r, err);
 }
 
-/* The L2 errors of the element unknowns at r->t: their maxima over the steps. */
-static hdg_status track_errors(stepper *S, hdg_error *err)
+/* The squared errors per element of the element dofs x at r->t into S->e2 (post dofs zero). */
+static hdg_status errors_of(stepper *S, const double *x, hdg_error *err)
 {
     hdg_run *r = S->r;
-    const hdg_lowered *L = &r->L;
-    if (!L->nerr) return HDG_OK;
     int ne = r->mesh->ne;
-    hdg_kernel_fn f = hdg_hdg_kernel(r, L->errors, err);
+    hdg_kernel_fn f = hdg_hdg_kernel(r, r->L.errors, err);
     if (!f) return err->code;
     hdg_kargs a = hdg_hdg_kargs(r, r->geom, ne);
-    a.in[0] = r->xe;
+    a.in[0] = x;
     a.in[1] = S->zero_post;
     a.out[0] = S->e2;
     hdg_launch(f, ne, &a);
-    hdg_hdg_errors_track(r->p, L, S->e2, ne, S->err_max);
     return HDG_OK;
+}
+
+/* The norm of the element dofs x over every rank. */
+static double state_norm(const stepper *S, const double *x)
+{
+    const hdg_vecops *v = hdg_vecops_host();
+    double n2 = v->dot(v->ctx, S->n, x, x);
+    hdg_comm_sum(&n2, 1);
+    return sqrt(n2);
+}
+
+/* The L2 errors of the element unknowns at r->t (their maxima over the steps) and the
+ * blow-up watch, with the exact solution's norms at r->t. */
+static hdg_status track_errors(stepper *S, long long step, hdg_error *err)
+{
+    hdg_run *r = S->r;
+    const hdg_lowered *L = &r->L;
+    double l2[32], exact[32];
+    int ne = r->mesh->ne, have = L->nerr > 0;
+    hdg_status st = have ? errors_of(S, r->xe, err) : HDG_OK;
+    if (!st && have) {
+        hdg_hdg_errors_track(r->p, L, S->e2, ne, S->err_max);
+        hdg_hdg_errors_l2(r->p, L, S->e2, ne, l2);
+        st = errors_of(S, S->zero, err);
+    }
+    if (!st && have) hdg_hdg_errors_l2(r->p, L, S->e2, ne, exact), hdg_hdg_watch_exact(&S->watch, r->p, exact);
+    if (st) return st;
+    return hdg_hdg_watch_step(&S->watch, r->p, state_norm(S, r->xe), have ? l2 : NULL, step, r->t, r->rep, err);
+}
+
+/* The watch's scale: the exact solutions' norms at HDG_HDG_WATCH_SAMPLES + 1 times in [0, final]. */
+static hdg_status watch_scale(stepper *S, double final, hdg_error *err)
+{
+    hdg_run *r = S->r;
+    double exact[32];
+    hdg_status st = HDG_OK;
+    for (int j = 0; r->L.nerr && j <= HDG_HDG_WATCH_SAMPLES && !st; j++) {
+        r->t = final * j / HDG_HDG_WATCH_SAMPLES;
+        if (!(st = errors_of(S, S->zero, err))) {
+            hdg_hdg_errors_l2(r->p, &r->L, S->e2, r->mesh->ne, exact);
+            hdg_hdg_watch_exact(&S->watch, r->p, exact);
+        }
+    }
+    r->t = 0;
+    return st;
 }
 
 static void report_time(stepper *S, const hdg_time_scheme *sc, double dt, long long nsteps, double final)
@@ -154,7 +204,10 @@ static hdg_status initial_state(void *ctx, double *u, hdg_error *err)
     a.out[0] = u;
     hdg_launch(f, ne, &a);
     int bad = hdg_nonfinite_first(u, ne, r->L.nl, r->L.nl);
-    return bad >= 0 ? hdg_hdg_initial_not_finite(r->p, bad, err) : HDG_OK;
+    hdg_status st = bad >= 0 ? hdg_hdg_initial_not_finite(r->p, bad, err) : HDG_OK;
+    if ((st = hdg_comm_agree(st, err))) return st;   /* mpirun: before the norm's sum */
+    stepper *S = ctx;
+    return hdg_hdg_watch_step(&S->watch, r->p, state_norm(S, u), NULL, 0, 0.0, r->rep, err);
 }
 
 /* ---------------------------------------------------------------- output */
@@ -188,7 +241,8 @@ static hdg_status after_step(void *ctx, long long step, long long nsteps, double
 {
     stepper *S = ctx;
     hdg_run *r = S->r;
-    hdg_status st = track_errors(S, err);
+    r->t = t;
+    hdg_status st = track_errors(S, step, err);
     if (!st && S->W && step % r->o->every == 0 && step < nsteps) st = series_write(S->W, r, t, err);
     int every = r->o->snapshot_every;
     if (!st && r->o->snapshot && every > 0 && step % every == 0 && step < nsteps) st = step_snapshot(r, t, step, err);
@@ -206,14 +260,18 @@ hdg_status hdg_run_hdg_time(hdg_run *r, hdg_progress *line, hdg_error *err)
     int ne = r->mesh->ne;
     hdg_hdg_series W = {0};
     int many = hdg_hdg_series_wanted(r->o);
-    stepper S = {.r = r, .n = (long long)ne * L->nl, .cur = -1, .W = many ? &W : NULL};
+    stepper S = {.r = r, .n = (long long)ne * L->nl, .cur = -1, .W = many ? &W : NULL,
+                 .tdep = hdg_hdg_matrix_depends_on_t(r->p)};
     r->hist = hdg_xcalloc((size_t)S.n, sizeof(double));
     r->xe = hdg_xcalloc((size_t)S.n, sizeof(double));
     S.ops = (hdg_time_ops){&S, hdg_vecops_host(), S.n, r->hist, r->xe, {0, 0}, initial_state, implicit_solve, after_step};
     S.e2 = hdg_xcalloc((size_t)ne * (L->nerr ? L->nerr : 1), sizeof(double));
     if (L->npost) S.zero_post = hdg_xcalloc((size_t)ne * L->npost_dofs, sizeof(double));
+    S.zero = hdg_xcalloc((size_t)S.n + 1, sizeof(double));
+    hdg_hdg_watch_init(&S.watch, sc.name, dt, nsteps);
     r->t = 0;
-    st = hdg_hdg_dirichlet_data(r, err);   /* which faces are Dirichlet (the data follow every solve) */
+    st = watch_scale(&S, final, err);
+    if (!st) st = hdg_hdg_dirichlet_data(r, err);   /* which faces are Dirichlet (the data follow every solve) */
     if (!st) st = hdg_time_run(&sc, dt, nsteps, &S.ops, line, err);
     hdg_progress_end(line);
     if (!st) {
@@ -230,12 +288,10 @@ hdg_status hdg_run_hdg_time(hdg_run *r, hdg_progress *line, hdg_error *err)
             st = hdg_hdg_output_at(r->p, L, ne, r->geom, r->xe, r->xp, r->eta, &o, final, nsteps, 1, err);
         }
     }
-    if (many) {
-        hdg_status cs = hdg_hdg_series_close(&W, r->o, err);
-        if (!st) st = cs;
-    }
+    if (many) st = hdg_hdg_series_close(&W, r->o, st, err);
     level_free(&S.lv[0]);
     level_free(&S.lv[1]);
-    free(S.e2), free(S.zero_post);
+    free(S.e2), free(S.zero_post), free(S.zero);
+    hdg_hdg_watch_free(&S.watch);
     return st;
 }

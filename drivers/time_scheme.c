@@ -34,15 +34,17 @@ hdg_time_scheme hdg_time_scheme_of(const char *name)
     return sdirk(!strcmp(name, "sdirk2") ? 2 : 3);
 }
 
-hdg_status hdg_time_steps(const char *name, double final, double dt, double *dt_out, long long *n, hdg_error *err)
+hdg_status hdg_time_steps(const char *name, double final, double dt, const char *from, double *dt_out, long long *n,
+                          hdg_error *err)
 {
     if (!(final > 0) || !(dt > 0))
         return hdg_fail(err, HDG_EINPUT, "%s: the final time (%g) and the step dt (%g) must be positive", name,
                         final, dt);
     double k = ceil(final / dt * (1 - 1e-12));
-    if (!(k <= 1e8))
-        return hdg_fail(err, HDG_EINPUT, "%s: %.3g steps of dt = %g to t = %g: more than 1e8 steps", name, k, dt,
-                        final);
+    if (!(k <= HDG_TIME_MAX_STEPS))
+        return hdg_fail(err, HDG_EINPUT, "%s: the time step dt = %g (from %s) needs %.3g steps to reach t = %g, more "
+                        "than the limit of %.0e implicit steps (each a trace solve); raise the step or lower the "
+                        "final time", name, dt, from, k, final, HDG_TIME_MAX_STEPS);
     *n = k < 1 ? 1 : (long long)k;
     *dt_out = final / (double)*n;
     return HDG_OK;

@@ -53,8 +53,15 @@ hdg_status hdg_time_run(const hdg_time_scheme *sc, double dt, long long nsteps, 
 void hdg_time_report(hdg_report *rep, const hdg_time_scheme *sc, double dt, long long nsteps, double final,
                      long long solves, int matrices, long long its, long long its_max);
 
-/* Steps and step: final/dt rounded up, dt shortened to land on final (from --dt D or the
- * file's 'dt', --final-time T or the file's 'final'); at most 1e8 steps. */
-hdg_status hdg_time_steps(const char *name, double final, double dt, double *dt_out, long long *n, hdg_error *err);
+/* The most steps an implicit run may take: each is one trace solve (SDIRK: one per stage),
+ * about a steady solve's cost, so 1e6 steps take hours even on the coarsest mesh (explicit
+ * DG's steps are kernel passes: HDG_DG_MAX_STEPS, 1e8). */
+#define HDG_TIME_MAX_STEPS 1e6
+
+/* Steps and step: final/dt rounded up, dt shortened to land on final (dt from `from`:
+ * "--dt D" or "the file's 'dt = D'"; final from --final-time T or the file's 'final');
+ * more than HDG_TIME_MAX_STEPS steps are refused, naming the setting that made dt. */
+hdg_status hdg_time_steps(const char *name, double final, double dt, const char *from, double *dt_out, long long *n,
+                          hdg_error *err);
 
 #endif

@@ -109,3 +109,41 @@ foreach(backend c cuda)
     -- env HDGC_LIBCUDA=emulator ${HDGC} run ${HDG_EXAMPLES}/heat.hdg --mesh square:4 --backend ${backend}
        --png /dev/null --json /dev/stdout --quiet)
 endforeach()
+
+# coefficients of matrix terms that depend on t (issue 38, item 1): rho(t) dt(u), kappa(t), a
+# reaction c(x, y, t) and a Robin alpha(t) (heat_tcoef), a convection speed(t) (cd_tspeed).
+# K_e, the trace matrix and its preconditioner are rebuilt at each solve's time: the schemes
+# keep their orders in time (before: the matrix frozen at t = 0, errors 3-5e4 growing as dt
+# shrank), the space rates are those of the constant twin cd_transient (before: fits -0.2 to
+# -0.4), one matrix per solve in the report, and the device (the emulator) agrees to 1e-9.
+if(Python3_Interpreter_FOUND)
+  foreach(case "bdf2;1.85;2.2" "bdf3;2.85;3.5" "sdirk2;1.9;2.2")
+    list(GET case 0 s)
+    list(GET case 1 lo)
+    list(GET case 2 hi)
+    add_test(NAME heat_tcoef_rate_${s}
+      COMMAND ${Python3_EXECUTABLE} ${HDG_TEST_DIR}/time_rates.py ${HDGC} ${H}/heat_tcoef.hdg --scheme ${s}
+        --steps 0.1,0.05,0.025 --param step --min ${lo} --max ${hi} --mesh square:4)
+  endforeach()
+  add_test(NAME heat_tcoef_cuda_emulated
+    COMMAND sh -c "\"$0\" run \"$1\" --mesh square:4 --set step=0.05 --json tcoef_host.json --quiet && HDGC_LIBCUDA=emulator \"$0\" run \"$1\" --mesh square:4 --set step=0.05 --backend cuda --json tcoef_dev.json --quiet && \"$2\" \"$3\" tcoef_host.json tcoef_dev.json --near errors --rtol 1e-9 && \"$2\" -c 'import json,sys; r=json.load(open(sys.argv[1]))[\"time\"]; e=json.load(open(sys.argv[2]))[\"errors\"][\"u\"]; sys.exit(not (r[\"matrices\"] == r[\"solves\"] == 21 and e < 2e-3))' tcoef_dev.json tcoef_host.json"
+      ${HDGC} ${H}/heat_tcoef.hdg ${Python3_EXECUTABLE} ${HDG_TEST_DIR}/compare_reports.py
+    WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+endif()
+hdg_cli_test(heat_tspeed_convergence 0
+  -e "fit +(1\\.[789][0-9]) +(2\\.[01][0-9])$" -e "fit +(2\\.[789][0-9]) +(3\\.[01][0-9])$"
+  -- ${HDGC} convergence ${H}/cd_tspeed.hdg --orders 1..2 --meshes 4,8,16 --json /dev/null)
+
+# the blow-up watch on the device (the emulator; issue 38 item 3): the same step as the host's
+# (tests/hostile/heat.tsv, wave_bdf3_unstable)
+hdg_cli_test(heat_wave_bdf3_unstable_emulated 1
+  -e "unstable: the L2 error of v grew to 5\\.1[0-9]*, more than 10 times .* at step 64 .t = 12\\.8. of bdf3" --
+  env HDGC_LIBCUDA=emulator ${HDGC} run ${H}/wave_first_order.hdg --mesh square:8 --set tau=0 --dt 0.2
+  --final-time 40 --backend cuda)
+
+# a failed run's series on the device (the emulator; issue 38 item 13): the good series stays
+# (tests/hostile/heat.tsv, series_failed_keeps_good, on the host)
+add_test(NAME heat_series_failed_emulated
+  COMMAND sh -c [=[d=series_failed_$$; rm -rf $d; mkdir $d; cd $d || exit 1; "$0" run "$1" --mesh square:2 --vtk h.pvd --every 20 --quiet || exit 1; cp h.pvd good.pvd; sed 's/^func  f(x, y, t)   = .*/func  f(x, y, t)   = 1\/(t - 0.25)/' "$1" > bad.hdg; HDGC_LIBCUDA=emulator "$0" run bad.hdg --mesh square:2 --vtk h.pvd --every 5 --quiet --backend cuda 2> err.txt && exit 1; grep -q 'the output so far is in h.partial.pvd; h.pvd was not replaced' err.txt && cmp h.pvd good.pvd && test -e h.partial_00003.vtu && cd .. && rm -rf $d]=]
+    ${HDGC} ${HDG_EXAMPLES}/heat.hdg
+  WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})

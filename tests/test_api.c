@@ -353,6 +353,20 @@ static void failures(void)
     EXPECT(hdgc_problem_set_option(p, "rtol", "1e-300", &err), HDG_EINPUT, "below the double precision epsilon");
     EXPECT(hdgc_problem_set_option(p, "cache", "maybe", &err), HDG_EINPUT, "expected on or off");
     EXPECT(hdgc_problem_set_option(p, "size", "10x10", &err), HDG_EINPUT, "expected WxH");
+    /* time options on a steady problem: refused as hdgc run refuses them (issue 38 item 17) */
+    EXPECT(hdgc_problem_set_option(p, "dt", "0.1", &err), HDG_EINPUT, "--dt applies to time-dependent (DG) problems; "
+           "problem 'poisson_exp' is steady HDG");
+    EXPECT(hdgc_problem_set_option(p, "final-time", "1", &err), HDG_EINPUT, "--final-time applies to time-dependent");
+    EXPECT(hdgc_problem_set_option(p, "every", "2", &err), HDG_EINPUT, "--every applies to time-dependent");
+    EXPECT(hdgc_problem_set_option(p, "cfl", "0.5", &err), HDG_EINPUT, "--cfl applies to time-dependent");
+    hdgc_problem *h = NULL;
+    CHECK(hdgc_problem_load(HDG_EXAMPLES "/heat.hdg", &h, &err) == HDG_OK, "load heat: %s", err.msg);
+    if (h) {
+        EXPECT(hdgc_problem_set_option(h, "cfl", "0.5", &err), HDG_EINPUT, "--cfl applies to explicit DG problems; "
+               "problem 'heat' is HDG with implicit time stepping");
+        EXPECT(hdgc_problem_set_option(h, "dt", "0.1", &err), HDG_OK, "");
+        hdgc_problem_free(h);
+    }
     CHECK(hdgc_problem_order(p) == 1, "order kept after a refused option");
     double xy[] = {0, 0, 1, 0, 0, 1, 1, 1};
     int tri[] = {0, 1, 2, 1, 3, 2}, bad[] = {0, 1, 7}, flat[] = {0, 1, 1, 1, 3, 2};
