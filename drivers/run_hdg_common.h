@@ -145,7 +145,8 @@ void hdg_hdg_report_solve(hdg_report *rep, hdg_hdg_solver *s, const hdg_solve_in
  * the algebraic error of u* (rate k+2) reaches the discretisation error on
  * the tests' smooth solutions (docs/solvers.md). None when the solve stopped
  * at its rounding floor (no rtol goes lower; the summary line says so). */
-void hdg_hdg_solve_warning(hdg_report *rep, const hdg_mesh *M, int k, const hdg_solve_info *info);
+void hdg_hdg_solve_warning(hdg_report *rep, const hdg_mesh *M, int k, const hdg_hdg_solver *s,
+                           const hdg_solve_info *info);
 
 /* Boundary faces of Dirichlet condition i of L (faces[n], their end points
  * fg[n * HDG_GF_SIZE]): the number n. faces and fg hold nbf + 1 entries. */
