@@ -169,7 +169,7 @@ int hdg_hdg_dirichlet_mixed(const hdg_mesh *M, int m, const unsigned char *isdir
  * summed in element order. */
 void hdg_hdg_report_errors(const hdg_problem *p, const hdg_lowered *L, const double *e2, int ne, hdg_report *rep);
 
-/* The error estimate (MATH.md): eta2 (ne) holds the kernel's squared
+/* The error estimate (docs/method.md): eta2 (ne) holds the kernel's squared
  * ||u* - u||^2 per element; checked finite (else fails naming the element),
  * reported as estimate.<u> = sqrt(sum), and effectivity.<u> = estimate /
  * errors.<u> when the report has that error; eta2 becomes eta_K (square
