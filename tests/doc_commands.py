@@ -20,7 +20,7 @@ or installs (`make`, `export PATH=`, `python3 -m venv`, `pip install`, `v/bin/..
 the test's environment stands for it (BUILD's hdgc first on PATH, the package through
 PYTHONPATH), and tests/pip_install.sh runs the pip route.
 
-Everything runs in a fresh folder holding links to ROOT's examples/, tests/ and python/, with
+Everything runs in a fresh folder (Open MPI's session folder too) holding links to ROOT's examples/, tests/ and python/, with
 BUILD (its hdgc) first on PATH, the package found through PYTHONPATH and HDGC_LIBRARY (as
 `pip install .` would find it), and a kernel cache of its own. Prints one line per command and
 "N passed, N failed, N skipped"; exits 1 when one failed.
@@ -81,6 +81,10 @@ def environment(build, root, work):
     env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
     env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
     env.setdefault("OMPI_MCA_rmaps_base_oversubscribe", "1")
+    # a session folder of its own: Open MPI's shared /tmp/ompi.HOST.UID, created and removed by
+    # every other MPI process of the machine, once failed a PETSc start here (orte_session_dir)
+    os.makedirs(os.path.join(work, ".ompi"))
+    env.setdefault("OMPI_MCA_orte_tmpdir_base", os.path.join(work, ".ompi"))
     for name in ("examples", "tests", "python"):
         os.symlink(os.path.join(root, name), os.path.join(work, name))
     return env
