@@ -440,7 +440,7 @@ hdg_status hdg_dcu_direct_solve(drun *r, hdg_hdg_solver *s, hdg_solve_info *info
             hdg_report_string(r->rep, "solver.converged_reason", pi.reason);
             hdg_report_number(r->rep, "solver.petsc_init_seconds", pi.init_seconds);
         }
-        if (!st) hdg_hdg_solve_warning(r->rep, r->mesh, r->L.k, info);
+        if (!st) hdg_hdg_solve_warning(r->rep, r->mesh, r->L.k, s, info);
     }
     if (!st && !r->x) st = hdg_dcu_dalloc(r, (size_t)n, &r->x, err);
     if (!st) st = hdg_cuda_upload(r->dev, r->x, x, sizeof(double) * (size_t)n, err);
