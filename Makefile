@@ -4,7 +4,9 @@ ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_GEN  := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 
-PREFIX     ?= /usr/local
+# make install: under ~/.local by default (no root needed; ~/.local/bin is on PATH in most
+# login shells); PREFIX=/usr/local (as root) or any other folder
+PREFIX     ?= $(HOME)/.local
 
 .PHONY: all deps build run test test-asan test-gpu install fuzz fuzz-build fuzz-ci clean
 
@@ -29,6 +31,7 @@ test: build
 # lib/cmake/hdgc (find_package), share/hdgc/examples, share/doc/hdgc under PREFIX.
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
+	@case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; *) echo "install: $(PREFIX)/bin is not on PATH: export PATH=$(PREFIX)/bin:\$$PATH";; esac
 
 # test-gpu: the tests labelled gpu (device kernels vs the C backend); they fail
 # instead of skipping when no GPU is usable.

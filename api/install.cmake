@@ -29,3 +29,8 @@ install(FILES ${CMAKE_BINARY_DIR}/hdgcConfig.cmake ${CMAKE_BINARY_DIR}/hdgcConfi
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/examples/ DESTINATION ${CMAKE_INSTALL_DATADIR}/hdgc/examples)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(FILES ${CMAKE_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+
+# `pip install .` (pyproject.toml): the component `python` is the library and the PETSc module
+# in the package folder hdgc/ of the wheel, where python/hdgc/_lib.py and libhdgc look first
+install(TARGETS hdgc_shared LIBRARY DESTINATION hdgc COMPONENT python EXCLUDE_FROM_ALL)
+install(TARGETS hdgc_petsc LIBRARY DESTINATION hdgc COMPONENT python EXCLUDE_FROM_ALL)

@@ -12,9 +12,11 @@ static void hdg_lines(const hdgc_result *r, hdg_str *s)
 {
     const char *ksp = hdgc_result_string(r, "solver.ksp_type"), *pc = hdgc_result_string(r, "solver.pc_type");
     const char *why = hdgc_result_string(r, "solver.converged_reason");
-    hdg_str_printf(s, "%s (%s, order %.0f) on %s: %.0f elements, %.0f faces\n", hdgc_result_string(r, "problem"),
-                   hdgc_result_string(r, "method"), hdgc_result_number(r, "order"), hdgc_result_string(r, "file"),
-                   hdgc_result_number(r, "mesh.elements"), hdgc_result_number(r, "mesh.faces"));
+    const char *backend = hdgc_result_string(r, "backend");
+    hdg_str_printf(s, "%s (%s, order %.0f, backend %s) on %s: %.0f elements, %.0f faces\n",
+                   hdgc_result_string(r, "problem"), hdgc_result_string(r, "method"), hdgc_result_number(r, "order"),
+                   backend ? backend : "c", hdgc_result_string(r, "file"), hdgc_result_number(r, "mesh.elements"),
+                   hdgc_result_number(r, "mesh.faces"));
     char name[200] = "solver";
     if (ksp && pc && why) snprintf(name, sizeof name, "PETSc %s + %s (%s)", ksp, pc, why);
     double it = hdgc_result_number(r, "solver.iterations");
@@ -44,7 +46,9 @@ static void hdg_lines(const hdgc_result *r, hdg_str *s)
         double f = hdgc_result_number(r, path);
         if (e != e) continue;
         hdg_str_printf(s, "  estimate %-8s %.6e", r->unknowns[u], e);
-        if (f == f) hdg_str_printf(s, "  (effectivity %.3f)", f);
+        /* in time, ||u* - u|| at the final time measures the spatial error alone */
+        if (scheme) hdg_str_printf(s, "  (of the spatial error only, not the time error%s", f == f ? ";" : ")");
+        if (f == f) hdg_str_printf(s, "%seffectivity %.3f)", scheme ? " " : "  (", f);
         hdg_str_printf(s, "\n");
     }
 }

@@ -63,7 +63,7 @@ static void help(void)
            "                      rates are then in the step each run took, T/ceil(T/D) (the JSON\n"
            "                      keeps D as dt_requested); refused on a steady problem\n"
            "  --set, --solver, --precond, --petsc, --rtol, --final-time, --cfl: as for hdgc run\n"
-           "  --json FILE         where the table goes (default NAME-convergence.json)\n"
+           "  --json FILE         also write the table, the rates and the fits as JSON to FILE\n"
            "  --plot FILE         error against h on log-log axes, one line per unknown and\n"
            "                      order, the fitted rates in the legend; FILE.svg or FILE.png\n"
            "  --quiet             print nothing but errors\n"
@@ -204,10 +204,29 @@ static int spec_list(const char *s, conv *C)
 static int real_h(const conv *C) { return C->specs[0] || C->ndts; }
 static const char *h_name(const conv *C) { return C->ndts ? "dt" : "h"; }
 
+static void mesh_spec(const conv *C, int m, char *buf, size_t n);
+
+/* The first column's mesh with --refine SPEC or square:N,OPTS, loaded once before the runs:
+ * a file that cannot be read or a bad spec is one message, not one per run. 1 when it fails. */
+static int check_first_mesh(const conv *C)
+{
+    if (C->specs[0] || (!C->refine && !C->mopts)) return 0;
+    char spec[4200];
+    mesh_spec(C, 0, spec, sizeof spec);
+    hdgc_mesh *mesh = NULL;
+    hdg_error err = {0};
+    hdg_status st = hdgc_mesh_load(spec, HDGC_MESH_GEOMETRY, &mesh, &err);
+    hdgc_mesh_free(mesh);
+    if (st) fprintf(stderr, "hdgc convergence: %s %s: %s\n", C->refine ? "--refine" : "--mesh-options",
+                    C->refine ? C->refine : C->mopts, err.msg);
+    return st != HDG_OK;
+}
+
 /* Column m's h: 1/N for square:N and --refine (N = 2^L), the longest edge of a mesh spec
  * (each mesh loaded once, before the runs: a bad one stops here). 1 when one fails. */
 static int mesh_sizes(conv *C)
 {
+    if (check_first_mesh(C)) return 1;
     for (int m = 0; m < C->nmeshes; m++) {
         C->h[m] = C->ndts ? C->dts[m] : 1.0 / C->meshes[m];
         if (!C->specs[0] || C->ndts) continue;
@@ -624,14 +643,11 @@ int hdg_cmd_convergence(int argc, char **argv)
         return failed ? 1 : 0;
     }
     if (C->plot) failed |= write_plot(C);
-    char def[160];
-    snprintf(def, sizeof def, "%s-convergence.json", C->name);
-    const char *out = C->json ? C->json : def;
     hdg_error err = {0};
-    if (hdgc_report_write(all, out, &err)) {
+    if (C->json && hdgc_report_write(all, C->json, &err)) {   /* no file unless asked for */
         fprintf(stderr, "hdgc convergence: %s\n", err.msg);
         failed = 1;
-    } else if (!C->quiet) printf("table written to %s\n", out);
+    } else if (C->json && !C->quiet) printf("table written to %s\n", C->json);
     hdgc_report_free(all);
     free_conv(C);
     return failed ? 1 : 0;

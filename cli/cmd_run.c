@@ -57,7 +57,7 @@ static void help(void)
            "                      gets a direct solve (MUMPS LU) up to 100000 unknowns, GMRES\n"
            "                      with mg and an LU coarse solve above (solver.reason says why)\n"
            "  --format NAME       trace matrix the solver multiplies with: block (dense blocks of\n"
-           "                      seed 000, default) or csr (for comparison; host only)\n"
+           "                      m x m per face pair, default) or csr (for comparison; host only)\n"
            "  --rtol r            relative residual tolerance of the solver, at least 2.2e-16;\n"
            "                      a solver that stagnates above it fails and says so. Default:\n"
            "                      1e-14 (PETSc 1e-12), or the attainable accuracy where the\n"

@@ -22,7 +22,9 @@ static const command commands[] = {
     {"ir", hdg_cmd_ir, "print the IR of a problem's kernels with their cost per element"},
     {"emit", hdg_cmd_emit, "write a problem's generated kernels as C or CUDA source"},
     {"mesh", hdg_cmd_mesh, "build or read a mesh, validate it, print its statistics"},
-    {"bench", hdg_cmd_bench, "benchmarks: trace SpMV (host and GPU), pipeline stage times per backend, mpirun partitions"},
+    {"bench", hdg_cmd_bench, "benchmarks: spmv (trace SpMV, host and GPU), pipeline (stage times per backend),\n"
+                             "               stages (element kernels vs FMA peak), kernels (generated vs hand-written),\n"
+                             "               partition (mpirun partitions)"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

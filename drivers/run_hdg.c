@@ -264,7 +264,7 @@ static hdg_status petsc_stage(hdg_run *r, hdg_hdg_ksp *K, hdg_solve_info *info, 
     if (K->dist) pi.init_seconds = K->dist_init_seconds;
     *info = (hdg_solve_info){.iterations = pi.iterations, .residual = pi.residual, .converged = pi.converged && !st};
     hdg_hdg_report_solve(r->rep, s, info, st);
-    if (!st) hdg_hdg_solve_warning(r->rep, r->mesh, r->L.k, info);
+    if (!st) hdg_hdg_solve_warning(r->rep, r->mesh, r->L.k, s, info);
     if (pi.ksp_type[0]) {
         hdg_report_string(r->rep, "solver.ksp_type", pi.ksp_type);
         hdg_report_string(r->rep, "solver.pc_type", pi.pc_type);
@@ -337,7 +337,7 @@ hdg_status hdg_hdg_ksp_solve(hdg_hdg_ksp *K, hdg_run *r, hdg_solve_info *info, h
     hdg_report_number(r->rep, "solver.krylov_seconds", hdg_wtime() - t0);
     free(t);
     hdg_hdg_report_solve(r->rep, &K->s, info, st);
-    if (!st) hdg_hdg_solve_warning(r->rep, r->mesh, r->L.k, info);
+    if (!st) hdg_hdg_solve_warning(r->rep, r->mesh, r->L.k, &K->s, info);
     return st;
 }
 

@@ -377,7 +377,23 @@ static double amplification(const hdg_solve_info *info)
     return fmax(1, kappa * kappa);
 }
 
-void hdg_hdg_solve_warning(hdg_report *rep, const hdg_mesh *M, int k, const hdg_solve_info *info)
+/* What removes the warning: an rtol below the residual the bound allows (1e-15 at least),
+ * and for an ill-conditioned system a better preconditioner; worded for what was given: an
+ * explicit --rtol, or the solver's default (a native solve or PETSc's). */
+static void solve_remedy(const hdg_hdg_solver *s, double allowed, int conditioning, char *buf, size_t n)
+{
+    double want = fmax(1e-15, pow(10, floor(log10(allowed))));
+    if (s && want >= s->so.rtol) want = fmax(1e-15, s->so.rtol / 10);   /* it stopped above its rtol */
+    int petsc = s && s->method && !strcmp(s->method, "petsc");
+    int given = s && !(s->so.attainable > 0);   /* an explicit --rtol turns the attainable rule off */
+    const char *pc = !conditioning ? "" : petsc ? " or a stronger preconditioner (--petsc \"-pc_type ...\")"
+                                                : " or --precond mg";
+    if (given) snprintf(buf, n, "a smaller --rtol (%.0e)%s removes it", want, pc);
+    else snprintf(buf, n, "--rtol %.0e (this solver's default is %.0e)%s removes it", want, s->so.rtol, pc);
+}
+
+void hdg_hdg_solve_warning(hdg_report *rep, const hdg_mesh *M, int k, const hdg_hdg_solver *s,
+                           const hdg_solve_info *info)
 {
     double h = 0;
     for (int f = 0; f < M->nf; f++) {
@@ -390,22 +406,24 @@ void hdg_hdg_solve_warning(hdg_report *rep, const hdg_mesh *M, int k, const hdg_
     if (!(info->residual * amp > bound)) return;
     /* at the rounding floor no rtol goes lower: the summary says where it stopped (api/report.c) */
     if (info->stagnated && info->residual <= HDG_ROUNDING_FLOOR_FACTOR * info->floor) return;
-    char msg[480];
+    char msg[560], remedy[200];
     if (info->stagnated)   /* above the floor, below the default's fixed 1e-10: not rounding alone */
         snprintf(msg, sizeof msg, "the solve stagnated at relative residual %.2g, above %.2g (1e-5 h^(k+2), "
                  "h = %.3g, k = %d) and above its rounding floor %.2g: the algebraic error may dominate the "
                  "discretisation error; another --precond or --solver may go lower", info->residual, bound, h, k,
                  info->floor);
-    else if (info->residual > bound)
+    else if (info->residual > bound) {
+        solve_remedy(s, bound, 0, remedy, sizeof remedy);
         snprintf(msg, sizeof msg, "the solve stopped at relative residual %.2g, above %.2g (1e-5 h^(k+2), h = %.3g, "
-                 "k = %d): the algebraic error may dominate the discretisation error; a smaller --rtol (or the "
-                 "default) removes it", info->residual, bound, h, k);
-    else   /* a small residual, but of an ill-conditioned system */
+                 "k = %d): the algebraic error may dominate the discretisation error; %s", info->residual, bound, h,
+                 k, remedy);
+    } else {   /* a small residual, but of an ill-conditioned system */
+        solve_remedy(s, bound / amp, 1, remedy, sizeof remedy);
         snprintf(msg, sizeof msg, "the solve stopped at relative residual %.2g after %d iterations; that many "
                  "iterations mean a condition number near %.2g, so the relative error may be %.2g, above %.2g "
-                 "(1e-5 h^(k+2), h = %.3g, k = %d): the algebraic error may dominate the discretisation error; "
-                 "a smaller --rtol, --precond mg (or the default) removes it", info->residual, info->iterations,
-                 amp, info->residual * amp, bound, h, k);
+                 "(1e-5 h^(k+2), h = %.3g, k = %d): the algebraic error may dominate the discretisation error; %s",
+                 info->residual, info->iterations, amp, info->residual * amp, bound, h, k, remedy);
+    }
     hdg_report_string(rep, "solver.warning", msg);
 }
 

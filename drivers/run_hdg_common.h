@@ -150,7 +150,8 @@ void hdg_hdg_report_solve(hdg_report *rep, hdg_hdg_solver *s, const hdg_solve_in
  * the algebraic error of u* (rate k+2) reaches the discretisation error on
  * the tests' smooth solutions (docs/solvers.md). None when the solve stopped
  * at its rounding floor (no rtol goes lower; the summary line says so). */
-void hdg_hdg_solve_warning(hdg_report *rep, const hdg_mesh *M, int k, const hdg_solve_info *info);
+void hdg_hdg_solve_warning(hdg_report *rep, const hdg_mesh *M, int k, const hdg_hdg_solver *s,
+                           const hdg_solve_info *info);
 
 /* Boundary faces of Dirichlet condition i of L (faces[n], their end points
  * fg[n * HDG_GF_SIZE]): the number n. faces and fg hold nbf + 1 entries. */
@@ -173,7 +174,7 @@ int hdg_hdg_dirichlet_mixed(const hdg_mesh *M, int m, const unsigned char *isdir
  * summed in element order. */
 void hdg_hdg_report_errors(const hdg_problem *p, const hdg_lowered *L, const double *e2, int ne, hdg_report *rep);
 
-/* The error estimate (MATH.md): eta2 (ne) holds the kernel's squared
+/* The error estimate (docs/method.md): eta2 (ne) holds the kernel's squared
  * ||u* - u||^2 per element; checked finite (else fails naming the element),
  * reported as estimate.<u> = sqrt(sum), and effectivity.<u> = estimate /
  * errors.<u> when the report has that error; eta2 becomes eta_K (square

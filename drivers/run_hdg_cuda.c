@@ -365,7 +365,7 @@ hdg_status hdg_dcu_dist_apply(drun *r, hdg_hdg_solver *s, hdg_petsc_dsolver *h, 
         hdg_report_string(r->rep, "solver.converged_reason", pi.reason);
         hdg_report_number(r->rep, "solver.petsc_init_seconds", init);
     }
-    if (!st) hdg_hdg_solve_warning(r->rep, r->mesh, r->L.k, info);
+    if (!st) hdg_hdg_solve_warning(r->rep, r->mesh, r->L.k, s, info);
     if (!st && !r->x) st = hdg_dcu_dalloc(r, (size_t)n, &r->x, err);
     if (!st) st = hdg_cuda_upload(r->dev, r->x, x, sizeof(double) * (size_t)n, err);
     free(b), free(x);
@@ -440,7 +440,7 @@ hdg_status hdg_dcu_direct_solve(drun *r, hdg_hdg_solver *s, hdg_solve_info *info
             hdg_report_string(r->rep, "solver.converged_reason", pi.reason);
             hdg_report_number(r->rep, "solver.petsc_init_seconds", pi.init_seconds);
         }
-        if (!st) hdg_hdg_solve_warning(r->rep, r->mesh, r->L.k, info);
+        if (!st) hdg_hdg_solve_warning(r->rep, r->mesh, r->L.k, s, info);
     }
     if (!st && !r->x) st = hdg_dcu_dalloc(r, (size_t)n, &r->x, err);
     if (!st) st = hdg_cuda_upload(r->dev, r->x, x, sizeof(double) * (size_t)n, err);
@@ -464,7 +464,7 @@ static hdg_status solve_stage(drun *r, hdg_error *err)
     }
     if (strcmp(s.format, "block"))
         return hdg_fail(err, HDG_EINPUT, "--format %s: the device solver multiplies in the dense block "
-                        "format only (seed 000); use --format block or --backend c", s.format);
+                        "format only; use --format block or --backend c", s.format);
     dprecond d;
     st = hdg_dcu_precond_setup(r, s.precond, s.petsc, &d, err);
     if (!st) st = hdg_dcu_dalloc(r, (size_t)n, &r->x, err);
@@ -492,7 +492,7 @@ static hdg_status solve_stage(drun *r, hdg_error *err)
     if (hdg_cuda_linalg_check(&r->la, &derr)) st = hdg_fail(err, derr.code, "%s", derr.msg);
     hdg_dcu_precond_free(&d);
     hdg_hdg_report_solve(r->rep, &s, &info, st);
-    if (!st) hdg_hdg_solve_warning(r->rep, r->mesh, r->L.k, &info);
+    if (!st) hdg_hdg_solve_warning(r->rep, r->mesh, r->L.k, &s, &info);
     return st;
 }
 

@@ -56,8 +56,8 @@ static hdg_status dtime_level(dtime *D, int v, double t, hdg_error *err)
     if (!st) st = hdg_comm_agree(hdg_dcu_definiteness(r, &def, err), err);
     if (!st) st = hdg_hdg_choose_solver(r->o, r->asym, n, &def, &D->s, err);
     if (!st && strcmp(D->s.format, "block"))
-        st = hdg_fail(err, HDG_EINPUT, "--format %s: the device solver multiplies in the dense block format only "
-                      "(seed 000); use --format block or --backend c", D->s.format);
+        st = hdg_fail(err, HDG_EINPUT, "--format %s: the device solver multiplies in the dense block format only; "
+                      "use --format block or --backend c", D->s.format);
     hdg_petsc_dist_free(D->dist);
     D->dist = NULL;
     if (!st) st = hdg_comm_agree(st, err);

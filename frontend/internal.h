@@ -114,6 +114,8 @@ typedef struct parse_ctx {
     bool lex_error;
     hdg_loc last_bad;       /* last unexpected-byte position (one report per run of bad bytes) */
     int line, col;          /* lexer position of the next character */
+    hdg_loc tok_end;        /* last character of the last token */
+    hdg_loc prev_end;       /* ... and of the token before it (where a declaration left unfinished ends) */
     char tok[48];           /* text of the last token, for syntax errors */
     int syntax_errors;
 } parse_ctx;

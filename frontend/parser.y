@@ -307,7 +307,55 @@ static void symbol_text(char *buf, size_t n, yysymbol_kind_t sym, const char *to
     }
     const char *s = yysymbol_name(sym);
     if (s[0] == '"') snprintf(buf, n, "'%.*s'", (int)strlen(s) - 2, s + 1);
+    else if (sym >= YYSYMBOL_PROBLEM && sym <= YYSYMBOL_MEAN) snprintf(buf, n, "'%s'", s);   /* a keyword */
     else snprintf(buf, n, "%s", s);
+}
+
+/* The keywords that begin a declaration (where the parser recovers). */
+static bool starts_decl(yysymbol_kind_t s)
+{
+    switch (s) {
+    case YYSYMBOL_PROBLEM: case YYSYMBOL_MESH: case YYSYMBOL_DEGREE: case YYSYMBOL_PARAM: case YYSYMBOL_FUNC:
+    case YYSYMBOL_SPACE: case YYSYMBOL_UNKNOWN: case YYSYMBOL_TRACE: case YYSYMBOL_FLUX: case YYSYMBOL_EQUATION:
+    case YYSYMBOL_BOUNDARY: case YYSYMBOL_EXACT: case YYSYMBOL_INITIAL: case YYSYMBOL_TIME:
+    case YYSYMBOL_POSTPROCESS: case YYSYMBOL_MEAN: case YYSYMBOL_YYEOF:
+        return true;
+    default: return false;
+    }
+}
+
+/* A name where a keyword was expected: the keyword it misspells ("equaton": 'equation'; same
+ * first letter), or NULL. */
+static const char *misspelt_keyword(const char *tok, const yysymbol_kind_t *expected, int n)
+{
+    const char *words[64];
+    int nw = 0;
+    for (int i = 0; i < n && nw < 64; i++)
+        if (expected[i] >= YYSYMBOL_PROBLEM && expected[i] <= YYSYMBOL_MEAN) words[nw++] = yysymbol_name(expected[i]);
+    const char *near = hdg_closest_name(tok, words, nw);
+    return near && near[0] == tok[0] ? near : NULL;   /* 'junk' is no misspelt 'func' */
+}
+
+/* A declaration left incomplete at the end of its line is reported there, not at the next
+ * declaration's keyword: an equation without its 'for NAME : SPACE' at the equation. */
+static bool report_incomplete(parse_ctx *pc, yysymbol_kind_t look, const HDG_YYLTYPE *at,
+                              const yysymbol_kind_t *expected, int n)
+{
+    hdg_loc last = look == YYSYMBOL_YYEOF ? pc->tok_end : pc->prev_end;   /* the lookahead is lexed, EOF is not */
+    if (!starts_decl(look) || last.line <= 0 || (look != YYSYMBOL_YYEOF && at->first_line <= last.line))
+        return false;
+    bool wants_for = false;
+    for (int i = 0; i < n; i++) wants_for |= expected[i] == YYSYMBOL_FOR;
+    char next[128];
+    if (look == YYSYMBOL_YYEOF) snprintf(next, sizeof next, "the file ends");
+    else snprintf(next, sizeof next, "line %d begins with '%s'", at->first_line, yysymbol_name(look));
+    hdg_loc end = {last.line, last.col + 1};
+    if (wants_for)
+        hdg_diag_add(pc->diags, HDG_DIAG_ERROR, end, "syntax error: the equation ends here without its test "
+                     "function: expected 'for NAME : SPACE' (%s)", next);
+    else
+        hdg_diag_add(pc->diags, HDG_DIAG_ERROR, end, "syntax error: the declaration ends here unfinished (%s)", next);
+    return true;
 }
 
 static int yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner, parse_ctx *pc)
@@ -317,11 +365,19 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner, pars
     pc->syntax_errors++;
     yysymbol_kind_t look = yypcontext_token(ctx);
     const HDG_YYLTYPE *at = yypcontext_location(ctx);
+    yysymbol_kind_t all[64];
+    int nall = yypcontext_expected_tokens(ctx, all, 64);
+    if (report_incomplete(pc, look, at, all, nall)) return 0;
     hdg_loc loc = L(*at);
     if (look == YYSYMBOL_YYEOF) loc = (hdg_loc){pc->line, pc->col};
     char what[96], msg[512];
     symbol_text(what, sizeof what, look, pc->tok);
     int len = snprintf(msg, sizeof msg, "syntax error: unexpected %s", what);
+    const char *near = look == YYSYMBOL_NAME ? misspelt_keyword(pc->tok, all, nall) : NULL;
+    if (near) {
+        hdg_diag_add(pc->diags, HDG_DIAG_ERROR, loc, "%s; did you mean '%s'?", msg, near);
+        return 0;
+    }
     yysymbol_kind_t expected[6];
     int n = yypcontext_expected_tokens(ctx, expected, 6);
     if (n > 0 && n <= 5) {

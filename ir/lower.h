@@ -12,7 +12,7 @@
  *                   component against its exact solution
  *   <name>_estimate per element (with a post-processed unknown): the squared
  *                   error estimate ||u* - u||^2 of the unknown whose mean u*
- *                   keeps (MATH.md), summed over its components
+ *                   keeps (docs/method.md), summed over its components
  *   <name>_dirichlet_<i>  per listed face: L2 projection of the i-th Dirichlet
  *                   condition's data onto the face basis
  *   <name>_rhs, <name>_initial  (transient HDG only) per element: F_e at the

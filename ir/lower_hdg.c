@@ -1411,7 +1411,7 @@ static hdg_status post_kernel(lower *c)
     return st;
 }
 
-/* The error estimate (MATH.md, "Error estimate from post-processing"): per
+/* The error estimate (docs/method.md, "Error estimate from post-processing"): per
  * element eta_K^2 = ||u* - u||^2_{L2(K)} for the element unknown u whose mean
  * the post-processed u* keeps, summed over the components, each field in its
  * own Dubiner basis (degrees kpost and k) on a rule exact for the squared

@@ -1,4 +1,4 @@
-# The error estimate eta = ||u* - u|| (issue 18; MATH.md, "Error estimate from
+# The error estimate eta = ||u* - u|| (issue 18; docs/method.md, "Error estimate from
 # post-processing"; docs/language.md section 6): the <name>_estimate kernel of every HDG
 # problem with a post-processed unknown, reported as estimate.u / effectivity.u, printed
 # by `hdgc run`, per element in the .vtu (cell field estimate_u) and in the API.

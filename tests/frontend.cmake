@@ -131,6 +131,10 @@ frontend_bad(shape_add -e "shape_add[.]hdg:11:65: error: cannot add a scalar and
 frontend_bad(shape_integral -e "shape_integral[.]hdg:11:60: error: the two sides of [(]a, b[)] have different shapes: a vector and a scalar" -e "^ {59}\\^$")
 frontend_bad(space_kind_typo -e "space_kind_typo[.]hdg:6:11: error: unknown space kind 'L3'. did you mean 'L2'[?] [(]use L2[(]P k[)] or trace[(]P k[)][)]" -e "^ {10}\\^$")
 frontend_bad(syntax_missing_for -e "syntax_missing_for[.]hdg:10:21: error: syntax error: unexpected name 'w'" -e "^ {20}\\^$")
+# an equation whose 'for w : V' is missing: reported where it ends, not at the next line's 'equation'
+frontend_bad(syntax_no_test -e "syntax_no_test[.]hdg:22:42: error: syntax error: the equation ends here without its test function: expected 'for NAME : SPACE' [(]line 23 begins with 'equation'[)]" -e "^ {41}\\^$")
+# a misspelt keyword: did you mean
+frontend_bad(keyword_typo -e "keyword_typo[.]hdg:23:1: error: syntax error: unexpected name 'equaton'. did you mean 'equation'[?]" -e "^\\^$")
 frontend_bad(syntax_several -e "syntax_several[.]hdg:2:7: error: syntax error: unexpected '=', expected a name" -e "syntax_several[.]hdg:3:10: error: syntax error: unexpected '=', expected '[)]'" -e "^ {6}\\^$")
 frontend_bad(test_is_defined -e "test_is_defined[.]hdg:11:79: error: duplicate definition of 'tau' [(]first defined at 4:7[)]" -e "^ {78}\\^$")
 frontend_bad(time_in_hdg -e "time_in_hdg[.]hdg:14:1: error: time settings are for time-dependent problems, with dt[(][)] terms" -e "^\\^$")

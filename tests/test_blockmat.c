@@ -553,7 +553,7 @@ int main(void)
     test_coarse(5, 4, 1);
     test_coarse(4, 3, 2);
 
-    /* MATH.md: dense block SpMV moves about 0.7x the bytes of CSR */
+    /* docs/method.md: dense block SpMV moves about 0.7x the bytes of CSR */
     test_topo t;
     test_topo_build(&t, 16);
     int *nbr = malloc(sizeof(int) * 5 * t.nf);

@@ -1,5 +1,5 @@
 /* test_estimate.c — the error estimate eta = ||u* - u|| of an HDG problem with a
- * post-processed unknown (MATH.md, "Error estimate from post-processing"), through the
+ * post-processed unknown (docs/method.md, "Error estimate from post-processing"), through the
  * public API (include/hdgc.h only):
  *   - on three problems with exact solutions (poisson_exp: no eigenfunction;
  *     reaction_diffusion: variable kappa, reaction, non-homogeneous Dirichlet;

@@ -131,19 +131,40 @@ static void defaults(void)
 
 /* The solve warning (run_hdg_common.c) on square:16 at k = 3 (bound max(1e-13, 1e-5 h^5) = 5.4e-11):
  * none at the rounding floor, which no rtol passes; a stagnation above its floor is named as such. */
-static const char *warning_its(const hdg_mesh *M, int stagnated, double residual, double floor, int its, char *buf,
-                               size_t n)
+/* The solver whose solve is warned about: method, and the --rtol given (0: the default rule). */
+static hdg_hdg_solver solver_of(const char *method, double rtol)
+{
+    hdg_hdg_solver s;
+    memset(&s, 0, sizeof s);
+    s.method = method, s.precond = "block", s.format = "block";
+    s.so = hdg_solve_opts_default();
+    s.so.rtol = !strcmp(method, "petsc") ? HDG_HDG_RTOL_PETSC : HDG_HDG_RTOL;
+    s.so.attainable = HDG_HDG_ATTAINABLE;
+    if (rtol > 0) s.so.rtol = rtol, s.so.attainable = 0;
+    return s;
+}
+
+static const char *warning_with(const hdg_mesh *M, const hdg_hdg_solver *s, int stagnated, double residual,
+                                double floor, int its, char *buf, size_t n)
 {
     hdg_solve_info info;
     memset(&info, 0, sizeof info);
     info.converged = 1, info.stagnated = stagnated, info.residual = residual, info.floor = floor;
     info.iterations = its;
     hdg_report *rep = hdg_report_new();
-    hdg_hdg_solve_warning(rep, M, 3, &info);
+    hdg_hdg_solve_warning(rep, M, 3, s, &info);
     const char *w = hdg_report_get_string(rep, "solver.warning");
     snprintf(buf, n, "%s", w ? w : "");
     hdg_report_free(rep);
     return buf;
+}
+
+/* An explicit --rtol 1e-6 of CG (the wording of a given rtol). */
+static const char *warning_its(const hdg_mesh *M, int stagnated, double residual, double floor, int its, char *buf,
+                               size_t n)
+{
+    hdg_hdg_solver s = solver_of("cg", 1e-6);
+    return warning_with(M, &s, stagnated, residual, floor, its, buf, n);
 }
 
 static const char *warning_for(const hdg_mesh *M, int stagnated, double residual, double floor, char *buf, size_t n)
@@ -171,6 +192,17 @@ static void warnings(void)
     CHECK(!*warning_its(&M, 0, 1e-12, 0, 25, b, sizeof b), "the same residual after 25 iterations: %s", b);
     CHECK(!*warning_its(&M, 0, 1e-14, 0, 2000, b, sizeof b), "at the default rtol, not amplified: %s", b);
     CHECK(!*warning_its(&M, 1, 9e-11, 5e-11, 2000, b, sizeof b), "at the floor after 2000 iterations: %s", b);
+    /* no --rtol given (PETSc's default 1e-12): the remedy names an rtol, not "the default" that ran */
+    hdg_hdg_solver petsc = solver_of("petsc", 0), given = solver_of("petsc", 1e-8);
+    CHECK(strstr(warning_with(&M, &petsc, 0, 1e-10, 0, 20, b, sizeof b), "--rtol 1e-13 (this solver's default is "
+                  "1e-12) removes it") && !strstr(b, "or the default"), "petsc, default rtol: %s", b);
+    printf("%s\n", b);
+    CHECK(strstr(warning_with(&M, &given, 0, 1e-8, 0, 20, b, sizeof b), "a smaller --rtol (1e-11) removes it"),
+          "petsc, --rtol 1e-8: %s", b);
+    CHECK(strstr(warning_with(&M, &petsc, 0, 1e-12, 0, 2000, b, sizeof b), "condition number near") &&
+          strstr(b, "-pc_type") && !strstr(b, "--precond mg") && !strstr(b, "or the default"),
+          "petsc, default rtol, ill-conditioned: %s", b);
+    printf("%s\n", b);
     /* the eliminated Dirichlet rows' diagonal: the power of two nearest max |K_e| / 8 */
     static const double amax[] = {8, 24, 20, 8e-9, 8e12, 0, INFINITY, NAN, 1e-320};
     static const double want[] = {1, 4, 2, 0x1p-30, 0x1p40, 1, 1, 1, 0x1p-1000};

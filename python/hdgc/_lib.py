@@ -1,7 +1,8 @@
 """ctypes declarations of libhdgc's public C API (include/hdgc.h) and the library lookup.
 
-The library is looked for, in order: $HDGC_LIBRARY; libhdgc.so beside this package; the
-checkout's build/libhdgc.so (python/hdgc/../../build); ctypes.util.find_library("hdgc").
+The library is looked for, in order: libhdgc.so beside this package (the one `pip install .`
+bundles); $HDGC_LIBRARY; or, when that is not set, the checkout's build/libhdgc.so (only when
+this package is python/hdgc of a checkout) and ctypes.util.find_library("hdgc").
 """
 import ctypes
 import ctypes.util
@@ -145,15 +146,28 @@ OPTIONAL |= {"hdgc_free", "hdgc_problem_load_with", "hdgc_problem_summary", "hdg
 REQUIRED = {n for n in SIGNATURES if n not in OPTIONAL}
 
 
+def _checkout_build(here):
+    """The checkout's build/libhdgc.so when this package is python/hdgc of a checkout, else None
+    (an installed package has no checkout around it)."""
+    root = os.path.normpath(os.path.join(here, "..", ".."))
+    if not os.path.isfile(os.path.join(root, "include", "hdgc.h")):
+        return None
+    return os.path.join(root, "build", "libhdgc.so")
+
+
 def _candidates():
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = []
+    bundled = os.path.join(here, "libhdgc.so")
+    if os.path.exists(bundled):
+        out.append(("bundled with the package", bundled))
     env = os.environ.get("HDGC_LIBRARY")
     if env:
-        return [("$HDGC_LIBRARY", env)]
-    here = os.path.dirname(os.path.abspath(__file__))
-    out = [("beside the package", os.path.join(here, "libhdgc.so")),
-           ("the checkout's build", os.path.normpath(os.path.join(here, "..", "..", "build", "libhdgc.so")))]
-    found = ctypes.util.find_library("hdgc")
-    out.append(('find_library("hdgc")', found))
+        return out + [("$HDGC_LIBRARY", env)]
+    build = _checkout_build(here)
+    if build:
+        out.append(("the checkout's build", build))
+    out.append(('find_library("hdgc")', ctypes.util.find_library("hdgc")))
     return out
 
 
@@ -183,8 +197,9 @@ def _load():
                 lib.hdgc_declared.add(name)
         lib.hdgc_path = path
         return lib
-    raise ImportError("hdgc: cannot load libhdgc.so (build it with cmake, or set HDGC_LIBRARY to its path); tried:\n  "
-                      + "\n  ".join(tried))
+    raise ImportError("hdgc: cannot load libhdgc.so: install the package with `pip install .` from the "
+                      "repository's root (it builds and bundles the library), or set HDGC_LIBRARY to a "
+                      "libhdgc.so; tried:\n  " + "\n  ".join(tried))
 
 
 lib = _load()

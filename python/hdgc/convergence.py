@@ -3,6 +3,7 @@ specs), their L2 errors, the observed rates log(e_coarse/e_fine) / log(h_coarse/
 fitted rates (least squares of log e against log h; h = 1/N, or a spec's longest edge), the same
 numbers the command prints, for the inputs the command takes."""
 import ctypes
+import html
 import math
 import numbers
 import os
@@ -176,6 +177,25 @@ class Convergence:
                 f"  {'':12} " + (f"{self.fits[(k, u)][0]:5.2f}" if math.isfinite(self.fits[(k, u)][0]) else f"{'-':>5}")
                 for u in self.unknowns))
         return "\n".join(lines)
+
+
+    def _repr_html_(self):
+        """Jupyter: one table per order, the error and rate of every unknown per mesh and the
+        fitted rate, as str() prints them."""
+        def num(v, fmt):
+            return format(v, fmt) if v is not None and math.isfinite(v) else "-"
+        out = [f"<p><b>{html.escape(self.name)}</b>: L2 errors and rates</p>"]
+        for k in self.orders:
+            head = "".join(f"<th>{html.escape(u)}</th><th>rate</th>" for u in self.unknowns)
+            rows = []
+            for N in self.meshes:
+                cells = "".join(f"<td>{num(self.errors.get((k, N, u)), '.4e')}</td>"
+                                f"<td>{num(self.rates.get((k, N, u)), '.2f')}</td>" for u in self.unknowns)
+                rows.append(f"<tr><td>{N}</td>{cells}</tr>")
+            fits = "".join(f"<td></td><td><b>{num(self.fits[(k, u)][0], '.2f')}</b></td>" for u in self.unknowns)
+            rows.append(f"<tr><td>fit</td>{fits}</tr>")
+            out.append(f"<table><caption>order {k}</caption><tr><th>N</th>{head}</tr>{''.join(rows)}</table>")
+        return "\n".join(out)
 
 
 def convergence(problem, orders=(1, 2, 3), meshes=(4, 8, 16), mesh_options=None, **options):

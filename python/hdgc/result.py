@@ -1,5 +1,6 @@
 """hdgc.Result: what a solve gives back, copied out of the library's result object."""
 import ctypes
+import html
 import json
 import math
 
@@ -135,6 +136,34 @@ class Result:
         if name not in self.fields:
             raise KeyError(f"no field {name!r}; the fields are {', '.join(self.fields)}")
         return plot_field(self.fields[name], ax=ax, path=path, **kw)
+
+    def _repr_html_(self):
+        """Jupyter: the run (problem, method, order, backend, mesh, solver) and a table of the L2
+        error and the estimate of every unknown."""
+        rep = self.report
+        run = [("status", self.status), ("problem", rep.get("problem")), ("method", rep.get("method")),
+               ("order", rep.get("order")), ("backend", rep.get("backend")),
+               ("mesh", "{} ({} elements)".format(rep.get("mesh", {}).get("source", ""),
+                                                  rep.get("mesh", {}).get("elements", "?")))]
+        solver = rep.get("solver", {})
+        if "iterations" in solver:
+            run.append(("solver", "{} iterations, relative residual {:.2e}".format(
+                solver["iterations"], solver.get("residual", math.nan))))
+        if "total" in rep.get("timings", {}):
+            run.append(("time", "{:.3f} s".format(rep["timings"]["total"])))
+        rows = "".join(f"<tr><th style='text-align:left'>{k}</th><td style='text-align:left'>"
+                       f"{html.escape(str(v))}</td></tr>" for k, v in run if v is not None)
+        errs, ests = self.errors, self.estimates
+        names = list(errs) + [u for u in ests if u not in errs]
+
+        def num(v):
+            return f"{v:.4e}" if isinstance(v, (int, float)) and math.isfinite(v) else "-"
+        table = ""
+        if names:
+            body = "".join(f"<tr><td>{html.escape(u)}</td><td>{num(errs.get(u))}</td><td>{num(ests.get(u))}</td></tr>"
+                           for u in names)
+            table = f"<table><tr><th>unknown</th><th>L2 error</th><th>estimate</th></tr>{body}</table>"
+        return f"<table>{rows}</table>{table}"
 
     def __repr__(self):
         errs = ", ".join(f"{k}={v:.3e}" for k, v in self.errors.items() if isinstance(v, (int, float)))

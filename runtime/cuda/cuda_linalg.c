@@ -11,7 +11,7 @@
 #include "runtime/cuda/cuda_trace.h"
 
 static const char kernels[] =
-    "/* hdgc runtime kernels: vector ops, dense-block SpMV (seed 000), preconditioners. */\n"
+    "/* hdgc runtime kernels: vector ops, dense-block SpMV, preconditioners. */\n"
     "#define HDG_BLOCK 256\n"
     "\n"
     "/* bandwidth reference and vecops copy: y = x */\n"

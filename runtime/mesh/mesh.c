@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "support/util.h"
 
@@ -814,17 +815,30 @@ bad_domain:
     return hdg_fail(err, HDG_EINPUT, "bad mesh spec '%s': domain must be [a,b]^2 or [a,b]x[c,d]", spec);
 }
 
+/* KIND:REST with KIND a bare word (no '/' or '.') and no file of that name: a misspelt
+ * square:N ("sqare:4"), not a Gmsh file to look for. */
+static hdg_status misspelt_kind(const char *spec, hdg_error *err)
+{
+    size_t k = strcspn(spec, ":/.");
+    if (!k || spec[k] != ':' || access(spec, F_OK) == 0) return HDG_OK;
+    return hdg_fail(err, HDG_EINPUT, "bad mesh spec '%s': '%.*s' is not a kind of mesh and no file has that "
+                    "name; did you mean square:%s? (the specs: square:N[,...] or a Gmsh PATH.msh)", spec, (int)k,
+                    spec, spec + k + 1);
+}
+
 static hdg_status load_base(hdg_mesh *m, const char *spec, hdg_error *err)
 {
     if (!strncmp(spec, "square:", 7)) return load_square(m, spec, err);
     if (!strcmp(spec, "square"))
         return hdg_fail(err, HDG_EINPUT, "bad mesh spec 'square': write square:N (e.g. square:8)");
     long at = hdg_mesh_spec_periodic(spec, strlen(spec));
+    hdg_status st = at < 0 ? misspelt_kind(spec, err) : HDG_OK;
+    if (st) return st;
     if (at < 0) return hdg_mesh_read_gmsh(m, spec, err);
     char *path = hdg_xmalloc((size_t)at + 1);   /* PATH,periodic=A:B,C:D */
     memcpy(path, spec, (size_t)at);
     path[at] = '\0';
-    hdg_status st = hdg_mesh_read_gmsh(m, path, err);
+    st = hdg_mesh_read_gmsh(m, path, err);
     free(path);
     if (!st) st = make_periodic(m, spec + at + 10, spec + at + 10, strlen(spec + at + 10), err);
     return st;

@@ -141,7 +141,7 @@ static inline double *hdg_blockmat_block(const hdg_blockmat *B, int l, int a)
     return B->A + ((size_t)l * B->na + a) * B->m * B->m;
 }
 
-/* Performance arithmetic (MATH.md): bytes one SpMV moves,
+/* Performance arithmetic (docs/method.md): bytes one SpMV moves,
  * 8 (nf na m^2 + 2 nf m) + 4 nf na, and its flops, 2 m^2 per non-padding block. */
 double hdg_blockmat_spmv_bytes(const hdg_blockmat *B);
 double hdg_blockmat_spmv_flops(const hdg_blockmat *B);

@@ -24,7 +24,7 @@ void hdg_csr_free(hdg_csr *C);
 /* y = C x, threaded over rows (x and y must not alias). */
 void hdg_csr_spmv(const hdg_csr *C, const double *x, double *y);
 
-/* Performance arithmetic (MATH.md): bytes one SpMV moves, 12 nnz + 16 n + 4 n,
+/* Performance arithmetic (docs/method.md): bytes one SpMV moves, 12 nnz + 16 n + 4 n,
  * and its flops, 2 nnz. */
 double hdg_csr_spmv_bytes(const hdg_csr *C);
 double hdg_csr_spmv_flops(const hdg_csr *C);

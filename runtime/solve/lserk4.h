@@ -1,6 +1,6 @@
 /* lserk4.h — the 5-stage, 4th-order low-storage Runge-Kutta scheme of
  * Carpenter & Kennedy and the Hesthaven-Warburton time step for nodal DG
- * (coefficients and formula in ../shared/MATH.md).
+ * (coefficients and formula in docs/method.md).
  *
  * One step of size dt from (t, q), with a residual res that starts at 0:
  *     for i = 0..4:  res = a[i] res + dt rhs(t + c[i] dt, q);  q = q + b[i] res */
