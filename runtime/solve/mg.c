@@ -438,19 +438,27 @@ static int drop_weak(const hdg_csr *Ac, const int *cidx, long long ncv, unsigned
     return nd;
 }
 
-/* Coarse unknown 0 decoupled: identity row and column in Ac, zero column in
+/* Coarse unknown j decoupled: identity row and column in Ac, zero column in
  * P and row in R (its value never reaches the fine space). */
-static void pin_first(hdg_mg_coarse *C)
+static void pin(hdg_mg_coarse *C, int j)
 {
     hdg_csr *A = &C->Ac;
     for (int i = 0; i < A->n; i++)
         for (int k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
-            if (i == 0 || A->col[k] == 0) A->val[k] = i == A->col[k] ? 1.0 : 0.0;
+            if (i == j || A->col[k] == j) A->val[k] = i == A->col[k] ? 1.0 : 0.0;
     for (int k = 0; k < C->P.nnz; k++)
-        if (C->P.col[k] == 0) C->P.val[k] = 0;
-    for (int k = C->R.rowptr[0]; k < C->R.rowptr[1]; k++) C->R.val[k] = 0;
+        if (C->P.col[k] == j) C->P.val[k] = 0;
+    for (int k = C->R.rowptr[j]; k < C->R.rowptr[j + 1]; k++) C->R.val[k] = 0;
     for (int k = 0; k < C->AP.nnz; k++)
-        if (C->AP.col[k] == 0) C->AP.val[k] = 0;
+        if (C->AP.col[k] == j) C->AP.val[k] = 0;
+}
+
+/* The first coarse unknown of component c (-1: none). */
+static int first_of(const int *cidx, long long ncv, int ncomp, int c)
+{
+    for (long long i = c; i < ncv; i += ncomp)
+        if (cidx[i] >= 0) return cidx[i];
+    return -1;
 }
 
 hdg_status hdg_mg_coarse_build(hdg_mg_coarse *C, const hdg_blockmat *B, int nk, int nv, const int *fv,
@@ -482,9 +490,10 @@ hdg_status hdg_mg_coarse_build(hdg_mg_coarse *C, const hdg_blockmat *B, int nk, 
         galerkin(&C->Ac, &C->R, &C->AP);
         if (!drop_weak(&C->Ac, cidx, ncv, keep)) break;
     }
+    int j = singular > 0 && singular <= ncomp ? first_of(cidx, ncv, ncomp, singular - 1) : -1;
     free(fixed), free(keep), free(cidx);
     if (C->nc == 0) return hdg_fail(err, HDG_EINPUT, "multigrid: no coarse unknowns (every face is fixed)");
-    if (singular) pin_first(C);
+    if (j >= 0) pin(C, j);
     return HDG_OK;
 }
 

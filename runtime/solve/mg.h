@@ -35,8 +35,9 @@
  * entries a row against B's 5m: the coarse correction's residual update) and
  * Ac = P^T B P = R AP.
  * nk = k+1 modes per component (m a multiple of nk); nv vertices; fv the
- * faces' vertices (2 per face, canonical direction). singular: B has a
- * constant null space; Ac's first coarse unknown is then pinned (its row and
+ * faces' vertices (2 per face, canonical direction). singular > 0: B has the
+ * constants of trace component singular - 1 (of the m / nk) as null space;
+ * Ac's first coarse unknown of that component is then pinned (its row and
  * column replaced by the identity) so that the coarse solve is regular.
  * Coarse unknowns whose Galerkin diagonal is not positive are dropped. */
 typedef struct hdg_mg_coarse {
