@@ -90,19 +90,26 @@ static hdg_status choose_backend(const char *want, const char **out, hdg_cuda_de
     return HDG_OK;
 }
 
-/* 'mean u = g' fixes the constant of a solution defined up to one: a run whose
- * solution was unique (a Dirichlet face, a Robin or reaction term, a dt() term)
- * did not use it, which the user is told rather than left to assume. */
+/* 'mean u = g' fixes the constant of a solution defined up to one: a run
+ * whose solution was unique (a Dirichlet face, a Robin or reaction term, a
+ * dt() term), or whose free constant moved another unknown, did not use it,
+ * which the user is told rather than left to assume. */
 void hdg_run_mean_unused(const hdg_problem *p, hdg_report *rep)
 {
-    if (hdg_report_get_string(rep, "solver.null_space")) return;
+    const char *used = hdg_report_get_string(rep, "solver.null_mean");
+    if (!used && hdg_report_get_string(rep, "solver.null_space")) return;
     for (int u = 0; u < p->nunknowns; u++) {
         const hdg_unknown *x = &p->unknowns[u];
-        if (x->trace || x->post || !x->mean_value[0]) continue;
+        if (x->trace || x->post || !x->mean_value[0] || (used && !strcmp(used, x->name))) continue;
         char msg[512];
-        snprintf(msg, sizeof msg, "%s:%d:%d: 'mean %s = ...' was not used: the solution is unique (%s), so its "
-                 "mean is that of the solution", p->file, x->mean_loc.line, x->mean_loc.col, x->name,
-                 p->transient ? "the dt() term" : "a Dirichlet face, a Robin or reaction term");
+        if (used)
+            snprintf(msg, sizeof msg, "%s:%d:%d: 'mean %s = ...' was not used: the free constant of the "
+                     "solution moves '%s', whose 'mean' fixed it; '%s' is unique", p->file, x->mean_loc.line,
+                     x->mean_loc.col, x->name, used, x->name);
+        else
+            snprintf(msg, sizeof msg, "%s:%d:%d: 'mean %s = ...' was not used: the solution is unique (%s), so "
+                     "its mean is that of the solution", p->file, x->mean_loc.line, x->mean_loc.col, x->name,
+                     p->transient ? "the dt() term" : "a Dirichlet face, a Robin or reaction term");
         hdg_report_string(rep, "warnings.mean", msg);
         return;
     }

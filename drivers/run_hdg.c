@@ -204,32 +204,27 @@ static hdg_status dirichlet_stage(hdg_run *r, hdg_error *err)
     return st;
 }
 
-/* A pure Neumann problem: its constant null space, confirmed on the
- * assembled matrix; the right-hand side is checked and projected. */
+static void blockmat_apply(void *ctx, const double *x, double *y) { hdg_blockmat_spmv(ctx, x, y); }
+
+/* The null space of the trace matrix, per trace unknown, found on the
+ * assembled matrix (run_hdg_null.h): one free constant is fixed by the
+ * 'mean' condition of the unknown it moves, the right-hand side checked and
+ * projected; anything else is refused. */
 static hdg_status null_stage(hdg_run *r, hdg_error *err)
 {
-    int t = hdg_hdg_null_candidate(r->p, r->mesh, r->isdir);
-    long long out = t < 0;   /* mpirun: a null space only when no rank rules it out */
-    hdg_comm_isum(&out, 1);
-    if (out) return HDG_OK;
-    long long n = (long long)r->B.nf * r->B.m;
-    double *z = hdg_hdg_null_vector(&r->L, r->B.nf, t), *Kz = hdg_xmalloc(sizeof(double) * (size_t)n);
-    hdg_blockmat_spmv(&r->B, z, Kz);
-    /* every element annihilates the constants by itself, so each piece's rows do too */
-    long long singular = hdg_hdg_null_confirmed(hdg_vecops_host(), n, z, Kz, r->amax) ||
-                         (r->asym > HDG_HDG_SYMMETRIC && hdg_hdg_null_left(&r->L, r->mesh, r->Ke, t, r->amax));
-    hdg_comm_imin(&singular, 1);
-    free(Kz);
-    hdg_status st = singular ? hdg_hdg_null_symmetric(r->asym, err) : HDG_OK;
-    if (!st && singular) st = hdg_hdg_null_unknown(r->p, &r->null_u, err);
-    if (!singular || st) {
-        free(z);
-        return st;
-    }
-    r->z = z;
-    hdg_report_string(r->rep, "solver.null_space", "constants");
-    if (r->o->dist) return hdg_hdg_null_project_dist(r->o->dist, r->B.nf, r->L.m, z, r->rhs, r->rep, err);
-    return hdg_hdg_null_project_rhs(hdg_vecops_host(), n, z, r->rhs, r->rep, err);
+    hdg_hdg_null N;
+    hdg_hdg_null_find(r->p, &r->L, r->mesh, r->o->dist, blockmat_apply, &r->B, r->amax, &N);
+    int t = r->asym > HDG_HDG_SYMMETRIC ? hdg_hdg_null_candidate(r->p, r->mesh, r->isdir) : -1;
+    long long left = t >= 0 && hdg_hdg_null_left(&r->L, r->mesh, r->Ke, t, r->amax);
+    hdg_comm_imin(&left, 1);   /* every element annihilates the constants by itself */
+    hdg_hdg_null_fix fix;
+    hdg_status st = hdg_hdg_null_decide(r->p, &r->L, &N, (int)left, r->asym, r->rep, &fix, err);
+    if (st || fix.c.t < 0) return st;
+    r->null_u = fix.u, r->null_c = fix.c.comp, r->null_g = fix.g;
+    r->z = hdg_hdg_null_cand_vector(&r->L, r->mesh, fix.c);
+    double quad = hdg_hdg_null_quadrature(r->p, r->mesh, r->L.k);
+    if (r->o->dist) return hdg_hdg_null_project_dist(r->o->dist, r->B.nf, r->L.m, r->z, r->rhs, quad, r->rep, err);
+    return hdg_hdg_null_project_rhs(hdg_vecops_host(), (long long)r->B.nf * r->B.m, r->z, r->rhs, quad, r->rep, err);
 }
 
 /* --solver petsc: the same system (Dirichlet eliminated, null space
@@ -244,7 +239,7 @@ static hdg_status dist_init(hdg_hdg_ksp *K, hdg_run *r, hdg_error *err)
 {
     const hdg_mesh_dist *d = r->o->dist;
     hdg_petsc_dist_mg g = {0};
-    int mg = K->s.dist_mg && hdg_hdg_dist_mg(r->o, r->mesh, &r->B, r->L.k + 1, r->z != NULL, &g, err);
+    int mg = K->s.dist_mg && hdg_hdg_dist_mg(r->o, r->mesh, &r->B, r->L.k + 1, r->z ? r->null_g : 0, &g, err);
     hdg_petsc_dist pd = {d->fgid, d->fstart[d->rank], d->nf_global, d->nf_owned, mg ? &g : NULL};
     hdg_petsc_opts po = petsc_opts(r, &K->s);
     hdg_petsc_info pi;
@@ -276,8 +271,6 @@ static hdg_status petsc_stage(hdg_run *r, hdg_hdg_ksp *K, hdg_solve_info *info, 
     return st;
 }
 
-static void blockmat_apply(void *ctx, const double *x, double *y) { hdg_blockmat_spmv(ctx, x, y); }
-
 /* The solver of the trace system B (as it is now: Dirichlet eliminated),
  * preconditioner set up once and kept for every solve with B. */
 hdg_status hdg_hdg_ksp_init(hdg_hdg_ksp *K, hdg_run *r, hdg_error *err)
@@ -286,8 +279,8 @@ hdg_status hdg_hdg_ksp_init(hdg_hdg_ksp *K, hdg_run *r, hdg_error *err)
     K->n = (long long)r->B.nf * r->B.m;
     if (!r->x) r->x = hdg_xcalloc((size_t)K->n, sizeof(double));
     hdg_hdg_definite def;
-    int null_t = r->z ? hdg_hdg_null_candidate(r->p, r->mesh, r->isdir) : -1;
-    hdg_hdg_definiteness(r->p, &r->L, r->mesh, r->dofdir, null_t, r->amax, r->o->dist, blockmat_apply, &r->B, r->rep,
+    /* the null space's constants (run_hdg_null.h) have K z ~ 0: the definiteness test skips them itself */
+    hdg_hdg_definiteness(r->p, &r->L, r->mesh, r->dofdir, -1, r->amax, r->o->dist, blockmat_apply, &r->B, r->rep,
                          &def);
     hdg_status st = hdg_hdg_choose_solver(r->o, r->asym, K->n, &def, &K->s, err);
     if (!st && r->o->dist) st = dist_init(K, r, err);
@@ -301,7 +294,7 @@ hdg_status hdg_hdg_ksp_init(hdg_hdg_ksp *K, hdg_run *r, hdg_error *err)
     else if (!strcmp(K->s.precond, "jacobi")) st = hdg_precond_jacobi_init(&K->M, &r->B, err);
     else if (!strcmp(K->s.precond, "mg")) {
         double t0 = hdg_wtime();
-        st = hdg_hdg_mg_host(&K->mg, &r->B, r->mesh, r->L.k + 1, r->z != NULL, K->s.petsc, r->rep, &K->M, err);
+        st = hdg_hdg_mg_host(&K->mg, &r->B, r->mesh, r->L.k + 1, r->z ? r->null_g : 0, K->s.petsc, r->rep, &K->M, err);
         hdg_report_number(r->rep, "solver.mg.setup_seconds", hdg_wtime() - t0);
     }
     return st;
@@ -380,11 +373,11 @@ static hdg_status recover_stage(hdg_run *r, hdg_error *err)
     if (st || !r->z) return st;
     long long n = (long long)r->B.nf * r->B.m;
     const hdg_vecops *v = hdg_vecops_host();
-    double m0 = hdg_hdg_domain_mean(&r->L, r->mesh, r->null_u, r->xe);
+    double m0 = hdg_hdg_domain_mean(&r->L, r->mesh, r->null_u, r->null_c, r->xe);
     v->axpy(v->ctx, n, 1.0, r->z, r->x);
     if ((st = hdg_hdg_recover(r, err))) return st;
-    double m1 = hdg_hdg_domain_mean(&r->L, r->mesh, r->null_u, r->xe);
-    double c, want = hdg_hdg_mean_target(r->p, r->mesh, r->null_u);
+    double m1 = hdg_hdg_domain_mean(&r->L, r->mesh, r->null_u, r->null_c, r->xe);
+    double c, want = hdg_hdg_mean_target(r->p, r->mesh, r->null_u, r->null_c);
     if ((st = hdg_hdg_mean_shift(r->p, r->null_u, m0, m1, want, &c, err))) return st;
     v->axpy(v->ctx, n, c, r->z, r->x);
     hdg_report_number(r->rep, "solver.mean", want);

@@ -72,8 +72,9 @@ double hdg_hdg_dirichlet_diag(double amax)
     return ldexp(1.0, e - 1 < -1000 ? -1000 : e - 1 > 1000 ? 1000 : e - 1);
 }
 
-/* The stabilisation: a face term <c u, w> over every face, u and w scalar
- * values of an element unknown and test. Returns the atom or NULL. */
+/* The stabilisation: a face term <c u, w> over every face, u and w values of
+ * an element unknown and test with as many components (a scalar tau*(u - uhat)
+ * or a vector one, component by component). Returns the atom or NULL. */
 static const hdg_atom *stabilisation(const hdg_problem *p)
 {
     for (int q = 0; q < p->nequations; q++) {
@@ -81,9 +82,36 @@ static const hdg_atom *stabilisation(const hdg_problem *p)
         for (int a = 0; a < E->natoms && !E->trace && !E->post; a++) {
             const hdg_atom *A = &E->atoms[a];
             if (A->domain == HDG_BOUNDARY && !A->markers && A->role == HDG_ROLE_LOCAL_LOCAL &&
-                A->trial_op == HDG_OP_VALUE && A->test_op == HDG_OP_VALUE && p->unknowns[A->trial].ncomp == 1 &&
-                p->tests[A->test].ncomp == 1)
+                A->trial_op == HDG_OP_VALUE && A->test_op == HDG_OP_VALUE &&
+                p->unknowns[A->trial].ncomp == p->tests[A->test].ncomp && A->trial_comp == A->test_comp)
                 return A;
+        }
+    }
+    return NULL;
+}
+
+/* An element equation whose test, constant on the element (component c),
+ * meets no element unknown: only derivatives of the test (e.g. -(u, grad(q)))
+ * and trace terms (<dot(uhat, n), q>). Its row of the local matrix is then 0
+ * for the constants and the element means of some unknown are fixed by no
+ * equation of the element (the element-wise constant pressure of HDG Stokes
+ * without a pressure trace). Returns the equation (and *c), or NULL. */
+static const hdg_equation *constant_blind(const hdg_problem *p, int *c)
+{
+    for (int q = 0; q < p->nequations; q++) {
+        const hdg_equation *E = &p->equations[q];
+        if (E->trace || E->post) continue;
+        for (int k = 0; k < p->tests[E->test].ncomp; k++) {
+            int sees = 0;
+            for (int a = 0; a < E->natoms && !sees; a++) {
+                const hdg_atom *A = &E->atoms[a];
+                sees = A->test_comp == k && A->test_op == HDG_OP_VALUE &&
+                       (A->role == HDG_ROLE_LOCAL_LOCAL || A->role == HDG_ROLE_TIME);
+            }
+            if (!sees) {
+                *c = k;
+                return E;
+            }
         }
     }
     return NULL;
@@ -111,7 +139,20 @@ hdg_status hdg_hdg_bad_element(const hdg_problem *p, const hdg_mesh *M, int e, i
         return hdg_fail(err, HDG_EINPUT, "the element right-hand side of element %d is not finite", e);
     const hdg_atom *A = stabilisation(p);
     char note[800] = "";
-    if (!A) {
+    int bc = 0;
+    const hdg_equation *blind = constant_blind(p, &bc);
+    if (blind) {
+        const hdg_test *T = &p->tests[blind->test];
+        char comp[32] = "";
+        if (T->ncomp > 1) snprintf(comp, sizeof comp, " (component %d)", bc);
+        snprintf(note, sizeof note, "; the equation at %s:%d:%d, with its test '%s'%s constant on the element, "
+                 "meets no element unknown (only derivatives of '%s' and trace terms), so the element means of "
+                 "an unknown are fixed by no equation of the element, e.g. the element-wise constant pressure of "
+                 "HDG Stokes without a pressure trace: hdgc does not make those means global unknowns "
+                 "(Nguyen-Peraire-Cockburn); add a trace for it coupled by a face term, e.g. "
+                 "<dot(u, n) + eps*(p - phat), q>", p->file, blind->loc.line, blind->loc.col, T->name, comp,
+                 T->name);
+    } else if (!A) {
         snprintf(note, sizeof note, "; the problem has no stabilisation term (a face term <c*u, w> of an element "
                  "equation, e.g. tau*(u - uhat) in the flux), which the local problem needs");
     } else {

@@ -215,21 +215,55 @@ hdg_status hdg_dcu_dirichlet_stage(drun *r, hdg_error *err)
     return st;
 }
 
-/* As the host's: the constant null space confirmed on the device matrix,
- * the right-hand side checked and projected there. */
 /* Under mpirun: the right-hand side projected on the host with sums over the
  * ranks (run_hdg_null.h), and back. */
-static hdg_status dist_project(drun *r, hdg_error *err)
+static hdg_status dist_project(drun *r, double quad, hdg_error *err)
 {
     long long n = (long long)r->B.nf * r->B.m;
-    double *b = hdg_xmalloc(sizeof(double) * ((size_t)n + 1)), *z = hdg_hdg_null_vector(&r->L, r->B.nf, r->null_t);
+    double *b = hdg_xmalloc(sizeof(double) * ((size_t)n + 1)), *z = hdg_hdg_null_cand_vector(&r->L, r->mesh, r->fix.c);
     hdg_status st = hdg_cuda_download(r->dev, b, r->rhs, sizeof(double) * (size_t)n, err);
-    if (!(st = hdg_comm_agree(st, err))) st = hdg_hdg_null_project_dist(r->o->dist, r->B.nf, r->L.m, z, b, r->rep, err);
+    if (!(st = hdg_comm_agree(st, err))) st = hdg_hdg_null_project_dist(r->o->dist, r->B.nf, r->L.m, z, b, quad, r->rep, err);
     if (!st) st = hdg_cuda_upload(r->dev, r->rhs, b, sizeof(double) * (size_t)n, err);
     free(b), free(z);
     return st;
 }
 
+/* K x on host vectors, the product on the device (hdg_dcu_definiteness, hdg_dcu_null_find);
+ * y = 0 after a failure, which the callers check (a->st) before using y. */
+typedef struct dapply {
+    drun *r;
+    hdg_cuptr x, y;
+    hdg_status st;
+    hdg_error err;
+} dapply;
+
+static void device_apply(void *ctx, const double *x, double *y)
+{
+    dapply *a = ctx;
+    size_t n = (size_t)a->r->B.nf * a->r->B.m;
+    hdg_linop A = hdg_cuda_blockmat_op(&a->r->B);
+    if (!a->st) a->st = hdg_cuda_upload(a->r->dev, a->x, x, sizeof(double) * n, &a->err);
+    if (!a->st) A.apply(A.ctx, DPTR(a->x), DPTR(a->y));
+    if (!a->st) a->st = hdg_cuda_download(a->r->dev, y, a->y, sizeof(double) * n, &a->err);
+    if (a->st) memset(y, 0, sizeof(double) * n);
+}
+
+hdg_status hdg_dcu_null_find(drun *r, hdg_hdg_null *N, hdg_error *err)
+{
+    size_t n = (size_t)r->B.nf * r->B.m;
+    dapply a = {r, 0, 0, HDG_OK, {0}};
+    a.st = hdg_dcu_dalloc(r, n, &a.x, &a.err);
+    if (!a.st) a.st = hdg_dcu_dalloc(r, n, &a.y, &a.err);
+    hdg_hdg_null_find(r->p, &r->L, r->mesh, r->o->dist, device_apply, &a, r->amax, N);   /* collective */
+    hdg_cuda_free(r->dev, a.x), hdg_cuda_free(r->dev, a.y);
+    hdg_error derr;
+    if (!a.st && hdg_cuda_linalg_check(&r->la, &derr)) a.st = hdg_fail(&a.err, derr.code, "%s", derr.msg);
+    if (a.st) *err = a.err;
+    return hdg_comm_agree(a.st, err);
+}
+
+/* As the host's: the null space per trace unknown found on the device
+ * matrix, the right-hand side checked and projected there. */
 static hdg_status null_stage(drun *r, hdg_error *err)
 {
     long long n = (long long)r->B.nf * r->B.m;
@@ -239,34 +273,21 @@ static hdg_status null_stage(drun *r, hdg_error *err)
         if (!fst) fst = hdg_fail(err, HDG_EINPUT, "the right-hand side of the trace system is not finite");
     }
     if ((fst = hdg_comm_agree(fst, err))) return fst;   /* mpirun: before the reductions below */
-    long long out = r->null_t < 0;   /* a null space only when no rank rules it out */
-    hdg_comm_isum(&out, 1);
-    if (out) return HDG_OK;
-    double *z = hdg_hdg_null_vector(&r->L, r->B.nf, r->null_t);
-    hdg_cuptr Kz = 0;
-    hdg_status st = upload(r, z, sizeof(double) * (size_t)n, &r->z, err);
+    hdg_hdg_null N;
+    hdg_status st = hdg_dcu_null_find(r, &N, err);
+    long long left = r->null_t >= 0 && r->left_null;
+    hdg_comm_imin(&left, 1);   /* every piece annihilates the constants */
+    if (!st) st = hdg_hdg_null_decide(r->p, &r->L, &N, (int)left, r->asym, r->rep, &r->fix, err);
+    if (st || r->fix.c.t < 0) return st;
+    double *z = hdg_hdg_null_cand_vector(&r->L, r->mesh, r->fix.c);
+    st = upload(r, z, sizeof(double) * (size_t)n, &r->z, err);
     free(z);
-    if (!st) st = hdg_dcu_dalloc(r, (size_t)n, &Kz, err);
-    hdg_linop A = hdg_cuda_blockmat_op(&r->B);
-    if (!st) A.apply(A.ctx, DPTR(r->z), DPTR(Kz));
-    long long singular = !st && (hdg_hdg_null_confirmed(&r->la.ops, n, DPTR(r->z), DPTR(Kz), r->amax) || r->left_null);
-    hdg_comm_imin(&singular, 1);   /* every piece annihilates the constants */
-    hdg_cuda_free(r->dev, Kz);
-    if (!st) st = hdg_cuda_linalg_check(&r->la, err);
-    if (!st && singular) st = hdg_hdg_null_symmetric(r->asym, err);
-    if (!st && singular) st = hdg_hdg_null_unknown(r->p, &r->null_u, err);
-    if (st || !singular) {
-        hdg_cuda_free(r->dev, r->z);
-        r->z = 0;
-        return st;
-    }
-    hdg_report_string(r->rep, "solver.null_space", "constants");
-    if (r->o->dist) return dist_project(r, err);
-    st = hdg_hdg_null_project_rhs(&r->la.ops, n, DPTR(r->z), DPTR(r->rhs), r->rep, err);
+    if (st) return st;
+    double quad = hdg_hdg_null_quadrature(r->p, r->mesh, r->L.k);
+    if (r->o->dist) return dist_project(r, quad, err);
+    st = hdg_hdg_null_project_rhs(&r->la.ops, n, DPTR(r->z), DPTR(r->rhs), quad, r->rep, err);
     return st ? st : hdg_cuda_linalg_check(&r->la, err);
 }
-
-
 
 static hdg_status mg_setup(drun *r, const char *petsc, dprecond *d, hdg_error *err)
 {
@@ -275,7 +296,7 @@ static hdg_status mg_setup(drun *r, const char *petsc, dprecond *d, hdg_error *e
     hdg_status st = hdg_cuda_blockmat_download(&r->B, &B, err);
     if (st) return st;
     hdg_report_number(r->rep, "solver.mg.download_seconds", hdg_wtime() - t0);
-    st = hdg_hdg_mg_coarse(&d->mg, &B, r->mesh, r->L.k + 1, r->z != 0, petsc, r->rep, err);
+    st = hdg_hdg_mg_coarse(&d->mg, &B, r->mesh, r->L.k + 1, r->z ? r->fix.g : 0, petsc, r->rep, err);
     hdg_blockmat_free(&B);
     if (!st) st = hdg_cuda_csr_upload(&r->la, &d->mg.C.P, &d->dP, err);
     if (!st) st = hdg_cuda_csr_upload(&r->la, &d->mg.C.R, &d->dR, err);
@@ -336,9 +357,9 @@ hdg_status hdg_dcu_dist_setup(drun *r, const hdg_hdg_solver *s, hdg_petsc_dsolve
     hdg_status st = hdg_comm_agree(hdg_cuda_blockmat_download(&r->B, &B, err), err);
     if (st) return st;
     hdg_petsc_dist_mg g = {0};
-    int mg = s->dist_mg && hdg_hdg_dist_mg(r->o, r->mesh, &B, r->L.k + 1, r->z != 0, &g, err);
+    int mg = s->dist_mg && hdg_hdg_dist_mg(r->o, r->mesh, &B, r->L.k + 1, r->z ? r->fix.g : 0, &g, err);
     hdg_petsc_dist pd = {d->fgid, d->fstart[d->rank], d->nf_global, d->nf_owned, mg ? &g : NULL};
-    double *z = r->z ? hdg_hdg_null_vector(&r->L, r->B.nf, r->null_t) : NULL;   /* the null space, for PETSc */
+    double *z = r->z ? hdg_hdg_null_cand_vector(&r->L, r->mesh, r->fix.c) : NULL;   /* the null space, for PETSc */
     hdg_petsc_opts po = {s->petsc, r->asym <= HDG_HDG_SYMMETRIC, s->so.rtol, s->so.maxit, s->so.restart, z};
     hdg_petsc_info pi;
     st = hdg_petsc_dist_create(&B, &pd, &po, h, &pi, err);
@@ -383,32 +404,13 @@ static hdg_status dist_solve(drun *r, hdg_hdg_solver *s, hdg_error *err)
     return st;
 }
 
-/* K x on host vectors, the product on the device (hdg_dcu_definiteness). */
-typedef struct dapply {
-    drun *r;
-    hdg_cuptr x, y;
-    hdg_status st;
-    hdg_error err;
-} dapply;
-
-static void device_apply(void *ctx, const double *x, double *y)
-{
-    dapply *a = ctx;
-    size_t n = (size_t)a->r->B.nf * a->r->B.m;
-    hdg_linop A = hdg_cuda_blockmat_op(&a->r->B);
-    if (!a->st) a->st = hdg_cuda_upload(a->r->dev, a->x, x, sizeof(double) * n, &a->err);
-    if (!a->st) A.apply(A.ctx, DPTR(a->x), DPTR(a->y));
-    if (!a->st) a->st = hdg_cuda_download(a->r->dev, y, a->y, sizeof(double) * n, &a->err);
-    if (a->st) memset(y, 0, sizeof(double) * n);
-}
-
 hdg_status hdg_dcu_definiteness(drun *r, hdg_hdg_definite *d, hdg_error *err)
 {
     size_t n = (size_t)r->B.nf * r->B.m;
     dapply a = {r, 0, 0, HDG_OK, {0}};
     a.st = hdg_dcu_dalloc(r, n, &a.x, &a.err);
     if (!a.st) a.st = hdg_dcu_dalloc(r, n, &a.y, &a.err);
-    hdg_hdg_definiteness(r->p, &r->L, r->mesh, r->dofdir, r->z ? r->null_t : -1, r->amax, r->o->dist, device_apply,
+    hdg_hdg_definiteness(r->p, &r->L, r->mesh, r->dofdir, -1, r->amax, r->o->dist, device_apply,
                          &a, r->rep, d);
     hdg_cuda_free(r->dev, a.x), hdg_cuda_free(r->dev, a.y);
     hdg_error derr;
@@ -424,7 +426,7 @@ hdg_status hdg_dcu_direct_solve(drun *r, hdg_hdg_solver *s, hdg_solve_info *info
     memset(&B, 0, sizeof B);
     memset(info, 0, sizeof *info);
     double *b = hdg_xmalloc(sizeof(double) * ((size_t)n + 1)), *x = hdg_xcalloc((size_t)n + 1, sizeof(double));
-    double *z = r->z ? hdg_hdg_null_vector(&r->L, r->B.nf, r->null_t) : NULL;
+    double *z = r->z ? hdg_hdg_null_cand_vector(&r->L, r->mesh, r->fix.c) : NULL;
     hdg_status st = hdg_cuda_blockmat_download(&r->B, &B, err);
     if (!st) st = hdg_cuda_download(r->dev, b, r->rhs, sizeof(double) * (size_t)n, err);
     hdg_petsc_opts po = {s->petsc, r->asym <= HDG_HDG_SYMMETRIC, s->so.rtol, s->so.maxit, s->so.restart, z};
@@ -516,7 +518,7 @@ static hdg_status device_mean(drun *r, double *mean, hdg_error *err)
     size_t n = (size_t)r->mesh->ne * r->L.nl;
     double *xe = hdg_xmalloc(sizeof(double) * (n + 1));
     hdg_status st = hdg_cuda_download(r->dev, xe, r->xe, sizeof(double) * n, err);
-    if (!st) *mean = hdg_hdg_domain_mean(&r->L, r->mesh, r->null_u, xe);
+    if (!st) *mean = hdg_hdg_domain_mean(&r->L, r->mesh, r->fix.u, r->fix.c.comp, xe);
     free(xe);
     return st;
 }
@@ -529,11 +531,11 @@ static hdg_status recover_stage(drun *r, hdg_error *err)
     if (st || !r->z) return st;
     long long n = (long long)r->B.nf * r->B.m;
     const hdg_vecops *v = &r->la.ops;
-    double m0 = 0, m1 = 0, c, want = hdg_hdg_mean_target(r->p, r->mesh, r->null_u);
+    double m0 = 0, m1 = 0, c, want = hdg_hdg_mean_target(r->p, r->mesh, r->fix.u, r->fix.c.comp);
     if ((st = device_mean(r, &m0, err))) return st;
     v->axpy(v->ctx, n, 1.0, DPTR(r->z), DPTR(r->x));
     if ((st = hdg_dcu_recover(r, err)) || (st = device_mean(r, &m1, err))) return st;
-    if ((st = hdg_hdg_mean_shift(r->p, r->null_u, m0, m1, want, &c, err))) return st;
+    if ((st = hdg_hdg_mean_shift(r->p, r->fix.u, m0, m1, want, &c, err))) return st;
     v->axpy(v->ctx, n, c, DPTR(r->z), DPTR(r->x));
     hdg_report_number(r->rep, "solver.mean", want);
     if ((st = hdg_cuda_linalg_check(&r->la, err))) return st;
@@ -724,6 +726,7 @@ hdg_status hdg_run_hdg_cuda(const hdg_problem *p, struct hdg_mesh *mesh, const h
     memset(&r, 0, sizeof r);
     r.p = p, r.mesh = mesh, r.o = o, r.rep = rep, r.dev = dev;
     r.null_t = -1;
+    r.fix.c.t = -1;
     hdg_status st;
     hdg_progress line;   /* the stage names on a terminal (o->progress) */
     hdg_progress_begin(&line, o->progress ? stderr : NULL);

@@ -11,6 +11,7 @@
 #include "drivers/run.h"
 #include "drivers/run_hdg_common.h"
 #include "drivers/run_hdg_mg.h"
+#include "drivers/run_hdg_null.h"
 #include "ir/lower.h"
 #include "runtime/cuda/cuda_linalg.h"
 #include "runtime/cuda/cuda_trace.h"
@@ -39,7 +40,8 @@ typedef struct drun {
     int negated;
     double asym;         /* relative asymmetry of K_e */
     double amax;         /* largest |entry| of K_e */
-    int null_t, null_u;  /* constant null space (run_hdg_null.h): its trace unknown (-1: none), mean unknown */
+    int null_t;          /* the form's scalar trace candidate for the left null vector test (-1: none) */
+    hdg_hdg_null_fix fix; /* the constant null space (run_hdg_null.h): fix.c.t -1 when none */
     int left_null;       /* a non-symmetric K with the constants as left null vector */
     hdg_cuptr z;         /* its vector on the device (0: none) */
     double t;            /* the time the kernels see (0 when steady) */
@@ -78,6 +80,8 @@ hdg_status hdg_dcu_fe_finite(drun *r, hdg_error *err);
 hdg_status hdg_dcu_local_stage(drun *r, hdg_error *err);
 hdg_status hdg_dcu_assemble_stage(drun *r, hdg_error *err);
 hdg_status hdg_dcu_dirichlet_stage(drun *r, hdg_error *err);
+/* The null space of the device trace matrix (run_hdg_null.h; collective under mpirun). */
+hdg_status hdg_dcu_null_find(drun *r, hdg_hdg_null *N, hdg_error *err);
 /* The device preconditioner of r->B (mg, block, jacobi, none); petsc: the options of mg's
  * coarse solve (hdg_hdg_solver.petsc). */
 hdg_status hdg_dcu_precond_setup(drun *r, const char *name, const char *petsc, dprecond *d, hdg_error *err);

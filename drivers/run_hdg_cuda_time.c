@@ -61,6 +61,9 @@ static hdg_status dtime_level(dtime *D, int v, double t, hdg_error *err)
     hdg_petsc_dist_free(D->dist);
     D->dist = NULL;
     if (!st) st = hdg_comm_agree(st, err);
+    hdg_hdg_null N;   /* a step's matrix with a null space is refused (run_hdg_null.h) */
+    if (!st) st = hdg_dcu_null_find(r, &N, err);
+    if (!st) st = hdg_hdg_null_transient(r->p, &N, D->ops.sigma[v], r->rep, err);
     if (!st && r->o->dist) st = hdg_dcu_dist_setup(r, &D->s, &D->dist, &D->dist_init, err);
     else if (!st && !strcmp(D->s.method, "petsc")) memset(&D->d, 0, sizeof D->d);   /* the direct solve */
     else if (!st) st = hdg_dcu_precond_setup(r, D->s.precond, D->s.petsc, &D->d, err);

@@ -42,7 +42,8 @@ typedef struct hdg_run {
     double asym;         /* relative asymmetry of K_e */
     double amax;         /* largest |entry| of K_e */
     double *z;           /* constant null space of the trace system (run_hdg_null.h), or NULL */
-    int null_u;          /* then: the element unknown whose mean fixes the constant */
+    int null_u, null_c;  /* then: the element unknown and component whose mean fixes the constant */
+    int null_g;          /* and 1 + the trace component it is the constants of (for mg), else 0 */
     double t;            /* the time the kernels see (0 when steady) */
     double *hist;        /* transient: the scheme's history h (ne * nl), or NULL */
 } hdg_run;

@@ -1,38 +1,36 @@
-/* run_hdg_null.h — HDG problems whose solution is defined only up to a
- * constant (pure Neumann Poisson: no Dirichlet face, no Robin term, no
- * reaction), shared by the host and device drivers.
+/* run_hdg_null.h — HDG problems whose solution is not unique, shared by the
+ * host and device drivers (and under mpirun).
  *
- * The trace matrix K is then singular: K z = 0 for z the constant 1 of the
- * scalar trace unknown (mode 0 of the orthonormal Legendre basis on every
- * face). The candidate is decided from the checked problem's atoms and
- * confirmed numerically (||K z|| at rounding level). The system is solved on
- * the complement of z: the right-hand side must be compatible (its part
- * along z, the discrete sum of sources and Neumann fluxes, is small, else the
- * data are refused), it is projected, the preconditioner is wrapped as
- * P M P with P = I - z z^T / z^T z, and the constant is fixed afterwards by
- * the problem's 'mean u = g' condition (the domain mean of u is that of g).
- * Without such a condition the problem is refused with the place to add it.
- * A non-symmetric K singular on the constants (from the right or the left)
- * is refused: its other null vector is not known. */
+ * The null space of the trace matrix K (Dirichlet eliminated) is searched per
+ * trace unknown among candidates the form proposes (the constants of each
+ * component of each trace unknown, the rotation of a 2-component trace) and
+ * decided on the assembled numbers (hdg_hdg_null_find): a Dirichlet face, a
+ * Robin or reaction term, a dt() term rule a candidate out only when they
+ * change K z. One null vector that is the constants of one component is
+ * supported: the system is solved on the complement of z (the right-hand
+ * side must be compatible: its part along z, the discrete sum of sources and
+ * Neumann fluxes, is small, else the data are refused; it is projected, the
+ * preconditioner is wrapped as P M P with P = I - z z^T / z^T z), and the
+ * constant is fixed afterwards by the 'mean u = g' condition of the element
+ * unknown z moves (the domain mean of u, or of its component, is that of g).
+ * Without such a condition the problem is refused naming the unknown to give
+ * it. Several null vectors, or a rotation (rigid motions), are refused naming
+ * them. A non-symmetric K singular on the constants (from the right or the
+ * left) is refused: its other null vector is not known. */
 #ifndef HDG_RUN_HDG_NULL_H
 #define HDG_RUN_HDG_NULL_H
 
 #include "drivers/run.h"
+#include "drivers/run_hdg_common.h"
 #include "ir/lower.h"
 #include "runtime/solve/krylov.h"
 #include "runtime/mesh/mesh.h"
 
-/* From the atoms: the scalar trace unknown whose constants may span the null
- * space, or -1 (a Dirichlet face, a term with an unknown on marked boundary
+/* For the left null vector test of a non-symmetric K (hdg_hdg_null_left):
+ * from the atoms, the scalar trace unknown whose constants may span it, or -1 (a Dirichlet face, a term with an unknown on marked boundary
  * faces (Robin) whose coefficient is nonzero at the midpoint of one of them,
  * a reaction term (c u, w) with c != 0, or no scalar trace unknown). */
 int hdg_hdg_null_candidate(const hdg_problem *p, const hdg_mesh *M, const unsigned char *isdir);
-
-/* z (nf * m host values): 1 on mode 0 of trace unknown t on every face. */
-double *hdg_hdg_null_vector(const hdg_lowered *L, int nf, int t);
-
-/* Is ||K z|| <= 1e-10 amax ||z|| (Kz = K z, in v's memory)? */
-int hdg_hdg_null_confirmed(const hdg_vecops *v, long long n, const double *z, const double *Kz, double amax);
 
 /* Is z^T K ~ 0 (the constants a left null vector: a non-symmetric K can have
  * that alone, e.g. convection-diffusion with the total flux given on the
@@ -40,26 +38,104 @@ int hdg_hdg_null_confirmed(const hdg_vecops *v, long long n, const double *z, co
  * gathered like the right-hand side. */
 int hdg_hdg_null_left(const hdg_lowered *L, const hdg_mesh *M, const double *Ke, int t, double amax);
 
+/* ---- the null space per trace unknown, checked on the assembled matrix ----
+ * Candidates from the form: the constants of each component of each trace
+ * unknown, and for a 2-component trace of degree >= 1 the rotation (-y, x)
+ * (with the constants: the rigid motions, the null space of a
+ * symmetric-gradient form with no displacement given). The numbers decide:
+ * the Gram matrices Z^T Z and (K Z)^T (K Z) give the combinations v with
+ * ||K Z v|| <= HDG_HDG_NULL_TOL amax ||Z v|| (a generalised eigenproblem of
+ * at most HDG_HDG_NULL_MAXC candidates). Under mpirun the pieces' Gram
+ * matrices are summed (every element annihilates a constant or a rigid
+ * motion by itself, so each piece's partial K z vanishes with the whole). */
+#define HDG_HDG_NULL_MAXC 16
+#define HDG_HDG_NULL_TOL 1e-10
+typedef struct hdg_hdg_null_cand {
+    int t;      /* trace unknown (problem index) */
+    int comp;   /* its component whose constants; -1: the rotation (-y, x) */
+} hdg_hdg_null_cand;
+
+typedef struct hdg_hdg_null {
+    int ncand;
+    hdg_hdg_null_cand cand[HDG_HDG_NULL_MAXC];
+    int dim;                                          /* null vectors found */
+    double basis[HDG_HDG_NULL_MAXC][HDG_HDG_NULL_MAXC]; /* each: its coefficients on the candidates */
+    double sigma[HDG_HDG_NULL_MAXC];                  /* each: ||K z|| / (amax ||z||) */
+    double smallest;                                  /* the smallest such ratio over all combinations */
+    int single;                                       /* dim 1 and that vector one candidate alone: its index; else -1 */
+} hdg_hdg_null;
+
+int hdg_hdg_null_candidates(const hdg_problem *p, const hdg_lowered *L, hdg_hdg_null_cand *c);
+
+/* Candidate c as a trace vector (nf * m host values; constants: 1 on mode 0). */
+double *hdg_hdg_null_cand_vector(const hdg_lowered *L, const hdg_mesh *M, hdg_hdg_null_cand c);
+
+/* The null space of K among the candidates; apply: K x for host vectors of
+ * nf * m (run_hdg_common.h), d: under mpirun, else NULL. */
+struct hdg_mesh_dist;
+void hdg_hdg_null_find(const hdg_problem *p, const hdg_lowered *L, const hdg_mesh *M, const struct hdg_mesh_dist *d,
+                       hdg_hdg_apply_fn apply, void *ctx, double amax, hdg_hdg_null *N);
+
+/* "the constants of component 1 of 'uhat'; the rotation (-y, x) of 'uhat'" */
+void hdg_hdg_null_describe(const hdg_problem *p, const hdg_hdg_null *N, char *b, size_t n);
+
+/* A null space of dimension > 1, or one vector that is not a candidate
+ * alone: HDG_EINPUT naming it. */
+hdg_status hdg_hdg_null_refuse(const hdg_problem *p, const hdg_hdg_null *N, hdg_error *err);
+
+/* The element unknown whose mean fixes the constants of candidate c: among
+ * those with as many components as c's trace unknown that share an equation
+ * with it, the one with a 'mean' condition (component c.comp); fails
+ * (HDG_EINPUT) saying which to add, at the first boundary statement, when
+ * there is none. */
+hdg_status hdg_hdg_null_unknown(const hdg_problem *p, hdg_hdg_null_cand c, int *u, hdg_error *err);
+
+/* The decision (host and device drivers alike): nothing found (and no left
+ * null vector): fix->c.t = -1; one candidate alone, constants, K symmetric:
+ * fix names it, the element unknown u (component c.comp) whose 'mean' fixes
+ * it and g = 1 + its trace component (for mg), and solver.null_space,
+ * null_vectors, null_mean are reported; anything else fails naming the null
+ * space. solver.null_smallest is reported in every case. */
+typedef struct hdg_hdg_null_fix {
+    hdg_hdg_null_cand c;
+    int u, g;
+} hdg_hdg_null_fix;
+hdg_status hdg_hdg_null_decide(const hdg_problem *p, const hdg_lowered *L, const hdg_hdg_null *N, int left,
+                               double asym, hdg_report *rep, hdg_hdg_null_fix *fix, hdg_error *err);
+
+/* A time step's trace matrix (the dt() term weighted sigma) with a null space
+ * found (e.g. a pure Neumann heat problem at --dt 1e16): refused naming it
+ * (a step is never solved with an arbitrary constant). */
+hdg_status hdg_hdg_null_transient(const hdg_problem *p, const hdg_hdg_null *N, double sigma, hdg_report *rep,
+                                  hdg_error *err);
+
 /* The projection of the right-hand side along z is only right when K is
  * symmetric (z is then also its left null vector): fails otherwise. */
 hdg_status hdg_hdg_null_symmetric(double asym_rel, hdg_error *err);
 
-/* The scalar element unknown whose mean fixes the constant: the one with a
- * 'mean' condition; fails (HDG_EINPUT) saying what to add, at the first
- * boundary statement, when there is none. */
-hdg_status hdg_hdg_null_unknown(const hdg_problem *p, int *u, hdg_error *err);
 
-/* Compatibility (|z.b| / (||z|| ||b||) <= 1e-6, reported as
- * solver.rhs_null_component) and projection b -= (z.b / z.z) z. */
-hdg_status hdg_hdg_null_project_rhs(const hdg_vecops *v, long long n, const double *z, double *b, hdg_report *rep,
-                                    hdg_error *err);
+/* The relative quadrature error of the data the constants see (the load
+ * terms of scalar tests taken by value: sources (f, w), Neumann data <g, mu>):
+ * sum over elements and boundary faces of |Q - Q_fine| over sum |Q_fine|, Q
+ * the kernels' rules (volume degree 2k + 4, k + 3 Gauss points on faces),
+ * Q_fine finer ones (2k + 12, k + 9); summed over the ranks under mpirun.
+ * Compatible data on a coarse mesh balance only to about this. */
+double hdg_hdg_null_quadrature(const hdg_problem *p, const hdg_mesh *M, int k);
+#define HDG_HDG_COMPATIBLE 1e-6
+#define HDG_HDG_QUAD_FACTOR 4.0
+
+/* Compatibility (|z.b| / (||z|| ||b||) <= max(1e-6, 4 quad), reported as
+ * solver.rhs_null_component, quad as solver.rhs_quadrature_error) and
+ * projection b -= (z.b / z.z) z. */
+hdg_status hdg_hdg_null_project_rhs(const hdg_vecops *v, long long n, const double *z, double *b, double quad,
+                                    hdg_report *rep, hdg_error *err);
 
 /* The same under mpirun (o->dist): b is a piece's (nf faces, partial sums on
  * its partition faces); z.b and z.z are reduced over the ranks, the owned
  * faces are projected. */
 struct hdg_mesh_dist;
 hdg_status hdg_hdg_null_project_dist(const struct hdg_mesh_dist *d, int nf, int m, const double *z, double *b,
-                                     hdg_report *rep, hdg_error *err);
+                                     double quad, hdg_report *rep, hdg_error *err);
 
 /* P M P (M NULL: P) as an operator; t is a work vector of n in v's memory. */
 typedef struct hdg_hdg_null_op {
@@ -73,10 +149,10 @@ typedef struct hdg_hdg_null_op {
 hdg_linop hdg_hdg_null_precond(hdg_hdg_null_op *c, const hdg_linop *M, const hdg_vecops *v, const double *z,
                                double *t, long long n);
 
-/* The domain mean of element unknown u from the element dofs xe (ne * nl),
+/* The domain mean of component comp of element unknown u from the element dofs xe (ne * nl),
  * and the mean its condition asks for. */
-double hdg_hdg_domain_mean(const hdg_lowered *L, const hdg_mesh *M, int u, const double *xe);
-double hdg_hdg_mean_target(const hdg_problem *p, const hdg_mesh *M, int u);
+double hdg_hdg_domain_mean(const hdg_lowered *L, const hdg_mesh *M, int u, int comp, const double *xe);
+double hdg_hdg_mean_target(const hdg_problem *p, const hdg_mesh *M, int u, int comp);
 
 /* The multiple c of the null vector z that brings the mean of unknown u from
  * m1 (at x + z) to want, given its mean m0 at x (the recovery is affine in the

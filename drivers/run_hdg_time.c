@@ -17,6 +17,7 @@
 
 #include "drivers/nonfinite.h"
 #include "drivers/run_hdg_internal.h"
+#include "drivers/run_hdg_null.h"
 #include "runtime/parallel/comm.h"
 #include "drivers/time_scheme.h"
 #include "runtime/output/vtk.h"
@@ -48,8 +49,13 @@ static hdg_status blockmat_copy(hdg_blockmat *dst, const hdg_blockmat *src, hdg_
     return st;
 }
 
+static void null_apply(void *ctx, const double *z, double *Kz)
+{
+    hdg_blockmat_spmv(ctx, z, Kz);
+}
+
 /* K_e at sigma, the trace matrix assembled (kept as B0), Dirichlet-eliminated
- * in r->B and its solver set up. */
+ * in r->B, checked for a null space (run_hdg_null.h) and its solver set up. */
 static hdg_status level_init(hdg_run *r, level *v, hdg_error *err)
 {
     r->params[r->L.p_sigma] = v->sigma;
@@ -59,6 +65,9 @@ static hdg_status level_init(hdg_run *r, level *v, hdg_error *err)
     if (st) return st;
     v->diag = hdg_hdg_dirichlet_diag(r->amax);
     hdg_blockmat_apply_dirichlet_dofs(&r->B, r->rhs, r->isdir, r->mixed ? r->dofdir : NULL, r->xD, v->diag);
+    hdg_hdg_null N;   /* the same decision on every rank: the Gram matrices are summed */
+    hdg_hdg_null_find(r->p, &r->L, r->mesh, r->o->dist, null_apply, &r->B, r->amax, &N);
+    if ((st = hdg_hdg_null_transient(r->p, &N, v->sigma, r->rep, err))) return st;
     if ((st = hdg_comm_agree(hdg_hdg_ksp_init(&v->K, r, err), err))) return st;
     v->ready = 1;
     return HDG_OK;
