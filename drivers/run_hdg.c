@@ -330,6 +330,7 @@ hdg_status hdg_hdg_ksp_solve(hdg_hdg_ksp *K, hdg_run *r, hdg_solve_info *info, h
     hdg_report_number(r->rep, "solver.krylov_seconds", hdg_wtime() - t0);
     free(t);
     hdg_hdg_report_solve(r->rep, &K->s, info, st);
+    if (!st) st = hdg_hdg_near_singular(info, err);
     if (!st) hdg_hdg_solve_warning(r->rep, r->mesh, r->L.k, &K->s, info);
     return st;
 }

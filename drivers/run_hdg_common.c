@@ -401,6 +401,10 @@ counts:
     hdg_report_int(rep, "solver.iterations", info->iterations);
     hdg_report_number(rep, "solver.residual", info->residual);
     hdg_report_bool(rep, "solver.converged", info->converged && !st);
+    if (info->sv_max > 0) {
+        hdg_report_number(rep, "solver.sv_min", info->sv_min);
+        hdg_report_number(rep, "solver.sv_max", info->sv_max);
+    }
 }
 
 /* How much a relative residual may grow into the solution's relative error:
@@ -416,6 +420,17 @@ static double amplification(const hdg_solve_info *info)
     if (!(rho > 0 && rho < 1) || n < 1) return 1;
     double kappa = 2 * n / log(2 / rho);
     return fmax(1, kappa * kappa);
+}
+
+hdg_status hdg_hdg_near_singular(const hdg_solve_info *info, hdg_error *err)
+{
+    if (!(info->sv_max > 0) || info->sv_min > HDG_HDG_NEAR_SINGULAR * info->sv_max) return HDG_OK;
+    return hdg_fail(err, HDG_EINPUT, "the trace system is singular to working precision: the Krylov estimates of "
+                    "the preconditioned matrix's extreme eigenvalues (or singular values) are %.3g and %.3g (ratio "
+                    "%.3g, below %g), so the solution is not determined by the data (e.g. a Robin coefficient that "
+                    "is an eigenvalue of the problem, or a null space the trace unknowns' constants do not span); "
+                    "change the data or the conditions", info->sv_min, info->sv_max, info->sv_min / info->sv_max,
+                    HDG_HDG_NEAR_SINGULAR);
 }
 
 /* What removes the warning: an rtol below the residual the bound allows (1e-15 at least),

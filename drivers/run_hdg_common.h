@@ -153,6 +153,14 @@ void hdg_hdg_report_solve(hdg_report *rep, hdg_hdg_solver *s, const hdg_solve_in
 void hdg_hdg_solve_warning(hdg_report *rep, const hdg_mesh *M, int k, const hdg_hdg_solver *s,
                            const hdg_solve_info *info);
 
+/* A solve whose Krylov estimates (hdg_solve_info.sv_min, sv_max: Lanczos for
+ * CG, the Arnoldi Hessenberg for GMRES) put the smallest eigenvalue or
+ * singular value of the preconditioned matrix below HDG_HDG_NEAR_SINGULAR
+ * times the largest: HDG_EINPUT with both figures (the answer would be fixed
+ * by rounding, not by the data). Host and device drivers. */
+#define HDG_HDG_NEAR_SINGULAR 1e-12
+hdg_status hdg_hdg_near_singular(const hdg_solve_info *info, hdg_error *err);
+
 /* Boundary faces of Dirichlet condition i of L (faces[n], their end points
  * fg[n * HDG_GF_SIZE]): the number n. faces and fg hold nbf + 1 entries. */
 int hdg_hdg_dirichlet_faces(const hdg_problem *p, const hdg_lowered *L, const hdg_mesh *M, int i, int *faces,

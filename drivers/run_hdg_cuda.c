@@ -494,6 +494,7 @@ static hdg_status solve_stage(drun *r, hdg_error *err)
     if (hdg_cuda_linalg_check(&r->la, &derr)) st = hdg_fail(err, derr.code, "%s", derr.msg);
     hdg_dcu_precond_free(&d);
     hdg_hdg_report_solve(r->rep, &s, &info, st);
+    if (!st) st = hdg_hdg_near_singular(&info, err);
     if (!st) hdg_hdg_solve_warning(r->rep, r->mesh, r->L.k, &s, &info);
     return st;
 }

@@ -106,6 +106,7 @@ static hdg_status dtime_solve(void *ctx, int v, double t, hdg_error *err)
     hdg_error derr;
     if (hdg_cuda_linalg_check(&r->la, &derr)) st = hdg_fail(err, derr.code, "%s", derr.msg);
     hdg_hdg_report_solve(r->rep, &D->s, &info, st);
+    if (!st) st = hdg_hdg_near_singular(&info, err);
     if (st) return st;
     D->its += info.iterations, D->solves++;
     if (info.iterations > D->its_max) D->its_max = info.iterations;

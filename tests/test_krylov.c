@@ -440,10 +440,50 @@ static void test_stagnation(void)
     free(xx);
 }
 
+/* The Krylov estimates of the extreme eigenvalues (CG: Lanczos) and singular
+ * values (GMRES: Hessenberg) on a diagonal operator with known spectrum, and a
+ * near-singular one whose smallest estimate falls to rounding level. */
+typedef struct diag_op {
+    const double *d;
+} diag_op;
+
+static void diag_apply(void *ctx, const double *x, double *y)
+{
+    const diag_op *o = ctx;
+    for (int i = 0; i < 200; i++) y[i] = o->d[i] * x[i];
+}
+
+static void test_extremes(void)
+{
+    enum { N = 200 };
+    double d[N], b[N], x[N];
+    hdg_error err;
+    for (int i = 0; i < N; i++) d[i] = pow(10.0, 3.0 * i / (N - 1)), b[i] = 1 + 0.5 * sin(i);
+    diag_op o = {d};
+    hdg_linop A = {&o, N, diag_apply};
+    hdg_solve_opts so = hdg_solve_opts_default();
+    so.rtol = 1e-12, so.restart = N;
+    hdg_solve_info info;
+    memset(x, 0, sizeof x);
+    CHECK(hdg_pcg(&A, NULL, b, x, &so, NULL, &info, &err) == HDG_OK, "%s", err.msg);
+    CHECK(fabs(info.sv_min - 1) < 1e-3 && fabs(info.sv_max - 1000) < 1e-3, "CG extremes %g %g (1, 1000)",
+          info.sv_min, info.sv_max);
+    memset(x, 0, sizeof x);
+    CHECK(hdg_gmres(&A, NULL, b, x, &so, NULL, &info, &err) == HDG_OK, "%s", err.msg);
+    CHECK(fabs(info.sv_min - 1) < 1e-3 && fabs(info.sv_max - 1000) < 1, "GMRES extremes %g %g (1, 1000)",
+          info.sv_min, info.sv_max);
+    d[0] = 1e-14;   /* near singular: the estimate follows it */
+    b[0] = 1;   /* a part of the data along it: the solution 1e14 times larger */
+    memset(x, 0, sizeof x);
+    CHECK(hdg_pcg(&A, NULL, b, x, &so, NULL, &info, &err) == HDG_OK, "%s", err.msg);
+    CHECK(info.sv_min < 1e-12 * info.sv_max, "CG near singular: extremes %g %g", info.sv_min, info.sv_max);
+}
+
 int main(void)
 {
     test_spd();
     test_nonsymmetric();
     test_stagnation();
+    test_extremes();
     return test_summary("krylov");
 }

@@ -137,6 +137,7 @@ typedef struct solver {
     hdg_solve_opts o;
     long long n;
     double bnorm, tol, t0;
+    double smin, smax;   /* the Krylov estimates of the extreme singular values (hdg_solve_info) */
 } solver;
 
 /* r = b - A x; returns ||r||. */
@@ -161,7 +162,104 @@ static void set_info(const solver *s, hdg_solve_info *info, int it, double rnorm
     info->converged = converged;
     info->stagnated = 0;
     info->seconds = hdg_wtime() - s->t0;
+    info->sv_min = isfinite(s->smin) ? s->smin : 0;
+    info->sv_max = s->smax;
 }
+
+/* ---- extreme eigenvalue / singular value estimates ---- */
+
+static void keep_extremes(solver *s, double lo, double hi)
+{
+    if (!isfinite(lo) || !isfinite(hi)) return;
+    if (lo < s->smin) s->smin = lo;
+    if (hi > s->smax) s->smax = hi;
+}
+
+/* Eigenvalues of the symmetric tridiagonal (d, e) (n x n) below x. */
+static int sturm_count(const double *d, const double *e, int n, double x)
+{
+    int c = 0;
+    double q = 1;
+    for (int i = 0; i < n; i++) {
+        q = d[i] - x - (i ? e[i - 1] * e[i - 1] / q : 0);
+        if (q == 0) q = 1e-300;
+        if (q < 0) c++;
+    }
+    return c;
+}
+
+/* Its smallest and largest eigenvalues by bisection. */
+static void tridiagonal_extremes(const double *d, const double *e, int n, double *lo, double *hi)
+{
+    double a = INFINITY, b = -INFINITY;
+    for (int i = 0; i < n; i++) {   /* Gershgorin */
+        double r = (i ? fabs(e[i - 1]) : 0) + (i < n - 1 ? fabs(e[i]) : 0);
+        a = fmin(a, d[i] - r), b = fmax(b, d[i] + r);
+    }
+    double l0 = a, h0 = b, l1 = a, h1 = b;
+    for (int k = 0; k < 200; k++) {
+        double m0 = (l0 + h0) / 2, m1 = (l1 + h1) / 2;
+        if (sturm_count(d, e, n, m0) >= 1) h0 = m0; else l0 = m0;
+        if (sturm_count(d, e, n, m1) >= n) h1 = m1; else l1 = m1;
+    }
+    *lo = (l0 + h0) / 2, *hi = (l1 + h1) / 2;
+}
+
+/* x <- R^-1 R^-T x (R k x k upper triangular, column-major with leading dimension ld). */
+static void rtr_solve(const double *R, int ld, int k, double *x)
+{
+    for (int i = 0; i < k; i++) {   /* R^T w = x */
+        double t = x[i];
+        for (int j = 0; j < i; j++) t -= R[j + (size_t)i * ld] * x[j];
+        x[i] = t / R[i + (size_t)i * ld];
+    }
+    for (int i = k - 1; i >= 0; i--) {   /* R v = w */
+        double t = x[i];
+        for (int j = i + 1; j < k; j++) t -= R[i + (size_t)j * ld] * x[j];
+        x[i] = t / R[i + (size_t)i * ld];
+    }
+}
+
+/* x <- R^T R x */
+static void rtr_apply(const double *R, int ld, int k, double *x, double *t)
+{
+    for (int i = 0; i < k; i++) {
+        t[i] = 0;
+        for (int j = i; j < k; j++) t[i] += R[i + (size_t)j * ld] * x[j];
+    }
+    for (int j = 0; j < k; j++) {
+        x[j] = 0;
+        for (int i = 0; i <= j; i++) x[j] += R[i + (size_t)j * ld] * t[i];
+    }
+}
+
+static double normalise(double *x, int k)
+{
+    double n = 0;
+    for (int i = 0; i < k; i++) n += x[i] * x[i];
+    n = sqrt(n);
+    for (int i = 0; i < k && n > 0; i++) x[i] /= n;
+    return n;
+}
+
+/* The extreme singular values of R (the rotated Arnoldi Hessenberg, whose
+ * singular values are those of the (k+1) x k Hessenberg: estimates of A M^-1's
+ * on the Krylov space) by 40 steps of power and inverse iteration. */
+static void triangular_extremes(const double *R, int ld, int k, double *lo, double *hi)
+{
+    double *x = hdg_xmalloc(sizeof(double) * (size_t)(2 * k + 2)), *t = x + k + 1, l = 0, h = 0;
+    int singular = 0;
+    for (int i = 0; i < k; i++) singular |= R[i + (size_t)i * ld] == 0;
+    for (int i = 0; i < k; i++) x[i] = 1 + 0.1 * i / k;
+    normalise(x, k);
+    for (int it = 0; it < 40; it++) rtr_apply(R, ld, k, x, t), h = normalise(x, k);
+    for (int i = 0; i < k && !singular; i++) x[i] = 1 + 0.1 * i / k;
+    normalise(x, k);
+    for (int it = 0; it < 40 && !singular; it++) rtr_solve(R, ld, k, x), l = normalise(x, k);
+    *hi = sqrt(h), *lo = singular ? 0 : l > 0 ? 1 / sqrt(l) : INFINITY;
+    free(x);
+}
+
 
 /* Checks the arguments, fills s, handles b = 0 and a NaN right-hand side.
  * Returns 1 when the caller is done (with *st set). */
@@ -170,6 +268,7 @@ static int solver_start(solver *s, const char *name, const hdg_linop *A, const h
                         hdg_solve_info *info, hdg_status *st, hdg_error *err)
 {
     s->t0 = hdg_wtime();
+    s->smin = INFINITY, s->smax = 0;
     s->name = name;
     s->A = A;
     s->M = M;
@@ -307,7 +406,37 @@ static const char *pq_trouble(double pq)
 
 typedef struct cg_vecs {
     double *r, *z, *p, *q;
+    double *la, *lb;   /* host: the CG steps alpha_j and ratios beta_j of the current (re)start */
+    int nl, cap;
 } cg_vecs;
+
+static void lanczos_push(cg_vecs *w, double alpha, double beta)
+{
+    if (w->nl == w->cap) {
+        w->cap = w->cap ? 2 * w->cap : 64;
+        w->la = hdg_xrealloc(w->la, sizeof(double) * (size_t)w->cap);
+        w->lb = hdg_xrealloc(w->lb, sizeof(double) * (size_t)w->cap);
+    }
+    w->la[w->nl] = alpha, w->lb[w->nl] = beta, w->nl++;
+}
+
+/* The Lanczos matrix of the CG steps (Saad, "Iterative methods", 6.7.3):
+ * d_j = 1/alpha_j + beta_(j-1)/alpha_(j-1), e_j = sqrt(beta_j)/alpha_j; its
+ * extreme eigenvalues estimate those of M^-1 A. */
+static void lanczos_extremes(solver *s, cg_vecs *w)
+{
+    int n = w->nl;
+    if (n < 1) return;
+    double *d = hdg_xmalloc(sizeof(double) * (size_t)(2 * n + 1)), *e = d + n, lo, hi;
+    for (int j = 0; j < n; j++) {
+        d[j] = 1 / w->la[j] + (j ? w->lb[j - 1] / w->la[j - 1] : 0);
+        e[j] = sqrt(w->lb[j]) / w->la[j];
+    }
+    tridiagonal_extremes(d, e, n, &lo, &hi);
+    keep_extremes(s, lo, hi);
+    free(d);
+    w->nl = 0;
+}
 
 /* A breakdown (p^T A p <= 0, r^T M r <= 0) with the recursive residual rn far
  * below the true one is roundoff, not an indefinite matrix: stagnation. */
@@ -353,6 +482,7 @@ static hdg_status cg_loop(solver *s, const double *b, double *x, cg_vecs *w, hdg
                 return cg_breakdown(s, b, x, w, info, it, rn, pq_trouble(pq), err);
             }
             double alpha = rz / pq;
+            lanczos_push(w, alpha, 0);
             v->axpy(vc, n, alpha, w->p, x);
             v->axpy(vc, n, -alpha, w->q, w->r);
             it++;
@@ -360,7 +490,10 @@ static hdg_status cg_loop(solver *s, const double *b, double *x, cg_vecs *w, hdg
             monitor(s, it, rn);
             if (!isfinite(rn)) return blew_up(s, info, it, NAN, "NaN or Inf in the residual", err);
             t.own = rn;
-            if (rn <= s->tol || it >= s->o.maxit) break; /* confirm on the true residual */
+            if (rn <= s->tol || it >= s->o.maxit) { /* confirm on the true residual */
+                lanczos_extremes(s, w);
+                break;
+            }
             if (s->M) s->M->apply(s->M->ctx, w->r, z);
             double rz_new = s->M ? v->dot(vc, n, w->r, z) : rn * rn;
             if (!(rz_new > 0)) {
@@ -368,6 +501,7 @@ static hdg_status cg_loop(solver *s, const double *b, double *x, cg_vecs *w, hdg
                 return cg_breakdown(s, b, x, w, info, it, rn, rz_trouble(rz_new), err);
             }
             v->xpay(vc, n, z, rz_new / rz, w->p);
+            w->lb[w->nl - 1] = rz_new / rz;
             rz = rz_new;
         }
     }
@@ -380,7 +514,7 @@ hdg_status hdg_pcg(const hdg_linop *A, const hdg_linop *M, const double *b, doub
     solver s;
     hdg_status st;
     if (solver_start(&s, "CG", A, M, b, x, o, v, info, &st, err)) return st;
-    cg_vecs w;
+    cg_vecs w = {0};
     w.r = s.v->alloc(s.v->ctx, s.n);
     w.z = M ? s.v->alloc(s.v->ctx, s.n) : NULL;
     w.p = s.v->alloc(s.v->ctx, s.n);
@@ -390,6 +524,7 @@ hdg_status hdg_pcg(const hdg_linop *A, const hdg_linop *M, const double *b, doub
     if (w.z) s.v->free(s.v->ctx, w.z);
     s.v->free(s.v->ctx, w.p);
     s.v->free(s.v->ctx, w.q);
+    free(w.la), free(w.lb);
     return st;
 }
 
@@ -506,6 +641,8 @@ static hdg_status gmres_loop(solver *s, const double *b, double *x, gmres_work *
             t.own = est;
             if (est <= s->tol || hn == 0) break;
         }
+        double lo, hi;
+        if (k > 0) triangular_extremes(w->H, w->m + 1, k, &lo, &hi), keep_extremes(s, lo, hi);
         if (!gmres_update(s, w, k, x))
             return blew_up(s, info, it, NAN, "singular Hessenberg matrix (A or M singular)", err);
     }

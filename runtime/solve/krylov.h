@@ -86,6 +86,10 @@ typedef struct hdg_solve_info {
     double floor;        /* the rounding floor eps ||A|| ||x|| / ||b|| (||A|| estimated from the
                             stagnated residual), 0 when the solve did not stagnate */
     double seconds;
+    double sv_min, sv_max; /* Krylov estimates of the extreme eigenvalues of M^-1 A (CG: the Lanczos
+                              matrix of its steps) or singular values of A M^-1 (GMRES: of each cycle's
+                              Hessenberg matrix), smallest and largest over the (re)starts; sv_min is an
+                              upper bound that tightens as the solve goes on; 0 when unknown */
 } hdg_solve_info;
 
 /* Preconditioned conjugate gradients (A and M symmetric positive definite;
