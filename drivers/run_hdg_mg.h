@@ -26,7 +26,7 @@ typedef struct hdg_hdg_mg {
 
 /* The coarse space and its AMG (both drivers): nk = k+1 face modes,
  * singular: 0, or 1 + the trace component whose constants are the null space
- * of the trace matrix (runtime/mg.h), petsc: options of
+ * of the trace matrix (runtime/solve/mg.h), petsc: options of
  * the coarse solve (or NULL). Reports solver.mg.* and timings. */
 hdg_status hdg_hdg_mg_coarse(hdg_hdg_mg *h, const hdg_blockmat *B, const hdg_mesh *M, int nk, int singular,
                              const char *petsc, hdg_report *rep, hdg_error *err);
