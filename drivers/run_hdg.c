@@ -222,9 +222,9 @@ static hdg_status null_stage(hdg_run *r, hdg_error *err)
     if (st || fix.c.t < 0) return st;
     r->null_u = fix.u, r->null_c = fix.c.comp, r->null_g = fix.g;
     r->z = hdg_hdg_null_cand_vector(&r->L, r->mesh, fix.c);
-    double quad = hdg_hdg_null_quadrature(r->p, r->mesh, r->L.k);
-    if (r->o->dist) return hdg_hdg_null_project_dist(r->o->dist, r->B.nf, r->L.m, r->z, r->rhs, quad, r->rep, err);
-    return hdg_hdg_null_project_rhs(hdg_vecops_host(), (long long)r->B.nf * r->B.m, r->z, r->rhs, quad, r->rep, err);
+    hdg_hdg_data data = {r->p, r->mesh, r->L.k};
+    if (r->o->dist) return hdg_hdg_null_project_dist(r->o->dist, r->B.nf, r->L.m, r->z, r->rhs, &data, r->rep, err);
+    return hdg_hdg_null_project_rhs(hdg_vecops_host(), (long long)r->B.nf * r->B.m, r->z, r->rhs, &data, r->rep, err);
 }
 
 /* --solver petsc: the same system (Dirichlet eliminated, null space

@@ -217,12 +217,13 @@ hdg_status hdg_dcu_dirichlet_stage(drun *r, hdg_error *err)
 
 /* Under mpirun: the right-hand side projected on the host with sums over the
  * ranks (run_hdg_null.h), and back. */
-static hdg_status dist_project(drun *r, double quad, hdg_error *err)
+static hdg_status dist_project(drun *r, hdg_error *err)
 {
     long long n = (long long)r->B.nf * r->B.m;
+    hdg_hdg_data data = {r->p, r->mesh, r->L.k};
     double *b = hdg_xmalloc(sizeof(double) * ((size_t)n + 1)), *z = hdg_hdg_null_cand_vector(&r->L, r->mesh, r->fix.c);
     hdg_status st = hdg_cuda_download(r->dev, b, r->rhs, sizeof(double) * (size_t)n, err);
-    if (!(st = hdg_comm_agree(st, err))) st = hdg_hdg_null_project_dist(r->o->dist, r->B.nf, r->L.m, z, b, quad, r->rep, err);
+    if (!(st = hdg_comm_agree(st, err))) st = hdg_hdg_null_project_dist(r->o->dist, r->B.nf, r->L.m, z, b, &data, r->rep, err);
     if (!st) st = hdg_cuda_upload(r->dev, r->rhs, b, sizeof(double) * (size_t)n, err);
     free(b), free(z);
     return st;
@@ -283,9 +284,9 @@ static hdg_status null_stage(drun *r, hdg_error *err)
     st = upload(r, z, sizeof(double) * (size_t)n, &r->z, err);
     free(z);
     if (st) return st;
-    double quad = hdg_hdg_null_quadrature(r->p, r->mesh, r->L.k);
-    if (r->o->dist) return dist_project(r, quad, err);
-    st = hdg_hdg_null_project_rhs(&r->la.ops, n, DPTR(r->z), DPTR(r->rhs), quad, r->rep, err);
+    if (r->o->dist) return dist_project(r, err);
+    hdg_hdg_data data = {r->p, r->mesh, r->L.k};
+    st = hdg_hdg_null_project_rhs(&r->la.ops, n, DPTR(r->z), DPTR(r->rhs), &data, r->rep, err);
     return st ? st : hdg_cuda_linalg_check(&r->la, err);
 }
 

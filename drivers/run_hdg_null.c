@@ -177,21 +177,23 @@ static void gram(const hdg_lowered *L, const hdg_mesh *M, const hdg_mesh_dist *d
                  void *ctx, hdg_hdg_null *N, double *Gz, double *Gy)
 {
     int n = N->ncand;
-    long long len = (long long)M->nf * L->m;
+    size_t len = (size_t)M->nf * L->m;
     double **Z = hdg_xmalloc(sizeof(double *) * (size_t)n), **Y = hdg_xmalloc(sizeof(double *) * (size_t)n);
     for (int i = 0; i < n; i++) {
         Z[i] = hdg_hdg_null_cand_vector(L, M, N->cand[i]);
-        Y[i] = hdg_xcalloc((size_t)len + 1, sizeof(double));
+        Y[i] = hdg_xcalloc(len + 1, sizeof(double));
         apply(ctx, Z[i], Y[i]);
     }
     for (int i = 0; i < n; i++)
-        for (int j = 0; j < n; j++) {
+        for (int j = i; j < n; j++) {
             double sz = 0, sy = 0;
-            for (long long a = 0; a < len; a++) {
-                if (!d || d->fowner[a / L->m] == d->rank) sz += Z[i][a] * Z[j][a];
-                sy += Y[i][a] * Y[j][a];
+            for (int f = 0; f < M->nf; f++) {
+                const double *zi = Z[i] + (size_t)f * L->m, *zj = Z[j] + (size_t)f * L->m;
+                const double *yi = Y[i] + (size_t)f * L->m, *yj = Y[j] + (size_t)f * L->m;
+                int own = !d || d->fowner[f] == d->rank;
+                for (int a = 0; a < L->m; a++) sz += own ? zi[a] * zj[a] : 0, sy += yi[a] * yj[a];
             }
-            Gz[i * n + j] = sz, Gy[i * n + j] = sy;
+            Gz[i * n + j] = Gz[j * n + i] = sz, Gy[i * n + j] = Gy[j * n + i] = sy;
         }
     for (int i = 0; i < n; i++) free(Z[i]), free(Y[i]);
     free(Z), free(Y);
@@ -506,14 +508,24 @@ static hdg_status incompatible(double part, double quad, hdg_error *err)
                     "%.3g); check f and the Neumann data", part, compatible_below(quad), HDG_HDG_QUAD_FACTOR, quad);
 }
 
-hdg_status hdg_hdg_null_project_rhs(const hdg_vecops *v, long long n, const double *z, double *b, double quad,
-                                    hdg_report *rep, hdg_error *err)
+/* part <= 1e-6 passes at once; above, the quadrature estimate decides (the
+ * same branch on every rank: part is reduced). */
+static hdg_status compatible(const hdg_hdg_data *D, double part, hdg_report *rep, hdg_error *err)
+{
+    hdg_report_number(rep, "solver.rhs_null_component", part);
+    if (part <= HDG_HDG_COMPATIBLE) return HDG_OK;
+    double quad = hdg_hdg_null_quadrature(D->p, D->M, D->k);
+    hdg_report_number(rep, "solver.rhs_quadrature_error", quad);
+    return part <= compatible_below(quad) ? HDG_OK : incompatible(part, quad, err);
+}
+
+hdg_status hdg_hdg_null_project_rhs(const hdg_vecops *v, long long n, const double *z, double *b,
+                                    const hdg_hdg_data *D, hdg_report *rep, hdg_error *err)
 {
     double zb = v->dot(v->ctx, n, z, b), zz = v->dot(v->ctx, n, z, z), bn = v->norm2(v->ctx, n, b);
     double part = bn > 0 ? fabs(zb) / (sqrt(zz) * bn) : 0;
-    hdg_report_number(rep, "solver.rhs_null_component", part);
-    hdg_report_number(rep, "solver.rhs_quadrature_error", quad);
-    if (!(part <= compatible_below(quad))) return incompatible(part, quad, err);
+    hdg_status st = compatible(D, part, rep, err);
+    if (st) return st;
     v->axpy(v->ctx, n, -zb / zz, z, b);
     return HDG_OK;
 }
@@ -524,7 +536,7 @@ hdg_status hdg_hdg_null_project_rhs(const hdg_vecops *v, long long n, const doub
  * ||b|| (for the compatibility ratio) is taken over owned rows, whose
  * partition faces hold a partial sum: an estimate, enough for the test. */
 hdg_status hdg_hdg_null_project_dist(const hdg_mesh_dist *d, int nf, int m, const double *z, double *b,
-                                     double quad, hdg_report *rep, hdg_error *err)
+                                     const hdg_hdg_data *D, hdg_report *rep, hdg_error *err)
 {
     double s[3] = {0, 0, 0};   /* z.b, z.z, b.b */
     for (int f = 0; f < nf; f++)
@@ -535,9 +547,8 @@ hdg_status hdg_hdg_null_project_dist(const hdg_mesh_dist *d, int nf, int m, cons
         }
     hdg_comm_sum(s, 3);
     double part = s[2] > 0 ? fabs(s[0]) / sqrt(s[1] * s[2]) : 0;
-    hdg_report_number(rep, "solver.rhs_null_component", part);
-    hdg_report_number(rep, "solver.rhs_quadrature_error", quad);
-    if (!(part <= compatible_below(quad))) return incompatible(part, quad, err);
+    hdg_status st = compatible(D, part, rep, err);
+    if (st) return st;
     for (int f = 0; f < nf; f++)
         if (d->fowner[f] == d->rank)
             for (int i = 0; i < m; i++) b[(size_t)f * m + i] -= s[0] / s[1] * z[(size_t)f * m + i];

@@ -124,18 +124,24 @@ double hdg_hdg_null_quadrature(const hdg_problem *p, const hdg_mesh *M, int k);
 #define HDG_HDG_COMPATIBLE 1e-6
 #define HDG_HDG_QUAD_FACTOR 4.0
 
-/* Compatibility (|z.b| / (||z|| ||b||) <= max(1e-6, 4 quad), reported as
- * solver.rhs_null_component, quad as solver.rhs_quadrature_error) and
- * projection b -= (z.b / z.z) z. */
-hdg_status hdg_hdg_null_project_rhs(const hdg_vecops *v, long long n, const double *z, double *b, double quad,
-                                    hdg_report *rep, hdg_error *err);
+/* Compatibility (|z.b| / (||z|| ||b||), reported as solver.rhs_null_component,
+ * at most 1e-6, or else at most 4 times hdg_hdg_null_quadrature of the data
+ * D, reported as solver.rhs_quadrature_error) and projection
+ * b -= (z.b / z.z) z. */
+typedef struct hdg_hdg_data {
+    const hdg_problem *p;
+    const hdg_mesh *M;
+    int k;
+} hdg_hdg_data;
+hdg_status hdg_hdg_null_project_rhs(const hdg_vecops *v, long long n, const double *z, double *b,
+                                    const hdg_hdg_data *D, hdg_report *rep, hdg_error *err);
 
 /* The same under mpirun (o->dist): b is a piece's (nf faces, partial sums on
  * its partition faces); z.b and z.z are reduced over the ranks, the owned
  * faces are projected. */
 struct hdg_mesh_dist;
 hdg_status hdg_hdg_null_project_dist(const struct hdg_mesh_dist *d, int nf, int m, const double *z, double *b,
-                                     double quad, hdg_report *rep, hdg_error *err);
+                                     const hdg_hdg_data *D, hdg_report *rep, hdg_error *err);
 
 /* P M P (M NULL: P) as an operator; t is a work vector of n in v's memory. */
 typedef struct hdg_hdg_null_op {
