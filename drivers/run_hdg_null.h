@@ -27,9 +27,10 @@
 #include "runtime/mesh/mesh.h"
 
 /* For the left null vector test of a non-symmetric K (hdg_hdg_null_left):
- * from the atoms, the scalar trace unknown whose constants may span it, or -1 (a Dirichlet face, a term with an unknown on marked boundary
- * faces (Robin) whose coefficient is nonzero at the midpoint of one of them,
- * a reaction term (c u, w) with c != 0, or no scalar trace unknown). */
+ * from the atoms, the scalar trace unknown whose constants may span it, or
+ * -1 (a Dirichlet face, a term with an unknown on marked boundary faces
+ * (Robin) whose coefficient is nonzero at the midpoint of one of them, a
+ * reaction term (c u, w) with c != 0, or no scalar trace unknown). */
 int hdg_hdg_null_candidate(const hdg_problem *p, const hdg_mesh *M, const unsigned char *isdir);
 
 /* Is z^T K ~ 0 (the constants a left null vector: a non-symmetric K can have
@@ -52,7 +53,7 @@ int hdg_hdg_null_left(const hdg_lowered *L, const hdg_mesh *M, const double *Ke,
 #define HDG_HDG_NULL_TOL 1e-10
 typedef struct hdg_hdg_null_cand {
     int t;      /* trace unknown (problem index) */
-    int comp;   /* its component whose constants; -1: the rotation (-y, x) */
+    int comp;   /* the component whose constants it is; -1: the rotation (-y, x) */
 } hdg_hdg_null_cand;
 
 typedef struct hdg_hdg_null {
