@@ -723,7 +723,7 @@ static void log_summary(const hdg_dg_data *d, const hdg_run_options *opt, double
     const hdg_problem *p = d->p;
     char sp[64] = "";
     if (d->speed.known) snprintf(sp, sizeof sp, " (cfl %.3g, speed %.4g)", d->cfl_eff, d->speed.max);
-    fprintf(opt->log, "%s: DG N = %d, %lld elements, %lld dofs, %lld steps of dt = %.4g%s to t = %g (%.3g s)\n",
+    fprintf(opt->log, "%s: DG, order %d, %lld elements, %lld dofs, %lld steps of dt = %.4g%s to t = %g (%.3g s)\n",
             p->name, d->L.N, d->ne_global, d->n_global, d->nsteps, d->dt, sp, d->final, t_steps);
     fprintf(opt->log, "  energy %.10g -> %.10g\n", e0, e1);
     for (int u = 0; u < p->nunknowns; u++) {

@@ -171,7 +171,7 @@ static hdg_status alloc_buffers(dgdev *r, hdg_error *err)
             char need[32], msg[sizeof err->msg];
             human(need, sizeof need, (double)all);
             snprintf(msg, sizeof msg, "%s", err->msg);
-            return hdg_fail(err, st, "%s; the DG run of '%s' (N = %d, %d elements) needs %s of device memory",
+            return hdg_fail(err, st, "%s; the DG run of '%s' (order %d, %d elements) needs %s of device memory",
                             msg, r->d->p->name, r->d->L.N, r->d->mesh->ne, need);
         }
         r->bytes += sizes[i];

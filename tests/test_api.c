@@ -223,7 +223,7 @@ static void interleaved(void)
     char line[512] = "";
     if (log) {
         rewind(log);
-        CHECK(fgets(line, sizeof line, log) && strstr(line, "maxwell2d: DG N = 3, 32 elements"), "log: %s", line);
+        CHECK(fgets(line, sizeof line, log) && strstr(line, "maxwell2d: DG, order 3, 32 elements"), "log: %s", line);
         fclose(log);
     }
     CHECK(hdgc_problem_set_output(b, NULL, 0, &err) == HDG_OK, "%s", err.msg);
