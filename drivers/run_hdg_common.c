@@ -201,19 +201,25 @@ static void component_name(const hdg_unknown *U, int c, char *buf, size_t size)
     else snprintf(buf, size, "%s.%s", U->name, U->ncomp == 2 ? vec[c & 1] : ten[c & 3]);
 }
 
-/* z'Kz, |K z| on this piece, the free faces it owns and has, of the constant of the component
- * whose mode 0 is dof o of a face. */
-static void constant_energy(const hdg_mesh *M, int m, int o, const unsigned char *dofdir, const hdg_mesh_dist *dist,
-                            hdg_hdg_apply_fn apply, void *ctx, double *z, double *y, double out[4])
+/* z'Kz, |K z| on this piece, |z|^2 over the free faces it owns and over those it has, of the
+ * constant (linear = 0) or of the linear function x + 0.618 y (linear = 1, face by face) of the
+ * component whose mode 0 is dof o of a face. */
+static void probe_energy(const hdg_mesh *M, int m, int o, int linear, const unsigned char *dofdir,
+                         const hdg_mesh_dist *dist, hdg_hdg_apply_fn apply, void *ctx, double *z, double *y, double out[4])
 {
     long long n = (long long)M->nf * m;
     memset(z, 0, sizeof(double) * (size_t)n);
     double owned = 0, all = 0;
     for (int f = 0; f < M->nf; f++) {
         if (dofdir && dofdir[(size_t)f * m + o]) continue;
-        z[(size_t)f * m + o] = 1, all++;
+        double v = 1;
+        if (linear) {   /* x + 0.618 y at the face's midpoint: not constant on any mesh */
+            int a = M->fv[2 * f], b = M->fv[2 * f + 1];
+            v = 0.5 * (M->vx[a] + M->vx[b]) + 0.618 * 0.5 * (M->vy[a] + M->vy[b]);
+        }
+        z[(size_t)f * m + o] = v, all += v * v;
         long long g = dist ? dist->fgid[f] - dist->fstart[dist->rank] : 0;
-        owned += !dist || (g >= 0 && g < dist->nf_owned);
+        owned += (!dist || (g >= 0 && g < dist->nf_owned)) ? v * v : 0;
     }
     apply(ctx, z, y);
     double e = 0, kz = 0;
@@ -233,18 +239,25 @@ void hdg_hdg_definiteness(const hdg_problem *p, const hdg_lowered *L, const hdg_
         const hdg_unknown *U = &p->unknowns[u];
         if (!U->trace || u == null_t || L->toff[u] < 0) continue;
         for (int c = 0; c < U->ncomp; c++) {
-            double v[4];
-            constant_energy(M, m, L->toff[u] + c * nk, dofdir, dist, apply, ctx, z, y, v);
-            /* K z ~ 0 on every piece: a null vector (the null space's business), not a saddle */
-            long long null = v[1] <= 1e-10 * amax * sqrt(v[3]);
-            double sums[2] = {v[0], v[2]};
-            hdg_comm_sum(sums, 2);
-            hdg_comm_imin(&null, 1);
+            double v[4], sums[2];
+            /* the constant first; when it is a null vector (K z ~ 0 on every piece: the null
+             * space's business), a linear function, so that a multiplier whose constant is free
+             * (a pressure trace with Dirichlet velocity everywhere) is still seen */
+            long long null = 1;
+            int null_constant = 0;
+            for (int linear = 0; linear < 2 && null; linear++) {
+                null_constant = linear;
+                probe_energy(M, m, L->toff[u] + c * nk, linear, dofdir, dist, apply, ctx, z, y, v);
+                null = v[1] <= 1e-10 * amax * sqrt(v[3]);
+                sums[0] = v[0], sums[1] = v[2];
+                hdg_comm_sum(sums, 2);
+                hdg_comm_imin(&null, 1);
+            }
             if (null || !(sums[1] > 0) || !(amax > 0)) continue;
             double ratio = sums[0] / (amax * sums[1]);
             int kind = ratio < -HDG_HDG_INDEFINITE_TOL ? 1 : ratio <= HDG_HDG_INDEFINITE_TOL ? 2 : 0;
             if (kind && (!d->kind || ratio < d->ratio)) {
-                d->kind = kind, d->ratio = ratio;
+                d->kind = kind, d->ratio = ratio, d->linear = null_constant;
                 component_name(U, c, d->what, sizeof d->what);
             }
         }
@@ -259,12 +272,13 @@ void hdg_hdg_definiteness(const hdg_problem *p, const hdg_lowered *L, const hdg_
 /* "the trace system is indefinite: the constant of phat has no energy of its own ..." */
 static void indefinite_words(const hdg_hdg_definite *d, char *buf, size_t size)
 {
+    const char *probe = d->linear ? "a linear function" : "the constant";
     if (d->kind == 1)
-        snprintf(buf, size, "the trace system is indefinite: the constant of %s has a negative energy (z'Kz = %.2g "
-                 "amax |z|^2; a wave or negative reaction or Robin term)", d->what, d->ratio);
+        snprintf(buf, size, "the trace system is indefinite: %s of %s has a negative energy (z'Kz = %.2g "
+                 "amax |z|^2; a wave or negative reaction or Robin term)", probe, d->what, d->ratio);
     else
-        snprintf(buf, size, "the trace system is a saddle point: the constant of %s has no energy of its own (z'Kz = "
-                 "%.2g amax |z|^2; a Lagrange multiplier such as a pressure)", d->what, d->ratio);
+        snprintf(buf, size, "the trace system is a saddle point: %s of %s has no energy of its own (z'Kz = "
+                 "%.2g amax |z|^2; a Lagrange multiplier such as a pressure)", probe, d->what, d->ratio);
 }
 
 static const char *join(hdg_hdg_solver *s, const char *mine, const char *user)

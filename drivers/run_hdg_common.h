@@ -78,11 +78,16 @@ hdg_status hdg_hdg_at_time(hdg_error *err, double t, hdg_status st);
  * definite problem of the tests gives ratio >= 0.02 on square:8 (it falls like
  * h: a boundary layer of the free faces). AMG, the mg coarse solve, does not
  * converge on either kind. Under mpirun the sums are over the ranks (each
- * piece's K_piece sums to K), so every rank decides alike. */
+ * piece's K_piece sums to K), so every rank decides alike. A component whose constant is a
+ * null vector (K z ~ 0: the null space's business) is judged by a linear function instead
+ * (x + 0.618 y at each face's midpoint, mode 0): a pressure trace with Dirichlet velocity
+ * everywhere gives -8.4e-6 on square:8, falling like h^3; a pure-Neumann Poisson trace gives
+ * +2.3e-3 there, falling like h^2 (1e-5 on square:128). */
 #define HDG_HDG_INDEFINITE_TOL 1e-10
 typedef struct hdg_hdg_definite {
     int kind;              /* 0: no sign of indefiniteness; 1: a negative energy; 2: a saddle point */
     double ratio;          /* z'Kz / (amax |z|^2) of the component named in what */
+    int linear;            /* z: 0 the component's constant, 1 a linear function (its constant is null) */
     char what[96];         /* "phat", "uhat.x" */
 } hdg_hdg_definite;
 /* y = K x on the host's vectors (nf * m values of this rank's piece). */
