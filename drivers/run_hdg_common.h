@@ -2,7 +2,8 @@
  * (run_hdg_cuda.c) share: the decisions (sign and symmetry of the trace
  * system, solver and preconditioner), the Dirichlet data of the boundary
  * faces, and the reports and output made from the results. Each is one
- * function so that both backends decide and report the same way. */
+ * function so that both backends decide and report the same way. The solver
+ * choice and the solve's report are in run_hdg_solver.c, the rest in run_hdg_common.c. */
 #ifndef HDG_RUN_HDG_COMMON_H
 #define HDG_RUN_HDG_COMMON_H
 
