@@ -280,7 +280,7 @@ hdg_status hdg_hdg_ksp_init(hdg_hdg_ksp *K, hdg_run *r, hdg_error *err)
     if (!r->x) r->x = hdg_xcalloc((size_t)K->n, sizeof(double));
     hdg_hdg_definite def;
     /* the null space's constants (run_hdg_null.h) have K z ~ 0: the definiteness test skips them itself */
-    hdg_hdg_definiteness(r->p, &r->L, r->mesh, r->dofdir, -1, r->amax, r->o->dist, blockmat_apply, &r->B, r->rep,
+    hdg_hdg_definiteness(r->p, &r->L, r->mesh, r->dofdir, r->amax, r->o->dist, blockmat_apply, &r->B, r->rep,
                          &def);
     hdg_status st = hdg_hdg_choose_solver(r->o, r->asym, K->n, &def, &K->s, err);
     if (!st && r->o->dist) st = dist_init(K, r, err);

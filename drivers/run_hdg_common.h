@@ -95,10 +95,10 @@ typedef struct hdg_hdg_definite {
 typedef void (*hdg_hdg_apply_fn)(void *ctx, const double *x, double *y);
 /* Judges K (apply) as above, reports trace_matrix.definite ("yes", "negative energy", "saddle
  * point") and, when not, trace_matrix.indefinite_component and _energy. dofdir: nf * m flags
- * of the Dirichlet dofs (NULL: none); null_t: the trace unknown of a constant null space (-1:
- * none); dist: the piece's distribution under mpirun (owned faces), or NULL. Collective. */
+ * of the Dirichlet dofs (NULL: none; a null vector among the probes is skipped, or probed
+ * again by a linear function); dist: the piece's distribution under mpirun (owned faces), or NULL. Collective. */
 void hdg_hdg_definiteness(const hdg_problem *p, const hdg_lowered *L, const hdg_mesh *M, const unsigned char *dofdir,
-                          int null_t, double amax, const struct hdg_mesh_dist *dist, hdg_hdg_apply_fn apply,
+                          double amax, const struct hdg_mesh_dist *dist, hdg_hdg_apply_fn apply,
                           void *ctx, hdg_report *rep, hdg_hdg_definite *d);
 
 /* The solver, preconditioner, matrix format (validated names) and options. */

@@ -411,7 +411,7 @@ hdg_status hdg_dcu_definiteness(drun *r, hdg_hdg_definite *d, hdg_error *err)
     dapply a = {r, 0, 0, HDG_OK, {0}};
     a.st = hdg_dcu_dalloc(r, n, &a.x, &a.err);
     if (!a.st) a.st = hdg_dcu_dalloc(r, n, &a.y, &a.err);
-    hdg_hdg_definiteness(r->p, &r->L, r->mesh, r->dofdir, -1, r->amax, r->o->dist, device_apply,
+    hdg_hdg_definiteness(r->p, &r->L, r->mesh, r->dofdir, r->amax, r->o->dist, device_apply,
                          &a, r->rep, d);
     hdg_cuda_free(r->dev, a.x), hdg_cuda_free(r->dev, a.y);
     hdg_error derr;

@@ -57,7 +57,7 @@ static void probe_energy(const hdg_mesh *M, int m, int o, int linear, const unsi
 }
 
 void hdg_hdg_definiteness(const hdg_problem *p, const hdg_lowered *L, const hdg_mesh *M, const unsigned char *dofdir,
-                          int null_t, double amax, const hdg_mesh_dist *dist, hdg_hdg_apply_fn apply, void *ctx,
+                          double amax, const hdg_mesh_dist *dist, hdg_hdg_apply_fn apply, void *ctx,
                           hdg_report *rep, hdg_hdg_definite *d)
 {
     memset(d, 0, sizeof *d);
@@ -66,7 +66,7 @@ void hdg_hdg_definiteness(const hdg_problem *p, const hdg_lowered *L, const hdg_
     double *y = hdg_xmalloc(sizeof(double) * ((size_t)M->nf * m + 1));
     for (int u = 0; u < p->nunknowns; u++) {
         const hdg_unknown *U = &p->unknowns[u];
-        if (!U->trace || u == null_t || L->toff[u] < 0) continue;
+        if (!U->trace || L->toff[u] < 0) continue;
         for (int c = 0; c < U->ncomp; c++) {
             double v[4], sums[2];
             /* the constant first; when it is a null vector (K z ~ 0 on every piece: the null
