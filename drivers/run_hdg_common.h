@@ -141,7 +141,10 @@ typedef struct hdg_hdg_solver {
  *    to use; without the PETSc module: refused at once, naming them;
  *  - --solver petsc without --petsc: the direct solve;
  *  - --precond mg (given or by size) without --petsc: the LU coarse solve.
- * Under mpirun (o->dist) the same, as PETSc options before the user's. s->reason says why. */
+ * Under mpirun (o->dist) the same, as PETSc options before the user's. s->reason says why.
+ * The bound is for robustness, not speed: on a quiet machine mg with the LU coarse solve is
+ * faster from about 20000 unknowns (Stokes k = 1, docs/solvers.md), but the direct solve does
+ * not depend on the indefinite problem being one mg converges on. */
 #define HDG_HDG_DIRECT_MAX 100000
 #define HDG_HDG_INDEFINITE_MAXIT 500
 #define HDG_HDG_DIRECT_OPTIONS "-ksp_type gmres -pc_type lu -pc_factor_mat_solver_type mumps"
