@@ -218,7 +218,7 @@ typedef struct hdg_test {
 } hdg_test;
 
 typedef enum hdg_domain { HDG_VOLUME, HDG_BOUNDARY } hdg_domain;
-typedef enum hdg_op { HDG_OP_VALUE, HDG_OP_DX, HDG_OP_DY } hdg_op;
+typedef enum hdg_op { HDG_OP_VALUE, HDG_OP_DX, HDG_OP_DY, HDG_OP_DZ } hdg_op;   /* DZ: dim 3 only */
 typedef enum hdg_side { HDG_SIDE_NONE, HDG_SIDE_INTERIOR, HDG_SIDE_EXTERIOR } hdg_side;
 typedef enum hdg_role {
     HDG_ROLE_LOCAL_LOCAL,    /* HDG: element test x element unknown */
@@ -338,7 +338,8 @@ typedef struct hdg_problem {
     const char *file;
     hdg_method method;
     bool transient;                /* HDG with dt() terms on element unknowns: implicit time stepping */
-    const char *mesh;              /* "triangle" */
+    const char *mesh;              /* "triangle" (dim 2) or "tetrahedron" (dim 3) */
+    int dim;                       /* 2 or 3, from the mesh line (default triangle) */
     const char *degree_name;       /* "k" */
     int degree;                    /* after --order */
     hdg_loc degree_loc;            /* the number in 'degree k = N' (line 0: --order or none) */

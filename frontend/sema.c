@@ -239,6 +239,7 @@ static void header(sema *S, decl *ds, const hdg_frontend_options *opt)
         }
     }
     if (!p->mesh) p->mesh = "triangle";
+    p->dim = 2;
     if (!first[0]) sema_error(S, (hdg_loc){1, 1}, "missing 'problem NAME' declaration");
     if (opt && opt->order) {
         if (opt->order < 1 || opt->order > 20)

@@ -22,7 +22,7 @@
 void hdg_mesh_free(hdg_mesh *m)
 {
     if (!m) return;
-    free(m->vx), free(m->vy), free(m->ev), free(m->ef), free(m->eforient);
+    free(m->vx), free(m->vy), free(m->vz), free(m->ev), free(m->ef), free(m->eforient);
     free(m->fv), free(m->fe), free(m->flf), free(m->fmark);
     free(m->fnbr), free(m->fnbr_elem), free(m->fnbr_lf);
     if (m->marker_names)
@@ -602,6 +602,7 @@ static void drop_topology(hdg_mesh *m)
 hdg_status hdg_mesh_build_topology(hdg_mesh *m, hdg_error *err)
 {
     drop_topology(m);
+    if (!m->dim) m->dim = 2;
     hdg_status st = check_elements(m, err);
     if (!st) st = check_identified(m, err);
     if (st) return st;

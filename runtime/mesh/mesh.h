@@ -45,6 +45,20 @@
  *  - Element numbers in messages are 0-based and always written "element E";
  *    file positions are "path:LINE:" with 1-based lines.
  */
+/* Dimension as data (one code path for 2D and 3D). The strides of the arrays
+ * below, with d = dim:
+ *   ev, ef, eforient: hdg_mesh_nfe(m) = d+1 per element (vertices = faces);
+ *   fv, ftv:          hdg_mesh_nvf(m) = d per face;
+ *   fnbr, fnbr_elem, fnbr_lf: hdg_mesh_na(m) = 2d+1 per face (5 in 2D, 7 in 3D);
+ *   fe, flf:          2 per face.
+ * Local face j of an element has the vertices ev[hdg_simplex_face_vertices(d, j)[k]],
+ * k < d (runtime/fem/refel.h; in 2D (j, j+1 mod 3) as above). fv[d f + k] lists them
+ * in the order the FIRST element sees them; eforient[(d+1) e + j] is the orientation o
+ * of that element's order against fv (hdg_face_orientation(d, fv, its order), so
+ * b_k = a_pi(k)): 0 for the first element; in 2D 1 means reversed, in 3D o = 0..5.
+ * The coupling list in 3D: fnbr[7f+0] = f, fnbr[7f+1..3] = local faces
+ * (flf[2f]+1..3)%4 of fe[2f], fnbr[7f+4..6] = (flf[2f+1]+1..3)%4 of fe[2f+1].
+ * Tetrahedra are stored positively oriented (det of (v1-v0, v2-v0, v3-v0) > 0). */
 #ifndef HDG_MESH_H
 #define HDG_MESH_H
 
@@ -53,8 +67,10 @@
 #include "hdg.h"
 
 typedef struct hdg_mesh {
+    int dim;               /* 2: triangles, 3: tetrahedra (0 before build_topology: read as 2) */
     int nv, ne, nf, nbf;   /* vertices, elements, faces, boundary faces */
     double *vx, *vy;       /* nv: vertex coordinates */
+    double *vz;            /* nv: z coordinates (dim 3 only; NULL in 2D) */
     int *ev;               /* 3ne: vertices of element e, counter-clockwise */
     int *ef;               /* 3ne: global face of local face j of element e */
     int *eforient;         /* 3ne: 0 canonical, 1 reversed (see above) */
@@ -91,6 +107,11 @@ typedef struct hdg_mesh {
     int ntag;
     int *tag;
 } hdg_mesh;
+
+static inline int hdg_mesh_dim(const hdg_mesh *m) { return m->dim ? m->dim : 2; }
+static inline int hdg_mesh_nfe(const hdg_mesh *m) { return hdg_mesh_dim(m) + 1; }
+static inline int hdg_mesh_nvf(const hdg_mesh *m) { return hdg_mesh_dim(m); }
+static inline int hdg_mesh_na(const hdg_mesh *m) { return 2 * hdg_mesh_dim(m) + 1; }
 
 /* square:N on [x0,x1]x[y0,y1]: N x N cells, each cut by its diagonal from
  * (xi,yj) to (xi+1,yj+1) into 2 triangles; 2N^2 triangles, (N+1)^2 vertices
