@@ -11,9 +11,11 @@
 void hdg_geom_free(hdg_geom *g)
 {
     if (!g) return;
-    double **arrs[] = {&g->xr, &g->xs, &g->yr, &g->ys, &g->J, &g->rx, &g->ry, &g->sx, &g->sy,
-                       &g->nx, &g->ny, &g->sJ, &g->Fscale, &g->rin, &g->h};
-    for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++) free(*arrs[i]);
+    for (int d = 0; d < 3; d++) {
+        for (int k = 0; k < 3; k++) free(g->G[d][k]), free(g->Ginv[d][k]);
+        free(g->n[d]);
+    }
+    free(g->J), free(g->sJ), free(g->Fscale), free(g->rin), free(g->h);
     memset(g, 0, sizeof *g);
 }
 
@@ -89,36 +91,66 @@ void hdg_simplex_geometry(int dim, const double *X, hdg_simplex_geom *g)
     g->rin = 4 * fabs(g->J) / area;
 }
 
+/* The vertices of element e, X[k*dim+d]. */
+static void element_vertices(const hdg_mesh *m, int e, double *X)
+{
+    int dim = hdg_mesh_dim(m), nv = dim + 1;
+    const double *c[3] = {m->vx, m->vy, m->vz};
+    for (int k = 0; k < nv; k++)
+        for (int d = 0; d < dim; d++) X[k * dim + d] = c[d][m->ev[nv * e + k]];
+}
+
+static void store(hdg_geom *g, int e, const hdg_simplex_geom *s)
+{
+    int dim = g->dim, nf = dim + 1;
+    for (int d = 0; d < dim; d++)
+        for (int k = 0; k < dim; k++) g->G[d][k][e] = s->G[d][k], g->Ginv[k][d][e] = s->Ginv[k][d];
+    g->J[e] = s->J;
+    for (int j = 0; j < nf; j++) {
+        for (int d = 0; d < dim; d++) g->n[d][nf * e + j] = s->n[j][d];
+        g->sJ[nf * e + j] = s->sJ[j], g->Fscale[nf * e + j] = s->Fscale[j];
+    }
+    g->h[e] = s->h;
+    g->rin[e] = s->rin;
+}
+
 hdg_status hdg_geom_init(hdg_geom *g, const hdg_mesh *m, hdg_error *err)
 {
-    int ne = m->ne;
+    int ne = m->ne, dim = hdg_mesh_dim(m), nf = dim + 1;
     memset(g, 0, sizeof *g);
-    g->ne = ne;
-    g->xr = vec(ne), g->xs = vec(ne), g->yr = vec(ne), g->ys = vec(ne), g->J = vec(ne);
-    g->rx = vec(ne), g->ry = vec(ne), g->sx = vec(ne), g->sy = vec(ne);
-    g->rin = vec(ne), g->h = vec(ne);
-    g->nx = vec(3 * ne), g->ny = vec(3 * ne), g->sJ = vec(3 * ne), g->Fscale = vec(3 * ne);
+    g->ne = ne, g->dim = dim;
+    for (int d = 0; d < dim; d++) {
+        for (int k = 0; k < dim; k++) g->G[d][k] = vec(ne), g->Ginv[d][k] = vec(ne);
+        g->n[d] = vec(nf * ne);
+    }
+    g->J = vec(ne), g->rin = vec(ne), g->h = vec(ne);
+    g->sJ = vec(nf * ne), g->Fscale = vec(nf * ne);
     for (int e = 0; e < ne; e++) {
-        const int *v = m->ev + 3 * e;
-        double X[6];
-        for (int k = 0; k < 3; k++) X[2 * k] = m->vx[v[k]], X[2 * k + 1] = m->vy[v[k]];
+        double X[12];
+        element_vertices(m, e, X);
         hdg_simplex_geom s;
-        hdg_simplex_geometry(2, X, &s);
+        hdg_simplex_geometry(dim, X, &s);
         if (!(s.J > 0)) {
             hdg_geom_free(g);
-            return hdg_fail(err, HDG_EINPUT, "element %d has Jacobian %g (not counter-clockwise or degenerate)", e, s.J);
+            return hdg_fail(err, HDG_EINPUT, "element %d has Jacobian %g (%s or degenerate)", e, s.J,
+                            dim == 2 ? "not counter-clockwise" : "negatively oriented");
         }
-        g->xr[e] = s.G[0][0], g->xs[e] = s.G[0][1], g->yr[e] = s.G[1][0], g->ys[e] = s.G[1][1];
-        g->J[e] = s.J;
-        g->rx[e] = s.Ginv[0][0], g->ry[e] = s.Ginv[0][1], g->sx[e] = s.Ginv[1][0], g->sy[e] = s.Ginv[1][1];
-        for (int j = 0; j < 3; j++) {
-            g->nx[3 * e + j] = s.n[j][0], g->ny[3 * e + j] = s.n[j][1];
-            g->sJ[3 * e + j] = s.sJ[j], g->Fscale[3 * e + j] = s.Fscale[j];
-        }
-        g->h[e] = s.h;
-        g->rin[e] = s.rin;
+        store(g, e, &s);
     }
     return HDG_OK;
+}
+
+void hdg_geom_map_point(const hdg_mesh *m, int e, const double *r, double *x)
+{
+    int dim = hdg_mesh_dim(m);
+    double X[12], l[4];
+    element_vertices(m, e, X);
+    l[0] = 1.0;
+    for (int k = 0; k < dim; k++) l[k + 1] = (1 + r[k]) / 2, l[0] -= l[k + 1];
+    for (int d = 0; d < dim; d++) {
+        x[d] = 0.0;
+        for (int k = 0; k <= dim; k++) x[d] += l[k] * X[k * dim + d];
+    }
 }
 
 void hdg_geom_map(const hdg_mesh *m, int e, double r, double s, double *x, double *y)

@@ -18,10 +18,27 @@
 
 typedef struct hdg_geom {
     int ne;
-    double *xr, *xs, *yr, *ys, *J, *rx, *ry, *sx, *sy; /* ne */
-    double *nx, *ny, *sJ, *Fscale;                     /* 3ne */
-    double *rin;                                       /* ne: inscribed-circle radius */
-    double *h;                                         /* ne: longest edge */
+    int dim;                     /* the mesh's: 2 or 3 */
+    /* Per element (ne each): G[d][k] = dx_d/dr_k and Ginv[k][d] = dr_k/dx_d for
+     * d, k < dim (the other pointers NULL); the 2D names alias them. */
+    union {
+        double *G[3][3];
+        struct { double *xr, *xs, *G02, *yr, *ys; };
+    };
+    union {
+        double *Ginv[3][3];
+        struct { double *rx, *ry, *Ginv02, *sx, *sy; };
+    };
+    double *J;                   /* ne */
+    /* Per local face, (dim+1) ne each, index (dim+1) e + j: the outward normal
+     * n[d] (d < dim; nx, ny alias n[0], n[1]), sJ and Fscale. */
+    union {
+        double *n[3];
+        struct { double *nx, *ny, *nz; };
+    };
+    double *sJ, *Fscale;
+    double *rin;                 /* ne: inscribed radius */
+    double *h;                   /* ne: longest edge */
 } hdg_geom;
 
 /* Fails (HDG_EINPUT naming the element) if some J <= 0: the mesh must come from
@@ -49,7 +66,10 @@ typedef struct hdg_simplex_geom {
 
 void hdg_simplex_geometry(int dim, const double *X, hdg_simplex_geom *g);
 
-/* Physical point (x, y) of reference point (r, s) in element e. */
+/* Physical point (x, y) of reference point (r, s) in element e (a triangle). */
 void hdg_geom_map(const hdg_mesh *m, int e, double r, double s, double *x, double *y);
+
+/* Any dimension: x[d] (d < dim) of the reference point r[k] (k < dim) in element e. */
+void hdg_geom_map_point(const hdg_mesh *m, int e, const double *r, double *x);
 
 #endif
