@@ -124,7 +124,9 @@ hdg_status hdgc_mesh_load(const char *spec, int flags, hdgc_mesh **out, hdg_erro
     if (!spec) return hdg_fail(err, HDG_EINPUT, "hdgc_mesh_load: no mesh spec");
     if (flags & ~HDGC_MESH_GEOMETRY) return hdg_fail(err, HDG_EINPUT, "hdgc_mesh_load: unknown flags %#x", flags);
     int geometry = (flags & HDGC_MESH_GEOMETRY) != 0;
-    hdg_status st = hdg_mesh_spec_memory_check(spec, geometry ? hdg_geom_bytes(1) : 0, err);   /* a figure, before allocating */
+    hdg_mesh_size size;
+    int dim = hdg_mesh_spec_size(spec, &size) ? size.dim : 2;
+    hdg_status st = hdg_mesh_spec_memory_check(spec, geometry ? hdg_geom_bytes(dim, 1) : 0, err);   /* a figure, before allocating */
     if (st) return st;
     hdgc_mesh *m = hdg_xcalloc(1, sizeof *m);
     if ((st = hdg_mesh_load(&m->mesh, spec, err))) {   /* a failed load keeps nothing */

@@ -30,9 +30,22 @@ void hdg_run_fields_free(hdg_run_fields *f)
     memset(f, 0, sizeof *f);
 }
 
-/* Every mesh marker has a condition and every marker the file names exists. */
+/* The file's dimension (its mesh line) is the mesh's. */
+static hdg_status check_dim(const hdg_problem *p, const hdg_mesh *m, hdg_error *err)
+{
+    int pd = p->dim ? p->dim : 2, md = hdg_mesh_dim(m);
+    if (pd == md) return HDG_OK;
+    return hdg_fail(err, HDG_EINPUT, "%s is written for %s (mesh %s) but %s has %s", p->file ? p->file : "the file",
+                    pd == 3 ? "tetrahedra" : "triangles", pd == 3 ? "tetrahedron" : "triangle",
+                    m->source ? m->source : "the mesh", md == 3 ? "tetrahedra" : "triangles");
+}
+
+/* The dimensions agree, every mesh marker has a condition and every marker the
+ * file names exists. */
 hdg_status hdg_run_check_markers(const hdg_problem *p, const hdg_mesh *m, hdg_error *err)
 {
+    hdg_status dst = check_dim(p, m, err);
+    if (dst) return dst;
     /* by id, as `hdgc check --mesh` does (integer tags in the file match ids);
      * markers that name no boundary face need no condition */
     const char **names = hdg_xcalloc((size_t)m->nmarkers + 1, sizeof *names);
@@ -169,7 +182,7 @@ hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg
         if (!st) st = hdg_mesh_load(&own, o.mesh, err);
     }
     if (!st) {
-        size = (hdg_mesh_size){mesh->nv, mesh->ne, mesh->nf, mesh->nbf};   /* a file: known now */
+        size = (hdg_mesh_size){mesh->nv, mesh->ne, mesh->nf, mesh->nbf, hdg_mesh_dim(mesh)};   /* a file: known now */
         st = hdg_run_memory_check(p, &o, &size, 1, err);
     }
     if (st) {

@@ -62,7 +62,7 @@ static double dg_bytes(const hdg_problem *p, const hdg_mesh_size *s)
 
 double hdg_run_memory_bytes(const hdg_problem *p, const hdg_run_options *o, const hdg_mesh_size *s, int built)
 {
-    double mesh = hdg_mesh_kept_bytes(s) + hdg_geom_bytes(s->ne);
+    double mesh = hdg_mesh_kept_bytes(s) + hdg_geom_bytes(s->dim, s->ne);
     double run = p->method == HDG_METHOD_HDG ? hdg_bytes(p, o, s) : dg_bytes(p, s);
     double peak = mesh + run, build = hdg_mesh_build_bytes(s);
     return !built && build > peak ? build : peak;

@@ -44,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     hdg_error_clear(&err);
     hdg_mesh_size want;
     int sized = hdg_mesh_spec_size(spec, &want);
-    if (strncmp(spec, "square", 6) || hdg_mesh_spec_memory_check(spec, hdg_geom_bytes(1), &err)) {
+    if (strncmp(spec, "square", 6) || hdg_mesh_spec_memory_check(spec, hdg_geom_bytes(2, 1), &err)) {
         free(spec);   /* a file (not read here), or too large for the limit */
         return 0;
     }

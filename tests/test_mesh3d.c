@@ -5,6 +5,7 @@
 
 #include "runtime/fem/refel.h"
 #include "runtime/mesh/mesh.h"
+#include "runtime/mesh/mesh_size.h"
 #include "test.h"
 
 static void vsub(const hdg_mesh *m, int a, int b, double *d) /* d = x_b - x_a */
@@ -283,8 +284,23 @@ static void test_validation(void)
                 "any tetrahedron", "tag not a face");
 }
 
+/* The sizes mesh_size.c predicts (the memory check relies on them) are the ones built. */
+static void check_spec_size(const char *spec)
+{
+    hdg_mesh m;
+    hdg_error err;
+    hdg_mesh_size s;
+    CHECK(hdg_mesh_spec_size(spec, &s) && s.dim == 3, "%s: no size", spec);
+    CHECK(hdg_mesh_load(&m, spec, &err) == HDG_OK, "%s: %s", spec, err.msg);
+    CHECK(s.nv == m.nv && s.ne == m.ne && s.nf == m.nf && s.nbf == m.nbf, "%s: predicted %g %g %g %g, built %d %d %d %d",
+          spec, s.nv, s.ne, s.nf, s.nbf, m.nv, m.ne, m.nf, m.nbf);
+    hdg_mesh_free(&m);
+}
+
 int main(void)
 {
+    check_spec_size("cube:3");
+    check_spec_size("cube:2,perturb=0.1,domain=[0,2]^3");
     test_validation();
     test_cube();
     test_cube_perturb();

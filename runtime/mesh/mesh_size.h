@@ -8,10 +8,11 @@
 
 typedef struct hdg_mesh_size {
     double nv, ne, nf, nbf;   /* vertices, elements, faces, boundary faces */
+    int dim;                  /* 2: triangles, 3: tetrahedra */
 } hdg_mesh_size;
 
-/* square:N[,...]: 1 with the sizes of the mesh it builds; 0 for a file or a
- * spec the loader will refuse (it says why). */
+/* square:N[,...] or cube:N[,...]: 1 with the sizes of the mesh it builds; 0 for a
+ * file or a spec the loader will refuse (it says why). */
 int hdg_mesh_spec_size(const char *spec, hdg_mesh_size *s);
 
 /* Bytes the mesh keeps (hdg_mesh arrays) and the peak while it is built
@@ -19,11 +20,11 @@ int hdg_mesh_spec_size(const char *spec, hdg_mesh_size *s);
 double hdg_mesh_kept_bytes(const hdg_mesh_size *s);
 double hdg_mesh_build_bytes(const hdg_mesh_size *s);
 
-/* Bytes of hdg_geom_init's per-element arrays. */
-double hdg_geom_bytes(double ne);
+/* Bytes of hdg_geom_init's per-element arrays on ne elements of dimension dim. */
+double hdg_geom_bytes(int dim, double ne);
 
-/* For a square:N spec, HDG_ENOMEM "SPEC needs about X GiB, more than the Y
- * GiB available" when building it, or keeping it plus extra bytes per
+/* For a square:N or cube:N spec, HDG_ENOMEM "SPEC needs about X GiB, more than
+ * the Y GiB available" when building it, or keeping it plus extra bytes per
  * element, needs more memory than is available; for a mesh file, when about
  * 17 times its size does (its text plus the mesh it becomes). */
 #include "hdg.h"
