@@ -206,20 +206,26 @@ const char *hdgc_mesh_info(const hdgc_mesh *m)
     const hdg_mesh *g = &m->mesh;
     hdg_str s;
     hdg_str_init(&s);
-    hdg_str_printf(&s, "mesh: %s\nelements: %d\nvertices: %d\nfaces: %d\nboundary faces: %d\nmarkers:", m->spec,
-                   g->ne, g->nv, g->nf, g->nbf);
+    hdg_str_printf(&s, "mesh: %s\n%selements: %d\nvertices: %d\nfaces: %d\nboundary faces: %d\nmarkers:", m->spec,
+                   hdg_mesh_dim(g) == 3 ? "dimension: 3 (tetrahedra)\n" : "", g->ne, g->nv, g->nf, g->nbf);
     for (int id = 1; id <= g->nmarkers; id++)
         if (g->marker_names[id]) hdg_str_printf(&s, " %s(%d)", g->marker_names[id], hdg_mesh_marker_count(g, id));
     hdg_str_printf(&s, "\n");
-    double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
-    for (int v = 0; v < g->nv; v++)
+    double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY, z0 = INFINITY, z1 = -INFINITY;
+    for (int v = 0; v < g->nv; v++) {
         x0 = fmin(x0, g->vx[v]), x1 = fmax(x1, g->vx[v]), y0 = fmin(y0, g->vy[v]), y1 = fmax(y1, g->vy[v]);
-    if (g->nv > 0) hdg_str_printf(&s, "bounding box: [%.6g, %.6g] x [%.6g, %.6g]\n", x0, x1, y0, y1);
+        if (g->vz) z0 = fmin(z0, g->vz[v]), z1 = fmax(z1, g->vz[v]);
+    }
+    if (g->nv > 0) hdg_str_printf(&s, "bounding box: [%.6g, %.6g] x [%.6g, %.6g]", x0, x1, y0, y1);
+    if (g->nv > 0 && g->vz) hdg_str_printf(&s, " x [%.6g, %.6g]", z0, z1);
+    if (g->nv > 0) hdg_str_printf(&s, "\n");
     if (m->geometry)
         hdg_str_printf(&s, "element size: min %.6g max %.6g\ninscribed radius: min %.6g max %.6g\n", m->hmin, m->hmax,
                        m->rmin, m->rmax);
     if (g->periodic) hdg_str_printf(&s, "periodic: %s (%d periodic faces)\n", g->periodic, g->nperiodic);
-    if (g->nreoriented) hdg_str_printf(&s, "reoriented: %d clockwise triangles\n", g->nreoriented);
+    if (g->nreoriented)
+        hdg_str_printf(&s, "reoriented: %d %s\n", g->nreoriented,
+                       hdg_mesh_dim(g) == 3 ? "inverted tetrahedra" : "clockwise triangles");
     if (g->nuntagged) hdg_str_printf(&s, "untagged boundary faces: %d\n", g->nuntagged);
     ((hdgc_mesh *)m)->info = hdg_str_take(&s);   /* made once, kept with the mesh */
     return m->info;
