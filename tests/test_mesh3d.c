@@ -297,8 +297,60 @@ static void check_spec_size(const char *spec)
     hdg_mesh_free(&m);
 }
 
+/* |6 volume| / (sum of squared edges)^(3/2): the worst over the mesh. */
+static double min_shape(const hdg_mesh *m)
+{
+    double q = INFINITY;
+    for (int e = 0; e < m->ne; e++) {
+        const int *v = m->ev + 4 * e;
+        double s2 = 0;
+        for (int i = 0; i < 4; i++)
+            for (int j = i + 1; j < 4; j++) {
+                double d[3];
+                vsub(m, v[i], v[j], d);
+                s2 += dot(d, d);
+            }
+        q = fmin(q, 6 * fabs(volume(m, e)) / (s2 * sqrt(s2)));
+    }
+    return q;
+}
+
+static void test_refine(void)
+{
+    hdg_mesh m, c, base;
+    hdg_error err;
+    double unit[6] = {0, 1, 0, 1, 0, 1};
+    CHECK(hdg_mesh_load(&m, "cube:2,refine=1", &err) == HDG_OK, "cube:2,refine=1: %s", err.msg);
+    check_cube(&m, 4, unit, "cube:2,refine=1");
+    CHECK(hdg_mesh_load(&c, "cube:4", &err) == HDG_OK, "cube:4");
+    CHECK_NEAR(min_shape(&m), min_shape(&c), 1e-14, "refined Kuhn tetrahedra stay Kuhn tetrahedra");
+    CHECK(hdg_mesh_load(&base, "cube:2", &err) == HDG_OK, "cube:2");
+    int bad = 0;
+    for (int e = 0; e < base.ne; e++) { /* children 8e..8e+7 fill their parent */
+        double sum = 0;
+        for (int k = 0; k < 8; k++) sum += volume(&m, 8 * e + k);
+        bad += fabs(sum - volume(&base, e)) > 1e-15;
+    }
+    CHECK(bad == 0, "%d parents not filled by their children", bad);
+    hdg_mesh_free(&m), hdg_mesh_free(&c), hdg_mesh_free(&base);
+    /* a perturbed mesh: 8^2 times the elements, the same volume, shapes bounded */
+    CHECK(hdg_mesh_load(&base, "cube:3,perturb=0.15", &err) == HDG_OK, "base");
+    CHECK(hdg_mesh_load(&m, "cube:3,perturb=0.15,refine=2", &err) == HDG_OK, "refine=2: %s", err.msg);
+    CHECK(m.ne == 64 * base.ne && m.nreoriented == 0, "refine=2: ne %d reoriented %d", m.ne, m.nreoriented);
+    check_tet_mesh(&m, 1, 6, "cube:3,perturb=0.15,refine=2");
+    double q0 = min_shape(&base), q2 = min_shape(&m);
+    printf("cube:3,perturb=0.15: worst shape %.4g, after refine=2 %.4g\n", q0, q2);
+    CHECK(q2 >= 0.8 * q0, "refine=2: worst shape %.4g against %.4g before", q2, q0);
+    for (int id = 1; id <= 6; id++)
+        CHECK(hdg_mesh_marker_count(&m, id) == 16 * hdg_mesh_marker_count(&base, id), "marker %d: %d faces", id,
+              hdg_mesh_marker_count(&m, id));
+    hdg_mesh_free(&m), hdg_mesh_free(&base);
+}
+
 int main(void)
 {
+    test_refine();
+    check_spec_size("cube:2,refine=2");
     check_spec_size("cube:3");
     check_spec_size("cube:2,perturb=0.1,domain=[0,2]^3");
     test_validation();

@@ -173,7 +173,11 @@ long hdg_mesh_spec_periodic(const char *spec, size_t len);
 
 /* Uniform refinement (mesh_refine.c): every triangle into four through its edge midpoints
  * (vertex nv + f is the midpoint of face f; element e's children are 4e..4e+3), both halves
- * of a boundary edge keep its marker, marker names are kept. */
+ * of a boundary edge keep its marker, marker names are kept. Every tetrahedron into eight
+ * (vertex nv + k is the midpoint of the k-th edge in sorted (a, b) order; children
+ * 8e..8e+7: the 4 corners, then the inner octahedron cut along the diagonal whose
+ * tetrahedra have the best worst shape, so shapes do not degrade and Kuhn tetrahedra
+ * stay Kuhn tetrahedra); a boundary triangle's 4 children keep its marker. */
 hdg_status hdg_mesh_refine(const hdg_mesh *in, hdg_mesh *out, hdg_error *err);
 
 /* ",refine=L" at the end of a spec: returns L and sets *base_len to the length of the spec
