@@ -65,11 +65,14 @@ static void check_tet_mesh(const hdg_mesh *m, double vol, double area, const cha
             bad_ef += m->ef[4 * e + j] != f;
             const int *w = hdg_simplex_face_vertices(3, j);
             int b[3] = {m->ev[4 * e + w[0]], m->ev[4 * e + w[1]], m->ev[4 * e + w[2]]};
+            for (int k = 0; k < 3 && m->vtop; k++) b[k] = m->vtop[b[k]]; /* periodic: topological vertices */
+            const int *ft = m->ftv + 3 * f;
             int o = m->eforient[4 * e + j];
             bad_orient += s == 0 && o != 0;
             const int *pi = hdg_face_orient_perm(3, o < 0 || o > 5 ? 0 : o);
-            for (int k = 0; k < 3; k++) bad_orient += b[k] != fv[pi[k]];
-            bad_orient += hdg_face_orientation(3, fv, b) != o;
+            for (int k = 0; k < 3; k++) bad_orient += b[k] != ft[pi[k]];
+            bad_orient += hdg_face_orientation(3, ft, b) != o;
+            for (int k = 0; k < 3; k++) bad_orient += ft[k] != (m->vtop ? m->vtop[fv[k]] : fv[k]);
         }
         bad_order += m->fe[2 * f + 1] >= 0 && m->fe[2 * f] > m->fe[2 * f + 1];
         bad_order += f > 0 && m->fe[2 * f] < m->fe[2 * (f - 1)];
@@ -211,6 +214,7 @@ static void test_cube_spec_errors(void)
     refused("cube:2,periodic=w", "periodic= takes x, y, z, xy, xz, yz or xyz on cube:N");
     refused("cube:2,periodic=xx", "periodic= takes x, y, z");
     refused("cube:2,periodic=x", "a periodic cube needs N >= 3");
+    refused("cube:3,periodic=x,periodic=y", "periodic= given twice (write periodic=xyz)");
     refused("cube:2,seed=1", "unknown option 'seed'");
     refused("cube", "write cube:N");
     refused("square:2,domain=[0,1]^3", "domain must be [a,b]^2 or [a,b]x[c,d]");
@@ -347,8 +351,60 @@ static void test_refine(void)
     hdg_mesh_free(&m), hdg_mesh_free(&base);
 }
 
+static void test_periodic(void)
+{
+    hdg_mesh m;
+    hdg_error err;
+    CHECK(hdg_mesh_load(&m, "cube:4,periodic=xyz", &err) == HDG_OK, "periodic=xyz: %s", err.msg);
+    CHECK(m.nbf == 0 && m.nf == 12 * 64 && m.nperiodic == 3 * 32, "xyz: nbf %d nf %d nperiodic %d", m.nbf, m.nf,
+          m.nperiodic);
+    check_tet_mesh(&m, 1, 0, "cube:4,periodic=xyz");
+    int ntop = 0, bad = 0, nshift[3] = {0, 0, 0};
+    for (int v = 0; v < m.nv; v++) ntop += m.vtop[v] == v;
+    CHECK(ntop == 64, "xyz: %d topological vertices (want 4^3)", ntop);
+    for (int f = 0; f < m.nf; f++) {
+        double t[3];
+        hdg_mesh_face_translation(&m, f, t);
+        int p = hdg_mesh_face_periodic(&m, f), n = 0;
+        for (int c = 0; c < 3; c++) {
+            n += t[c] != 0;
+            if (t[c] != 0) nshift[c]++, bad += fabs(fabs(t[c]) - 1) > 1e-15;
+        }
+        bad += p ? n != 1 : n != 0;
+        /* the second copy translated is the first: each of its vertices + t is a vertex of fv */
+        int e = m.fe[2 * f + 1], j = m.flf[2 * f + 1];
+        for (int k = 0; k < 3 && p; k++) {
+            int b = m.ev[4 * e + hdg_simplex_face_vertices(3, j)[k]], hit = 0;
+            for (int i = 0; i < 3; i++) {
+                int a = m.fv[3 * f + i];
+                hit += fabs(m.vx[b] + t[0] - m.vx[a]) + fabs(m.vy[b] + t[1] - m.vy[a]) + fabs(m.vz[b] + t[2] - m.vz[a]) <
+                       1e-14;
+            }
+            bad += hit != 1;
+        }
+    }
+    CHECK(bad == 0, "xyz: %d faces with a wrong translation", bad);
+    CHECK(nshift[0] == 32 && nshift[1] == 32 && nshift[2] == 32, "xyz: shifts %d %d %d", nshift[0], nshift[1],
+          nshift[2]);
+    hdg_mesh_free(&m);
+    CHECK(hdg_mesh_load(&m, "cube:3,perturb=0.1,periodic=zx,refine=1", &err) == HDG_OK, "zx refined: %s", err.msg);
+    CHECK(m.nbf == 2 * 72 && m.nperiodic == 2 * 72, "zx refined: nbf %d nperiodic %d", m.nbf, m.nperiodic);
+    CHECK(hdg_mesh_marker_id(&m, "front") == 3 && hdg_mesh_marker_count(&m, 3) == 72 &&
+          hdg_mesh_marker_count(&m, 1) == 0 && hdg_mesh_marker_count(&m, 5) == 0, "zx refined: markers");
+    check_tet_mesh(&m, 1, 2, "cube:3,perturb=0.1,periodic=zx,refine=1");
+    hdg_mesh_free(&m);
+    CHECK(hdg_mesh_load(&m, "cube:3", &err) == HDG_OK, "cube:3");
+    err.msg[0] = '\0';
+    CHECK(hdg_mesh_make_periodic(&m, "left:front", &err) == HDG_EINPUT &&
+          strstr(err.msg, "periodic=left:front: face ") && strstr(err.msg, "with vertices (0, ") &&
+          strstr(err.msg, "has no partner: no face has its centroid at (") &&
+          strstr(err.msg, "translation (0.5, -0.5, 0)"), "left:front: %s", err.msg);
+    hdg_mesh_free(&m);
+}
+
 int main(void)
 {
+    test_periodic();
     test_refine();
     check_spec_size("cube:2,refine=2");
     check_spec_size("cube:3");

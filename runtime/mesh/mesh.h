@@ -147,7 +147,9 @@ hdg_status hdg_mesh_read_gmsh(hdg_mesh *m, const char *path, hdg_error *err);
 hdg_status hdg_mesh_read_gmsh_buffer(hdg_mesh *m, const char *name, const char *data, size_t len,
                                      hdg_error *err);
 
-/* "square:N[,perturb=p][,domain=[a,b]^2 | ,domain=[a,b]x[c,d]][,periodic=x|y|xy]" or
+/* "square:N[,perturb=p][,domain=[a,b]^2 | ,domain=[a,b]x[c,d]][,periodic=x|y|xy]",
+ * "cube:N[,perturb=p][,domain=[a,b]^3 | ,domain=[a,b]x[c,d]x[e,f]][,periodic=LETTERS]"
+ * (letters x, y, z each at most once: left:right, front:back, bottom:top) or
  * "PATH.msh[,periodic=A:B[,C:D]]", either followed by ",refine=L" (0 <= L <= 10): refined
  * uniformly L times (hdg_mesh_refine). */
 hdg_status hdg_mesh_load(hdg_mesh *m, const char *spec, hdg_error *err);
@@ -155,7 +157,7 @@ hdg_status hdg_mesh_load(hdg_mesh *m, const char *spec, hdg_error *err);
 /* Periodicity (mesh_periodic.c): on a built mesh, pairs the boundary groups of
  * pairs = "A:B[,C:D...]" (marker names or integer ids): each face of A must match a face
  * of B translated by the vector between the groups' bounding-box centres (midpoints and
- * ends within 1e-10 of the mesh size), paired vertices are identified (vtop), the
+ * ends, centroids and vertices in 3D, within 1e-10 of the mesh size), paired vertices are identified (vtop), the
  * groups' tags and names are dropped, and the topology is rebuilt. Errors name the
  * face without a partner with its element and coordinates. */
 hdg_status hdg_mesh_make_periodic(hdg_mesh *m, const char *pairs, hdg_error *err);
@@ -166,6 +168,9 @@ int hdg_mesh_face_periodic(const hdg_mesh *m, int f);
 /* The translation from the second element's copy of face f to the first's
  * (0, 0 on an ordinary face or a boundary face). */
 void hdg_mesh_face_shift(const hdg_mesh *m, int f, double *dx, double *dy);
+
+/* The same in any dimension: t[0..dim-1]. */
+void hdg_mesh_face_translation(const hdg_mesh *m, int f, double *t);
 
 /* ",periodic=..." in a mesh spec without ",refine=" (hdg_mesh_spec_refine strips
  * that first): the offset of the comma, or -1. */

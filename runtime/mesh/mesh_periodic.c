@@ -5,24 +5,47 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/fem/refel.h"
 #include "runtime/mesh/mesh.h"
 #include "support/util.h"
 
 #define MATCH_TOL 1e-10   /* midpoints and ends match within this times the mesh diameter */
 
+/* The coordinates of vertex v (dim of them). */
+static void coords(const hdg_mesh *m, int v, double *x)
+{
+    x[0] = m->vx[v], x[1] = m->vy[v];
+    if (hdg_mesh_dim(m) == 3) x[2] = m->vz[v];
+}
+
 int hdg_mesh_face_periodic(const hdg_mesh *m, int f)
 {
-    int e = m->fe[2 * f + 1];
-    return e >= 0 && m->ev[3 * e + m->flf[2 * f + 1]] != m->fv[2 * f + 1];
+    int d = hdg_mesh_dim(m), e = m->fe[2 * f + 1];
+    if (e < 0) return 0;
+    int b = m->ev[(d + 1) * e + hdg_simplex_face_vertices(d, m->flf[2 * f + 1])[0]];
+    for (int k = 0; k < d; k++)
+        if (m->fv[d * f + k] == b) return 0;
+    return 1;
+}
+
+void hdg_mesh_face_translation(const hdg_mesh *m, int f, double *t)
+{
+    int d = hdg_mesh_dim(m);
+    for (int c = 0; c < d; c++) t[c] = 0;
+    if (!hdg_mesh_face_periodic(m, f)) return;
+    int e = m->fe[2 * f + 1], j = m->flf[2 * f + 1];
+    int b = m->ev[(d + 1) * e + hdg_simplex_face_vertices(d, j)[0]];   /* the second copy of its vertex 0 */
+    int a = m->fv[d * f + hdg_face_orient_perm(d, m->eforient[(d + 1) * e + j])[0]];
+    double xa[3], xb[3];
+    coords(m, a, xa), coords(m, b, xb);
+    for (int c = 0; c < d; c++) t[c] = xa[c] - xb[c];
 }
 
 void hdg_mesh_face_shift(const hdg_mesh *m, int f, double *dx, double *dy)
 {
-    *dx = *dy = 0;
-    if (!hdg_mesh_face_periodic(m, f)) return;
-    int e = m->fe[2 * f + 1], b = m->ev[3 * e + m->flf[2 * f + 1]];   /* the second copy of fv[2f+1] */
-    *dx = m->vx[m->fv[2 * f + 1]] - m->vx[b];
-    *dy = m->vy[m->fv[2 * f + 1]] - m->vy[b];
+    double t[3];
+    hdg_mesh_face_translation(m, f, t);
+    *dx = t[0], *dy = t[1];
 }
 
 long hdg_mesh_spec_periodic(const char *spec, size_t len)
@@ -36,57 +59,91 @@ long hdg_mesh_spec_periodic(const char *spec, size_t len)
 
 /* ------------------------------------------------------------ one pair of groups */
 
-typedef struct mid { double x, y; int f; } mid;
+/* A face's centroid in sort-key order (k[0] along the group's longest extent). */
+typedef struct mid { double k[3]; int f; } mid;
 
 static int cmp_mid(const void *a, const void *b)
 {
     const mid *p = a, *q = b;
-    if (p->x != q->x) return p->x < q->x ? -1 : 1;
-    if (p->y != q->y) return p->y < q->y ? -1 : 1;
+    for (int c = 0; c < 3; c++)
+        if (p->k[c] != q->k[c]) return p->k[c] < q->k[c] ? -1 : 1;
     return p->f - q->f;
 }
 
-/* The boundary faces carrying marker id, their midpoints, and the box of their ends. */
-static int group_faces(const hdg_mesh *m, int id, mid *out, double box[4])
+/* The boundary faces carrying marker id, their centroids (coordinates in axis
+ * order; k[2] = 0 in 2D), and the box of their vertices (box[2c], box[2c+1]). */
+static int group_faces(const hdg_mesh *m, int id, mid *out, double box[6])
 {
-    int n = 0;
-    box[0] = box[2] = INFINITY, box[1] = box[3] = -INFINITY;
+    int n = 0, d = hdg_mesh_dim(m);
+    for (int c = 0; c < 3; c++) box[2 * c] = c < d ? INFINITY : 0, box[2 * c + 1] = c < d ? -INFINITY : 0;
     for (int f = 0; f < m->nf; f++) {
         if (m->fe[2 * f + 1] >= 0 || m->fmark[f] != id) continue;
-        int a = m->fv[2 * f], b = m->fv[2 * f + 1];
-        out[n++] = (mid){0.5 * (m->vx[a] + m->vx[b]), 0.5 * (m->vy[a] + m->vy[b]), f};
-        box[0] = fmin(box[0], fmin(m->vx[a], m->vx[b])), box[1] = fmax(box[1], fmax(m->vx[a], m->vx[b]));
-        box[2] = fmin(box[2], fmin(m->vy[a], m->vy[b])), box[3] = fmax(box[3], fmax(m->vy[a], m->vy[b]));
+        mid c = {{0, 0, 0}, f};
+        for (int i = 0; i < d; i++) {
+            double x[3];
+            coords(m, m->fv[d * f + i], x);
+            for (int a = 0; a < d; a++) {
+                c.k[a] += x[a];
+                box[2 * a] = fmin(box[2 * a], x[a]), box[2 * a + 1] = fmax(box[2 * a + 1], x[a]);
+            }
+        }
+        for (int a = 0; a < d; a++) c.k[a] = d == 2 ? 0.5 * c.k[a] : c.k[a] / 3;
+        out[n++] = c;
     }
     return n;
 }
 
-/* "path:LINE: " of the line element that tagged face f, or "". */
+/* "path:LINE: " of the boundary element that tagged face f, or "". */
 static const char *face_loc(const hdg_mesh *m, int f, char *buf, size_t n)
 {
+    int d = hdg_mesh_dim(m);
     buf[0] = '\0';
-    int a = m->fv[2 * f], b = m->fv[2 * f + 1];
     for (int t = 0; m->source && t < m->ntag; t++) {
-        const int *g = m->tag + 4 * t;
-        if (g[3] > 0 && ((g[0] == a && g[1] == b) || (g[0] == b && g[1] == a))) {
-            snprintf(buf, n, "%s:%d: ", m->source, g[3]);
+        const int *g = m->tag + (d + 2) * t;
+        int hit = 0;
+        for (int i = 0; i < d; i++)
+            for (int k = 0; k < d; k++) hit += g[i] == m->fv[d * f + k];
+        if (g[d + 1] > 0 && hit == d) {
+            snprintf(buf, n, "%s:%d: ", m->source, g[d + 1]);
             break;
         }
     }
     return buf;
 }
 
-static hdg_status no_partner(const hdg_mesh *m, int f, const char *na, const char *nb, double tx, double ty,
+/* "(x, y)" or "(x, y, z)" of a point, %.17g. */
+static const char *pt(int d, const double *x, char *buf, size_t n)
+{
+    if (d == 3) snprintf(buf, n, "(%.17g, %.17g, %.17g)", x[0], x[1], x[2]);
+    else snprintf(buf, n, "(%.17g, %.17g)", x[0], x[1]);
+    return buf;
+}
+
+/* "from (..) to (..)" (an edge) or "with vertices (..), (..), (..)" (a triangle). */
+static const char *face_where(const hdg_mesh *m, int f, char *buf, size_t n)
+{
+    int d = hdg_mesh_dim(m);
+    char p[3][80];
+    for (int i = 0; i < d; i++) {
+        double x[3];
+        coords(m, m->fv[d * f + i], x);
+        pt(d, x, p[i], sizeof p[i]);
+    }
+    if (d == 3) snprintf(buf, n, "with vertices %s, %s, %s", p[0], p[1], p[2]);
+    else snprintf(buf, n, "from %s to %s", p[0], p[1]);
+    return buf;
+}
+
+static hdg_status no_partner(const hdg_mesh *m, int f, const char *na, const char *nb, const double *t,
                              const char *why, hdg_error *err)
 {
-    char loc[1200];
-    int a = m->fv[2 * f], b = m->fv[2 * f + 1];
+    char loc[1200], where[400], tr[120];
     return hdg_fail(err, HDG_EINPUT,
-                    "%speriodic=%s:%s: face %d (element %d, from (%.17g, %.17g) to (%.17g, %.17g)) of '%s' %s "
-                    "on '%s' (translation (%.17g, %.17g) between the groups' bounding boxes; tolerance %g of the "
+                    "%speriodic=%s:%s: face %d (element %d, %s) of '%s' %s "
+                    "on '%s' (translation %s between the groups' bounding boxes; tolerance %g of the "
                     "mesh size)",
-                    face_loc(m, f, loc, sizeof loc), na, nb, f, m->fe[2 * f], m->vx[a], m->vy[a], m->vx[b], m->vy[b],
-                    na, why, nb, tx, ty, MATCH_TOL);
+                    face_loc(m, f, loc, sizeof loc), na, nb, f, m->fe[2 * f], face_where(m, f, where, sizeof where),
+                    na, why, nb, pt(hdg_mesh_dim(m), t, tr, sizeof tr), MATCH_TOL);
 }
 
 static int uf_find(int *parent, int v)
@@ -102,71 +159,106 @@ static void uf_union(int *parent, int a, int b)
     else if (b < a) parent[a] = b;
 }
 
-static int near(double x, double y, double px, double py, double tol)
+static int near(const double *x, const double *p, double tol)
 {
-    return fabs(x - px) <= tol && fabs(y - py) <= tol;
+    return fabs(x[0] - p[0]) <= tol && fabs(x[1] - p[1]) <= tol && fabs(x[2] - p[2]) <= tol;
 }
 
-/* Matches every face of group ia to one of group ib; identifies their ends in parent. */
+/* The sort-key order of the axes: the longest extent of box first (the ties and the
+ * rest in axis order), so the window of candidates stays short. */
+static void key_axes(int d, const double *box, int *ax)
+{
+    int first = 0;
+    for (int a = 1; a < d; a++)
+        if (box[2 * a + 1] - box[2 * a] > box[2 * first + 1] - box[2 * first]) first = a;
+    ax[0] = first;
+    for (int a = 0, n = 1; a < 3; a++)
+        if (a != first) ax[n++] = a;
+}
+
+static void to_keys(mid *M, int n, const int *ax)
+{
+    for (int i = 0; i < n; i++) {
+        double k[3] = {M[i].k[ax[0]], M[i].k[ax[1]], M[i].k[ax[2]]};
+        memcpy(M[i].k, k, sizeof k);
+    }
+}
+
+/* Identifies the vertices of face f with those of face g at x + t; 0 if one has no match. */
+static int join_ends(const hdg_mesh *m, int f, int g, const double *t, double tol, int *parent)
+{
+    int d = hdg_mesh_dim(m), match[3];
+    for (int i = 0; i < d; i++) {
+        double xa[3] = {0, 0, 0}, xb[3] = {0, 0, 0};
+        coords(m, m->fv[d * f + i], xa);
+        for (int c = 0; c < d; c++) xa[c] += t[c];
+        match[i] = -1;
+        for (int j = 0; j < d && match[i] < 0; j++) {
+            coords(m, m->fv[d * g + j], xb);
+            if (near(xa, xb, tol)) match[i] = m->fv[d * g + j];
+        }
+        if (match[i] < 0) return 0;
+    }
+    for (int i = 0; i < d; i++) uf_union(parent, m->fv[d * f + i], match[i]);
+    return 1;
+}
+
+/* Matches every face of group ia to one of group ib; identifies their vertices in parent. */
 static hdg_status match_pair(const hdg_mesh *m, int ia, int ib, double tol, int *parent, int *npaired,
                              hdg_error *err)
 {
     const char *na = m->marker_names[ia], *nb = m->marker_names[ib];
+    int d = hdg_mesh_dim(m), ax[3];
     mid *A = hdg_xmalloc(sizeof(mid) * (size_t)m->nbf), *B = hdg_xmalloc(sizeof(mid) * (size_t)m->nbf);
     unsigned char *used = NULL;
-    int swapped = 0;
-    double ba[4], bb[4];
+    double ba[6], bb[6], t[3] = {0, 0, 0}, tk[3], back[3];
     int na_f = group_faces(m, ia, A, ba), nb_f = group_faces(m, ib, B, bb);
-    double tx = 0.5 * (bb[0] + bb[1] - ba[0] - ba[1]), ty = 0.5 * (bb[2] + bb[3] - ba[2] - ba[3]);
+    for (int c = 0; c < d; c++) t[c] = 0.5 * (bb[2 * c] + bb[2 * c + 1] - ba[2 * c] - ba[2 * c + 1]);
     hdg_status st = HDG_OK;
-    if (hypot(tx, ty) <= tol) {
+    if (hypot(hypot(t[0], t[1]), t[2]) <= tol) {
         st = hdg_fail(err, HDG_EINPUT, "periodic=%s:%s: the two groups lie at the same place (no translation "
                       "between them)", na, nb);
         goto done;
     }
-    if (bb[1] - bb[0] < bb[3] - bb[2]) {   /* sort along the group's longer extent: a short window */
-        for (int i = 0; i < na_f; i++) A[i] = (mid){A[i].y, A[i].x, A[i].f};
-        for (int j = 0; j < nb_f; j++) B[j] = (mid){B[j].y, B[j].x, B[j].f};
-        swapped = 1;
-    }
-    double kx = swapped ? ty : tx, ky = swapped ? tx : ty;   /* the translation in the sort keys */
+    key_axes(d, bb, ax);   /* sort along the group's longer extent: a short window */
+    to_keys(A, na_f, ax), to_keys(B, nb_f, ax);
+    for (int c = 0; c < 3; c++) tk[c] = t[ax[c]], back[c] = -t[c];   /* the translation in the sort keys */
     qsort(B, (size_t)nb_f, sizeof *B, cmp_mid);
     used = hdg_xcalloc((size_t)nb_f + 1, 1);
     for (int i = 0; i < na_f; i++) {
-        double px = A[i].x + kx, py = A[i].y + ky;
-        int lo = 0, hi = nb_f;   /* first B with x >= px - tol */
+        double p[3] = {A[i].k[0] + tk[0], A[i].k[1] + tk[1], A[i].k[2] + tk[2]};
+        int lo = 0, hi = nb_f;   /* first B with k[0] >= p[0] - tol */
         while (lo < hi) {
             int md = lo + (hi - lo) / 2;
-            if (B[md].x < px - tol) lo = md + 1;
+            if (B[md].k[0] < p[0] - tol) lo = md + 1;
             else hi = md;
         }
         int j = lo;
-        while (j < nb_f && B[j].x <= px + tol && (used[j] || !near(B[j].x, B[j].y, px, py, tol))) j++;
-        if (j >= nb_f || B[j].x > px + tol) {
-            char why[200];
-            snprintf(why, sizeof why, "has no partner: no face has its midpoint at (%.17g, %.17g)", swapped ? py : px,
-                     swapped ? px : py);
-            st = no_partner(m, A[i].f, na, nb, tx, ty, why, err);
+        while (j < nb_f && B[j].k[0] <= p[0] + tol && (used[j] || !near(B[j].k, p, tol))) j++;
+        if (j >= nb_f || B[j].k[0] > p[0] + tol) {
+            char why[200], at[120];
+            double x[3];
+            for (int c = 0; c < 3; c++) x[ax[c]] = p[c];
+            snprintf(why, sizeof why, "has no partner: no face has its %s at %s", d == 3 ? "centroid" : "midpoint",
+                     pt(d, x, at, sizeof at));
+            st = no_partner(m, A[i].f, na, nb, t, why, err);
             goto done;
         }
         used[j] = 1;
         int f = A[i].f, g = B[j].f;
-        int a0 = m->fv[2 * f], a1 = m->fv[2 * f + 1], b0 = m->fv[2 * g], b1 = m->fv[2 * g + 1];
-        /* both traversed counter-clockwise by their elements: a0 + t = b1, a1 + t = b0 */
-        if (!near(m->vx[b1], m->vy[b1], m->vx[a0] + tx, m->vy[a0] + ty, tol) ||
-            !near(m->vx[b0], m->vy[b0], m->vx[a1] + tx, m->vy[a1] + ty, tol)) {
-            char why[300];
-            snprintf(why, sizeof why, "meets face %d (from (%.17g, %.17g) to (%.17g, %.17g)) at its midpoint but "
-                     "not at its ends", g, m->vx[b0], m->vy[b0], m->vx[b1], m->vy[b1]);
-            st = no_partner(m, f, na, nb, tx, ty, why, err);
+        if (!join_ends(m, f, g, t, tol, parent)) {
+            char why[400], where[300];
+            snprintf(why, sizeof why, "meets face %d (%s) at its %s but not at its %s", g,
+                     face_where(m, g, where, sizeof where), d == 3 ? "centroid" : "midpoint",
+                     d == 3 ? "vertices" : "ends");
+            st = no_partner(m, f, na, nb, t, why, err);
             goto done;
         }
-        uf_union(parent, a0, b1), uf_union(parent, a1, b0);
         ++*npaired;
     }
     for (int j = 0; j < nb_f; j++)
         if (!used[j]) {
-            st = no_partner(m, B[j].f, nb, na, -tx, -ty, "has no partner (the groups have different faces)", err);
+            st = no_partner(m, B[j].f, nb, na, back, "has no partner (the groups have different faces)", err);
             goto done;
         }
 done:
@@ -243,14 +335,14 @@ static int parse_pairs(const hdg_mesh *m, const char *pairs, int ids[][2], hdg_e
     }
 }
 
-/* Drops the tagged edges of the paired groups (they are interior now). */
+/* Drops the tagged faces of the paired groups (they are interior now). */
 static void drop_tags(hdg_mesh *m, int ids[][2], int npairs)
 {
-    int kept = 0;
+    int kept = 0, w = hdg_mesh_dim(m) + 2;
     for (int t = 0; t < m->ntag; t++) {
-        int id = m->tag[4 * t + 2], drop = 0;
+        int id = m->tag[w * t + w - 2], drop = 0;
         for (int k = 0; k < npairs; k++) drop |= id == ids[k][0] || id == ids[k][1];
-        if (!drop) memmove(m->tag + 4 * kept++, m->tag + 4 * t, 4 * sizeof(int));
+        if (!drop) memmove(m->tag + w * kept++, m->tag + w * t, (size_t)w * sizeof(int));
     }
     m->ntag = kept;
 }
@@ -258,13 +350,17 @@ static void drop_tags(hdg_mesh *m, int ids[][2], int npairs)
 hdg_status hdg_mesh_make_periodic(hdg_mesh *m, const char *pairs, hdg_error *err)
 {
     if (!m->fv) return hdg_fail(err, HDG_EINTERNAL, "periodic: the mesh has no topology yet");
-    if (hdg_mesh_dim(m) != 2) return hdg_fail(err, HDG_EINPUT, "periodic: tetrahedral meshes are not paired yet");
     int ids[8][2], npairs = parse_pairs(m, pairs, ids, err);
     if (npairs < 0) return HDG_EINPUT;
-    double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
-    for (int v = 0; v < m->nv; v++)
-        x0 = fmin(x0, m->vx[v]), x1 = fmax(x1, m->vx[v]), y0 = fmin(y0, m->vy[v]), y1 = fmax(y1, m->vy[v]);
-    double tol = MATCH_TOL * hypot(x1 - x0, y1 - y0);
+    int d = hdg_mesh_dim(m);
+    double lo[3] = {INFINITY, INFINITY, 0}, hi[3] = {-INFINITY, -INFINITY, 0};
+    if (d == 3) lo[2] = INFINITY, hi[2] = -INFINITY;
+    for (int v = 0; v < m->nv; v++) {
+        double x[3];
+        coords(m, v, x);
+        for (int c = 0; c < d; c++) lo[c] = fmin(lo[c], x[c]), hi[c] = fmax(hi[c], x[c]);
+    }
+    double tol = MATCH_TOL * hypot(hypot(hi[0] - lo[0], hi[1] - lo[1]), hi[2] - lo[2]);
     int *parent = hdg_xmalloc(sizeof(int) * (size_t)m->nv);
     for (int v = 0; v < m->nv; v++) parent[v] = m->vtop ? m->vtop[v] : v;
     int npaired = 0, before = m->nperiodic;
