@@ -102,3 +102,24 @@ hdg_cli_test(mesh_cli_cube_domain 0 -e "^elements: 48$" -e "^bounding box: \\[-1
 hdg_cli_test(mesh_cli_cube_help 0 -e "cube:N\\[,perturb=p\\]" -e "5 bottom \\(z = min\\), 6 top" -- ${HDGC} mesh --help)
 mesh_error(mesh_cli_cube0 cube:0 "N must be between 1 and 280")
 mesh_error(mesh_cli_cube_inverted cube:8,perturb=0.45 "element [0-9]+ is inverted after perturbation \\(perturb <= 0\\.15")
+# tetrahedral Gmsh files (tests/data/mesh3d, written by gen_tets.py there)
+set(D3 ${D}/mesh3d)
+hdg_cli_test(mesh_cli_tet_gmsh22 0 -e "^dimension: 3 \\(tetrahedra\\)$" -e "^elements: 144$" -e "^vertices: 63$"
+  -e "^boundary faces: 112$" -e "^markers: bottom\\(24\\) top\\(24\\) sides\\(64\\)$"
+  -e "^bounding box: \\[0, 1\\] x \\[0, 1\\] x \\[0, 1\\]$|^bounding box: \\[0, 2\\] x \\[0, 2\\] x \\[0, 1\\]$"
+  -- ${HDGC} mesh ${D3}/lblock_v22.msh)
+hdg_cli_test(mesh_cli_tet_gmsh41 0 -e "^elements: 144$" -e "^markers: bottom\\(24\\) top\\(24\\) sides\\(64\\)$"
+  -- ${HDGC} mesh ${D3}/lblock_v41.msh)
+hdg_cli_test(mesh_cli_tet_reoriented 0 -e "^reoriented: 72 inverted tetrahedra$" -- ${HDGC} mesh ${D3}/lblock_cw_v22.msh)
+hdg_cli_test(mesh_cli_tet_untagged 0 -e "boundary\\(64\\)$" -e "^untagged boundary faces: 64$"
+  -- ${HDGC} mesh ${D3}/lblock_partial_v22.msh)
+mesh_error(mesh_err_tet_duplicate ${D3}/bad_tet_duplicate.msh
+  "bad_tet_duplicate\\.msh:25: overlapping tetrahedra: elements 0 and 1 lie on the same side of the face of node 1, node 2 and node 3")
+mesh_error(mesh_err_tet_degenerate ${D3}/bad_tet_degenerate.msh
+  "bad_tet_degenerate\\.msh:25: degenerate tetrahedron: element 1 \\(node 1, node 2, node 3, node 7\\) has volume")
+mesh_error(mesh_err_tet_nonmanifold ${D3}/bad_tet_nonmanifold.msh
+  "bad_tet_nonmanifold\\.msh:26: non-manifold face of node 1, node 2 and node 3 \\(elements 0, 1, 2\\)")
+mesh_error(mesh_err_tet_tag ${D3}/bad_tet_tag_not_face.msh
+  "bad_tet_tag_not_face\\.msh:24: boundary triangle element on node 2, node 4 and node 5 is not a face of any tetrahedron")
+mesh_error(mesh_err_tet_overlap ${D3}/bad_tet_overlap.msh
+  "bad_tet_overlap\\.msh:24: overlapping tetrahedra: element 0 and element 1 \\(lines 24 and 25\\) cover a common volume")

@@ -402,8 +402,68 @@ static void test_periodic(void)
     hdg_mesh_free(&m);
 }
 
+static void test_gmsh(void)
+{
+    hdg_mesh a, b;
+    hdg_error err;
+    CHECK(hdg_mesh_load(&a, HDG_TEST_DATA "/mesh3d/lblock_v22.msh", &err) == HDG_OK, "v22: %s", err.msg);
+    CHECK(hdg_mesh_load(&b, HDG_TEST_DATA "/mesh3d/lblock_v41.msh", &err) == HDG_OK, "v41: %s", err.msg);
+    CHECK(a.dim == 3 && a.ne == 144 && a.nv == 63 && a.nbf == 112 && a.nreoriented == 0 && a.nuntagged == 0,
+          "v22: dim %d ne %d nv %d nbf %d", a.dim, a.ne, a.nv, a.nbf);
+    check_tet_mesh(&a, 3, 14, "lblock_v22");
+    check_tet_mesh(&b, 3, 14, "lblock_v41");
+    int same = a.ne == b.ne && a.nv == b.nv && a.nf == b.nf && a.nmarkers == b.nmarkers;
+    same = same && !memcmp(a.ev, b.ev, sizeof(int) * 4 * a.ne) && !memcmp(a.vz, b.vz, sizeof(double) * a.nv) &&
+           !memcmp(a.fv, b.fv, sizeof(int) * 3 * a.nf) && !memcmp(a.fmark, b.fmark, sizeof(int) * a.nf) &&
+           !memcmp(a.eforient, b.eforient, sizeof(int) * 4 * a.ne);
+    CHECK(same, "Gmsh 2.2 and 4.1 give different meshes");
+    static const char *names[] = {NULL, "bottom", "top", "sides"};
+    static const int counts[] = {0, 24, 24, 64};
+    for (int id = 1; id <= 3; id++) {
+        CHECK(hdg_mesh_marker_id(&a, names[id]) == id && hdg_mesh_marker_id(&b, names[id]) == id, "marker %s",
+              names[id]);
+        CHECK(hdg_mesh_marker_count(&a, id) == counts[id], "%s: %d faces", names[id], hdg_mesh_marker_count(&a, id));
+    }
+    CHECK(hdg_mesh_marker_id(&a, "solid") < 0, "a volume's name is no marker");
+    int off = 0;
+    for (int f = 0; f < a.nf; f++)
+        for (int k = 0; k < 3 && a.fmark[f] && a.fmark[f] < 3; k++) off += a.vz[a.fv[3 * f + k]] != a.fmark[f] - 1;
+    CHECK(off == 0, "%d bottom/top face vertices off their plane", off);
+    hdg_mesh_free(&b);
+    CHECK(hdg_mesh_load(&b, HDG_TEST_DATA "/mesh3d/lblock_cw_v22.msh", &err) == HDG_OK, "cw: %s", err.msg);
+    CHECK(b.nreoriented == 72, "cw: %d reoriented", b.nreoriented);
+    check_tet_mesh(&b, 3, 14, "lblock_cw_v22");
+    hdg_mesh_free(&b);
+    CHECK(hdg_mesh_load(&b, HDG_TEST_DATA "/mesh3d/lblock_partial_v22.msh", &err) == HDG_OK, "partial: %s", err.msg);
+    CHECK(b.nuntagged == 64 && b.untagged_marker == 4 && !strcmp(b.marker_names[4], "boundary"), "partial: %d "
+          "untagged, marker %d", b.nuntagged, b.untagged_marker);
+    hdg_mesh_free(&b);
+    CHECK(hdg_mesh_load(&b, HDG_TEST_DATA "/mesh3d/lblock_v41.msh,refine=1", &err) == HDG_OK, "refined: %s",
+          err.msg);
+    check_tet_mesh(&b, 3, 14, "lblock_v41,refine=1");
+    CHECK(hdg_mesh_marker_count(&b, 3) == 4 * 64, "refined sides: %d", hdg_mesh_marker_count(&b, 3));
+    hdg_mesh_free(&a), hdg_mesh_free(&b);
+}
+
+static void test_overlap(void)
+{
+    /* two tetrahedra laid over each other, sharing no face: found by the winding number */
+    double xyz[] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0.1, 0.1, 0.1, 1.1, 0.1, 0.1, 0.1, 1.1, 0.1, 0.1, 0.1, 1.1};
+    int ev[] = {0, 1, 2, 3, 4, 5, 6, 7};
+    expect_fail(8, xyz, 2, ev, 0, NULL, "overlapping tetrahedra: element 0 and element 1 cover a common volume near",
+                "overlap");
+    /* the same two apart: accepted */
+    for (int i = 12; i < 24; i += 3) xyz[i] += 5;
+    hdg_mesh m;
+    hdg_error err;
+    CHECK(build(&m, 8, xyz, 2, ev, 0, NULL, &err) == HDG_OK, "apart: %s", err.msg);
+    hdg_mesh_free(&m);
+}
+
 int main(void)
 {
+    test_gmsh();
+    test_overlap();
     test_periodic();
     test_refine();
     check_spec_size("cube:2,refine=2");

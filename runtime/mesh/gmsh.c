@@ -3,10 +3,13 @@
  * The file is read whole and scanned token by token (whitespace separated,
  * line numbers tracked). Sections read: $MeshFormat, $PhysicalNames, $Entities
  * (4.1: physical tags of curves), $Nodes, $Elements; every other section is
- * skipped. Kept: 3-node triangles (type 2) and 2-node lines (type 1, their
- * physical tag becomes the boundary marker); points (type 15) are ignored and
- * any other element type is an error. Only nodes used by triangles become mesh
- * vertices, in file order. */
+ * skipped. Kept: 4-node tetrahedra (type 4), 3-node triangles (type 2) and 2-node
+ * lines (type 1); points (type 15) are ignored and any other element type is an
+ * error. The mesh's dimension is the highest element dimension present: with
+ * tetrahedra, they are the elements and the triangles' physical tags the boundary
+ * markers (names from $PhysicalNames of dimension 2; lines ignored); without, the
+ * triangles are the elements and the lines' physical tags the markers (names of
+ * dimension 1). Only nodes used by elements become mesh vertices, in file order. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,20 +135,23 @@ static hdg_status expect_end(scanner *s)
 
 /* ---------------------------------------------------------- collected data */
 
-typedef struct node { long long tag; double x, y; int line; } node;
-typedef struct tri { long long n[3]; int line; } tri;
+typedef struct node { long long tag; double x, y, z; int line; } node;
+typedef struct tri { long long n[3]; int phys, line; } tri;
+typedef struct tet { long long n[4]; int line; } tet;
 typedef struct seg { long long n[2]; int phys, line; } seg;
+typedef struct pname { int dim, tag; char *name; } pname;
 typedef struct entity { int tag, phys, i; } entity; /* i: order in the file */
 
 typedef struct msh {
     int version;                 /* 2 (2.x) or 41 */
     node *nodes; int nn, cnode;
     tri *tris; int nt, ctri;
+    tet *tets; int ntet, ctet;
     seg *segs; int ns, cseg;
     entity *curves; int nc, ccurve;
+    entity *surfs; int nsf, csurf;
+    pname *names; int nnames, cname;   /* $PhysicalNames of dimensions 1 and 2 */
     int have_nodes, have_elements;
-    double z0; int z0line; int have_z;
-    hdg_mesh *m;                 /* receives physical names */
 } msh;
 
 #define PUSH(arr, n, cap)                                                               \
@@ -153,7 +159,11 @@ typedef struct msh {
                      (arr) = hdg_xrealloc((arr), (size_t)(cap) * sizeof *(arr))) : 0, \
      &(arr)[(n)++])
 
-static void msh_free(msh *d) { free(d->nodes), free(d->tris), free(d->segs), free(d->curves); }
+static void msh_free(msh *d)
+{
+    for (int i = 0; i < d->nnames; i++) free(d->names[i].name);
+    free(d->nodes), free(d->tris), free(d->tets), free(d->segs), free(d->curves), free(d->surfs), free(d->names);
+}
 
 static const char *type_name(int t)
 {
@@ -181,8 +191,8 @@ static const char *type_name(int t)
 static hdg_status unsupported(scanner *s, int type)
 {
     return hdg_fail(s->err, HDG_EINPUT,
-                    "%s:%d: unsupported element type %d (%s); hdgc supports 3-node triangles "
-                    "(with 2-node lines and points for tags)",
+                    "%s:%d: unsupported element type %d (%s); hdgc supports 3-node triangles and "
+                    "4-node tetrahedra (with 2-node lines, 3-node triangles and points for tags)",
                     s->path, s->tokline, type, type_name(type));
 }
 
@@ -231,12 +241,11 @@ static hdg_status read_physical_names(scanner *s, msh *d)
             if (!next(s)) return truncated(s);
             a = s->tok, b = s->tok + s->toklen;
         }
-        if (dim == 1 && tag > 0) {
-            char *name = hdg_xmalloc((size_t)(b - a) + 1);
-            memcpy(name, a, (size_t)(b - a));
-            name[b - a] = '\0';
-            hdg_mesh_set_marker_name(d->m, tag, name);
-            free(name);
+        if ((dim == 1 || dim == 2) && tag > 0) {   /* applied once the mesh's dimension is known */
+            pname *pn = PUSH(d->names, d->nnames, d->cname);
+            pn->dim = dim, pn->tag = tag, pn->name = hdg_xmalloc((size_t)(b - a) + 1);
+            memcpy(pn->name, a, (size_t)(b - a));
+            pn->name[b - a] = '\0';
         }
     }
     return st ? st : expect_end(s);
@@ -279,26 +288,40 @@ static hdg_status read_entities(scanner *s, msh *d)
                 entity *c = PUSH(d->curves, d->nc, d->ccurve);
                 c->tag = tag, c->phys = phys, c->i = d->nc - 1;
             }
+            if (dim == 2) {
+                entity *c = PUSH(d->surfs, d->nsf, d->csurf);
+                c->tag = tag, c->phys = phys, c->i = d->nsf - 1;
+            }
             if (dim == 0) continue;
             if ((st = read_int(s, &nb, 0, 1 << 30, "number of bounding entities"))) break;
             for (int k = 0; !st && k < nb; k++) st = read_ll(s, &t, "bounding entity tag");
         }
     if (st) return st;
-    if (d->nc > 1) qsort(d->curves, (size_t)d->nc, sizeof *d->curves, cmp_entity); /* for curve_phys */
+    if (d->nc > 1) qsort(d->curves, (size_t)d->nc, sizeof *d->curves, cmp_entity); /* for entity_phys */
+    if (d->nsf > 1) qsort(d->surfs, (size_t)d->nsf, sizeof *d->surfs, cmp_entity);
     return expect_end(s);
 }
 
 static hdg_status add_node(scanner *s, msh *d, long long tag, double x, double y, double z, int line)
 {
-    if (!d->have_z) d->z0 = z, d->z0line = line, d->have_z = 1;
-    double tol = 1e-12 * (fabs(x) + fabs(y) + fabs(z) + fabs(d->z0));
-    if (fabs(z - d->z0) > tol)
-        return hdg_fail(s->err, HDG_EINPUT,
-                        "%s:%d: node %lld has z = %g but the node at line %d has z = %g; hdgc meshes are "
-                        "planar (all z equal)",
-                        s->path, line, tag, z, d->z0line, d->z0);
+    (void)s;
     node *n = PUSH(d->nodes, d->nn, d->cnode);
-    n->tag = tag, n->x = x, n->y = y, n->line = line;
+    n->tag = tag, n->x = x, n->y = y, n->z = z, n->line = line;
+    return HDG_OK;
+}
+
+/* A mesh of triangles is planar: every node has the first node's z. */
+static hdg_status check_planar(const char *path, const msh *d, hdg_error *err)
+{
+    for (int i = 1; i < d->nn; i++) {
+        const node *a = &d->nodes[0], *n = &d->nodes[i];
+        double tol = 1e-12 * (fabs(n->x) + fabs(n->y) + fabs(n->z) + fabs(a->z));
+        if (fabs(n->z - a->z) > tol)
+            return hdg_fail(err, HDG_EINPUT,
+                            "%s:%d: node %lld has z = %g but the node at line %d has z = %g; hdgc triangle meshes "
+                            "are planar (all z equal; a 3D mesh needs 4-node tetrahedra)",
+                            path, n->line, n->tag, n->z, a->line, a->z);
+    }
     return HDG_OK;
 }
 
@@ -379,14 +402,22 @@ static hdg_status read_element_nodes(scanner *s, msh *d, int type, int phys, int
         g->n[0] = n[0], g->n[1] = n[1], g->phys = phys, g->line = line;
         return HDG_OK;
     }
+    if (type == 4) {
+        long long q[4];
+        for (int k = 0; !st && k < 4; k++) st = read_ll(s, &q[k], "node tag of a tetrahedron");
+        if (st) return st;
+        tet *t = PUSH(d->tets, d->ntet, d->ctet);
+        memcpy(t->n, q, sizeof q), t->line = line;
+        return HDG_OK;
+    }
     for (int k = 0; !st && k < 3; k++) st = read_ll(s, &n[k], "node tag of a triangle");
     if (st) return st;
     tri *t = PUSH(d->tris, d->nt, d->ctri);
-    memcpy(t->n, n, sizeof n), t->line = line;
+    memcpy(t->n, n, sizeof n), t->phys = phys, t->line = line;
     return HDG_OK;
 }
 
-static int supported(int type) { return type == 1 || type == 2 || type == 15; }
+static int supported(int type) { return type == 1 || type == 2 || type == 4 || type == 15; }
 
 static hdg_status read_elements2(scanner *s, msh *d)
 {
@@ -409,17 +440,17 @@ static hdg_status read_elements2(scanner *s, msh *d)
     return st ? st : expect_end(s);
 }
 
-/* Physical tag of curve `tag` (the first one in the file with that tag), 0 if
- * none; d->curves is sorted (bisection: one block per curve made it quadratic). */
-static int curve_phys(const msh *d, int tag)
+/* Physical tag of entity `tag` among the n sorted entities E (the first one in the
+ * file with that tag), 0 if none (bisection: one block per curve made it quadratic). */
+static int entity_phys(const entity *E, int n, int tag)
 {
-    int lo = 0, hi = d->nc;
+    int lo = 0, hi = n;
     while (lo < hi) {
         int mid = lo + (hi - lo) / 2;
-        if (d->curves[mid].tag < tag) lo = mid + 1;
+        if (E[mid].tag < tag) lo = mid + 1;
         else hi = mid;
     }
-    return lo < d->nc && d->curves[lo].tag == tag ? d->curves[lo].phys : 0;
+    return lo < n && E[lo].tag == tag ? E[lo].phys : 0;
 }
 
 static hdg_status read_elements41(scanner *s, msh *d)
@@ -440,7 +471,8 @@ static hdg_status read_elements41(scanner *s, msh *d)
             break;
         if (!supported(type)) return unsupported(s, type);
         if ((st = read_int(s, &n, 0, 1 << 30, "number of elements in block"))) break;
-        int phys = type == 1 && dim == 1 ? curve_phys(d, ent) : 0;
+        int phys = type == 1 && dim == 1 ? entity_phys(d->curves, d->nc, ent)
+                 : type == 2 && dim == 2 ? entity_phys(d->surfs, d->nsf, ent) : 0;
         for (int i = 0; !st && i < n; i++) {
             if ((st = read_ll(s, &etag, "element tag"))) break;
             st = read_element_nodes(s, d, type, phys, s->tokline);
@@ -496,7 +528,9 @@ static hdg_status read_sections(scanner *s, msh *d)
     if (st) return st;
     if (!d->have_nodes) return hdg_fail(s->err, HDG_EINPUT, "%s: no $Nodes section", s->path);
     if (!d->have_elements) return hdg_fail(s->err, HDG_EINPUT, "%s: no $Elements section", s->path);
-    if (!d->nt) return hdg_fail(s->err, HDG_EINPUT, "%s: no triangles (element type 2) in the mesh", s->path);
+    if (!d->nt && !d->ntet)
+        return hdg_fail(s->err, HDG_EINPUT, "%s: no triangles (element type 2) or tetrahedra (type 4) in the mesh",
+                        s->path);
     return HDG_OK;
 }
 
@@ -524,79 +558,114 @@ static int find_node(const msh *d, const tag_index *order, long long tag)
     return -1;
 }
 
-static hdg_status to_mesh(const char *path, msh *d, hdg_mesh *m, hdg_error *err)
+/* Mesh vertex of node tag n (an element's, so it exists) or -1 with err set. */
+static int vertex_of(const char *path, const msh *d, const tag_index *order, long long n, int line, hdg_error *err)
 {
-    tag_index *order = hdg_xmalloc((size_t)(d->nn ? d->nn : 1) * sizeof *order);
-    int *vid = hdg_xmalloc((size_t)(d->nn ? d->nn : 1) * sizeof(int));
-    hdg_status st = HDG_OK;
-    for (int i = 0; i < d->nn; i++) order[i].tag = d->nodes[i].tag, order[i].i = i, vid[i] = -1;
-    qsort(order, (size_t)d->nn, sizeof *order, cmp_tag_index);
-    for (int i = 1; i < d->nn; i++)
-        if (order[i].tag == order[i - 1].tag) {
-            st = hdg_fail(err, HDG_EINPUT, "%s:%d: node tag %lld is defined twice (first at line %d)", path,
-                          d->nodes[order[i].i].line, order[i].tag, d->nodes[order[i - 1].i].line);
-            goto done;
-        }
-    /* triangles: map tags, mark the nodes they use */
-    m->ne = d->nt;
-    m->ev = hdg_xmalloc((size_t)3 * m->ne * sizeof(int));
+    int i = find_node(d, order, n);
+    if (i < 0)
+        hdg_fail(err, HDG_EINPUT, "%s:%d: element refers to node %lld, which $Nodes does not define", path, line, n);
+    return i;
+}
+
+/* The elements (tetrahedra, else triangles): ev as node indices, eline; vid[i] = 0 for
+ * the nodes they use. */
+static hdg_status read_cells(const char *path, const msh *d, const tag_index *order, int *vid, hdg_mesh *m,
+                             hdg_error *err)
+{
+    int n = m->dim + 1;
+    m->ne = m->dim == 3 ? d->ntet : d->nt;
+    m->ev = hdg_xmalloc((size_t)n * m->ne * sizeof(int));
     m->eline = hdg_xmalloc((size_t)m->ne * sizeof(int));
-    for (int e = 0; e < d->nt; e++) {
-        m->eline[e] = d->tris[e].line;
-        for (int k = 0; k < 3; k++) {
-            int i = find_node(d, order, d->tris[e].n[k]);
-            if (i < 0) {
-                st = hdg_fail(err, HDG_EINPUT, "%s:%d: element refers to node %lld, which $Nodes does not define",
-                              path, d->tris[e].line, d->tris[e].n[k]);
-                goto done;
-            }
-            m->ev[3 * e + k] = i;
+    for (int e = 0; e < m->ne; e++) {
+        const long long *tags = m->dim == 3 ? d->tets[e].n : d->tris[e].n;
+        m->eline[e] = m->dim == 3 ? d->tets[e].line : d->tris[e].line;
+        for (int k = 0; k < n; k++) {
+            int i = vertex_of(path, d, order, tags[k], m->eline[e], err);
+            if (i < 0) return HDG_EINPUT;
+            m->ev[n * e + k] = i;
             vid[i] = 0;
         }
     }
-    for (int i = 0; i < d->nn; i++)
-        if (vid[i] == 0) vid[i] = m->nv++;
-    m->vx = hdg_xmalloc((size_t)m->nv * sizeof(double));
-    m->vy = hdg_xmalloc((size_t)m->nv * sizeof(double));
-    m->vtag = hdg_xmalloc((size_t)m->nv * sizeof(long long));
-    for (int i = 0; i < d->nn; i++)
-        if (vid[i] >= 0) m->vx[vid[i]] = d->nodes[i].x, m->vy[vid[i]] = d->nodes[i].y, m->vtag[vid[i]] = d->nodes[i].tag;
-    for (int k = 0; k < 3 * m->ne; k++) m->ev[k] = vid[m->ev[k]];
-    /* tagged lines */
-    m->tag = hdg_xmalloc((size_t)4 * (d->ns ? d->ns : 1) * sizeof(int));
-    for (int l = 0; l < d->ns; l++) {
-        const seg *g = &d->segs[l];
-        int v[2];
-        for (int k = 0; k < 2; k++) {
-            int i = find_node(d, order, g->n[k]);
-            if (i < 0) {
-                st = hdg_fail(err, HDG_EINPUT, "%s:%d: element refers to node %lld, which $Nodes does not define",
-                              path, g->line, g->n[k]);
-                goto done;
-            }
-            v[k] = vid[i];
+    return HDG_OK;
+}
+
+/* A physical tag on a boundary element: > 0 and not too large. */
+static hdg_status check_phys(const char *path, int phys, int line, const char *what, hdg_error *err)
+{
+    if (phys < 0)
+        return hdg_fail(err, HDG_EINPUT, "%s:%d: negative physical tag %d on a %s element", path, line, phys, what);
+    if (phys > MAX_PHYSICAL_TAG)
+        return hdg_fail(err, HDG_EINPUT, "%s:%d: physical tag %d is too large (at most %d)", path, line, phys,
+                        MAX_PHYSICAL_TAG);
+    return HDG_OK;
+}
+
+/* The boundary elements with a physical tag (lines of a triangle mesh, triangles of a
+ * tetrahedral one) as dim+2-int tags. */
+static hdg_status read_tags(const char *path, const msh *d, const tag_index *order, const int *vid, hdg_mesh *m,
+                            hdg_error *err)
+{
+    int dim = m->dim, nb = dim == 3 ? d->nt : d->ns;
+    m->tag = hdg_xmalloc((size_t)(dim + 2) * (nb ? nb : 1) * sizeof(int));
+    for (int l = 0; l < nb; l++) {
+        const long long *tags = dim == 3 ? d->tris[l].n : d->segs[l].n;
+        int phys = dim == 3 ? d->tris[l].phys : d->segs[l].phys, line = dim == 3 ? d->tris[l].line : d->segs[l].line;
+        int v[3], missing = 0;
+        for (int k = 0; k < dim; k++) {
+            int i = vertex_of(path, d, order, tags[k], line, err);
+            if (i < 0) return HDG_EINPUT;
+            v[k] = vid[i], missing |= v[k] < 0;
         }
-        if (g->phys == 0) continue; /* no physical group: untagged */
-        if (g->phys < 0) {
-            st = hdg_fail(err, HDG_EINPUT, "%s:%d: negative physical tag %d on a line element", path, g->line, g->phys);
-            goto done;
-        }
-        if (g->phys > MAX_PHYSICAL_TAG) {
-            st = hdg_fail(err, HDG_EINPUT, "%s:%d: physical tag %d is too large (at most %d)", path, g->line, g->phys,
-                          MAX_PHYSICAL_TAG);
-            goto done;
-        }
-        if (v[0] < 0 || v[1] < 0) {
-            st = hdg_fail(err, HDG_EINPUT,
-                          "%s:%d: boundary line element joins nodes %lld and %lld, which is not an edge of any "
-                          "triangle",
-                          path, g->line, g->n[0], g->n[1]);
-            goto done;
-        }
-        int *t = m->tag + 4 * m->ntag++;
-        t[0] = v[0], t[1] = v[1], t[2] = g->phys, t[3] = g->line;
+        if (phys == 0) continue; /* no physical group: untagged */
+        hdg_status st = check_phys(path, phys, line, dim == 3 ? "triangle" : "line", err);
+        if (st) return st;
+        if (missing && dim == 3)
+            return hdg_fail(err, HDG_EINPUT,
+                            "%s:%d: boundary triangle element on nodes %lld, %lld and %lld is not a face of any "
+                            "tetrahedron",
+                            path, line, tags[0], tags[1], tags[2]);
+        if (missing)
+            return hdg_fail(err, HDG_EINPUT,
+                            "%s:%d: boundary line element joins nodes %lld and %lld, which is not an edge of any "
+                            "triangle",
+                            path, line, tags[0], tags[1]);
+        int *t = m->tag + (dim + 2) * m->ntag++;
+        for (int k = 0; k < dim; k++) t[k] = v[k];
+        t[dim] = phys, t[dim + 1] = line;
     }
-done:
+    return HDG_OK;
+}
+
+static hdg_status to_mesh(const char *path, msh *d, hdg_mesh *m, hdg_error *err)
+{
+    m->dim = d->ntet ? 3 : 2;
+    for (int i = 0; i < d->nnames; i++)   /* the names of the boundary's dimension, in file order */
+        if (d->names[i].dim == m->dim - 1) hdg_mesh_set_marker_name(m, d->names[i].tag, d->names[i].name);
+    tag_index *order = hdg_xmalloc((size_t)(d->nn ? d->nn : 1) * sizeof *order);
+    int *vid = hdg_xmalloc((size_t)(d->nn ? d->nn : 1) * sizeof(int));
+    hdg_status st = m->dim == 2 ? check_planar(path, d, err) : HDG_OK;
+    for (int i = 0; i < d->nn; i++) order[i].tag = d->nodes[i].tag, order[i].i = i, vid[i] = -1;
+    qsort(order, (size_t)d->nn, sizeof *order, cmp_tag_index);
+    for (int i = 1; i < d->nn && !st; i++)
+        if (order[i].tag == order[i - 1].tag)
+            st = hdg_fail(err, HDG_EINPUT, "%s:%d: node tag %lld is defined twice (first at line %d)", path,
+                          d->nodes[order[i].i].line, order[i].tag, d->nodes[order[i - 1].i].line);
+    if (!st) st = read_cells(path, d, order, vid, m, err);
+    if (!st) {
+        for (int i = 0; i < d->nn; i++)
+            if (vid[i] == 0) vid[i] = m->nv++;
+        m->vx = hdg_xmalloc((size_t)m->nv * sizeof(double));
+        m->vy = hdg_xmalloc((size_t)m->nv * sizeof(double));
+        if (m->dim == 3) m->vz = hdg_xmalloc((size_t)m->nv * sizeof(double));
+        m->vtag = hdg_xmalloc((size_t)m->nv * sizeof(long long));
+        for (int i = 0; i < d->nn; i++) {
+            if (vid[i] < 0) continue;
+            m->vx[vid[i]] = d->nodes[i].x, m->vy[vid[i]] = d->nodes[i].y, m->vtag[vid[i]] = d->nodes[i].tag;
+            if (m->vz) m->vz[vid[i]] = d->nodes[i].z;
+        }
+        for (int k = 0; k < (m->dim + 1) * m->ne; k++) m->ev[k] = vid[m->ev[k]];
+        st = read_tags(path, d, order, vid, m, err);
+    }
     free(order), free(vid);
     return st;
 }
@@ -607,7 +676,6 @@ hdg_status hdg_mesh_read_gmsh_buffer(hdg_mesh *m, const char *name, const char *
     scanner s = {name, data, data + len, 1, 1, data, 0, NULL, err};
     msh d;
     memset(&d, 0, sizeof d);
-    d.m = m;
     hdg_status st = read_sections(&s, &d);
     if (!st) {
         m->source = hdg_xstrdup(name);

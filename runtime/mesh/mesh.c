@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "runtime/fem/refel.h"
+#include "runtime/mesh/mesh_overlap3.h"
 #include "support/util.h"
 
 #define MAX_ELEMENTS (INT_MAX / 16) /* na nf and (d+1) ne stay far below INT_MAX (nf < 2 ne in 3D) */
@@ -786,6 +787,25 @@ static hdg_status check_overlaps(const hdg_mesh *m, const int *partner, hdg_erro
     return st;
 }
 
+/* Tetrahedra: the geometric boundary faces (unpaired, or paired with a translated
+ * copy), outward, for mesh_overlap3.c. */
+static hdg_status check_overlaps3(const hdg_mesh *m, const int *partner, hdg_error *err)
+{
+    int nh = 4 * m->ne, nb = 0;
+    int *bf = hdg_xmalloc(sizeof(int) * 5 * ((size_t)nh + 1));
+    for (int k = 0; k < nh; k++) {
+        int p = partner[k];
+        if (p >= 0 && gv(m, p, matching(m, k, p, 0)) == gv(m, k, 0)) continue;
+        int *f = bf + 5 * nb++, e = k / 4, j = k % 4, out = face_side(3, j) < 0;
+        f[0] = gv(m, k, 0), f[1] = gv(m, k, out ? 1 : 2), f[2] = gv(m, k, out ? 2 : 1), f[3] = e;
+        f[4] = m->ev[4 * e + (6 - hdg_simplex_face_vertices(3, j)[0] - hdg_simplex_face_vertices(3, j)[1] -
+                              hdg_simplex_face_vertices(3, j)[2])];
+    }
+    hdg_status st = hdg_mesh_overlap3(m, nb, bf, err);
+    free(bf);
+    return st;
+}
+
 static void drop_topology(hdg_mesh *m)
 {
     free(m->ef), free(m->eforient), free(m->fv), free(m->fe), free(m->flf);
@@ -809,7 +829,7 @@ hdg_status hdg_mesh_build_topology(hdg_mesh *m, hdg_error *err)
     face_index_build(&x, m);
     int *partner = hdg_xmalloc((size_t)hdg_mesh_nfe(m) * m->ne * sizeof(int));
     st = pair_half_faces(m, &x, partner, err);
-    if (!st) st = m->dim == 2 ? check_overlaps(m, partner, err) : HDG_OK;
+    if (!st) st = m->dim == 2 ? check_overlaps(m, partner, err) : check_overlaps3(m, partner, err);
     if (!st) {
         number_faces(m, partner);
         build_coupling(m);

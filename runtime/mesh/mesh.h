@@ -28,6 +28,7 @@
  *    Marker ids run 1..nmarkers; marker_names[id] is the name, NULL for an id
  *    that names nothing (Gmsh physical tags need not be contiguous; [0] unused).
  *    square:N: 1 "bottom" (y = ymin), 2 "right", 3 "top", 4 "left".
+ *    cube:N: see hdg_mesh_cube (1 left .. 6 top).
  *    Gmsh: the physical tag of the boundary line elements is the marker; the name
  *    comes from $PhysicalNames (dimension 1) or is the decimal tag. Boundary faces
  *    that no physical line covers get one extra marker named "boundary" (id =
@@ -139,7 +140,10 @@ hdg_status hdg_mesh_square(hdg_mesh *m, int N, double perturb, double x0, double
 hdg_status hdg_mesh_cube(hdg_mesh *m, int N, double perturb, const double box[6], hdg_error *err);
 
 /* Gmsh .msh, format 2.2 or 4.1 ASCII: 3-node triangles, 2-node boundary lines
- * (physical tags = markers), points ignored, anything else an error. */
+ * (physical tags = markers), points ignored, anything else an error. A file with
+ * 4-node tetrahedra is a 3D mesh (the highest element dimension present): the
+ * tetrahedra are the elements, 3-node triangles the tagged boundary faces (names
+ * from $PhysicalNames of dimension 2), lines ignored; a 2D file must be planar. */
 hdg_status hdg_mesh_read_gmsh(hdg_mesh *m, const char *path, hdg_error *err);
 
 /* The same from bytes in memory (need not be NUL-terminated); name stands for
