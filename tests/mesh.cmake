@@ -123,3 +123,5 @@ mesh_error(mesh_err_tet_tag ${D3}/bad_tet_tag_not_face.msh
   "bad_tet_tag_not_face\\.msh:24: boundary triangle element on node 2, node 4 and node 5 is not a face of any tetrahedron")
 mesh_error(mesh_err_tet_overlap ${D3}/bad_tet_overlap.msh
   "bad_tet_overlap\\.msh:24: overlapping tetrahedra: element 0 and element 1 \\(lines 24 and 25\\) cover a common volume")
+# a tetrahedral mesh distributed over ranks (serial here; mpirun -np 3 in mpi.cmake)
+hdg_unit_test(mesh_dist3d test_mesh_dist3d.c)

@@ -116,4 +116,7 @@ if(HDG_MPIRUN AND Python3_Interpreter_FOUND)
     -- ${HDG_EXAMPLES}/poisson.hdg --mesh square:4 --kernels handwritten)
   hdg_mpi_test(mpi_refuse_format ${RUNS} --np 2 --expect-rc 1 --expect "--format csr: under mpirun"
     -- ${HDG_EXAMPLES}/poisson.hdg --mesh square:4 --format csr)
+  # a tetrahedral mesh distributed (runtime/parallel/mesh_dist.c in 3D): pieces keep dim and vz,
+  # interfaces in the whole mesh's vertex order (tests/test_mesh_dist3d.c)
+  hdg_mpi_test(mpi_mesh_dist3d ${HDG_MPIRUN} -np 3 $<TARGET_FILE:test_mesh_dist3d>)
 endif()

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/fem/refel.h"
 #include "runtime/parallel/comm.h"
 #include "support/util.h"
 
@@ -112,11 +113,12 @@ static int cmp_ll(const void *a, const void *b)
 
 /* The piece of rank r: its elements (own, then ghosts by owner and id),
  * their vertices, global face ids, owners, tagged boundary and interface
- * edges, the marker names and the face ranges. */
+ * faces, the marker names and the face ranges; the dimension as data (nfe =
+ * dim+1 faces and vertices per element, dim coordinates per vertex). */
 static void pack_piece(const hdg_mesh *M, const int *part, const long long *gid, const long long *fstart,
                        const long long *vnum, const long long *vstart, int P, int r, int ghosts, buf *b)
 {
-    int ne = M->ne;
+    int ne = M->ne, dim = hdg_mesh_dim(M), nfe = dim + 1;
     long long *key = hdg_xmalloc(sizeof(long long) * ((size_t)ne + 1));
     int nown = 0, nghost = 0;
     for (int e = 0; e < ne; e++)
@@ -126,8 +128,8 @@ static void pack_piece(const hdg_mesh *M, const int *part, const long long *gid,
     if (ghosts) {   /* face neighbours of own elements in other parts, sorted by (owner, id) */
         long long *g = key + nown;
         for (int i = 0; i < nown; i++)
-            for (int j = 0; j < 3; j++) {
-                int f = M->ef[3 * key[i] + j], o = M->fe[2 * f] == key[i] ? M->fe[2 * f + 1] : M->fe[2 * f];
+            for (int j = 0; j < nfe; j++) {
+                int f = M->ef[nfe * key[i] + j], o = M->fe[2 * f] == key[i] ? M->fe[2 * f + 1] : M->fe[2 * f];
                 if (o >= 0 && !in[o]) in[o] = 2, g[nghost++] = (long long)part[o] * ne + o;
             }
         qsort(g, (size_t)nghost, sizeof *g, cmp_ll);
@@ -138,20 +140,22 @@ static void pack_piece(const hdg_mesh *M, const int *part, const long long *gid,
     for (int v = 0; v < M->nv; v++) vloc[v] = -1;
     int nv = 0;
     for (int i = 0; i < n; i++)
-        for (int j = 0; j < 3; j++)
-            if (vloc[M->ev[3 * key[i] + j]] < 0) vloc[M->ev[3 * key[i] + j]] = nv++;
-    int hdr[5] = {n, nown, nv, 0, M->nmarkers};
+        for (int j = 0; j < nfe; j++)
+            if (vloc[M->ev[nfe * key[i] + j]] < 0) vloc[M->ev[nfe * key[i] + j]] = nv++;
+    int hdr[6] = {n, nown, nv, 0, M->nmarkers, dim};
     long long glob[4] = {M->ne, M->nf, M->nv, M->nbf};
-    /* tags: domain boundary edges, and edges to elements outside the piece */
+    /* tags (dim+2 ints): domain boundary faces, and faces to elements outside the piece */
     buf tags = {0};
     for (int i = 0; i < n; i++)
-        for (int j = 0; j < 3; j++) {
-            int e = (int)key[i], f = M->ef[3 * e + j];
+        for (int j = 0; j < nfe; j++) {
+            int e = (int)key[i], f = M->ef[nfe * e + j];
             int o = M->fe[2 * f] == e ? M->fe[2 * f + 1] : M->fe[2 * f];
-            int t[4] = {vloc[M->ev[3 * e + j]], vloc[M->ev[3 * e + (j + 1) % 3]], 0, 0};
-            if (o < 0) t[2] = M->fmark[f];
-            else if (!in[o]) t[2] = M->nmarkers + 1;   /* the partition marker */
-            if (t[2] > 0) put(&tags, t, sizeof t), hdr[3]++;
+            const int *w = hdg_simplex_face_vertices(dim, j);
+            int t[5] = {0, 0, 0, 0, 0};
+            for (int k = 0; k < dim; k++) t[k] = vloc[M->ev[nfe * e + w[k]]];
+            if (o < 0) t[dim] = M->fmark[f];
+            else if (!in[o]) t[dim] = M->nmarkers + 1;   /* the partition marker */
+            if (t[dim] > 0) put(&tags, t, sizeof(int) * (size_t)(dim + 2)), hdr[3]++;
         }
     put(b, hdr, sizeof hdr);
     put(b, glob, sizeof glob);
@@ -164,18 +168,21 @@ static void pack_piece(const hdg_mesh *M, const int *part, const long long *gid,
         if (vloc[v] >= 0) vg[vloc[v]] = vnum[M->vtop ? M->vtop[v] : v];
     put(b, vg, sizeof(long long) * (size_t)nv);
     free(vg);
-    double *xy = hdg_xmalloc(sizeof(double) * 2 * ((size_t)nv + 1));
+    double *xy = hdg_xmalloc(sizeof(double) * (size_t)dim * ((size_t)nv + 1));
     for (int v = 0; v < M->nv; v++)
-        if (vloc[v] >= 0) xy[2 * vloc[v]] = M->vx[v], xy[2 * vloc[v] + 1] = M->vy[v];
-    put(b, xy, sizeof(double) * 2 * (size_t)nv);
+        if (vloc[v] >= 0) {
+            xy[dim * vloc[v]] = M->vx[v], xy[dim * vloc[v] + 1] = M->vy[v];
+            if (dim == 3) xy[dim * vloc[v] + 2] = M->vz[v];
+        }
+    put(b, xy, sizeof(double) * (size_t)dim * (size_t)nv);
     for (int i = 0; i < n; i++)
-        for (int j = 0; j < 3; j++) {
-            int v = vloc[M->ev[3 * key[i] + j]];
+        for (int j = 0; j < nfe; j++) {
+            int v = vloc[M->ev[nfe * key[i] + j]];
             put(b, &v, sizeof v);
         }
     for (int i = 0; i < n; i++)
-        for (int j = 0; j < 3; j++) put(b, &gid[M->ef[3 * key[i] + j]], sizeof(long long));
-    for (int i = 0; i < n; i++) put(b, &M->eforient[3 * key[i]], 3 * sizeof(int));
+        for (int j = 0; j < nfe; j++) put(b, &gid[M->ef[nfe * key[i] + j]], sizeof(long long));
+    for (int i = 0; i < n; i++) put(b, &M->eforient[nfe * key[i]], (size_t)nfe * sizeof(int));
     int periodic = M->vtop != NULL;   /* the topological vertex of each local vertex */
     put(b, &periodic, sizeof periodic);
     for (int v = 0; v < M->nv && periodic; v++)
@@ -197,11 +204,12 @@ static void pack_piece(const hdg_mesh *M, const int *part, const long long *gid,
 /* An empty piece (a rank without elements): arrays of one entry, nothing in them. */
 static void empty_piece(hdg_mesh *m)
 {
-    m->ef = hdg_xcalloc(3, sizeof(int)), m->eforient = hdg_xcalloc(3, sizeof(int));
-    m->fv = hdg_xcalloc(2, sizeof(int)), m->fe = hdg_xcalloc(2, sizeof(int)), m->flf = hdg_xcalloc(2, sizeof(int));
-    m->fmark = hdg_xcalloc(1, sizeof(int)), m->ftv = hdg_xcalloc(2, sizeof(int));
-    m->fnbr = hdg_xcalloc(5, sizeof(int)), m->fnbr_elem = hdg_xcalloc(5, sizeof(int));
-    m->fnbr_lf = hdg_xcalloc(5, sizeof(int));
+    size_t nfe = (size_t)hdg_mesh_nfe(m), nvf = (size_t)hdg_mesh_nvf(m), na = (size_t)hdg_mesh_na(m);
+    m->ef = hdg_xcalloc(nfe, sizeof(int)), m->eforient = hdg_xcalloc(nfe, sizeof(int));
+    m->fv = hdg_xcalloc(nvf, sizeof(int)), m->fe = hdg_xcalloc(2, sizeof(int)), m->flf = hdg_xcalloc(2, sizeof(int));
+    m->fmark = hdg_xcalloc(1, sizeof(int)), m->ftv = hdg_xcalloc(nvf, sizeof(int));
+    m->fnbr = hdg_xcalloc(na, sizeof(int)), m->fnbr_elem = hdg_xcalloc(na, sizeof(int));
+    m->fnbr_lf = hdg_xcalloc(na, sizeof(int));
 }
 
 static int cmp_pair(const void *a, const void *b)
@@ -229,28 +237,32 @@ static void piece_vtop(hdg_mesh *m, const int *pairs)
 
 /* A partition interface is traversed in the piece as the whole mesh does
  * (the element on the other rank may be its first element there): both
- * ranks then see the trace dofs of the face in one direction. */
+ * ranks then see the trace dofs of the face in one order. The piece's only
+ * element e sees the face in its order b = fv; the whole mesh's orientation
+ * o says b_k = a_pi(k) for the whole mesh's order a, which becomes fv. */
 static void interface_orientation(hdg_mesh *m, const int *gorient)
 {
+    int d = hdg_mesh_dim(m), nfe = d + 1;
     for (int f = 0; f < m->nf; f++) {
         int e = m->fe[2 * f], j = m->flf[2 * f];
-        if (m->fe[2 * f + 1] >= 0 || m->fmark[f] != m->partition_marker || gorient[3 * e + j] == m->eforient[3 * e + j])
+        if (m->fe[2 * f + 1] >= 0 || m->fmark[f] != m->partition_marker || gorient[nfe * e + j] == m->eforient[nfe * e + j])
             continue;
-        m->eforient[3 * e + j] = gorient[3 * e + j];
-        int t = m->fv[2 * f];
-        m->fv[2 * f] = m->fv[2 * f + 1], m->fv[2 * f + 1] = t;
-        t = m->ftv[2 * f];
-        m->ftv[2 * f] = m->ftv[2 * f + 1], m->ftv[2 * f + 1] = t;
+        int o = gorient[nfe * e + j], b[3], bt[3];
+        const int *pi = hdg_face_orient_perm(d, o);
+        m->eforient[nfe * e + j] = o;
+        memcpy(b, m->fv + d * f, sizeof(int) * (size_t)d), memcpy(bt, m->ftv + d * f, sizeof(int) * (size_t)d);
+        for (int k = 0; k < d; k++) m->fv[d * f + pi[k]] = b[k], m->ftv[d * f + pi[k]] = bt[k];
     }
 }
 
 static hdg_status unpack_piece(const char *at, hdg_mesh *m, hdg_mesh_dist *d, int P, hdg_error *err)
 {
-    int hdr[5];
+    int hdr[6];
     long long glob[4];
     memcpy(hdr, get(&at, sizeof hdr), sizeof hdr);
     memcpy(glob, get(&at, sizeof glob), sizeof glob);
-    int n = hdr[0], nv = hdr[2], ntag = hdr[3], nmk = hdr[4];
+    int n = hdr[0], nv = hdr[2], ntag = hdr[3], nmk = hdr[4], dim = hdr[5], nfe = dim + 1;
+    m->dim = dim;
     d->ne_owned = hdr[1];
     d->ne_global = glob[0], d->nf_global = glob[1], d->nv_global = glob[2], d->nbf_global = glob[3];
     d->fstart = hdg_xmalloc(sizeof(long long) * ((size_t)P + 1));
@@ -266,20 +278,26 @@ static hdg_status unpack_piece(const char *at, hdg_mesh *m, hdg_mesh_dist *d, in
     memcpy(d->vgid, get(&at, sizeof(long long) * (size_t)nv), sizeof(long long) * (size_t)nv);
     m->vx = hdg_xmalloc(sizeof(double) * ((size_t)nv + 1));
     m->vy = hdg_xmalloc(sizeof(double) * ((size_t)nv + 1));
-    const double *xy = (const double *)get(&at, sizeof(double) * 2 * (size_t)nv);
-    for (int v = 0; v < nv; v++) memcpy(&m->vx[v], xy + 2 * v, sizeof(double)), memcpy(&m->vy[v], xy + 2 * v + 1, sizeof(double));
-    m->ev = hdg_xmalloc(sizeof(int) * 3 * ((size_t)n + 1));
-    memcpy(m->ev, get(&at, sizeof(int) * 3 * (size_t)n), sizeof(int) * 3 * (size_t)n);
-    long long *egf = hdg_xmalloc(sizeof(long long) * 3 * ((size_t)n + 1));
-    memcpy(egf, get(&at, sizeof(long long) * 3 * (size_t)n), sizeof(long long) * 3 * (size_t)n);
-    int *gorient = hdg_xmalloc(sizeof(int) * 3 * ((size_t)n + 1));
-    memcpy(gorient, get(&at, sizeof(int) * 3 * (size_t)n), sizeof(int) * 3 * (size_t)n);
+    if (dim == 3) m->vz = hdg_xmalloc(sizeof(double) * ((size_t)nv + 1));
+    const double *xy = (const double *)get(&at, sizeof(double) * (size_t)dim * (size_t)nv);
+    for (int v = 0; v < nv; v++) {
+        memcpy(&m->vx[v], xy + dim * v, sizeof(double)), memcpy(&m->vy[v], xy + dim * v + 1, sizeof(double));
+        if (dim == 3) memcpy(&m->vz[v], xy + dim * v + 2, sizeof(double));
+    }
+    size_t nn = (size_t)nfe * (size_t)n;
+    m->ev = hdg_xmalloc(sizeof(int) * (nn + 1));
+    memcpy(m->ev, get(&at, sizeof(int) * nn), sizeof(int) * nn);
+    long long *egf = hdg_xmalloc(sizeof(long long) * (nn + 1));
+    memcpy(egf, get(&at, sizeof(long long) * nn), sizeof(long long) * nn);
+    int *gorient = hdg_xmalloc(sizeof(int) * (nn + 1));
+    memcpy(gorient, get(&at, sizeof(int) * nn), sizeof(int) * nn);
     int periodic;
     memcpy(&periodic, get(&at, sizeof periodic), sizeof periodic);
     if (periodic) piece_vtop(m, (const int *)get(&at, sizeof(int) * 2 * (size_t)nv));
     m->ntag = ntag;
-    m->tag = hdg_xmalloc(sizeof(int) * 4 * ((size_t)ntag + 1));
-    memcpy(m->tag, get(&at, sizeof(int) * 4 * (size_t)ntag), sizeof(int) * 4 * (size_t)ntag);
+    size_t wt = (size_t)(dim + 2) * (size_t)ntag;
+    m->tag = hdg_xmalloc(sizeof(int) * (wt + 1));
+    memcpy(m->tag, get(&at, sizeof(int) * wt), sizeof(int) * wt);
     for (int id = 1; id <= nmk; id++) {
         const char *s = get(&at, 0);
         at += strlen(s) + 1;
@@ -299,7 +317,7 @@ static hdg_status unpack_piece(const char *at, hdg_mesh *m, hdg_mesh_dist *d, in
         d->fowner = hdg_xmalloc(sizeof(int) * ((size_t)m->nf + 1));
         d->nf_owned = 0;
         for (int f = 0; f < m->nf; f++) {
-            long long g = egf[3 * m->fe[2 * f] + m->flf[2 * f]];
+            long long g = egf[nfe * m->fe[2 * f] + m->flf[2 * f]];
             int o = 0;
             while (o + 1 < P && d->fstart[o + 1] <= g) o++;
             d->fgid[f] = g, d->fowner[f] = o;
@@ -318,8 +336,8 @@ static hdg_status unpack_piece(const char *at, hdg_mesh *m, hdg_mesh_dist *d, in
             }
         d->recv_off[d->nnbr] = n - d->ne_owned;
         /* own elements next to a ghost of owner q are q's ghosts (in id order on both sides) */
-        long long *lst = hdg_xmalloc(sizeof(long long) * (3 * (size_t)d->ne_owned + 1));
-        int *send = hdg_xmalloc(sizeof(int) * (3 * (size_t)d->ne_owned * ((size_t)d->nnbr) + 1)), ns = 0;
+        long long *lst = hdg_xmalloc(sizeof(long long) * ((size_t)nfe * d->ne_owned + 1));
+        int *send = hdg_xmalloc(sizeof(int) * ((size_t)nfe * d->ne_owned * ((size_t)d->nnbr) + 1)), ns = 0;
         for (int k = 0; k < d->nnbr; k++) {
             int c = 0;
             for (int f = 0; f < m->nf; f++) {
@@ -348,9 +366,10 @@ static long long *number_vertices(const hdg_mesh *M, const int *part, int P, lon
 {
     int *owner = hdg_xmalloc(sizeof(int) * ((size_t)M->nv + 1));
     for (int v = 0; v < M->nv; v++) owner[v] = -1;
+    int nfe = hdg_mesh_nfe(M);
     for (int e = 0; e < M->ne; e++)
-        for (int j = 0; j < 3; j++) {
-            int v = M->ev[3 * e + j], t = M->vtop ? M->vtop[v] : v;
+        for (int j = 0; j < nfe; j++) {
+            int v = M->ev[nfe * e + j], t = M->vtop ? M->vtop[v] : v;
             if (owner[t] < 0) owner[t] = part[e];
         }
     long long *start = hdg_xcalloc((size_t)P + 1, sizeof(long long)), *num = hdg_xmalloc(sizeof(long long) * ((size_t)M->nv + 1));
