@@ -211,6 +211,20 @@ static void put_expr(hdg_str *b, const hdg_problem *p, const hdg_expr *e, int ne
     else hdg_expr_print_to(b, p, e, need);
 }
 
+int hdg_problem_check_mesh_dim(const hdg_problem *p, int mesh_dim, hdg_diags *d)
+{
+    if (mesh_dim == p->dim) return 0;
+    hdg_loc at = p->mesh_loc.line ? p->mesh_loc : p->loc;
+    if (p->dim == 3)
+        hdg_diag_add(d, HDG_DIAG_ERROR, at, "the file is three-dimensional (mesh tetrahedron) but the mesh has "
+                     "triangles: give a tetrahedral mesh");
+    else
+        hdg_diag_add(d, HDG_DIAG_ERROR, at, "the file is two-dimensional (mesh triangle%s) but the mesh has "
+                     "tetrahedra: give a triangle mesh, or write the file for 'mesh tetrahedron'",
+                     p->mesh_loc.line ? "" : ", the default");
+    return 1;
+}
+
 const char *hdg_comp_suffix(int ncomp, int c)
 {
     static const char *vec[] = {".x", ".y", ".z"}, *mat2[] = {".xx", ".xy", ".yx", ".yy"},

@@ -323,6 +323,15 @@ static void check_2d_names(void)
           d.nerrors, d.nwarnings);
     if (p) CHECK(p->dim == 2 && !strcmp(p->mesh, "triangle"), "default mesh triangle, dim 2");
     hdg_diags_free(&d);
+    /* a 2D file on a tetrahedral mesh: refused at the problem line (no mesh line), not on triangles */
+    hdg_diags_init(&d);
+    if (p) {
+        CHECK(hdg_problem_check_mesh_dim(p, 2, &d) == 0 && d.nerrors == 0, "a 2D file on triangles");
+        CHECK(hdg_problem_check_mesh_dim(p, 3, &d) == 1 && d.count == 1 && d.items[0].loc.line == 1 &&
+              strstr(d.items[0].msg, "the file is two-dimensional (mesh triangle, the default) but the mesh has "
+                                     "tetrahedra"), "a 2D file on tetrahedra: %s", d.count ? d.items[0].msg : "-");
+    }
+    hdg_diags_free(&d);
     hdg_problem_free(p);
 }
 
