@@ -433,12 +433,21 @@ static void put_linear(hdg_str *b, const hdg_problem *p, const hdg_expr *value, 
 
 static void put_robin(hdg_str *b, const hdg_problem *p, const hdg_bc *c, int nc)
 {
-    if (nc == 2) hdg_str_putc(b, '[');
+    bool vec = nc == 2 || nc == 3;
+    if (vec) hdg_str_putc(b, '[');
     for (int k = 0; k < nc; k++) {
         if (k) hdg_str_puts(b, ", ");
         put_linear(b, p, c->value[k], c->robin[k], c->nrobin[k]);
     }
-    if (nc == 2) hdg_str_putc(b, ']');
+    if (vec) hdg_str_putc(b, ']');
+}
+
+/* Does the neumann condition c have Robin terms (trace unknowns) in any of its nc components? */
+static bool has_robin(const hdg_bc *c, int nc)
+{
+    for (int k = 0; k < nc; k++)
+        if (c->nrobin[k]) return true;
+    return false;
 }
 
 static void summary_bcs(hdg_str *b, const hdg_problem *p)
@@ -460,9 +469,9 @@ static void summary_bcs(hdg_str *b, const hdg_problem *p)
         } else if (c->kind == HDG_BC_NEUMANN) {
             hdg_str_printf(b, "%s = ", p->flux_names[c->flux]);
             int nc = p->tests[p->equations[c->equation].test].ncomp;
-            if (!c->nrobin[0] && !c->nrobin[1]) put_vec(b, p, c->value, nc);
+            if (!has_robin(c, nc)) put_vec(b, p, c->value, nc);
             else put_robin(b, p, c, nc);
-            hdg_str_printf(b, "  (%s of equation %d, for %s)", c->nrobin[0] || c->nrobin[1] ?
+            hdg_str_printf(b, "  (%s of equation %d, for %s)", has_robin(c, nc) ?
                            "source and trace-trace atoms" : "source", c->equation + 1,
                            p->unknowns[c->unknown].name);
         } else {

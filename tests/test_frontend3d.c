@@ -289,6 +289,7 @@ static void check_tensor_hdg(void)
         "equation <tn, eta> = 0 for eta : M^3\n"
         "boundary dirichlet uhat.z = 0 on left\n"
         "boundary dirichlet uhat = [x, y, z] on right\n"
+        "boundary neumann tn = [0, 0, nz + 2*uhat.z] on top\n"
         "exact u = [x, y, z], L = grad([x, y, z])\n";
     hdg_problem *p = parse("el3", src);
     if (!p) return;
@@ -297,6 +298,15 @@ static void check_tensor_hdg(void)
     /* (L, G): 9; (u, div G): 9 (u_i d G_ij / d x_j); <uhat, G n>: 9 */
     CHECK(c.natoms == 27 && c.dz == 3 && c.nz == 3, "eq 1: %d atoms, dz %d, nz %d", c.natoms, c.dz, c.nz);
     CHECK(p->bcs[0].comp == 2, "uhat.z is component 2 (%d)", p->bcs[0].comp);
+    /* a Robin term on the third component only: a trace-trace atom of equation 3, and the summary
+       shows it (it once looked at components 0 and 1 only) */
+    c = count_eq(&p->equations[2]);
+    CHECK(c.roles[HDG_ROLE_TRACE_TRACE] >= 1 && p->bcs[2].nrobin[2] == 1 && p->bcs[2].nrobin[0] == 0,
+          "robin on uhat.z: %d trace-trace atoms", c.roles[HDG_ROLE_TRACE_TRACE]);
+    char *sum = hdg_problem_summary(p);
+    CHECK(strstr(sum, "neumann on top: tn = [0, 0, nz + 2*uhat.z]  (source and trace-trace atoms of equation 3"),
+          "summary of a Robin term on .z:\n%s", sum);
+    free(sum);
     double L[9];
     for (int k = 0; k < 9; k++) L[k] = eval3(p, p->unknowns[0].exact[k], 0.2, 0.3, 0.4, 0);
     for (int k = 0; k < 9; k++) CHECK_NEAR(L[k], k % 4 == 0 ? 1 : 0, 0, "exact L = identity");
