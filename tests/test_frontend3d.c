@@ -112,6 +112,13 @@ static void check_poisson3d(void)
             CHECK_NEAR(eval3(p, q[k], x, y, z, 0), -du, 1e-8, "exact q = -grad u");
         }
     }
+    /* not a Laplace eigenfunction: f / u differs between points (it was 1 everywhere for exp(x) sin(y + z)) */
+    double ratio[3];
+    for (int i = 0; f >= 0 && i < 3; i++)
+        ratio[i] = eval3(p, p->funcs[f].body[0], pts[i][0], pts[i][1], pts[i][2], 0) /
+                   eval3(p, p->unknowns[1].exact[0], pts[i][0], pts[i][1], pts[i][2], 0);
+    CHECK(f >= 0 && fabs(ratio[0] - ratio[1]) > 0.1 && fabs(ratio[0] - ratio[2]) > 0.1,
+          "the source is no multiple of u: f/u = %g, %g, %g", ratio[0], ratio[1], ratio[2]);
     hdg_problem_free(p);
 }
 
