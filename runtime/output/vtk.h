@@ -48,8 +48,9 @@ enum {
      * the edges v0-v1, v1-v2, v2-v0, v0-v3, v1-v3, v2-v3 (each walked in that
      * direction), the interiors of the faces (v0,v1,v3), (v1,v2,v3),
      * (v2,v0,v3), (v0,v2,v1), each laid out as a Lagrange triangle of degree
-     * p-3 with the face's vertices in that order, then the interior,
-     * recursively laid out as a tetrahedron of degree p-4. */
+     * p-3 whose vertices are, in its order, (v0,v1,v3), (v2,v3,v1),
+     * (v0,v3,v2), (v0,v2,v1) (vtkHigherOrderTetra's FaceBCoords), then the
+     * interior, recursively laid out as a tetrahedron of degree p-4. */
     HDG_VTK_LAGRANGE = 0,
     /* Each element cut into p^dim linear cells (VTK_TRIANGLE, VTK_TETRA) on
      * its lattice; works in every VTK reader. */
