@@ -157,6 +157,7 @@ static void layout(const hdg_png_plot *pl, cairo_t *cr, const frame *F, hdg_png_
         if (n < 2 || (labels_width(cr, t, n, step) + F->font) * (n - 1) <= L->scale * (t[n - 1] - t[0]) + 1e-9) break;
     }
     L->nxt = hdg_png_ticks(x0, x1, target, L->xt, HDG_PNG_MAX_TICKS, &L->xstep);
+    if (pl->noaxes) L->nxt = L->nyt = 0;
     L->font = F->font;
 }
 
@@ -304,7 +305,7 @@ static void draw(cairo_t *cr, const hdg_png_plot *pl, const frame *F, hdg_png_la
     for (long long e = 0; e < pl->ne; e++) draw_element(cr, pl, L, e);
     if (pl->edges) draw_edges(cr, pl, F, L);
     cairo_set_source_rgb(cr, 0, 0, 0);
-    draw_axes(cr, F, L);
+    if (!pl->noaxes) draw_axes(cr, F, L);
     draw_bar(cr, pl, F, L);
     if (pl->caption) text(cr, F->pad, F->cap_h - 0.6 * F->font, pl->caption);
 }

@@ -1,0 +1,243 @@
+/* test_png3d.c — pictures of fields on tetrahedra (runtime/output/png3d.c) on
+ * the unit cube cut into N^3 cubes of 6 tetrahedra each, decoded with libpng:
+ *  - slice x = 0.37 (no mesh vertex on it): the section's triangles cover the
+ *    unit square exactly once (total area 1, all in it); the picture of
+ *    f = y + 2z has, at 49 points of the square, the colour of the colour
+ *    map's level for f there within 2 levels (the sub-triangles are small);
+ *  - slice z = 0.5 (a plane of mesh faces) of f = x + 2y: the same check;
+ *  - a plane outside the mesh is refused, naming the coordinate's range;
+ *  - the surface view (azimuth 30, elevation 25) of a field constant on each
+ *    side of the cube (1 on x = 1, 2 on y = 0, 3 on z = 1, 4, 5, 6 on the
+ *    hidden sides x = 0, y = 1, z = 0): the centre of the front, right and
+ *    top sides has exactly their colour, the range is 1..3 (the hidden sides
+ *    are not drawn), a pixel beside the cube is white, and only visible,
+ *    boundary faces are drawn: 2 N^2 triangles a side, 6 N^2 in all. */
+#include <math.h>
+#include <png.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/output/png.h"
+#include "runtime/output/png3d.h"
+#include "support/util.h"
+#include "test.h"
+
+#define N 4
+#define NE (6 * N * N * N)
+
+static double VXYZ[NE * 12];
+
+static double volume6(const double *v)
+{
+    double a[3], b[3], c[3];
+    for (int d = 0; d < 3; d++) a[d] = v[3 + d] - v[d], b[d] = v[6 + d] - v[d], c[d] = v[9 + d] - v[d];
+    return a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) + a[2] * (b[0] * c[1] - b[1] * c[0]);
+}
+
+/* cube (i,j,k): the 6 tetrahedra (c, c + e_a, c + e_a + e_b, c + (1,1,1)) / N */
+static void build_cube(void)
+{
+    static const int PERM[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+    int e = 0;
+    for (int k = 0; k < N; k++)
+        for (int j = 0; j < N; j++)
+            for (int i = 0; i < N; i++)
+                for (int q = 0; q < 6; q++, e++) {
+                    int u[3] = {i, j, k};
+                    double *v = VXYZ + 12 * e;
+                    for (int d = 0; d < 3; d++) v[d] = (double)u[d] / N;
+                    for (int s = 0; s < 3; s++) {
+                        u[PERM[q][s]]++;
+                        for (int d = 0; d < 3; d++) v[3 * (s + 1) + d] = (double)u[d] / N;
+                    }
+                    if (volume6(v) < 0)
+                        for (int d = 0; d < 3; d++) {
+                            double t = v[6 + d];
+                            v[6 + d] = v[9 + d], v[9 + d] = t;
+                        }
+                }
+}
+
+/* ---- fields, sampled at reference coordinates ----------------------------- */
+
+typedef double (*field_fn)(const double *x);
+
+static void sampler(void *ctx, int e, int n, const double *const *x, double *vals)
+{
+    field_fn f = (field_fn)ctx;
+    const double *v = VXYZ + 12 * e;
+    for (int q = 0; q < n; q++) {
+        double l[4] = {0, (1 + x[0][q]) / 2, (1 + x[1][q]) / 2, (1 + x[2][q]) / 2}, p[3];
+        l[0] = 1 - l[1] - l[2] - l[3];
+        for (int d = 0; d < 3; d++) p[d] = l[0] * v[d] + l[1] * v[3 + d] + l[2] * v[6 + d] + l[3] * v[9 + d];
+        vals[q] = f(p);
+    }
+}
+
+static double f_yz(const double *x) { return x[1] + 2 * x[2]; }
+static double f_xy(const double *x) { return x[0] + 2 * x[1]; }
+
+static double f_sides(const double *x)
+{
+    const double t = 1e-12;
+    if (fabs(x[0] - 1) < t) return 1;
+    if (fabs(x[1]) < t) return 2;
+    if (fabs(x[2] - 1) < t) return 3;
+    if (fabs(x[0]) < t) return 4;
+    if (fabs(x[1] - 1) < t) return 5;
+    if (fabs(x[2]) < t) return 6;
+    return 0;
+}
+
+/* ---- pictures -------------------------------------------------------------- */
+
+typedef struct picture {
+    unsigned char *rgb;
+    int w, h;
+} picture;
+
+static picture decode(const char *path)
+{
+    picture pic = {0};
+    png_image im;
+    memset(&im, 0, sizeof im);
+    im.version = PNG_IMAGE_VERSION;
+    if (!png_image_begin_read_from_file(&im, path)) return pic;
+    im.format = PNG_FORMAT_RGB;
+    pic.rgb = malloc(PNG_IMAGE_SIZE(im));
+    if (!png_image_finish_read(&im, NULL, pic.rgb, 0, NULL)) {
+        free(pic.rgb);
+        pic.rgb = NULL;
+        return pic;
+    }
+    pic.w = (int)im.width, pic.h = (int)im.height;
+    return pic;
+}
+
+static const unsigned char *pixel_at(const picture *p, const hdg_png_layout *L, double x, double y)
+{
+    long px = (long)floor(L->ox + L->scale * x), py = (long)floor(L->oy - L->scale * y);
+    if (px < 0 || py < 0 || px >= p->w || py >= p->h) return NULL;
+    return p->rgb + 3 * (py * p->w + px);
+}
+
+/* The colour map's level (0..255) nearest to the colour c. */
+static int level_of(const unsigned char *c)
+{
+    int best = -1, bd = 1 << 30;
+    for (int l = 0; l < 256; l++) {
+        unsigned char m[3];
+        hdg_png_colour(l / 255.0, 0, 1, m);
+        int d = 0;
+        for (int k = 0; k < 3; k++) d += (c[k] - m[k]) * (c[k] - m[k]);
+        if (d < bd) bd = d, best = l;
+    }
+    return best;
+}
+
+static double flat_area(const hdg_png_flat *f, double *lo, double *hi)
+{
+    double A = 0;
+    lo[0] = lo[1] = INFINITY, hi[0] = hi[1] = -INFINITY;
+    for (int t = 0; t < f->ne; t++) {
+        const double *v = f->vxy + 6 * t;
+        A += 0.5 * fabs((v[2] - v[0]) * (v[5] - v[1]) - (v[4] - v[0]) * (v[3] - v[1]));
+        for (int k = 0; k < 3; k++)
+            for (int d = 0; d < 2; d++) lo[d] = fmin(lo[d], v[2 * k + d]), hi[d] = fmax(hi[d], v[2 * k + d]);
+    }
+    return A;
+}
+
+/* A slice's picture: at 7 x 7 points of the unit square, the level of f. */
+static void check_slice(const char *path, int axis, double at, field_fn f, double want_area)
+{
+    hdg_png_tets T = {.ne = NE, .vxyz = VXYZ, .sample = sampler, .ctx = (void *)f};
+    hdg_png_flat F;
+    hdg_error err = {0};
+    int m = 24;
+    CHECK(hdg_png_slice(&T, axis, at, m, &F, &err) == HDG_OK, "%s: %s", path, err.msg);
+    if (!F.ne) return;
+    double lo[2], hi[2], A = flat_area(&F, lo, hi);
+    CHECK_NEAR(A, want_area, 1e-12, "the section's area");
+    CHECK(lo[0] > -1e-15 && lo[1] > -1e-15 && hi[0] < 1 + 1e-15 && hi[1] < 1 + 1e-15, "%s: section outside the square",
+          path);
+    hdg_png_plot pl = {.width = 700, .height = 600, .ne = F.ne, .vxy = F.vxy, .m = F.m, .vals = F.vals, .vmin = 0,
+                       .vmax = 3, .field = "f", .caption = path};
+    hdg_png_layout L;
+    CHECK(hdg_png_write(path, &pl, &L, &err) == HDG_OK, "%s: %s", path, err.msg);
+    picture pic = decode(path);
+    CHECK(pic.rgb && pic.w == 700 && pic.h == 600, "%s: decoded %dx%d", path, pic.w, pic.h);
+    int worst = 0;
+    for (int a = 0; a < 7 && pic.rgb; a++)
+        for (int b = 0; b < 7; b++) {
+            double u = 0.06 + 0.147 * a, w = 0.06 + 0.147 * b, p[3];
+            long px = (long)floor(L.ox + L.scale * u), py = (long)floor(L.oy - L.scale * w);
+            const unsigned char *c = pic.rgb + 3 * (py * pic.w + px);
+            p[axis] = at;   /* the pixel's centre as a point of space */
+            p[axis == 0 ? 1 : 0] = (px + 0.5 - L.ox) / L.scale;
+            p[axis == 2 ? 1 : 2] = (L.oy - py - 0.5) / L.scale;
+            int want = (int)floor(f(p) / 3 * 255 + 0.5), got = level_of(c);
+            if (abs(got - want) > worst) worst = abs(got - want);
+            CHECK(abs(got - want) <= 2, "%s: at (%g, %g) level %d, want %d", path, u, w, got, want);
+        }
+    printf("%s: %d triangles, area %.15g, worst level difference %d\n", path, F.ne, A, worst);
+    free(pic.rgb);
+    hdg_png_flat_free(&F);
+}
+
+static void check_surface(void)
+{
+    hdg_png_tets T = {.ne = NE, .vxyz = VXYZ, .sample = sampler, .ctx = (void *)f_sides};
+    hdg_png_flat F;
+    hdg_error err = {0};
+    CHECK(hdg_png_surface(&T, HDG_PNG_AZIMUTH, HDG_PNG_ELEVATION, 2, &F, &err) == HDG_OK, "surface: %s", err.msg);
+    CHECK(F.ne == 6 * N * N, "surface: %d triangles drawn, want %d (3 sides of 2 N^2)", F.ne, 6 * N * N);
+    hdg_png_plot pl = {.width = 600, .height = 600, .ne = F.ne, .vxy = F.vxy, .m = F.m, .vals = F.vals, .vmin = 1,
+                       .vmax = 0, .field = "side", .caption = "surface", .noaxes = 1};
+    hdg_png_layout L;
+    CHECK(hdg_png_write("png3d_surface.png", &pl, &L, &err) == HDG_OK, "surface: %s", err.msg);
+    CHECK(L.vmin == 1 && L.vmax == 3, "surface: range %g..%g, want 1..3 (hidden sides drawn?)", L.vmin, L.vmax);
+    CHECK(L.nxt == 0 && L.nyt == 0, "surface: no axis ticks (%d, %d)", L.nxt, L.nyt);
+    picture pic = decode("png3d_surface.png");
+    CHECK(pic.rgb != NULL, "surface: not decoded");
+    const double centre[3][3] = {{1, 0.5, 0.5}, {0.5, 0, 0.5}, {0.5, 0.5, 1}};   /* right, front, top */
+    for (int s = 0; s < 3 && pic.rgb; s++) {
+        double r, u, depth;
+        hdg_png_view_point(HDG_PNG_AZIMUTH, HDG_PNG_ELEVATION, centre[s], &r, &u, &depth);
+        const unsigned char *c = pixel_at(&pic, &L, r, u);
+        unsigned char want[3];
+        hdg_png_colour(s + 1, 1, 3, want);
+        CHECK(c && !memcmp(c, want, 3), "surface: side %d's centre has colour (%d,%d,%d), want (%d,%d,%d)", s + 1,
+              c ? c[0] : -1, c ? c[1] : -1, c ? c[2] : -1, want[0], want[1], want[2]);
+    }
+    double far[3] = {1.3, 0.5, 0.5}, r, u, depth;   /* beside the right side */
+    hdg_png_view_point(HDG_PNG_AZIMUTH, HDG_PNG_ELEVATION, far, &r, &u, &depth);
+    const unsigned char *c = pic.rgb ? pixel_at(&pic, &L, r, u) : NULL;
+    CHECK(c && c[0] == 255 && c[1] == 255 && c[2] == 255, "surface: beside the cube not white");
+    free(pic.rgb);
+    hdg_png_flat_free(&F);
+}
+
+static void check_errors(void)
+{
+    hdg_png_tets T = {.ne = NE, .vxyz = VXYZ, .sample = sampler, .ctx = (void *)f_xy};
+    hdg_png_flat F;
+    hdg_error err = {0};
+    CHECK(hdg_png_slice(&T, 2, 5, 4, &F, &err) == HDG_EINPUT &&
+              strstr(err.msg, "the plane z = 5 does not cut the mesh (z from 0 to 1)"),
+          "slice outside: %s", err.msg);
+    CHECK(F.ne == 0 && !F.vxy, "a refused slice leaves nothing");
+    CHECK(hdg_png_slice(&T, 3, 0.5, 4, &F, &err) == HDG_EINPUT, "axis 3: %s", err.msg);
+    CHECK(hdg_png_slice(&T, 0, 0.5, 0, &F, &err) == HDG_EINPUT, "m = 0: %s", err.msg);
+}
+
+int main(void)
+{
+    build_cube();
+    check_slice("png3d_slice_x.png", 0, 0.37, f_yz, 1.0);
+    check_slice("png3d_slice_z.png", 2, 0.5, f_xy, 2.0);   /* faces in the plane: drawn from both sides */
+    check_errors();
+    check_surface();
+    return test_summary("png3d");
+}
