@@ -11,15 +11,27 @@
  *    hidden sides x = 0, y = 1, z = 0): the centre of the front, right and
  *    top sides has exactly their colour, the range is 1..3 (the hidden sides
  *    are not drawn), a pixel beside the cube is white, and only visible,
- *    boundary faces are drawn: 2 N^2 triangles a side, 6 N^2 in all. */
+ *    boundary faces are drawn: 2 N^2 triangles a side, 6 N^2 in all;
+ *  - the drivers' path (drivers/run_png.c hdg_png_draw) on a tetrahedral
+ *    hdg_mesh with a modal field (the PKD coefficients of f = x + 2y at
+ *    degree 2, from the reference element's Vinv): --slice z=0.37 gives the
+ *    colours of f within the levels its sub-triangles allow (m = 6: 11; an
+ *    axis swapped or mirrored is off by up to 76), the report's output.png_view and caption
+ *    say the plane; without --slice the surface (6 N^2 triangles, no ticks);
+ *    --slice on a 2D mesh is refused. */
 #include <math.h>
 #include <png.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "drivers/run.h"
+#include "drivers/run_png.h"
+#include "runtime/fem/refel.h"
+#include "runtime/mesh/mesh.h"
 #include "runtime/output/png.h"
 #include "runtime/output/png3d.h"
+#include "runtime/output/report.h"
 #include "support/util.h"
 #include "test.h"
 
@@ -232,6 +244,89 @@ static void check_errors(void)
     CHECK(hdg_png_slice(&T, 0, 0.5, 0, &F, &err) == HDG_EINPUT, "m = 0: %s", err.msg);
 }
 
+/* ---- the drivers' path: a modal field on an hdg_mesh ---------------------- */
+
+static void check_driver(void)
+{
+    hdg_mesh mesh = {.dim = 3, .ne = NE, .nv = 4 * NE};
+    mesh.vx = hdg_xmalloc(sizeof(double) * 4 * NE), mesh.vy = hdg_xmalloc(sizeof(double) * 4 * NE);
+    mesh.vz = hdg_xmalloc(sizeof(double) * 4 * NE), mesh.ev = hdg_xmalloc(sizeof(int) * 4 * NE);
+    for (int k = 0; k < 4 * NE; k++)
+        mesh.vx[k] = VXYZ[3 * k], mesh.vy[k] = VXYZ[3 * k + 1], mesh.vz[k] = VXYZ[3 * k + 2], mesh.ev[k] = k;
+    hdg_refel re;
+    hdg_error err = {0};
+    CHECK(hdg_refel_init(&re, 3, 2, &err) == HDG_OK, "refel: %s", err.msg);
+    double *coef = hdg_xmalloc(sizeof(double) * (size_t)NE * re.Np), nodal[10];
+    for (int e = 0; e < NE; e++) {   /* f = x + 2y at the nodes, then the modes: Vinv f */
+        const double *v = VXYZ + 12 * e;
+        for (int i = 0; i < re.Np; i++) {
+            double l[4] = {0, (1 + re.r[i]) / 2, (1 + re.s[i]) / 2, (1 + re.t[i]) / 2}, p[3];
+            l[0] = 1 - l[1] - l[2] - l[3];
+            for (int d = 0; d < 3; d++) p[d] = l[0] * v[d] + l[1] * v[3 + d] + l[2] * v[6 + d] + l[3] * v[9 + d];
+            nodal[i] = f_xy(p);
+        }
+        for (int j = 0; j < re.Np; j++) {
+            double c = 0;
+            for (int i = 0; i < re.Np; i++) c += re.Vinv[j * re.Np + i] * nodal[i];
+            coef[(size_t)e * re.Np + j] = c;
+        }
+    }
+    hdg_png_field f = {.deg = 2, .n = re.Np, .stride = re.Np, .base = 0, .x = coef, .name = "u"};
+    hdg_run_options o;
+    hdg_run_options_default(&o);
+    o.png = "png3d_driver_slice.png", o.png_width = 640, o.png_height = 560, o.png_slice = 3, o.png_slice_at = 0.37;
+    hdg_report *rep = hdg_report_new();
+    CHECK(hdg_png_draw(&mesh, &f, &o, "poisson3d   u", rep, &err) == HDG_OK, "driver slice: %s", err.msg);
+    const char *view = hdg_report_get_string(rep, "output.png_view"), *cap = hdg_report_get_string(rep, "output.png_caption");
+    CHECK(view && !strcmp(view, "slice z = 0.37"), "output.png_view %s", view ? view : "(none)");
+    CHECK(cap && strstr(cap, "poisson3d   u   slice z = 0.37"), "output.png_caption %s", cap ? cap : "(none)");
+    int found;
+    hdg_png_layout L = {.scale = hdg_report_get_number(rep, "output.png_scale", &found),
+                        .ox = hdg_report_get_number(rep, "output.png_origin_x", &found),
+                        .oy = hdg_report_get_number(rep, "output.png_origin_y", &found)};
+    double vmin = hdg_report_get_number(rep, "output.png_min", &found), vmax = hdg_report_get_number(rep, "output.png_max", &found);
+    CHECK(vmin >= 0 && vmin < 0.05 && vmax > 2.95 && vmax <= 3 + 1e-12, "driver slice: range %g..%g", vmin, vmax);
+    /* Each sub-triangle has the colour at its centroid: within (2/3) h / m of
+     * any of its points (h the longest edge of a tetrahedron, sqrt(3)/N, the
+     * largest a section of it can be; m sub-triangles a side), where
+     * |grad f| = sqrt(5) changes f by that much times |grad f|. */
+    double m = hdg_report_get_number(rep, "output.png_subdivision", &found);
+    int tol = (int)ceil(255 * sqrt(5.0) * (2.0 / 3) * (sqrt(3.0) / N) / m / (vmax - vmin)) + 1;
+    CHECK(m >= 2 && tol <= 12, "driver slice: subdivision %g (tolerance %d levels)", m, tol);
+    picture pic = decode(o.png);
+    int worst = 0;
+    for (int a = 0; a < 7 && pic.rgb; a++)
+        for (int b = 0; b < 7; b++) {
+            double u = 0.06 + 0.147 * a, w = 0.06 + 0.147 * b;
+            long px = (long)floor(L.ox + L.scale * u), py = (long)floor(L.oy - L.scale * w);
+            double p[3] = {(px + 0.5 - L.ox) / L.scale, (L.oy - py - 0.5) / L.scale, 0.37};
+            double t = (f_xy(p) - vmin) / (vmax - vmin);
+            int want = (int)floor(t * 255 + 0.5), got = level_of(pic.rgb + 3 * (py * pic.w + px));
+            if (abs(got - want) > worst) worst = abs(got - want);
+            CHECK(abs(got - want) <= tol, "driver slice: at (%g, %g) level %d, want %d", u, w, got, want);
+        }
+    printf("driver slice: m = %g, worst level difference %d (at most %d)\n", m, worst, tol);
+    free(pic.rgb);
+    hdg_report_free(rep);
+
+    rep = hdg_report_new();
+    o.png = "png3d_driver_surface.png", o.png_slice = 0;
+    CHECK(hdg_png_draw(&mesh, &f, &o, "poisson3d   u", rep, &err) == HDG_OK, "driver surface: %s", err.msg);
+    view = hdg_report_get_string(rep, "output.png_view");
+    CHECK(view && !strcmp(view, "surface, azimuth 30, elevation 25"), "output.png_view %s", view ? view : "(none)");
+    CHECK(hdg_report_get_number(rep, "output.png_triangles", &found) == 6 * N * N &&
+              hdg_report_get_number(rep, "output.png_xticks", &found) == 0,
+          "driver surface: triangles and ticks");
+    hdg_report_free(rep);
+
+    o.png_slice = 1, o.png_slice_at = 0.5;
+    CHECK(hdg_png_check_slice(&o, 2, &err) == HDG_EINPUT && strstr(err.msg, "--slice x=0.5: a plane section is drawn "
+                                                                          "of a tetrahedral (3D) mesh; this mesh is 2D"),
+          "--slice in 2D: %s", err.msg);
+    hdg_refel_free(&re);
+    free(coef), free(mesh.vx), free(mesh.vy), free(mesh.vz), free(mesh.ev);
+}
+
 int main(void)
 {
     build_cube();
@@ -239,5 +334,6 @@ int main(void)
     check_slice("png3d_slice_z.png", 2, 0.5, f_xy, 2.0);   /* faces in the plane: drawn from both sides */
     check_errors();
     check_surface();
+    check_driver();
     return test_summary("png3d");
 }
