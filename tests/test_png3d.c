@@ -18,7 +18,11 @@
  *    colours of f within the levels its sub-triangles allow (m = 6: 11; an
  *    axis swapped or mirrored is off by up to 76), the report's output.png_view and caption
  *    say the plane; without --slice the surface (6 N^2 triangles, no ticks);
- *    --slice on a 2D mesh is refused. */
+ *    --slice on a 2D mesh is refused;
+ *  - a perturbed cube:3 (runtime/mesh hdg_mesh_cube, perturb 0.1: interior
+ *    vertices moved, sides flat): slices x = 0.5, y = 0.31, z = 0.77 each
+ *    cover the unit square once (area 1), and the surface shows 3 sides of
+ *    2 N^2 of its 12 N^2 boundary faces. */
 #include <math.h>
 #include <png.h>
 #include <stdio.h>
@@ -327,6 +331,34 @@ static void check_driver(void)
     free(coef), free(mesh.vx), free(mesh.vy), free(mesh.vz), free(mesh.ev);
 }
 
+static double f_one(const double *x) { return x[0] * 0 + 1; }
+
+static void check_cube_mesh(void)
+{
+    hdg_mesh mesh;
+    hdg_error err = {0};
+    const double box[6] = {0, 1, 0, 1, 0, 1};
+    CHECK(hdg_mesh_cube(&mesh, 3, 0.1, box, &err) == HDG_OK, "cube:3: %s", err.msg);
+    double *vxyz = hdg_xmalloc(sizeof(double) * 12 * (size_t)mesh.ne);
+    hdg_png_vertices(&mesh, vxyz);
+    hdg_png_tets T = {.ne = mesh.ne, .vxyz = vxyz, .sample = sampler, .ctx = (void *)f_one};   /* a constant */
+    const double planes[3] = {0.5, 0.31, 0.77};
+    for (int a = 0; a < 3; a++) {
+        hdg_png_flat F;
+        CHECK(hdg_png_slice(&T, a, planes[a], 1, &F, &err) == HDG_OK, "cube:3 slice %d: %s", a, err.msg);
+        double lo[2], hi[2];
+        CHECK_NEAR(flat_area(&F, lo, hi), 1.0, 1e-12, "cube:3, perturbed: the section's area");
+        hdg_png_flat_free(&F);
+    }
+    hdg_png_flat F;
+    CHECK(hdg_png_surface(&T, HDG_PNG_AZIMUTH, HDG_PNG_ELEVATION, 1, &F, &err) == HDG_OK, "cube:3 surface: %s", err.msg);
+    CHECK(F.ne == 3 * 2 * 9 && mesh.nbf == 12 * 9, "cube:3 surface: %d of %d boundary faces drawn, want 54 of 108", F.ne,
+          mesh.nbf);
+    hdg_png_flat_free(&F);
+    free(vxyz);
+    hdg_mesh_free(&mesh);
+}
+
 int main(void)
 {
     build_cube();
@@ -335,5 +367,6 @@ int main(void)
     check_errors();
     check_surface();
     check_driver();
+    check_cube_mesh();
     return test_summary("png3d");
 }
