@@ -185,6 +185,23 @@ static void sample_modal(void *ctx, int e, int n, const double *const *x, double
     }
 }
 
+void hdg_png_sample_nodal(void *ctx, int e, int n, const double *const *x, double *out)
+{
+    hdg_png_nodal *c = ctx;
+    int Np = c->re->Np;
+    if (n > c->cap) {
+        c->cap = n;
+        c->I = hdg_xrealloc(c->I, sizeof(double) * (size_t)n * Np);
+    }
+    hdg_refel_interp_x(c->re, n, x, c->I);
+    const double *u = c->vals + (size_t)e * c->stride;
+    for (int q = 0; q < n; q++) {
+        double s = 0;
+        for (int j = 0; j < Np; j++) s += c->I[(size_t)q * Np + j] * u[j];
+        out[q] = s;
+    }
+}
+
 static hdg_status draw_tets(const hdg_mesh *mesh, const hdg_png_field *f, const hdg_run_options *o,
                             const char *caption, hdg_report *rep, hdg_error *err)
 {

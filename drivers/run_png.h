@@ -64,6 +64,20 @@ hdg_status hdg_png_draw_flat(const struct hdg_png_flat *F, const hdg_run_options
                              const char *field, const char *caption, double vmin, double vmax, hdg_report *rep,
                              hdg_error *err);
 
+/* A nodal field for png3d.h's sampler (the DG state): element e's re->Np
+ * values at re's nodes at vals + e*stride, interpolated to the points asked
+ * for (hdg_refel_interp_x; I: a buffer of cap points, NULL/0 at first, the
+ * caller frees it). */
+struct hdg_refel;
+typedef struct hdg_png_nodal {
+    const struct hdg_refel *re;
+    const double *vals;
+    int stride;
+    double *I;
+    int cap;
+} hdg_png_nodal;
+void hdg_png_sample_nodal(void *ctx, int e, int n, const double *const *x, double *out);
+
 /* --slice on a 2D mesh: HDG_EINPUT saying so. */
 hdg_status hdg_png_check_slice(const hdg_run_options *o, int dim, hdg_error *err);
 

@@ -137,33 +137,6 @@ static hdg_status draw(hdg_png_frames *F, const hdg_dg_data *d, const hdg_run_op
 
 /* ---- tetrahedra ------------------------------------------------------------------ */
 
-/* A nodal field for png3d.h: rows of stride values, element e's Np nodal
- * values at vals + e*stride, interpolated with the reference element. */
-typedef struct nodal_sampler {
-    const hdg_refel *re;
-    const double *vals;
-    int stride;
-    double *I;
-    int cap;
-} nodal_sampler;
-
-static void sample_nodal(void *ctx, int e, int n, const double *const *x, double *out)
-{
-    nodal_sampler *c = ctx;
-    int Np = c->re->Np;
-    if (n > c->cap) {
-        c->cap = n;
-        c->I = hdg_xrealloc(c->I, sizeof(double) * (size_t)n * Np);
-    }
-    hdg_refel_interp_x(c->re, n, x, c->I);
-    const double *u = c->vals + (size_t)e * c->stride;
-    for (int q = 0; q < n; q++) {
-        double s = 0;
-        for (int j = 0; j < Np; j++) s += c->I[(size_t)q * Np + j] * u[j];
-        out[q] = s;
-    }
-}
-
 /* The series' range from the samples (as sample() does in 2D), then the picture. */
 static hdg_status draw_flat(hdg_png_frames *F, const hdg_dg_data *d, const hdg_run_options *o, const hdg_png_flat *fl,
                             double t, hdg_report *rep, hdg_error *err)
@@ -203,8 +176,8 @@ static hdg_status draw_tets(hdg_png_frames *F, const hdg_dg_data *d, const hdg_r
     if (all) {
         double *vxyz = hdg_xmalloc(sizeof(double) * 12 * ((size_t)N + 1));
         for (long long e = 0; e < N; e++) memcpy(vxyz + 12 * (size_t)e, all + (size_t)e * rec, 12 * sizeof(double));
-        nodal_sampler c = {&d->re, all + 12, rec, NULL, 0};
-        hdg_png_tets T = {.ne = (int)N, .vxyz = vxyz, .sample = sample_nodal, .ctx = &c};
+        hdg_png_nodal c = {&d->re, all + 12, rec, NULL, 0};
+        hdg_png_tets T = {.ne = (int)N, .vxyz = vxyz, .sample = hdg_png_sample_nodal, .ctx = &c};
         hdg_png_flat fl;
         st = hdg_png_flatten(&T, d->L.N, o, &fl, err);
         if (!st) st = draw_flat(F, d, o, &fl, t, rep, err);

@@ -18,11 +18,15 @@
  *    colours of f within the levels its sub-triangles allow (m = 6: 11; an
  *    axis swapped or mirrored is off by up to 76), the report's output.png_view and caption
  *    say the plane; without --slice the surface (6 N^2 triangles, no ticks);
- *    --slice on a 2D mesh is refused;
+ *    --slice on a 2D mesh is refused; the DG state's sampler
+ *    (hdg_png_sample_nodal: nodal values interpolated) gives f exactly;
  *  - a perturbed cube:3 (runtime/mesh hdg_mesh_cube, perturb 0.1: interior
  *    vertices moved, sides flat): slices x = 0.5, y = 0.31, z = 0.77 each
  *    cover the unit square once (area 1), and the surface shows 3 sides of
- *    2 N^2 of its 12 N^2 boundary faces. */
+ *    2 N^2 of its 12 N^2 boundary faces;
+ *  - --edges on the surface view of the cube and a copy moved toward the
+ *    viewer in front of part of it: inside the copy's faces no edge of the
+ *    faces behind shows (edges drawn with each face, far to near). */
 #include <math.h>
 #include <png.h>
 #include <stdio.h>
@@ -79,10 +83,12 @@ static void build_cube(void)
 
 typedef double (*field_fn)(const double *x);
 
+static const double *SAMPLE_V = VXYZ;   /* the tetrahedra the sampler maps through */
+
 static void sampler(void *ctx, int e, int n, const double *const *x, double *vals)
 {
     field_fn f = (field_fn)ctx;
-    const double *v = VXYZ + 12 * e;
+    const double *v = SAMPLE_V + 12 * e;
     for (int q = 0; q < n; q++) {
         double l[4] = {0, (1 + x[0][q]) / 2, (1 + x[1][q]) / 2, (1 + x[2][q]) / 2}, p[3];
         l[0] = 1 - l[1] - l[2] - l[3];
@@ -276,6 +282,26 @@ static void check_driver(void)
         }
     }
     hdg_png_field f = {.deg = 2, .n = re.Np, .stride = re.Np, .base = 0, .x = coef, .name = "u"};
+    {   /* the DG state's sampler: the nodal values interpolated, exact for f */
+        double *nod = hdg_xmalloc(sizeof(double) * (size_t)NE * re.Np);
+        for (int e = 0; e < NE; e++)
+            for (int i = 0; i < re.Np; i++) {
+                double c = 0;
+                for (int j = 0; j < re.Np; j++) c += re.V[i * re.Np + j] * coef[(size_t)e * re.Np + j];
+                nod[(size_t)e * re.Np + i] = c;
+            }
+        hdg_png_nodal nc = {&re, nod, re.Np, NULL, 0};
+        hdg_png_tets Tn = {.ne = NE, .vxyz = VXYZ, .sample = hdg_png_sample_nodal, .ctx = &nc};
+        hdg_png_tets Tx = {.ne = NE, .vxyz = VXYZ, .sample = sampler, .ctx = (void *)f_xy};
+        hdg_png_flat Fn, Fx;
+        CHECK(hdg_png_slice(&Tn, 1, 0.43, 5, &Fn, &err) == HDG_OK && hdg_png_slice(&Tx, 1, 0.43, 5, &Fx, &err) == HDG_OK,
+              "nodal slice: %s", err.msg);
+        double worst = Fn.ne == Fx.ne && Fn.ne > 0 ? 0 : INFINITY;
+        for (long long k = 0; k < (long long)Fn.ne * 25 && Fn.ne == Fx.ne; k++) worst = fmax(worst, fabs(Fn.vals[k] - Fx.vals[k]));
+        CHECK(worst < 1e-12, "the nodal sampler differs from f by %g", worst);
+        hdg_png_flat_free(&Fn), hdg_png_flat_free(&Fx);
+        free(nc.I), free(nod);
+    }
     hdg_run_options o;
     hdg_run_options_default(&o);
     o.png = "png3d_driver_slice.png", o.png_width = 640, o.png_height = 560, o.png_slice = 3, o.png_slice_at = 0.37;
@@ -333,6 +359,71 @@ static void check_driver(void)
 
 static double f_one(const double *x) { return x[0] * 0 + 1; }
 
+/* Pixel distance from (x, y) to the segment a-b. */
+static double seg_dist(double x, double y, const double *a, const double *b)
+{
+    double dx = b[0] - a[0], dy = b[1] - a[1], l2 = dx * dx + dy * dy;
+    double t = l2 > 0 ? ((x - a[0]) * dx + (y - a[1]) * dy) / l2 : 0;
+    t = t < 0 ? 0 : t > 1 ? 1 : t;
+    return hypot(x - a[0] - t * dx, y - a[1] - t * dy);
+}
+
+/* Occlusion with --edges: the cube's tetrahedra and a copy moved toward the
+ * viewer (3 d) and sideways, covering part of it. Inside the copy's drawn
+ * triangles, 2 pixels away from their edges, the picture with edges equals
+ * the one without: the edges of the faces behind are covered. */
+static void check_occluded_edges(void)
+{
+    double d[3], r[3], u[3];
+    for (int k = 0; k < 3; k++) {   /* the view's directions from hdg_png_view_point */
+        double e[3] = {k == 0, k == 1, k == 2};
+        hdg_png_view_point(HDG_PNG_AZIMUTH, HDG_PNG_ELEVATION, e, &r[k], &u[k], &d[k]);
+    }
+    double *v = hdg_xmalloc(sizeof VXYZ * 2);
+    memcpy(v, VXYZ, sizeof VXYZ);
+    for (int k = 0; k < 4 * NE; k++)
+        for (int c = 0; c < 3; c++) v[12 * NE + 3 * k + c] = VXYZ[3 * k + c] + 3 * d[c] + 0.45 * r[c];
+    hdg_png_tets T = {.ne = 2 * NE, .vxyz = v, .sample = sampler, .ctx = (void *)f_xy};
+    SAMPLE_V = v;
+    hdg_png_flat F;
+    hdg_error err = {0};
+    CHECK(hdg_png_surface(&T, HDG_PNG_AZIMUTH, HDG_PNG_ELEVATION, 2, &F, &err) == HDG_OK, "occlusion: %s", err.msg);
+    hdg_png_plot pl = {.width = 500, .height = 500, .ne = F.ne, .vxy = F.vxy, .m = F.m, .vals = F.vals, .vmin = 1,
+                       .vmax = 0, .noaxes = 1};
+    hdg_png_layout L;
+    CHECK(hdg_png_write("png3d_occ.png", &pl, &L, &err) == HDG_OK, "occlusion: %s", err.msg);
+    pl.edges = 1;
+    CHECK(hdg_png_write("png3d_occ_edges.png", &pl, &L, &err) == HDG_OK, "occlusion: %s", err.msg);
+    picture a = decode("png3d_occ.png"), b = decode("png3d_occ_edges.png");
+    long inside = 0, differ = 0, edge_px = 0;
+    for (long py = 0; a.rgb && b.rgb && py < a.h; py++)
+        for (long px = 0; px < a.w; px++) {
+            double x = px + 0.5, y = py + 0.5, dmin = INFINITY;
+            int in = 0;
+            for (int t = 0; t < F.ne; t++) {
+                if (F.elem[t] < NE) continue;   /* the copy's triangles only */
+                double P[3][2];
+                for (int k = 0; k < 3; k++)
+                    P[k][0] = L.ox + L.scale * F.vxy[6 * t + 2 * k], P[k][1] = L.oy - L.scale * F.vxy[6 * t + 2 * k + 1];
+                double s0 = (P[1][0] - P[0][0]) * (y - P[0][1]) - (P[1][1] - P[0][1]) * (x - P[0][0]);
+                double s1 = (P[2][0] - P[1][0]) * (y - P[1][1]) - (P[2][1] - P[1][1]) * (x - P[1][0]);
+                double s2 = (P[0][0] - P[2][0]) * (y - P[2][1]) - (P[0][1] - P[2][1]) * (x - P[2][0]);
+                in |= (s0 > 0 && s1 > 0 && s2 > 0) || (s0 < 0 && s1 < 0 && s2 < 0);
+                for (int k = 0; k < 3; k++) dmin = fmin(dmin, seg_dist(x, y, P[k], P[(k + 1) % 3]));
+            }
+            long at = 3 * (py * a.w + px);
+            int same = !memcmp(a.rgb + at, b.rgb + at, 3);
+            if (in && dmin > 2) inside++, differ += !same;
+            else edge_px += !same;
+        }
+    CHECK(inside > 1000 && differ == 0, "occlusion: %ld of %ld pixels inside the front copy show edges behind it",
+          differ, inside);
+    CHECK(edge_px > 100, "occlusion: --edges drew %ld pixels elsewhere", edge_px);
+    SAMPLE_V = VXYZ;
+    free(a.rgb), free(b.rgb), free(v);
+    hdg_png_flat_free(&F);
+}
+
 static void check_cube_mesh(void)
 {
     hdg_mesh mesh;
@@ -342,6 +433,7 @@ static void check_cube_mesh(void)
     double *vxyz = hdg_xmalloc(sizeof(double) * 12 * (size_t)mesh.ne);
     hdg_png_vertices(&mesh, vxyz);
     hdg_png_tets T = {.ne = mesh.ne, .vxyz = vxyz, .sample = sampler, .ctx = (void *)f_one};   /* a constant */
+    SAMPLE_V = vxyz;
     const double planes[3] = {0.5, 0.31, 0.77};
     for (int a = 0; a < 3; a++) {
         hdg_png_flat F;
@@ -355,6 +447,7 @@ static void check_cube_mesh(void)
     CHECK(F.ne == 3 * 2 * 9 && mesh.nbf == 12 * 9, "cube:3 surface: %d of %d boundary faces drawn, want 54 of 108", F.ne,
           mesh.nbf);
     hdg_png_flat_free(&F);
+    SAMPLE_V = VXYZ;
     free(vxyz);
     hdg_mesh_free(&mesh);
 }
@@ -368,5 +461,6 @@ int main(void)
     check_surface();
     check_driver();
     check_cube_mesh();
+    check_occluded_edges();
     return test_summary("png3d");
 }

@@ -36,7 +36,9 @@ typedef struct hdg_png_plot {
     const char *caption;      /* caption line (may be NULL) */
     int edges;                /* draw the elements' edges (thin, grey) */
     int noaxes;               /* no frame, ticks or coordinates (a view whose plane
-                               * coordinates mean nothing: png3d.h's surface) */
+                               * coordinates mean nothing: png3d.h's surface, its
+                               * triangles given far to near); the edges are then
+                               * drawn with each element, so nearer ones cover them */
 } hdg_png_plot;
 
 #define HDG_PNG_MAX_TICKS 16
