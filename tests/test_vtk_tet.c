@@ -225,6 +225,29 @@ static void test_errors(void)
     if (f) fclose(f);
 }
 
+/* A .pvtu over two of the pieces: the arrays declared as in them (3 and 9
+ * components in 3D), the pieces listed. */
+static void test_pvtu(void)
+{
+    const char *names[4] = {"f", "g", "v", "T"}, *files[2] = {"out_tet_lagrange_p3.vtu", "out_tet_lagrange_p3_bin.vtu"};
+    const int ncomp[4] = {1, 1, 3, 9};
+    hdg_vtk_data D = {.dim = 3, .p = 3, .nfields = 4, .names = names, .ncomp = ncomp, .mode = HDG_VTK_LAGRANGE};
+    hdg_error err = {0};
+    CHECK(hdg_pvtu_write("out_tet.pvtu", 2, files, &D, &err) == HDG_OK, "pvtu: %s", err.msg);
+    char *xml = NULL;
+    size_t len;
+    CHECK(hdg_read_file("out_tet.pvtu", &xml, &len, &err) == HDG_OK, "pvtu: %s", err.msg);
+    CHECK(xml && strstr(xml, "<PDataArray type=\"Float64\" Name=\"v\" NumberOfComponents=\"3\"/>") &&
+              strstr(xml, "<PDataArray type=\"Float64\" Name=\"T\" NumberOfComponents=\"9\"/>") &&
+              strstr(xml, "<Piece Source=\"out_tet_lagrange_p3_bin.vtu\"/>"),
+          "pvtu: %s", xml ? xml : "(unread)");
+    int bad[4] = {1, 1, 2, 9};
+    D.ncomp = bad;
+    CHECK(hdg_pvtu_write("out_tet_bad.pvtu", 2, files, &D, &err) == HDG_EINPUT && strstr(err.msg, "'v' has 2 components"),
+          "pvtu with a 2-vector in 3D: %s", err.msg);
+    free(xml);
+}
+
 int main(void)
 {
     build_cube();
@@ -232,5 +255,6 @@ int main(void)
     test_order();
     test_errors();
     write_files();
+    test_pvtu();
     return test_summary("output_vtk_tet");
 }
