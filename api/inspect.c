@@ -64,13 +64,8 @@ hdg_status hdgc_problem_check_markers(const hdgc_problem *p, const hdgc_mesh *m,
     hdg_diags_init(&d);
     hdg_diags_set_source(&d, p->file, p->source, p->len);   /* the messages quote the file's lines */
     const hdg_mesh *mesh = hdg_api_mesh(m);
-    int pd = p->checked->dim ? p->checked->dim : 2, md = hdg_mesh_dim(mesh);
-    if (pd != md)   /* the file's mesh line against the mesh */
-        hdg_diag_add(&d, HDG_DIAG_ERROR, p->checked->loc, "the file is written for %s (mesh %s) but %s has %s",
-                     pd == 3 ? "tetrahedra" : "triangles", pd == 3 ? "tetrahedron" : "triangle",
-                     mesh->source ? mesh->source : "the mesh", md == 3 ? "tetrahedra" : "triangles");
-    int n = pd != md ? 1 : hdg_problem_check_mesh_markers(p->checked, (const char *const *)mesh->marker_names,
-                                                          mesh->nmarkers + 1, &d);
+    int n = hdg_problem_check_mesh_dim(p->checked, hdg_mesh_dim(mesh), &d);
+    if (!n) n = hdg_problem_check_mesh_markers(p->checked, (const char *const *)mesh->marker_names, mesh->nmarkers + 1, &d);
     if (n > 0 && mesh->periodic)   /* the groups that periodic= paired are gone */
         hdg_diag_add(&d, HDG_DIAG_NOTE, p->checked->boundary_loc.line ? p->checked->boundary_loc : p->checked->loc,
                      "the mesh is periodic (periodic=%s): the paired groups' faces are interior and carry no "

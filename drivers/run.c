@@ -30,22 +30,9 @@ void hdg_run_fields_free(hdg_run_fields *f)
     memset(f, 0, sizeof *f);
 }
 
-/* The file's dimension (its mesh line) is the mesh's. */
-static hdg_status check_dim(const hdg_problem *p, const hdg_mesh *m, hdg_error *err)
-{
-    int pd = p->dim ? p->dim : 2, md = hdg_mesh_dim(m);
-    if (pd == md) return HDG_OK;
-    return hdg_fail(err, HDG_EINPUT, "%s is written for %s (mesh %s) but %s has %s", p->file ? p->file : "the file",
-                    pd == 3 ? "tetrahedra" : "triangles", pd == 3 ? "tetrahedron" : "triangle",
-                    m->source ? m->source : "the mesh", md == 3 ? "tetrahedra" : "triangles");
-}
-
-/* The dimensions agree, every mesh marker has a condition and every marker the
- * file names exists. */
+/* Every mesh marker has a condition and every marker the file names exists. */
 hdg_status hdg_run_check_markers(const hdg_problem *p, const hdg_mesh *m, hdg_error *err)
 {
-    hdg_status dst = check_dim(p, m, err);
-    if (dst) return dst;
     /* by id, as `hdgc check --mesh` does (integer tags in the file match ids);
      * markers that name no boundary face need no condition */
     const char **names = hdg_xcalloc((size_t)m->nmarkers + 1, sizeof *names);
@@ -59,7 +46,8 @@ hdg_status hdg_run_check_markers(const hdg_problem *p, const hdg_mesh *m, hdg_er
     if (hdg_read_file(p->file, &text, &len, &rerr)) text = NULL, len = 0;
     hdg_diags_set_source(&d, p->file, text, len);
     free(text);
-    int nerr = hdg_problem_check_mesh_markers(p, names, m->nmarkers + 1, &d);
+    int ndim = hdg_problem_check_mesh_dim(p, hdg_mesh_dim(m), &d);   /* triangles or tetrahedra */
+    int nerr = ndim ? ndim : hdg_problem_check_mesh_markers(p, names, m->nmarkers + 1, &d);
     free(names);
     if (nerr && m->periodic)   /* the groups that periodic= paired are gone */
         hdg_diag_add(&d, HDG_DIAG_NOTE, p->boundary_loc.line ? p->boundary_loc : p->loc,
@@ -70,8 +58,9 @@ hdg_status hdg_run_check_markers(const hdg_problem *p, const hdg_mesh *m, hdg_er
         char *msg = hdg_diags_render(&d);
         size_t n = strlen(msg);
         while (n && msg[n - 1] == '\n') msg[--n] = '\0';
-        st = hdg_fail(err, HDG_EINPUT, "the boundary markers of mesh '%s' do not match the "
-                      "problem's boundary conditions:\n%s", m->source ? m->source : "", msg);
+        st = hdg_fail(err, HDG_EINPUT, ndim ? "mesh '%s' and the problem differ in dimension:\n%s"
+                      : "the boundary markers of mesh '%s' do not match the problem's boundary conditions:\n%s",
+                      m->source ? m->source : "", msg);
         free(msg);
     }
     hdg_diags_free(&d);
@@ -131,6 +120,8 @@ void hdg_run_mean_unused(const hdg_problem *p, hdg_report *rep)
 hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg_report *rep,
                            hdg_error *err)
 {
+    hdg_status dst = hdg_lower_dim_check(p, err);   /* before any work (issue 39) */
+    if (dst) return dst;
     hdg_run_options o;
     hdg_run_options_default(&o);
     if (opt) o = *opt;
