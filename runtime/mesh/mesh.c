@@ -1203,7 +1203,7 @@ static hdg_status misspelt_kind(const char *spec, hdg_error *err)
     size_t k = strcspn(spec, ":/.");
     if (!k || spec[k] != ':' || access(spec, F_OK) == 0) return HDG_OK;
     return hdg_fail(err, HDG_EINPUT, "bad mesh spec '%s': '%.*s' is not a kind of mesh and no file has that "
-                    "name; did you mean square:%s? (the specs: square:N[,...] or a Gmsh PATH.msh)", spec, (int)k,
+                    "name; did you mean square:%s? (the specs: square:N[,...], cube:N[,...] or a Gmsh PATH.msh)", spec, (int)k,
                     spec, spec + k + 1);
 }
 
