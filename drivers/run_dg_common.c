@@ -118,12 +118,12 @@ static int *element_classes(const hdg_dg_data *d)
 {
     if (!d->dist) return NULL;
     const hdg_mesh *m = d->mesh;
-    int own = d->dist->ne_owned;
+    int own = d->dist->ne_owned, nfe = hdg_mesh_nfe(m);
     int *cls = hdg_xcalloc((size_t)m->ne, sizeof(int));
     for (int e = 0; e < m->ne; e++) {
         if (e >= own) { cls[e] = 2; continue; }
-        for (int j = 0; j < 3; j++) {
-            int f = m->ef[3 * e + j], o = m->fe[2 * f] == e ? m->fe[2 * f + 1] : m->fe[2 * f];
+        for (int j = 0; j < nfe; j++) {
+            int f = m->ef[nfe * e + j], o = m->fe[2 * f] == e ? m->fe[2 * f + 1] : m->fe[2 * f];
             if (o >= own) cls[e] = 1;
         }
     }
@@ -196,7 +196,7 @@ static hdg_status element_data(hdg_dg_data *d, const hdg_run_options *opt, hdg_e
 {
     const hdg_problem *p = d->p;
     hdg_status st;
-    if ((st = hdg_refel_init(&d->re, 2, d->L.N, err))) return st;
+    if ((st = hdg_refel_init(&d->re, d->L.dim, d->L.N, err))) return st;
     if ((st = hdg_geom_init(&d->g, d->mesh, err))) return st;
     int ne = d->mesh->ne;
     d->dist = opt->dist;
@@ -221,10 +221,22 @@ static hdg_status element_data(hdg_dg_data *d, const hdg_run_options *opt, hdg_e
     return HDG_OK;
 }
 
+/* What a 3D run cannot do yet, refused before anything is computed. */
+static hdg_status refuse_3d(const hdg_dg_data *d, const hdg_run_options *opt, hdg_error *err)
+{
+    if (d->L.dim == 2) return HDG_OK;
+    const char *what = opt->dist ? "mpirun" : opt->vtk ? "--vtk" : opt->png ? "--png" : opt->snapshot ? "fields" : NULL;
+    if (!what) return HDG_OK;
+    return hdg_fail(err, HDG_EINPUT, "DG problem '%s' on tetrahedra: %s is not available in 3D yet (serial runs "
+                                     "on the host report errors and energy%s)", d->p->name, what,
+                    opt->snapshot ? "; set the option fields to off" : "");
+}
+
 hdg_status hdg_dg_prepare(hdg_dg_data *d, const hdg_run_options *opt, hdg_error *err)
 {
     const hdg_problem *p = d->p;
-    hdg_status st = element_data(d, opt, err);
+    hdg_status st = refuse_3d(d, opt, err);
+    if (!st) st = element_data(d, opt, err);
     if ((st = hdg_comm_agree(st, err))) return st;   /* mpirun: before the reductions of the time step */
     d->params = hdg_xcalloc((size_t)d->L.nparams, sizeof(double));
     for (int i = 0; i < p->nparams; i++) d->params[i] = p->params[i].value;
