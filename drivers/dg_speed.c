@@ -335,6 +335,7 @@ void hdg_dg_char_speed_piece(const hdg_problem *p, const hdg_dg_lowered *L, cons
                              const hdg_refel *re, const hdg_geom *g, double final, hdg_dg_speed *out)
 {
     memset(out, 0, sizeof *out);
+    out->dim = L->dim;
     form fm;
     form_build(&fm, p, L);
     int Np = re->Np;
@@ -362,8 +363,10 @@ void hdg_dg_char_speed_piece(const hdg_problem *p, const hdg_dg_lowered *L, cons
 void hdg_dg_speed_settle(hdg_dg_speed *sp)
 {
     if (!sp->known || sp->max > 0) return;
-    snprintf(sp->why, sizeof sp->why, "no dx()/dy()/dz() term of an unknown gives a wave speed (the flux "
-                                      "Jacobian A nx + B ny (+ C nz) is 0)");
+    snprintf(sp->why, sizeof sp->why, sp->dim == 3 ? "no dx()/dy()/dz() term of an unknown gives a wave speed (the "
+                                                     "flux Jacobian A nx + B ny + C nz is 0)"
+                                                   : "no dx()/dy() term of an unknown gives a wave speed (the flux "
+                                                     "Jacobian A nx + B ny is 0)");
     sp->known = 0;
 }
 
