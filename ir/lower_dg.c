@@ -365,6 +365,14 @@ static double *weak_derivatives(const hdg_refel *re)
 
 static const char *const dir_name[3] = { "r", "s", "t" };
 
+int hdg_dg_exterior_node(const hdg_refel *re, int row, int i)
+{
+    int Nfp = re->Nfp;
+    if (re->dim == 2) return re->Fmask[row * Nfp + Nfp - 1 - i];
+    int f = row / re->Norient, o = row % re->Norient;
+    return re->Fmask[f * Nfp + re->Fperm[o * Nfp + i]];
+}
+
 /* The face node tables: Fmask (nfe x Nfp), the exterior node table FmR and
  * the face nodes' reference coordinates (nfe x Nfp each). FmR's row for
  * face map entry DG_M_NLF (lower_dg.h): in 2D row nlf = the neighbour's face
@@ -384,10 +392,7 @@ static void face_tables(dgc *c)
         for (int i = 0; i < Nfp; i++) {
             int n = re->Fmask[f * Nfp + i];
             fm[f * Nfp + i] = n;
-            for (int o = 0; o < no; o++) {
-                int k = c->dim == 2 ? Nfp - 1 - i : re->Fperm[o * Nfp + i];
-                fr[(f * no + o) * Nfp + i] = re->Fmask[f * Nfp + k];
-            }
+            for (int o = 0; o < no; o++) fr[(f * no + o) * Nfp + i] = hdg_dg_exterior_node(re, f * no + o, i);
             for (int d = 0; d < c->dim; d++) xs[(d * nfe + f) * Nfp + i] = re->x[d][n];
         }
     c->Fm = hdg_ir_table_int(m, "Fmask", HDG_SHAPE(nfe, Nfp), fm);

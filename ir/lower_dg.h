@@ -114,5 +114,12 @@ typedef struct hdg_dg_lowered {
 hdg_status hdg_lower_dg(const hdg_problem *p, hdg_dg_lowered *out, hdg_error *err);
 void hdg_dg_lowered_free(hdg_dg_lowered *l);
 
+struct hdg_refel;
+/* The neighbour's node at face node i of a face whose exterior node row
+ * (face map entry nfe + j) is row, on the reference element re: in 2D
+ * Fmask[row][Nfp-1-i], in 3D Fmask[row / 6][Fperm[row % 6][i]]. The
+ * kernels read it from the table FmaskRev (2D) or FmaskExt (3D). */
+int hdg_dg_exterior_node(const struct hdg_refel *re, int row, int i);
+
 
 #endif
