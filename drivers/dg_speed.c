@@ -35,14 +35,17 @@ typedef struct form {
     int dep_xy, dep_t;            /* some coefficient depends on x, y (or z), on t */
 } form;
 
-static int depends_xy(const hdg_expr *e) { return hdg_expr_depends(e, HDG_VAR_X) || hdg_expr_depends(e, HDG_VAR_Y); }
+static int depends_xy(const hdg_expr *e)
+{
+    return hdg_expr_depends(e, HDG_VAR_X) || hdg_expr_depends(e, HDG_VAR_Y) || hdg_expr_depends(e, HDG_VAR_Z);
+}
 
 /* The environment of a coefficient at the point x (dim coordinates), time t
  * and normal n (NULL: 0). */
 static hdg_eval_env env_at(const hdg_problem *p, int dim, const double *x, double t, const double *n)
 {
-    (void)dim;
-    hdg_eval_env env = { x[0], x[1], t, n ? n[0] : 0, n ? n[1] : 0, p };
+    hdg_eval_env env = {.x = x[0], .y = x[1], .t = t, .nx = n ? n[0] : 0, .ny = n ? n[1] : 0, .problem = p};
+    if (dim == 3) env.z = x[2], env.nz = n ? n[2] : 0;
     return env;
 }
 

@@ -118,6 +118,8 @@ void hdg_run_mean_unused(const hdg_problem *p, hdg_report *rep)
 hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg_report *rep,
                            hdg_error *err)
 {
+    hdg_status dst = p->method == HDG_METHOD_DG ? HDG_OK : hdg_lower_dim_check(p, err);   /* (issue 39) */
+    if (dst) return dst;
     hdg_run_options o;
     hdg_run_options_default(&o);
     if (opt) o = *opt;

@@ -46,8 +46,6 @@ int hdg_png_pattern_ok(const char *path)
 hdg_status hdg_png_dg_open(hdg_png_frames *F, const hdg_dg_data *d, const hdg_run_options *o, hdg_error *err)
 {
     memset(F, 0, sizeof *F);
-    if (d->L.dim != 2)   /* the pictures are of triangles (a plane section of tetrahedra is not drawn yet) */
-        return hdg_fail(err, HDG_EINPUT, "--png %s: pictures of a 3D DG run are not available yet", o->png);
     char list[512];
     F->field = dg_field(d, o->png_field, list, sizeof list);
     if (F->field < 0) return hdg_fail(err, HDG_EINPUT, "--field %s: no such field (fields: %s)", o->png_field, list);

@@ -288,8 +288,8 @@ static int strong(const dgc *c, const hdg_atom *a)
 
 static int element_constant(const hdg_expr *e)
 {
-    return !hdg_expr_depends(e, HDG_VAR_X) && !hdg_expr_depends(e, HDG_VAR_Y) && !hdg_expr_depends(e, HDG_VAR_T) &&
-           !hdg_expr_has_normal(e);
+    return !hdg_expr_depends(e, HDG_VAR_X) && !hdg_expr_depends(e, HDG_VAR_Y) && !hdg_expr_depends(e, HDG_VAR_Z) &&
+           !hdg_expr_depends(e, HDG_VAR_T) && !hdg_expr_has_normal(e);
 }
 
 /* Volume terms of the problem: weak-form ones (derivative on the test
