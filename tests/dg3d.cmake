@@ -28,3 +28,6 @@ hdg_cli_test(dg3d_cli_acoustics 0 -e "acoustics3d: DG, order 3, 48 elements" -e 
 add_test(NAME dg3d_cuda_emulated COMMAND sh -c
   "$<TARGET_FILE:hdgc> run ${HDG_EXAMPLES}/maxwell3d.hdg --mesh cube:2,perturb=0.2 --order 3 --final-time 0.2 --quiet --json dg3d_host.json && HDGC_LIBCUDA=emulator $<TARGET_FILE:hdgc> run ${HDG_EXAMPLES}/maxwell3d.hdg --mesh cube:2,perturb=0.2 --order 3 --final-time 0.2 --backend cuda --quiet --json dg3d_emu.json && python3 ${HDG_TEST_DIR}/compare_reports.py dg3d_host.json dg3d_emu.json --rtol 1e-12 --near errors --near energy.end --same steps"
   WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+# `hdgc ir` and `hdgc emit` of a 3D DG problem: the 3D tables (Dt, the exterior nodes of the 6 orientations)
+hdg_cli_test(dg3d_cli_ir 0 -e "^module maxwell3d" -e "table int FmaskExt[[]24[]][[]3[]]" -e "table tnode[[]4[]]" --
+  $<TARGET_FILE:hdgc> ir ${HDG_EXAMPLES}/maxwell3d.hdg --order 1)

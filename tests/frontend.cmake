@@ -200,8 +200,8 @@ hdg_unit_test(frontend3d test_frontend3d.c)
 # downstream is not ready: run, ir and emit refuse a 3D problem before any work (issue 39)
 hdg_cli_test(frontend_3d_run_refused 1 -e "hdgc run: error: poisson3d: three-dimensional problems [(]mesh tetrahedron[)] are checked [(]hdgc check[)] but the HDG/DG lowering for tetrahedra is not available yet"
   -- $<TARGET_FILE:hdgc> run ../examples/poisson3d.hdg)
-hdg_cli_test(frontend_3d_ir_refused 1 -e "hdgc ir: error: maxwell3d: three-dimensional problems [(]mesh tetrahedron[)] are checked"
-  -- $<TARGET_FILE:hdgc> ir ../examples/maxwell3d.hdg)
+hdg_cli_test(frontend_3d_ir_refused 1 -e "hdgc ir: error: poisson3d: three-dimensional problems [(]mesh tetrahedron[)] are checked"
+  -- $<TARGET_FILE:hdgc> ir ../examples/poisson3d.hdg)   # HDG; DG on tetrahedra lowers (tests/dg3d.cmake)
 
 # --- command line and file system
 hdg_cli_test(frontend_missing_file 1 -e "^error: .*no/such[.]hdg: cannot open: No such file"
