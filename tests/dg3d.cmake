@@ -2,6 +2,7 @@
 #   dg3d_maps        face maps pair every interior face node with the neighbour's node at the same
 #                    point (1e-12), perturbed and periodic cubes, N = 1..5, Morton order too
 #   dg3d_semi        semi-discrete energy rate of maxwell3d: 0 (central), < 0 (upwind); step = rhs + update
+#   dg3d_refuse      the API's fields, --vtk, --png: refused in 3D before any step
 #   dg3d_rates_N     maxwell3d upwind, a mesh and its twice finer one: rate N+1 within 0.3 (E and H), N = 1..5
 #   dg3d_energy      central flux: LSERK4 drift falling like dt^5, < 1e-10 over 310 steps at cfl 0.05;
 #                    upwind non-increasing over 124 steps
@@ -10,6 +11,7 @@
 hdg_unit_test(dg3d_maps test_dg3d.c)   # the program's default part; the others by argument
 add_test(NAME dg3d_semi COMMAND test_dg3d_maps semi)
 add_test(NAME dg3d_energy COMMAND test_dg3d_maps energy)
+add_test(NAME dg3d_refuse COMMAND test_dg3d_maps refuse)
 # N COARSE FINE: the coarsest pair in the asymptotic range within a few seconds (N = 1 is not
 # on cube:2 -> 4: rate 1.6 there)
 foreach(case "1 cube:4 cube:8" "2 cube:2 cube:4" "3 cube:3 cube:6" "4 cube:3 cube:6" "5 cube:2 cube:4")
