@@ -19,6 +19,8 @@ foreach(case "1 cube:4 cube:8" "2 cube:2 cube:4" "3 cube:3 cube:6" "4 cube:3 cub
   list(GET args 0 N)
   add_test(NAME dg3d_rates_${N} COMMAND test_dg3d_maps rates ${args})
 endforeach()
+# on perturbed meshes (not nested: the rates scatter more; N = 3: 3.91 and 3.72)
+add_test(NAME dg3d_rates_3_perturbed COMMAND test_dg3d_maps rates 3 cube:3,perturb=0.2 cube:6,perturb=0.2)
 hdg_cli_test(dg3d_cli_maxwell 0 -e "maxwell3d: DG, order 2, 48 elements, 2880 dofs" -e "L2 error E +6.9[0-9]+e-02"
   -e "L2 error H +6.6[0-9]+e-02" --
   $<TARGET_FILE:hdgc> run ${HDG_EXAMPLES}/maxwell3d.hdg --mesh cube:2 --order 2 --final-time 0.1)
