@@ -227,9 +227,9 @@ static hdg_status refuse_3d(const hdg_dg_data *d, const hdg_run_options *opt, hd
     if (d->L.dim == 2) return HDG_OK;
     const char *what = opt->dist ? "mpirun" : opt->vtk ? "--vtk" : opt->png ? "--png" : opt->snapshot ? "fields" : NULL;
     if (!what) return HDG_OK;
-    return hdg_fail(err, HDG_EINPUT, "DG problem '%s' on tetrahedra: %s is not available in 3D yet (serial runs "
-                                     "on the host report errors and energy%s)", d->p->name, what,
-                    opt->snapshot ? "; set the option fields to off" : "");
+    return hdg_fail(err, HDG_EINPUT, "DG problem '%s' on tetrahedra: %s is not available in 3D yet (a 3D run "
+                                     "reports its errors and energy, on one process%s)", d->p->name, what,
+                    what[0] == 'f' ? "; set the option fields to off" : "");
 }
 
 hdg_status hdg_dg_prepare(hdg_dg_data *d, const hdg_run_options *opt, hdg_error *err)
