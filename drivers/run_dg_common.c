@@ -225,7 +225,7 @@ static hdg_status element_data(hdg_dg_data *d, const hdg_run_options *opt, hdg_e
 static hdg_status refuse_3d(const hdg_dg_data *d, const hdg_run_options *opt, hdg_error *err)
 {
     if (d->L.dim == 2) return HDG_OK;
-    const char *what = opt->dist ? "mpirun" : opt->vtk ? "--vtk" : opt->png ? "--png" : opt->snapshot ? "fields" : NULL;
+    const char *what = opt->dist ? "mpirun" : opt->png ? "--png" : opt->snapshot ? "fields" : NULL;
     if (!what) return HDG_OK;
     return hdg_fail(err, HDG_EINPUT, "DG problem '%s' on tetrahedra: %s is not available in 3D yet (a 3D run "
                                      "reports its errors and energy, on one process%s)", d->p->name, what,
@@ -278,8 +278,8 @@ typedef struct vtkout {
     const char *path;       /* .pvd (series) or .vtu (final only) */
     char *base, *partial;   /* series: path without .pvd; BASE.partial.pvd */
     int series;
-    int p, nlat;
-    double *I, *vxy, **vals, *lat;   /* lat: the lattice, r then s */
+    int p, nlat, dim;
+    double *I, *vxy, **vals, *lat;   /* lat: the lattice, r then s (then t) */
     char names[HDG_DG_MAX_FIELDS][64];    /* per component: "Ez", "u_x" (the snapshot's) */
     int nu, ncomp[HDG_DG_MAX_FIELDS];     /* the unknowns: the .vtu's fields ("u" of 2 components) */
     const char *unames[HDG_DG_MAX_FIELDS];
@@ -305,11 +305,13 @@ static void vtk_open(vtkout *v, const hdg_dg_data *d, const char *path)
         v->partial = hdg_str_take(&b);
     }
     v->p = d->L.N > 0 ? d->L.N : 1;
-    v->nlat = hdg_vtk_lattice_size(v->p);
-    double *lr = v->lat = hdg_xmalloc(sizeof(double) * v->nlat * 2);
-    hdg_vtk_lattice(v->p, lr, lr + v->nlat);
+    int dim = v->dim = d->L.dim, nv = dim + 1;
+    v->nlat = hdg_vtk_lattice_count(dim, v->p);
+    v->lat = hdg_xmalloc(sizeof(double) * v->nlat * dim);
+    double *lx[3] = { v->lat, v->lat + v->nlat, v->lat + 2 * v->nlat };
+    hdg_vtk_lattice_points(dim, v->p, lx);
     v->I = hdg_xmalloc(sizeof(double) * (size_t)v->nlat * d->L.Np);
-    hdg_refel_interp(&d->re, v->nlat, lr, lr + v->nlat, v->I);
+    hdg_refel_interp_x(&d->re, v->nlat, (const double *const *)lx, v->I);
     for (int f = 0; f < d->L.nfields; f++) {
         snprintf(v->names[f], sizeof v->names[f], "%s", d->L.field_name[f]);
         for (char *c = v->names[f]; *c; c++)
@@ -320,12 +322,11 @@ static void vtk_open(vtkout *v, const hdg_dg_data *d, const char *path)
         }
     }
     const hdg_mesh *m = d->mesh;
-    v->vxy = hdg_xmalloc(sizeof(double) * 6 * (size_t)m->ne);
+    const double *c[3] = { m->vx, m->vy, m->vz };
+    v->vxy = hdg_xmalloc(sizeof(double) * dim * nv * (size_t)m->ne);
     for (int e = 0; e < m->ne; e++)
-        for (int k = 0; k < 3; k++) {
-            v->vxy[6 * e + 2 * k] = m->vx[m->ev[3 * e + k]];
-            v->vxy[6 * e + 2 * k + 1] = m->vy[m->ev[3 * e + k]];
-        }
+        for (int k = 0; k < nv; k++)
+            for (int j = 0; j < dim; j++) v->vxy[(size_t)dim * (nv * e + k) + j] = c[j][m->ev[nv * e + k]];
     v->vals = hdg_xmalloc(sizeof(double *) * d->L.nfields);
     for (int f = 0; f < d->L.nfields; f++) v->vals[f] = hdg_xmalloc(sizeof(double) * (size_t)m->ne * v->nlat);
 }
@@ -346,7 +347,7 @@ static void vtk_interp(vtkout *v, const hdg_dg_data *d, const double *U)
 /* The .vtu's contents: ne elements of the interpolated state. */
 static hdg_vtk_data vtk_data(const vtkout *v, int ne)
 {
-    return (hdg_vtk_data){.ne = ne, .vxy = v->vxy, .p = v->p, .nfields = v->nu, .names = v->unames,
+    return (hdg_vtk_data){.ne = ne, .dim = v->dim, .vxy = v->vxy, .p = v->p, .nfields = v->nu, .names = v->unames,
                           .ncomp = v->ncomp, .values = (const double *const *)v->vals, .mode = HDG_VTK_LAGRANGE,
                           .format = v->ascii ? HDG_VTK_ASCII : HDG_VTK_BINARY};
 }

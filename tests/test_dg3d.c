@@ -14,7 +14,7 @@
  *   energy   central flux: LSERK4's drift falls like dt^5 (by > 24 when
  *            the cfl halves) and stays below 1e-10 relative over 300 steps
  *            at cfl 0.05; upwind: non-increasing at every step over 120;
- *   refuse   the API's fields (a snapshot callback), --vtk and --png are
+ *   refuse   the API's fields (a snapshot callback) and --png are
  *            refused in 3D before any step, naming the option.
  * Run as test_dg3d_maps [PART [ARGS]] (default: maps). */
 #include <math.h>
@@ -375,7 +375,7 @@ static void test_energy(void)
 }
 
 /* What a 3D run refuses before any step, through the driver's options (the
- * API's fields: a snapshot callback; --vtk; a picture). */
+ * API's fields: a snapshot callback; a picture). */
 static hdg_status no_snapshot(void *ctx, const hdg_snapshot *s, hdg_error *err)
 {
     (void)ctx, (void)s, (void)err;
@@ -387,8 +387,8 @@ static void test_refuse(void)
 {
     hdg_problem *p = load(1, 1);
     if (!p) return;
-    const char *what[3] = { "fields", "--vtk", "--png" };
-    for (int k = 0; k < 3; k++) {
+    const char *what[2] = { "fields", "--png" };
+    for (int k = 0; k < 2; k++) {
         hdg_mesh m = {0};
         hdg_error err;
         hdg_error_clear(&err);
@@ -397,8 +397,7 @@ static void test_refuse(void)
         memset(&o, 0, sizeof o);
         o.final_time = 0.1;
         if (k == 0) o.snapshot = no_snapshot;
-        if (k == 1) o.vtk = "dg3d_refused.vtu";
-        if (k == 2) o.png = "dg3d_refused.png";
+        if (k == 1) o.png = "dg3d_refused.png";
         hdg_report *rep = hdg_report_new();
         hdg_status st = hdg_run_dg(p, &m, &o, rep, &err);
         char want[128];
