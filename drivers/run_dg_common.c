@@ -225,7 +225,7 @@ static hdg_status element_data(hdg_dg_data *d, const hdg_run_options *opt, hdg_e
 static hdg_status refuse_3d(const hdg_dg_data *d, const hdg_run_options *opt, hdg_error *err)
 {
     if (d->L.dim == 2) return HDG_OK;
-    const char *what = opt->dist ? "mpirun" : opt->png ? "--png" : opt->snapshot ? "fields" : NULL;
+    const char *what = opt->dist ? "mpirun" : opt->snapshot ? "fields" : NULL;
     if (!what) return HDG_OK;
     return hdg_fail(err, HDG_EINPUT, "DG problem '%s' on tetrahedra: %s is not available in 3D yet (a 3D run "
                                      "reports its errors and energy, on one process%s)", d->p->name, what,

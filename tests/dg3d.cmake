@@ -2,7 +2,8 @@
 #   dg3d_maps        face maps pair every interior face node with the neighbour's node at the same
 #                    point (1e-12), perturbed and periodic cubes, N = 1..5, Morton order too
 #   dg3d_semi        semi-discrete energy rate of maxwell3d: 0 (central), < 0 (upwind); step = rhs + update
-#   dg3d_refuse      the API's fields and --png: refused in 3D before any step
+#   dg3d_refuse      the API's fields: refused in 3D before any step
+#   dg3d_png         --png --slice z=0.25 of E_z: the picture's range is the exact one to 0.03
 #   dg3d_vtk         --vtk on tetrahedra (.vtu checked against the exact E by tests/dg3d_vtu.py, a .pvd series)
 #   dg3d_rates_N     maxwell3d upwind, a mesh and its twice finer one: rate N+1 within 0.3 (E and H), N = 1..5
 #   dg3d_energy      central flux: LSERK4 drift falling like dt^5, < 1e-10 over 310 steps at cfl 0.05;
@@ -40,4 +41,9 @@ hdg_cli_test(dg3d_cli_ir 0 -e "^module maxwell3d" -e "table int FmaskExt[[]24[]]
 # cavity mode (largest 0.0053 at N = 4 on cube:3; a wrong lattice order gives O(1)); a .pvd series
 add_test(NAME dg3d_vtk COMMAND sh -c
   "$<TARGET_FILE:hdgc> run ${HDG_EXAMPLES}/maxwell3d.hdg --mesh cube:3 --order 4 --final-time 0.2 --vtk dg3d.vtu --quiet && python3 ${HDG_TEST_DIR}/dg3d_vtu.py dg3d.vtu 0.2 0.02 && $<TARGET_FILE:hdgc> run ${HDG_EXAMPLES}/maxwell3d.hdg --mesh cube:1 --order 2 --final-time 0.2 --vtk dg3d_series.pvd --every 2 --quiet && python3 ${HDG_TEST_DIR}/check_vtu.py dg3d_series.pvd:3"
+  WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+# --png on tetrahedra (drivers/run_png_dg.c, runtime/output/png3d.c): the section z = 0.25 of E_z at t = 0.05,
+# whose exact range there is [-2 cos(pi/4) cos(0.05 omega), 0] = [-1.362, 0]
+add_test(NAME dg3d_png COMMAND sh -c
+  "$<TARGET_FILE:hdgc> run ${HDG_EXAMPLES}/maxwell3d.hdg --mesh cube:3 --order 3 --final-time 0.05 --png dg3d_slice.png --field E_z --slice z=0.25 --size 400x400 --json dg3d_png.json --quiet && python3 -c \"import json, math, sys; o = json.load(open('dg3d_png.json'))['output']; lo = -2 * math.cos(math.pi / 4) * math.cos(0.05 * math.pi * math.sqrt(3)); print(o['png_min'], o['png_max'], lo); sys.exit(not (abs(o['png_min'] - lo) < 0.03 and abs(o['png_max']) < 0.03 and o['png_view'] == 'slice z = 0.25'))\""
   WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
