@@ -200,6 +200,12 @@ hdg_unit_test(frontend3d test_frontend3d.c)
 # downstream is not ready: run, ir and emit refuse a 3D problem before any work (issue 39)
 hdg_cli_test(frontend_3d_run_refused 1 -e "hdgc run: error: poisson3d: three-dimensional problems [(]mesh tetrahedron[)] are checked [(]hdgc check[)] but the HDG/DG lowering for tetrahedra is not available yet"
   -- $<TARGET_FILE:hdgc> run ../examples/poisson3d.hdg)
+hdg_cli_test(frontend_3d_on_triangles 1 -e "poisson3d[.]hdg:5:9: error: the file is three-dimensional [(]mesh tetrahedron[)] but the mesh has triangles: give a tetrahedral mesh"
+  -- $<TARGET_FILE:hdgc> check ../examples/poisson3d.hdg --mesh square:2)
+hdg_cli_test(frontend_2d_on_tetrahedra 1 -e "poisson[.]hdg:3:9: error: the file is two-dimensional [(]mesh triangle[)] but the mesh has tetrahedra: give a triangle mesh, or write the file for 'mesh tetrahedron'"
+  -- $<TARGET_FILE:hdgc> check ../examples/poisson.hdg --mesh cube:2)
+hdg_cli_test(frontend_3d_cube_markers 0 -e "mesh: tetrahedron" -e "markers: all"
+  -- $<TARGET_FILE:hdgc> check ../examples/maxwell3d.hdg --mesh cube:2)
 hdg_cli_test(frontend_3d_ir_refused 1 -e "hdgc ir: error: poisson3d: three-dimensional problems [(]mesh tetrahedron[)] are checked"
   -- $<TARGET_FILE:hdgc> ir ../examples/poisson3d.hdg)   # HDG; DG on tetrahedra lowers (tests/dg3d.cmake)
 
