@@ -5,6 +5,7 @@
 #   dg3d_refuse      the API's fields: refused in 3D before any step
 #   dg3d_png         --png --slice z=0.25 of E_z: the picture's range is the exact one to 0.03
 #   dg3d_vtk         --vtk on tetrahedra (.vtu checked against the exact E by tests/dg3d_vtu.py, a .pvd series)
+#   dg3d_weak        weak-form 3D advection (dx(v), dy(v), dz(v)) = strong form's rhs to 1e-11
 #   dg3d_rates_N     maxwell3d upwind, a mesh and its twice finer one: rate N+1 within 0.3 (E and H), N = 1..5
 #   dg3d_energy      central flux: LSERK4 drift falling like dt^5, < 1e-10 over 310 steps at cfl 0.05;
 #                    upwind non-increasing over 124 steps
@@ -12,6 +13,7 @@
 #   dg3d_cuda_emulated  the GPU driver on the CUDA emulator equals the host
 hdg_unit_test(dg3d_maps test_dg3d.c)   # the program's default part; the others by argument
 add_test(NAME dg3d_semi COMMAND test_dg3d_maps semi)
+add_test(NAME dg3d_weak COMMAND test_dg3d_maps weak)
 add_test(NAME dg3d_energy COMMAND test_dg3d_maps energy)
 add_test(NAME dg3d_refuse COMMAND test_dg3d_maps refuse)
 # N COARSE FINE: the coarsest pair in the asymptotic range within a few seconds (N = 1 is not
