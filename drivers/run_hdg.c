@@ -278,11 +278,10 @@ hdg_status hdg_hdg_ksp_init(hdg_hdg_ksp *K, hdg_run *r, hdg_error *err)
     memset(K, 0, sizeof *K);
     K->n = (long long)r->B.nf * r->B.m;
     if (!r->x) r->x = hdg_xcalloc((size_t)K->n, sizeof(double));
-    hdg_hdg_definite def;
     /* the null space's constants (run_hdg_null.h) have K z ~ 0: the definiteness test skips them itself */
     hdg_hdg_definiteness(r->p, &r->L, r->mesh, r->dofdir, r->amax, r->o->dist, blockmat_apply, &r->B, r->rep,
-                         &def);
-    hdg_status st = hdg_hdg_choose_solver(r->o, r->asym, K->n, &def, &K->s, err);
+                         &K->def);
+    hdg_status st = hdg_hdg_choose_solver(r->o, r->asym, K->n, &K->def, &K->s, err);
     if (!st && r->o->dist) st = dist_init(K, r, err);
     if (st || !strcmp(K->s.method, "petsc")) return st;
     K->A = hdg_blockmat_op(&r->B);
@@ -335,12 +334,40 @@ hdg_status hdg_hdg_ksp_solve(hdg_hdg_ksp *K, hdg_run *r, hdg_solve_info *info, h
     return st;
 }
 
+/* The uniqueness probe's solve (hdg_hdg_unique_probe): the same solver and
+ * preconditioner, its report put aside. */
+typedef struct probe_ctx {
+    hdg_hdg_ksp *K;
+    hdg_run *r;
+} probe_ctx;
+
+static void probe_apply(void *ctx, const double *x, double *y) { hdg_blockmat_spmv(&((probe_ctx *)ctx)->r->B, x, y); }
+
+static hdg_status probe_solve(void *ctx, const double *b, double *x, hdg_error *err)
+{
+    probe_ctx *c = ctx;
+    hdg_run *r = c->r;
+    double *rhs = r->rhs, *x0 = r->x;
+    hdg_report *rep = r->rep, *aside = hdg_report_new();
+    r->rhs = (double *)b, r->x = x, r->rep = aside;
+    hdg_solve_info info;
+    hdg_status st = hdg_hdg_ksp_solve(c->K, r, &info, err);
+    r->rhs = rhs, r->x = x0, r->rep = rep;
+    hdg_report_free(aside);
+    return st;
+}
+
 static hdg_status solve_stage(hdg_run *r, hdg_error *err)
 {
     hdg_hdg_ksp K;
     hdg_solve_info info;
     hdg_status st = hdg_comm_agree(hdg_hdg_ksp_init(&K, r, err), err);
     if (!st) st = hdg_hdg_ksp_solve(&K, r, &info, err);
+    if (!st && hdg_hdg_probe_wanted(&K.def, &info)) {
+        probe_ctx c = {&K, r};
+        st = hdg_comm_agree(hdg_hdg_unique_probe(r->B.nf, r->B.m, r->o->dist, probe_apply, probe_solve, &c, r->z,
+                                                 r->rep, err), err);
+    }
     hdg_hdg_ksp_free(&K);
     return st;
 }

@@ -73,6 +73,7 @@ typedef struct hdg_hdg_ksp {
     hdg_hdg_mg mg;
     struct hdg_petsc_dsolver *dist;   /* under mpirun: PETSc's solver of the distributed matrix */
     double dist_init_seconds;
+    hdg_hdg_definite def;             /* the definiteness test's verdict (for the uniqueness probe) */
 } hdg_hdg_ksp;
 hdg_status hdg_hdg_ksp_init(hdg_hdg_ksp *K, hdg_run *r, hdg_error *err);
 /* r->B r->x = r->rhs from the guess in r->x; reports solver.* (the last solve). */
