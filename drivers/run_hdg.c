@@ -257,8 +257,10 @@ static hdg_status petsc_stage(hdg_run *r, hdg_hdg_ksp *K, hdg_solve_info *info, 
     hdg_status st = K->dist ? hdg_petsc_dist_apply(K->dist, r->rhs, r->x, &pi, err)
                             : hdg_petsc_solve(&r->B, r->rhs, r->x, &po, &pi, err);
     if (K->dist) pi.init_seconds = K->dist_init_seconds;
-    *info = (hdg_solve_info){.iterations = pi.iterations, .residual = pi.residual, .converged = pi.converged && !st};
+    *info = (hdg_solve_info){.iterations = pi.iterations, .residual = pi.residual, .converged = pi.converged && !st,
+                             .sv_min = pi.sv_min, .sv_max = pi.sv_max};
     hdg_hdg_report_solve(r->rep, s, info, st);
+    if (!st) st = hdg_hdg_near_singular(info, err);   /* PETSc's estimates (CG, GMRES) */
     if (!st) hdg_hdg_solve_warning(r->rep, r->mesh, r->L.k, s, info);
     if (pi.ksp_type[0]) {
         hdg_report_string(r->rep, "solver.ksp_type", pi.ksp_type);

@@ -379,7 +379,8 @@ hdg_status hdg_dcu_dist_apply(drun *r, hdg_hdg_solver *s, hdg_petsc_dsolver *h, 
     hdg_petsc_info pi;
     memset(&pi, 0, sizeof pi);
     if (!st) st = hdg_petsc_dist_apply(h, b, x, &pi, err);
-    *info = (hdg_solve_info){.iterations = pi.iterations, .residual = pi.residual, .converged = pi.converged && !st};
+    *info = (hdg_solve_info){.iterations = pi.iterations, .residual = pi.residual, .converged = pi.converged && !st,
+                             .sv_min = pi.sv_min, .sv_max = pi.sv_max};
     hdg_hdg_report_solve(r->rep, s, info, st);
     if (pi.ksp_type[0]) {
         hdg_report_string(r->rep, "solver.ksp_type", pi.ksp_type);
@@ -387,6 +388,7 @@ hdg_status hdg_dcu_dist_apply(drun *r, hdg_hdg_solver *s, hdg_petsc_dsolver *h, 
         hdg_report_string(r->rep, "solver.converged_reason", pi.reason);
         hdg_report_number(r->rep, "solver.petsc_init_seconds", init);
     }
+    if (!st) st = hdg_hdg_near_singular(info, err);   /* PETSc's estimates (CG, GMRES) */
     if (!st) hdg_hdg_solve_warning(r->rep, r->mesh, r->L.k, s, info);
     if (!st && !r->x) st = hdg_dcu_dalloc(r, (size_t)n, &r->x, err);
     if (!st) st = hdg_cuda_upload(r->dev, r->x, x, sizeof(double) * (size_t)n, err);
@@ -435,7 +437,8 @@ hdg_status hdg_dcu_direct_solve(drun *r, hdg_hdg_solver *s, hdg_solve_info *info
     memset(&pi, 0, sizeof pi);
     if (!st) {
         st = hdg_petsc_solve(&B, b, x, &po, &pi, err);
-        *info = (hdg_solve_info){.iterations = pi.iterations, .residual = pi.residual, .converged = pi.converged && !st};
+        *info = (hdg_solve_info){.iterations = pi.iterations, .residual = pi.residual, .converged = pi.converged && !st,
+                             .sv_min = pi.sv_min, .sv_max = pi.sv_max};
         hdg_hdg_report_solve(r->rep, s, info, st);
         if (pi.ksp_type[0]) {
             hdg_report_string(r->rep, "solver.ksp_type", pi.ksp_type);
@@ -443,6 +446,7 @@ hdg_status hdg_dcu_direct_solve(drun *r, hdg_hdg_solver *s, hdg_solve_info *info
             hdg_report_string(r->rep, "solver.converged_reason", pi.reason);
             hdg_report_number(r->rep, "solver.petsc_init_seconds", pi.init_seconds);
         }
+        if (!st) st = hdg_hdg_near_singular(info, err);   /* PETSc's estimates (CG, GMRES) */
         if (!st) hdg_hdg_solve_warning(r->rep, r->mesh, r->L.k, s, info);
     }
     if (!st && !r->x) st = hdg_dcu_dalloc(r, (size_t)n, &r->x, err);
