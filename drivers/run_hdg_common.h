@@ -175,8 +175,8 @@ hdg_status hdg_hdg_near_singular(const hdg_solve_info *info, hdg_error *err);
  * consistent singular system: K symmetric, K z = 0 and z.b = 0 keep every Krylov
  * vector orthogonal to z; a direct LU solve gives no estimates at all), so a
  * second solve by the same solver, for a known solution w (pseudo-random from the
- * global dof numbers, projected off the null space the solve works in: z, or
- * NULL), with the right-hand side K w from x = 0, must return w: its relative
+ * global dof numbers, projected off the null space the solve works in: nz orthogonal
+ * vectors z, contiguous, or NULL), with the right-hand side K w from x = 0, must return w: its relative
  * error (reported as solver.unique_probe) above HDG_HDG_UNIQUE_TOL fails
  * (HDG_EINPUT) with the figure. A singular K returns w less its part along the
  * null vector (about 1/sqrt(n) of it, 1e-3 and more), or w plus a multiple of it;
@@ -192,7 +192,11 @@ hdg_status hdg_hdg_near_singular(const hdg_solve_info *info, hdg_error *err);
 typedef hdg_status (*hdg_hdg_solve_fn)(void *ctx, const double *b, double *x, hdg_error *err);
 int hdg_hdg_probe_wanted(const hdg_hdg_definite *def, const hdg_solve_info *info);
 hdg_status hdg_hdg_unique_probe(int nf, int m, const struct hdg_mesh_dist *d, hdg_hdg_apply_fn apply,
-                                hdg_hdg_solve_fn solve, void *ctx, const double *z, hdg_report *rep, hdg_error *err);
+                                hdg_hdg_solve_fn solve, void *ctx, const double *z, int nz, hdg_report *rep,
+                                hdg_error *err);
+/* Several free constants (nz >= 2, run_hdg_null.h) are projected by the native solvers
+ * only: PETSc refused; mg refused when given, else replaced by block (said in s->reason). */
+hdg_status hdg_hdg_null_solver(const hdg_problem *p, int nz, hdg_hdg_solver *s, int precond_given, hdg_error *err);
 
 /* Boundary faces of Dirichlet condition i of L (faces[n], their end points
  * fg[n * HDG_GF_SIZE]): the number n. faces and fg hold nbf + 1 entries. */

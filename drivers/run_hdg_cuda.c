@@ -278,7 +278,9 @@ static hdg_status null_stage(drun *r, hdg_error *err)
     hdg_status st = hdg_dcu_null_find(r, &N, err);
     long long left = r->null_t >= 0 && r->left_null;
     hdg_comm_imin(&left, 1);   /* every piece annihilates the constants */
-    if (!st) st = hdg_hdg_null_decide(r->p, &r->L, &N, (int)left, r->asym, r->rep, &r->fix, err);
+    hdg_hdg_null_fixes F;   /* several free constants: the host's native solvers only */
+    if (!st) st = hdg_hdg_null_decide_all(r->p, &r->L, &N, (int)left, r->asym, 0, r->rep, &F, err);
+    if (!st) r->fix = F.fix[0];
     if (st || r->fix.c.t < 0) return st;
     double *z = hdg_hdg_null_cand_vector(&r->L, r->mesh, r->fix.c);
     st = upload(r, z, sizeof(double) * (size_t)n, &r->z, err);
@@ -504,7 +506,7 @@ static hdg_status device_probe(dprobe *p, hdg_error *err)
     if (!st) st = hdg_dcu_dalloc(r, n, &p->a.y, err);
     if (!st) st = hdg_dcu_dalloc(r, n, &p->b, err);
     if (!st) st = hdg_dcu_dalloc(r, n, &p->x, err);
-    if (!st) st = hdg_hdg_unique_probe(r->B.nf, r->B.m, NULL, probe_apply, probe_solve, p, z, r->rep, err);
+    if (!st) st = hdg_hdg_unique_probe(r->B.nf, r->B.m, NULL, probe_apply, probe_solve, p, z, 1, r->rep, err);
     if (!st && p->a.st) st = hdg_fail(err, p->a.st, "%s", p->a.err.msg);
     hdg_cuda_free(r->dev, p->a.x), hdg_cuda_free(r->dev, p->a.y);
     hdg_cuda_free(r->dev, p->b), hdg_cuda_free(r->dev, p->x);
@@ -534,7 +536,7 @@ static hdg_status direct_probe(drun *r, hdg_hdg_solver *s, hdg_error *err)
     double *z = r->z ? hdg_hdg_null_cand_vector(&r->L, r->mesh, r->fix.c) : NULL;
     h.po = (hdg_petsc_opts){s->petsc, r->asym <= HDG_HDG_SYMMETRIC, s->so.rtol, s->so.maxit, s->so.restart, z};
     hdg_status st = hdg_cuda_blockmat_download(&r->B, &h.B, err);
-    if (!st) st = hdg_hdg_unique_probe(r->B.nf, r->B.m, NULL, hprobe_apply, hprobe_solve, &h, z, r->rep, err);
+    if (!st) st = hdg_hdg_unique_probe(r->B.nf, r->B.m, NULL, hprobe_apply, hprobe_solve, &h, z, 1, r->rep, err);
     hdg_blockmat_free(&h.B);
     free(z);
     return st;

@@ -9,6 +9,7 @@
 #include "drivers/run.h"
 #include "drivers/run_hdg_common.h"
 #include "drivers/run_hdg_mg.h"
+#include "drivers/run_hdg_null.h"
 #include "ir/lower.h"
 #include "runtime/solve/blockmat.h"
 #include "runtime/solve/csr.h"
@@ -44,6 +45,8 @@ typedef struct hdg_run {
     double *z;           /* constant null space of the trace system (run_hdg_null.h), or NULL */
     int null_u, null_c;  /* then: the element unknown and component whose mean fixes the constant */
     int null_g;          /* and 1 + the trace component it is the constants of (for mg), else 0 */
+    int nz;              /* several free constants (run_hdg_null.h): z holds nz orthonormal vectors, fixes */
+    hdg_hdg_null_fixes *fixes;   /* their 'mean' conditions; NULL with one vector (z, null_u, null_c) */
     double t;            /* the time the kernels see (0 when steady) */
     double *hist;        /* transient: the scheme's history h (ne * nl), or NULL */
 } hdg_run;

@@ -357,16 +357,21 @@ static double owned_dot(const hdg_mesh_dist *d, int nf, int m, const double *a, 
     return s;
 }
 
-/* v -= (z.v / z.z) z on every face of the piece (z.v and z.z over the owned faces). */
-static void probe_project(const hdg_mesh_dist *d, int nf, int m, const double *z, double *v)
+/* v -= (z.v / z.z) z for each of the nz (orthogonal) vectors z on every face of the piece
+ * (z.v and z.z over the owned faces). */
+static void probe_project(const hdg_mesh_dist *d, int nf, int m, const double *Z, int nz, double *v)
 {
-    if (!z) return;
-    double c = owned_dot(d, nf, m, z, v) / owned_dot(d, nf, m, z, z);
-    for (long long i = 0; i < (long long)nf * m; i++) v[i] -= c * z[i];
+    long long n = (long long)nf * m;
+    for (int j = 0; Z && j < nz; j++) {
+        const double *z = Z + (size_t)j * (size_t)n;
+        double c = owned_dot(d, nf, m, z, v) / owned_dot(d, nf, m, z, z);
+        for (long long i = 0; i < n; i++) v[i] -= c * z[i];
+    }
 }
 
 hdg_status hdg_hdg_unique_probe(int nf, int m, const hdg_mesh_dist *d, hdg_hdg_apply_fn apply,
-                                hdg_hdg_solve_fn solve, void *ctx, const double *z, hdg_report *rep, hdg_error *err)
+                                hdg_hdg_solve_fn solve, void *ctx, const double *z, int nz, hdg_report *rep,
+                                hdg_error *err)
 {
     long long n = (long long)nf * m;
     double *w = hdg_xmalloc(sizeof(double) * (size_t)(n + 1)), *b = hdg_xmalloc(sizeof(double) * (size_t)(n + 1));
@@ -374,12 +379,12 @@ hdg_status hdg_hdg_unique_probe(int nf, int m, const hdg_mesh_dist *d, hdg_hdg_a
     for (int f = 0; f < nf; f++)
         for (int i = 0; i < m; i++)
             w[(size_t)f * m + i] = probe_value((unsigned long long)(d ? d->fgid[f] : f) * (unsigned)m + (unsigned)i);
-    probe_project(d, nf, m, z, w);   /* on the complement of the null space the solve works in */
+    probe_project(d, nf, m, z, nz, w);   /* on the complement of the null space the solve works in */
     apply(ctx, w, b);
     double t0 = hdg_wtime();
     hdg_status st = solve(ctx, b, x, err);
     if (!st) {
-        probe_project(d, nf, m, z, x);
+        probe_project(d, nf, m, z, nz, x);
         for (long long i = 0; i < n; i++) x[i] -= w[i];
         double dev = sqrt(owned_dot(d, nf, m, x, x) / owned_dot(d, nf, m, w, w));
         hdg_report_number(rep, "solver.unique_probe", isfinite(dev) ? dev : -1);
@@ -399,4 +404,20 @@ hdg_status hdg_hdg_unique_probe(int nf, int m, const hdg_mesh_dist *d, hdg_hdg_a
     }
     free(w), free(b), free(x);
     return st;
+}
+
+hdg_status hdg_hdg_null_solver(const hdg_problem *p, int nz, hdg_hdg_solver *s, int precond_given, hdg_error *err)
+{
+    if (!strcmp(s->method, "petsc"))
+        return hdg_fail(err, HDG_EINPUT, "%s: the trace matrix has %d free constants, and the solver chosen is "
+                        "PETSc's (%s), which removes one null vector only: give --solver gmres (or cg when "
+                        "symmetric) with --precond block", p->name, nz, s->reason);
+    if (strcmp(s->precond, "mg")) return HDG_OK;
+    if (precond_given)
+        return hdg_fail(err, HDG_EINPUT, "%s: the trace matrix has %d free constants: --precond mg's coarse "
+                        "solve removes one only; use --precond block or jacobi", p->name, nz);
+    s->precond = "block";
+    size_t at = strlen(s->reason);
+    snprintf(s->reason + at, sizeof s->reason - at, "; block instead of mg: %d free constants (mg removes one)", nz);
+    return HDG_OK;
 }
