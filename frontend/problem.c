@@ -211,19 +211,39 @@ static void put_expr(hdg_str *b, const hdg_problem *p, const hdg_expr *e, int ne
     else hdg_expr_print_to(b, p, e, need);
 }
 
+int hdg_problem_check_mesh_dim(const hdg_problem *p, int mesh_dim, hdg_diags *d)
+{
+    if (mesh_dim == p->dim) return 0;
+    hdg_loc at = p->mesh_loc.line ? p->mesh_loc : p->loc;
+    if (p->dim == 3)
+        hdg_diag_add(d, HDG_DIAG_ERROR, at, "the file is three-dimensional (mesh tetrahedron) but the mesh has "
+                     "triangles: give a tetrahedral mesh");
+    else
+        hdg_diag_add(d, HDG_DIAG_ERROR, at, "the file is two-dimensional (mesh triangle%s) but the mesh has "
+                     "tetrahedra: give a triangle mesh, or write the file for 'mesh tetrahedron'",
+                     p->mesh_loc.line ? "" : ", the default");
+    return 1;
+}
+
 const char *hdg_comp_suffix(int ncomp, int c)
 {
-    static const char *vec[] = {".x", ".y"}, *mat[] = {".xx", ".xy", ".yx", ".yy"};
-    if (ncomp == 2 && c >= 0 && c < 2) return vec[c];
-    if (ncomp == 4 && c >= 0 && c < 4) return mat[c];
+    static const char *vec[] = {".x", ".y", ".z"}, *mat2[] = {".xx", ".xy", ".yx", ".yy"},
+                      *mat3[] = {".xx", ".xy", ".xz", ".yx", ".yy", ".yz", ".zx", ".zy", ".zz"};
+    if (c < 0 || c >= ncomp) return "";
+    if (ncomp == 2 || ncomp == 3) return vec[c];
+    if (ncomp == 4) return mat2[c];
+    if (ncomp == 9) return mat3[c];
     return "";
 }
 
 const char *hdg_comp_field_suffix(int ncomp, int c)
 {
-    static const char *vec[] = {"_x", "_y"}, *mat[] = {"_xx", "_xy", "_yx", "_yy"};
-    if (ncomp == 2 && c >= 0 && c < 2) return vec[c];
-    if (ncomp == 4 && c >= 0 && c < 4) return mat[c];
+    static const char *vec[] = {"_x", "_y", "_z"}, *mat2[] = {"_xx", "_xy", "_yx", "_yy"},
+                      *mat3[] = {"_xx", "_xy", "_xz", "_yx", "_yy", "_yz", "_zx", "_zy", "_zz"};
+    if (c < 0 || c >= ncomp) return "";
+    if (ncomp == 2 || ncomp == 3) return vec[c];
+    if (ncomp == 4) return mat2[c];
+    if (ncomp == 9) return mat3[c];
     return "";
 }
 
@@ -231,7 +251,7 @@ static const char *comp_suffix(int ncomp, int c) { return hdg_comp_suffix(ncomp,
 
 static void put_factor(hdg_str *b, const char *name, int ncomp, int comp, hdg_op op, bool ext, bool dt)
 {
-    const char *pre = op == HDG_OP_DX ? "dx(" : op == HDG_OP_DY ? "dy(" : "";
+    const char *pre = op == HDG_OP_DX ? "dx(" : op == HDG_OP_DY ? "dy(" : op == HDG_OP_DZ ? "dz(" : "";
     hdg_str_printf(b, "%s%s%s%s%s%s%s", pre, dt ? "dt(" : "", ext ? "ext(" : "", name,
                    comp_suffix(ncomp, comp), ext ? ")" : "", dt ? ")" : "");
     if (op != HDG_OP_VALUE) hdg_str_putc(b, ')');
@@ -294,20 +314,23 @@ static void put_vec(hdg_str *b, const hdg_problem *p, const hdg_expr *const *e, 
         put_expr(b, p, e[0], 0);
         return;
     }
-    if (ncomp == 4) hdg_str_putc(b, '[');
+    bool mat = ncomp == 4 || ncomp == 9;
+    int d = ncomp == 2 || ncomp == 4 ? 2 : 3;   /* entries per row */
+    if (mat) hdg_str_putc(b, '[');
     for (int c = 0; c < ncomp; c++) {
-        hdg_str_puts(b, c == 0 || c == 2 ? "[" : ", ");
+        hdg_str_puts(b, c % d == 0 ? "[" : ", ");
         put_expr(b, p, e[c], 0);
-        if (c % 2) hdg_str_putc(b, ']');
-        if (c == 1 && ncomp == 4) hdg_str_puts(b, ", ");
+        if (c % d == d - 1) hdg_str_putc(b, ']');
+        if (c % d == d - 1 && mat && c < ncomp - 1) hdg_str_puts(b, ", ");
     }
-    if (ncomp == 4) hdg_str_putc(b, ']');
+    if (mat) hdg_str_putc(b, ']');
 }
 
 static const char *space_text(const hdg_problem *p, int space, int ncomp, char *buf, size_t n)
 {
     if (ncomp == 1) snprintf(buf, n, "%s", p->spaces[space].name);
     else if (ncomp == 4) snprintf(buf, n, "%s^(2x2)", p->spaces[space].name);
+    else if (ncomp == 9) snprintf(buf, n, "%s^(3x3)", p->spaces[space].name);
     else snprintf(buf, n, "%s^%d", p->spaces[space].name, ncomp);
     return buf;
 }
@@ -410,12 +433,21 @@ static void put_linear(hdg_str *b, const hdg_problem *p, const hdg_expr *value, 
 
 static void put_robin(hdg_str *b, const hdg_problem *p, const hdg_bc *c, int nc)
 {
-    if (nc == 2) hdg_str_putc(b, '[');
+    bool vec = nc == 2 || nc == 3;
+    if (vec) hdg_str_putc(b, '[');
     for (int k = 0; k < nc; k++) {
         if (k) hdg_str_puts(b, ", ");
         put_linear(b, p, c->value[k], c->robin[k], c->nrobin[k]);
     }
-    if (nc == 2) hdg_str_putc(b, ']');
+    if (vec) hdg_str_putc(b, ']');
+}
+
+/* Does the neumann condition c have Robin terms (trace unknowns) in any of its nc components? */
+static bool has_robin(const hdg_bc *c, int nc)
+{
+    for (int k = 0; k < nc; k++)
+        if (c->nrobin[k]) return true;
+    return false;
 }
 
 static void summary_bcs(hdg_str *b, const hdg_problem *p)
@@ -437,9 +469,9 @@ static void summary_bcs(hdg_str *b, const hdg_problem *p)
         } else if (c->kind == HDG_BC_NEUMANN) {
             hdg_str_printf(b, "%s = ", p->flux_names[c->flux]);
             int nc = p->tests[p->equations[c->equation].test].ncomp;
-            if (!c->nrobin[0] && !c->nrobin[1]) put_vec(b, p, c->value, nc);
+            if (!has_robin(c, nc)) put_vec(b, p, c->value, nc);
             else put_robin(b, p, c, nc);
-            hdg_str_printf(b, "  (%s of equation %d, for %s)", c->nrobin[0] || c->nrobin[1] ?
+            hdg_str_printf(b, "  (%s of equation %d, for %s)", has_robin(c, nc) ?
                            "source and trace-trace atoms" : "source", c->equation + 1,
                            p->unknowns[c->unknown].name);
         } else {

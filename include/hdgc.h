@@ -120,6 +120,8 @@ hdg_status hdgc_problem_set_param(hdgc_problem *p, const char *name, double valu
  *   vtk FILE         .vtu (or a .pvd series)   every N     time-dependent: output every N steps
  *   vtk-format F     binary (default, zlib-compressed) or ascii
  *   png FILE, field NAME, size WxH, edges on|off   a picture (hdgc run --png)
+ *   slice x=C|y=C|z=C  the picture of a 3D run: the section by that plane (default: the
+ *                    boundary surface seen from an angle)
  *   cache on|off     the on-disk kernel cache
  *   kernels K        generated (default) or handwritten (backends/handwritten/: examples/poisson.hdg,
  *                    maxwell2d.hdg; probed against the generated kernels before use)
@@ -147,6 +149,13 @@ hdg_status hdgc_check_environment(hdg_error *err);
 hdg_status hdgc_problem_set_mesh(hdgc_problem *p, int nv, const double *xy, int ne, const int *tri, int nb,
                                  const int *edges, const int *markers, int nmarkers,
                                  const char *const *marker_names, hdg_error *err);
+
+/* The same in any dimension: dim 2 (triangles, as above) or 3 (tetrahedra): xyz holds dim
+ * coordinates a vertex, cells dim+1 vertex indices an element (either orientation), faces dim
+ * vertex indices a tagged boundary face (a triangle of the boundary in 3D). */
+hdg_status hdgc_problem_set_mesh_simplices(hdgc_problem *p, int dim, int nv, const double *xyz, int ne,
+                                           const int *cells, int nb, const int *faces, const int *markers,
+                                           int nmarkers, const char *const *marker_names, hdg_error *err);
 
 /* A field at the nodes of every element: the equispaced lattice of degree `degree` of each
  * triangle, npe = (degree+1)(degree+2)/2 nodes per element, element by element, in
