@@ -199,11 +199,15 @@ hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg
     hdg_report_number(rep, "timings.mesh", t1 - t0);
     if (o.fields) {   /* the mesh, for a caller of the fields (HDG and DG) */
         hdg_run_fields *f = o.fields;
+        int dim = f->dim = mesh->dim == 3 ? 3 : 2;
         f->nv = mesh->nv, f->ne = mesh->ne;
-        f->xy = hdg_xmalloc(sizeof(double) * 2 * (size_t)mesh->nv);
-        for (int v = 0; v < mesh->nv; v++) f->xy[2 * v] = mesh->vx[v], f->xy[2 * v + 1] = mesh->vy[v];
-        f->tri = hdg_xmalloc(sizeof(int) * 3 * (size_t)mesh->ne);
-        memcpy(f->tri, mesh->ev, sizeof(int) * 3 * (size_t)mesh->ne);
+        f->xy = hdg_xmalloc(sizeof(double) * dim * (size_t)mesh->nv);
+        for (int v = 0; v < mesh->nv; v++) {
+            f->xy[dim * v] = mesh->vx[v], f->xy[dim * v + 1] = mesh->vy[v];
+            if (dim == 3) f->xy[dim * v + 2] = mesh->vz[v];
+        }
+        f->tri = hdg_xmalloc(sizeof(int) * (dim + 1) * (size_t)mesh->ne);
+        memcpy(f->tri, mesh->ev, sizeof(int) * (dim + 1) * (size_t)mesh->ne);
     }
     st = hdg_run_check_markers(p, mesh, err);
     char pmsg[1024];

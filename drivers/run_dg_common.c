@@ -475,7 +475,8 @@ static hdg_status snapshot_state(vtkout *v, const hdg_dg_data *d, const hdg_dg_e
     const char *np[HDG_DG_MAX_FIELDS];
     for (int f = 0; f < d->L.nfields; f++) np[f] = v->names[f];
     hdg_snapshot s = {d->mesh->ne, v->p, v->nlat, v->vxy, v->lat, v->lat + v->nlat, d->L.nfields, np,
-                      (const double *const *)v->vals, t, step, final, 0, NULL, NULL};
+                      (const double *const *)v->vals, t, step, final, 0, NULL, NULL, v->dim,
+                      v->dim == 3 ? v->lat + 2 * v->nlat : NULL};
     return opt->snapshot(opt->snapshot_ctx, &s, err);
 }
 

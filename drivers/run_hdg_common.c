@@ -617,7 +617,7 @@ hdg_status hdg_hdg_output_at(const hdg_problem *p, const hdg_lowered *L, int ne,
     }
     if (!st && o->snapshot) {
         hdg_snapshot s = {ne, deg, nlat, vxy, lr, ls, nf, names, (const double *const *)vals, t, step, final,
-                          cells.n, cnames, cvals};
+                          cells.n, cnames, cvals, 2, NULL};
         st = o->snapshot(o->snapshot_ctx, &s, err);
     }
     for (int i = 0; i < nf; i++) free(vals[i]);
