@@ -117,6 +117,7 @@ static hdg_ir_expr *lx(hdg_ir_kernel *k, const hdg_problem *p, const hdg_expr *e
         if (a->type == HDG_IR_DOUBLE) a = hdg_ir_cmp(k, HDG_E_NE, a, hdg_ir_num(k, 0));
         b = lx(k, p, e->kid[1], v);
         return hdg_ir_select(k, a, b, lx(k, p, e->kid[2], v));
+    case HDG_EX_STATE: break;   /* nonlinear problems: refused before lowering (hdg_lower_nonlinear_check) */
     }
     return undefined(k, "expression");
 }
@@ -906,6 +907,7 @@ hdg_status hdg_lower_dg(const hdg_problem *p, hdg_dg_lowered *out, hdg_error *er
     memset(out, 0, sizeof *out);
     hdg_status dst = hdg_lower_dim_check(p, err);   /* tetrahedra: issue 39 */
     if (dst) return dst;
+    if ((dst = hdg_lower_nonlinear_check(p, err))) return dst;   /* issue 41 */
     dgc c = {0};
     c.p = p;
     c.L = out;
