@@ -142,6 +142,20 @@ static bool p_has_state(poly a)
     return false;
 }
 
+/* m's unknown factor moved into its coefficient as a STATE leaf. */
+static bool state_mono(sema *S, mono *m, hdg_loc at)
+{
+    if (m->trial.id < 0) return true;
+    if (m->trial.dt) {
+        sema_error(S, at, "dt(%s) in a nonlinear term: a time derivative must appear linearly, as in "
+                   "(dt(%s), v)", unknown_label(S, &m->trial), S->p->unknowns[m->trial.id].name);
+        return false;
+    }
+    m->coef = ex_mul(S->p, m->coef, ex_state(S->p, m->trial.id, m->trial.comp, m->trial.op, m->trial.side));
+    m->trial = NOFAC;
+    return true;
+}
+
 /* a with every unknown factor moved into its coefficient as a STATE leaf. */
 static bool stateify(sema *S, poly *a, hdg_loc at)
 {
@@ -149,15 +163,7 @@ static bool stateify(sema *S, poly *a, hdg_loc at)
     poly r = p_new(S, a->n);
     for (int i = 0; i < a->n; i++) {
         mono m = a->m[i];
-        if (m.trial.id >= 0) {
-            if (m.trial.dt) {
-                sema_error(S, at, "dt(%s) in a nonlinear term: a time derivative must appear linearly, as in "
-                           "(dt(%s), v)", unknown_label(S, &m.trial), S->p->unknowns[m.trial.id].name);
-                return false;
-            }
-            m.coef = ex_mul(S->p, m.coef, ex_state(S->p, m.trial.id, m.trial.comp, m.trial.op, m.trial.side));
-            m.trial = NOFAC;
-        }
+        if (!state_mono(S, &m, at)) return false;
         p_put(S, &r, m);
     }
     *a = p_compact(r);
@@ -1211,7 +1217,9 @@ static val integral(sema *S, const ectx *cx, const ast *a)
     val f = {.kind = V_FORM, .natoms = acc.n};
     f.atoms = hdg_arena_alloc(S->tmp, (size_t)(acc.n ? acc.n : 1) * sizeof(fatom));
     for (int i = 0; i < acc.n; i++) {
-        const mono *m = &acc.m[i];
+        mono *m = &acc.m[i];
+        if (m->trial.id >= 0 && hdg_expr_has_state(m->coef) && !state_mono(S, m, a->loc))   /* if(u > 0, u, 0) */
+            return err();
         if (m->test.id < 0) {
             sema_error(S, a->loc, "no test function in a term: every term of this equation must "
                                   "contain '%s'", test_label(cx));
