@@ -1522,6 +1522,7 @@ static void solutions(sema *S, decl *d, const pairing *pr)
     hdg_problem *p = S->p;
     bool initial = d->kind == D_INITIAL;
     if (initial && p->method != HDG_METHOD_DG && !p->transient && !p->nonlinear) {
+        if (pr->eq_failed) return;   /* a failed equation may be the nonlinear one */
         sema_error(S, d->loc, "initial conditions are for time-dependent problems (with dt() terms) and "
                               "the first guess of nonlinear ones");
         return;
