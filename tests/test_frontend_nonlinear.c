@@ -63,8 +63,9 @@ static void fill(state *s, int seed)
 
 static double eval(const hdg_expr *e, state *s, double x, double y, double nx, double ny)
 {
-    hdg_eval_env env = {.x = x, .y = y, .t = 0.1, .nx = nx, .ny = ny, .problem = s->p,
-                        .state = state_value, .state_ctx = s};
+    bool d3 = s->p->dim == 3;   /* a 3D normal (0.48, -0.64, 0.6) */
+    hdg_eval_env env = {.x = x, .y = y, .t = 0.1, .nx = d3 ? 0.8 * nx : nx, .ny = d3 ? 0.8 * ny : ny,
+                        .problem = s->p, .state = state_value, .state_ctx = s, .z = 0.4, .nz = d3 ? 0.6 : 0};
     return hdg_expr_eval(e, &env);
 }
 
@@ -216,6 +217,31 @@ static void euler2d(void)
     hdg_problem_free(p);
 }
 
+/* The same in three dimensions: dz(u) is a value of its own, nz enters the boundary terms. */
+static void nonlinear3d(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/frontend/nonlinear3d.hdg", HDG_TEST_DATA);
+    hdg_diags d;
+    hdg_diags_init(&d);
+    hdg_problem *p = hdg_problem_load(path, NULL, &d);
+    CHECK(p != NULL && d.nerrors == 0, "nonlinear3d loads");
+    hdg_diags_free(&d);
+    if (!p) return;
+    shape s = shape_of(&p->equations[1]);
+    /* (u dz(u) + exp(q.z), w): d/du, d/d dz(u), d/d q.z; <uhat^3, w>: d/d uhat (local-trace) */
+    CHECK(p->dim == 3 && p->nonlinear && s.nres == 2 && s.njac == 4 && s.roles[HDG_ROLE_LOCAL_LOCAL] == 3 &&
+          s.roles[HDG_ROLE_LOCAL_TRACE] == 1, "nonlinear3d: 2 residual terms, 3 local-local + 1 local-trace "
+          "derivatives (got %d, %d)", s.nres, s.njac);
+    bool dz = false;
+    for (int i = 0; i < p->equations[1].nresiduals; i++)
+        for (int j = 0; j < p->equations[1].residuals[i].njac; j++)
+            dz |= p->equations[1].residuals[i].jac[j].trial_op == HDG_OP_DZ;
+    CHECK(dz, "nonlinear3d: a Jacobian atom in dz(u)");
+    CHECK(check_problem("nonlinear3d", p) == 12, "nonlinear3d: 4 derivatives x 3 samples");
+    hdg_problem_free(p);
+}
+
 static void linear_unchanged(void)
 {
     hdg_problem *p = load("poisson");
@@ -231,6 +257,7 @@ int main(void)
     bratu();
     burgers2d();
     euler2d();
+    nonlinear3d();
     linear_unchanged();
     return test_summary("frontend_nonlinear");
 }
