@@ -120,7 +120,7 @@ void hdg_run_mean_unused(const hdg_problem *p, hdg_report *rep)
 hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg_report *rep,
                            hdg_error *err)
 {
-    hdg_status dst = hdg_lower_dim_check(p, err);   /* before any work (issue 39) */
+    hdg_status dst = p->method == HDG_METHOD_DG ? HDG_OK : hdg_lower_dim_check(p, err);   /* (issue 39) */
     if (dst) return dst;
     if ((dst = hdg_lower_nonlinear_check(p, err))) return dst;   /* issue 41 */
     hdg_run_options o;

@@ -105,7 +105,8 @@ static inline hdg_status hdg_lower_dim_check(const hdg_problem *p, hdg_error *er
 
 /* Problems with terms nonlinear in the unknowns (hdg_problem.nonlinear, issue 41) are checked by the
  * frontend (hdgc check shows the residual terms and their Jacobians) but neither lowered nor solved yet:
- * HDG_EINPUT naming the problem. Called where hdg_lower_dim_check is. */
+ * HDG_EINPUT naming the problem. Called at the top of hdg_lower_hdg and hdg_lower_dg, and where a run
+ * begins (drivers/run.c). */
 static inline hdg_status hdg_lower_nonlinear_check(const hdg_problem *p, hdg_error *err)
 {
     if (!p->nonlinear) return HDG_OK;
