@@ -44,6 +44,18 @@ static bool depends(const hdg_expr *e, const target *v)
     return false;
 }
 
+/* Structurally equal trees (the products a nonlinear term builds, u*u, are two leaves). */
+static bool same(const hdg_expr *a, const hdg_expr *b)
+{
+    if (a == b) return true;
+    if (a->kind != b->kind || a->index != b->index || a->comp != b->comp || a->nkids != b->nkids ||
+        a->op != b->op || a->side != b->side || (a->kind == HDG_EX_NUM && a->num != b->num))
+        return false;
+    for (int i = 0; i < a->nkids; i++)
+        if (!same(a->kid[i], b->kid[i])) return false;
+    return true;
+}
+
 static const hdg_expr *d_state(hdg_problem *p, const hdg_expr *e, const target *v)
 {
     if (v->state) return num(p, depends(e, v) ? 1 : 0);
@@ -97,7 +109,9 @@ static const hdg_expr *d(hdg_problem *p, const hdg_expr *e, const target *v)
     case HDG_EX_NEG: return ex_neg(p, d(p, a, v));
     case HDG_EX_ADD: return ex_add(p, d(p, a, v), d(p, b, v));
     case HDG_EX_SUB: return ex_sub(p, d(p, a, v), d(p, b, v));
-    case HDG_EX_MUL: return ex_add(p, ex_mul(p, d(p, a, v), b), ex_mul(p, a, d(p, b, v)));
+    case HDG_EX_MUL:
+        if (v->state && same(a, b)) return ex_mul(p, ex_mul(p, num(p, 2), a), d(p, a, v));   /* u*u: 2*u */
+        return ex_add(p, ex_mul(p, d(p, a, v), b), ex_mul(p, a, d(p, b, v)));
     case HDG_EX_DIV: {
         const hdg_expr *da = d(p, a, v), *db = d(p, b, v);
         return ex_sub(p, ex_div(p, da, b), ex_div(p, ex_mul(p, a, db), ex_pow(p, b, num(p, 2))));
