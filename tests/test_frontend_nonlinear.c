@@ -4,7 +4,9 @@
  * states and points against central differences of the residual coefficient, to 1e-7 relative: for
  * every value of every unknown (component, value/dx/dy, side) — so a wrong derivative, a missing one
  * or a spurious one fails. Linear atoms never read the state; a linear example has no residual terms;
- * steady nonlinear problems start from 'initial' (default 0). */
+ * steady nonlinear problems start from 'initial' (default 0). The examples' data against their PDEs:
+ * nonlinear_diffusion's symbolic f against -div((1 + u^2) grad u) of its exact u, and euler2d's vortex
+ * against the Euler equations, by central differences (each fails with gamma or kappa off by 1%). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -242,6 +244,69 @@ static void nonlinear3d(void)
     hdg_problem_free(p);
 }
 
+/* ---------------------------------------------------------------- the examples' data against their PDEs */
+
+static double ex_at(const hdg_problem *p, const hdg_expr *e, double x, double y, double t)
+{
+    hdg_eval_env env = {.x = x, .y = y, .t = t, .problem = p};
+    return hdg_expr_eval(e, &env);
+}
+
+/* nonlinear_diffusion: f = -div((1 + u^2) grad u) for the exact u, by central differences of u. */
+static void diffusion_source(void)
+{
+    hdg_problem *p = load("nonlinear_diffusion");
+    if (!p) return;
+    const hdg_expr *u = p->unknowns[hdg_problem_unknown(p, "u")].exact[0];
+    const hdg_expr *f = p->funcs[hdg_problem_func(p, "f")].body[0];
+    static const double pts[3][2] = {{0.3, 0.7}, {0.81, 0.12}, {0.5, 0.45}};
+    double h = 1e-4;
+    for (int k = 0; k < 3; k++) {
+        double x = pts[k][0], y = pts[k][1];
+        double flux[2][2];   /* (1 + u^2) du/dx at x +- h/2, likewise in y */
+        for (int s2 = 0; s2 < 2; s2++) {
+            double sg = s2 ? 0.5 : -0.5;
+            double ux = ex_at(p, u, x + sg * h, y, 0), uy = ex_at(p, u, x, y + sg * h, 0);
+            flux[0][s2] = (1 + ux * ux) * (ex_at(p, u, x + sg * h + h / 2, y, 0) - ex_at(p, u, x + sg * h - h / 2, y, 0)) / h;
+            flux[1][s2] = (1 + uy * uy) * (ex_at(p, u, x, y + sg * h + h / 2, 0) - ex_at(p, u, x, y + sg * h - h / 2, 0)) / h;
+        }
+        double div = (flux[0][1] - flux[0][0]) / h + (flux[1][1] - flux[1][0]) / h;
+        CHECK_NEAR(ex_at(p, f, x, y, 0), -div, 1e-4 * (1 + fabs(div)), "nonlinear_diffusion: f = -div((1+u^2) grad u)");
+    }
+    hdg_problem_free(p);
+}
+
+/* euler2d: the exact vortex satisfies the Euler equations (central differences in x, y, t). */
+static void euler_vortex(void)
+{
+    hdg_problem *p = load("euler2d");
+    if (!p) return;
+    double g = p->params[hdg_problem_param(p, "gamma")].value;
+    const hdg_unknown *R = &p->unknowns[hdg_problem_unknown(p, "rho")], *M = &p->unknowns[hdg_problem_unknown(p, "m")],
+                      *E = &p->unknowns[hdg_problem_unknown(p, "E")];
+    /* U = rho, mx, my, E; fluxes F (x) and G (y) */
+    static const double pts[3][3] = {{0.52, 0.47, 0.01}, {0.45, 0.6, 0.03}, {0.58, 0.5, 0.0}};
+    double h = 1e-5;
+    for (int k = 0; k < 3; k++) {
+        double res[4] = {0};
+        for (int dir = 0; dir < 3; dir++)   /* t, x, y */
+            for (int sgn = -1; sgn <= 1; sgn += 2) {
+                double x = pts[k][0] + (dir == 1) * sgn * h, y = pts[k][1] + (dir == 2) * sgn * h,
+                       t = pts[k][2] + (dir == 0) * sgn * h;
+                double r = ex_at(p, R->exact[0], x, y, t), mx = ex_at(p, M->exact[0], x, y, t),
+                       my = ex_at(p, M->exact[1], x, y, t), e = ex_at(p, E->exact[0], x, y, t);
+                double pr = (g - 1) * (e - 0.5 * (mx * mx + my * my) / r);
+                double q[3][4] = {{r, mx, my, e},
+                                  {mx, mx * mx / r + pr, mx * my / r, (e + pr) * mx / r},
+                                  {my, my * mx / r, my * my / r + pr, (e + pr) * my / r}};
+                for (int c = 0; c < 4; c++) res[c] += sgn * q[dir][c] / (2 * h);
+            }
+        for (int c = 0; c < 4; c++)
+            CHECK_NEAR(res[c], 0, 1e-4, "euler2d: the exact vortex satisfies the Euler equations");
+    }
+    hdg_problem_free(p);
+}
+
 static void linear_unchanged(void)
 {
     hdg_problem *p = load("poisson");
@@ -258,6 +323,8 @@ int main(void)
     burgers2d();
     euler2d();
     nonlinear3d();
+    diffusion_source();
+    euler_vortex();
     linear_unchanged();
     return test_summary("frontend_nonlinear");
 }
