@@ -320,14 +320,9 @@ static int solve(const run_args *A, hdgc_problem *p)
     hdg_status st = hdgc_solve(p, &r, &err);
     const char *note = hdgc_result_string(r, "backend_note");
     if (note && !A->quiet) fprintf(stderr, "hdgc run: %s\n", note);
-    const char *warning = hdgc_result_string(r, "compile.warning");
-    if (warning && !A->quiet) fprintf(stderr, "hdgc run: warning: %s\n", warning);
-    const char *pwarn = hdgc_result_string(r, "warnings.mean");
-    if (pwarn && !A->quiet) fprintf(stderr, "hdgc run: warning: %s\n", pwarn);
-    const char *mwarn = hdgc_result_string(r, "mesh.warning");
-    if (mwarn && !A->quiet) fprintf(stderr, "hdgc run: warning: %s\n", mwarn);
-    const char *swarn = hdgc_result_string(r, "solver.warning");
-    if (swarn && !A->quiet) fprintf(stderr, "hdgc run: warning: %s\n", swarn);
+    /* every warning of the report (hdgc_result_warning: *.warning and warnings.*), in its order */
+    for (int i = 0; !A->quiet && i < hdgc_result_nwarnings(r); i++)
+        fprintf(stderr, "hdgc run: warning: %s\n", hdgc_result_warning(r, i, NULL));
     if (!A->quiet && (!st || st == HDG_ESOLVER)) fputs(hdgc_result_summary(r), stdout);
     if (st) fprintf(stderr, "hdgc run: error: %s\n", err.msg);
     int rc = st ? 1 : 0;

@@ -96,13 +96,22 @@ static hdg_status choose_backend(const char *want, const char **out, hdg_cuda_de
  * whose solution was unique (a Dirichlet face, a Robin or reaction term, a
  * dt() term), or whose free constant moved another unknown, did not use it,
  * which the user is told rather than left to assume. */
+/* Is name one of the list "u1, u2" (solver.null_mean: several free constants)? */
+static int mean_listed(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *at = list; at && *at; at = strchr(at, ',') ? strchr(at, ',') + 2 : NULL)
+        if (!strncmp(at, name, n) && (at[n] == 0 || at[n] == ',')) return 1;
+    return 0;
+}
+
 void hdg_run_mean_unused(const hdg_problem *p, hdg_report *rep)
 {
     const char *used = hdg_report_get_string(rep, "solver.null_mean");
     if (!used && hdg_report_get_string(rep, "solver.null_space")) return;
     for (int u = 0; u < p->nunknowns; u++) {
         const hdg_unknown *x = &p->unknowns[u];
-        if (x->trace || x->post || !x->mean_value[0] || (used && !strcmp(used, x->name))) continue;
+        if (x->trace || x->post || !x->mean_value[0] || (used && mean_listed(used, x->name))) continue;
         char msg[512];
         if (used)
             snprintf(msg, sizeof msg, "%s:%d:%d: 'mean %s = ...' was not used: the free constant of the "

@@ -217,12 +217,22 @@ static hdg_status null_stage(hdg_run *r, hdg_error *err)
     int t = r->asym > HDG_HDG_SYMMETRIC ? hdg_hdg_null_candidate(r->p, r->mesh, r->isdir) : -1;
     long long left = t >= 0 && hdg_hdg_null_left(&r->L, r->mesh, r->Ke, t, r->amax);
     hdg_comm_imin(&left, 1);   /* every element annihilates the constants by itself */
-    hdg_hdg_null_fix fix;
-    hdg_status st = hdg_hdg_null_decide(r->p, &r->L, &N, (int)left, r->asym, r->rep, &fix, err);
-    if (st || fix.c.t < 0) return st;
-    r->null_u = fix.u, r->null_c = fix.c.comp, r->null_g = fix.g;
-    r->z = hdg_hdg_null_cand_vector(&r->L, r->mesh, fix.c);
+    hdg_hdg_null_fixes F;
+    const hdg_run_options *o = r->o;   /* several constants: the native solvers without mg (run_hdg_null.h) */
+    int multi_ok = !o->dist && !(o->solver && !strcmp(o->solver, "petsc")) && !(o->precond && !strcmp(o->precond, "mg"));
+    hdg_status st = hdg_hdg_null_decide_all(r->p, &r->L, &N, (int)left, r->asym, multi_ok, r->rep, &F, err);
+    if (st || !F.dim) return st;
     hdg_hdg_data data = {r->p, r->mesh, r->L.k};
+    if (F.dim > 1) {
+        r->fixes = hdg_xmalloc(sizeof *r->fixes);
+        *r->fixes = F;
+        r->nz = F.dim;
+        r->z = hdg_hdg_null_basis(&r->L, r->mesh, NULL, &F);
+        return hdg_hdg_null_project_all(r->p, &F, (long long)r->B.nf * r->B.m, r->z, r->rhs, &data, r->rep, err);
+    }
+    hdg_hdg_null_fix fix = F.fix[0];
+    r->null_u = fix.u, r->null_c = fix.c.comp, r->null_g = fix.g, r->nz = 1;
+    r->z = hdg_hdg_null_cand_vector(&r->L, r->mesh, fix.c);
     if (r->o->dist) return hdg_hdg_null_project_dist(r->o->dist, r->B.nf, r->L.m, r->z, r->rhs, &data, r->rep, err);
     return hdg_hdg_null_project_rhs(hdg_vecops_host(), (long long)r->B.nf * r->B.m, r->z, r->rhs, &data, r->rep, err);
 }
@@ -257,8 +267,10 @@ static hdg_status petsc_stage(hdg_run *r, hdg_hdg_ksp *K, hdg_solve_info *info, 
     hdg_status st = K->dist ? hdg_petsc_dist_apply(K->dist, r->rhs, r->x, &pi, err)
                             : hdg_petsc_solve(&r->B, r->rhs, r->x, &po, &pi, err);
     if (K->dist) pi.init_seconds = K->dist_init_seconds;
-    *info = (hdg_solve_info){.iterations = pi.iterations, .residual = pi.residual, .converged = pi.converged && !st};
+    *info = (hdg_solve_info){.iterations = pi.iterations, .residual = pi.residual, .converged = pi.converged && !st,
+                             .sv_min = pi.sv_min, .sv_max = pi.sv_max};
     hdg_hdg_report_solve(r->rep, s, info, st);
+    if (!st) st = hdg_hdg_near_singular(info, err);   /* PETSc's estimates (CG, GMRES) */
     if (!st) hdg_hdg_solve_warning(r->rep, r->mesh, r->L.k, s, info);
     if (pi.ksp_type[0]) {
         hdg_report_string(r->rep, "solver.ksp_type", pi.ksp_type);
@@ -278,11 +290,11 @@ hdg_status hdg_hdg_ksp_init(hdg_hdg_ksp *K, hdg_run *r, hdg_error *err)
     memset(K, 0, sizeof *K);
     K->n = (long long)r->B.nf * r->B.m;
     if (!r->x) r->x = hdg_xcalloc((size_t)K->n, sizeof(double));
-    hdg_hdg_definite def;
     /* the null space's constants (run_hdg_null.h) have K z ~ 0: the definiteness test skips them itself */
     hdg_hdg_definiteness(r->p, &r->L, r->mesh, r->dofdir, r->amax, r->o->dist, blockmat_apply, &r->B, r->rep,
-                         &def);
-    hdg_status st = hdg_hdg_choose_solver(r->o, r->asym, K->n, &def, &K->s, err);
+                         &K->def);
+    hdg_status st = hdg_hdg_choose_solver(r->o, r->asym, K->n, &K->def, &K->s, err);
+    if (!st && r->nz > 1) st = hdg_hdg_null_solver(r->p, r->nz, &K->s, r->o->precond != NULL, err);
     if (!st && r->o->dist) st = dist_init(K, r, err);
     if (st || !strcmp(K->s.method, "petsc")) return st;
     K->A = hdg_blockmat_op(&r->B);
@@ -320,7 +332,7 @@ hdg_status hdg_hdg_ksp_solve(hdg_hdg_ksp *K, hdg_run *r, hdg_solve_info *info, h
     double *t = NULL;
     if (r->z) {   /* solve on the complement of the constants */
         t = hdg_xmalloc(sizeof(double) * (size_t)K->n);
-        Mn = hdg_hdg_null_precond(&nc, Mp, hdg_vecops_host(), r->z, t, K->n);
+        Mn = hdg_hdg_null_precond_all(&nc, Mp, hdg_vecops_host(), r->z, r->nz, t, K->n);
         Mp = &Mn;
     }
     hdg_status st;
@@ -335,12 +347,40 @@ hdg_status hdg_hdg_ksp_solve(hdg_hdg_ksp *K, hdg_run *r, hdg_solve_info *info, h
     return st;
 }
 
+/* The uniqueness probe's solve (hdg_hdg_unique_probe): the same solver and
+ * preconditioner, its report put aside. */
+typedef struct probe_ctx {
+    hdg_hdg_ksp *K;
+    hdg_run *r;
+} probe_ctx;
+
+static void probe_apply(void *ctx, const double *x, double *y) { hdg_blockmat_spmv(&((probe_ctx *)ctx)->r->B, x, y); }
+
+static hdg_status probe_solve(void *ctx, const double *b, double *x, hdg_error *err)
+{
+    probe_ctx *c = ctx;
+    hdg_run *r = c->r;
+    double *rhs = r->rhs, *x0 = r->x;
+    hdg_report *rep = r->rep, *aside = hdg_report_new();
+    r->rhs = (double *)b, r->x = x, r->rep = aside;
+    hdg_solve_info info;
+    hdg_status st = hdg_hdg_ksp_solve(c->K, r, &info, err);
+    r->rhs = rhs, r->x = x0, r->rep = rep;
+    hdg_report_free(aside);
+    return st;
+}
+
 static hdg_status solve_stage(hdg_run *r, hdg_error *err)
 {
     hdg_hdg_ksp K;
     hdg_solve_info info;
     hdg_status st = hdg_comm_agree(hdg_hdg_ksp_init(&K, r, err), err);
     if (!st) st = hdg_hdg_ksp_solve(&K, r, &info, err);
+    if (!st && hdg_hdg_probe_wanted(&K.def, &info)) {
+        probe_ctx c = {&K, r};
+        st = hdg_comm_agree(hdg_hdg_unique_probe(r->B.nf, r->B.m, r->o->dist, probe_apply, probe_solve, &c, r->z, r->nz,
+                                                 r->rep, err), err);
+    }
     hdg_hdg_ksp_free(&K);
     return st;
 }
@@ -368,8 +408,24 @@ hdg_status hdg_hdg_recover(hdg_run *r, hdg_error *err)
 /* With a constant null space: x + c z with c such that the domain mean of
  * the unknown is its condition's (the response of the mean to z measured by
  * a second recovery: the recovery is affine in the trace). */
+/* The means of the fixes' unknowns at the trace r->x (several free constants). */
+static hdg_status fix_means(void *ctx, const double *x, double *mean, hdg_error *err)
+{
+    hdg_run *r = ctx;
+    (void)x;   /* r->x itself */
+    hdg_status st = hdg_hdg_recover(r, err);
+    for (int i = 0; !st && i < r->fixes->dim; i++)
+        mean[i] = hdg_hdg_domain_mean(&r->L, r->mesh, r->fixes->fix[i].u, r->fixes->fix[i].c.comp, r->xe);
+    return st;
+}
+
 static hdg_status recover_stage(hdg_run *r, hdg_error *err)
 {
+    if (r->fixes) {
+        hdg_status st = hdg_hdg_null_shift_all(r->p, r->mesh, r->fixes, (long long)r->B.nf * r->B.m, r->z, r->x,
+                                               fix_means, r, r->rep, err);
+        return st ? st : hdg_hdg_recover(r, err);
+    }
     hdg_status st = hdg_hdg_recover(r, err);
     if (st || !r->z) return st;
     long long n = (long long)r->B.nf * r->B.m;
@@ -462,7 +518,7 @@ static void run_free(hdg_run *r)
     hdg_geom_free(&r->geo);
     hdg_blockmat_free(&r->B);
     free(r->params), free(r->geom), free(r->Ke), free(r->Fe), free(r->flip);
-    free(r->rhs), free(r->x), free(r->isdir), free(r->xD), free(r->xe), free(r->xp), free(r->z);
+    free(r->rhs), free(r->x), free(r->isdir), free(r->xD), free(r->xe), free(r->xp), free(r->z), free(r->fixes);
     free(r->hist), free(r->eta), free(r->dofdir);
 }
 

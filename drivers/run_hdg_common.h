@@ -170,6 +170,34 @@ void hdg_hdg_solve_warning(hdg_report *rep, const hdg_mesh *M, int k, const hdg_
 #define HDG_HDG_NEAR_SINGULAR 1e-12
 hdg_status hdg_hdg_near_singular(const hdg_solve_info *info, hdg_error *err);
 
+/* The uniqueness probe, after a steady solve that converged: the Krylov estimates
+ * above do not see a null vector that the right-hand side has no part along (a
+ * consistent singular system: K symmetric, K z = 0 and z.b = 0 keep every Krylov
+ * vector orthogonal to z; a direct LU solve gives no estimates at all), so a
+ * second solve by the same solver, for a known solution w (pseudo-random from the
+ * global dof numbers, projected off the null space the solve works in: nz orthogonal
+ * vectors z, contiguous, or NULL), with the right-hand side K w from x = 0, must return w: its relative
+ * error (reported as solver.unique_probe) above HDG_HDG_UNIQUE_TOL fails
+ * (HDG_EINPUT) with the figure. A singular K returns w less its part along the
+ * null vector (about 1/sqrt(n) of it, 1e-3 and more), or w plus a multiple of it;
+ * a regular one w to about cond(K) times the residual. Run (hdg_hdg_probe_wanted)
+ * on an indefinite or saddle-point system (hdg_hdg_definiteness), or when the
+ * Krylov estimates' ratio is below HDG_HDG_PROBE_RATIO; it costs one more solve
+ * (the preconditioner is kept). HDGC_NO_UNIQUE_PROBE set: never. d: under mpirun
+ * (w from the global face numbers, norms over the owned faces), else NULL;
+ * apply: K x on the piece (partial sums on partition faces: the right-hand side
+ * the solve takes); solve: x = K^-1 b from x = 0 (reporting nothing). Collective. */
+#define HDG_HDG_UNIQUE_TOL 1e-6
+#define HDG_HDG_PROBE_RATIO 1e-8
+typedef hdg_status (*hdg_hdg_solve_fn)(void *ctx, const double *b, double *x, hdg_error *err);
+int hdg_hdg_probe_wanted(const hdg_hdg_definite *def, const hdg_solve_info *info);
+hdg_status hdg_hdg_unique_probe(int nf, int m, const struct hdg_mesh_dist *d, hdg_hdg_apply_fn apply,
+                                hdg_hdg_solve_fn solve, void *ctx, const double *z, int nz, hdg_report *rep,
+                                hdg_error *err);
+/* Several free constants (nz >= 2, run_hdg_null.h) are projected by the native solvers
+ * only: PETSc refused; mg refused when given, else replaced by block (said in s->reason). */
+hdg_status hdg_hdg_null_solver(const hdg_problem *p, int nz, hdg_hdg_solver *s, int precond_given, hdg_error *err);
+
 /* Boundary faces of Dirichlet condition i of L (faces[n], their end points
  * fg[n * HDG_GF_SIZE]): the number n. faces and fg hold nbf + 1 entries. */
 int hdg_hdg_dirichlet_faces(const hdg_problem *p, const hdg_lowered *L, const hdg_mesh *M, int i, int *faces,

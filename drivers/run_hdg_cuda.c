@@ -278,7 +278,9 @@ static hdg_status null_stage(drun *r, hdg_error *err)
     hdg_status st = hdg_dcu_null_find(r, &N, err);
     long long left = r->null_t >= 0 && r->left_null;
     hdg_comm_imin(&left, 1);   /* every piece annihilates the constants */
-    if (!st) st = hdg_hdg_null_decide(r->p, &r->L, &N, (int)left, r->asym, r->rep, &r->fix, err);
+    hdg_hdg_null_fixes F;   /* several free constants: the host's native solvers only */
+    if (!st) st = hdg_hdg_null_decide_all(r->p, &r->L, &N, (int)left, r->asym, 0, r->rep, &F, err);
+    if (!st) r->fix = F.fix[0];
     if (st || r->fix.c.t < 0) return st;
     double *z = hdg_hdg_null_cand_vector(&r->L, r->mesh, r->fix.c);
     st = upload(r, z, sizeof(double) * (size_t)n, &r->z, err);
@@ -379,7 +381,8 @@ hdg_status hdg_dcu_dist_apply(drun *r, hdg_hdg_solver *s, hdg_petsc_dsolver *h, 
     hdg_petsc_info pi;
     memset(&pi, 0, sizeof pi);
     if (!st) st = hdg_petsc_dist_apply(h, b, x, &pi, err);
-    *info = (hdg_solve_info){.iterations = pi.iterations, .residual = pi.residual, .converged = pi.converged && !st};
+    *info = (hdg_solve_info){.iterations = pi.iterations, .residual = pi.residual, .converged = pi.converged && !st,
+                             .sv_min = pi.sv_min, .sv_max = pi.sv_max};
     hdg_hdg_report_solve(r->rep, s, info, st);
     if (pi.ksp_type[0]) {
         hdg_report_string(r->rep, "solver.ksp_type", pi.ksp_type);
@@ -387,6 +390,7 @@ hdg_status hdg_dcu_dist_apply(drun *r, hdg_hdg_solver *s, hdg_petsc_dsolver *h, 
         hdg_report_string(r->rep, "solver.converged_reason", pi.reason);
         hdg_report_number(r->rep, "solver.petsc_init_seconds", init);
     }
+    if (!st) st = hdg_hdg_near_singular(info, err);   /* PETSc's estimates (CG, GMRES) */
     if (!st) hdg_hdg_solve_warning(r->rep, r->mesh, r->L.k, s, info);
     if (!st && !r->x) st = hdg_dcu_dalloc(r, (size_t)n, &r->x, err);
     if (!st) st = hdg_cuda_upload(r->dev, r->x, x, sizeof(double) * (size_t)n, err);
@@ -435,7 +439,8 @@ hdg_status hdg_dcu_direct_solve(drun *r, hdg_hdg_solver *s, hdg_solve_info *info
     memset(&pi, 0, sizeof pi);
     if (!st) {
         st = hdg_petsc_solve(&B, b, x, &po, &pi, err);
-        *info = (hdg_solve_info){.iterations = pi.iterations, .residual = pi.residual, .converged = pi.converged && !st};
+        *info = (hdg_solve_info){.iterations = pi.iterations, .residual = pi.residual, .converged = pi.converged && !st,
+                             .sv_min = pi.sv_min, .sv_max = pi.sv_max};
         hdg_hdg_report_solve(r->rep, s, info, st);
         if (pi.ksp_type[0]) {
             hdg_report_string(r->rep, "solver.ksp_type", pi.ksp_type);
@@ -443,12 +448,97 @@ hdg_status hdg_dcu_direct_solve(drun *r, hdg_hdg_solver *s, hdg_solve_info *info
             hdg_report_string(r->rep, "solver.converged_reason", pi.reason);
             hdg_report_number(r->rep, "solver.petsc_init_seconds", pi.init_seconds);
         }
+        if (!st) st = hdg_hdg_near_singular(info, err);   /* PETSc's estimates (CG, GMRES) */
         if (!st) hdg_hdg_solve_warning(r->rep, r->mesh, r->L.k, s, info);
     }
     if (!st && !r->x) st = hdg_dcu_dalloc(r, (size_t)n, &r->x, err);
     if (!st) st = hdg_cuda_upload(r->dev, r->x, x, sizeof(double) * (size_t)n, err);
     hdg_blockmat_free(&B);
     free(b), free(x), free(z);
+    return st;
+}
+
+/* The native solve on the device and the uniqueness probe's (hdg_hdg_unique_probe): the
+ * same solver and preconditioner, the probe's vectors from and to the host. */
+typedef struct dprobe {
+    dapply a;             /* K x for the probe's host vectors */
+    const hdg_linop *A, *M;
+    hdg_hdg_solver *s;
+    hdg_cuptr b, x;       /* the probe's device vectors */
+} dprobe;
+
+static hdg_status native_solve(dprobe *p, double *b, double *x, hdg_solve_info *info, hdg_error *err)
+{
+    drun *r = p->a.r;
+    hdg_status st = !strcmp(p->s->method, "cg") ? hdg_pcg(p->A, p->M, b, x, &p->s->so, &r->la.ops, info, err)
+                                                 : hdg_gmres(p->A, p->M, b, x, &p->s->so, &r->la.ops, info, err);
+    hdg_error derr;
+    if (hdg_cuda_linalg_check(&r->la, &derr)) st = hdg_fail(err, derr.code, "%s", derr.msg);
+    return st;
+}
+
+static void probe_apply(void *ctx, const double *x, double *y) { device_apply(&((dprobe *)ctx)->a, x, y); }
+
+static hdg_status probe_solve(void *ctx, const double *b, double *x, hdg_error *err)
+{
+    dprobe *p = ctx;
+    drun *r = p->a.r;
+    size_t bytes = sizeof(double) * (size_t)r->B.nf * r->B.m;
+    if (p->a.st) return hdg_fail(err, p->a.st, "%s", p->a.err.msg);
+    hdg_solve_info info;
+    hdg_solve_opts so = p->s->so;
+    p->s->so.monitor = NULL;   /* no progress line for the probe */
+    hdg_status st = hdg_cuda_upload(r->dev, p->b, b, bytes, err);
+    if (!st) st = hdg_cuda_memset0(r->dev, p->x, bytes, err);
+    if (!st) st = native_solve(p, DPTR(p->b), DPTR(p->x), &info, err);
+    p->s->so = so;
+    if (!st) st = hdg_hdg_near_singular(&info, err);
+    if (!st) st = hdg_cuda_download(r->dev, x, p->x, bytes, err);
+    return st;
+}
+
+static hdg_status device_probe(dprobe *p, hdg_error *err)
+{
+    drun *r = p->a.r;
+    size_t n = (size_t)r->B.nf * r->B.m;
+    double *z = r->z ? hdg_hdg_null_cand_vector(&r->L, r->mesh, r->fix.c) : NULL;
+    hdg_status st = hdg_dcu_dalloc(r, n, &p->a.x, err);
+    if (!st) st = hdg_dcu_dalloc(r, n, &p->a.y, err);
+    if (!st) st = hdg_dcu_dalloc(r, n, &p->b, err);
+    if (!st) st = hdg_dcu_dalloc(r, n, &p->x, err);
+    if (!st) st = hdg_hdg_unique_probe(r->B.nf, r->B.m, NULL, probe_apply, probe_solve, p, z, 1, r->rep, err);
+    if (!st && p->a.st) st = hdg_fail(err, p->a.st, "%s", p->a.err.msg);
+    hdg_cuda_free(r->dev, p->a.x), hdg_cuda_free(r->dev, p->a.y);
+    hdg_cuda_free(r->dev, p->b), hdg_cuda_free(r->dev, p->x);
+    free(z);
+    return st;
+}
+
+/* The uniqueness probe of the direct solve (on the host, as the solve). */
+typedef struct hprobe {
+    hdg_blockmat B;
+    hdg_petsc_opts po;
+} hprobe;
+
+static void hprobe_apply(void *ctx, const double *x, double *y) { hdg_blockmat_spmv(&((hprobe *)ctx)->B, x, y); }
+
+static hdg_status hprobe_solve(void *ctx, const double *b, double *x, hdg_error *err)
+{
+    hprobe *h = ctx;
+    hdg_petsc_info pi;
+    return hdg_petsc_solve(&h->B, b, x, &h->po, &pi, err);
+}
+
+static hdg_status direct_probe(drun *r, hdg_hdg_solver *s, hdg_error *err)
+{
+    hprobe h;
+    memset(&h, 0, sizeof h);
+    double *z = r->z ? hdg_hdg_null_cand_vector(&r->L, r->mesh, r->fix.c) : NULL;
+    h.po = (hdg_petsc_opts){s->petsc, r->asym <= HDG_HDG_SYMMETRIC, s->so.rtol, s->so.maxit, s->so.restart, z};
+    hdg_status st = hdg_cuda_blockmat_download(&r->B, &h.B, err);
+    if (!st) st = hdg_hdg_unique_probe(r->B.nf, r->B.m, NULL, hprobe_apply, hprobe_solve, &h, z, 1, r->rep, err);
+    hdg_blockmat_free(&h.B);
+    free(z);
     return st;
 }
 
@@ -463,7 +553,9 @@ static hdg_status solve_stage(drun *r, hdg_error *err)
     if (r->o->dist) return dist_solve(r, &s, err);
     if (!strcmp(s.method, "petsc")) {
         hdg_solve_info info;
-        return hdg_dcu_direct_solve(r, &s, &info, err);
+        st = hdg_dcu_direct_solve(r, &s, &info, err);
+        if (!st && hdg_hdg_probe_wanted(&def, &info)) st = direct_probe(r, &s, err);
+        return st;
     }
     if (strcmp(s.format, "block"))
         return hdg_fail(err, HDG_EINPUT, "--format %s: the device solver multiplies in the dense block "
@@ -487,16 +579,14 @@ static hdg_status solve_stage(drun *r, hdg_error *err)
         hdg_dcu_precond_free(&d);
         return st;
     }
-    if (!strcmp(s.method, "cg"))
-        st = hdg_pcg(&A, Mp, DPTR(r->rhs), DPTR(r->x), &s.so, &r->la.ops, &info, err);
-    else st = hdg_gmres(&A, Mp, DPTR(r->rhs), DPTR(r->x), &s.so, &r->la.ops, &info, err);
-    hdg_cuda_free(r->dev, t);
-    hdg_error derr;
-    if (hdg_cuda_linalg_check(&r->la, &derr)) st = hdg_fail(err, derr.code, "%s", derr.msg);
-    hdg_dcu_precond_free(&d);
+    dprobe pr = {{r, 0, 0, HDG_OK, {0}}, &A, Mp, &s, 0, 0};
+    st = native_solve(&pr, DPTR(r->rhs), DPTR(r->x), &info, err);
     hdg_hdg_report_solve(r->rep, &s, &info, st);
     if (!st) st = hdg_hdg_near_singular(&info, err);
     if (!st) hdg_hdg_solve_warning(r->rep, r->mesh, r->L.k, &s, &info);
+    if (!st && hdg_hdg_probe_wanted(&def, &info)) st = device_probe(&pr, err);
+    hdg_cuda_free(r->dev, t);
+    hdg_dcu_precond_free(&d);
     return st;
 }
 

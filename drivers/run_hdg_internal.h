@@ -9,6 +9,7 @@
 #include "drivers/run.h"
 #include "drivers/run_hdg_common.h"
 #include "drivers/run_hdg_mg.h"
+#include "drivers/run_hdg_null.h"
 #include "ir/lower.h"
 #include "runtime/solve/blockmat.h"
 #include "runtime/solve/csr.h"
@@ -44,6 +45,8 @@ typedef struct hdg_run {
     double *z;           /* constant null space of the trace system (run_hdg_null.h), or NULL */
     int null_u, null_c;  /* then: the element unknown and component whose mean fixes the constant */
     int null_g;          /* and 1 + the trace component it is the constants of (for mg), else 0 */
+    int nz;              /* several free constants (run_hdg_null.h): z holds nz orthonormal vectors, fixes */
+    hdg_hdg_null_fixes *fixes;   /* their 'mean' conditions; NULL with one vector (z, null_u, null_c) */
     double t;            /* the time the kernels see (0 when steady) */
     double *hist;        /* transient: the scheme's history h (ne * nl), or NULL */
 } hdg_run;
@@ -73,6 +76,7 @@ typedef struct hdg_hdg_ksp {
     hdg_hdg_mg mg;
     struct hdg_petsc_dsolver *dist;   /* under mpirun: PETSc's solver of the distributed matrix */
     double dist_init_seconds;
+    hdg_hdg_definite def;             /* the definiteness test's verdict (for the uniqueness probe) */
 } hdg_hdg_ksp;
 hdg_status hdg_hdg_ksp_init(hdg_hdg_ksp *K, hdg_run *r, hdg_error *err);
 /* r->B r->x = r->rhs from the guess in r->x; reports solver.* (the last solve). */

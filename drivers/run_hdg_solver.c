@@ -325,3 +325,99 @@ void hdg_hdg_solve_warning(hdg_report *rep, const hdg_mesh *M, int k, const hdg_
     }
     hdg_report_string(rep, "solver.warning", msg);
 }
+
+/* ---------------------------------------------------------------- the uniqueness probe */
+
+int hdg_hdg_probe_wanted(const hdg_hdg_definite *def, const hdg_solve_info *info)
+{
+    if (getenv("HDGC_NO_UNIQUE_PROBE")) return 0;   /* measurements of the solve alone */
+    if (def && def->kind) return 1;
+    return info && info->sv_max > 0 && info->sv_min <= HDG_HDG_PROBE_RATIO * info->sv_max;
+}
+
+/* A value in [-1, 1) from a global dof number (splitmix64): the same on every rank and run. */
+static double probe_value(unsigned long long i)
+{
+    unsigned long long x = i + 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    x ^= x >> 31;
+    return (double)(x >> 11) / 4503599627370496.0 - 1.0;   /* 2^52 */
+}
+
+/* Sums over the faces this rank owns (all without dist): s[0] += a.b */
+static double owned_dot(const hdg_mesh_dist *d, int nf, int m, const double *a, const double *b)
+{
+    double s = 0;
+    for (int f = 0; f < nf; f++) {
+        if (d && d->fowner[f] != d->rank) continue;
+        for (int i = 0; i < m; i++) s += a[(size_t)f * m + i] * b[(size_t)f * m + i];
+    }
+    hdg_comm_sum(&s, 1);
+    return s;
+}
+
+/* v -= (z.v / z.z) z for each of the nz (orthogonal) vectors z on every face of the piece
+ * (z.v and z.z over the owned faces). */
+static void probe_project(const hdg_mesh_dist *d, int nf, int m, const double *Z, int nz, double *v)
+{
+    long long n = (long long)nf * m;
+    for (int j = 0; Z && j < nz; j++) {
+        const double *z = Z + (size_t)j * (size_t)n;
+        double c = owned_dot(d, nf, m, z, v) / owned_dot(d, nf, m, z, z);
+        for (long long i = 0; i < n; i++) v[i] -= c * z[i];
+    }
+}
+
+hdg_status hdg_hdg_unique_probe(int nf, int m, const hdg_mesh_dist *d, hdg_hdg_apply_fn apply,
+                                hdg_hdg_solve_fn solve, void *ctx, const double *z, int nz, hdg_report *rep,
+                                hdg_error *err)
+{
+    long long n = (long long)nf * m;
+    double *w = hdg_xmalloc(sizeof(double) * (size_t)(n + 1)), *b = hdg_xmalloc(sizeof(double) * (size_t)(n + 1));
+    double *x = hdg_xcalloc((size_t)n + 1, sizeof(double));
+    for (int f = 0; f < nf; f++)
+        for (int i = 0; i < m; i++)
+            w[(size_t)f * m + i] = probe_value((unsigned long long)(d ? d->fgid[f] : f) * (unsigned)m + (unsigned)i);
+    probe_project(d, nf, m, z, nz, w);   /* on the complement of the null space the solve works in */
+    apply(ctx, w, b);
+    double t0 = hdg_wtime();
+    hdg_status st = solve(ctx, b, x, err);
+    if (!st) {
+        probe_project(d, nf, m, z, nz, x);
+        for (long long i = 0; i < n; i++) x[i] -= w[i];
+        double dev = sqrt(owned_dot(d, nf, m, x, x) / owned_dot(d, nf, m, w, w));
+        hdg_report_number(rep, "solver.unique_probe", isfinite(dev) ? dev : -1);
+        hdg_report_number(rep, "solver.unique_probe_seconds", hdg_wtime() - t0);
+        if (!(dev <= HDG_HDG_UNIQUE_TOL))
+            st = hdg_fail(err, HDG_EINPUT, "the trace system is singular or nearly so: solved for a known random "
+                          "solution w (right-hand side K w), the same solver returned it with a relative error of "
+                          "%.3g (above %g), so the solution is not determined by the data (e.g. a Robin coefficient "
+                          "that is an eigenvalue of the problem, or a null space the trace unknowns' constants do "
+                          "not span); change the data or the conditions", dev, HDG_HDG_UNIQUE_TOL);
+    } else {
+        char why[sizeof err->msg];
+        memcpy(why, err->msg, sizeof why);
+        why[sizeof why - 1] = 0;
+        st = hdg_fail(err, st, "the trace system's uniqueness check (a solve for a known random solution) "
+                      "failed: %s", why);
+    }
+    free(w), free(b), free(x);
+    return st;
+}
+
+hdg_status hdg_hdg_null_solver(const hdg_problem *p, int nz, hdg_hdg_solver *s, int precond_given, hdg_error *err)
+{
+    if (!strcmp(s->method, "petsc"))
+        return hdg_fail(err, HDG_EINPUT, "%s: the trace matrix has %d free constants, and the solver chosen is "
+                        "PETSc's (%s), which removes one null vector only: give --solver gmres (or cg when "
+                        "symmetric) with --precond block", p->name, nz, s->reason);
+    if (strcmp(s->precond, "mg")) return HDG_OK;
+    if (precond_given)
+        return hdg_fail(err, HDG_EINPUT, "%s: the trace matrix has %d free constants: --precond mg's coarse "
+                        "solve removes one only; use --precond block or jacobi", p->name, nz);
+    s->precond = "block";
+    size_t at = strlen(s->reason);
+    snprintf(s->reason + at, sizeof s->reason - at, "; block instead of mg: %d free constants (mg removes one)", nz);
+    return HDG_OK;
+}

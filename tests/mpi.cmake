@@ -37,6 +37,14 @@ if(HDG_MPIRUN AND Python3_Interpreter_FOUND)
   # + MUMPS LU, one iteration) and report the same errors; before, 9600 iterations and a failure
   hdg_mpi_test(mpi_hdg_stokes_direct ${RUNS} --np 1,2 --rtol 1e-8 --its 0
     -- ${H}/stokes_traction.hdg --mesh square:8)
+  # a Robin coefficient that is an eigenvalue (alpha = -2, K singular, compatible data): the uniqueness
+  # probe refuses it under mpirun as in the serial run (exit 0 with a u error 0.58 before, PETSc's LU)
+  hdg_mpi_test(mpi_hdg_robin_eigenvalue ${RUNS} --np 2 --expect-rc 1 --expect "the trace system is singular or nearly so"
+    -- ${H}/poisson_robin_all.hdg --mesh square:8 --set alpha=-2)
+  # KSP preonly under mpirun: the distributed solve's guess is dropped (PETSc refused "preonly ...
+  # nonzero initial guess" before, every rank ended); with LU the serial run's errors
+  hdg_mpi_test(mpi_hdg_petsc_preonly_lu ${RUNS} --np 2 --rtol 1e-8 --its 0 "--mpi-args=--petsc|-ksp_type preonly -pc_type lu"
+    -- ${H}/poisson_exp.hdg --mesh square:8 --order 2)
   # the PCMG's iterations do not grow with the mesh: square:32 takes at most 1.3x square:8's
   hdg_mpi_test(mpi_hdg_mg_flat ${Python3_EXECUTABLE} ${HDG_TEST_DIR}/mpi_mg_flat.py ${HDGC} ${H}/poisson_exp.hdg)
   # pure Neumann: the constants' null space (PETSc MatNullSpace on the summed matrix), the

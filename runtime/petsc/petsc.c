@@ -181,6 +181,10 @@ PetscErrorCode hdg_pm_ksp_options(KSP ksp, const hdg_petsc_opts *o)
     return ierr ? ierr : KSPSetFromOptions(ksp);
 }
 
+/* The KSP types whose extreme singular value (CG: eigenvalue) estimates PETSc computes
+ * (KSPComputeExtremeSingularValues): the near-singularity watch of the native solvers. */
+static int estimates(KSPType kt) { return !strcmp(kt, KSPCG) || !strcmp(kt, KSPGMRES) || !strcmp(kt, KSPFGMRES); }
+
 PetscErrorCode hdg_pm_ksp_norms(KSP ksp)
 {
     KSPType kt;
@@ -188,6 +192,9 @@ PetscErrorCode hdg_pm_ksp_norms(KSP ksp)
     if (!ierr && !strcmp(kt, KSPCG) && !hdg_pm_has_option("-ksp_norm_type"))
         ierr = KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED);
     if (!ierr && !strcmp(kt, KSPGMRES) && !hdg_pm_has_option("-ksp_pc_side")) ierr = KSPSetPCSide(ksp, PC_RIGHT);
+    if (!ierr && estimates(kt)) ierr = KSPSetComputeSingularValues(ksp, PETSC_TRUE);   /* before the set-up */
+    /* preonly applies the PC to b once: a guess would be lost (PETSc refuses a nonzero one) */
+    if (!ierr && !strcmp(kt, KSPPREONLY)) ierr = KSPSetInitialGuessNonzero(ksp, PETSC_FALSE);
     return ierr;
 }
 
@@ -237,7 +244,27 @@ PetscErrorCode hdg_pm_info(KSP ksp, Mat A, Vec b, Vec x, hdg_petsc_info *info)
     info->iterations = (int)its;
     info->converged = reason > 0;
     info->residual = ierr ? -1 : bn > 0 ? rn / bn : rn;
+    PetscReal rtol = 0, emax = 0, emin = 0;
+    if (!ierr && !strcmp(kt, KSPPREONLY)) {   /* "converged" after its one application, whatever the PC */
+        ierr = KSPGetTolerances(ksp, &rtol, NULL, NULL, NULL);
+        info->preonly_rtol = rtol;
+        info->converged = reason > 0 && info->residual >= 0 && info->residual <= fmax(rtol, HDG_PETSC_PREONLY_RTOL);
+    }
+    if (!ierr && estimates(kt) && its > 0 && reason > 0 && !KSPComputeExtremeSingularValues(ksp, &emax, &emin))
+        info->sv_max = emax, info->sv_min = emin;
     return ierr;
+}
+
+hdg_status hdg_pm_not_converged(const hdg_petsc_info *info, hdg_error *err)
+{
+    if (info->preonly_rtol > 0)
+        return hdg_pm_fail(err, HDG_ESOLVER, "PETSc KSP preonly with PC %s: one application of the preconditioner "
+                           "leaves a relative residual of %.3g, above rtol %.3g (or %g): preonly solves only with an "
+                           "exact preconditioner (-pc_type lu); use a Krylov method (-ksp_type gmres)", info->pc_type,
+                           info->residual, info->preonly_rtol, HDG_PETSC_PREONLY_RTOL);
+    return hdg_pm_fail(err, HDG_ESOLVER, "PETSc KSP %s with PC %s did not converge: %s after %d iterations "
+                       "(relative residual %.3g)", info->ksp_type, info->pc_type, info->reason, info->iterations,
+                       info->residual);
 }
 
 /* The options of one solve: PETSC_OPTIONS (and PETSc's option files), then
@@ -298,10 +325,7 @@ hdg_status hdg_petsc_module_solve(const hdg_blockmat *B, const double *b, double
     if (!ierr) what = "solve", ierr = KSPSolve(ksp, vb, vx);
     if (!ierr) ierr = hdg_pm_info(ksp, A, vb, vx, info);
     if (ierr) st = hdg_pm_petsc_fail(ierr, !strcmp(what, "solve") ? HDG_ESOLVER : HDG_EINPUT, what, err);
-    else if (!info->converged)
-        st = hdg_pm_fail(err, HDG_ESOLVER, "PETSc KSP %s with PC %s did not converge: %s after %d iterations "
-                      "(relative residual %.3g)", info->ksp_type, info->pc_type, info->reason, info->iterations,
-                      info->residual);
+    else if (!info->converged) st = hdg_pm_not_converged(info, err);
     if (!st) st = hdg_pm_unused_options(db, o->options, err);
     KSPDestroy(&ksp);
     VecDestroy(&vb);

@@ -43,7 +43,16 @@ typedef struct hdg_petsc_info {
     double init_seconds;   /* loading the module and initialising MPI + PETSc (first solve only, else 0) */
     double prior_seconds;  /* of init_seconds, what was spent before the call: the module's load by an
                               earlier hdg_petsc_available() (which picks the default preconditioner) */
+    double sv_min, sv_max; /* PETSc's estimates of the extreme singular values (CG: eigenvalues) of the
+                              preconditioned operator (KSPComputeExtremeSingularValues: CG, GMRES and
+                              FGMRES, after at least one iteration), else 0 */
+    double preonly_rtol;   /* KSP preonly: the rtol its one application was held to, else 0 */
 } hdg_petsc_info;
+
+/* KSP preonly (--petsc "-ksp_type preonly ...") stops after one application of the
+ * preconditioner and calls that converged whatever the PC: it counts as converged only
+ * when the true relative residual is at most max(rtol, this) (an exact LU gives 1e-15..1e-13). */
+#define HDG_PETSC_PREONLY_RTOL 1e-10
 
 /* 1 when the module loads (it stays loaded), else 0. */
 int hdg_petsc_available(void);

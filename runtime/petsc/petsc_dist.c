@@ -339,9 +339,6 @@ hdg_status hdg_petsc_module_dist_apply(hdg_petsc_dsolver *h, const double *b, do
         return st;
     }
     memcpy(x, h->xloc, sizeof(double) * (size_t)h->nf * h->m);
-    if (!info->converged)
-        return hdg_pm_fail(err, HDG_ESOLVER, "PETSc KSP %s with PC %s did not converge: %s after %d iterations "
-                        "(relative residual %.3g)", info->ksp_type, info->pc_type, info->reason, info->iterations,
-                        info->residual);
+    if (!info->converged) return hdg_pm_not_converged(info, err);
     return HDG_OK;
 }

@@ -24,9 +24,14 @@ PetscErrorCode hdg_pm_ksp(KSP ksp, Mat A, const hdg_petsc_opts *o);
  * options name one. */
 PetscErrorCode hdg_pm_ksp_begin(KSP ksp, Mat A, const hdg_petsc_opts *o);
 PetscErrorCode hdg_pm_ksp_options(KSP ksp, const hdg_petsc_opts *o);
-PetscErrorCode hdg_pm_ksp_norms(KSP ksp);
+PetscErrorCode hdg_pm_ksp_norms(KSP ksp);   /* and the estimates requested; preonly: a zero guess */
 /* Types, iterations, reason and the true relative residual of a solve. */
+/* ... and the extreme singular value (CG: eigenvalue) estimates where the type gives them
+ * (CG, GMRES, FGMRES: requested by hdg_pm_ksp_norms before the set-up); preonly counts as
+ * converged only with a true residual at most max(rtol, HDG_PETSC_PREONLY_RTOL). */
 PetscErrorCode hdg_pm_info(KSP ksp, Mat A, Vec b, Vec x, hdg_petsc_info *info);
+/* The failure of a solve that did not converge (preonly: what it needs). */
+hdg_status hdg_pm_not_converged(const hdg_petsc_info *info, hdg_error *err);
 /* The options of one solve (PETSC_OPTIONS, then user) pushed as the default. */
 PetscErrorCode hdg_pm_options_push(const char *user, PetscOptions *db);
 /* An option of user that the solve did not use is refused. */
