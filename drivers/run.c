@@ -131,6 +131,7 @@ hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg
 {
     hdg_status dst = p->method == HDG_METHOD_DG ? HDG_OK : hdg_lower_dim_check(p, err);   /* (issue 39) */
     if (dst) return dst;
+    if ((dst = hdg_lower_nonlinear_check(p, err))) return dst;   /* issue 41 */
     hdg_run_options o;
     hdg_run_options_default(&o);
     if (opt) o = *opt;

@@ -103,6 +103,17 @@ static inline hdg_status hdg_lower_dim_check(const hdg_problem *p, hdg_error *er
                     "HDG/DG lowering for tetrahedra is not available yet", p->name, p->mesh);
 }
 
+/* Problems with terms nonlinear in the unknowns (hdg_problem.nonlinear, issue 41) are checked by the
+ * frontend (hdgc check shows the residual terms and their Jacobians) but neither lowered nor solved yet:
+ * HDG_EINPUT naming the problem. Called at the top of hdg_lower_hdg and hdg_lower_dg, and where a run
+ * begins (drivers/run.c). */
+static inline hdg_status hdg_lower_nonlinear_check(const hdg_problem *p, hdg_error *err)
+{
+    if (!p->nonlinear) return HDG_OK;
+    return hdg_fail(err, HDG_EINPUT, "%s: nonlinear problems are checked (hdgc check) but the %s solver is "
+                    "not available yet", p->name, p->method == HDG_METHOD_DG ? "nonlinear DG" : "Newton");
+}
+
 /* Lowers an HDG problem at its degree. Unsupported features give HDG_EINPUT
  * with the location of the construct. */
 hdg_status hdg_lower_hdg(const hdg_problem *p, hdg_lowered *out, hdg_error *err);

@@ -78,6 +78,7 @@ hdg_ir_expr *hdg_lower_expr(hdg_ir_kernel *k, const hdg_lower_env *env, const hd
         hdg_ir_expr *y = x ? hdg_lower_expr(k, env, e->kid[2]) : NULL;
         return y ? hdg_ir_select(k, a, x, y) : NULL;
     }
+    case HDG_EX_STATE: break;   /* nonlinear problems: refused before lowering (hdg_lower_nonlinear_check) */
     }
     hdg_ir_builder_error(k, "unknown expression kind %d", (int)e->kind);
     return NULL;

@@ -1590,6 +1590,7 @@ hdg_status hdg_lower_hdg(const hdg_problem *p, hdg_lowered *out, hdg_error *err)
         return hdg_fail(err, HDG_EINPUT, "%s: not an HDG problem", p->file);
     hdg_status dst = hdg_lower_dim_check(p, err);   /* tetrahedra: issue 39 */
     if (dst) return dst;
+    if ((dst = hdg_lower_nonlinear_check(p, err))) return dst;   /* issue 41 */
     lower c = {.p = p, .L = out, .err = err, .k = p->degree};
     c.np = (c.k + 1) * (c.k + 2) / 2;
     c.nk = c.k + 1;

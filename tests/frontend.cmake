@@ -6,7 +6,7 @@
 # --- golden summaries: hdgc check examples/NAME.hdg == tests/data/frontend/NAME.summary
 # (regenerate after an intended change: sh tests/data/frontend/golden.sh hdgc --update)
 foreach(ex poisson reaction_diffusion convection_diffusion maxwell2d acoustics2d advection2d heat elasticity
-       anisotropic poisson3d maxwell3d acoustics3d)
+       anisotropic poisson3d maxwell3d acoustics3d nonlinear_diffusion bratu burgers2d euler2d)
   if(EXISTS ${CMAKE_SOURCE_DIR}/examples/${ex}.hdg)
     add_test(NAME frontend_golden_${ex}
       COMMAND sh ${HDG_TEST_DIR}/data/frontend/golden.sh $<TARGET_FILE:hdgc> ${ex}
@@ -101,8 +101,8 @@ hdg_cli_test(frontend_no_boundary_condition_run 1 -e "error: boundary marker 'bo
 frontend_bad(no_equation -e "no_equation[.]hdg:8:25: error: unknown 's' has no equation" -e "^ {24}\\^$")
 frontend_bad(no_method -e "no_method[.]hdg:1:1: error: cannot tell the method: the problem has no trace unknown [(]HDG[)] and no dt[(][)] term [(]DG[)]" -e "^\\^$")
 frontend_bad(no_test -e "no_test[.]hdg:11:60: error: no test function in a term: every term of this equation must contain 'w'" -e "^ {59}\\^$")
-frontend_bad(nonlinear -e "nonlinear[.]hdg:11:62: error: nonlinear in the unknowns: product of 'u' and 'u'" -e "^ {61}\\^$")
-frontend_bad(nonlinear_div -e "nonlinear_div[.]hdg:11:62: error: nonlinear in the unknowns: division by 'u'" -e "^ {61}\\^$")
+# bad/nonlinear.hdg (u*u) and bad/nonlinear_div.hdg (1/u) are accepted since issue 41 (nonlinear terms with
+# their Jacobians): tests/hostile/nonlinear.tsv checks their terms and derivatives, and that the run refuses them
 frontend_bad(normal_in_volume -e "normal_in_volume[.]hdg:11:61: error: the normal 'nx' is only defined on faces: use it inside <a, b> or in a boundary condition" -e "^ {60}\\^$")
 frontend_bad(not_degree -e "not_degree[.]hdg:7:19: error: 'j' is not the degree. the degree is 'k'" -e "^ {18}\\^$")
 frontend_bad(nul_byte -e "nul_byte[.]hdg:2:12: error: unexpected byte 0x00 [(]a [.]hdg file is plain ASCII text[)]" -e "^ {11}\\^$")
@@ -238,4 +238,5 @@ hdg_cli_test(frontend_mesh_tag_twice 1 -e "tags_twice[.]hdg:15:1: error: boundar
 # --- unit tests and run-time generated hostile inputs
 hdg_unit_test(frontend test_frontend.c)
 hdg_unit_test(frontend_robust test_frontend_robust.c)
+hdg_unit_test(frontend_nonlinear test_frontend_nonlinear.c)   # issue 41: residual terms and Jacobians
 set_tests_properties(frontend_robust PROPERTIES TIMEOUT ${HDG_HANG_TIMEOUT})
