@@ -152,28 +152,29 @@ hdg_status hdg_hdg_assemble_stage(hdg_run *r, hdg_error *err)
     const hdg_mesh *M = r->mesh;
     int m = r->L.m;
     if (!r->B.A) {
-        int *nbr = hdg_xmalloc(sizeof(int) * 5 * (size_t)M->nf);
-        hdg_status st = hdg_blockmat_neighbours(M->nf, M->ne, M->ef, M->fe, M->flf, nbr, err);
-        if (!st) st = hdg_blockmat_init(&r->B, M->nf, m, 5, nbr, err);
+        int nfe = hdg_mesh_nfe(M), na = hdg_mesh_na(M);
+        int *nbr = hdg_xmalloc(sizeof(int) * na * (size_t)M->nf);
+        hdg_status st = hdg_blockmat_neighbours_n(nfe, M->nf, M->ne, M->ef, M->fe, M->flf, nbr, err);
+        if (!st) st = hdg_blockmat_init(&r->B, M->nf, m, na, nbr, err);
         free(nbr);
         if (st) return st;
-        r->flip = hdg_hdg_flip(&r->L);
+        hdg_hdg_face_maps(&r->L, &r->maps);
         r->rhs = hdg_xcalloc((size_t)M->nf * m, sizeof(double));
     }
-    return hdg_blockmat_assemble(&r->B, r->rhs, M->ne, r->Ke, r->Fe, M->ef, M->eforient, M->fe,
-                                 M->flf, r->flip, err);
+    return hdg_blockmat_assemble_maps(&r->B, r->rhs, M->ne, r->Ke, r->Fe, M->ef, M->eforient, M->fe,
+                                      M->flf, &r->maps.S, err);
 }
 
 /* Projects every Dirichlet condition onto its faces at time r->t: r->isdir, r->xD. */
 hdg_status hdg_hdg_dirichlet_data(hdg_run *r, hdg_error *err)
 {
     const hdg_mesh *M = r->mesh;
-    int m = r->L.m, nk = r->L.k + 1;
+    int m = r->L.m, nk = r->L.nk, gs = hdg_gf_size(hdg_mesh_dim(M));
     if (!r->isdir) r->isdir = hdg_xcalloc((size_t)M->nf, 1);
     if (!r->xD) r->xD = hdg_xcalloc((size_t)M->nf * m, sizeof(double));
     if (!r->dofdir) r->dofdir = hdg_xcalloc((size_t)M->nf * m + 1, 1);
     int *faces = hdg_xmalloc(sizeof(int) * (size_t)(M->nbf + 1));
-    double *fg = hdg_xmalloc(sizeof(double) * HDG_GF_SIZE * (size_t)(M->nbf + 1));
+    double *fg = hdg_xmalloc(sizeof(double) * gs * (size_t)(M->nbf + 1));
     hdg_status st = HDG_OK;
     for (int i = 0; i < r->L.ndir && !st; i++) {
         int n = hdg_hdg_dirichlet_faces(r->p, &r->L, M, i, faces, fg);
@@ -345,16 +346,17 @@ static hdg_status solve_stage(hdg_run *r, hdg_error *err)
     return st;
 }
 
-/* Element-local trace values (flipped on reversed faces), then x = A^-1 (F - B uhat)
+/* Element-local trace values (S_o of the face's orientation), then x = A^-1 (F - B uhat)
  * (transient: with the history r->hist). */
 hdg_status hdg_hdg_recover(hdg_run *r, hdg_error *err)
 {
     const hdg_mesh *M = r->mesh;
-    int m = r->L.m, nt = r->L.nt, nl = r->L.nl;
+    int nt = r->L.nt, nl = r->L.nl;
     hdg_kernel_fn f = hdg_hdg_kernel(r, r->L.recover, err);
     if (!f) return err->code;
     double *uh = hdg_xmalloc(sizeof(double) * (size_t)M->ne * nt);
-    hdg_blockmat_scatter_to_elements(M->ne, m, M->ef, M->eforient, r->flip, r->x, uh);
+    if (!r->maps.buf) hdg_hdg_face_maps(&r->L, &r->maps);
+    hdg_blockmat_scatter_maps(M->ne, M->ef, M->eforient, &r->maps.S, r->x, uh);
     if (!r->xe) r->xe = hdg_xmalloc(sizeof(double) * (size_t)M->ne * nl);
     hdg_kargs a = hdg_hdg_kargs(r, r->geom, M->ne);
     a.in[0] = uh;
@@ -461,7 +463,8 @@ static void run_free(hdg_run *r)
     hdg_compiled_free(&r->cc);
     hdg_geom_free(&r->geo);
     hdg_blockmat_free(&r->B);
-    free(r->params), free(r->geom), free(r->Ke), free(r->Fe), free(r->flip);
+    free(r->params), free(r->geom), free(r->Ke), free(r->Fe);
+    hdg_hdg_face_maps_free(&r->maps);
     free(r->rhs), free(r->x), free(r->isdir), free(r->xD), free(r->xe), free(r->xp), free(r->z);
     free(r->hist), free(r->eta), free(r->dofdir);
 }
