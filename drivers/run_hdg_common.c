@@ -72,7 +72,7 @@ static int trace_maps_nk(const hdg_lowered *L, double *S)
             for (int a = 0; a < nk; a++) {
                 double v = 0;
                 for (int i = 0; i < n; i++) v += w[i] * Pb[(size_t)i * nk + b] * Pa[(size_t)i * nk + a];
-                S[((size_t)o * nk + b) * nk + a] = v;
+                S[((size_t)o * nk + b) * nk + a] = o ? v : a == b;   /* S_0 = I by definition */
             }
     }
     free(Pa), free(Pb), free(y[0]), free(y[1]);
