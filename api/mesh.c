@@ -13,67 +13,93 @@
 
 #define HDG_API_MAX_MARKERS 100000   /* marker ids are a table: refuse absurd ones before allocating */
 
-static hdg_status check_arrays(int nv, const double *xy, int ne, const int *tri, int nb, const int *edges,
-                               const int *markers, int nmarkers, hdg_error *err)
+static const char *cell_name(int dim) { return dim == 2 ? "triangle" : "tetrahedron"; }
+static const char *face_name(int dim) { return dim == 2 ? "boundary edge" : "boundary face"; }
+
+static hdg_status check_sizes(int dim, int nv, const double *xyz, int ne, const int *cells, int nb, const int *faces,
+                              const int *markers, int nmarkers, hdg_error *err)
 {
-    if (nv < 3 || ne < 1 || !xy || !tri)
-        return hdg_fail(err, HDG_EINPUT, "mesh arrays: %d vertices and %d triangles (at least 3 and 1, with "
-                        "their arrays)", nv, ne);
-    if (nb < 0 || (nb > 0 && (!edges || !markers)))
-        return hdg_fail(err, HDG_EINPUT, "mesh arrays: %d boundary edges without their vertex and marker arrays", nb);
+    if (dim != 2 && dim != 3)
+        return hdg_fail(err, HDG_EINPUT, "mesh arrays: dimension %d (2: triangles, 3: tetrahedra)", dim);
+    if (nv < dim + 1 || ne < 1 || !xyz || !cells)
+        return hdg_fail(err, HDG_EINPUT, "mesh arrays: %d vertices and %d %ss (at least %d and 1, with "
+                        "their arrays)", nv, ne, cell_name(dim), dim + 1);
+    if (nb < 0 || (nb > 0 && (!faces || !markers)))
+        return hdg_fail(err, HDG_EINPUT, "mesh arrays: %d %ss without their vertex and marker arrays", nb,
+                        face_name(dim));
     if (nmarkers < 0 || nmarkers > HDG_API_MAX_MARKERS)
         return hdg_fail(err, HDG_EINPUT, "mesh arrays: %d markers (0 to %d)", nmarkers, HDG_API_MAX_MARKERS);
-    for (int v = 0; v < nv; v++)
-        if (!isfinite(xy[2 * v]) || !isfinite(xy[2 * v + 1]))
-            return hdg_fail(err, HDG_EINPUT, "mesh arrays: vertex %d has a coordinate that is not finite", v);
-    for (int e = 0; e < ne; e++)
-        for (int k = 0; k < 3; k++)
-            if (tri[3 * e + k] < 0 || tri[3 * e + k] >= nv)
-                return hdg_fail(err, HDG_EINPUT, "mesh arrays: triangle %d names vertex %d (vertices are 0..%d)",
-                                e, tri[3 * e + k], nv - 1);
+    return HDG_OK;
+}
+
+static hdg_status check_arrays(int dim, int nv, const double *xyz, int ne, const int *cells, int nb,
+                               const int *faces, const int *markers, int nmarkers, hdg_error *err)
+{
+    hdg_status st = check_sizes(dim, nv, xyz, ne, cells, nb, faces, markers, nmarkers, err);
+    if (st) return st;
+    for (long long i = 0; i < (long long)dim * nv; i++)
+        if (!isfinite(xyz[i]))
+            return hdg_fail(err, HDG_EINPUT, "mesh arrays: vertex %lld has a coordinate that is not finite", i / dim);
+    for (long long i = 0; i < (long long)(dim + 1) * ne; i++)
+        if (cells[i] < 0 || cells[i] >= nv)
+            return hdg_fail(err, HDG_EINPUT, "mesh arrays: %s %lld names vertex %d (vertices are 0..%d)",
+                            cell_name(dim), i / (dim + 1), cells[i], nv - 1);
     for (int b = 0; b < nb; b++) {
-        if (edges[2 * b] < 0 || edges[2 * b] >= nv || edges[2 * b + 1] < 0 || edges[2 * b + 1] >= nv)
-            return hdg_fail(err, HDG_EINPUT, "mesh arrays: boundary edge %d names vertex %d (vertices are 0..%d)",
-                            b, edges[2 * b] < 0 || edges[2 * b] >= nv ? edges[2 * b] : edges[2 * b + 1], nv - 1);
+        for (int k = 0; k < dim; k++)
+            if (faces[dim * b + k] < 0 || faces[dim * b + k] >= nv)
+                return hdg_fail(err, HDG_EINPUT, "mesh arrays: %s %d names vertex %d (vertices are 0..%d)",
+                                face_name(dim), b, faces[dim * b + k], nv - 1);
         if (markers[b] < 1 || markers[b] > nmarkers)
-            return hdg_fail(err, HDG_EINPUT, "mesh arrays: boundary edge %d has marker %d (markers are 1..%d)", b,
-                            markers[b], nmarkers);
+            return hdg_fail(err, HDG_EINPUT, "mesh arrays: %s %d has marker %d (markers are 1..%d)",
+                            face_name(dim), b, markers[b], nmarkers);
     }
     return HDG_OK;
 }
 
-/* Every tagged edge became a boundary face with its marker: none interior, none twice. */
+/* Every tagged face became a boundary face with its marker: none interior, none twice. */
 static hdg_status check_tags(const hdg_mesh *m, int nb, hdg_error *err)
 {
-    int tagged = 0;
+    int tagged = 0, dim = hdg_mesh_dim(m);
     for (int f = 0; f < m->nf; f++) tagged += m->fmark[f] > 0 && m->fmark[f] != m->untagged_marker;
     if (tagged != nb)
-        return hdg_fail(err, HDG_EINPUT, "mesh arrays: %d of the %d boundary edges are not boundary edges of the "
-                        "triangles (interior edges, or listed twice)", nb - tagged, nb);
+        return hdg_fail(err, HDG_EINPUT, "mesh arrays: %d of the %d %ss are not boundary %s of the "
+                        "%ss (interior ones, or listed twice)", nb - tagged, nb, face_name(dim),
+                        dim == 2 ? "edges" : "faces", cell_name(dim));
     return HDG_OK;
 }
 
-hdg_status hdgc_problem_set_mesh(hdgc_problem *p, int nv, const double *xy, int ne, const int *tri, int nb,
-                                 const int *edges, const int *markers, int nmarkers,
-                                 const char *const *marker_names, hdg_error *err)
+/* The mesh struct from checked arrays, before its topology. */
+static void mesh_from_arrays(hdg_mesh *m, int dim, int nv, const double *xyz, int ne, const int *cells, int nb,
+                             const int *faces, const int *markers)
+{
+    memset(m, 0, sizeof *m);
+    m->dim = dim, m->nv = nv, m->ne = ne, m->ntag = nb;
+    double **c[3] = {&m->vx, &m->vy, &m->vz};
+    for (int d = 0; d < dim; d++) {
+        *c[d] = hdg_xmalloc(sizeof(double) * (size_t)nv);
+        for (int v = 0; v < nv; v++) (*c[d])[v] = xyz[(size_t)dim * v + d];
+    }
+    m->ev = hdg_xmalloc(sizeof(int) * (size_t)(dim + 1) * ne);
+    memcpy(m->ev, cells, sizeof(int) * (size_t)(dim + 1) * ne);
+    int ts = dim + 2;                  /* a tag: dim vertices, marker, file line */
+    m->tag = hdg_xmalloc(sizeof(int) * (size_t)ts * (size_t)(nb + 1));
+    for (int b = 0; b < nb; b++) {
+        int *g = m->tag + (size_t)ts * b;
+        for (int k = 0; k < dim; k++) g[k] = faces[dim * b + k];
+        g[dim] = markers[b], g[dim + 1] = 0;
+    }
+}
+
+hdg_status hdgc_problem_set_mesh_simplices(hdgc_problem *p, int dim, int nv, const double *xyz, int ne,
+                                           const int *cells, int nb, const int *faces, const int *markers,
+                                           int nmarkers, const char *const *marker_names, hdg_error *err)
 {
     if (!p) return hdg_fail(err, HDG_EINPUT, "hdgc_problem_set_mesh: no problem");
     if (hdg_api_idle(p, "hdgc_problem_set_mesh", err)) return HDG_EINPUT;
-    hdg_status st = check_arrays(nv, xy, ne, tri, nb, edges, markers, nmarkers, err);
+    hdg_status st = check_arrays(dim, nv, xyz, ne, cells, nb, faces, markers, nmarkers, err);
     if (st) return st;
     hdg_mesh m;
-    memset(&m, 0, sizeof m);
-    m.nv = nv, m.ne = ne, m.ntag = nb;
-    m.vx = hdg_xmalloc(sizeof(double) * (size_t)nv);
-    m.vy = hdg_xmalloc(sizeof(double) * (size_t)nv);
-    for (int v = 0; v < nv; v++) m.vx[v] = xy[2 * v], m.vy[v] = xy[2 * v + 1];
-    m.ev = hdg_xmalloc(sizeof(int) * 3 * (size_t)ne);
-    memcpy(m.ev, tri, sizeof(int) * 3 * (size_t)ne);
-    m.tag = hdg_xmalloc(sizeof(int) * 4 * (size_t)(nb + 1));
-    for (int b = 0; b < nb; b++) {
-        int *g = m.tag + 4 * b;
-        g[0] = edges[2 * b], g[1] = edges[2 * b + 1], g[2] = markers[b], g[3] = 0;
-    }
+    mesh_from_arrays(&m, dim, nv, xyz, ne, cells, nb, faces, markers);
     for (int id = 1; id <= nmarkers; id++) {
         char num[16];
         snprintf(num, sizeof num, "%d", id);
@@ -91,6 +117,13 @@ hdg_status hdgc_problem_set_mesh(hdgc_problem *p, int nv, const double *xy, int 
     p->mesh = m;
     p->has_mesh = 1;
     return HDG_OK;
+}
+
+hdg_status hdgc_problem_set_mesh(hdgc_problem *p, int nv, const double *xy, int ne, const int *tri, int nb,
+                                 const int *edges, const int *markers, int nmarkers,
+                                 const char *const *marker_names, hdg_error *err)
+{
+    return hdgc_problem_set_mesh_simplices(p, 2, nv, xy, ne, tri, nb, edges, markers, nmarkers, marker_names, err);
 }
 
 /* ------------------------------------------------------------------ hdgc_mesh: a mesh by spec */
@@ -173,20 +206,26 @@ const char *hdgc_mesh_info(const hdgc_mesh *m)
     const hdg_mesh *g = &m->mesh;
     hdg_str s;
     hdg_str_init(&s);
-    hdg_str_printf(&s, "mesh: %s\nelements: %d\nvertices: %d\nfaces: %d\nboundary faces: %d\nmarkers:", m->spec,
-                   g->ne, g->nv, g->nf, g->nbf);
+    hdg_str_printf(&s, "mesh: %s\n%selements: %d\nvertices: %d\nfaces: %d\nboundary faces: %d\nmarkers:", m->spec,
+                   hdg_mesh_dim(g) == 3 ? "dimension: 3 (tetrahedra)\n" : "", g->ne, g->nv, g->nf, g->nbf);
     for (int id = 1; id <= g->nmarkers; id++)
         if (g->marker_names[id]) hdg_str_printf(&s, " %s(%d)", g->marker_names[id], hdg_mesh_marker_count(g, id));
     hdg_str_printf(&s, "\n");
-    double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
-    for (int v = 0; v < g->nv; v++)
+    double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY, z0 = INFINITY, z1 = -INFINITY;
+    for (int v = 0; v < g->nv; v++) {
         x0 = fmin(x0, g->vx[v]), x1 = fmax(x1, g->vx[v]), y0 = fmin(y0, g->vy[v]), y1 = fmax(y1, g->vy[v]);
-    if (g->nv > 0) hdg_str_printf(&s, "bounding box: [%.6g, %.6g] x [%.6g, %.6g]\n", x0, x1, y0, y1);
+        if (g->vz) z0 = fmin(z0, g->vz[v]), z1 = fmax(z1, g->vz[v]);
+    }
+    if (g->nv > 0) hdg_str_printf(&s, "bounding box: [%.6g, %.6g] x [%.6g, %.6g]", x0, x1, y0, y1);
+    if (g->nv > 0 && g->vz) hdg_str_printf(&s, " x [%.6g, %.6g]", z0, z1);
+    if (g->nv > 0) hdg_str_printf(&s, "\n");
     if (m->geometry)
         hdg_str_printf(&s, "element size: min %.6g max %.6g\ninscribed radius: min %.6g max %.6g\n", m->hmin, m->hmax,
                        m->rmin, m->rmax);
     if (g->periodic) hdg_str_printf(&s, "periodic: %s (%d periodic faces)\n", g->periodic, g->nperiodic);
-    if (g->nreoriented) hdg_str_printf(&s, "reoriented: %d clockwise triangles\n", g->nreoriented);
+    if (g->nreoriented)
+        hdg_str_printf(&s, "reoriented: %d %s\n", g->nreoriented,
+                       hdg_mesh_dim(g) == 3 ? "inverted tetrahedra" : "clockwise triangles");
     if (g->nuntagged) hdg_str_printf(&s, "untagged boundary faces: %d\n", g->nuntagged);
     ((hdgc_mesh *)m)->info = hdg_str_take(&s);   /* made once, kept with the mesh */
     return m->info;

@@ -148,6 +148,13 @@ hdg_status hdgc_problem_set_mesh(hdgc_problem *p, int nv, const double *xy, int 
                                  const int *edges, const int *markers, int nmarkers,
                                  const char *const *marker_names, hdg_error *err);
 
+/* The same in any dimension: dim 2 (triangles, as above) or 3 (tetrahedra): xyz holds dim
+ * coordinates a vertex, cells dim+1 vertex indices an element (either orientation), faces dim
+ * vertex indices a tagged boundary face (a triangle of the boundary in 3D). */
+hdg_status hdgc_problem_set_mesh_simplices(hdgc_problem *p, int dim, int nv, const double *xyz, int ne,
+                                           const int *cells, int nb, const int *faces, const int *markers,
+                                           int nmarkers, const char *const *marker_names, hdg_error *err);
+
 /* A field at the nodes of every element: the equispaced lattice of degree `degree` of each
  * triangle, npe = (degree+1)(degree+2)/2 nodes per element, element by element, in
  * lattice order: for j = 0..degree, for i = 0..degree-j, the point with barycentric

@@ -89,3 +89,16 @@ hdg_cli_test(convergence_refine_bad_levels 2 -e "--levels 3..1: expected increas
   ${HDGC} convergence ${HDG_EXAMPLES}/poisson.hdg --refine square:2 --levels 3..1)
 hdg_cli_test(convergence_levels_without_refine 2 -e "--levels goes with --refine SPEC" --
   ${HDGC} convergence ${HDG_EXAMPLES}/poisson.hdg --levels 0..2)
+
+# tetrahedral meshes: cube:N, the 3D topology and its validation (runtime/mesh)
+hdg_unit_test(mesh3d test_mesh3d.c)
+hdg_cli_test(mesh_cli_cube4 0
+  -e "^mesh: cube:4$" -e "^dimension: 3 \\(tetrahedra\\)$" -e "^elements: 384$" -e "^vertices: 125$"
+  -e "^faces: 864$" -e "^boundary faces: 192$"
+  -e "^markers: left\\(32\\) right\\(32\\) front\\(32\\) back\\(32\\) bottom\\(32\\) top\\(32\\)$"
+  -e "^bounding box: \\[0, 1\\] x \\[0, 1\\] x \\[0, 1\\]$" -n "error" -- ${HDGC} mesh cube:4 --info)
+hdg_cli_test(mesh_cli_cube_domain 0 -e "^elements: 48$" -e "^bounding box: \\[-1, 2\\] x \\[0, 0\\.5\\] x \\[3, 7\\]$"
+  -- ${HDGC} mesh cube:2,domain=[-1,2]x[0,0.5]x[3,7])
+hdg_cli_test(mesh_cli_cube_help 0 -e "cube:N\\[,perturb=p\\]" -e "5 bottom \\(z = min\\), 6 top" -- ${HDGC} mesh --help)
+mesh_error(mesh_cli_cube0 cube:0 "N must be between 1 and 280")
+mesh_error(mesh_cli_cube_inverted cube:8,perturb=0.45 "element [0-9]+ is inverted after perturbation \\(perturb <= 0\\.15")

@@ -391,6 +391,14 @@ static void failures(void)
     int touch[] = {0, 1, 2, 0, 2, 3, 1, 4, 6, 6, 4, 5, 6, 5, 2};
     CHECK(hdgc_problem_set_mesh(p, 7, touch_xy, 5, touch, 0, NULL, NULL, 0, NULL, &err) == HDG_OK,
           "touching squares: %s", err.msg);
+    double xyz[] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+    int tet_bad[] = {0, 1, 2, 9}, face[] = {0, 1, 5};
+    EXPECT(hdgc_problem_set_mesh_simplices(p, 4, 4, xyz, 1, tet_bad, 0, NULL, NULL, 0, NULL, &err), HDG_EINPUT,
+           "dimension 4 (2: triangles, 3: tetrahedra)");
+    EXPECT(hdgc_problem_set_mesh_simplices(p, 3, 4, xyz, 1, tet_bad, 0, NULL, NULL, 0, NULL, &err), HDG_EINPUT,
+           "tetrahedron 0 names vertex 9 (vertices are 0..3)");
+    EXPECT(hdgc_problem_set_mesh_simplices(p, 3, 4, xyz, 1, (int[]){0, 1, 2, 3}, 1, face, mark, 1, NULL, &err),
+           HDG_EINPUT, "boundary face 0 names vertex 5");
     double nan_xy[] = {0, 0, 1, 0, 0, NAN, 1, 1};
     EXPECT(hdgc_problem_set_mesh(p, 4, nan_xy, 2, tri, 0, NULL, NULL, 0, NULL, &err), HDG_EINPUT, "vertex 2");
     hdgc_result *r = NULL;

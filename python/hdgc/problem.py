@@ -187,16 +187,28 @@ class Problem:
             self._set_one(key, value)
         return self
 
-    def set_mesh(self, vertices, triangles, edges=None, markers=None, names=None):
+    def set_mesh(self, vertices, triangles=None, edges=None, markers=None, names=None, tetrahedra=None,
+                 faces=None):
         """A mesh from arrays: vertices (nv, 2), triangles (ne, 3) 0-based, boundary edges (nb, 2)
-        with markers (nb,) >= 1 and names[id - 1] for the markers (markers may also be strings)."""
-        xy = _array(vertices, np.float64, 2, "vertices")
-        tri = _array(triangles, np.intc, 3, "triangles")
+        with markers (nb,) >= 1 and names[id - 1] for the markers (markers may also be strings).
+        In 3D: vertices (nv, 3), tetrahedra (ne, 4) and boundary faces (nb, 3) instead."""
+        dim = 3 if tetrahedra is not None else 2
+        if (tetrahedra is None) == (triangles is None):
+            raise input_error("set_mesh: give triangles (2D) or tetrahedra (3D), not both")
+        if dim == 3 and edges is not None:
+            raise input_error("set_mesh: a 3D mesh takes boundary faces, not edges")
+        if dim == 2 and faces is not None:
+            raise input_error("set_mesh: a 2D mesh takes boundary edges, not faces")
+        what = "edges" if dim == 2 else "faces"
+        bnd = edges if dim == 2 else faces
+        xyz = _array(vertices, np.float64, dim, "vertices")
+        cells = _array(triangles if dim == 2 else tetrahedra, np.intc, dim + 1,
+                       "triangles" if dim == 2 else "tetrahedra")
         nb, ed, mk, nm, cnames = 0, None, None, 0, None
-        if edges is not None or markers is not None:
-            if edges is None or markers is None:
-                raise input_error("set_mesh: edges and markers go together")
-            ed = _array(edges, np.intc, 2, "edges")
+        if bnd is not None or markers is not None:
+            if bnd is None or markers is None:
+                raise input_error(f"set_mesh: {what} and markers go together")
+            ed = _array(bnd, np.intc, dim, what)
             nb = ed.shape[0]
             markers = list(markers) if not isinstance(markers, np.ndarray) else markers
             if len(markers) and isinstance(markers[0], str) and names is None:
@@ -204,7 +216,7 @@ class Problem:
                 markers = [names.index(m) + 1 for m in markers]
             mk = _array(markers, np.intc, None, "markers")
             if mk.shape[0] != nb:
-                raise input_error(f"set_mesh: {nb} edges but {mk.shape[0]} markers")
+                raise input_error(f"set_mesh: {nb} {what} but {mk.shape[0]} markers")
             nm = len(names) if names is not None else int(mk.max(initial=0))
         if names is not None:
             names = [c_string(str(n), f"set_mesh: marker name {i + 1}") for i, n in enumerate(names)]
@@ -212,9 +224,10 @@ class Problem:
         def ptr(a, t):
             return a.ctypes.data_as(ctypes.POINTER(t)) if a is not None else None
         err = new_error()
-        check(lib.hdgc_problem_set_mesh(self._ptr(), xy.shape[0], ptr(xy, ctypes.c_double), tri.shape[0],
-                                        ptr(tri, ctypes.c_int), nb, ptr(ed, ctypes.c_int), ptr(mk, ctypes.c_int),
-                                        nm, cnames, err), err)
+        check(lib.hdgc_problem_set_mesh_simplices(self._ptr(), dim, xyz.shape[0], ptr(xyz, ctypes.c_double),
+                                                  cells.shape[0], ptr(cells, ctypes.c_int), nb,
+                                                  ptr(ed, ctypes.c_int), ptr(mk, ctypes.c_int), nm, cnames,
+                                                  err), err)
         return self
 
     def on_step(self, fn, every=1):

@@ -11,11 +11,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "runtime/fem/refel.h"
 #include "support/util.h"
 
-#define MAX_ELEMENTS (INT_MAX / 16) /* 5 nf and 3 ne stay far below INT_MAX */
+#define MAX_ELEMENTS (INT_MAX / 16) /* na nf and (d+1) ne stay far below INT_MAX (nf < 2 ne in 3D) */
 #define SQUARE_MAX_N 8000           /* 2N^2 <= MAX_ELEMENTS */
-#define DEGENERATE_TOL 1e-14 /* |area| <= tol * h^2 is a degenerate triangle */
+#define CUBE_MAX_N 280              /* 6N^3 <= MAX_ELEMENTS */
+#define DEGENERATE_TOL 1e-14 /* |area| <= tol h^2 (|volume| <= tol h^3) is a degenerate element */
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -78,54 +80,109 @@ static const char *eloc(const hdg_mesh *m, int e, char *buf, size_t n)
 
 /* --------------------------------------------------- element validation */
 
+static const char *enames(const hdg_mesh *m) { return hdg_mesh_dim(m) == 3 ? "tetrahedra" : "triangles"; }
+
+/* "(x, y)" or "(x, y, z)" of vertex v, %.17g. */
+static const char *vpoint(const hdg_mesh *m, int v, char *buf, size_t n)
+{
+    if (hdg_mesh_dim(m) == 3) snprintf(buf, n, "(%.17g, %.17g, %.17g)", m->vx[v], m->vy[v], m->vz[v]);
+    else snprintf(buf, n, "(%.17g, %.17g)", m->vx[v], m->vy[v]);
+    return buf;
+}
+
+/* Distance between vertices a and b (hypot in 2D, as before). */
+static double vdist(const hdg_mesh *m, int a, int b)
+{
+    double d = hypot(m->vx[b] - m->vx[a], m->vy[b] - m->vy[a]);
+    return hdg_mesh_dim(m) == 3 ? hypot(d, m->vz[b] - m->vz[a]) : d;
+}
+
 static double signed_area2(const hdg_mesh *m, const int *v)
 {
     double ax = m->vx[v[0]], ay = m->vy[v[0]];
     return (m->vx[v[1]] - ax) * (m->vy[v[2]] - ay) - (m->vy[v[1]] - ay) * (m->vx[v[2]] - ax);
 }
 
+/* 6 times the signed volume of tetrahedron v: det(v1-v0, v2-v0, v3-v0). */
+static double signed_volume6(const hdg_mesh *m, const int *v)
+{
+    double a[3][3];
+    for (int i = 0; i < 3; i++) {
+        a[i][0] = m->vx[v[i + 1]] - m->vx[v[0]];
+        a[i][1] = m->vy[v[i + 1]] - m->vy[v[0]];
+        a[i][2] = m->vz[v[i + 1]] - m->vz[v[0]];
+    }
+    return a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
+           a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
+}
+
+/* Twice the area (2D) or 6 times the volume (3D) of element vertices v, signed. */
+static double signed_measure(const hdg_mesh *m, const int *v)
+{
+    return hdg_mesh_dim(m) == 3 ? signed_volume6(m, v) : signed_area2(m, v);
+}
+
 static double longest_edge2(const hdg_mesh *m, const int *v)
 {
     double h2 = 0;
-    for (int j = 0; j < 3; j++) {
-        double dx = m->vx[v[(j + 1) % 3]] - m->vx[v[j]], dy = m->vy[v[(j + 1) % 3]] - m->vy[v[j]];
-        if (dx * dx + dy * dy > h2) h2 = dx * dx + dy * dy;
-    }
+    int n = hdg_mesh_nfe(m);
+    for (int s = 1; s <= n / 2; s++) /* 2D: the edges (j, j+1); 3D: also the diagonals (j, j+2) */
+        for (int j = 0; j < n; j++) {
+            int a = v[j], b = v[(j + s) % n];
+            double dx = m->vx[b] - m->vx[a], dy = m->vy[b] - m->vy[a];
+            double d2 = dx * dx + dy * dy;
+            if (m->vz && hdg_mesh_dim(m) == 3) d2 += (m->vz[b] - m->vz[a]) * (m->vz[b] - m->vz[a]);
+            if (d2 > h2) h2 = d2;
+        }
     return h2;
 }
 
-/* Checks vertex indices, coordinates and area; flips clockwise triangles. */
+static hdg_status degenerate_fail(const hdg_mesh *m, int e, double meas, double h2, hdg_error *err)
+{
+    char loc[1200], b[4][32];
+    const int *v = m->ev + hdg_mesh_nfe(m) * e;
+    if (hdg_mesh_dim(m) == 3)
+        return hdg_fail(err, HDG_EINPUT,
+                        "%sdegenerate tetrahedron: element %d (%s, %s, %s, %s) has volume %.3g "
+                        "(longest edge %.3g)",
+                        eloc(m, e, loc, sizeof loc), e, vname(m, v[0], b[0], 32), vname(m, v[1], b[1], 32),
+                        vname(m, v[2], b[2], 32), vname(m, v[3], b[3], 32), meas, sqrt(h2));
+    return hdg_fail(err, HDG_EINPUT,
+                    "%sdegenerate triangle: element %d (%s, %s, %s) has area %.3g "
+                    "(longest edge %.3g)",
+                    eloc(m, e, loc, sizeof loc), e, vname(m, v[0], b[0], 32), vname(m, v[1], b[1], 32),
+                    vname(m, v[2], b[2], 32), meas, sqrt(h2));
+}
+
+/* Checks vertex indices, coordinates and size; flips negatively oriented elements
+ * (clockwise triangles, inverted tetrahedra) by swapping their vertices 1 and 2. */
 static hdg_status check_elements(hdg_mesh *m, hdg_error *err)
 {
     char loc[1200];
-    if (m->ne <= 0) return hdg_fail(err, HDG_EINPUT, "%s: mesh has no triangles", m->source ? m->source : "mesh");
+    int d = hdg_mesh_dim(m), n = d + 1;
+    if (d == 3 && !m->vz) return hdg_fail(err, HDG_EINTERNAL, "tetrahedral mesh without z coordinates");
+    if (m->ne <= 0)
+        return hdg_fail(err, HDG_EINPUT, "%s: mesh has no %s", m->source ? m->source : "mesh", enames(m));
     for (int i = 0; i < m->nv; i++)
-        if (!isfinite(m->vx[i]) || !isfinite(m->vy[i]))
+        if (!isfinite(m->vx[i]) || !isfinite(m->vy[i]) || (d == 3 && !isfinite(m->vz[i])))
             return hdg_fail(err, HDG_EINPUT, "vertex %d has a non-finite coordinate", i);
     m->nreoriented = 0;
     for (int e = 0; e < m->ne; e++) {
-        int *v = m->ev + 3 * e;
-        for (int j = 0; j < 3; j++)
+        int *v = m->ev + n * e;
+        for (int j = 0; j < n; j++)
             if (v[j] < 0 || v[j] >= m->nv)
                 return hdg_fail(err, HDG_EINTERNAL, "element %d: vertex index %d out of range", e, v[j]);
-        double a2 = signed_area2(m, v), h2 = longest_edge2(m, v);
+        double a2 = signed_measure(m, v), h2 = longest_edge2(m, v);
+        double meas = fabs(a2) / (d == 3 ? 6 : 2), hd = d == 3 ? h2 * sqrt(h2) : h2;
         if (!isfinite(a2) || !isfinite(h2)) /* else NaN passes both tests below */
             return hdg_fail(err, HDG_EINPUT,
-                            "%selement %d: coordinates too large (its area or edge length overflows a double)",
-                            eloc(m, e, loc, sizeof loc), e);
-        if (fabs(a2 / 2) <= DEGENERATE_TOL * h2) {
-            char b0[32], b1[32], b2[32];
-            return hdg_fail(err, HDG_EINPUT,
-                            "%sdegenerate triangle: element %d (%s, %s, %s) has area %.3g "
-                            "(longest edge %.3g)",
-                            eloc(m, e, loc, sizeof loc), e, vname(m, v[0], b0, sizeof b0),
-                            vname(m, v[1], b1, sizeof b1), vname(m, v[2], b2, sizeof b2),
-                            fabs(a2 / 2), sqrt(h2));
-        }
+                            "%selement %d: coordinates too large (its %s or edge length overflows a double)",
+                            eloc(m, e, loc, sizeof loc), e, d == 3 ? "volume" : "area");
+        if (meas <= DEGENERATE_TOL * hd) return degenerate_fail(m, e, meas, h2, err);
         if (fabs(a2) < DBL_MIN) /* subnormal: geometry and kernels would lose every digit */
             return hdg_fail(err, HDG_EINPUT,
-                            "%selement %d: coordinates too small (its area %.3g underflows a double)",
-                            eloc(m, e, loc, sizeof loc), e, fabs(a2 / 2));
+                            "%selement %d: coordinates too small (its %s %.3g underflows a double)",
+                            eloc(m, e, loc, sizeof loc), e, d == 3 ? "volume" : "area", meas);
         if (a2 < 0) {
             int t = v[1];
             v[1] = v[2], v[2] = t;
@@ -137,38 +194,60 @@ static hdg_status check_elements(hdg_mesh *m, hdg_error *err)
 
 /* ------------------------------------------------------------- topology */
 
-/* Half-edges k = 3e+j grouped by their smaller vertex (CSR: start[a]..start[a+1]). */
-typedef struct edge_index {
+/* Half-faces k = (d+1)e + j (local face j of element e), grouped by the smallest
+ * topological vertex of their sorted vertex tuple (CSR: start[a]..start[a+1]), each
+ * group ordered by the rest of the tuple, then k. In 2D a half-face is a half-edge. */
+typedef struct face_index {
     int *start; /* nv+1 */
-    int *half;  /* 3ne half-edge ids */
-} edge_index;
+    int *half;  /* (d+1)ne half-face ids */
+} face_index;
 
-static int gv(const hdg_mesh *m, int k, int end) /* geometric vertex `end` (0/1) of half-edge k */
+static int gv(const hdg_mesh *m, int k, int i) /* geometric vertex i (< d) of half-face k */
 {
-    int e = k / 3, j = k % 3;
-    return m->ev[3 * e + (j + end) % 3];
+    int n = hdg_mesh_nfe(m), e = k / n, j = k % n;
+    return m->ev[n * e + hdg_simplex_face_vertices(n - 1, j)[i]];
 }
 
 static int topv(const hdg_mesh *m, int v) { return m->vtop ? m->vtop[v] : v; }
 
-/* Topological vertex `end` of half-edge k: edges are paired on these. */
-static int hv(const hdg_mesh *m, int k, int end) { return topv(m, gv(m, k, end)); }
+/* Topological vertex i of half-face k: faces are paired on these. */
+static int hv(const hdg_mesh *m, int k, int i) { return topv(m, gv(m, k, i)); }
 
-static int lo(const hdg_mesh *m, int k) { int a = hv(m, k, 0), b = hv(m, k, 1); return a < b ? a : b; }
-static int hi(const hdg_mesh *m, int k) { int a = hv(m, k, 0), b = hv(m, k, 1); return a > b ? a : b; }
-
-typedef struct hi_half { int hi, k; } hi_half;
-
-static int cmp_hi_half(const void *a, const void *b)
+/* The sorted topological vertices of half-face k (d entries; key[2] = 0 in 2D). */
+static void hkey(const hdg_mesh *m, int k, int key[3])
 {
-    const hi_half *x = a, *y = b;
-    if (x->hi != y->hi) return x->hi < y->hi ? -1 : 1;
+    int d = hdg_mesh_dim(m);
+    key[2] = 0;
+    for (int i = 0; i < d; i++) {
+        int v = hv(m, k, i), p = i;
+        while (p > 0 && key[p - 1] > v) key[p] = key[p - 1], p--;
+        key[p] = v;
+    }
+}
+
+static int lo(const hdg_mesh *m, int k) { int key[3]; hkey(m, k, key); return key[0]; }
+
+typedef struct rest_half { int r0, r1, k; } rest_half; /* key[1], key[2], half-face */
+
+static int cmp_rest_half(const void *a, const void *b)
+{
+    const rest_half *x = a, *y = b;
+    if (x->r0 != y->r0) return x->r0 < y->r0 ? -1 : 1;
+    if (x->r1 != y->r1) return x->r1 < y->r1 ? -1 : 1;
     return (x->k > y->k) - (x->k < y->k);
 }
 
-static void edge_index_build(edge_index *x, const hdg_mesh *m)
+/* Do half-faces k and l have the same topological vertices? */
+static int same_face(const hdg_mesh *m, int k, int l)
 {
-    int nh = 3 * m->ne, big = 1;
+    int a[3], b[3];
+    hkey(m, k, a), hkey(m, l, b);
+    return a[0] == b[0] && a[1] == b[1] && a[2] == b[2];
+}
+
+static void face_index_build(face_index *x, const hdg_mesh *m)
+{
+    int nh = hdg_mesh_nfe(m) * m->ne, big = 1;
     x->start = hdg_xcalloc((size_t)m->nv + 1, sizeof(int));
     x->half = hdg_xmalloc((size_t)nh * sizeof(int));
     for (int k = 0; k < nh; k++) x->start[lo(m, k) + 1]++;
@@ -180,95 +259,186 @@ static void edge_index_build(edge_index *x, const hdg_mesh *m)
     memcpy(fill, x->start, (size_t)m->nv * sizeof(int));
     for (int k = 0; k < nh; k++) x->half[fill[lo(m, k)]++] = k; /* ascending k per bucket */
     free(fill);
-    /* order each bucket by the other vertex, then k (qsort: a vertex may have any
-     * number of triangles; a fan of 10^5 made an insertion sort hang) */
-    hi_half *t = hdg_xmalloc((size_t)big * sizeof *t);
+    /* order each bucket by the other vertices, then k (qsort: a vertex may have any
+     * number of elements; a fan of 10^5 made an insertion sort hang) */
+    rest_half *t = hdg_xmalloc((size_t)big * sizeof *t);
     for (int a = 0; a < m->nv; a++) {
         int n = x->start[a + 1] - x->start[a], *h = x->half + x->start[a];
         if (n < 2) continue;
-        for (int i = 0; i < n; i++) t[i] = (hi_half){hi(m, h[i]), h[i]};
-        qsort(t, (size_t)n, sizeof *t, cmp_hi_half);
+        for (int i = 0; i < n; i++) {
+            int key[3];
+            hkey(m, h[i], key);
+            t[i] = (rest_half){key[1], key[2], h[i]};
+        }
+        qsort(t, (size_t)n, sizeof *t, cmp_rest_half);
         for (int i = 0; i < n; i++) h[i] = t[i].k;
     }
     free(t);
 }
 
-static void edge_index_free(edge_index *x) { free(x->start), free(x->half); }
+static void face_index_free(face_index *x) { free(x->start), free(x->half); }
 
-/* Two half-edges paired through vtop: the same edge, or copies of one edge translated
- * (both ends by the same vector). Anything else is an identification that folds the
+/* "edge between A and B" (2D) or "face of A, B and C" (3D), from the sorted key. */
+static const char *face_desc(const hdg_mesh *m, const int key[3], char *buf, size_t n)
+{
+    char a[32], b[32], c[32];
+    if (hdg_mesh_dim(m) == 3)
+        snprintf(buf, n, "face of %s, %s and %s", vname(m, key[0], a, sizeof a), vname(m, key[1], b, sizeof b),
+                 vname(m, key[2], c, sizeof c));
+    else snprintf(buf, n, "edge between %s and %s", vname(m, key[0], a, sizeof a), vname(m, key[1], b, sizeof b));
+    return buf;
+}
+
+/* The topological vertices of half-face k in its element's order. */
+static void horder(const hdg_mesh *m, int k, int *t)
+{
+    for (int i = 0; i < hdg_mesh_dim(m); i++) t[i] = hv(m, k, i);
+}
+
+/* Orientation of half-face l against half-face k (same topological vertices). */
+static int face_orient(const hdg_mesh *m, int k, int l)
+{
+    int a[3], b[3];
+    horder(m, k, a), horder(m, l, b);
+    return hdg_face_orientation(hdg_mesh_dim(m), a, b);
+}
+
+/* Sign of a permutation of 0..n-1. */
+static int perm_sign(const int *p, int n)
+{
+    int s = 1;
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            if (p[i] > p[j]) s = -s;
+    return s;
+}
+
+/* +1 when the opposite vertex of local face j lies on the positive side of the face
+ * in its listed order (left of an edge in 2D; on the side of (b-a)x(c-a) in 3D) for a
+ * positively oriented element: the sign of the permutation (face vertices, opposite). */
+static int face_side(int d, int j)
+{
+    const int *w = hdg_simplex_face_vertices(d, j);
+    int p[4], used = 0;
+    for (int i = 0; i < d; i++) p[i] = w[i], used |= 1 << w[i];
+    for (int v = 0; v <= d; v++)
+        if (!(used & 1 << v)) p[d] = v;
+    return perm_sign(p, d + 1);
+}
+
+/* Do the elements of half-faces k and l lie on the same side of their common face? */
+static int same_side(const hdg_mesh *m, int k, int l)
+{
+    int d = hdg_mesh_dim(m), n = d + 1, o = face_orient(m, k, l);
+    int s = face_side(d, k % n) * face_side(d, l % n) * perm_sign(hdg_face_orient_perm(d, o), d);
+    return s > 0;
+}
+
+/* Position in half-face l of the vertex matching vertex i of half-face k. */
+static int matching(const hdg_mesh *m, int k, int l, int i)
+{
+    const int *pi = hdg_face_orient_perm(hdg_mesh_dim(m), face_orient(m, k, l));
+    int p = 0;
+    while (pi[p] != i) p++;
+    return p;
+}
+
+/* Two half-faces paired through vtop: the same face, or copies of one face translated
+ * (every vertex by the same vector). Anything else is an identification that folds the
  * mesh (too few elements across a periodic direction). */
 static hdg_status check_translation(const hdg_mesh *m, int k, int k2, hdg_error *err)
 {
-    int a0 = gv(m, k, 0), a1 = gv(m, k, 1), b0 = gv(m, k2, 1), b1 = gv(m, k2, 0);
-    if (a0 == b0 && a1 == b1) return HDG_OK;
-    double t0x = m->vx[a0] - m->vx[b0], t0y = m->vy[a0] - m->vy[b0];
-    double t1x = m->vx[a1] - m->vx[b1], t1y = m->vy[a1] - m->vy[b1];
-    double len = hypot(m->vx[a1] - m->vx[a0], m->vy[a1] - m->vy[a0]);
-    double tol = 1e-8 * fmax(len, hypot(t0x, t0y));
-    if (a0 != b0 && a1 != b1 && fabs(t0x - t1x) <= tol && fabs(t0y - t1y) <= tol) return HDG_OK;
+    int d = hdg_mesh_dim(m), a[3], b[3], same = 1, moved = 1;
+    for (int i = 0; i < d; i++) {
+        a[i] = gv(m, k, i), b[i] = gv(m, k2, matching(m, k, k2, i));
+        same &= a[i] == b[i], moved &= a[i] != b[i];
+    }
+    if (same) return HDG_OK;
+    double t0[3] = {m->vx[a[0]] - m->vx[b[0]], m->vy[a[0]] - m->vy[b[0]], d == 3 ? m->vz[a[0]] - m->vz[b[0]] : 0};
+    double len = 0;
+    for (int i = 1; i < d; i++) len = fmax(len, vdist(m, a[0], a[i]));
+    double tol = 1e-8 * fmax(len, d == 3 ? hypot(hypot(t0[0], t0[1]), t0[2]) : hypot(t0[0], t0[1]));
+    int ok = moved;
+    for (int i = 1; i < d && ok; i++) {
+        double t[3] = {m->vx[a[i]] - m->vx[b[i]], m->vy[a[i]] - m->vy[b[i]], d == 3 ? m->vz[a[i]] - m->vz[b[i]] : 0};
+        for (int c = 0; c < d; c++) ok &= fabs(t0[c] - t[c]) <= tol;
+    }
+    if (ok) return HDG_OK;
+    char pa[3][80], pb[3][80];
+    for (int i = 0; i < d; i++) vpoint(m, a[i], pa[i], 80), vpoint(m, b[i], pb[i], 80);
     return hdg_fail(err, HDG_EINPUT,
-                    "periodic identification folds the mesh: the edge (%.17g, %.17g)-(%.17g, %.17g) of element %d "
-                    "and the edge (%.17g, %.17g)-(%.17g, %.17g) of element %d join the same identified vertices "
+                    "periodic identification folds the mesh: the %s %s-%s%s%s of element %d "
+                    "and the %s %s-%s%s%s of element %d join the same identified vertices "
                     "but are not translated copies (too few elements across a periodic direction? at least 3 are "
                     "needed)",
-                    m->vx[a0], m->vy[a0], m->vx[a1], m->vy[a1], k / 3, m->vx[b0], m->vy[b0], m->vx[b1], m->vy[b1],
-                    k2 / 3);
+                    d == 3 ? "face" : "edge", pa[0], pa[1], d == 3 ? "-" : "", d == 3 ? pa[2] : "",
+                    k / (d + 1), d == 3 ? "face" : "edge", pb[0], pb[1], d == 3 ? "-" : "", d == 3 ? pb[2] : "",
+                    k2 / (d + 1));
 }
 
 /* No element may have two vertices identified with each other. */
 static hdg_status check_identified(const hdg_mesh *m, hdg_error *err)
 {
+    int n = hdg_mesh_nfe(m);
     for (int e = 0; m->vtop && e < m->ne; e++) {
-        const int *v = m->ev + 3 * e;
-        for (int j = 0; j < 3; j++) {
-            int a = v[j], b = v[(j + 1) % 3];
-            if (m->vtop[a] == m->vtop[b])
-                return hdg_fail(err, HDG_EINPUT,
-                                "periodic identification folds element %d: its vertices (%.17g, %.17g) and "
-                                "(%.17g, %.17g) are identified (at least 3 elements are needed across a "
-                                "periodic direction)",
-                                e, m->vx[a], m->vy[a], m->vx[b], m->vy[b]);
-        }
+        const int *v = m->ev + n * e;
+        for (int s = 1; s <= n / 2; s++) /* every pair of vertices (2D: the edges) */
+            for (int j = 0; j < n; j++) {
+                int a = v[j], b = v[(j + s) % n];
+                char pa[80], pb[80];
+                if (m->vtop[a] == m->vtop[b])
+                    return hdg_fail(err, HDG_EINPUT,
+                                    "periodic identification folds element %d: its vertices %s and "
+                                    "%s are identified (at least 3 elements are needed across a "
+                                    "periodic direction)",
+                                    e, vpoint(m, a, pa, sizeof pa), vpoint(m, b, pb, sizeof pb));
+            }
     }
     return HDG_OK;
 }
 
-/* Pairs up half-edges: partner[k] = the other half-edge of the same edge, -1 on
- * the boundary. Fails on overlapping triangles and non-manifold edges. */
-static hdg_status pair_half_edges(hdg_mesh *m, const edge_index *x, int *partner, hdg_error *err)
+static hdg_status nonmanifold_fail(const hdg_mesh *m, const int *run, int n, hdg_error *err)
 {
-    char loc[1200], ba[32], bb[32];
+    char loc[1200], desc[128];
+    int key[3], nfe = hdg_mesh_nfe(m);
+    hkey(m, run[0], key);
+    hdg_str s;
+    hdg_str_init(&s);
+    for (int t = 0; t < n; t++) hdg_str_printf(&s, "%s%d", t ? ", " : "", run[t] / nfe);
+    hdg_fail(err, HDG_EINPUT, "%snon-manifold %s (elements %s)%s", eloc(m, run[n - 1] / nfe, loc, sizeof loc),
+             face_desc(m, key, desc, sizeof desc), s.s,
+             m->vtop ? " after the periodic identification (too few elements across a periodic "
+                       "direction? at least 3 are needed)" : "");
+    hdg_str_free(&s);
+    return HDG_EINPUT;
+}
+
+/* Pairs up half-faces: partner[k] = the other half-face of the same face, -1 on
+ * the boundary. Fails on overlapping elements and non-manifold faces. */
+static hdg_status pair_half_faces(hdg_mesh *m, const face_index *x, int *partner, hdg_error *err)
+{
+    char loc[1200], desc[128];
+    int nfe = hdg_mesh_nfe(m);
     hdg_status st;
     for (int a = 0; a < m->nv; a++) {
         for (int i = x->start[a]; i < x->start[a + 1];) {
             int n = 1, k = x->half[i];
-            while (i + n < x->start[a + 1] && hi(m, x->half[i + n]) == hi(m, k)) n++;
+            while (i + n < x->start[a + 1] && same_face(m, x->half[i + n], k)) n++;
             const int *run = x->half + i;
             if (n == 1) partner[k] = -1;
             if (n == 2) {
-                int k2 = run[1];
-                if (hv(m, k, 0) == hv(m, k2, 0))
+                int k2 = run[1], key[3];
+                hkey(m, k, key);
+                if (same_side(m, k, k2))
                     return hdg_fail(err, HDG_EINPUT,
-                                    "%soverlapping triangles: elements %d and %d lie on the same side "
-                                    "of the edge between %s and %s (duplicate or folded triangles)",
-                                    eloc(m, k2 / 3, loc, sizeof loc), k / 3, k2 / 3,
-                                    vname(m, a, ba, sizeof ba), vname(m, hi(m, k), bb, sizeof bb));
+                                    "%soverlapping %s: elements %d and %d lie on the same side "
+                                    "of the %s (duplicate or folded %s)",
+                                    eloc(m, k2 / nfe, loc, sizeof loc), enames(m), k / nfe, k2 / nfe,
+                                    face_desc(m, key, desc, sizeof desc), enames(m));
                 if (m->vtop && (st = check_translation(m, k, k2, err))) return st;
                 partner[k] = k2, partner[k2] = k;
             }
-            if (n > 2) {
-                hdg_str s;
-                hdg_str_init(&s);
-                for (int t = 0; t < n; t++) hdg_str_printf(&s, "%s%d", t ? ", " : "", run[t] / 3);
-                hdg_fail(err, HDG_EINPUT, "%snon-manifold edge between %s and %s (elements %s)%s",
-                         eloc(m, run[n - 1] / 3, loc, sizeof loc), vname(m, a, ba, sizeof ba),
-                         vname(m, hi(m, k), bb, sizeof bb), s.s,
-                         m->vtop ? " after the periodic identification (too few elements across a periodic "
-                                   "direction? at least 3 are needed)" : "");
-                hdg_str_free(&s);
-                return HDG_EINPUT;
-            }
+            if (n > 2) return nonmanifold_fail(m, run, n, err);
             i += n;
         }
     }
@@ -278,15 +448,15 @@ static hdg_status pair_half_edges(hdg_mesh *m, const edge_index *x, int *partner
 /* Numbers faces in order of first appearance and fills ef, eforient, fv, fe, flf. */
 static void number_faces(hdg_mesh *m, const int *partner)
 {
-    int nh = 3 * m->ne;
+    int d = hdg_mesh_dim(m), nfe = d + 1, nh = nfe * m->ne;
     m->ef = hdg_xmalloc((size_t)nh * sizeof(int));
     m->eforient = hdg_xmalloc((size_t)nh * sizeof(int));
     for (int k = 0; k < nh; k++) m->ef[k] = -1;
     int nf = 0;
     for (int k = 0; k < nh; k++) nf += partner[k] < 0 || partner[k] > k;
     m->nf = nf;
-    m->fv = hdg_xmalloc((size_t)2 * nf * sizeof(int));
-    m->ftv = hdg_xmalloc((size_t)2 * nf * sizeof(int));
+    m->fv = hdg_xmalloc((size_t)d * nf * sizeof(int));
+    m->ftv = hdg_xmalloc((size_t)d * nf * sizeof(int));
     m->fe = hdg_xmalloc((size_t)2 * nf * sizeof(int));
     m->flf = hdg_xmalloc((size_t)2 * nf * sizeof(int));
     m->nbf = 0, m->nperiodic = 0;
@@ -294,12 +464,11 @@ static void number_faces(hdg_mesh *m, const int *partner)
         if (m->ef[k] >= 0) continue;
         int p = partner[k];
         m->ef[k] = f, m->eforient[k] = 0;
-        m->fv[2 * f] = gv(m, k, 0), m->fv[2 * f + 1] = gv(m, k, 1);
-        m->ftv[2 * f] = hv(m, k, 0), m->ftv[2 * f + 1] = hv(m, k, 1);
-        m->nperiodic += p >= 0 && gv(m, p, 1) != gv(m, k, 0);
-        m->fe[2 * f] = k / 3, m->flf[2 * f] = k % 3;
-        m->fe[2 * f + 1] = p < 0 ? -1 : p / 3, m->flf[2 * f + 1] = p < 0 ? -1 : p % 3;
-        if (p >= 0) m->ef[p] = f, m->eforient[p] = 1;
+        for (int i = 0; i < d; i++) m->fv[d * f + i] = gv(m, k, i), m->ftv[d * f + i] = hv(m, k, i);
+        m->nperiodic += p >= 0 && gv(m, p, matching(m, k, p, 0)) != gv(m, k, 0);
+        m->fe[2 * f] = k / nfe, m->flf[2 * f] = k % nfe;
+        m->fe[2 * f + 1] = p < 0 ? -1 : p / nfe, m->flf[2 * f + 1] = p < 0 ? -1 : p % nfe;
+        if (p >= 0) m->ef[p] = f, m->eforient[p] = face_orient(m, k, p);
         else m->nbf++;
         f++;
     }
@@ -307,58 +476,86 @@ static void number_faces(hdg_mesh *m, const int *partner)
 
 static void build_coupling(hdg_mesh *m)
 {
-    size_t n5 = (size_t)5 * m->nf;
-    m->fnbr = hdg_xmalloc(n5 * sizeof(int));
-    m->fnbr_elem = hdg_xmalloc(n5 * sizeof(int));
-    m->fnbr_lf = hdg_xmalloc(n5 * sizeof(int));
+    int d = hdg_mesh_dim(m), nfe = d + 1, na = hdg_mesh_na(m);
+    size_t nn = (size_t)na * m->nf;
+    m->fnbr = hdg_xmalloc(nn * sizeof(int));
+    m->fnbr_elem = hdg_xmalloc(nn * sizeof(int));
+    m->fnbr_lf = hdg_xmalloc(nn * sizeof(int));
     for (int f = 0; f < m->nf; f++) {
-        int *nb = m->fnbr + 5 * f, *ne = m->fnbr_elem + 5 * f, *nl = m->fnbr_lf + 5 * f;
+        int *nb = m->fnbr + na * f, *ne = m->fnbr_elem + na * f, *nl = m->fnbr_lf + na * f;
         nb[0] = f, ne[0] = m->fe[2 * f], nl[0] = m->flf[2 * f];
         for (int s = 0; s < 2; s++) {
             int e = m->fe[2 * f + s], j = m->flf[2 * f + s];
-            for (int t = 1; t <= 2; t++) {
-                int a = 1 + 2 * s + (t - 1);
-                nb[a] = e < 0 ? -1 : m->ef[3 * e + (j + t) % 3];
+            for (int t = 1; t <= d; t++) {
+                int a = 1 + d * s + (t - 1);
+                nb[a] = e < 0 ? -1 : m->ef[nfe * e + (j + t) % nfe];
                 ne[a] = e;
-                nl[a] = e < 0 ? -1 : (j + t) % 3;
+                nl[a] = e < 0 ? -1 : (j + t) % nfe;
             }
         }
     }
 }
 
-/* Face with vertices {a, b}, or -1. */
-static int find_face(const hdg_mesh *m, const edge_index *x, int a, int b)
+/* Face with topological vertices v[0..d-1] (any order), or -1. */
+static int find_face(const hdg_mesh *m, const face_index *x, const int *v)
 {
-    int l = a < b ? a : b, h = a < b ? b : a;
-    int lo_i = x->start[l], hi_i = x->start[l + 1]; /* bucket sorted by hi: bisect */
+    int d = hdg_mesh_dim(m), key[3] = {0, 0, 0};
+    for (int i = 0; i < d; i++) {
+        int p = i;
+        while (p > 0 && key[p - 1] > v[i]) key[p] = key[p - 1], p--;
+        key[p] = v[i];
+    }
+    for (int i = 1; i < d; i++)
+        if (key[i] == key[i - 1]) return -1;
+    int lo_i = x->start[key[0]], hi_i = x->start[key[0] + 1]; /* bucket sorted by the rest: bisect */
     while (lo_i < hi_i) {
-        int mid = lo_i + (hi_i - lo_i) / 2;
-        if (hi(m, x->half[mid]) < h) lo_i = mid + 1;
+        int mid = lo_i + (hi_i - lo_i) / 2, k[3];
+        hkey(m, x->half[mid], k);
+        if (k[1] < key[1] || (k[1] == key[1] && k[2] < key[2])) lo_i = mid + 1;
         else hi_i = mid;
     }
-    return lo_i < x->start[l + 1] && hi(m, x->half[lo_i]) == h ? m->ef[x->half[lo_i]] : -1;
+    if (lo_i >= x->start[key[0] + 1]) return -1;
+    int k[3];
+    hkey(m, x->half[lo_i], k);
+    return k[1] == key[1] && k[2] == key[2] ? m->ef[x->half[lo_i]] : -1;
 }
 
-/* Applies the constructor's tagged edges; untagged boundary faces get "boundary". */
-static hdg_status assign_markers(hdg_mesh *m, const edge_index *x, hdg_error *err)
+static hdg_status tag_not_face(const hdg_mesh *m, const int *g, hdg_error *err)
 {
+    int d = hdg_mesh_dim(m);
+    char b[3][32];
+    for (int i = 0; i < d; i++) vname(m, g[i], b[i], sizeof b[i]);
+    if (d == 3) {
+        if (g[d + 1] > 0 && m->source)
+            return hdg_fail(err, HDG_EINPUT,
+                            "%s:%d: boundary triangle element on %s, %s and %s is not a face of any "
+                            "tetrahedron",
+                            m->source, g[d + 1], b[0], b[1], b[2]);
+        return hdg_fail(err, HDG_EINPUT, "tagged face of %s, %s and %s is not a face of any tetrahedron", b[0],
+                        b[1], b[2]);
+    }
+    if (g[d + 1] > 0 && m->source)
+        return hdg_fail(err, HDG_EINPUT,
+                        "%s:%d: boundary line element joins %s and %s, which is not an edge "
+                        "of any triangle",
+                        m->source, g[d + 1], b[0], b[1]);
+    return hdg_fail(err, HDG_EINPUT, "tagged edge between %s and %s is not an edge of any triangle", b[0], b[1]);
+}
+
+/* Applies the constructor's tagged faces; untagged boundary faces get "boundary". */
+static hdg_status assign_markers(hdg_mesh *m, const face_index *x, hdg_error *err)
+{
+    int d = hdg_mesh_dim(m);
     m->fmark = hdg_xcalloc((size_t)m->nf, sizeof(int));
     for (int t = 0; t < m->ntag; t++) {
-        const int *g = m->tag + 4 * t;
-        if (g[0] < 0 || g[0] >= m->nv || g[1] < 0 || g[1] >= m->nv || g[2] <= 0)
-            return hdg_fail(err, HDG_EINTERNAL, "tagged edge %d is malformed", t);
-        int f = topv(m, g[0]) == topv(m, g[1]) ? -1 : find_face(m, x, topv(m, g[0]), topv(m, g[1]));
-        if (f < 0) {
-            char ba[32], bb[32];
-            if (g[3] > 0 && m->source)
-                return hdg_fail(err, HDG_EINPUT,
-                                "%s:%d: boundary line element joins %s and %s, which is not an edge "
-                                "of any triangle",
-                                m->source, g[3], vname(m, g[0], ba, sizeof ba), vname(m, g[1], bb, sizeof bb));
-            return hdg_fail(err, HDG_EINPUT, "tagged edge between %s and %s is not an edge of any triangle",
-                            vname(m, g[0], ba, sizeof ba), vname(m, g[1], bb, sizeof bb));
-        }
-        if (m->fe[2 * f + 1] < 0 && m->fmark[f] == 0) m->fmark[f] = g[2];
+        const int *g = m->tag + (d + 2) * t;
+        int bad = g[d] <= 0, tv[3];
+        for (int i = 0; i < d; i++) bad |= g[i] < 0 || g[i] >= m->nv;
+        if (bad) return hdg_fail(err, HDG_EINTERNAL, "tagged %s %d is malformed", d == 3 ? "face" : "edge", t);
+        for (int i = 0; i < d; i++) tv[i] = topv(m, g[i]);
+        int f = find_face(m, x, tv);
+        if (f < 0) return tag_not_face(m, g, err);
+        if (m->fe[2 * f + 1] < 0 && m->fmark[f] == 0) m->fmark[f] = g[d];
     }
     for (int f = 0; f < m->nf; f++) /* every used id has a name */
         if (m->fmark[f] > 0 && (m->fmark[f] > m->nmarkers || !m->marker_names[m->fmark[f]])) {
@@ -380,7 +577,6 @@ static hdg_status assign_markers(hdg_mesh *m, const edge_index *x, hdg_error *er
     }
     return HDG_OK;
 }
-
 /* ------------------------------------------------------------- overlap */
 
 /* Triangles that cover a common area without sharing an edge (pieces laid
@@ -603,23 +799,24 @@ hdg_status hdg_mesh_build_topology(hdg_mesh *m, hdg_error *err)
 {
     drop_topology(m);
     if (!m->dim) m->dim = 2;
+    if (m->dim != 2 && m->dim != 3) return hdg_fail(err, HDG_EINTERNAL, "mesh dimension %d (2 or 3)", m->dim);
     hdg_status st = check_elements(m, err);
     if (!st) st = check_identified(m, err);
     if (st) return st;
     if (m->ne > MAX_ELEMENTS)
-        return hdg_fail(err, HDG_EINPUT, "mesh too large: %d triangles (at most %d)", m->ne, MAX_ELEMENTS);
-    edge_index x;
-    edge_index_build(&x, m);
-    int *partner = hdg_xmalloc((size_t)3 * m->ne * sizeof(int));
-    st = pair_half_edges(m, &x, partner, err);
-    if (!st) st = check_overlaps(m, partner, err);
+        return hdg_fail(err, HDG_EINPUT, "mesh too large: %d %s (at most %d)", m->ne, enames(m), MAX_ELEMENTS);
+    face_index x;
+    face_index_build(&x, m);
+    int *partner = hdg_xmalloc((size_t)hdg_mesh_nfe(m) * m->ne * sizeof(int));
+    st = pair_half_faces(m, &x, partner, err);
+    if (!st) st = m->dim == 2 ? check_overlaps(m, partner, err) : HDG_OK;
     if (!st) {
         number_faces(m, partner);
         build_coupling(m);
         st = assign_markers(m, &x, err);
     }
     free(partner);
-    edge_index_free(&x);
+    face_index_free(&x);
     if (st) drop_topology(m);
     return st;
 }
@@ -712,6 +909,136 @@ hdg_status hdg_mesh_square(hdg_mesh *m, int N, double perturb, double x0, double
     return st;
 }
 
+/* ---------------------------------------------------------- cube:N */
+
+/* The 6 tetrahedra of the Kuhn (Freudenthal) split of a cube: tetrahedron s walks
+ * from corner 000 to 111 along the axes in the order kuhn_axes[s]; corners are bit
+ * masks (1: x, 2: y, 4: z). Every cube has the same main diagonal, so neighbours
+ * match. The odd orders list their corners 1 and 2 swapped (positive volume). */
+static const int kuhn_axes[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+
+static void kuhn_corners(int s, int c[4])
+{
+    const int *ax = kuhn_axes[s];
+    c[0] = 0, c[1] = 1 << ax[0], c[2] = c[1] | 1 << ax[1], c[3] = 7;
+    if (perm_sign(ax, 3) < 0) {
+        int t = c[1];
+        c[1] = c[2], c[2] = t;
+    }
+}
+
+/* Marker of a face of cube:N whose vertices all lie on one side (1 left x = min,
+ * 2 right, 3 front y = min, 4 back, 5 bottom z = min, 6 top), 0 for an interior face. */
+static int cube_side(int N, const int *v, int nvf)
+{
+    int n1 = N + 1;
+    for (int axis = 0; axis < 3; axis++)
+        for (int end = 0; end < 2; end++) {
+            int all = 1;
+            for (int i = 0; i < nvf; i++) {
+                int c = axis == 0 ? v[i] % n1 : axis == 1 ? v[i] / n1 % n1 : v[i] / (n1 * n1);
+                all &= c == (end ? N : 0);
+            }
+            if (all) return 1 + 2 * axis + end;
+        }
+    return 0;
+}
+
+static void cube_vertices(hdg_mesh *m, int N, double perturb, const double *box)
+{
+    int n1 = N + 1;
+    double h[3];
+    for (int a = 0; a < 3; a++) h[a] = (box[2 * a + 1] - box[2 * a]) / N;
+    uint64_t seed = 0x5EEDC0DEULL;
+    double *x[3] = {m->vx, m->vy, m->vz};
+    for (int k = 0; k <= N; k++)
+        for (int j = 0; j <= N; j++)
+            for (int i = 0; i <= N; i++) {
+                int v = (k * n1 + j) * n1 + i, c[3] = {i, j, k};
+                for (int a = 0; a < 3; a++) x[a][v] = c[a] == N ? box[2 * a + 1] : box[2 * a] + c[a] * h[a];
+                if (perturb > 0 && i > 0 && i < N && j > 0 && j < N && k > 0 && k < N)
+                    for (int a = 0; a < 3; a++) x[a][v] += perturb * h[a] * open_unit(&seed);
+            }
+}
+
+static void cube_elements(hdg_mesh *m, int N)
+{
+    int n1 = N + 1;
+    for (int k = 0, e = 0; k < N; k++)
+        for (int j = 0; j < N; j++)
+            for (int i = 0; i < N; i++)
+                for (int s = 0; s < 6; s++, e++) {
+                    int c[4];
+                    kuhn_corners(s, c);
+                    for (int q = 0; q < 4; q++)
+                        m->ev[4 * e + q] = ((k + (c[q] >> 2 & 1)) * n1 + j + (c[q] >> 1 & 1)) * n1 + i + (c[q] & 1);
+                }
+}
+
+/* Boundary faces: the element faces with all vertices on one side of the cube. */
+static void cube_tags(hdg_mesh *m, int N)
+{
+    m->ntag = 12 * N * N;
+    m->tag = hdg_xmalloc((size_t)5 * m->ntag * sizeof(int));
+    int t = 0;
+    for (int e = 0; e < m->ne; e++)
+        for (int j = 0; j < 4; j++) {
+            const int *w = hdg_simplex_face_vertices(3, j);
+            int v[3] = {m->ev[4 * e + w[0]], m->ev[4 * e + w[1]], m->ev[4 * e + w[2]]}, side = cube_side(N, v, 3);
+            if (!side) continue;
+            int *tg = m->tag + 5 * t++;
+            tg[0] = v[0], tg[1] = v[1], tg[2] = v[2], tg[3] = side, tg[4] = 0;
+        }
+    static const char *names[] = {"left", "right", "front", "back", "bottom", "top"};
+    for (int s = 0; s < 6; s++) hdg_mesh_set_marker_name(m, s + 1, names[s]);
+}
+
+static char *cube_source(int N, double perturb, const double *b)
+{
+    hdg_str src;
+    hdg_str_init(&src);
+    hdg_str_printf(&src, "cube:%d", N);
+    if (perturb > 0) hdg_str_printf(&src, ",perturb=%g", perturb);
+    if (b[0] != 0 || b[1] != 1 || b[2] != 0 || b[3] != 1 || b[4] != 0 || b[5] != 1)
+        hdg_str_printf(&src, ",domain=[%g,%g]x[%g,%g]x[%g,%g]", b[0], b[1], b[2], b[3], b[4], b[5]);
+    return hdg_str_take(&src);
+}
+
+hdg_status hdg_mesh_cube(hdg_mesh *m, int N, double perturb, const double box[6], hdg_error *err)
+{
+    memset(m, 0, sizeof *m);
+    if (N < 1 || N > CUBE_MAX_N)
+        return hdg_fail(err, HDG_EINPUT, "cube:N needs 1 <= N <= %d (got %d)", CUBE_MAX_N, N);
+    if (!(perturb >= 0 && perturb < 0.5))
+        return hdg_fail(err, HDG_EINPUT, "perturb must be in [0, 0.5) (got %g; 0.15 or less is always valid)",
+                        perturb);
+    for (int a = 0; a < 3; a++)
+        if (!isfinite(box[2 * a]) || !isfinite(box[2 * a + 1]) || !(box[2 * a] < box[2 * a + 1]))
+            return hdg_fail(err, HDG_EINPUT, "domain [%g,%g]x[%g,%g]x[%g,%g] is empty or not finite", box[0],
+                            box[1], box[2], box[3], box[4], box[5]);
+    int n1 = N + 1;
+    m->dim = 3, m->nv = n1 * n1 * n1, m->ne = 6 * N * N * N;
+    m->vx = hdg_xmalloc((size_t)m->nv * sizeof(double));
+    m->vy = hdg_xmalloc((size_t)m->nv * sizeof(double));
+    m->vz = hdg_xmalloc((size_t)m->nv * sizeof(double));
+    m->ev = hdg_xmalloc((size_t)4 * m->ne * sizeof(int));
+    cube_vertices(m, N, perturb, box);
+    cube_elements(m, N);
+    m->source = cube_source(N, perturb, box);
+    for (int e = 0; e < m->ne; e++) /* a perturbation may only shear, never flip */
+        if (signed_volume6(m, m->ev + 4 * e) <= 0) {
+            hdg_fail(err, HDG_EINPUT,
+                     "%s: element %d is inverted after perturbation (perturb <= 0.15 is always valid)",
+                     m->source, e);
+            hdg_mesh_free(m);
+            return HDG_EINPUT;
+        }
+    cube_tags(m, N);
+    hdg_status st = hdg_mesh_build_topology(m, err);
+    if (st) hdg_mesh_free(m);
+    return st;
+}
+
 /* ---------------------------------------------------------- spec parsing */
 
 /* A decimal number (no hex, inf or nan: support/util.h). */
@@ -753,16 +1080,58 @@ static hdg_status make_periodic(hdg_mesh *m, const char *pairs, const char *said
     return HDG_OK;
 }
 
-static hdg_status load_square(hdg_mesh *m, const char *spec, hdg_error *err)
+/* The ",periodic=" letters of square:N (x, y) or cube:N (x, y, z; each at most once,
+ * in any order) as marker pairs; NULL when they are not such letters. */
+static const char *periodic_pairs(int dim, const char *p, size_t n, char *buf, size_t nbuf)
 {
-    const char *p = spec + strlen("square:");
-    char *end;
+    static const char *pair2[] = {"left:right", "bottom:top"};
+    static const char *pair3[] = {"left:right", "front:back", "bottom:top"};
+    int seen = 0;
+    if (!n || n > (size_t)dim) return NULL;
+    for (size_t i = 0; i < n; i++) {
+        int a = p[i] - 'x';
+        if (a < 0 || a >= dim || seen & 1 << a) return NULL;
+        seen |= 1 << a;
+    }
+    buf[0] = '\0';
+    for (int a = 0; a < dim; a++)
+        if (seen & 1 << a) {
+            if (buf[0]) strncat(buf, ",", nbuf - strlen(buf) - 1);
+            strncat(buf, dim == 3 ? pair3[a] : pair2[a], nbuf - strlen(buf) - 1);
+        }
+    return buf;
+}
+
+/* "domain=" of square:N ([a,b]^2, [a,b]x[c,d]) or cube:N ([a,b]^3, [a,b]x[c,d]x[e,f]). */
+static int spec_domain(const char **p, int dim, double *box)
+{
+    if (!spec_interval(p, &box[0], &box[1])) return 0;
+    if ((*p)[0] == '^' && (*p)[1] == '0' + dim) {
+        *p += 2;
+        for (int a = 1; a < dim; a++) box[2 * a] = box[0], box[2 * a + 1] = box[1];
+        return 1;
+    }
+    for (int a = 1; a < dim; a++) {
+        if (**p != 'x') return 0;
+        ++*p;
+        if (!spec_interval(p, &box[2 * a], &box[2 * a + 1])) return 0;
+    }
+    return 1;
+}
+
+/* square:N or cube:N (dim 2 or 3) with its options. */
+static hdg_status load_structured(hdg_mesh *m, const char *spec, int dim, hdg_error *err)
+{
+    const char *kind = dim == 3 ? "cube" : "square";
+    int maxn = dim == 3 ? CUBE_MAX_N : SQUARE_MAX_N;
+    const char *p = spec + strlen(kind) + 1;
+    char *end, pairs[64];
     long N = strtol(p, &end, 10);
     if (*p < '0' || *p > '9' || (*end && *end != ','))
-        return hdg_fail(err, HDG_EINPUT, "bad mesh spec '%s': square:N needs an integer N >= 1", spec);
-    if (N < 1 || N > SQUARE_MAX_N)
-        return hdg_fail(err, HDG_EINPUT, "bad mesh spec '%s': N must be between 1 and %d", spec, SQUARE_MAX_N);
-    double perturb = 0, x0 = 0, x1 = 1, y0 = 0, y1 = 1;
+        return hdg_fail(err, HDG_EINPUT, "bad mesh spec '%s': %s:N needs an integer N >= 1", spec, kind);
+    if (N < 1 || N > maxn)
+        return hdg_fail(err, HDG_EINPUT, "bad mesh spec '%s': N must be between 1 and %d", spec, maxn);
+    double perturb = 0, box[6] = {0, 1, 0, 1, 0, 1};
     const char *periodic = NULL, *said = NULL;
     size_t nsaid = 0;
     p = end;
@@ -774,30 +1143,22 @@ static hdg_status load_square(hdg_mesh *m, const char *spec, hdg_error *err)
                 return hdg_fail(err, HDG_EINPUT, "bad mesh spec '%s': perturb=p needs a number", spec);
         } else if (!strncmp(p, "domain=", 7)) {
             p += 7;
-            if (!spec_interval(&p, &x0, &x1)) goto bad_domain;
-            if (!strncmp(p, "^2", 2)) {
-                p += 2, y0 = x0, y1 = x1;
-            } else if (*p == 'x') {
-                p++;
-                if (!spec_interval(&p, &y0, &y1)) goto bad_domain;
-            } else {
-                goto bad_domain;
-            }
-            if (*p && *p != ',') goto bad_domain;
+            if (!spec_domain(&p, dim, box) || (*p && *p != ','))
+                return hdg_fail(err, HDG_EINPUT, "bad mesh spec '%s': domain must be %s", spec,
+                                dim == 3 ? "[a,b]^3 or [a,b]x[c,d]x[e,f]" : "[a,b]^2 or [a,b]x[c,d]");
         } else if (!strncmp(p, "periodic=", 9)) {
             p += 9;
             size_t n = strcspn(p, ",");
-            periodic = n == 1 && *p == 'x' ? "left:right" : n == 1 && *p == 'y' ? "bottom:top"
-                     : n == 2 && (!strncmp(p, "xy", 2) || !strncmp(p, "yx", 2)) ? "left:right,bottom:top" : NULL;
+            periodic = periodic_pairs(dim, p, n, pairs, sizeof pairs);
             if (!periodic)
-                return hdg_fail(err, HDG_EINPUT, "bad mesh spec '%s': periodic= takes x, y or xy on square:N "
-                                "(got '%.*s')", spec, (int)n, p);
+                return hdg_fail(err, HDG_EINPUT, "bad mesh spec '%s': periodic= takes %s on %s:N (got '%.*s')",
+                                spec, dim == 3 ? "x, y, z, xy, xz, yz or xyz" : "x, y or xy", kind, (int)n, p);
             if (said)
-                return hdg_fail(err, HDG_EINPUT, "bad mesh spec '%s': periodic= given twice (write periodic=xy)",
-                                spec);
+                return hdg_fail(err, HDG_EINPUT, "bad mesh spec '%s': periodic= given twice (write periodic=%s)",
+                                spec, dim == 3 ? "xyz" : "xy");
             if (N < 3)
-                return hdg_fail(err, HDG_EINPUT, "bad mesh spec '%s': a periodic square needs N >= 3 (at least "
-                                "3 elements across a periodic direction)", spec);
+                return hdg_fail(err, HDG_EINPUT, "bad mesh spec '%s': a periodic %s needs N >= 3 (at least "
+                                "3 elements across a periodic direction)", spec, kind);
             said = p, nsaid = n, p += n;
         } else {
             const char *e = strchr(p, '=');
@@ -809,11 +1170,10 @@ static hdg_status load_square(hdg_mesh *m, const char *spec, hdg_error *err)
     }
     if (*p)
         return hdg_fail(err, HDG_EINPUT, "bad mesh spec '%s': unexpected '%s'", spec, p);
-    hdg_status st = hdg_mesh_square(m, (int)N, perturb, x0, x1, y0, y1, err);
+    hdg_status st = dim == 3 ? hdg_mesh_cube(m, (int)N, perturb, box, err)
+                             : hdg_mesh_square(m, (int)N, perturb, box[0], box[1], box[2], box[3], err);
     if (!st && periodic) st = make_periodic(m, periodic, said, nsaid, err);
     return st;
-bad_domain:
-    return hdg_fail(err, HDG_EINPUT, "bad mesh spec '%s': domain must be [a,b]^2 or [a,b]x[c,d]", spec);
 }
 
 /* KIND:REST with KIND a bare word (no '/' or '.') and no file of that name: a misspelt
@@ -829,9 +1189,10 @@ static hdg_status misspelt_kind(const char *spec, hdg_error *err)
 
 static hdg_status load_base(hdg_mesh *m, const char *spec, hdg_error *err)
 {
-    if (!strncmp(spec, "square:", 7)) return load_square(m, spec, err);
-    if (!strcmp(spec, "square"))
-        return hdg_fail(err, HDG_EINPUT, "bad mesh spec 'square': write square:N (e.g. square:8)");
+    if (!strncmp(spec, "square:", 7)) return load_structured(m, spec, 2, err);
+    if (!strncmp(spec, "cube:", 5)) return load_structured(m, spec, 3, err);
+    if (!strcmp(spec, "square") || !strcmp(spec, "cube"))
+        return hdg_fail(err, HDG_EINPUT, "bad mesh spec '%s': write %s:N (e.g. %s:8)", spec, spec, spec);
     long at = hdg_mesh_spec_periodic(spec, strlen(spec));
     hdg_status st = at < 0 ? misspelt_kind(spec, err) : HDG_OK;
     if (st) return st;

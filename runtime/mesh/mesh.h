@@ -1,5 +1,7 @@
-/* mesh.h — triangle meshes: the structured generator (square:N), the Gmsh reader,
- * and the topology every other layer relies on.
+/* mesh.h — triangle and tetrahedral meshes: the structured generators (square:N,
+ * cube:N), the Gmsh reader, and the topology every other layer relies on. The
+ * conventions below are written for triangles; the 3D ones follow them (the block
+ * after this one).
  *
  * Conventions (fixed; other layers depend on them):
  *  - Triangles are counter-clockwise. Clockwise input is reoriented silently by
@@ -71,26 +73,26 @@ typedef struct hdg_mesh {
     int nv, ne, nf, nbf;   /* vertices, elements, faces, boundary faces */
     double *vx, *vy;       /* nv: vertex coordinates */
     double *vz;            /* nv: z coordinates (dim 3 only; NULL in 2D) */
-    int *ev;               /* 3ne: vertices of element e, counter-clockwise */
-    int *ef;               /* 3ne: global face of local face j of element e */
-    int *eforient;         /* 3ne: 0 canonical, 1 reversed (see above) */
-    int *fv;               /* 2nf: face vertices in canonical direction */
+    int *ev;               /* (d+1)ne: vertices of element e, positively oriented */
+    int *ef;               /* (d+1)ne: global face of local face j of element e */
+    int *eforient;         /* (d+1)ne: orientation against fv (see above; 2D: 0 canonical, 1 reversed) */
+    int *fv;               /* d nf: face vertices as the first element sees them */
     int *fe;               /* 2nf: first and second element (-1: boundary) */
     int *flf;              /* 2nf: local face index in fe[2f+k] (-1: none) */
     int *fmark;            /* nf: 0 interior, > 0 boundary marker id */
-    int *fnbr;             /* 5nf: coupling list, -1 padding */
-    int *fnbr_elem;        /* 5nf: element each coupling goes through, -1 padding */
-    int *fnbr_lf;          /* 5nf: local face of fnbr[5f+a] in fnbr_elem[5f+a] */
+    int *fnbr;             /* na nf (na = 2d+1): coupling list, -1 padding */
+    int *fnbr_elem;        /* na nf: element each coupling goes through, -1 padding */
+    int *fnbr_lf;          /* na nf: local face of fnbr[na f+a] in fnbr_elem[na f+a] */
     int nmarkers;          /* largest marker id */
     char **marker_names;   /* nmarkers+1 entries, [0] and unused ids NULL */
     char *source;          /* the spec or path the mesh came from */
-    int nreoriented;       /* clockwise input triangles that were flipped */
+    int nreoriented;       /* clockwise triangles / inverted tetrahedra that were flipped */
     int nuntagged;         /* boundary faces given the "boundary" marker */
     int untagged_marker;   /* id of that marker, 0 if there is none */
 
     /* Periodicity (see above): NULL / 0 / NULL on an ordinary mesh. */
     int *vtop;             /* nv: topological vertex of each vertex, or NULL */
-    int *ftv;              /* 2nf: topological vertices of each face (always set) */
+    int *ftv;              /* d nf: topological vertices of each face (always set) */
     int nperiodic;         /* periodic faces */
     char *periodic;        /* the pairs, "left:right,bottom:top", for messages */
 
@@ -101,9 +103,10 @@ typedef struct hdg_mesh {
 
     /* Provenance (NULL for generated meshes), used in error messages. */
     long long *vtag;       /* nv: Gmsh node tag of each vertex */
-    int *eline;            /* ne: 1-based file line defining each triangle */
-    /* Constructor input to hdg_mesh_build_topology: tagged boundary edges,
-     * 4 ints each (vertex a, vertex b, marker id, file line or 0). */
+    int *eline;            /* ne: 1-based file line defining each element */
+    /* Constructor input to hdg_mesh_build_topology: tagged boundary faces,
+     * dim+2 ints each (the face's dim vertices in any order, marker id, file
+     * line or 0): 4 ints for an edge, 5 for a triangle. */
     int ntag;
     int *tag;
 } hdg_mesh;
@@ -121,6 +124,19 @@ static inline int hdg_mesh_na(const hdg_mesh *m) { return 2 * hdg_mesh_dim(m) + 
  * 1 <= N <= 8000 (element counts stay far from INT_MAX). */
 hdg_status hdg_mesh_square(hdg_mesh *m, int N, double perturb, double x0, double x1,
                            double y0, double y1, hdg_error *err);
+
+/* cube:N on box = {x0,x1,y0,y1,z0,z1}: N^3 cells, each cut into the 6 tetrahedra of
+ * the Kuhn (Freudenthal) split along its main diagonal (x0,y0,z0)-(x1,y1,z1), so
+ * neighbouring cells match; 6N^3 tetrahedra, (N+1)^3 vertices (vertex (i,j,k) has
+ * index (k(N+1)+j)(N+1)+i; cell (i,j,k)'s tetrahedra are 6((kN+j)N+i)+0..5),
+ * 12N^3+6N^2 faces of which 12N^2 on the boundary. Markers: 1 "left" (x = x0),
+ * 2 "right" (x = x1), 3 "front" (y = y0), 4 "back" (y = y1), 5 "bottom" (z = z0),
+ * 6 "top" (z = z1); 2N^2 faces each. perturb = p moves interior vertices by
+ * p h_a times a pseudo-random number in (-1, 1) per coordinate a (fixed seed);
+ * every tetrahedron stays positive for p < 1/6 (the minimum of its volume over
+ * the box of displacements is at a corner: 1 - 6p of the unperturbed one), checked
+ * anyway. 1 <= N <= 280 (element counts stay far from INT_MAX). */
+hdg_status hdg_mesh_cube(hdg_mesh *m, int N, double perturb, const double box[6], hdg_error *err);
 
 /* Gmsh .msh, format 2.2 or 4.1 ASCII: 3-node triangles, 2-node boundary lines
  * (physical tags = markers), points ignored, anything else an error. */
@@ -165,12 +181,15 @@ hdg_status hdg_mesh_refine(const hdg_mesh *in, hdg_mesh *out, hdg_error *err);
  * other options follow it (refine must come last). */
 int hdg_mesh_spec_refine(const char *spec, size_t *base_len);
 
-/* From nv, vx, vy, ne, ev (and optionally tag, eline, vtag, markers): checks and
- * reorients the triangles, builds faces, orientation, coupling lists and markers.
- * Called by the constructors. Fails on degenerate triangles, overlapping
- * triangles (two on the same side of an edge, or any two covering a common
- * area: found from the winding number of the geometric boundary, mesh.c),
- * non-manifold edges, tagged lines that are not mesh edges. */
+/* From dim (0 reads as 2), nv, vx, vy (vz in 3D), ne, ev (and optionally tag, eline,
+ * vtag, markers): checks and reorients the elements, builds faces, orientation,
+ * coupling lists and markers, with one code path for both dimensions (faces are
+ * paired by their sorted topological vertex tuples). Called by the constructors.
+ * Fails on degenerate elements (|area| <= 1e-14 h^2, |volume| <= 1e-14 h^3 for
+ * the longest edge h), overlapping elements (two on the same side of a face; in
+ * 2D also any two covering a common area: found from the winding number of the
+ * geometric boundary, mesh.c), non-manifold faces, tagged faces that are not
+ * mesh faces. */
 hdg_status hdg_mesh_build_topology(hdg_mesh *m, hdg_error *err);
 
 /* Frees every array and zeroes *m (safe on a zeroed or failed mesh). */

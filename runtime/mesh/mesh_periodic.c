@@ -258,6 +258,7 @@ static void drop_tags(hdg_mesh *m, int ids[][2], int npairs)
 hdg_status hdg_mesh_make_periodic(hdg_mesh *m, const char *pairs, hdg_error *err)
 {
     if (!m->fv) return hdg_fail(err, HDG_EINTERNAL, "periodic: the mesh has no topology yet");
+    if (hdg_mesh_dim(m) != 2) return hdg_fail(err, HDG_EINPUT, "periodic: tetrahedral meshes are not paired yet");
     int ids[8][2], npairs = parse_pairs(m, pairs, ids, err);
     if (npairs < 0) return HDG_EINPUT;
     double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;

@@ -13,6 +13,7 @@
 hdg_status hdg_mesh_refine(const hdg_mesh *in, hdg_mesh *out, hdg_error *err)
 {
     memset(out, 0, sizeof *out);
+    if (hdg_mesh_dim(in) != 2) return hdg_fail(err, HDG_EINPUT, "refine: tetrahedral meshes are not refined yet");
     if ((double)in->ne * 4 > 2e9 || (double)in->nv + in->nf > 2e9)
         return hdg_fail(err, HDG_EINPUT, "refining %s: %d elements would become more than 2e9", in->source ? in->source : "the mesh", in->ne);
     int nv = in->nv + in->nf + in->nperiodic, ne = 4 * in->ne;
