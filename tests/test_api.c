@@ -399,6 +399,12 @@ static void failures(void)
            "tetrahedron 0 names vertex 9 (vertices are 0..3)");
     EXPECT(hdgc_problem_set_mesh_simplices(p, 3, 4, xyz, 1, (int[]){0, 1, 2, 3}, 1, face, mark, 1, NULL, &err),
            HDG_EINPUT, "boundary face 0 names vertex 5");
+    double xyz2[] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0.3, 0.3, -1};
+    int tets[] = {0, 1, 2, 3, 0, 2, 1, 4}, outer[] = {1, 2, 3}, inner[] = {0, 1, 2};
+    CHECK(hdgc_problem_set_mesh_simplices(p, 3, 5, xyz2, 2, tets, 1, outer, mark, 1, NULL, &err) == HDG_OK,
+          "two tetrahedra: %s", err.msg);
+    EXPECT(hdgc_problem_set_mesh_simplices(p, 3, 5, xyz2, 2, tets, 1, inner, mark, 1, NULL, &err), HDG_EINPUT,
+           "not boundary faces");
     double nan_xy[] = {0, 0, 1, 0, 0, NAN, 1, 1};
     EXPECT(hdgc_problem_set_mesh(p, 4, nan_xy, 2, tri, 0, NULL, NULL, 0, NULL, &err), HDG_EINPUT, "vertex 2");
     hdgc_result *r = NULL;
