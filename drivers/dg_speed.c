@@ -87,7 +87,7 @@ static int form_eval(const form *fm, double x, double y, double t, double *A, do
                      size_t n)
 {
     int F = fm->F;
-    hdg_eval_env env = { x, y, t, 0, 0, fm->p };
+    hdg_eval_env env = {.x = x, .y = y, .t = t, .problem = fm->p};
     memset(A, 0, sizeof(double) * F * F);
     memset(B, 0, sizeof(double) * F * F);
     memset(R, 0, sizeof(double) * F * F);
@@ -361,7 +361,7 @@ static void face_mats(const faces *fc, double nx, double ny, double *Fi, double 
 {
     const hdg_problem *p = fc->p;
     int F = fc->L->nfields;
-    hdg_eval_env env = { 0, 0, 0, nx, ny, p };
+    hdg_eval_env env = {.nx = nx, .ny = ny, .problem = p};
     memset(Fi, 0, sizeof(double) * F * F);
     memset(Fe, 0, sizeof(double) * F * F);
     for (int e = 0; e < p->nequations; e++)
@@ -378,7 +378,7 @@ static void face_mats(const faces *fc, double nx, double ny, double *Fi, double 
 static void ext_mat(const faces *fc, const hdg_bc *bc, double nx, double ny, double *M)
 {
     int F = fc->L->nfields;
-    hdg_eval_env env = { 0, 0, 0, nx, ny, fc->p };
+    hdg_eval_env env = {.nx = nx, .ny = ny, .problem = fc->p};
     memset(M, 0, sizeof(double) * F * F);
     for (int r = 0; r < bc->nrules; r++) {
         int f = fc->field_of[bc->rules[r].unknown][bc->rules[r].comp];
@@ -466,7 +466,7 @@ static int volume_faces(const form *fm, double c, double *Vx, double *Vy)
     double S[2][MAXF * MAXF], W[2][MAXF * MAXF];
     memset(S, 0, sizeof S);
     memset(W, 0, sizeof W);
-    hdg_eval_env env = { 0, 0, 0, 0, 0, fm->p };
+    hdg_eval_env env = {.problem = fm->p};
     for (int i = 0; i < fm->nt; i++) {
         const vterm *v = &fm->t[i];
         if (v->kind == KIND_R) continue;
@@ -493,7 +493,7 @@ int hdg_dg_energy_bounded(const hdg_problem *p, const hdg_dg_lowered *L, char *w
         ok = 0;
     }
     if (ok && form_eval(&fm, 0, 0, 0, A, B, R, why, n)) ok = 0;
-    hdg_eval_env env = { 0, 0, 0, 0, 0, p };
+    hdg_eval_env env = {.problem = p};
     for (int f = 0; ok && f < F; f++) {
         double c = hdg_expr_eval(fm.time[f]->coef, &env);
         if (f == 0) c0 = c;

@@ -57,7 +57,7 @@ static void element_points(const hdg_problem *p, const hdg_mesh *M, int e, point
 
 static hdg_eval_env env_at(const hdg_problem *p, const points *P, int i, double t)
 {
-    hdg_eval_env v = {P->x[i], P->y[i], t, P->nx[i], P->ny[i], p};
+    hdg_eval_env v = {.x = P->x[i], .y = P->y[i], .t = t, .nx = P->nx[i], .ny = P->ny[i], .problem = p};
     return v;
 }
 

@@ -33,7 +33,7 @@ int hdg_periodic_data_check(const hdg_problem *p, const hdg_mesh *M, char *msg, 
         for (int q = 0; q < 3; q++) {
             double x0 = a0[0] + S[q] * (b0[0] - a0[0]), y0 = a0[1] + S[q] * (b0[1] - a0[1]);
             double x1 = a1[0] + S[q] * (b1[0] - a1[0]), y1 = a1[1] + S[q] * (b1[1] - a1[1]);
-            hdg_eval_env e0 = {x0, y0, 0, 0, 0, p}, e1 = {x1, y1, 0, 0, 0, p};
+            hdg_eval_env e0 = {.x = x0, .y = y0, .problem = p}, e1 = {.x = x1, .y = y1, .problem = p};
             for (int k = 0; k < p->nequations; k++)
                 for (int i = 0; i < p->equations[k].natoms; i++) {
                     const hdg_atom *a = &p->equations[k].atoms[i];

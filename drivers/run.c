@@ -118,11 +118,18 @@ void hdg_run_mean_unused(const hdg_problem *p, hdg_report *rep)
 hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg_report *rep,
                            hdg_error *err)
 {
+    int hdg3 = p->dim == 3 && p->method == HDG_METHOD_HDG;   /* HDG on tetrahedra: the host, serial (issue 39) */
+    hdg_status dst = hdg3 ? HDG_OK : hdg_lower_dim_check(p, err);   /* before any work (issue 39) */
+    if (dst) return dst;
     hdg_run_options o;
     hdg_run_options_default(&o);
     if (opt) o = *opt;
     if (!o.mesh) o.mesh = "square:8";
     if (!o.backend) o.backend = "c";
+    if (hdg3 && !strcmp(o.backend, "cuda"))
+        return hdg_fail(err, HDG_EINPUT, "%s: --backend cuda: HDG on tetrahedra runs on the host only for now "
+                        "(--backend c)", p->name);
+    if (hdg3) o.backend = "c";   /* auto: the host */
     if (!o.kernels) o.kernels = "generated";
     if (strcmp(o.kernels, "generated") && strcmp(o.kernels, "handwritten"))
         return hdg_fail(err, HDG_EINPUT, "--kernels %s: expected generated or handwritten", o.kernels);
@@ -147,6 +154,8 @@ hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg
     }
     hdg_status cst = hdg_comm_start(err);   /* MPI when started by mpirun */
     if (cst) return cst;
+    if (hdg_comm_active() && hdg3)
+        return hdg_fail(err, HDG_EINPUT, "%s: HDG on tetrahedra runs serially for now (not under mpirun)", p->name);
     if (hdg_comm_active()) return hdg_run_problem_mpi(p, &o, rep, err);
     const char *backend;
     hdg_cuda_device *dev = NULL;
@@ -192,7 +201,10 @@ hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg
         f->tri = hdg_xmalloc(sizeof(int) * 3 * (size_t)mesh->ne);
         memcpy(f->tri, mesh->ev, sizeof(int) * 3 * (size_t)mesh->ne);
     }
-    st = hdg_run_check_markers(p, mesh, err);
+    if (hdg_mesh_dim(mesh) != p->dim)
+        st = hdg_fail(err, HDG_EINPUT, "%s: a %dD problem (mesh %s) on the %dD mesh %s", p->file, p->dim, p->mesh,
+                      hdg_mesh_dim(mesh), o.mesh_in ? "given" : o.mesh);
+    if (!st) st = hdg_run_check_markers(p, mesh, err);
     char pmsg[1024];
     if (!st && hdg_periodic_data_check(p, mesh, pmsg, sizeof pmsg)) hdg_report_string(rep, "mesh.warning", pmsg);
     int hdg = p->method == HDG_METHOD_HDG;

@@ -272,6 +272,19 @@ static hdg_status petsc_stage(hdg_run *r, hdg_hdg_ksp *K, hdg_solve_info *info, 
     return st;
 }
 
+/* Tetrahedra: mg's P1 coarse space is 2D for now, so --precond mg is refused and
+ * the default preconditioner is face-block Jacobi (o->precond set to block unless
+ * PETSc solves, which takes its preconditioner from --petsc). */
+static hdg_status tet_precond(hdg_run_options *o, int dim, hdg_error *err)
+{
+    if (dim != 3) return HDG_OK;
+    if (o->precond && !strcmp(o->precond, "mg"))
+        return hdg_fail(err, HDG_EINPUT, "--precond mg: the two-level preconditioner does not take tetrahedra yet "
+                        "(its P1 coarse space is 2D); use --precond block or jacobi");
+    if (!o->precond && !(o->solver && !strcmp(o->solver, "petsc"))) o->precond = "block";
+    return HDG_OK;
+}
+
 /* The solver of the trace system B (as it is now: Dirichlet eliminated),
  * preconditioner set up once and kept for every solve with B. */
 hdg_status hdg_hdg_ksp_init(hdg_hdg_ksp *K, hdg_run *r, hdg_error *err)
@@ -283,7 +296,14 @@ hdg_status hdg_hdg_ksp_init(hdg_hdg_ksp *K, hdg_run *r, hdg_error *err)
     /* the null space's constants (run_hdg_null.h) have K z ~ 0: the definiteness test skips them itself */
     hdg_hdg_definiteness(r->p, &r->L, r->mesh, r->dofdir, r->amax, r->o->dist, blockmat_apply, &r->B, r->rep,
                          &def);
-    hdg_status st = hdg_hdg_choose_solver(r->o, r->asym, K->n, &def, &K->s, err);
+    hdg_run_options o = *r->o;
+    hdg_status st = tet_precond(&o, r->L.dim, err);
+    if (!st) st = hdg_hdg_choose_solver(&o, r->asym, K->n, &def, &K->s, err);
+    if (!st && r->L.dim == 3 && !r->o->precond) {
+        size_t l = strlen(K->s.reason);
+        snprintf(K->s.reason + l, sizeof K->s.reason - l, "; tetrahedra: face-block Jacobi, the default until mg's "
+                 "coarse space takes tetrahedra");
+    }
     if (!st && r->o->dist) st = dist_init(K, r, err);
     if (st || !strcmp(K->s.method, "petsc")) return st;
     K->A = hdg_blockmat_op(&r->B);
@@ -497,9 +517,24 @@ static void report_sizes(hdg_run *r)
         if (st) goto done;                                                 \
     } while (0)
 
+/* What HDG on tetrahedra does not do yet (issue 39), refused before any work. */
+static hdg_status tet_scope(const hdg_problem *p, const hdg_mesh *mesh, const hdg_run_options *o, hdg_error *err)
+{
+    if (hdg_mesh_dim(mesh) != 3) return HDG_OK;
+    const char *what = p->transient ? "time stepping (dt() terms)" : o->vtk ? "--vtk" : o->png ? "--png"
+                       : o->fields || o->snapshot ? "handing the fields over (API, Python)"
+                       : o->dist ? "mpirun" : o->kernels && !strcmp(o->kernels, "handwritten") ? "--kernels handwritten"
+                       : NULL;
+    if (!what) return HDG_OK;
+    return hdg_fail(err, HDG_EINPUT, "%s: HDG on tetrahedra does not do %s yet (issue 39): the host solve, errors, "
+                    "u* and the estimate only", p->name, what);
+}
+
 hdg_status hdg_run_hdg(const hdg_problem *p, hdg_mesh *mesh, const hdg_run_options *o,
                        hdg_report *rep, hdg_error *err)
 {
+    hdg_status st0 = tet_scope(p, mesh, o, err);
+    if (st0) return st0;
     hdg_run r;
     memset(&r, 0, sizeof r);
     r.p = p, r.mesh = mesh, r.o = o, r.rep = rep;

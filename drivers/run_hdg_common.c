@@ -211,7 +211,8 @@ static double face_midpoint_max(const hdg_problem *p, const hdg_mesh *M, int e, 
     for (int j = 0; j < 3; j++) {
         int a = M->ev[3 * e + j], b = M->ev[3 * e + (j + 1) % 3];
         double dx = M->vx[b] - M->vx[a], dy = M->vy[b] - M->vy[a], len = hypot(dx, dy);
-        hdg_eval_env env = {(M->vx[a] + M->vx[b]) / 2, (M->vy[a] + M->vy[b]) / 2, 0, dy / len, -dx / len, p};
+        hdg_eval_env env = {.x = (M->vx[a] + M->vx[b]) / 2, .y = (M->vy[a] + M->vy[b]) / 2,
+                            .nx = dy / len, .ny = -dx / len, .problem = p};
         m = fmax(m, fabs(hdg_expr_eval(A->coef, &env)));
     }
     return m;

@@ -21,7 +21,7 @@ static double at_centroid(const hdg_problem *p, const hdg_mesh *M, const hdg_ato
     double x = 0, y = 0;
     if (M->ne == 0) return 0;   /* an empty piece under mpirun: the others decide */
     for (int i = 0; i < 3; i++) x += M->vx[M->ev[i]] / 3, y += M->vy[M->ev[i]] / 3;
-    hdg_eval_env env = {x, y, 0, 0, 0, p};
+    hdg_eval_env env = {.x = x, .y = y, .problem = p};
     return hdg_expr_eval(A->coef, &env);
 }
 
@@ -38,7 +38,8 @@ static int robin_acts(const hdg_problem *p, const hdg_mesh *M, const hdg_atom *A
         if (!hdg_markers_match(A->markers, name, id)) continue;
         int a = M->fv[2 * f], b = M->fv[2 * f + 1];
         double dx = M->vx[b] - M->vx[a], dy = M->vy[b] - M->vy[a], len = hypot(dx, dy);
-        hdg_eval_env env = {(M->vx[a] + M->vx[b]) / 2, (M->vy[a] + M->vy[b]) / 2, 0, dy / len, -dx / len, p};
+        hdg_eval_env env = {.x = (M->vx[a] + M->vx[b]) / 2, .y = (M->vy[a] + M->vy[b]) / 2,
+                            .nx = dy / len, .ny = -dx / len, .problem = p};
         if (hdg_expr_eval(A->coef, &env) != 0) return 1;   /* NaN too */
     }
     return 0;
@@ -426,8 +427,8 @@ static double volume_integral(const hdg_problem *p, const hdg_mesh *M, int e, co
     double s = 0, ws = 0;
     for (int i = 0; i < q->n; i++) {
         double l0 = -(q->r[i] + q->s[i]) / 2, l1 = (1 + q->r[i]) / 2, l2 = (1 + q->s[i]) / 2;
-        hdg_eval_env env = {l0 * M->vx[v[0]] + l1 * M->vx[v[1]] + l2 * M->vx[v[2]],
-                            l0 * M->vy[v[0]] + l1 * M->vy[v[1]] + l2 * M->vy[v[2]], 0, 0, 0, p};
+        hdg_eval_env env = {.x = l0 * M->vx[v[0]] + l1 * M->vx[v[1]] + l2 * M->vx[v[2]],
+                            .y = l0 * M->vy[v[0]] + l1 * M->vy[v[1]] + l2 * M->vy[v[2]], .problem = p};
         s += q->w[i] * hdg_expr_eval(A->coef, &env);
         ws += q->w[i];
     }
@@ -441,7 +442,8 @@ static double face_integral(const hdg_problem *p, const hdg_mesh *M, int f, cons
     int a = M->fv[2 * f], b = M->fv[2 * f + 1];
     double dx = M->vx[b] - M->vx[a], dy = M->vy[b] - M->vy[a], len = hypot(dx, dy), s = 0;
     for (int i = 0; i < n; i++) {
-        hdg_eval_env env = {M->vx[a] + (1 + t[i]) / 2 * dx, M->vy[a] + (1 + t[i]) / 2 * dy, 0, dy / len, -dx / len, p};
+        hdg_eval_env env = {.x = M->vx[a] + (1 + t[i]) / 2 * dx, .y = M->vy[a] + (1 + t[i]) / 2 * dy,
+                            .nx = dy / len, .ny = -dx / len, .problem = p};
         s += w[i] * hdg_expr_eval(A->coef, &env);
     }
     return s * len / 2;
@@ -611,8 +613,8 @@ double hdg_hdg_mean_target(const hdg_problem *p, const hdg_mesh *M, int u, int c
         double a = area(M, e), s = 0, ws = 0;
         for (int i = 0; i < q.n; i++) {
             double l0 = -(q.r[i] + q.s[i]) / 2, l1 = (1 + q.r[i]) / 2, l2 = (1 + q.s[i]) / 2;
-            hdg_eval_env env = {l0 * M->vx[v[0]] + l1 * M->vx[v[1]] + l2 * M->vx[v[2]],
-                                l0 * M->vy[v[0]] + l1 * M->vy[v[1]] + l2 * M->vy[v[2]], 0, 0, 0, p};
+            hdg_eval_env env = {.x = l0 * M->vx[v[0]] + l1 * M->vx[v[1]] + l2 * M->vx[v[2]],
+                                .y = l0 * M->vy[v[0]] + l1 * M->vy[v[1]] + l2 * M->vy[v[2]], .problem = p};
             s += q.w[i] * hdg_expr_eval(p->unknowns[u].mean_value[comp], &env);
             ws += q.w[i];
         }

@@ -107,6 +107,13 @@ ast *ast_if(parse_ctx *pc, hdg_loc loc, ast *c, ast *a, ast *b)
     return n;
 }
 
+ast *ast_vec3(parse_ctx *pc, hdg_loc loc, ast *a, ast *b, ast *c)
+{
+    ast *n = ast_if(pc, loc, a, b, c);
+    n->kind = AST_VEC;
+    return n;
+}
+
 ast *ast_index(parse_ctx *pc, hdg_loc loc, ast *base, ast *i, ast *j, const char *comp)
 {
     ast *n = ast_if(pc, loc, base, i, j);

@@ -1,4 +1,4 @@
-/* diff.c — symbolic differentiation of expressions with respect to x, y or t.
+/* diff.c — symbolic differentiation of expressions with respect to x, y, z or t.
  * Calls of user funcs use the chain rule with the derivative of the func body
  * (cached per func, component and variable); results are simplified by the
  * folding constructors of expr.c. */
@@ -19,7 +19,7 @@ static const hdg_expr *dbody(hdg_problem *p, int fi, int c, hdg_var var)
 static const hdg_expr *d_call(hdg_problem *p, const hdg_expr *e, hdg_var v)
 {
     const hdg_func *f = &p->funcs[e->index];
-    const hdg_expr *vals[3] = {NULL, NULL, NULL};
+    const hdg_expr *vals[HDG_NVARS] = {NULL};
     for (int i = 0; i < f->nargs; i++) {
         const hdg_expr *a = e->kid[i];
         if (!(a->kind == HDG_EX_COORD && a->index == (int)f->args[i])) vals[f->args[i]] = a;

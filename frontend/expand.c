@@ -160,20 +160,26 @@ static val field1(poly a)
     return v;
 }
 
-static val field2(poly a, poly b)
-{
-    val v = {.kind = V_FIELD, .ncomp = 2};
-    v.c[0] = a;
-    v.c[1] = b;
-    return v;
-}
-
 static val field4(poly xx, poly xy, poly yx, poly yy)
 {
     val v = {.kind = V_FIELD, .ncomp = 4};
     v.c[0] = xx, v.c[1] = xy, v.c[2] = yx, v.c[3] = yy;
     return v;
 }
+
+/* A field of n components c[0..n). */
+static val fieldn(int n, const poly *c)
+{
+    val v = {.kind = V_FIELD, .ncomp = n};
+    for (int k = 0; k < n; k++) v.c[k] = c[k];
+    return v;
+}
+
+/* Shapes by their number of components: 2, 3 a vector (2D, 3D), 4, 9 a matrix (2x2, 3x3). */
+static bool is_vec(int ncomp) { return ncomp == 2 || ncomp == 3; }
+static bool is_mat(int ncomp) { return ncomp == 4 || ncomp == 9; }
+/* The length of a vector, the rows of a matrix: 2 or 3 (1 for a scalar). */
+static int vdim(int ncomp) { return ncomp == 2 || ncomp == 4 ? 2 : ncomp == 1 ? 1 : 3; }
 
 static val data1(sema *S, const hdg_expr *e) { return field1(p_data(S, e)); }
 
@@ -198,7 +204,17 @@ bool val_is_zero(const val *v)
     return v->c[0].n == 0;
 }
 
-const char *shape_noun(int ncomp) { return ncomp == 4 ? "matrix" : ncomp == 2 ? "vector" : "scalar"; }
+const char *shape_noun(int ncomp) { return is_mat(ncomp) ? "matrix" : is_vec(ncomp) ? "vector" : "scalar"; }
+
+const char *shape_components(int ncomp)
+{
+    switch (ncomp) {
+    case 2: return ".x and .y";
+    case 3: return ".x, .y and .z";
+    case 4: return ".xx, .xy, .yx and .yy";
+    default: return ".xx, .xy, .xz, .yx, .yy, .yz, .zx, .zy and .zz";
+    }
+}
 
 static const char *shape_name(int ncomp) { return shape_noun(ncomp); }
 
@@ -311,25 +327,37 @@ static bool const_factor(sema *S, const val *v, hdg_loc at, const hdg_expr **c)
     return false;
 }
 
-/* a[0]*b[0] + a[sa]*b[sb]: one entry of a matrix product (sa, sb: the strides). */
-static bool p_dot2(sema *S, const ectx *cx, const poly *a, int sa, const poly *b, int sb, poly *out,
+/* a[0]*b[0] + a[sa]*b[sb] (+ a[2 sa]*b[2 sb] when d = 3): one entry of a matrix product or a dot
+ * product (sa, sb: the strides), summed left to right. */
+static bool p_dotn(sema *S, const ectx *cx, int d, const poly *a, int sa, const poly *b, int sb, poly *out,
                    hdg_loc at)
 {
-    poly x, y;
-    if (!p_mul(S, cx, a[0], b[0], &x, at) || !p_mul(S, cx, a[sa], b[sb], &y, at)) return false;
-    *out = p_add(S, x, y, 1);
+    poly x;
+    if (!p_mul(S, cx, a[0], b[0], &x, at)) return false;
+    for (int k = 1; k < d; k++) {
+        poly y;
+        if (!p_mul(S, cx, a[k * sa], b[k * sb], &y, at)) return false;
+        x = p_add(S, x, y, 1);
+    }
+    *out = x;
     return true;
 }
 
 /* matrix * vector, vector * matrix (v^T A), matrix * matrix. */
 static val mat_mul(sema *S, const ectx *cx, val a, val b, hdg_loc at)
 {
-    val r = {.kind = V_FIELD, .ncomp = a.ncomp == 4 && b.ncomp == 4 ? 4 : 2};
+    int d = vdim(a.ncomp);
+    if (vdim(b.ncomp) != d) {
+        sema_error(S, at, "cannot multiply a %s and a %s of another size", shape_name(a.ncomp),
+                   shape_name(b.ncomp));
+        return err();
+    }
+    val r = {.kind = V_FIELD, .ncomp = is_mat(a.ncomp) && is_mat(b.ncomp) ? d * d : d};
     for (int i = 0; i < r.ncomp; i++) {
         bool ok;
-        if (r.ncomp == 4) ok = p_dot2(S, cx, &a.c[2 * (i / 2)], 1, &b.c[i % 2], 2, &r.c[i], at);
-        else if (a.ncomp == 4) ok = p_dot2(S, cx, &a.c[2 * i], 1, &b.c[0], 1, &r.c[i], at);
-        else ok = p_dot2(S, cx, &a.c[0], 1, &b.c[i], 2, &r.c[i], at);
+        if (r.ncomp == d * d) ok = p_dotn(S, cx, d, &a.c[d * (i / d)], 1, &b.c[i % d], d, &r.c[i], at);
+        else if (is_mat(a.ncomp)) ok = p_dotn(S, cx, d, &a.c[d * i], 1, &b.c[0], 1, &r.c[i], at);
+        else ok = p_dotn(S, cx, d, &a.c[0], 1, &b.c[i], d, &r.c[i], at);
         if (!ok) return err();
     }
     return r;
@@ -341,7 +369,7 @@ static val v_mul(sema *S, const ectx *cx, val a, val b, hdg_loc at)
     const hdg_expr *c;
     if (a.kind == V_FORM) return const_factor(S, &b, at, &c) ? form_scale(S, a, c, false) : err();
     if (b.kind == V_FORM) return const_factor(S, &a, at, &c) ? form_scale(S, b, c, false) : err();
-    if (a.ncomp == 2 && b.ncomp == 2) {
+    if (is_vec(a.ncomp) && is_vec(b.ncomp)) {
         sema_error(S, at, "cannot multiply two vectors: use dot(a, b)");
         return err();
     }
@@ -438,7 +466,7 @@ static bool diff_fac(sema *S, const ectx *cx, fac *f, bool trial, hdg_op op, hdg
 static bool diff_poly(sema *S, const ectx *cx, poly a, hdg_var var, poly *out, hdg_loc at)
 {
     poly r = p_new(S, 3 * a.n);
-    hdg_op op = var == HDG_VAR_X ? HDG_OP_DX : HDG_OP_DY;
+    hdg_op op = var == HDG_VAR_X ? HDG_OP_DX : var == HDG_VAR_Y ? HDG_OP_DY : HDG_OP_DZ;
     for (int i = 0; i < a.n; i++) {
         mono m = a.m[i];
         const hdg_expr *dc = hdg_expr_diff(S->p, m.coef, var);
@@ -569,6 +597,7 @@ static val name_value(sema *S, const ectx *cx, const ast *a)
     symbol *s = sema_lookup(S, a->name);
     if (s && s->failed) return err();   /* its definition was already reported */
     if (!s) {
+        if (sema_3d_only(S, a->name, a->loc)) return err();
         const char *near = sema_suggest(S, a->name, cx->test, SUGGEST_VALUE);
         if (near) sema_error(S, a->loc, "undefined name '%s'; did you mean '%s'?", a->name, near);
         else sema_error(S, a->loc, "undefined name '%s'", a->name);
@@ -583,9 +612,12 @@ static val name_value(sema *S, const ectx *cx, const ast *a)
     case SYM_NORMAL:
         if (!normals_ok(S, cx, s->name, a->loc)) return err();
         return data1(S, ex_leaf(p, HDG_EX_NORMAL, s->index));
-    case SYM_VNORMAL:
+    case SYM_VNORMAL: {
         if (!normals_ok(S, cx, s->name, a->loc)) return err();
-        return field2(p_data(S, ex_leaf(p, HDG_EX_NORMAL, 0)), p_data(S, ex_leaf(p, HDG_EX_NORMAL, 1)));
+        poly c[3];
+        for (int k = 0; k < p->dim; k++) c[k] = p_data(S, ex_leaf(p, HDG_EX_NORMAL, k));
+        return fieldn(p->dim, c);
+    }
     case SYM_FN: case SYM_OP:
         sema_error(S, a->loc, "'%s' is a function: call it as %s(...)", s->name, s->name);
         return err();
@@ -596,7 +628,7 @@ static val name_value(sema *S, const ectx *cx, const ast *a)
     case SYM_FUNC: {
         if (!ready(S, s, "func", a->loc)) return err();
         const hdg_func *f = &p->funcs[s->index];
-        const hdg_expr *args[3];
+        const hdg_expr *args[HDG_NVARS];
         for (int i = 0; i < f->nargs; i++) {
             if (!(cx->coords & (1u << f->args[i]))) {
                 sema_error(S, a->loc, "func '%s' depends on %s, which is not available in %s",
@@ -760,50 +792,118 @@ static val op_dt(sema *S, const ectx *cx, const ast *a)
     return v;
 }
 
+static const hdg_var AXES[3] = {HDG_VAR_X, HDG_VAR_Y, HDG_VAR_Z};
+
+/* sum_j d v_j / d x_j of a vector v (d components), summed left to right (every derivative is
+ * taken, so each reports its own error). */
 static val op_div_rows(sema *S, const ectx *cx, val v, hdg_loc at)
 {
-    val vx = field1(v.c[0]), vy = field1(v.c[1]);
-    return v_add(S, v_diff(S, cx, vx, HDG_VAR_X, at), v_diff(S, cx, vy, HDG_VAR_Y, at), 1, at);
+    val r = v_diff(S, cx, field1(v.c[0]), HDG_VAR_X, at);
+    for (int j = 1; j < v.ncomp; j++) {
+        val dj = v_diff(S, cx, field1(v.c[j]), AXES[j], at);
+        r = v_add(S, r, dj, 1, at);
+    }
+    return r;
+}
+
+/* Refuses unknowns and tests in the matrix of inv(). */
+static bool inv_data(sema *S, const ectx *cx, const val *v, const ast *a)
+{
+    for (int c = 0; c < v->ncomp; c++) {
+        const mono *t = first_trial(v->c[c]);
+        if (t) {
+            sema_error(S, a->loc, "inv() needs a matrix of data (numbers, params, funcs), not of the "
+                       "unknown '%s'", unknown_label(S, &t->trial));
+            return false;
+        }
+        if (first_test(v->c[c])) {
+            sema_error(S, a->loc, "the test function '%s' cannot be inside inv()", test_label(cx));
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The cofactors of a 3x3 matrix of data: cof[3 i + j] = (-1)^(i+j) minor_ij. */
+static void cofactors3(hdg_problem *p, const hdg_expr *const *m, const hdg_expr **cof)
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            int r0 = (i + 1) % 3, r1 = (i + 2) % 3, c0 = (j + 1) % 3, c1 = (j + 2) % 3;
+            cof[3 * i + j] = ex_sub(p, ex_mul(p, m[3 * r0 + c0], m[3 * r1 + c1]),
+                                    ex_mul(p, m[3 * r0 + c1], m[3 * r1 + c0]));
+        }
 }
 
 /* inv(A) = adj(A) / det(A) of a matrix of data (symbolic: works for variable coefficients). */
 static val matrix_inv(sema *S, const ectx *cx, val v, const ast *a)
 {
-    for (int c = 0; c < 4; c++) {
-        const mono *t = first_trial(v.c[c]);
-        if (t) {
-            sema_error(S, a->loc, "inv() needs a matrix of data (numbers, params, funcs), not of the "
-                       "unknown '%s'", unknown_label(S, &t->trial));
-            return err();
-        }
-        if (first_test(v.c[c])) {
-            sema_error(S, a->loc, "the test function '%s' cannot be inside inv()", test_label(cx));
-            return err();
-        }
-    }
+    if (!inv_data(S, cx, &v, a)) return err();
     hdg_problem *p = S->p;
-    const hdg_expr *m[4];
-    for (int c = 0; c < 4; c++) m[c] = val_data(S, &v, c);
-    const hdg_expr *det = ex_sub(p, ex_mul(p, m[0], m[3]), ex_mul(p, m[1], m[2]));
+    const hdg_expr *m[9], *cof[9] = {NULL}, *det;
+    for (int c = 0; c < v.ncomp; c++) m[c] = val_data(S, &v, c);
+    if (v.ncomp == 4) {
+        det = ex_sub(p, ex_mul(p, m[0], m[3]), ex_mul(p, m[1], m[2]));
+    } else {
+        cofactors3(p, m, cof);   /* the cyclic minors carry their signs */
+        det = ex_add(p, ex_add(p, ex_mul(p, m[0], cof[0]), ex_mul(p, m[1], cof[1])), ex_mul(p, m[2], cof[2]));
+    }
     if (hdg_expr_is_num(det, 0)) {
         sema_error(S, a->loc, "inv() of a singular matrix (its determinant is 0)");
         return err();
     }
-    return field4(p_data(S, ex_div(p, m[3], det)), p_data(S, ex_div(p, ex_neg(p, m[1]), det)),
-                  p_data(S, ex_div(p, ex_neg(p, m[2]), det)), p_data(S, ex_div(p, m[0], det)));
+    if (v.ncomp == 4)
+        return field4(p_data(S, ex_div(p, m[3], det)), p_data(S, ex_div(p, ex_neg(p, m[1]), det)),
+                      p_data(S, ex_div(p, ex_neg(p, m[2]), det)), p_data(S, ex_div(p, m[0], det)));
+    poly r[9];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) r[3 * i + j] = p_data(S, ex_div(p, cof[3 * j + i], det));
+    return fieldn(9, r);
 }
 
-/* transpose(), inv(), det(), trace() of a 2x2 matrix. */
+/* det() of a 3x3 matrix (entries may hold one unknown or the test between them: linear terms only). */
+static bool det3(sema *S, const ectx *cx, const val *v, poly *out, hdg_loc at)
+{
+    poly acc = p_new(S, 0);
+    for (int j = 0; j < 3; j++) {   /* expansion along row 0, cyclic minors */
+        int c0 = (j + 1) % 3, c1 = (j + 2) % 3;
+        poly a, b, minor, term;
+        if (!p_mul(S, cx, v->c[3 + c0], v->c[6 + c1], &a, at) || !p_mul(S, cx, v->c[3 + c1], v->c[6 + c0], &b, at))
+            return false;
+        minor = p_add(S, a, b, -1);
+        if (!p_mul(S, cx, v->c[j], minor, &term, at)) return false;
+        acc = p_add(S, acc, term, 1);
+    }
+    *out = acc;
+    return true;
+}
+
+/* transpose(), inv(), det(), trace() of a 2x2 or 3x3 matrix. */
 static val matrix_op(sema *S, const ectx *cx, val v, int op, const ast *a)
 {
-    if (v.ncomp != 4) {
+    if (!is_mat(v.ncomp)) {
         sema_error(S, a->loc, "%s() needs a matrix, not a %s", a->name, shape_name(v.ncomp));
         return err();
     }
+    int d = vdim(v.ncomp);
     switch (op) {
-    case OP_TRANSPOSE: return field4(v.c[0], v.c[2], v.c[1], v.c[3]);
-    case OP_TRACE: return field1(p_add(S, v.c[0], v.c[3], 1));
+    case OP_TRANSPOSE: {
+        if (d == 2) return field4(v.c[0], v.c[2], v.c[1], v.c[3]);
+        poly r[9];
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) r[3 * i + j] = v.c[3 * j + i];
+        return fieldn(9, r);
+    }
+    case OP_TRACE: {
+        poly r = p_add(S, v.c[0], v.c[d + 1], 1);
+        if (d == 3) r = p_add(S, r, v.c[8], 1);
+        return field1(r);
+    }
     case OP_DET: {
+        if (d == 3) {
+            poly r;
+            return det3(S, cx, &v, &r, a->loc) ? field1(r) : err();
+        }
         poly ad, bc;
         if (!p_mul(S, cx, v.c[0], v.c[3], &ad, a->loc) || !p_mul(S, cx, v.c[1], v.c[2], &bc, a->loc))
             return err();
@@ -813,55 +913,115 @@ static val matrix_op(sema *S, const ectx *cx, val v, int op, const ast *a)
     }
 }
 
+/* grad() of a scalar (a vector) or of a vector (the matrix (grad v)_ij = d v_i / d x_j). */
+static val op_grad(sema *S, const ectx *cx, val v, hdg_loc at)
+{
+    if (is_mat(v.ncomp)) {
+        sema_error(S, at, "grad() needs a scalar or a vector, not a matrix");
+        return err();
+    }
+    int d = S->p->dim;
+    val g[3];
+    for (int j = 0; j < d; j++) {
+        g[j] = v_diff(S, cx, v, AXES[j], at);
+        if (g[j].kind == V_ERR) return err();
+    }
+    poly r[9];
+    for (int i = 0; i < v.ncomp; i++)
+        for (int j = 0; j < d; j++) r[d * i + j] = g[j].c[i];
+    return fieldn(v.ncomp * d, r);
+}
+
+/* div() of a vector (a scalar) or of a matrix, row by row: (div A)_i = sum_j d A_ij / d x_j. */
+static val op_divergence(sema *S, const ectx *cx, val v, hdg_loc at)
+{
+    if (v.ncomp == 1) {
+        sema_error(S, at, "div() needs a vector or a matrix, not a scalar");
+        return err();
+    }
+    if (is_vec(v.ncomp)) return op_div_rows(S, cx, v, at);
+    int d = vdim(v.ncomp);
+    poly r[3];
+    bool ok = true;
+    for (int i = 0; i < d; i++) {
+        val ri = op_div_rows(S, cx, fieldn(d, &v.c[d * i]), at);
+        if (ri.kind == V_ERR) ok = false;
+        else r[i] = ri.c[0];
+    }
+    return ok ? fieldn(d, r) : err();
+}
+
+/* curl() of a 3-vector: (dy v_z - dz v_y, dz v_x - dx v_z, dx v_y - dy v_x). */
+static val op_curl(sema *S, const ectx *cx, val v, hdg_loc at)
+{
+    if (v.ncomp != 3) {
+        sema_error(S, at, "curl() needs a vector (3 components), not a %s", shape_name(v.ncomp));
+        return err();
+    }
+    poly r[3];
+    for (int i = 0; i < 3; i++) {
+        int j = (i + 1) % 3, k = (i + 2) % 3;   /* (curl v)_i = d v_k / d x_j - d v_j / d x_k */
+        val a = v_diff(S, cx, field1(v.c[k]), AXES[j], at);
+        if (a.kind == V_ERR) return err();
+        val b = v_diff(S, cx, field1(v.c[j]), AXES[k], at);
+        if (b.kind == V_ERR) return err();
+        r[i] = p_add(S, a.c[0], b.c[0], -1);
+    }
+    return fieldn(3, r);
+}
+
+/* dot(), cross(), outer() of two vectors. */
+static val vector_op(sema *S, const ectx *cx, val v, val w, int op, const ast *a)
+{
+    static const char *need[] = {[OP_DOT] = "dot() needs two vectors",
+                                 [OP_CROSS] = "cross() needs two vectors of 3 components",
+                                 [OP_OUTER] = "outer() needs two vectors"};
+    int d = vdim(v.ncomp);
+    if (!is_vec(v.ncomp) || v.ncomp != w.ncomp || (op == OP_CROSS && d != 3)) {
+        sema_error(S, a->loc, "%s", need[op]);
+        return err();
+    }
+    if (op == OP_DOT) {
+        poly r;
+        return p_dotn(S, cx, d, v.c, 1, w.c, 1, &r, a->loc) ? field1(r) : err();
+    }
+    poly r[9];
+    for (int i = 0; i < (op == OP_CROSS ? 3 : d * d); i++) {
+        if (op == OP_OUTER) {
+            if (!p_mul(S, cx, v.c[i / d], w.c[i % d], &r[i], a->loc)) return err();
+            continue;
+        }
+        int j = (i + 1) % 3, k = (i + 2) % 3;   /* (v x w)_i = v_j w_k - v_k w_j */
+        poly x, y;
+        if (!p_mul(S, cx, v.c[j], w.c[k], &x, a->loc) || !p_mul(S, cx, v.c[k], w.c[j], &y, a->loc)) return err();
+        r[i] = p_add(S, x, y, -1);
+    }
+    return fieldn(op == OP_CROSS ? 3 : d * d, r);
+}
+
+static bool two_args(int op) { return op == OP_DOT || op == OP_CROSS || op == OP_OUTER; }
+
 static val op_call(sema *S, const ectx *cx, const ast *a, int op)
 {
     if (op == OP_DT) return op_dt(S, cx, a);
     if (op == OP_JUMP || op == OP_AVG || op == OP_EXT) return op_ext(S, cx, a, op);
-    if (!arity(S, a, op == OP_DOT ? 2 : 1)) return err();
+    if (!arity(S, a, two_args(op) ? 2 : 1)) return err();
     char where[64];
     snprintf(where, sizeof where, "inside %s()", a->name);
     val v = expand(S, cx, a->args[0]);
     if (!need_field(S, &v, a->loc, where)) return err();
     switch (op) {
-    case OP_GRAD: {
-        if (v.ncomp == 4) {
-            sema_error(S, a->loc, "grad() needs a scalar or a vector, not a matrix");
-            return err();
-        }
-        val gx = v_diff(S, cx, v, HDG_VAR_X, a->loc);
-        if (gx.kind == V_ERR) return err();
-        val gy = v_diff(S, cx, v, HDG_VAR_Y, a->loc);
-        if (gy.kind == V_ERR) return err();
-        if (v.ncomp == 1) return field2(gx.c[0], gy.c[0]);
-        return field4(gx.c[0], gy.c[0], gx.c[1], gy.c[1]);   /* (grad v)_ij = d v_i / d x_j */
-    }
-    case OP_DIV: {
-        if (v.ncomp == 1) {
-            sema_error(S, a->loc, "div() needs a vector or a matrix, not a scalar");
-            return err();
-        }
-        if (v.ncomp == 4) {   /* row by row: (div A)_i = sum_j d A_ij / d x_j */
-            val r0 = op_div_rows(S, cx, field2(v.c[0], v.c[1]), a->loc);
-            val r1 = op_div_rows(S, cx, field2(v.c[2], v.c[3]), a->loc);
-            if (r0.kind == V_ERR || r1.kind == V_ERR) return err();
-            return field2(r0.c[0], r1.c[0]);
-        }
-        return op_div_rows(S, cx, v, a->loc);
-    }
+    case OP_GRAD: return op_grad(S, cx, v, a->loc);
+    case OP_DIV: return op_divergence(S, cx, v, a->loc);
+    case OP_CURL: return op_curl(S, cx, v, a->loc);
     case OP_TRANSPOSE: case OP_INV: case OP_DET: case OP_TRACE: return matrix_op(S, cx, v, op, a);
     case OP_DX: return v_diff(S, cx, v, HDG_VAR_X, a->loc);
     case OP_DY: return v_diff(S, cx, v, HDG_VAR_Y, a->loc);
-    case OP_DOT: {
+    case OP_DZ: return v_diff(S, cx, v, HDG_VAR_Z, a->loc);
+    case OP_DOT: case OP_CROSS: case OP_OUTER: {
         val w = expand(S, cx, a->args[1]);
         if (!need_field(S, &w, a->loc, where)) return err();
-        if (v.ncomp != 2 || w.ncomp != 2) {
-            sema_error(S, a->loc, "dot() needs two vectors");
-            return err();
-        }
-        poly x, y;
-        if (!p_mul(S, cx, v.c[0], w.c[0], &x, a->loc) || !p_mul(S, cx, v.c[1], w.c[1], &y, a->loc))
-            return err();
-        return field1(p_add(S, x, y, 1));
+        return vector_op(S, cx, v, w, op, a);
     }
     }
     return err();
@@ -876,7 +1036,7 @@ static val user_call(sema *S, const ectx *cx, const ast *a, symbol *s)
                    f->nargs == 1 ? "" : "s", a->nargs);
         return err();
     }
-    const hdg_expr *args[3];
+    const hdg_expr *args[HDG_NVARS];
     char where[300];
     snprintf(where, sizeof where, "in a call of func '%s'", f->name);
     for (int i = 0; i < a->nargs; i++) {
@@ -895,6 +1055,7 @@ static val call_value(sema *S, const ectx *cx, const ast *a)
     }
     symbol *s = sema_lookup(S, a->name);
     if (!s) {
+        if (sema_3d_only(S, a->name, a->loc)) return err();
         const char *near = sema_suggest(S, a->name, NULL, SUGGEST_CALL);
         if (near) sema_error(S, a->loc, "undefined function '%s'; did you mean '%s'?", a->name, near);
         else sema_error(S, a->loc, "undefined function '%s'", a->name);
@@ -1012,36 +1173,66 @@ static val if_value(sema *S, const ectx *cx, const ast *a)
     return v;
 }
 
-/* [a, b]: a vector of two scalars, or a matrix of two rows [[a, b], [c, d]]. */
-static val bracket_value(sema *S, const ectx *cx, const ast *a)
+/* Refuses a bracket whose number of entries is not the file's dimension. */
+static bool bracket_size(sema *S, const ast *a, int n)
 {
-    val x = expand(S, cx, a->a);
-    if (x.kind == V_ERR || !need_field(S, &x, a->loc, "in [a, b]")) return err();
-    val y = expand(S, cx, a->b);
-    if (y.kind == V_ERR || !need_field(S, &y, a->loc, "in [a, b]")) return err();
-    if (x.ncomp == 4 || y.ncomp == 4) {
-        sema_error(S, a->loc, "an entry of [a, b] is a matrix: [a, b] is a vector of two scalars or a "
-                              "matrix of two rows [[a, b], [c, d]]");
-        return err();
-    }
-    if (x.ncomp != y.ncomp) {
-        sema_error(S, a->loc, "the entries of [a, b] have different shapes: a %s and a %s",
-                   shape_name(x.ncomp), shape_name(y.ncomp));
-        return err();
-    }
-    if (x.ncomp == 1) return field2(x.c[0], y.c[0]);
-    return field4(x.c[0], x.c[1], y.c[0], y.c[1]);
+    int d = S->p->dim;
+    if (n == d) return true;
+    if (d == 2)
+        sema_error(S, a->loc, "[a, b, c] needs 'mesh tetrahedron': this file is two-dimensional (mesh triangle), "
+                              "its vectors are [a, b]");
+    else
+        sema_error(S, a->loc, "[a, b] is two-dimensional: in a file with 'mesh tetrahedron' a vector has 3 "
+                              "entries, [a, b, c] (a matrix 3 rows, [[a, b, c], [d, e, f], [g, h, i]])");
+    return false;
 }
 
-/* The index i in v[i]: the number 0 or 1 (-1 after an error). */
+/* [a, b] (2D), [a, b, c] (3D): a vector of scalars, or a matrix by rows [[a, b], [c, d]]. */
+static val bracket_value(sema *S, const ectx *cx, const ast *a)
+{
+    const ast *ent[3] = {a->a, a->b, a->c};
+    int n = a->c ? 3 : 2;
+    if (!bracket_size(S, a, n)) return err();
+    val x[3];
+    for (int k = 0; k < n; k++) {
+        x[k] = expand(S, cx, ent[k]);
+        if (x[k].kind == V_ERR || !need_field(S, &x[k], a->loc, n == 2 ? "in [a, b]" : "in [a, b, c]"))
+            return err();
+    }
+    for (int k = 0; k < n; k++)
+        if (is_mat(x[k].ncomp)) {
+            if (n == 2)
+                sema_error(S, a->loc, "an entry of [a, b] is a matrix: [a, b] is a vector of two scalars or a "
+                                      "matrix of two rows [[a, b], [c, d]]");
+            else
+                sema_error(S, a->loc, "an entry of [a, b, c] is a matrix: [a, b, c] is a vector of three "
+                                      "scalars or a matrix of three rows [[a, b, c], [d, e, f], [g, h, i]]");
+            return err();
+        }
+    for (int k = 1; k < n; k++)
+        if (x[k].ncomp != x[0].ncomp) {
+            sema_error(S, a->loc, "the entries of %s have different shapes: a %s and a %s",
+                       n == 2 ? "[a, b]" : "[a, b, c]", shape_name(x[0].ncomp), shape_name(x[k].ncomp));
+            return err();
+        }
+    poly r[9];
+    int m = x[0].ncomp;   /* 1: a vector; n: the rows of a matrix */
+    for (int k = 0; k < n; k++)
+        for (int c = 0; c < m; c++) r[m * k + c] = x[k].c[c];
+    return fieldn(n * m, r);
+}
+
+/* The index i in v[i]: the number 0 or 1 (3D: 0, 1 or 2); -1 after an error. */
 static int index_number(sema *S, const ast *i, const char *shape)
 {
+    bool d3 = S->p->dim == 3;
     if (i->kind != AST_NUM || !i->is_int) {
-        sema_error(S, i->loc, "an index must be the number 0 or 1");
+        sema_error(S, i->loc, "an index must be the number %s", d3 ? "0, 1 or 2" : "0 or 1");
         return -1;
     }
-    if (i->num > 1) {
-        sema_error(S, i->loc, "index %.0f out of range: the indices of a %s are 0 and 1", i->num, shape);
+    if (i->num > (d3 ? 2 : 1)) {
+        sema_error(S, i->loc, "index %.0f out of range: the indices of a %s are %s", i->num, shape,
+                   d3 ? "0, 1 and 2" : "0 and 1");
         return -1;
     }
     return (int)i->num;
@@ -1050,12 +1241,15 @@ static int index_number(sema *S, const ast *i, const char *shape)
 /* The component named by '.x', '.yy' ... (-1 after an error). */
 static int component_name(sema *S, const ast *a, int ncomp)
 {
-    static const char *vec[] = {"x", "y"}, *mat[] = {"xx", "xy", "yx", "yy"};
-    const char *const *names = ncomp == 4 ? mat : vec;
     for (int c = 0; c < ncomp; c++)
-        if (!strcmp(a->name, names[c])) return c;
-    sema_error(S, a->loc, "no component '.%s' in a %s: its components are %s", a->name, shape_name(ncomp),
-               ncomp == 4 ? ".xx, .xy, .yx and .yy" : ".x and .y");
+        if (!strcmp(a->name, hdg_comp_suffix(ncomp, c) + 1)) return c;
+    if (S->p->dim == 2 && (!strcmp(a->name, "z") || (strlen(a->name) == 2 && strchr(a->name, 'z') &&
+                                                      strspn(a->name, "xyz") == 2)))
+        sema_error(S, a->loc, "no component '.%s' in a %s: its components are %s ('.%s' needs 'mesh "
+                   "tetrahedron')", a->name, shape_name(ncomp), shape_components(ncomp), a->name);
+    else
+        sema_error(S, a->loc, "no component '.%s' in a %s: its components are %s", a->name, shape_name(ncomp),
+                   shape_components(ncomp));
     return -1;
 }
 
@@ -1073,16 +1267,17 @@ static val index_value(sema *S, const ectx *cx, const ast *a)
         int c = component_name(S, a, v.ncomp);
         return c < 0 ? err() : field1(v.c[c]);
     }
-    if (a->c && v.ncomp != 4) {
+    if (a->c && !is_mat(v.ncomp)) {
         sema_error(S, a->loc, "a vector has one index: v[i]");
         return err();
     }
     int i = index_number(S, a->b, shape);
     if (i < 0) return err();
-    if (v.ncomp == 2) return field1(v.c[i]);
-    if (!a->c) return field2(v.c[2 * i], v.c[2 * i + 1]);
+    if (is_vec(v.ncomp)) return field1(v.c[i]);
+    int d = vdim(v.ncomp);
+    if (!a->c) return fieldn(d, &v.c[d * i]);
     int j = index_number(S, a->c, shape);
-    return j < 0 ? err() : field1(v.c[2 * i + j]);
+    return j < 0 ? err() : field1(v.c[d * i + j]);
 }
 
 val expand(sema *S, const ectx *cx, const ast *a)

@@ -213,11 +213,11 @@ static const hdg_expr *rebuild(hdg_problem *p, const hdg_expr *e, const hdg_expr
     }
 }
 
-const hdg_expr *ex_subst(hdg_problem *p, const hdg_expr *e, const hdg_expr *const vals[3])
+const hdg_expr *ex_subst(hdg_problem *p, const hdg_expr *e, const hdg_expr *const vals[HDG_NVARS])
 {
     if (e->kind == HDG_EX_COORD) return vals[e->index] ? vals[e->index] : e;
     if (e->nkids == 0) return e;
-    const hdg_expr *k[3] = {NULL, NULL, NULL};
+    const hdg_expr *k[HDG_NVARS] = {NULL};
     bool changed = false;
     for (int i = 0; i < e->nkids; i++) {
         k[i] = ex_subst(p, e->kid[i], vals);
@@ -228,18 +228,19 @@ const hdg_expr *ex_subst(hdg_problem *p, const hdg_expr *e, const hdg_expr *cons
 
 const hdg_expr *hdg_expr_at_time(hdg_problem *p, const hdg_expr *e, double t0)
 {
-    const hdg_expr *vals[3] = {NULL, NULL, ex_num(p, t0)};
+    const hdg_expr *vals[HDG_NVARS] = {NULL};
+    vals[HDG_VAR_T] = ex_num(p, t0);
     return ex_subst(p, e, vals);
 }
 
 static const hdg_expr *inline_calls(hdg_problem *p, const hdg_expr *e)
 {
     if (e->nkids == 0) return e;
-    const hdg_expr *k[3] = {NULL, NULL, NULL};
+    const hdg_expr *k[HDG_NVARS] = {NULL};
     for (int i = 0; i < e->nkids; i++) k[i] = inline_calls(p, e->kid[i]);
     if (e->kind != HDG_EX_CALL) return rebuild(p, e, k);
     const hdg_func *f = &p->funcs[e->index];
-    const hdg_expr *vals[3] = {NULL, NULL, NULL};
+    const hdg_expr *vals[HDG_NVARS] = {NULL};
     for (int i = 0; i < f->nargs; i++) vals[f->args[i]] = k[i];
     return ex_subst(p, inline_calls(p, f->body[e->comp]), vals);
 }
@@ -287,8 +288,10 @@ double hdg_expr_eval(const hdg_expr *e, const hdg_eval_env *env)
     case HDG_EX_NUM: return e->num;
     case HDG_EX_PI: return 3.14159265358979323846;
     case HDG_EX_PARAM: return env->problem ? env->problem->params[e->index].value : NAN;
-    case HDG_EX_COORD: return e->index == HDG_VAR_X ? env->x : e->index == HDG_VAR_Y ? env->y : env->t;
-    case HDG_EX_NORMAL: return e->index == 0 ? env->nx : env->ny;
+    case HDG_EX_COORD:
+        return e->index == HDG_VAR_X ? env->x : e->index == HDG_VAR_Y ? env->y : e->index == HDG_VAR_Z ? env->z
+                                                                                                   : env->t;
+    case HDG_EX_NORMAL: return e->index == 0 ? env->nx : e->index == 1 ? env->ny : env->nz;
     case HDG_EX_NEG: return -hdg_expr_eval(k[0], env);
     case HDG_EX_ADD: return hdg_expr_eval(k[0], env) + hdg_expr_eval(k[1], env);
     case HDG_EX_SUB: return hdg_expr_eval(k[0], env) - hdg_expr_eval(k[1], env);
@@ -306,6 +309,7 @@ double hdg_expr_eval(const hdg_expr *e, const hdg_eval_env *env)
             double v = hdg_expr_eval(k[i], env);
             if (f->args[i] == HDG_VAR_X) inner.x = v;
             else if (f->args[i] == HDG_VAR_Y) inner.y = v;
+            else if (f->args[i] == HDG_VAR_Z) inner.z = v;
             else inner.t = v;
         }
         return hdg_expr_eval(f->body[e->comp], &inner);
@@ -330,8 +334,8 @@ const char *hdg_cmp_name(hdg_cmp c)
 
 const char *hdg_var_name(hdg_var v)
 {
-    static const char *names[] = {"x", "y", "t"};
-    return (unsigned)v < 3 ? names[v] : "?";
+    static const char *names[] = {"x", "y", "t", "z"};
+    return (unsigned)v < HDG_NVARS ? names[v] : "?";
 }
 
 static void print_num(hdg_str *b, double v)
@@ -370,7 +374,7 @@ static void print(hdg_str *b, const hdg_problem *p, const hdg_expr *e, int need)
         else hdg_str_printf(b, "param%d", e->index);
         break;
     case HDG_EX_COORD: hdg_str_puts(b, hdg_var_name((hdg_var)e->index)); break;
-    case HDG_EX_NORMAL: hdg_str_puts(b, e->index == 0 ? "nx" : "ny"); break;
+    case HDG_EX_NORMAL: hdg_str_puts(b, e->index == 0 ? "nx" : e->index == 1 ? "ny" : "nz"); break;
     case HDG_EX_NEG: hdg_str_putc(b, '-'); print(b, p, k[0], 3); break;
     case HDG_EX_ADD: print(b, p, k[0], 1); hdg_str_puts(b, " + "); print(b, p, k[1], 1); break;
     case HDG_EX_SUB: print(b, p, k[0], 1); hdg_str_puts(b, " - "); print(b, p, k[1], 2); break;

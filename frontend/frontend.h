@@ -5,7 +5,7 @@
  * every shape checked, the method family (HDG or DG) decided, and every equation
  * expanded into scalar "atoms"
  *
- *     coefficient(x, y, t, nx, ny, params) * trial * test     over a volume or a boundary
+ *     coefficient(x, y, [z,] t, nx, ny, [nz,] params) * trial * test     over a volume or a boundary
  *
  * which the IR lowering consumes without looking at the AST. Expressions
  * (coefficients, boundary data, exact solutions) are trees of hdg_expr nodes that
@@ -75,8 +75,8 @@ typedef enum hdg_expr_kind {
     HDG_EX_NUM,      /* num */
     HDG_EX_PI,       /* the constant pi */
     HDG_EX_PARAM,    /* index: problem->params[index] (its value is read at evaluation) */
-    HDG_EX_COORD,    /* index: hdg_var (x, y or t) */
-    HDG_EX_NORMAL,   /* index: 0 nx, 1 ny (outward unit normal of the element face) */
+    HDG_EX_COORD,    /* index: hdg_var (x, y, t or z) */
+    HDG_EX_NORMAL,   /* index: 0 nx, 1 ny, 2 nz (outward unit normal of the element face; nz: dim 3) */
     HDG_EX_NEG,      /* -kid[0] */
     HDG_EX_ADD, HDG_EX_SUB, HDG_EX_MUL, HDG_EX_DIV, HDG_EX_POW,   /* kid[0] op kid[1] */
     HDG_EX_CALL,     /* user func: index = func, comp = component, kid[0..nkids) = arguments
@@ -86,7 +86,9 @@ typedef enum hdg_expr_kind {
     HDG_EX_IF        /* kid[0] != 0 ? kid[1] : kid[2] */
 } hdg_expr_kind;
 
-typedef enum hdg_var { HDG_VAR_X, HDG_VAR_Y, HDG_VAR_T } hdg_var;
+/* HDG_VAR_Z (dim 3 only) comes after t so that the 2D values keep their numbers. */
+typedef enum hdg_var { HDG_VAR_X, HDG_VAR_Y, HDG_VAR_T, HDG_VAR_Z } hdg_var;
+#define HDG_NVARS 4
 typedef enum hdg_builtin {
     HDG_BUILTIN_SIN, HDG_BUILTIN_COS, HDG_BUILTIN_EXP, HDG_BUILTIN_LOG, HDG_BUILTIN_SQRT, HDG_BUILTIN_TANH, HDG_BUILTIN_ABS
 } hdg_builtin;
@@ -97,11 +99,11 @@ typedef enum hdg_cmp { HDG_CMP_LT, HDG_CMP_LE, HDG_CMP_GT, HDG_CMP_GE, HDG_CMP_E
 typedef struct hdg_expr {
     hdg_expr_kind kind;
     int index;                    /* see hdg_expr_kind */
-    int comp;                     /* HDG_EX_CALL: component of a vector (0, 1) or 2x2 matrix func
-                                     (0..3, row-major: xx, xy, yx, yy) */
+    int comp;                     /* HDG_EX_CALL: component of a vector (0, 1; 3D: 0..2) or matrix func
+                                     (2x2: 0..3, row-major xx, xy, yx, yy; 3x3: 0..8, xx .. zz) */
     int nkids;
     double num;                   /* HDG_EX_NUM */
-    const struct hdg_expr *kid[3];
+    const struct hdg_expr *kid[HDG_NVARS];   /* at most 4: a call of a func of (x, y, z, t) */
     int depth;                    /* tree depth, calls counted through the func body */
     int size;                     /* tree size with calls expanded (saturates) */
 } hdg_expr;
@@ -111,6 +113,8 @@ struct hdg_problem;
 typedef struct hdg_eval_env {
     double x, y, t, nx, ny;
     const struct hdg_problem *problem;   /* param values and func bodies */
+    double z, nz;                        /* dim 3 (after problem: {x, y, t, nx, ny, p} still initialises
+                                            a 2D point, with z = nz = 0) */
 } hdg_eval_env;
 
 /* Slow-path evaluation (checks, host-side boundary data, tests). */
@@ -125,8 +129,8 @@ const hdg_expr *hdg_expr_inline(struct hdg_problem *p, const hdg_expr *e);
 /* e with t replaced by the number t0 (and folded). */
 const hdg_expr *hdg_expr_at_time(struct hdg_problem *p, const hdg_expr *e, double t0);
 
-bool hdg_expr_depends(const hdg_expr *e, hdg_var var);   /* mentions x, y or t */
-bool hdg_expr_has_normal(const hdg_expr *e);             /* mentions nx or ny */
+bool hdg_expr_depends(const hdg_expr *e, hdg_var var);   /* mentions x, y, z or t */
+bool hdg_expr_has_normal(const hdg_expr *e);             /* mentions nx, ny or nz */
 bool hdg_expr_is_num(const hdg_expr *e, double v);       /* a number equal to v */
 
 /* Text in the language's syntax ("2*pi^2*sin(pi*x)"); the caller frees it. */
@@ -134,7 +138,7 @@ char *hdg_expr_str(const struct hdg_problem *p, const hdg_expr *e);
 
 const char *hdg_builtin_name(hdg_builtin f);   /* "sin" ... */
 const char *hdg_cmp_name(hdg_cmp c);           /* "<" ... */
-const char *hdg_var_name(hdg_var v);           /* "x", "y", "t" */
+const char *hdg_var_name(hdg_var v);           /* "x", "y", "t", "z" */
 
 /* The highest degree of a DG problem: its nodal reference element (warp-blend
  * nodes, runtime/fem/refel.h HDG_REFEL_MAX_DEGREE) goes up to 12; HDG goes up to 20. */
@@ -145,10 +149,12 @@ const char *hdg_var_name(hdg_var v);           /* "x", "y", "t" */
 
 /* ---------------------------------------------------------------- the checked problem */
 
-/* Components of a value: 1 scalar, 2 vector, 4 a 2x2 matrix stored row-major (xx, xy, yx, yy). */
-#define HDG_MAX_COMP 4
-/* The component's suffix as the summary writes it: "" (scalar), ".x" ".y", ".xx" ".xy" ".yx" ".yy";
- * the field-name form (output files, --field): "", "_x", ..., "_yy". */
+/* Components of a value: 1 scalar; in 2D 2 a vector, 4 a 2x2 matrix stored row-major (xx, xy, yx, yy);
+ * in 3D 3 a vector (x, y, z), 9 a 3x3 matrix stored row-major (xx, xy, xz, yx, ..., zz). The count
+ * alone tells the shape and the dimension (a problem has only those of its own dim). */
+#define HDG_MAX_COMP 9
+/* The component's suffix as the summary writes it: "" (scalar), ".x" ".y" [".z"], ".xx" ".xy" ... ".yy"
+ * (3x3: ".xx" ... ".zz"); the field-name form (output files, --field): "", "_x", ..., "_zz". */
 const char *hdg_comp_suffix(int ncomp, int comp);
 const char *hdg_comp_field_suffix(int ncomp, int comp);
 
@@ -164,12 +170,12 @@ typedef struct hdg_param {
 
 typedef struct hdg_func {
     const char *name;
-    int nargs;                 /* 0..3 */
-    hdg_var args[3];           /* formal arguments, a subset of x, y, t in the written order */
-    int ncomp;                 /* 1 scalar, 2 vector, 4 2x2 matrix (row-major: xx, xy, yx, yy) */
+    int nargs;                 /* 0..4 */
+    hdg_var args[HDG_NVARS];   /* formal arguments, a subset of x, y, t (and z in 3D) in the written order */
+    int ncomp;                 /* 1 scalar, 2 (3D: 3) vector, 4 (3D: 9) matrix, row-major */
     const hdg_expr *body[HDG_MAX_COMP];   /* in terms of COORD nodes of its formal arguments */
     hdg_loc loc;
-    const hdg_expr *dbody[HDG_MAX_COMP][3];   /* cache of d body / d var (internal) */
+    const hdg_expr *dbody[HDG_MAX_COMP][HDG_NVARS];   /* cache of d body / d var (internal) */
 } hdg_func;
 
 typedef enum hdg_space_kind { HDG_SPACE_L2, HDG_SPACE_TRACE } hdg_space_kind;
@@ -186,7 +192,8 @@ typedef struct hdg_space {
 
 typedef struct hdg_unknown {
     const char *name;
-    int ncomp;                 /* 1 scalar, 2 vector, 4 2x2 tensor (V^(2x2), HDG only; row-major) */
+    int ncomp;                 /* 1 scalar, 2 vector, 4 2x2 tensor (V^(2x2), HDG only; row-major);
+                                  3D: 3 vector (V^3), 9 3x3 tensor (V^(3x3)) */
     int space;                 /* index into spaces */
     bool trace;                /* trace unknown (on faces, HDG) or element unknown */
     bool post;                 /* HDG post-processed unknown ('postprocess ustar : W'): an element

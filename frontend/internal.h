@@ -34,6 +34,7 @@ typedef enum ast_kind {
     AST_BINT,   /* <a, b>: integral over the element boundary */
     AST_CMP, AST_IF,
     AST_INDEX   /* a[b], a[b, c] (b, c: the index expressions) or a.name (component x, y, xx ...) */
+                /* AST_VEC: [a, b] or [a, b, c] (c NULL for two entries) */
 } ast_kind;
 
 typedef struct ast {
@@ -129,6 +130,8 @@ ast *ast_bin(parse_ctx *pc, hdg_loc loc, int op, ast *a, ast *b);
 ast *ast_pair(parse_ctx *pc, ast_kind kind, hdg_loc loc, ast *a, ast *b);
 ast *ast_call(parse_ctx *pc, hdg_loc loc, const char *name, ilist args);
 ast *ast_if(parse_ctx *pc, hdg_loc loc, ast *c, ast *a, ast *b);
+/* [a, b, c]: AST_VEC with its third entry in c ([a, b]: c is NULL). */
+ast *ast_vec3(parse_ctx *pc, hdg_loc loc, ast *a, ast *b, ast *c);
 /* base[i], base[i, j] (j NULL: one index) or base.comp (i NULL). */
 ast *ast_index(parse_ctx *pc, hdg_loc loc, ast *base, ast *i, ast *j, const char *comp);
 bool ast_too_deep(parse_ctx *pc);
@@ -160,9 +163,9 @@ const hdg_expr *ex_builtin(hdg_problem *p, hdg_builtin f, const hdg_expr *a);
 const hdg_expr *ex_cmp(hdg_problem *p, hdg_cmp op, const hdg_expr *a, const hdg_expr *b);
 const hdg_expr *ex_if(hdg_problem *p, const hdg_expr *c, const hdg_expr *a, const hdg_expr *b);
 const hdg_expr *ex_call(hdg_problem *p, int func, int comp, int nargs, const hdg_expr *const *args);
-/* Replaces x, y, t by vals[var] (NULL: keep) everywhere except inside func bodies. */
-const hdg_expr *ex_subst(hdg_problem *p, const hdg_expr *e, const hdg_expr *const vals[3]);
-bool ex_is_const(const hdg_expr *e);   /* no x, y, t, nx, ny: numbers, pi and params only */
+/* Replaces x, y, t, z by vals[var] (NULL: keep) everywhere except inside func bodies. */
+const hdg_expr *ex_subst(hdg_problem *p, const hdg_expr *e, const hdg_expr *const vals[HDG_NVARS]);
+bool ex_is_const(const hdg_expr *e);   /* no x, y, z, t, nx, ny, nz: numbers, pi and params only */
 bool ex_too_big(const hdg_expr *e);    /* past HDG_EXPR_MAX_SIZE or _DEPTH */
 struct hdg_str;
 /* Appends e to b, parenthesized when its precedence is below need

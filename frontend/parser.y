@@ -21,6 +21,11 @@ typedef void *yyscan_t;
 int hdg_yylex(HDG_YYSTYPE *lval, HDG_YYLTYPE *lloc, yyscan_t scanner);
 static void hdg_yyerror(HDG_YYLTYPE *loc, yyscan_t scanner, parse_ctx *pc, const char *msg);
 #define L(l) ((hdg_loc){(l).first_line, (l).first_column})
+/* V^(NxM): N*N for the square tensors 2x2 and 3x3, -1 for any other shape. */
+static int tensor_power(bool is_int, double n, double m)
+{
+    return is_int && (n == 2 || n == 3) && m == n ? (int)(n * n) : -1;
+}
 }
 
 %union {
@@ -183,15 +188,15 @@ typed:
         $$ = item_new(pc, $1, L(@1)); $$->space = $3; $$->space_loc = L(@3);
         $$->power = $5.is_int ? (int)$5.value : -1; $$->power_loc = L(@5);
     }
-  | NAME ':' NAME '^' '(' NUMBER NAME ')' {      /* V^(2x2): the lexer reads 2, x2 */
+  | NAME ':' NAME '^' '(' NUMBER NAME ')' {      /* V^(2x2), V^(3x3): the lexer reads 2, x2 */
         $$ = item_new(pc, $1, L(@1)); $$->space = $3; $$->space_loc = L(@3);
         $$->tensor = true; $$->power_loc = L(@6);
-        $$->power = $6.is_int && $6.value == 2 && !strcmp($7, "x2") ? 4 : -1;
+        $$->power = tensor_power($6.is_int, $6.value, !strcmp($7, "x2") ? 2 : !strcmp($7, "x3") ? 3 : 0);
     }
   | NAME ':' NAME '^' '(' NUMBER NAME NUMBER ')' {   /* V^(2 x 2) */
         $$ = item_new(pc, $1, L(@1)); $$->space = $3; $$->space_loc = L(@3);
         $$->tensor = true; $$->power_loc = L(@6);
-        $$->power = $6.is_int && $6.value == 2 && !strcmp($7, "x") && $8.is_int && $8.value == 2 ? 4 : -1;
+        $$->power = tensor_power($6.is_int, $6.value, !strcmp($7, "x") && $8.is_int ? $8.value : 0);
     }
   ;
 
@@ -256,6 +261,7 @@ primary:
   | '(' expr ',' expr ')'     { $$ = ast_pair(pc, AST_VINT, L(@1), $2, $4); }
   | '<' expr ',' expr '>'     { $$ = ast_pair(pc, AST_BINT, L(@1), $2, $4); }
   | '[' expr ',' expr ']'     { $$ = ast_pair(pc, AST_VEC, L(@1), $2, $4); }
+  | '[' expr ',' expr ',' expr ']' { $$ = ast_vec3(pc, L(@1), $2, $4, $6); }
   | IF '(' cond ',' expr ',' expr ')' { $$ = ast_if(pc, L(@1), $3, $5, $7); }
   | TRACE '(' opt_args ')'    { $$ = ast_call(pc, L(@1), "trace", $3); }   /* trace(A) of a matrix */
   | primary '[' expr ']'      { $$ = ast_index(pc, L(@3), $1, $3, NULL, NULL); }

@@ -213,17 +213,23 @@ static void put_expr(hdg_str *b, const hdg_problem *p, const hdg_expr *e, int ne
 
 const char *hdg_comp_suffix(int ncomp, int c)
 {
-    static const char *vec[] = {".x", ".y"}, *mat[] = {".xx", ".xy", ".yx", ".yy"};
-    if (ncomp == 2 && c >= 0 && c < 2) return vec[c];
-    if (ncomp == 4 && c >= 0 && c < 4) return mat[c];
+    static const char *vec[] = {".x", ".y", ".z"}, *mat2[] = {".xx", ".xy", ".yx", ".yy"},
+                      *mat3[] = {".xx", ".xy", ".xz", ".yx", ".yy", ".yz", ".zx", ".zy", ".zz"};
+    if (c < 0 || c >= ncomp) return "";
+    if (ncomp == 2 || ncomp == 3) return vec[c];
+    if (ncomp == 4) return mat2[c];
+    if (ncomp == 9) return mat3[c];
     return "";
 }
 
 const char *hdg_comp_field_suffix(int ncomp, int c)
 {
-    static const char *vec[] = {"_x", "_y"}, *mat[] = {"_xx", "_xy", "_yx", "_yy"};
-    if (ncomp == 2 && c >= 0 && c < 2) return vec[c];
-    if (ncomp == 4 && c >= 0 && c < 4) return mat[c];
+    static const char *vec[] = {"_x", "_y", "_z"}, *mat2[] = {"_xx", "_xy", "_yx", "_yy"},
+                      *mat3[] = {"_xx", "_xy", "_xz", "_yx", "_yy", "_yz", "_zx", "_zy", "_zz"};
+    if (c < 0 || c >= ncomp) return "";
+    if (ncomp == 2 || ncomp == 3) return vec[c];
+    if (ncomp == 4) return mat2[c];
+    if (ncomp == 9) return mat3[c];
     return "";
 }
 
@@ -231,7 +237,7 @@ static const char *comp_suffix(int ncomp, int c) { return hdg_comp_suffix(ncomp,
 
 static void put_factor(hdg_str *b, const char *name, int ncomp, int comp, hdg_op op, bool ext, bool dt)
 {
-    const char *pre = op == HDG_OP_DX ? "dx(" : op == HDG_OP_DY ? "dy(" : "";
+    const char *pre = op == HDG_OP_DX ? "dx(" : op == HDG_OP_DY ? "dy(" : op == HDG_OP_DZ ? "dz(" : "";
     hdg_str_printf(b, "%s%s%s%s%s%s%s", pre, dt ? "dt(" : "", ext ? "ext(" : "", name,
                    comp_suffix(ncomp, comp), ext ? ")" : "", dt ? ")" : "");
     if (op != HDG_OP_VALUE) hdg_str_putc(b, ')');
@@ -294,20 +300,23 @@ static void put_vec(hdg_str *b, const hdg_problem *p, const hdg_expr *const *e, 
         put_expr(b, p, e[0], 0);
         return;
     }
-    if (ncomp == 4) hdg_str_putc(b, '[');
+    bool mat = ncomp == 4 || ncomp == 9;
+    int d = ncomp == 2 || ncomp == 4 ? 2 : 3;   /* entries per row */
+    if (mat) hdg_str_putc(b, '[');
     for (int c = 0; c < ncomp; c++) {
-        hdg_str_puts(b, c == 0 || c == 2 ? "[" : ", ");
+        hdg_str_puts(b, c % d == 0 ? "[" : ", ");
         put_expr(b, p, e[c], 0);
-        if (c % 2) hdg_str_putc(b, ']');
-        if (c == 1 && ncomp == 4) hdg_str_puts(b, ", ");
+        if (c % d == d - 1) hdg_str_putc(b, ']');
+        if (c % d == d - 1 && mat && c < ncomp - 1) hdg_str_puts(b, ", ");
     }
-    if (ncomp == 4) hdg_str_putc(b, ']');
+    if (mat) hdg_str_putc(b, ']');
 }
 
 static const char *space_text(const hdg_problem *p, int space, int ncomp, char *buf, size_t n)
 {
     if (ncomp == 1) snprintf(buf, n, "%s", p->spaces[space].name);
     else if (ncomp == 4) snprintf(buf, n, "%s^(2x2)", p->spaces[space].name);
+    else if (ncomp == 9) snprintf(buf, n, "%s^(3x3)", p->spaces[space].name);
     else snprintf(buf, n, "%s^%d", p->spaces[space].name, ncomp);
     return buf;
 }

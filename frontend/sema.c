@@ -65,7 +65,7 @@ static void table_put(sema *S, symbol *s)
  * never the name of anything else. Every other builtin yields to a name of the file. */
 static bool reserved(const char *name)
 {
-    static const char *core[] = {"x", "y", "t", "dt", "ext"};
+    static const char *core[] = {"x", "y", "t", "dt", "ext", "z"};   /* z: defined in 3D files only */
     for (size_t i = 0; i < sizeof core / sizeof *core; i++)
         if (!strcmp(core[i], name)) return true;
     return false;
@@ -128,21 +128,54 @@ const char *sema_suggest(sema *S, const char *name, const char *test, sugg_kind 
     return hdg_closest_name(name, names, n);
 }
 
+/* The builtins of a file of dimension S->p->dim: 'z', 'nz', 'dz', 'curl' and 'cross' exist only in
+ * 3D files (a 2D file may name its own things so, as its test function 'z'). */
 static void define_builtins(sema *S)
 {
     static const char *fns[] = {"sin", "cos", "exp", "log", "sqrt", "tanh", "abs"};
     static const char *ops[OP_COUNT] = {"grad", "div", "dx", "dy", "dot", "dt", "jump", "avg", "ext",
-                                        "transpose", "inv", "det", "trace"};
+                                        "transpose", "inv", "det", "trace", "outer", "dz", "curl", "cross"};
     hdg_loc none = {0, 0};
+    bool d3 = S->p->dim == 3;
     define(S, "pi", SYM_PI, 0, none);
     define(S, "x", SYM_COORD, HDG_VAR_X, none);
     define(S, "y", SYM_COORD, HDG_VAR_Y, none);
+    if (d3) define(S, "z", SYM_COORD, HDG_VAR_Z, none);
     define(S, "t", SYM_COORD, HDG_VAR_T, none);
     define(S, "nx", SYM_NORMAL, 0, none);
     define(S, "ny", SYM_NORMAL, 1, none);
+    if (d3) define(S, "nz", SYM_NORMAL, 2, none);
     define(S, "n", SYM_VNORMAL, 0, none);
     for (int i = 0; i < 7; i++) define(S, fns[i], SYM_FN, i, none);
-    for (int i = 0; i < OP_COUNT; i++) define(S, ops[i], SYM_OP, i, none);
+    for (int i = 0; i < (d3 ? OP_COUNT : OP_COUNT_2D); i++) define(S, ops[i], SYM_OP, i, none);
+}
+
+bool sema_3d_only(sema *S, const char *name, hdg_loc loc)
+{
+    static const char *names[] = {"z", "nz", "dz", "curl", "cross"};
+    if (S->p->dim == 3) return false;
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (!strcmp(names[i], name)) {
+            sema_error(S, loc, "'%s' needs 'mesh tetrahedron': this file is two-dimensional (mesh triangle)",
+                       name);
+            return true;
+        }
+    return false;
+}
+
+unsigned sema_all_coords(const sema *S)
+{
+    unsigned xyt = 1u << HDG_VAR_X | 1u << HDG_VAR_Y | 1u << HDG_VAR_T;
+    return S->p->dim == 3 ? xyt | 1u << HDG_VAR_Z : xyt;
+}
+
+/* The dimension the file's first 'mesh' line states (2 without one, or for an unknown element:
+ * header() reports it). */
+static int file_dim(const decl *ds)
+{
+    for (const decl *d = ds; d; d = d->next)
+        if (d->kind == D_MESH) return !strcmp(d->name, "tetrahedron") ? 3 : 2;
+    return 2;
 }
 
 static const char *fmt_loc(sema *S, hdg_loc l)
@@ -152,16 +185,18 @@ static const char *fmt_loc(sema *S, hdg_loc l)
     return s;
 }
 
-/* "V" or "V^2" */
-static const char *space_str(sema *S, int space, int ncomp)
+const char *sema_space_str(sema *S, int space, int ncomp)
 {
     const char *name = space >= 0 ? S->p->spaces[space].name : "?";
     if (ncomp == 1) return name;
     char *s = hdg_arena_alloc(S->tmp, strlen(name) + 8);
     if (ncomp == 4) sprintf(s, "%s^(2x2)", name);
+    else if (ncomp == 9) sprintf(s, "%s^(3x3)", name);
     else sprintf(s, "%s^%d", name, ncomp);
     return s;
 }
+
+static const char *space_str(sema *S, int space, int ncomp) { return sema_space_str(S, space, ncomp); }
 
 static ectx data_ctx(const char *where, unsigned coords, bool normals)
 {
@@ -175,7 +210,6 @@ static ectx data_ctx(const char *where, unsigned coords, bool normals)
     return cx;
 }
 
-#define XYT 7u
 
 /* Expands a data expression (no unknowns, no tests) of ncomp components
  * (0: any shape); NULL on errors. out[] gets the components (room for want of them,
@@ -226,8 +260,9 @@ static void header(sema *S, decl *ds, const hdg_frontend_options *opt)
             p->loc = d->loc;
         } else if (k == 1) {
             p->mesh = d->name;
-            if (strcmp(d->name, "triangle"))
-                sema_error(S, d->name_loc, "unsupported mesh '%s': only 'triangle' is supported", d->name);
+            if (strcmp(d->name, "triangle") && strcmp(d->name, "tetrahedron"))
+                sema_error(S, d->name_loc, "unsupported mesh '%s': the elements are 'triangle' (2D, the "
+                           "default) and 'tetrahedron' (3D)", d->name);
         } else {
             p->degree_name = d->name;
             if (!d->num_is_int || d->num < 1 || d->num > 20)
@@ -239,7 +274,6 @@ static void header(sema *S, decl *ds, const hdg_frontend_options *opt)
         }
     }
     if (!p->mesh) p->mesh = "triangle";
-    p->dim = 2;
     if (!first[0]) sema_error(S, (hdg_loc){1, 1}, "missing 'problem NAME' declaration");
     if (opt && opt->order) {
         if (opt->order < 1 || opt->order > 20)
@@ -319,14 +353,25 @@ static int space_ref(sema *S, const char *name, hdg_loc loc)
     return s->index;
 }
 
+/* The shapes of a file of dimension 2: V, V^2, V^(2x2); of dimension 3: V, V^3, V^(3x3). */
 static bool power_ok(sema *S, const item *it)
 {
-    if (it->tensor ? it->power == 4 : it->power == 1 || it->power == 2) return true;
-    if (it->tensor)
-        sema_error(S, it->power_loc, "only 2x2 tensors are supported (%s^(2x2))", it->space);
+    int d = S->p->dim;
+    if (it->tensor ? it->power == d * d : it->power == 1 || it->power == d) return true;
+    bool other = it->tensor ? it->power == 4 || it->power == 9 : it->power == 2 || it->power == 3;
+    if (other && d == 2)
+        sema_error(S, it->power_loc, "%s^%s needs 'mesh tetrahedron': this file is two-dimensional (mesh "
+                   "triangle), its vectors are %s^2 and its tensors %s^(2x2)", it->space,
+                   it->tensor ? "(3x3)" : "3", it->space, it->space);
+    else if (other)
+        sema_error(S, it->power_loc, "%s^%s is two-dimensional: in a file with 'mesh tetrahedron' a vector "
+                   "has 3 components (%s^3) and a tensor 3x3 (%s^(3x3))", it->space, it->tensor ? "(2x2)" : "2",
+                   it->space, it->space);
+    else if (it->tensor)
+        sema_error(S, it->power_loc, "only %dx%d tensors are supported (%s^(%dx%d))", d, d, it->space, d, d);
     else
-        sema_error(S, it->power_loc, "only scalars, 2-vectors and 2x2 tensors are supported (%s^N with N = 1 "
-                   "or 2, or %s^(2x2))", it->space, it->space);
+        sema_error(S, it->power_loc, "only scalars, %d-vectors and %dx%d tensors are supported (%s^N with N = 1 "
+                   "or %d, or %s^(%dx%d))", d, d, d, it->space, d, it->space, d, d);
     return false;
 }
 
@@ -409,7 +454,7 @@ static void param_decl(sema *S, decl *d, symbol *s, const double *override)
         return;
     }
     pa->expr = e[0];
-    hdg_eval_env env = {0, 0, 0, 0, 0, p};
+    hdg_eval_env env = {.problem = p};
     pa->value = override ? *override : hdg_expr_eval(e[0], &env);
     pa->overridden = override != NULL;
     if (!isfinite(pa->value)) {
@@ -426,11 +471,17 @@ static void func_decl(sema *S, decl *d, symbol *s)
     hdg_func *f = &p->funcs[s->index];
     unsigned mask = 0;
     bool ok = true;
+    bool d3 = p->dim == 3;
     for (item *it = d->items.head; it; it = it->next) {
         int v = !strcmp(it->name, "x") ? HDG_VAR_X : !strcmp(it->name, "y") ? HDG_VAR_Y
-              : !strcmp(it->name, "t") ? HDG_VAR_T : -1;
+              : !strcmp(it->name, "t") ? HDG_VAR_T : d3 && !strcmp(it->name, "z") ? HDG_VAR_Z : -1;
         if (v < 0) {
-            sema_error(S, it->loc, "func arguments must be x, y or t (funcs are functions of the coordinates)");
+            if (d3)
+                sema_error(S, it->loc, "func arguments must be x, y, z or t (funcs are functions of the "
+                           "coordinates)");
+            else
+                sema_error(S, it->loc, "func arguments must be x, y or t (funcs are functions of the "
+                           "coordinates)%s", !strcmp(it->name, "z") ? ": 'z' needs 'mesh tetrahedron'" : "");
             ok = false;
         } else if (mask & (1u << v)) {
             sema_error(S, it->loc, "argument '%s' appears twice", it->name);
@@ -858,7 +909,7 @@ static void equation_decl(sema *S, decl *d, int ei, pairing *pr)
     }
     ectx cx = {0};
     cx.mode = X_EQUATION;
-    cx.coords = XYT;
+    cx.coords = sema_all_coords(S);
     cx.where = "an equation";
     cx.test = t->name;
     cx.test_id = ei;
@@ -971,8 +1022,9 @@ static int bc_component(sema *S, const decl *d, const hdg_unknown *u)
     if (d->comp_name) {
         for (int c = 0; c < u->ncomp; c++)
             if (!strcmp(d->comp_name, hdg_comp_suffix(u->ncomp, c) + 1)) return c;
-        sema_error(S, d->comp_loc, "'%s' has no component '%s' (%s)", u->name, d->comp_name,
-                   u->ncomp == 2 ? "x or y" : "xx, xy, yx or yy");
+        static const char *names[] = {[2] = "x or y", [3] = "x, y or z", [4] = "xx, xy, yx or yy",
+                                      [9] = "xx, xy, xz, yx, yy, yz, zx, zy or zz"};
+        sema_error(S, d->comp_loc, "'%s' has no component '%s' (%s)", u->name, d->comp_name, names[u->ncomp]);
         return -1;
     }
     const ast *a = d->comp;
@@ -1000,7 +1052,7 @@ static void dirichlet(sema *S, decl *d, hdg_bc *b)
         return;
     }
     const hdg_unknown *u = &p->unknowns[s->index];
-    ectx cx = data_ctx("boundary data", XYT, true);
+    ectx cx = data_ctx("boundary data", sema_all_coords(S), true);
     if (d->comp || d->comp_name) {   /* one component: uhat[0] = g, uhat.x = g */
         if ((b->comp = bc_component(S, d, u)) < 0) return;
         const hdg_expr *one[2] = {NULL, NULL};
@@ -1016,7 +1068,7 @@ static void dirichlet(sema *S, decl *d, hdg_bc *b)
 static bool neumann_data(sema *S, decl *d, hdg_bc *b, int nc)
 {
     hdg_problem *p = S->p;
-    ectx cx = data_ctx("the neumann data", XYT, true);
+    ectx cx = data_ctx("the neumann data", sema_all_coords(S), true);
     cx.bc_trace = true;
     val v = expand(S, &cx, d->expr);
     if (v.kind == V_ERR) return false;
@@ -1081,7 +1133,8 @@ static void neumann(sema *S, decl *d, hdg_bc *b)
     b->flux = s->index;
     b->equation = fl->trace_eq;
     b->unknown = e->unknown;
-    int nnew = nc + b->nrobin[0] + b->nrobin[1];
+    int nnew = nc;
+    for (int c = 0; c < nc; c++) nnew += b->nrobin[c];
     hdg_atom *atoms = hdg_arena_alloc(p->arena, (size_t)(e->natoms + nnew) * sizeof(hdg_atom));
     if (e->natoms) memcpy(atoms, e->atoms, (size_t)e->natoms * sizeof(hdg_atom));
     for (int c = 0; c < nc; c++) {
@@ -1122,7 +1175,7 @@ static void exterior(sema *S, decl *d, hdg_bc *b)
             continue;
         }
         seen[u] = 1;
-        ectx cx = data_ctx("an exterior state", XYT, true);
+        ectx cx = data_ctx("an exterior state", sema_all_coords(S), true);
         cx.mode = X_EXT;
         val v = expand(S, &cx, it->expr);
         if (v.kind == V_ERR) continue;
@@ -1350,9 +1403,10 @@ static void no_post(sema *S, decl *ds, pairing *pr)
             sema_error(S, d->loc, "mean conditions are for HDG problems; this problem is DG");
     for (int u = 0; u < p->nunknowns; u++) {
         if (p->unknowns[u].post) pr->failed[u] = true;
-        if (p->unknowns[u].ncomp == 4 && !p->unknowns[u].post) {   /* the DG lowering has 1 or 2 */
-            sema_error(S, p->unknowns[u].loc, "tensor unknown '%s': V^(2x2) unknowns are for HDG "
-                       "problems; this problem is DG", p->unknowns[u].name);
+        int nc = p->unknowns[u].ncomp;
+        if ((nc == 4 || nc == 9) && !p->unknowns[u].post) {   /* the DG lowering has scalars and vectors */
+            sema_error(S, p->unknowns[u].loc, "tensor unknown '%s': V^(%s) unknowns are for HDG "
+                       "problems; this problem is DG", p->unknowns[u].name, nc == 4 ? "2x2" : "3x3");
             pr->failed[u] = true;
             symbol *s = sema_lookup(S, p->unknowns[u].name);
             if (s && s->kind == SYM_UNKNOWN) s->failed = true;   /* its uses stay silent */
@@ -1400,7 +1454,7 @@ static void solutions(sema *S, decl *d, const pairing *pr)
                        it->name);
             continue;
         }
-        ectx cx = data_ctx(initial ? "an initial condition" : "an exact solution", XYT, false);
+        ectx cx = data_ctx(initial ? "an initial condition" : "an exact solution", sema_all_coords(S), false);
         const hdg_expr *e[HDG_MAX_COMP] = {NULL};
         if (!data_expr(S, &cx, it->expr, u->ncomp, NULL, e,
                        initial ? "the initial condition" : "the exact solution"))
@@ -1481,7 +1535,7 @@ static void time_decl(sema *S, decl *d)
         ectx cx = data_ctx("the time settings", 0, false);
         const hdg_expr *e[2];
         if (!data_expr(S, &cx, it->expr, 1, NULL, e, "a time setting")) continue;
-        hdg_eval_env env = {0, 0, 0, 0, 0, p};
+        hdg_eval_env env = {.problem = p};
         double v = hdg_expr_eval(e[0], &env);
         if (!(v > 0) || !isfinite(v)) {
             sema_error(S, it->expr->loc, "time setting '%s' must be a positive number", it->name);
@@ -1563,6 +1617,7 @@ hdg_problem *hdg_sema(const char *file, decl *ds, const hdg_frontend_options *op
 {
     int errors_before = d->nerrors;
     hdg_problem *p = hdg_xcalloc(1, sizeof *p);
+    p->dim = 2;
     p->arena = arena;
     p->file = hdg_arena_strdup(p->arena, file ? file : "<input>");
     sema S = {.p = p, .d = d, .tmp = hdg_arena_new()};
@@ -1570,6 +1625,7 @@ hdg_problem *hdg_sema(const char *file, decl *ds, const hdg_frontend_options *op
         sema_error(&S, (hdg_loc){1, 1}, "empty problem: expected 'problem NAME' and its declarations");
     } else {
         count_decls(&S, ds);
+        p->dim = file_dim(ds);
         define_builtins(&S);
         header(&S, ds, opt);
         int nu = 0;

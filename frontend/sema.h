@@ -12,7 +12,10 @@ typedef enum sym_kind {
 
 /* Builtin operators (SYM_OP). */
 enum { OP_GRAD, OP_DIV, OP_DX, OP_DY, OP_DOT, OP_DT, OP_JUMP, OP_AVG, OP_EXT,
-       OP_TRANSPOSE, OP_INV, OP_DET, OP_TRACE, OP_COUNT };
+       OP_TRANSPOSE, OP_INV, OP_DET, OP_TRACE, OP_OUTER,
+       OP_DZ, OP_CURL, OP_CROSS,   /* three dimensions only (mesh tetrahedron) */
+       OP_COUNT };
+#define OP_COUNT_2D OP_DZ           /* the operators of a 2D file */
 
 typedef struct symbol {
     const char *name;
@@ -105,6 +108,17 @@ void sema_error(sema *S, hdg_loc loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+/* A builtin of 3D files only ('z', 'nz', 'dz', 'curl', 'cross') used in a 2D file, where it is
+ * undefined: reports "'z' needs 'mesh tetrahedron'" at loc and returns true; false for any other
+ * name (or in a 3D file). */
+bool sema_3d_only(sema *S, const char *name, hdg_loc loc);
+/* The coordinates a data expression of this problem may use: x, y, t (and z in 3D), as bits of hdg_var. */
+unsigned sema_all_coords(const sema *S);
+/* "V" or "V^2", "V^(2x2)", "V^3", "V^(3x3)" */
+const char *sema_space_str(sema *S, int space, int ncomp);
+/* ".x and .y", ".x, .y and .z", ".xx, .xy, .yx and .yy", ".xx, .xy, ..., .zz": a shape's components. */
+const char *shape_components(int ncomp);
+
 /* "did you mean" over the names in scope of the wanted kind (and the equation's test). */
 typedef enum { SUGGEST_VALUE, SUGGEST_CALL, SUGGEST_SPACE, SUGGEST_UNKNOWN } sugg_kind;
 const char *sema_suggest(sema *S, const char *name, const char *test, sugg_kind want);

@@ -11,7 +11,7 @@
 static void exercise(hdg_problem *p, const hdg_expr *e)
 {
     if (!e) return;
-    hdg_eval_env env = {0.25, 0.5, 0.125, 0.6, 0.8, p};
+    hdg_eval_env env = {.x = 0.25, .y = 0.5, .t = 0.125, .nx = 0.6, .ny = 0.8, .problem = p};
     (void)hdg_expr_eval(e, &env);
     free(hdg_expr_str(p, e));
     const hdg_expr *in = hdg_expr_inline(p, e);

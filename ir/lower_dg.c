@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/lower.h"   /* hdg_lower_dim_check */
 #include "runtime/fem/quadrature.h"
 #include "runtime/fem/refel.h"
 #include "support/util.h"
@@ -903,6 +904,8 @@ static void build_errors(dgc *c)
 hdg_status hdg_lower_dg(const hdg_problem *p, hdg_dg_lowered *out, hdg_error *err)
 {
     memset(out, 0, sizeof *out);
+    hdg_status dst = hdg_lower_dim_check(p, err);   /* tetrahedra: issue 39 */
+    if (dst) return dst;
     dgc c = {0};
     c.p = p;
     c.L = out;

@@ -66,18 +66,11 @@ static inline const hdg_unknown *unk(const lower *c, int u) { return &c->p->unkn
  * an environment. */
 static inline void hdg_lower_env_coord(hdg_lower_env *env, int d, hdg_ir_expr *v)
 {
-    if (d < 2) env->coord[d] = v;
+    env->coord[d == 2 ? HDG_VAR_Z : d] = v;
 }
-static inline void hdg_lower_env_normal(hdg_lower_env *env, int d, hdg_ir_expr *v)
-{
-    if (d < 2) env->normal[d] = v;
-}
+static inline void hdg_lower_env_normal(hdg_lower_env *env, int d, hdg_ir_expr *v) { env->normal[d] = v; }
 /* e depends on z. */
-static inline int hdg_lh_depends_z(const hdg_expr *e)
-{
-    (void)e;
-    return 0;
-}
+static inline int hdg_lh_depends_z(const hdg_expr *e) { return hdg_expr_depends(e, HDG_VAR_Z); }
 
 /* ---- lower_hdg.c, for the elimination */
 side hdg_lh_test_side(const lower *c, const hdg_equation *eq, const hdg_atom *a);

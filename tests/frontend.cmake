@@ -6,7 +6,7 @@
 # --- golden summaries: hdgc check examples/NAME.hdg == tests/data/frontend/NAME.summary
 # (regenerate after an intended change: sh tests/data/frontend/golden.sh hdgc --update)
 foreach(ex poisson reaction_diffusion convection_diffusion maxwell2d acoustics2d advection2d heat elasticity
-       anisotropic)
+       anisotropic poisson3d maxwell3d acoustics3d)
   if(EXISTS ${CMAKE_SOURCE_DIR}/examples/${ex}.hdg)
     add_test(NAME frontend_golden_${ex}
       COMMAND sh ${HDG_TEST_DIR}/data/frontend/golden.sh $<TARGET_FILE:hdgc> ${ex}
@@ -34,7 +34,7 @@ function(frontend_bad name)
 endfunction()
 
 frontend_bad(bad_degree -e "bad_degree[.]hdg:2:12: error: the degree must be an integer between 1 and 20" -e "^ {11}\\^$")
-frontend_bad(bad_mesh -e "bad_mesh[.]hdg:2:6: error: unsupported mesh 'quad': only 'triangle' is supported" -e "^ {5}\\^$")
+frontend_bad(bad_mesh -e "bad_mesh[.]hdg:2:6: error: unsupported mesh 'quad': the elements are 'triangle' [(]2D, the default[)] and 'tetrahedron' [(]3D[)]" -e "^ {5}\\^$")
 frontend_bad(bc_kind_unknown -e "bc_kind_unknown[.]hdg:14:10: error: unknown boundary condition 'robin': use dirichlet, neumann, or 'boundary NAME on MARKERS: ext[(]u[)] = [.][.][.]'" -e "^ {9}\\^$")
 frontend_bad(bc_overlap -e "bc_overlap[.]hdg:14:32: error: boundary marker 'left' already has a condition for 'uhat' [(]at 13:1[)]" -e "^ {31}\\^$")
 frontend_bad(binary_byte -e "binary_byte[.]hdg:2:1: error: unexpected byte 0xff [(]a [.]hdg file is plain ASCII text[)]" -e "binary_byte[.]hdg:2:4: error: syntax error: unexpected name 'junk'" -e "^\\^$")
@@ -174,6 +174,34 @@ frontend_bad(param_matrix -e "param_matrix[.]hdg:4:11: error: param 'A' is a mat
 frontend_bad(tensor_shape -e "tensor_shape[.]hdg:8:16: error: only 2x2 tensors are supported [(]V\\^[(]2x2[)][)]" -e "^ {15}\\^$")
 frontend_bad(power_four -e "power_four[.]hdg:8:15: error: only scalars, 2-vectors and 2x2 tensors are supported [(]V\\^N with N = 1 or 2, or V\\^[(]2x2[)][)]" -e "^ {14}\\^$")
 frontend_bad(tensor_dg -e "tensor_dg[.]hdg:4:9: error: tensor unknown 'S': V\\^[(]2x2[)] unknowns are for HDG problems. this problem is DG" -e "^ {8}\\^$")
+
+# --- three dimensions (issue 39): a 3D construct in a 2D file and the reverse, the shapes of 3D
+#     files (V^3, V^(3x3), [a, b, c], indices 0..2, .z), curl/cross of the wrong shape
+frontend_bad(3d_z_in_2d -e "3d_z_in_2d[.]hdg:8:20: error: 'z' needs 'mesh tetrahedron': this file is two-dimensional [(]mesh triangle[)]" -e "^ {19}\\^$")
+frontend_bad(3d_nz_in_2d -e "3d_nz_in_2d[.]hdg:12:32: error: 'nz' needs 'mesh tetrahedron': this file is two-dimensional [(]mesh triangle[)]" -e "^ {31}\\^$")
+frontend_bad(3d_dz_in_2d -e "3d_dz_in_2d[.]hdg:12:27: error: 'dz' needs 'mesh tetrahedron': this file is two-dimensional [(]mesh triangle[)]" -e "^ {26}\\^$")
+frontend_bad(3d_curl_in_2d -e "3d_curl_in_2d[.]hdg:12:27: error: 'curl' needs 'mesh tetrahedron': this file is two-dimensional [(]mesh triangle[)]" -e "^ {26}\\^$")
+frontend_bad(3d_vec3_in_2d -e "3d_vec3_in_2d[.]hdg:8:15: error: V\\^3 needs 'mesh tetrahedron': this file is two-dimensional [(]mesh triangle[)], its vectors are V\\^2 and its tensors V\\^[(]2x2[)]" -e "^ {14}\\^$")
+frontend_bad(3d_tensor3_in_2d -e "3d_tensor3_in_2d[.]hdg:8:16: error: V\\^[(]3x3[)] needs 'mesh tetrahedron': this file is two-dimensional [(]mesh triangle[)], its vectors are V\\^2 and its tensors V\\^[(]2x2[)]" -e "^ {15}\\^$")
+frontend_bad(3d_bracket3_in_2d -e "3d_bracket3_in_2d[.]hdg:8:16: error: [[]a, b, c[]] needs 'mesh tetrahedron': this file is two-dimensional [(]mesh triangle[)], its vectors are [[]a, b[]]" -e "^ {15}\\^$")
+frontend_bad(3d_zarg_in_2d -e "3d_zarg_in_2d[.]hdg:8:14: error: func arguments must be x, y or t [(]funcs are functions of the coordinates[)]: 'z' needs 'mesh tetrahedron'" -e "^ {13}\\^$")
+frontend_bad(3d_vec2_in_3d -e "3d_vec2_in_3d[.]hdg:8:15: error: V\\^2 is two-dimensional: in a file with 'mesh tetrahedron' a vector has 3 components [(]V\\^3[)] and a tensor 3x3 [(]V\\^[(]3x3[)][)]" -e "^ {14}\\^$")
+frontend_bad(3d_tensor2_in_3d -e "3d_tensor2_in_3d[.]hdg:8:16: error: V\\^[(]2x2[)] is two-dimensional: in a file with 'mesh tetrahedron' a vector has 3 components [(]V\\^3[)] and a tensor 3x3 [(]V\\^[(]3x3[)][)]" -e "^ {15}\\^$")
+frontend_bad(3d_bracket2_in_3d -e "3d_bracket2_in_3d[.]hdg:8:19: error: [[]a, b[]] is two-dimensional: in a file with 'mesh tetrahedron' a vector has 3 entries, [[]a, b, c[]]" -e "^ {18}\\^$")
+frontend_bad(3d_z_redefined -e "3d_z_redefined[.]hdg:8:7: error: 'z' is a builtin name and cannot be redefined" -e "^ {6}\\^$")
+frontend_bad(3d_index_range -e "3d_index_range[.]hdg:8:29: error: index 3 out of range: the indices of a vector are 0, 1 and 2" -e "^ {28}\\^$")
+frontend_bad(3d_component -e "3d_component[.]hdg:8:29: error: no component '[.]w' in a vector: its components are [.]x, [.]y and [.]z" -e "^ {28}\\^$")
+frontend_bad(3d_cross_scalar -e "3d_cross_scalar[.]hdg:8:19: error: cross[(][)] needs two vectors of 3 components" -e "^ {18}\\^$")
+frontend_bad(3d_curl_scalar -e "3d_curl_scalar[.]hdg:8:19: error: curl[(][)] needs a vector [(]3 components[)], not a scalar" -e "^ {18}\\^$")
+frontend_bad(3d_tensor_dg -e "3d_tensor_dg[.]hdg:6:9: error: tensor unknown 'S': V\\^[(]3x3[)] unknowns are for HDG problems. this problem is DG" -e "^ {8}\\^$")
+frontend_bad(3d_bc_component -e "3d_bc_component[.]hdg:14:25: error: 'uhat' has no component 'w' [(]x, y or z[)]"
+  -e "3d_bc_component[.]hdg:15:25: error: the component of 'uhat' is a number from 0 to 2")
+hdg_unit_test(frontend3d test_frontend3d.c)
+# downstream is not ready: run, ir and emit refuse a 3D problem before any work (issue 39)
+hdg_cli_test(frontend_3d_run_refused 1 -e "hdgc run: error: poisson3d: three-dimensional problems [(]mesh tetrahedron[)] are checked [(]hdgc check[)] but the HDG/DG lowering for tetrahedra is not available yet"
+  -- $<TARGET_FILE:hdgc> run ../examples/poisson3d.hdg)
+hdg_cli_test(frontend_3d_ir_refused 1 -e "hdgc ir: error: maxwell3d: three-dimensional problems [(]mesh tetrahedron[)] are checked"
+  -- $<TARGET_FILE:hdgc> ir ../examples/maxwell3d.hdg)
 
 # --- command line and file system
 hdg_cli_test(frontend_missing_file 1 -e "^error: .*no/such[.]hdg: cannot open: No such file"

@@ -31,7 +31,7 @@ static hdg_problem *load(const char *name, const hdg_frontend_options *opt)
 
 static double eval(const hdg_problem *p, const hdg_expr *e, double x, double y)
 {
-    hdg_eval_env env = {x, y, 0, 0, 0, p};
+    hdg_eval_env env = {.x = x, .y = y, .problem = p};
     return hdg_expr_eval(e, &env);
 }
 
@@ -152,7 +152,7 @@ static void test_convection_diffusion(void)
     int uf = hdg_problem_func(p, "uex");
     const hdg_expr *U = p->funcs[uf].body[0];
     double dux = (eval(p, U, x + h, y) - eval(p, U, x - h, y)) / (2 * h);
-    hdg_eval_env env = {x, y, 0, 1, 0, p};
+    hdg_eval_env env = {.x = x, .y = y, .nx = 1, .problem = p};
     double kappa = p->params[hdg_problem_param(p, "kappa")].value, bx = p->params[hdg_problem_param(p, "bx")].value;
     CHECK_NEAR(hdg_expr_eval(src->coef, &env), -kappa * dux + bx * eval(p, U, x, y), 1e-7, "neumann data");
     const char *tags[] = {NULL, "bottom", "right", "top", "left"};

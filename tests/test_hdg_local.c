@@ -39,7 +39,7 @@ static const hdg_problem *P;
 static double value_of(const char *name, double x, double y)
 {
     if (!name) return 0;
-    hdg_eval_env env = {x, y, 0, 0, 0, P};
+    hdg_eval_env env = {.x = x, .y = y, .problem = P};
     int i = hdg_problem_func(P, name);
     if (i >= 0) return hdg_expr_eval(P->funcs[i].body[0], &env);
     i = hdg_problem_param(P, name);

@@ -40,7 +40,7 @@ static hdg_problem *load(const char *name)
 
 static double eval(const hdg_problem *p, const hdg_expr *e, double x, double y)
 {
-    hdg_eval_env env = {x, y, 0, 0, 0, p};
+    hdg_eval_env env = {.x = x, .y = y, .problem = p};
     return hdg_expr_eval(e, &env);
 }
 
