@@ -299,11 +299,10 @@ hdg_status hdg_hdg_ksp_init(hdg_hdg_ksp *K, hdg_run *r, hdg_error *err)
     hdg_run_options o = *r->o;
     hdg_status st = tet_precond(&o, r->L.dim, err);
     if (!st) st = hdg_hdg_choose_solver(&o, r->asym, K->n, &def, &K->s, err);
-    if (!st && r->L.dim == 3 && !r->o->precond) {
-        size_t l = strlen(K->s.reason);
-        snprintf(K->s.reason + l, sizeof K->s.reason - l, "; tetrahedra: face-block Jacobi, the default until mg's "
-                 "coarse space takes tetrahedra");
-    }
+    if (!st && o.precond != r->o->precond)   /* tet_precond chose it */
+        snprintf(K->s.reason, sizeof K->s.reason, "%s%s; tetrahedra: face-block Jacobi, the default until mg's coarse "
+                 "space takes tetrahedra", r->o->solver ? "given: --solver " : r->asym <= HDG_HDG_SYMMETRIC ? "symmetric: " : "not symmetric: ",
+                 K->s.method);
     if (!st && r->o->dist) st = dist_init(K, r, err);
     if (st || !strcmp(K->s.method, "petsc")) return st;
     K->A = hdg_blockmat_op(&r->B);
