@@ -299,10 +299,12 @@ hdg_status hdg_hdg_ksp_init(hdg_hdg_ksp *K, hdg_run *r, hdg_error *err)
     hdg_run_options o = *r->o;
     hdg_status st = tet_precond(&o, r->L.dim, err);
     if (!st) st = hdg_hdg_choose_solver(&o, r->asym, K->n, &def, &K->s, err);
-    if (!st && o.precond != r->o->precond)   /* tet_precond chose it */
-        snprintf(K->s.reason, sizeof K->s.reason, "%s%s; tetrahedra: face-block Jacobi, the default until mg's coarse "
-                 "space takes tetrahedra", r->o->solver ? "given: --solver " : r->asym <= HDG_HDG_SYMMETRIC ? "symmetric: " : "not symmetric: ",
-                 K->s.method);
+    if (!st && o.precond != r->o->precond) {   /* tet_precond chose it */
+        const char *why = r->o->solver ? "given: --solver " : r->asym <= HDG_HDG_SYMMETRIC ? "symmetric: "
+                                                                                          : "not symmetric: ";
+        snprintf(K->s.reason, sizeof K->s.reason, "%s%s; tetrahedra: face-block Jacobi, the default until mg's "
+                 "coarse space takes tetrahedra", why, K->s.method);
+    }
     if (!st && r->o->dist) st = dist_init(K, r, err);
     if (st || !strcmp(K->s.method, "petsc")) return st;
     K->A = hdg_blockmat_op(&r->B);
@@ -520,13 +522,13 @@ static void report_sizes(hdg_run *r)
 static hdg_status tet_scope(const hdg_problem *p, const hdg_mesh *mesh, const hdg_run_options *o, hdg_error *err)
 {
     if (hdg_mesh_dim(mesh) != 3) return HDG_OK;
-    const char *what = p->transient ? "time stepping (dt() terms)" : o->vtk ? "--vtk" : o->png ? "--png"
+    const char *what = o->vtk ? "--vtk" : o->png ? "--png"
                        : o->fields || o->snapshot ? "handing the fields over (API, Python)"
                        : o->dist ? "mpirun" : o->kernels && !strcmp(o->kernels, "handwritten") ? "--kernels handwritten"
                        : NULL;
     if (!what) return HDG_OK;
-    return hdg_fail(err, HDG_EINPUT, "%s: HDG on tetrahedra does not do %s yet (issue 39): the host solve, errors, "
-                    "u* and the estimate only", p->name, what);
+    return hdg_fail(err, HDG_EINPUT, "%s: HDG on tetrahedra does not do %s yet (issue 39): the host solve (steady or "
+                    "in time), errors, u* and the estimate only", p->name, what);
 }
 
 hdg_status hdg_run_hdg(const hdg_problem *p, hdg_mesh *mesh, const hdg_run_options *o,
