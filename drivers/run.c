@@ -124,7 +124,7 @@ hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg
     hdg_run_options o;
     hdg_run_options_default(&o);
     if (opt) o = *opt;
-    if (!o.mesh) o.mesh = "square:8";
+    if (!o.mesh) o.mesh = p->dim == 3 ? "cube:4" : "square:8";
     if (!o.backend) o.backend = "c";
     if (hdg3 && !strcmp(o.backend, "cuda"))
         return hdg_fail(err, HDG_EINPUT, "%s: --backend cuda: HDG on tetrahedra runs on the host only for now "

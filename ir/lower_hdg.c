@@ -353,7 +353,7 @@ static hdg_ir_expr *open_points(hdg_ir_kernel *k, hdg_ir_tensor *g, int dim, hdg
  *     scale * coef * sum_ab g_a g_b T_ab[i][j]
  * with T_ab the integrals of products of reference basis values or reference
  * derivatives, computed once at compile time (module tables), and g_a the
- * affine factors (1, or rx, sx for d/dx, ry, sy for d/dy). */
+ * affine factors (1, or rx, sx for d/dx, ry, sy for d/dy; in 3D dr_k/dx_d, k < 3). */
 
 
 int hdg_lh_side_terms(const lower *c, hdg_op op, bterm *t)
@@ -709,24 +709,25 @@ static void emit_system(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const bloc
 static hdg_ir_tensor *elem_geom(lower *c, hdg_ir_kernel *k)
 {
     return hdg_ir_geom(k, "g", HDG_SHAPE(c->L->ngeom),
-                       "vertices, J, rx ry sx sy, per face nx ny sJ, marker-set flags");
+                       c->dim == 2 ? "vertices, J, rx ry sx sy, per face nx ny sJ, marker-set flags"
+                                   : "vertices, J, dr_k/dx_d (3x3), per face nx ny nz sJ, marker-set flags");
 }
 
 /* The constant trace: when a constant value of a trace component on the
- * three faces makes the element's u constant and q zero (a local problem
- * that reproduces constants: no zeroth-order term), the constant vector c of
- * that component (1 on its three P0 modes) is a null vector of K_e on both
+ * faces (three, on tetrahedra four) makes the element's u constant and q
+ * zero (a local problem that reproduces constants: no zeroth-order term), the constant vector c of
+ * that component (1 on its faces' P0 modes) is a null vector of K_e on both
  * sides. In floating point K_e c is ~1e-15 max|K_e| instead of 0, and on a
  * mesh of like elements that defect acts as a spurious reaction term: at
  * k = 7, 8 it bounded the errors of poisson (the hand-written kernels, whose
  * K_e is a difference of two larger matrices, lost 1-2.5 digits to it;
  * backends/handwritten/poisson.c). Where max|K_e c| (or max|c^T K_e|) is at most
  * HDG_NULL_TOL max|K_e|, below anything double precision resolves in K_e,
- * it is taken as rounding and closed exactly: the three P0 columns and rows
+ * it is taken as rounding and closed exactly: the P0 columns and rows
  * go onto the grid ulp(8 max|K_e|) by (x + 8m) - 8m, on which sums of a few
- * entries are exact; then in every row the third P0 column is set to minus
- * the sum of the other two (K c = 0), and in every column the third P0 row
- * likewise (c^T K = 0; the closed row a2 keeps K c = 0, its entries being
+ * entries are exact; then in every row the last P0 column is set to minus
+ * the sum of the others (K c = 0), and in every column the last P0 row
+ * likewise (c^T K = 0; the closed last row keeps K c = 0, its entries being
  * sums of rows that have it). The stored K_e then has K_e c = 0 exactly, and
  * so has the assembled K (the sum of two entries on such grids is exact):
  * what rounding is left annihilates constants, like a perturbed coefficient,
@@ -965,7 +966,7 @@ static void rhs_kernel(lower *c)
 }
 
 /* Transient HDG: the L2 projection of the initial state of the unknowns under
- * dt() (the Dubiner modes are orthonormal on the reference triangle, so the
+ * dt() (the modes are orthonormal on the reference simplex, so the
  * mass matrix of an affine element is J I: x_i = sum_q w_q u0(x_q) P_i(q)). */
 static hdg_status initial_kernel(lower *c)
 {
