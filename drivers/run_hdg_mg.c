@@ -32,7 +32,7 @@ hdg_status hdg_hdg_mg_coarse(hdg_hdg_mg *h, const hdg_blockmat *B, const hdg_mes
 {
     memset(h, 0, sizeof *h);
     double t0 = hdg_wtime();
-    hdg_status st = hdg_mg_coarse_build(&h->C, B, nk, M->nv, M->ftv, singular, err);   /* topological: periodic */
+    hdg_status st = hdg_mg_coarse_build(&h->C, B, hdg_mesh_dim(M), nk, M->nv, M->ftv, singular, err);   /* topological: periodic */
     if (st) return st;
     double t1 = hdg_wtime();
     hdg_petsc_info pi;
@@ -129,7 +129,9 @@ int hdg_hdg_dist_mg(const hdg_run_options *o, const hdg_mesh *M, const hdg_block
     const hdg_mesh_dist *d = o->dist;
     memset(g, 0, sizeof *g);
     if (!d || !o->dist_mg || singular) return 0;
-    if (hdg_mg_hat_coefficients(nk, g->al, g->be, err)) return 0;
+    if (nk > HDG_PETSC_MG_MAX_NK) return 0;
+    g->nvf = hdg_mesh_nvf(M);
+    if (hdg_mg_hat_coefficients(hdg_mesh_dim(M), nk, g->H, err)) return 0;
     int nfixed;
     g->nk = nk, g->nv = M->nv, g->fv = M->ftv, g->vgid = d->vgid;
     g->vstart = d->vstart[d->rank], g->nv_global = d->vstart[d->size];

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/fem/refel.h"
 #include "runtime/solve/blockmat.h"
 #include "runtime/solve/csr.h"
 #include "runtime/solve/krylov.h"
@@ -502,7 +503,7 @@ static void test_coarse(int N, int nk, int ncomp)
         }
     hdg_blockmat_apply_dirichlet_dofs(&B, rhs, isd, ncomp > 1 ? dofd : NULL, xD, 1.0);
     hdg_mg_coarse C;
-    CHECK(hdg_mg_coarse_build(&C, &B, nk, t.nv, t.fv, 0, &err) == HDG_OK, "%s", err.msg);
+    CHECK(hdg_mg_coarse_build(&C, &B, 2, nk, t.nv, t.fv, 0, &err) == HDG_OK, "%s", err.msg);
     CHECK(C.nfixed == nbnd, "nk=%d ncomp=%d: %d fixed face components, %d boundary faces", nk, ncomp, C.nfixed, nbnd);
     double *Bd = calloc((size_t)n * n, sizeof(double));
     for (int l = 0; l < t.nf; l++)
@@ -542,8 +543,33 @@ static void test_coarse(int N, int nk, int ncomp)
     test_topo_free(&t);
 }
 
+/* The hats of a triangular face in its trace basis (mg.h): at each face vertex
+ * the hat of that vertex is 1 and the others 0, they sum to the constant 1,
+ * and only the modes of degree <= 1 are nonzero. */
+static void test_hats_triangle(int k)
+{
+    int nk = (k + 1) * (k + 2) / 2;
+    double *H = malloc(sizeof(double) * 3 * nk), *P = malloc(sizeof(double) * 3 * nk);
+    hdg_error err;
+    CHECK(hdg_mg_hat_coefficients(3, nk, H, &err) == HDG_OK, "%s", err.msg);
+    double a[3] = {-1, 1, -1}, b[3] = {-1, -1, 1}, worst = 0;
+    hdg_dubiner_eval(k, 3, a, b, P, NULL, NULL);
+    for (int w = 0; w < 3; w++)
+        for (int v = 0; v < 3; v++) {
+            double s = 0;
+            for (int i = 0; i < nk; i++) s += H[v * nk + i] * P[w * nk + i];
+            worst = fmax(worst, fabs(s - (v == w)));
+        }
+    int nonzero = 0;
+    for (int i = 0; i < 3 * nk; i++) nonzero += H[i] != 0;
+    CHECK(worst < 1e-14 && nonzero <= 9, "triangle hats k = %d: vertex values off by %.2e, %d nonzero", k, worst,
+          nonzero);
+    free(H), free(P);
+}
+
 int main(void)
 {
+    for (int k = 1; k <= 6; k++) test_hats_triangle(k);
     for (int m = 1; m <= 6; m++) test_one(6, m);
     test_one(3, 9);
     test_one(3, 12);

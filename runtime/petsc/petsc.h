@@ -122,6 +122,7 @@ struct hdg_comm_ops *hdg_petsc_comm_ops(hdg_error *err);
  * steps before and after. fv: the piece's faces' vertices (topological, 2 a
  * face), vgid their global numbers, rank r owning vstart .. vstart +
  * nv_owned - 1 of nv_global; fixed: nf * ncomp flags. */
+#define HDG_PETSC_MG_MAX_NK 256   /* face modes: (k+1)(k+2)/2 <= 231 for k <= 20 */
 typedef struct hdg_petsc_dist_mg {
     int nk, nv;
     const int *fv;
@@ -129,7 +130,8 @@ typedef struct hdg_petsc_dist_mg {
     long long vstart, nv_global;
     int nv_owned;
     const unsigned char *fixed;
-    double al[2], be[2];
+    int nvf;                          /* vertices a face: 2 (edges) or 3 (triangles) */
+    double H[3 * HDG_PETSC_MG_MAX_NK]; /* hdg_mg_hat_coefficients: H[v*nk + i] */
 } hdg_petsc_dist_mg;
 
 typedef struct hdg_petsc_dist {

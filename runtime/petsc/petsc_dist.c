@@ -130,8 +130,8 @@ static PetscErrorCode dist_fixed_vertices(const hdg_petsc_dist_mg *g, int nf, in
     for (int l = 0; l < nf && !ierr; l++)
         for (int c = 0; c < ncomp && !ierr; c++)
             if (g->fixed[(size_t)l * ncomp + c])
-                for (int k = 0; k < 2 && !ierr; k++) {
-                    PetscInt i = (PetscInt)(g->vgid[g->fv[2 * l + k]] * ncomp + c);
+                for (int k = 0; k < g->nvf && !ierr; k++) {
+                    PetscInt i = (PetscInt)(g->vgid[g->fv[(size_t)g->nvf * l + k]] * ncomp + c);
                     ierr = VecSetValue(vf, i, 1.0, ADD_VALUES);
                 }
     if (!ierr) ierr = VecAssemblyBegin(vf);
@@ -160,16 +160,17 @@ static PetscErrorCode dist_prolongation(const hdg_petsc_dist *d, const hdg_petsc
 {
     int nk = g->nk, ncomp = m / nk;
     PetscErrorCode ierr = MatCreateAIJ(PETSC_COMM_WORLD, (PetscInt)d->nf_owned * m, (PetscInt)g->nv_owned * ncomp,
-                                       (PetscInt)d->nf_global * m, (PetscInt)g->nv_global * ncomp, 2, NULL, 2, NULL, P);
+                                       (PetscInt)d->nf_global * m, (PetscInt)g->nv_global * ncomp, g->nvf, NULL,
+                                       g->nvf, NULL, P);
     for (int l = 0; l < nf && !ierr; l++) {
         if (d->fgid[l] < d->fstart || d->fgid[l] >= d->fstart + d->nf_owned) continue;
         for (int c = 0; c < ncomp && !ierr; c++) {
             if (g->fixed[(size_t)l * ncomp + c]) continue;
-            for (int i = 0; i < 2 && i < nk && !ierr; i++) {
+            for (int i = 0; i < nk && !ierr; i++) {
                 PetscInt row = (PetscInt)(d->fgid[l] * m + c * nk + i);
-                for (int k = 0; k < 2 && !ierr; k++) {
-                    int v = g->fv[2 * l + k];
-                    double w = k ? g->be[i] : g->al[i];
+                for (int k = 0; k < g->nvf && !ierr; k++) {
+                    int v = g->fv[(size_t)g->nvf * l + k];
+                    double w = g->H[k * nk + i];
                     if (w == 0 || fixedv[(size_t)v * ncomp + c]) continue;
                     PetscInt col = (PetscInt)(g->vgid[v] * ncomp + c);
                     ierr = MatSetValue(*P, row, col, w, INSERT_VALUES);

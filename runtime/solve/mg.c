@@ -13,22 +13,61 @@
 
 /* ---------------------------------------------------------------- coarse space */
 
-/* Legendre coefficients (modes 0, 1) of the hats (1-t)/2 and (1+t)/2 on
- * [-1, 1]: al of the start vertex's, be of the end vertex's. */
-hdg_status hdg_mg_hat_coefficients(int nk, double al[2], double be[2], hdg_error *err)
+/* The hats of a face's vertices in the trace basis (mg.h). On an edge the
+ * Legendre coefficients (modes 0, 1) of (1-t)/2 and (1+t)/2 by 3-point Gauss;
+ * on a triangle those of the barycentrics -(a+b)/2, (1+a)/2, (1+b)/2 in the
+ * orthonormal Dubiner basis by a rule exact to degree 2 + 1; the modes of
+ * degree > 1 are orthogonal to them, set to exactly 0. */
+hdg_status hdg_mg_hat_coefficients(int dim, int nk, double *H, hdg_error *err)
 {
-    double t[3], w[3], L[6];
-    hdg_status st = hdg_gauss_legendre(3, t, w, err);
+    memset(H, 0, sizeof(double) * (size_t)dim * nk);
+    if (dim == 2) {
+        double t[3], w[3], L[6];
+        hdg_status st = hdg_gauss_legendre(3, t, w, err);
+        if (st) return st;
+        hdg_legendre_eval(1, 3, t, L, NULL);
+        for (int i = 0; i < 2 && i < nk; i++)
+            for (int q = 0; q < 3; q++) {
+                H[i] += w[q] * L[q * 2 + i] * (1 - t[q]) / 2;
+                H[nk + i] += w[q] * L[q * 2 + i] * (1 + t[q]) / 2;
+            }
+        return HDG_OK;
+    }
+    int k = 0;
+    while ((k + 1) * (k + 2) / 2 < nk) k++;
+    if ((k + 1) * (k + 2) / 2 != nk)
+        return hdg_fail(err, HDG_EINTERNAL, "multigrid: %d face modes is no triangle's space", nk);
+    hdg_quad q = {0};
+    hdg_status st = hdg_quad_simplex(&q, 2, 3, err);
     if (st) return st;
-    hdg_legendre_eval(1, 3, t, L, NULL);
-    for (int i = 0; i < 2; i++) {
-        al[i] = be[i] = 0;
-        for (int q = 0; q < 3 && i < nk; q++) {
-            al[i] += w[q] * L[q * 2 + i] * (1 - t[q]) / 2;
-            be[i] += w[q] * L[q * 2 + i] * (1 + t[q]) / 2;
+    double *P = hdg_xmalloc(sizeof(double) * (size_t)q.n * nk);
+    hdg_dubiner_eval(k, q.n, q.x[0], q.x[1], P, NULL, NULL);
+    for (int i = 0; i < nk; i++) {
+        int deg = 0;                  /* H&W order: i = (a, b), b fastest */
+        for (int a = 0, j = 0; a <= k; a++)
+            for (int b = 0; b <= k - a; b++, j++)
+                if (j == i) deg = a + b;
+        if (deg > 1) continue;
+        for (int n = 0; n < q.n; n++) {
+            double a = q.x[0][n], b = q.x[1][n], lam[3] = {-(a + b) / 2, (1 + a) / 2, (1 + b) / 2};
+            for (int v = 0; v < 3; v++) H[v * nk + i] += q.w[n] * P[(size_t)n * nk + i] * lam[v];
         }
     }
+    free(P);
+    hdg_quad_free(&q);
     return HDG_OK;
+}
+
+/* The modes that some hat reaches (in increasing order); returns their count. */
+static int hat_modes(const double *H, int nvf, int nk, int *hm)
+{
+    int n = 0;
+    for (int i = 0; i < nk; i++) {
+        int any = 0;
+        for (int v = 0; v < nvf; v++) any |= H[v * nk + i] != 0;
+        if (any) hm[n++] = i;
+    }
+    return n;
 }
 
 /* Row p of face l couples to nothing but itself. */
@@ -92,22 +131,22 @@ static void builder_start(csr_builder *b, hdg_csr *C, int rows, int cols, int pe
     C->val = hdg_xmalloc(sizeof(double) * (size_t)b->cap);
 }
 
-/* P: row (l, c*nk + i), i = 0, 1, gets the hat coefficients of the face's
- * two vertices' coarse unknowns cidx[v*ncomp + c] (-1: none). */
-static void build_prolongation(hdg_csr *P, const hdg_blockmat *B, int nk, const int *fv, const int *cidx,
-                               int nc, const unsigned char *fixed, const double al[2], const double be[2])
+/* P: row (l, c*nk + i), i a hat mode, gets the hat coefficients H[v][i] of the
+ * face's vertices' coarse unknowns cidx[fv[nvf l + v]*ncomp + c] (-1: none). */
+static void build_prolongation(hdg_csr *P, const hdg_blockmat *B, int nk, int nvf, const int *fv, const int *cidx,
+                               int nc, const unsigned char *fixed, const double *H)
 {
     int m = B->m, ncomp = m / nk;
     csr_builder b;
-    builder_start(&b, P, B->nf * m, nc, (4 + nk - 1) / nk);
+    builder_start(&b, P, B->nf * m, nc, (2 * nvf + nk - 1) / nk);
     for (int l = 0; l < B->nf; l++)
         for (int p = 0; p < m; p++) {
             int c = p / nk, i = p % nk;
-            if (i < 2 && !fixed[(size_t)l * ncomp + c]) {
-                int ja = cidx[(size_t)fv[2 * l] * ncomp + c], jb = cidx[(size_t)fv[2 * l + 1] * ncomp + c];
-                if (ja >= 0 && al[i] != 0) push(&b, ja, al[i]);
-                if (jb >= 0 && be[i] != 0) push(&b, jb, be[i]);
-            }
+            if (!fixed[(size_t)l * ncomp + c])
+                for (int v = 0; v < nvf; v++) {
+                    int j = cidx[(size_t)fv[(size_t)nvf * l + v] * ncomp + c];
+                    if (j >= 0 && H[v * nk + i] != 0) push(&b, j, H[v * nk + i]);
+                }
             P->rowptr[(size_t)l * m + p + 1] = P->nnz;
         }
 }
@@ -240,10 +279,11 @@ static void rows_parallel(hdg_csr *C, int rows, int cols, int per_row, row_fn fn
 
 typedef struct bp_ctx {
     const hdg_blockmat *B;
-    int nk, ncomp;
+    int nk, ncomp, nvf;
     const int *fv, *cidx;
     const unsigned char *fixed;
-    double al[2], be[2];
+    const double *H;     /* nvf x nk hat coefficients */
+    int nhm, hm[8];      /* the modes the hats reach */
     int *rowptr, *col;   /* first pass: each row's bound; second: its entries from rowptr[r] */
     double *val;
     int *len;            /* second pass: each row's entries */
@@ -252,20 +292,20 @@ typedef struct bp_ctx {
 } bp_ctx;
 
 /* The coarse unknowns face l's rows of B P can reach: for each (block k,
- * component, side) of P's entries, slot[] indexes cols (-1: none), and cols
+ * component, face vertex) of P's entries, slot[] indexes cols (-1: none), and cols
  * is sorted. Returns the count. */
 static int face_slots(const bp_ctx *c, int l, int *slot, int *cols)
 {
     const hdg_blockmat *B = c->B;
-    int ns = 0, ncomp = c->ncomp;
+    int ns = 0, ncomp = c->ncomp, nvf = c->nvf;
     for (int k = 0; k < B->na; k++) {
         int g = B->nbr[(size_t)l * B->na + k];
         for (int cc = 0; cc < ncomp; cc++)
-            for (int side = 0; side < 2; side++) {
-                int *s = &slot[(k * ncomp + cc) * 2 + side], j;
+            for (int v = 0; v < nvf; v++) {
+                int *s = &slot[(k * ncomp + cc) * nvf + v], j;
                 *s = -1;
                 if (g < 0 || c->fixed[(size_t)g * ncomp + cc]) continue;
-                if ((j = c->cidx[(size_t)c->fv[2 * g + side] * ncomp + cc]) < 0) continue;
+                if ((j = c->cidx[(size_t)c->fv[(size_t)nvf * g + v] * ncomp + cc]) < 0) continue;
                 int t = 0;
                 while (t < ns && cols[t] != j) t++;
                 if (t == ns) cols[ns++] = j;
@@ -281,7 +321,7 @@ static int face_slots(const bp_ctx *c, int l, int *slot, int *cols)
         }
     for (int t = 0; t < ns; t++) rank[order[t]] = t, sorted[t] = cols[order[t]];
     memcpy(cols, sorted, sizeof(int) * (size_t)ns);
-    for (int i = 0; i < B->na * ncomp * 2; i++)
+    for (int i = 0; i < B->na * ncomp * nvf; i++)
         if (slot[i] >= 0) slot[i] = rank[slot[i]];
     return ns;
 }
@@ -289,9 +329,9 @@ static int face_slots(const bp_ctx *c, int l, int *slot, int *cols)
 /* Faces [f0, f1): a bound on the entries of each of their rows (c->val NULL:
  * the columns with contributions, B not read), or their entries, written from
  * rowptr[r] on, with their count in len[r].
- * From P's structure (build_prolongation) rather than its rows: only modes
- * 0, 1 of a free component have entries, al[i] at the start vertex's coarse
- * unknown, be[i] at the end vertex's. So entry (l, p; cols[t]) sums
+ * From P's structure (build_prolongation) rather than its rows: only the hat
+ * modes of a free component have entries, H[v][i] at face vertex v's coarse
+ * unknown. So entry (l, p; cols[t]) sums
  * B[l][k](p, c nk + i) w over a face's list of contributions (k, c, i, w) to
  * column t, in the order of B's row and P's entries, as a CSR product would;
  * an entry is stored when one of its products had a nonzero B value. */
@@ -299,20 +339,21 @@ static void bp_faces(long long f0, long long f1, void *ctx)
 {
     const bp_ctx *c = ctx;
     const hdg_blockmat *B = c->B;
-    const int m = B->m, nk = c->nk, ncomp = c->ncomp, n2 = nk < 2 ? nk : 2, nslot = B->na * ncomp * 2;
+    const int m = B->m, nk = c->nk, ncomp = c->ncomp, nvf = c->nvf, nslot = B->na * ncomp * nvf;
     const long long row_len = (long long)B->na * m * m;
     int *slot = hdg_xmalloc(sizeof(int) * (size_t)nslot), *cols = hdg_xmalloc(sizeof(int) * (size_t)nslot);
-    int *cs = hdg_xmalloc(sizeof(int) * (size_t)nslot * 2), *coff = hdg_xmalloc(sizeof(int) * (size_t)nslot * 2);
-    int *first = hdg_xmalloc(sizeof(int) * (size_t)(nslot + 1)), *order = hdg_xmalloc(sizeof(int) * (size_t)nslot * 2);
-    double *cw = hdg_xmalloc(sizeof(double) * (size_t)nslot * 2);
+    size_t ncon = (size_t)nslot * (size_t)c->nhm;   /* contributions: slots x hat modes */
+    int *cs = hdg_xmalloc(sizeof(int) * ncon), *coff = hdg_xmalloc(sizeof(int) * ncon);
+    int *first = hdg_xmalloc(sizeof(int) * (size_t)(nslot + 1)), *order = hdg_xmalloc(sizeof(int) * ncon);
+    double *cw = hdg_xmalloc(sizeof(double) * ncon);
     for (long long l = f0; l < f1; l++) {
         int ns = face_slots(c, (int)l, slot, cols), nc = 0;
         for (int k = 0; k < B->na; k++)   /* the contributions, in product order */
             for (int cc = 0; cc < ncomp; cc++)
-                for (int i = 0; i < n2; i++)
-                    for (int side = 0; side < 2; side++) {
-                        int t = slot[(k * ncomp + cc) * 2 + side];
-                        double w = side ? c->be[i] : c->al[i];
+                for (int h = 0; h < c->nhm; h++)
+                    for (int v = 0; v < nvf; v++) {
+                        int i = c->hm[h], t = slot[(k * ncomp + cc) * nvf + v];
+                        double w = c->H[v * nk + i];
                         if (t < 0 || w == 0) continue;
                         cs[nc] = t, coff[nc] = k * m * m + cc * nk + i, cw[nc++] = w;
                     }
@@ -354,20 +395,21 @@ static void bp_faces(long long f0, long long f1, void *ctx)
     free(slot), free(cols), free(cs), free(coff), free(first), free(order), free(cw);
 }
 
-/* AP = B P, by faces, threaded: the entries written at room for 4 per row and
- * component (a face's rows reach the vertices of its two triangles; where one
+/* AP = B P, by faces, threaded: the entries written at room for nvf + 2 per row and
+ * component (a face's rows reach the vertices of its two simplices; where one
  * reaches more, a first pass counts from the structure instead), then the rows
  * closed up. One pass over the faces' set-up and B, not two. */
-static void times_prolongation(hdg_csr *AP, const hdg_blockmat *B, const hdg_csr *P, int nk, const int *fv,
-                               const int *cidx, const unsigned char *fixed, const double al[2], const double be[2])
+static void times_prolongation(hdg_csr *AP, const hdg_blockmat *B, const hdg_csr *P, int nk, int nvf, const int *fv,
+                               const int *cidx, const unsigned char *fixed, const double *H)
 {
     memset(AP, 0, sizeof *AP);
     AP->n = P->n;
     AP->ncol = P->ncol;
     AP->rowptr = hdg_xcalloc((size_t)P->n + 1, sizeof(int));
-    int over = 0, nslot = B->na * (B->m / nk) * 2;
-    bp_ctx c = {B, nk, B->m / nk, fv, cidx, fixed, {al[0], al[1]}, {be[0], be[1]}, AP->rowptr, NULL, NULL, NULL, 0, &over};
-    c.cap = 4 * c.ncomp < nslot ? 4 * c.ncomp : nslot;
+    int over = 0, nslot = B->na * (B->m / nk) * nvf;
+    bp_ctx c = {B, nk, B->m / nk, nvf, fv, cidx, fixed, H, 0, {0}, AP->rowptr, NULL, NULL, NULL, 0, &over};
+    c.nhm = hat_modes(H, nvf, nk, c.hm);
+    c.cap = (nvf + 2) * c.ncomp < nslot ? (nvf + 2) * c.ncomp : nslot;
     for (int r = 0; r <= P->n; r++) AP->rowptr[r] = r * c.cap;
     c.len = hdg_xmalloc(sizeof(int) * ((size_t)P->n + 1));
     for (int pass = 0; pass < 2; pass++) {
@@ -461,15 +503,19 @@ static int first_of(const int *cidx, long long ncv, int ncomp, int c)
     return -1;
 }
 
-hdg_status hdg_mg_coarse_build(hdg_mg_coarse *C, const hdg_blockmat *B, int nk, int nv, const int *fv,
+hdg_status hdg_mg_coarse_build(hdg_mg_coarse *C, const hdg_blockmat *B, int dim, int nk, int nv, const int *fv,
                                int singular, hdg_error *err)
 {
     memset(C, 0, sizeof *C);
     if (nk < 1 || B->m % nk)
         return hdg_fail(err, HDG_EINTERNAL, "multigrid: %d dofs per face is not a multiple of %d modes", B->m, nk);
-    double al[2], be[2];
-    hdg_status st = hdg_mg_hat_coefficients(nk, al, be, err);
-    if (st) return st;
+    int nvf = dim;
+    double *H = hdg_xmalloc(sizeof(double) * (size_t)nvf * nk);
+    hdg_status st = hdg_mg_hat_coefficients(dim, nk, H, err);
+    if (st) {
+        free(H);
+        return st;
+    }
     int ncomp = B->m / nk;
     long long ncv = (long long)nv * ncomp;
     unsigned char *fixed = hdg_mg_fixed_components(B, nk, &C->nfixed), *keep = hdg_xmalloc((size_t)ncv + 1);
@@ -477,21 +523,21 @@ hdg_status hdg_mg_coarse_build(hdg_mg_coarse *C, const hdg_blockmat *B, int nk, 
     for (int l = 0; l < B->nf; l++)   /* coarse functions vanish on fixed faces */
         for (int c = 0; c < ncomp; c++)
             if (fixed[(size_t)l * ncomp + c])
-                keep[(size_t)fv[2 * l] * ncomp + c] = keep[(size_t)fv[2 * l + 1] * ncomp + c] = 0;
+                for (int v = 0; v < nvf; v++) keep[(size_t)fv[(size_t)nvf * l + v] * ncomp + c] = 0;
     int *cidx = hdg_xmalloc(sizeof(int) * (size_t)(ncv + 1));
     for (int pass = 0; pass < 2; pass++) {
         int nc = 0;
         for (long long i = 0; i < ncv; i++) cidx[i] = keep[i] ? nc++ : -1;
         hdg_mg_coarse_free(C);
         C->nc = nc;
-        build_prolongation(&C->P, B, nk, fv, cidx, nc, fixed, al, be);
+        build_prolongation(&C->P, B, nk, nvf, fv, cidx, nc, fixed, H);
         csr_transpose(&C->P, &C->R);
-        times_prolongation(&C->AP, B, &C->P, nk, fv, cidx, fixed, al, be);
+        times_prolongation(&C->AP, B, &C->P, nk, nvf, fv, cidx, fixed, H);
         galerkin(&C->Ac, &C->R, &C->AP);
         if (!drop_weak(&C->Ac, cidx, ncv, keep)) break;
     }
     int j = singular > 0 && singular <= ncomp ? first_of(cidx, ncv, ncomp, singular - 1) : -1;
-    free(fixed), free(keep), free(cidx);
+    free(fixed), free(keep), free(cidx), free(H);
     if (C->nc == 0) return hdg_fail(err, HDG_EINPUT, "multigrid: no coarse unknowns (every face is fixed)");
     if (j >= 0) pin(C, j);
     return HDG_OK;

@@ -34,8 +34,9 @@
 /* The coarse space: P (nf*m rows, nc columns), R = P^T, AP = B P (about 4
  * entries a row against B's 5m: the coarse correction's residual update) and
  * Ac = P^T B P = R AP.
- * nk = k+1 modes per component (m a multiple of nk); nv vertices; fv the
- * faces' vertices (2 per face, canonical direction). singular > 0: B has the
+ * dim 2 (edges) or 3 (triangular faces); nk modes per component (k+1 on an
+ * edge, (k+1)(k+2)/2 on a triangle; m a multiple of nk); nv vertices; fv the
+ * faces' vertices (dim per face, canonical order). singular > 0: B has the
  * constants of trace component singular - 1 (of the m / nk) as null space;
  * Ac's first coarse unknown of that component is then pinned (its row and
  * column replaced by the identity) so that the coarse solve is regular.
@@ -47,14 +48,17 @@ typedef struct hdg_mg_coarse {
 } hdg_mg_coarse;
 
 /* The pieces of the coarse space, for builders elsewhere (PETSc's PCMG under
- * mpirun, runtime/petsc/petsc.c): the Legendre coefficients (modes 0, 1) of the
- * two hats of a face, al of its start vertex's, be of its end vertex's; and
+ * mpirun, runtime/petsc/petsc.c): the coefficients H[v*nk + i] in the trace
+ * basis (orthonormal Legendre on an edge, Dubiner on a triangle, in the face's
+ * canonical vertex order) of the hats of the face's dim vertices (only modes
+ * of degree <= 1 are nonzero; in 2D modes 0, 1: al = H[0..1] of the start
+ * vertex, be = H[nk..nk+1] of the end vertex); and
  * fixed[l*ncomp + c] = 1 when every dof of component c on face l couples to
  * nothing but itself (free with free; *nfixed counts them). */
-hdg_status hdg_mg_hat_coefficients(int nk, double al[2], double be[2], hdg_error *err);
+hdg_status hdg_mg_hat_coefficients(int dim, int nk, double *H, hdg_error *err);
 unsigned char *hdg_mg_fixed_components(const hdg_blockmat *B, int nk, int *nfixed);
 
-hdg_status hdg_mg_coarse_build(hdg_mg_coarse *C, const hdg_blockmat *B, int nk, int nv, const int *fv,
+hdg_status hdg_mg_coarse_build(hdg_mg_coarse *C, const hdg_blockmat *B, int dim, int nk, int nv, const int *fv,
                                int singular, hdg_error *err);
 void hdg_mg_coarse_free(hdg_mg_coarse *C);
 
