@@ -16,7 +16,7 @@
 void hdg_run_options_default(hdg_run_options *o)
 {
     memset(o, 0, sizeof *o);
-    o->mesh = "square:8";
+    o->mesh = NULL;      /* square:8, cube:4 for a 3D problem (hdg_run_problem) */
     o->backend = "c";
     o->precond = NULL;   /* mg or block by size (hdg_hdg_choose_solver); NULL lets --solver petsc refuse a given one */
     o->rtol = 0;         /* the default stopping rule (hdg_hdg_choose_solver) */

@@ -240,7 +240,7 @@ static hdg_status dist_init(hdg_hdg_ksp *K, hdg_run *r, hdg_error *err)
 {
     const hdg_mesh_dist *d = r->o->dist;
     hdg_petsc_dist_mg g = {0};
-    int mg = K->s.dist_mg && hdg_hdg_dist_mg(r->o, r->mesh, &r->B, r->L.k + 1, r->z ? r->null_g : 0, &g, err);
+    int mg = K->s.dist_mg && hdg_hdg_dist_mg(r->o, r->mesh, &r->B, r->L.nk, r->z ? r->null_g : 0, &g, err);
     hdg_petsc_dist pd = {d->fgid, d->fstart[d->rank], d->nf_global, d->nf_owned, mg ? &g : NULL};
     hdg_petsc_opts po = petsc_opts(r, &K->s);
     hdg_petsc_info pi;
@@ -272,19 +272,6 @@ static hdg_status petsc_stage(hdg_run *r, hdg_hdg_ksp *K, hdg_solve_info *info, 
     return st;
 }
 
-/* Tetrahedra: mg's P1 coarse space is 2D for now, so --precond mg is refused and
- * the default preconditioner is face-block Jacobi (o->precond set to block unless
- * PETSc solves, which takes its preconditioner from --petsc). */
-static hdg_status tet_precond(hdg_run_options *o, int dim, hdg_error *err)
-{
-    if (dim != 3) return HDG_OK;
-    if (o->precond && !strcmp(o->precond, "mg"))
-        return hdg_fail(err, HDG_EINPUT, "--precond mg: the two-level preconditioner does not take tetrahedra yet "
-                        "(its P1 coarse space is 2D); use --precond block or jacobi");
-    if (!o->precond && !(o->solver && !strcmp(o->solver, "petsc"))) o->precond = "block";
-    return HDG_OK;
-}
-
 /* The solver of the trace system B (as it is now: Dirichlet eliminated),
  * preconditioner set up once and kept for every solve with B. */
 hdg_status hdg_hdg_ksp_init(hdg_hdg_ksp *K, hdg_run *r, hdg_error *err)
@@ -296,15 +283,7 @@ hdg_status hdg_hdg_ksp_init(hdg_hdg_ksp *K, hdg_run *r, hdg_error *err)
     /* the null space's constants (run_hdg_null.h) have K z ~ 0: the definiteness test skips them itself */
     hdg_hdg_definiteness(r->p, &r->L, r->mesh, r->dofdir, r->amax, r->o->dist, blockmat_apply, &r->B, r->rep,
                          &def);
-    hdg_run_options o = *r->o;
-    hdg_status st = tet_precond(&o, r->L.dim, err);
-    if (!st) st = hdg_hdg_choose_solver(&o, r->asym, K->n, &def, &K->s, err);
-    if (!st && o.precond != r->o->precond) {   /* tet_precond chose it */
-        const char *why = r->o->solver ? "given: --solver " : r->asym <= HDG_HDG_SYMMETRIC ? "symmetric: "
-                                                                                          : "not symmetric: ";
-        snprintf(K->s.reason, sizeof K->s.reason, "%s%s; tetrahedra: face-block Jacobi, the default until mg's "
-                 "coarse space takes tetrahedra", why, K->s.method);
-    }
+    hdg_status st = hdg_hdg_choose_solver(r->o, r->asym, K->n, &def, &K->s, err);
     if (!st && r->o->dist) st = dist_init(K, r, err);
     if (st || !strcmp(K->s.method, "petsc")) return st;
     K->A = hdg_blockmat_op(&r->B);
@@ -316,7 +295,7 @@ hdg_status hdg_hdg_ksp_init(hdg_hdg_ksp *K, hdg_run *r, hdg_error *err)
     else if (!strcmp(K->s.precond, "jacobi")) st = hdg_precond_jacobi_init(&K->M, &r->B, err);
     else if (!strcmp(K->s.precond, "mg")) {
         double t0 = hdg_wtime();
-        st = hdg_hdg_mg_host(&K->mg, &r->B, r->mesh, r->L.k + 1, r->z ? r->null_g : 0, K->s.petsc, r->rep, &K->M, err);
+        st = hdg_hdg_mg_host(&K->mg, &r->B, r->mesh, r->L.nk, r->z ? r->null_g : 0, K->s.petsc, r->rep, &K->M, err);
         hdg_report_number(r->rep, "solver.mg.setup_seconds", hdg_wtime() - t0);
     }
     return st;
