@@ -64,7 +64,8 @@ hdg_status hdgc_problem_check_markers(const hdgc_problem *p, const hdgc_mesh *m,
     hdg_diags_init(&d);
     hdg_diags_set_source(&d, p->file, p->source, p->len);   /* the messages quote the file's lines */
     const hdg_mesh *mesh = hdg_api_mesh(m);
-    int n = hdg_problem_check_mesh_markers(p->checked, (const char *const *)mesh->marker_names, mesh->nmarkers + 1, &d);
+    int n = hdg_problem_check_mesh_dim(p->checked, hdg_mesh_dim(mesh), &d);
+    if (!n) n = hdg_problem_check_mesh_markers(p->checked, (const char *const *)mesh->marker_names, mesh->nmarkers + 1, &d);
     if (n > 0 && mesh->periodic)   /* the groups that periodic= paired are gone */
         hdg_diag_add(&d, HDG_DIAG_NOTE, p->checked->boundary_loc.line ? p->checked->boundary_loc : p->checked->loc,
                      "the mesh is periodic (periodic=%s): the paired groups' faces are interior and carry no "

@@ -46,6 +46,16 @@ static int size_value(const char *v, hdg_run_options *o)
     return integer(w, 200, 8192, &o->png_width) && integer(x + 1, 200, 8192, &o->png_height);
 }
 
+/* A=c with A one of x, y, z and c a decimal number: the plane of --slice. */
+static int slice_value(const char *v, hdg_run_options *o)
+{
+    const char *axes = "xyz", *a = v[0] ? strchr(axes, v[0]) : NULL;
+    double c;
+    if (!a || v[1] != '=' || !hdg_parse_double(v + 2, &c)) return 0;
+    o->png_slice = 1 + (int)(a - axes), o->png_slice_at = c;
+    return 1;
+}
+
 static int on_off(const char *v, int *out)
 {
     if (!strcmp(v, "on")) *out = 1;
@@ -112,6 +122,10 @@ hdg_status hdg_api_option(hdg_run_options *o, hdg_api_extra *x, hdg_api_strings 
         o->png = keep(st, value);
     } else if (!strcmp(name, "size")) {
         if (!size_value(value, o)) return hdg_fail(err, HDG_EINPUT, "--size %s: expected WxH, each between 200 and 8192 pixels", value);
+    } else if (!strcmp(name, "slice")) {
+        if (!slice_value(value, o))
+            return hdg_fail(err, HDG_EINPUT, "--slice %s: expected x=C, y=C or z=C (C a decimal number: the plane "
+                            "of a 3D mesh drawn by --png)", value);
     } else if (!strcmp(name, "vtk-format")) {
         if (strcmp(value, "ascii") && strcmp(value, "binary"))
             return hdg_fail(err, HDG_EINPUT, "--vtk-format %s: expected ascii or binary", value);

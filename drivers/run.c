@@ -46,7 +46,8 @@ hdg_status hdg_run_check_markers(const hdg_problem *p, const hdg_mesh *m, hdg_er
     if (hdg_read_file(p->file, &text, &len, &rerr)) text = NULL, len = 0;
     hdg_diags_set_source(&d, p->file, text, len);
     free(text);
-    int nerr = hdg_problem_check_mesh_markers(p, names, m->nmarkers + 1, &d);
+    int ndim = hdg_problem_check_mesh_dim(p, hdg_mesh_dim(m), &d);   /* triangles or tetrahedra */
+    int nerr = ndim ? ndim : hdg_problem_check_mesh_markers(p, names, m->nmarkers + 1, &d);
     free(names);
     if (nerr && m->periodic)   /* the groups that periodic= paired are gone */
         hdg_diag_add(&d, HDG_DIAG_NOTE, p->boundary_loc.line ? p->boundary_loc : p->loc,
@@ -57,8 +58,9 @@ hdg_status hdg_run_check_markers(const hdg_problem *p, const hdg_mesh *m, hdg_er
         char *msg = hdg_diags_render(&d);
         size_t n = strlen(msg);
         while (n && msg[n - 1] == '\n') msg[--n] = '\0';
-        st = hdg_fail(err, HDG_EINPUT, "the boundary markers of mesh '%s' do not match the "
-                      "problem's boundary conditions:\n%s", m->source ? m->source : "", msg);
+        st = hdg_fail(err, HDG_EINPUT, ndim ? "mesh '%s' and the problem differ in dimension:\n%s"
+                      : "the boundary markers of mesh '%s' do not match the problem's boundary conditions:\n%s",
+                      m->source ? m->source : "", msg);
         free(msg);
     }
     hdg_diags_free(&d);

@@ -76,6 +76,9 @@ typedef struct hdg_run_options {
     const char *png_field;     /* --field: the field drawn (NULL: the first scalar element unknown) */
     int png_width, png_height; /* --size WxH (0: 800x800) */
     int png_edges;             /* --edges: draw the mesh's edges */
+    int png_slice;             /* --slice A=c on tetrahedra: 1, 2, 3 for A = x, y, z (0: none, the
+                                  boundary surface seen from an angle; run_png.h) */
+    double png_slice_at;       /* c */
     double cfl;                /* DG: > 0 overrides the file's cfl */
     double final_time;         /* time-dependent: > 0 overrides the file's final time */
     double dt;                 /* time-dependent: > 0 a fixed step (overrides the file's dt and cfl) */

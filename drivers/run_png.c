@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "runtime/output/png.h"
+#include "runtime/output/png3d.h"
 #include "runtime/fem/refel.h"
 #include "runtime/parallel/comm.h"
 #include "runtime/parallel/mesh_dist.h"
@@ -43,10 +44,19 @@ hdg_status hdg_png_hdg_field(const hdg_problem *p, const hdg_lowered *L, const c
     return hdg_fail(err, HDG_EINPUT, "--field %s: no such field (fields: %s)", name, list);
 }
 
-/* Sub-triangles per element edge: 2(deg+1), but at least ~4 pixels across. */
+hdg_status hdg_png_check_slice(const hdg_run_options *o, int dim, hdg_error *err)
+{
+    if (!o->png_slice || dim == 3) return HDG_OK;
+    return hdg_fail(err, HDG_EINPUT, "--slice %c=%g: a plane section is drawn of a tetrahedral (3D) mesh; this mesh "
+                    "is 2D (drop --slice)", "xyz"[o->png_slice - 1], o->png_slice_at);
+}
+
+/* Sub-triangles per element edge: 2(deg+1), but at least ~4 pixels across
+ * (elements a row: sqrt(ne/2) on square:N, cbrt(ne/6) on cube:N). */
 int hdg_png_subdivision(const hdg_mesh *mesh, int deg, int width, int height)
 {
-    double per_row = sqrt(mesh->ne / 2.0), px = 0.8 * (width < height ? width : height) / per_row;
+    double per_row = hdg_mesh_dim(mesh) == 3 ? cbrt(mesh->ne / 6.0) : sqrt(mesh->ne / 2.0);
+    double px = 0.8 * (width < height ? width : height) / per_row;
     int m = 2 * (deg + 1), lim = (int)(px / 4);
     return m < lim ? m : lim < 1 ? 1 : lim;
 }
@@ -70,10 +80,13 @@ static double *samples(const hdg_mesh *mesh, const hdg_png_field *f, int m)
 
 void hdg_png_vertices(const hdg_mesh *mesh, double *vxy)
 {
+    int d = hdg_mesh_dim(mesh), nv = d + 1;
     for (long long e = 0; e < mesh->ne; e++)
-        for (int v = 0; v < 3; v++) {
-            vxy[6 * e + 2 * v] = mesh->vx[mesh->ev[3 * e + v]];
-            vxy[6 * e + 2 * v + 1] = mesh->vy[mesh->ev[3 * e + v]];
+        for (int v = 0; v < nv; v++) {
+            int i = mesh->ev[nv * e + v];
+            double *o = vxy + (size_t)nv * d * e + (size_t)d * v;
+            o[0] = mesh->vx[i], o[1] = mesh->vy[i];
+            if (d == 3) o[2] = mesh->vz[i];
         }
 }
 
@@ -103,9 +116,113 @@ void hdg_png_report(hdg_report *rep, const hdg_png_layout *lay, int m)
     hdg_report_int(rep, "output.png_cticks", lay->nct);
 }
 
-hdg_status hdg_png_draw(const hdg_mesh *mesh, const hdg_png_field *f, const char *path, int width, int height,
-                        int edges, const char *caption, hdg_report *rep, hdg_error *err)
+/* ---- tetrahedra: a section or the boundary surface (png3d.h) -------------------- */
+
+static void view_text(const hdg_run_options *o, char *buf, size_t n)
 {
+    if (o->png_slice) snprintf(buf, n, "slice %c = %g", "xyz"[o->png_slice - 1], o->png_slice_at);
+    else snprintf(buf, n, "surface, azimuth %g, elevation %g", HDG_PNG_AZIMUTH, HDG_PNG_ELEVATION);
+}
+
+hdg_status hdg_png_flatten(const hdg_png_tets *T, int deg, const hdg_run_options *o, hdg_png_flat *F, hdg_error *err)
+{
+    int w = o->png_width ? o->png_width : 800, h = o->png_height ? o->png_height : 800;
+    hdg_mesh count = {.dim = 3, .ne = T->ne};
+    int m = hdg_png_subdivision(&count, deg, w, h);
+    return o->png_slice ? hdg_png_slice(T, o->png_slice - 1, o->png_slice_at, m, F, err)
+                        : hdg_png_surface(T, HDG_PNG_AZIMUTH, HDG_PNG_ELEVATION, m, F, err);
+}
+
+void hdg_png_flat_range(const hdg_png_flat *F, double lohi[2])
+{
+    lohi[0] = INFINITY, lohi[1] = -INFINITY;
+    for (long long k = 0; k < (long long)F->ne * F->m * F->m; k++)
+        lohi[0] = fmin(lohi[0], F->vals[k]), lohi[1] = fmax(lohi[1], F->vals[k]);
+}
+
+hdg_status hdg_png_draw_flat(const hdg_png_flat *F, const hdg_run_options *o, const char *path, const char *field,
+                             const char *caption, double vmin, double vmax, hdg_report *rep, hdg_error *err)
+{
+    char view[96], cap[640];
+    view_text(o, view, sizeof view);
+    snprintf(cap, sizeof cap, "%s   %s", caption ? caption : "", view);
+    hdg_png_plot pl = {.width = o->png_width ? o->png_width : 800, .height = o->png_height ? o->png_height : 800,
+                       .ne = F->ne, .vxy = F->vxy, .m = F->m, .vals = F->vals, .vmin = vmin, .vmax = vmax,
+                       .field = field, .caption = cap, .edges = o->png_edges, .noaxes = !o->png_slice};
+    hdg_png_layout lay;
+    hdg_status st = hdg_png_write(path, &pl, &lay, err);
+    if (!st && rep) {
+        hdg_png_report(rep, &lay, F->m);
+        hdg_report_string(rep, "output.png_caption", cap);
+        hdg_report_string(rep, "output.png_view", view);
+        hdg_report_int(rep, "output.png_triangles", F->ne);
+    }
+    return st;
+}
+
+/* A modal field (hdg_png_field) sampled for png3d.h: the orthonormal basis of
+ * the tetrahedron (hdg_simplex_eval) at the points asked for. */
+typedef struct modal_sampler {
+    const hdg_png_field *f;
+    double *P;
+    int cap;
+} modal_sampler;
+
+static void sample_modal(void *ctx, int e, int n, const double *const *x, double *vals)
+{
+    modal_sampler *c = ctx;
+    const hdg_png_field *f = c->f;
+    if (n > c->cap) {
+        c->cap = n;
+        c->P = hdg_xrealloc(c->P, sizeof(double) * (size_t)n * f->n);
+    }
+    hdg_simplex_eval(3, f->deg, n, x, c->P, NULL);
+    const double *u = f->x + (size_t)e * f->stride + f->base;
+    for (int q = 0; q < n; q++) {
+        double s = 0;
+        for (int i = 0; i < f->n; i++) s += c->P[(size_t)q * f->n + i] * u[i];
+        vals[q] = s;
+    }
+}
+
+void hdg_png_sample_nodal(void *ctx, int e, int n, const double *const *x, double *out)
+{
+    hdg_png_nodal *c = ctx;
+    int Np = c->re->Np;
+    if (n > c->cap) {
+        c->cap = n;
+        c->I = hdg_xrealloc(c->I, sizeof(double) * (size_t)n * Np);
+    }
+    hdg_refel_interp_x(c->re, n, x, c->I);
+    const double *u = c->vals + (size_t)e * c->stride;
+    for (int q = 0; q < n; q++) {
+        double s = 0;
+        for (int j = 0; j < Np; j++) s += c->I[(size_t)q * Np + j] * u[j];
+        out[q] = s;
+    }
+}
+
+static hdg_status draw_tets(const hdg_mesh *mesh, const hdg_png_field *f, const hdg_run_options *o,
+                            const char *caption, hdg_report *rep, hdg_error *err)
+{
+    double *vxyz = hdg_xmalloc(sizeof(double) * 12 * ((size_t)mesh->ne + 1));
+    hdg_png_vertices(mesh, vxyz);
+    modal_sampler c = {f, NULL, 0};
+    hdg_png_tets T = {.ne = mesh->ne, .vxyz = vxyz, .sample = sample_modal, .ctx = &c};
+    hdg_png_flat F;
+    hdg_status st = hdg_png_flatten(&T, f->deg, o, &F, err);
+    if (!st) st = hdg_png_draw_flat(&F, o, o->png, f->name, caption, 1, 0, rep, err);
+    hdg_png_flat_free(&F);
+    free(vxyz), free(c.P);
+    return st;
+}
+
+hdg_status hdg_png_draw(const hdg_mesh *mesh, const hdg_png_field *f, const hdg_run_options *o, const char *caption,
+                        hdg_report *rep, hdg_error *err)
+{
+    if (hdg_mesh_dim(mesh) == 3) return draw_tets(mesh, f, o, caption, rep, err);
+    const char *path = o->png;
+    int width = o->png_width ? o->png_width : 800, height = o->png_height ? o->png_height : 800, edges = o->png_edges;
     int m = hdg_png_subdivision(mesh, f->deg, width, height);
     double *vals = samples(mesh, f, m), *vxy = hdg_xmalloc(sizeof(double) * 6 * (size_t)mesh->ne);
     hdg_png_vertices(mesh, vxy);
@@ -151,18 +268,18 @@ double *hdg_png_gather(const hdg_mesh_dist *d, int k, const double *rec)
 }
 
 /* Under mpirun: every rank's own elements (vertices, f's coefficients) on rank
- * 0 in the whole mesh's order, as a mesh of separate triangles and a field
- * over it (*whole, *coef; nothing on the other ranks). */
+ * 0 in the whole mesh's order, as a mesh of separate triangles (tetrahedra)
+ * and a field over it (*whole, *coef; nothing on the other ranks). */
 static void gather_field(const hdg_mesh *mesh, const hdg_mesh_dist *d, const hdg_png_field *f, hdg_mesh *whole,
                          double **coef)
 {
-    int rec = 6 + f->n, ne = d->ne_owned;
+    int dim = hdg_mesh_dim(mesh), nv = dim + 1, nvx = nv * dim, rec = nvx + f->n, ne = d->ne_owned;
     double *mine = hdg_xmalloc(sizeof(double) * ((size_t)ne * rec + 1));
-    hdg_png_vertices(mesh, mine);   /* 6 a row first, then spread to rec a row */
+    hdg_png_vertices(mesh, mine);   /* nvx a row first, then spread to rec a row */
     for (int e = ne - 1; e >= 0; e--) {
         double *r = mine + (size_t)e * rec;
-        memmove(r, mine + 6 * (size_t)e, 6 * sizeof(double));
-        for (int i = 0; i < f->n; i++) r[6 + i] = f->x[(size_t)e * f->stride + f->base + i];
+        memmove(r, mine + (size_t)nvx * e, (size_t)nvx * sizeof(double));
+        for (int i = 0; i < f->n; i++) r[nvx + i] = f->x[(size_t)e * f->stride + f->base + i];
     }
     double *all = hdg_png_gather(d, rec, mine);
     free(mine);
@@ -170,16 +287,21 @@ static void gather_field(const hdg_mesh *mesh, const hdg_mesh_dist *d, const hdg
     *coef = NULL;
     if (!all) return;
     long long N = d->ne_global;
-    whole->ne = (int)N, whole->nv = 3 * (int)N;
-    whole->vx = hdg_xmalloc(sizeof(double) * 3 * ((size_t)N + 1)), whole->vy = hdg_xmalloc(sizeof(double) * 3 * ((size_t)N + 1));
-    whole->ev = hdg_xmalloc(sizeof(int) * 3 * ((size_t)N + 1));
+    size_t nall = (size_t)nv * ((size_t)N + 1);
+    whole->dim = dim, whole->ne = (int)N, whole->nv = nv * (int)N;
+    whole->vx = hdg_xmalloc(sizeof(double) * nall), whole->vy = hdg_xmalloc(sizeof(double) * nall);
+    if (dim == 3) whole->vz = hdg_xmalloc(sizeof(double) * nall);
+    whole->ev = hdg_xmalloc(sizeof(int) * nall);
     whole->source = hdg_xstrdup(mesh->source ? mesh->source : "mesh");
     *coef = hdg_xmalloc(sizeof(double) * ((size_t)N * f->n + 1));
     for (long long g = 0; g < N; g++) {
         const double *q = all + (size_t)g * rec;
-        for (int v = 0; v < 3; v++)
-            whole->vx[3 * g + v] = q[2 * v], whole->vy[3 * g + v] = q[2 * v + 1], whole->ev[3 * g + v] = (int)(3 * g + v);
-        memcpy(*coef + (size_t)g * f->n, q + 6, sizeof(double) * (size_t)f->n);
+        for (int v = 0; v < nv; v++) {
+            size_t at = (size_t)nv * g + v;
+            whole->vx[at] = q[dim * v], whole->vy[at] = q[dim * v + 1], whole->ev[at] = (int)at;
+            if (dim == 3) whole->vz[at] = q[dim * v + 2];
+        }
+        memcpy(*coef + (size_t)g * f->n, q + nvx, sizeof(double) * (size_t)f->n);
     }
     free(all);
 }
@@ -188,7 +310,8 @@ hdg_status hdg_png_hdg(const hdg_problem *p, const hdg_lowered *L, const hdg_mes
                        const double *xp, double t, const hdg_run_options *o, hdg_report *rep, hdg_error *err)
 {
     int u, c;
-    hdg_status st = hdg_png_hdg_field(p, L, o->png_field, &u, &c, err);
+    hdg_status st = hdg_png_check_slice(o, hdg_mesh_dim(mesh), err);
+    if (!st) st = hdg_png_hdg_field(p, L, o->png_field, &u, &c, err);
     if (st) return st;
     char name[80], caption[512];
     field_name(&p->unknowns[u], c, name, sizeof name);
@@ -208,9 +331,7 @@ hdg_status hdg_png_hdg(const hdg_problem *p, const hdg_lowered *L, const hdg_mes
         f.x = coef, f.stride = f.n, f.base = 0;
     }
     hdg_png_caption(caption, sizeof caption, p->name, name, "k", L->k, hdg_png_mesh_name(mesh), mesh->ne, t);
-    if (!o->dist || o->dist->rank == 0)
-        st = hdg_png_draw(mesh, &f, o->png, o->png_width ? o->png_width : 800, o->png_height ? o->png_height : 800,
-                          o->png_edges, caption, rep, err);
+    if (!o->dist || o->dist->rank == 0) st = hdg_png_draw(mesh, &f, o, caption, rep, err);
     if (o->dist) {
         hdg_mesh_free(&whole);
         free(coef);

@@ -31,20 +31,61 @@ void hdg_png_caption(char *buf, size_t n, const char *problem, const char *field
 hdg_status hdg_png_hdg(const hdg_problem *p, const hdg_lowered *L, const hdg_mesh *mesh, const double *xe,
                        const double *xp, double t, const hdg_run_options *o, hdg_report *rep, hdg_error *err);
 
-/* Draws a modal field (n Dubiner modes of degree deg; element e's first mode
- * at x[e*stride + base]) to path with the caption; fills the report as above. */
+/* Draws a modal field (n modes of degree deg of the orthonormal basis of the
+ * mesh's simplex, hdg_simplex_eval's order: Dubiner on triangles, PKD on
+ * tetrahedra; element e's first mode at x[e*stride + base]) to o->png (size
+ * o->png_width x o->png_height, o->png_edges; on tetrahedra o->png_slice)
+ * with the caption; fills the report as above. */
 typedef struct hdg_png_field {
     int deg, n, stride, base;
     const double *x;
     const char *name;
 } hdg_png_field;
-hdg_status hdg_png_draw(const hdg_mesh *mesh, const hdg_png_field *f, const char *path, int width, int height,
-                        int edges, const char *caption, hdg_report *rep, hdg_error *err);
+hdg_status hdg_png_draw(const hdg_mesh *mesh, const hdg_png_field *f, const hdg_run_options *o, const char *caption,
+                        hdg_report *rep, hdg_error *err);
+
+/* Tetrahedra (runtime/output/png3d.h): the flat triangles of the section
+ * o->png_slice (1..3: x, y, z = o->png_slice_at) or, without it, of the
+ * boundary surface seen from HDG_PNG_AZIMUTH, HDG_PNG_ELEVATION, of the
+ * field T samples (degree deg: hdg_png_subdivision's m for o's size). */
+struct hdg_png_tets;
+struct hdg_png_flat;
+hdg_status hdg_png_flatten(const struct hdg_png_tets *T, int deg, const hdg_run_options *o, struct hdg_png_flat *F,
+                           hdg_error *err);
+/* The samples' min and max. */
+void hdg_png_flat_range(const struct hdg_png_flat *F, double lohi[2]);
+/* Draws them to path at o->png_width x o->png_height (o->png_edges: the
+ * flat triangles' edges; the surface without axes) in the range vmin..vmax
+ * (vmin >= vmax: the samples'). The caption gets "   slice z = 0.5" or
+ * "   surface, azimuth 30, elevation 25"; the report (rep may be NULL) gets
+ * hdg_png_report's and output.png_caption, output.png_view (that text) and
+ * output.png_triangles (the flat triangles drawn). */
+hdg_status hdg_png_draw_flat(const struct hdg_png_flat *F, const hdg_run_options *o, const char *path,
+                             const char *field, const char *caption, double vmin, double vmax, hdg_report *rep,
+                             hdg_error *err);
+
+/* A nodal field for png3d.h's sampler (the DG state): element e's re->Np
+ * values at re's nodes at vals + e*stride, interpolated to the points asked
+ * for (hdg_refel_interp_x; I: a buffer of cap points, NULL/0 at first, the
+ * caller frees it). */
+struct hdg_refel;
+typedef struct hdg_png_nodal {
+    const struct hdg_refel *re;
+    const double *vals;
+    int stride;
+    double *I;
+    int cap;
+} hdg_png_nodal;
+void hdg_png_sample_nodal(void *ctx, int e, int n, const double *const *x, double *out);
+
+/* --slice on a 2D mesh: HDG_EINPUT saying so. */
+hdg_status hdg_png_check_slice(const hdg_run_options *o, int dim, hdg_error *err);
 
 /* Sub-triangles per element edge for a field of degree deg: 2(deg+1), fewer
  * when elements are under ~4 pixels a sub-triangle. */
 int hdg_png_subdivision(const hdg_mesh *mesh, int deg, int width, int height);
-/* ne*6 vertex coordinates of the mesh's elements (png.h's vxy). */
+/* The vertex coordinates of the mesh's elements: ne*6 on triangles (png.h's
+ * vxy), ne*12 on tetrahedra (x, y, z of v0..v3: png3d.h's vxyz). */
 void hdg_png_vertices(const hdg_mesh *mesh, double *vxy);
 /* The mesh's spec, or its file's name, for a caption. */
 const char *hdg_png_mesh_name(const hdg_mesh *mesh);
@@ -73,6 +114,7 @@ typedef struct hdg_png_frames {
     int field, m, ns, series, nframes, nclamped;
     double *I, *vals, *vxy;    /* interpolation to the centroids (ns x Np), samples, vertices */
     double vmin, vmax;         /* the series' fixed range (vmin >= vmax: not yet fixed) */
+    int tets;                  /* a tetrahedral mesh: vxy holds 12 coordinates an element, no I */
 } hdg_png_frames;
 /* Picks the field (o->png_field: a field name as in VTK, "Ez", "u_x";
  * NULL: the first); HDG_EINPUT listing the fields when unknown. */

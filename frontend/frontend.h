@@ -347,6 +347,7 @@ typedef struct hdg_problem {
     bool transient;                /* HDG with dt() terms on element unknowns: implicit time stepping */
     const char *mesh;              /* "triangle" (dim 2) or "tetrahedron" (dim 3) */
     int dim;                       /* 2 or 3, from the mesh line (default triangle) */
+    hdg_loc mesh_loc;              /* the element name of the mesh line (line 0: none, triangle by default) */
     const char *degree_name;       /* "k" */
     int degree;                    /* after --order */
     hdg_loc degree_loc;            /* the number in 'degree k = N' (line 0: --order or none) */
@@ -398,6 +399,10 @@ int hdg_problem_check_markers(const hdg_problem *p, const char *const *names, in
  * marker of that id. */
 int hdg_problem_check_mesh_markers(const hdg_problem *p, const char *const *names_by_id, int nids,
                                    hdg_diags *d);
+/* Checks that a mesh of dimension mesh_dim (2: triangles, 3: tetrahedra) is one the file can run on:
+ * the file's dimension is that of its mesh line. Returns the number of errors added to d (0 or 1,
+ * at the mesh line, or at the problem line of a file without one). */
+int hdg_problem_check_mesh_dim(const hdg_problem *p, int mesh_dim, hdg_diags *d);
 /* Does a boundary face with mesh marker (name, id) belong to the set m? True for
  * "all", for a name written in the file, and for an integer tag equal to id
  * (id <= 0 or name NULL: that half is not compared). */

@@ -211,6 +211,20 @@ static void put_expr(hdg_str *b, const hdg_problem *p, const hdg_expr *e, int ne
     else hdg_expr_print_to(b, p, e, need);
 }
 
+int hdg_problem_check_mesh_dim(const hdg_problem *p, int mesh_dim, hdg_diags *d)
+{
+    if (mesh_dim == p->dim) return 0;
+    hdg_loc at = p->mesh_loc.line ? p->mesh_loc : p->loc;
+    if (p->dim == 3)
+        hdg_diag_add(d, HDG_DIAG_ERROR, at, "the file is three-dimensional (mesh tetrahedron) but the mesh has "
+                     "triangles: give a tetrahedral mesh");
+    else
+        hdg_diag_add(d, HDG_DIAG_ERROR, at, "the file is two-dimensional (mesh triangle%s) but the mesh has "
+                     "tetrahedra: give a triangle mesh, or write the file for 'mesh tetrahedron'",
+                     p->mesh_loc.line ? "" : ", the default");
+    return 1;
+}
+
 const char *hdg_comp_suffix(int ncomp, int c)
 {
     static const char *vec[] = {".x", ".y", ".z"}, *mat2[] = {".xx", ".xy", ".yx", ".yy"},
@@ -419,12 +433,21 @@ static void put_linear(hdg_str *b, const hdg_problem *p, const hdg_expr *value, 
 
 static void put_robin(hdg_str *b, const hdg_problem *p, const hdg_bc *c, int nc)
 {
-    if (nc == 2) hdg_str_putc(b, '[');
+    bool vec = nc == 2 || nc == 3;
+    if (vec) hdg_str_putc(b, '[');
     for (int k = 0; k < nc; k++) {
         if (k) hdg_str_puts(b, ", ");
         put_linear(b, p, c->value[k], c->robin[k], c->nrobin[k]);
     }
-    if (nc == 2) hdg_str_putc(b, ']');
+    if (vec) hdg_str_putc(b, ']');
+}
+
+/* Does the neumann condition c have Robin terms (trace unknowns) in any of its nc components? */
+static bool has_robin(const hdg_bc *c, int nc)
+{
+    for (int k = 0; k < nc; k++)
+        if (c->nrobin[k]) return true;
+    return false;
 }
 
 static void summary_bcs(hdg_str *b, const hdg_problem *p)
@@ -446,9 +469,9 @@ static void summary_bcs(hdg_str *b, const hdg_problem *p)
         } else if (c->kind == HDG_BC_NEUMANN) {
             hdg_str_printf(b, "%s = ", p->flux_names[c->flux]);
             int nc = p->tests[p->equations[c->equation].test].ncomp;
-            if (!c->nrobin[0] && !c->nrobin[1]) put_vec(b, p, c->value, nc);
+            if (!has_robin(c, nc)) put_vec(b, p, c->value, nc);
             else put_robin(b, p, c, nc);
-            hdg_str_printf(b, "  (%s of equation %d, for %s)", c->nrobin[0] || c->nrobin[1] ?
+            hdg_str_printf(b, "  (%s of equation %d, for %s)", has_robin(c, nc) ?
                            "source and trace-trace atoms" : "source", c->equation + 1,
                            p->unknowns[c->unknown].name);
         } else {

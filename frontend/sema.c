@@ -260,6 +260,7 @@ static void header(sema *S, decl *ds, const hdg_frontend_options *opt)
             p->loc = d->loc;
         } else if (k == 1) {
             p->mesh = d->name;
+            p->mesh_loc = d->name_loc;
             if (strcmp(d->name, "triangle") && strcmp(d->name, "tetrahedron"))
                 sema_error(S, d->name_loc, "unsupported mesh '%s': the elements are 'triangle' (2D, the "
                            "default) and 'tetrahedron' (3D)", d->name);

@@ -196,6 +196,7 @@ static void option(const char **name, const char **value, char nbuf[32], char vb
         {"png", "/tmp/hdgc-fuzz-api.png", "/tmp/hdgc-fuzz-%d.png", "%s%n.png", "", "/nonexistent/x.png"},
         {"size", "300x200", "200x200", "10x10", "x", "9000x300"},
         {"edges", "on", "off", "yes", "", "on"},
+        {"slice", "z=0.5", "x=-1", "w=0.5", "z=", "y=1e-400"},
         {"field", "u", "q_x", "nothing", "", "ustar"},
         {"cache", "on", "on", "sometimes", "", "on"},
         {"petsc", "-ksp_type cg", "", "-pc_type lu", "x", ""},

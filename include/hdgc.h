@@ -120,6 +120,8 @@ hdg_status hdgc_problem_set_param(hdgc_problem *p, const char *name, double valu
  *   vtk FILE         .vtu (or a .pvd series)   every N     time-dependent: output every N steps
  *   vtk-format F     binary (default, zlib-compressed) or ascii
  *   png FILE, field NAME, size WxH, edges on|off   a picture (hdgc run --png)
+ *   slice x=C|y=C|z=C  the picture of a 3D run: the section by that plane (default: the
+ *                    boundary surface seen from an angle)
  *   cache on|off     the on-disk kernel cache
  *   kernels K        generated (default) or handwritten (backends/handwritten/: examples/poisson.hdg,
  *                    maxwell2d.hdg; probed against the generated kernels before use)

@@ -201,6 +201,12 @@ hdg_unit_test(frontend3d test_frontend3d.c)
 # problem before any work (issue 39)
 hdg_cli_test(frontend_3d_run 0 -e "poisson3d [(]HDG, order 2, backend c[)] on [.][.]/examples/poisson3d[.]hdg: 384 elements"
   -- $<TARGET_FILE:hdgc> run ../examples/poisson3d.hdg)
+hdg_cli_test(frontend_3d_on_triangles 1 -e "poisson3d[.]hdg:5:9: error: the file is three-dimensional [(]mesh tetrahedron[)] but the mesh has triangles: give a tetrahedral mesh"
+  -- $<TARGET_FILE:hdgc> check ../examples/poisson3d.hdg --mesh square:2)
+hdg_cli_test(frontend_2d_on_tetrahedra 1 -e "poisson[.]hdg:3:9: error: the file is two-dimensional [(]mesh triangle[)] but the mesh has tetrahedra: give a triangle mesh, or write the file for 'mesh tetrahedron'"
+  -- $<TARGET_FILE:hdgc> check ../examples/poisson.hdg --mesh cube:2)
+hdg_cli_test(frontend_3d_cube_markers 0 -e "mesh: tetrahedron" -e "markers: all"
+  -- $<TARGET_FILE:hdgc> check ../examples/maxwell3d.hdg --mesh cube:2)
 hdg_cli_test(frontend_3d_ir_refused 1 -e "hdgc ir: error: maxwell3d: three-dimensional problems [(]mesh tetrahedron[)] are checked"
   -- $<TARGET_FILE:hdgc> ir ../examples/maxwell3d.hdg)
 

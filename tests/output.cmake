@@ -64,3 +64,16 @@ if(Python3_Interpreter_FOUND)
       $<TARGET_FILE:hdgc> ${HDG_EXAMPLES}/elasticity.hdg ${Python3_EXECUTABLE} ${HDG_TEST_DIR}/check_vtu.py
     WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
 endif()
+
+# Tetrahedra (issue 39): test_vtk_tet writes a cube of 6 tetrahedra (p = 0..6, Lagrange and
+# subdivided, ASCII and binary) and checks VTK's Lagrange-tetrahedron order against tables
+# made by hand; tests/check_vtu_tet.py reads the files independently (cell types, offsets,
+# orientation, VTK's node positions, the fields decompressed, binary = ASCII).
+hdg_unit_test(output_vtk_tet test_vtk_tet.c)
+set_tests_properties(output_vtk_tet PROPERTIES FIXTURES_SETUP output_vtk_tet_files)
+if(Python3_Interpreter_FOUND)
+  add_test(NAME output_vtk_tet_xml
+    COMMAND ${Python3_EXECUTABLE} ${HDG_TEST_DIR}/check_vtu_tet.py 6
+    WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+  set_tests_properties(output_vtk_tet_xml PROPERTIES FIXTURES_REQUIRED output_vtk_tet_files)
+endif()

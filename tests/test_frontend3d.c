@@ -1,7 +1,7 @@
 /* test_frontend3d.c — the language in three dimensions (issue 39, item 1): 'mesh tetrahedron'
  * gives dim 3; the atoms of examples/poisson3d.hdg, maxwell3d.hdg and acoustics3d.hdg (counts per
  * equation, roles, d/dz and nz present); their data against the PDE they claim (the symbolic
- * source of poisson3d against exp(x) sin(y + z), the cavity mode of maxwell3d and the standing
+ * source of poisson3d against 3 exp(x) cos(2y) - 2 y z, the cavity mode of maxwell3d and the standing
  * wave of acoustics3d against dt E = curl H, dt H = -curl E, div E = 0, n x E = 0 on the walls,
  * by central differences); 3x3 matrix algebra, cross, outer, curl, grad of a 3-vector and div of a
  * 3x3 matrix in funcs against hand-computed numbers; funcs of (x, y, z, t) in any order, d/dz of
@@ -95,13 +95,13 @@ static void check_poisson3d(void)
     c = count_eq(&p->equations[3]);
     CHECK(c.natoms == 6 && c.roles[HDG_ROLE_POST] == 3 && c.roles[HDG_ROLE_POST_SOURCE] == 3 && c.dz == 2,
           "eq 4 (post): %d atoms, dz %d", c.natoms, c.dz);
-    /* f = -div(kappa grad uex) taken symbolically: exp(x) sin(y + z), nonzero */
+    /* f = -div(kappa grad uex) taken symbolically: 3 exp(x) cos(2y) - 2 y z, no multiple of u */
     int f = hdg_problem_func(p, "f");
     CHECK(f >= 0 && p->funcs[f].nargs == 3 && p->funcs[f].args[2] == HDG_VAR_Z, "f(x, y, z)");
     double pts[3][3] = {{0.1, 0.2, 0.3}, {0.7, 0.4, 0.9}, {0.5, 0.95, 0.05}};
     for (int i = 0; f >= 0 && i < 3; i++) {
         double x = pts[i][0], y = pts[i][1], z = pts[i][2];
-        CHECK_NEAR(eval3(p, p->funcs[f].body[0], x, y, z, 0), exp(x) * sin(y + z), 1e-13, "f");
+        CHECK_NEAR(eval3(p, p->funcs[f].body[0], x, y, z, 0), 3 * exp(x) * cos(2 * y) - 2 * y * z, 1e-13, "f");
         /* exact q = -grad(uex): against central differences of u */
         const hdg_expr *const *q = p->unknowns[0].exact, *u = p->unknowns[1].exact[0];
         double h = 1e-5, X[3] = {x, y, z};
@@ -112,6 +112,13 @@ static void check_poisson3d(void)
             CHECK_NEAR(eval3(p, q[k], x, y, z, 0), -du, 1e-8, "exact q = -grad u");
         }
     }
+    /* not a Laplace eigenfunction: f / u differs between points (it was 1 everywhere for exp(x) sin(y + z)) */
+    double ratio[3];
+    for (int i = 0; f >= 0 && i < 3; i++)
+        ratio[i] = eval3(p, p->funcs[f].body[0], pts[i][0], pts[i][1], pts[i][2], 0) /
+                   eval3(p, p->unknowns[1].exact[0], pts[i][0], pts[i][1], pts[i][2], 0);
+    CHECK(f >= 0 && fabs(ratio[0] - ratio[1]) > 0.1 && fabs(ratio[0] - ratio[2]) > 0.1,
+          "the source is no multiple of u: f/u = %g, %g, %g", ratio[0], ratio[1], ratio[2]);
     hdg_problem_free(p);
 }
 
@@ -289,6 +296,7 @@ static void check_tensor_hdg(void)
         "equation <tn, eta> = 0 for eta : M^3\n"
         "boundary dirichlet uhat.z = 0 on left\n"
         "boundary dirichlet uhat = [x, y, z] on right\n"
+        "boundary neumann tn = [0, 0, nz + 2*uhat.z] on top\n"
         "exact u = [x, y, z], L = grad([x, y, z])\n";
     hdg_problem *p = parse("el3", src);
     if (!p) return;
@@ -297,6 +305,15 @@ static void check_tensor_hdg(void)
     /* (L, G): 9; (u, div G): 9 (u_i d G_ij / d x_j); <uhat, G n>: 9 */
     CHECK(c.natoms == 27 && c.dz == 3 && c.nz == 3, "eq 1: %d atoms, dz %d, nz %d", c.natoms, c.dz, c.nz);
     CHECK(p->bcs[0].comp == 2, "uhat.z is component 2 (%d)", p->bcs[0].comp);
+    /* a Robin term on the third component only: a trace-trace atom of equation 3, and the summary
+       shows it (it once looked at components 0 and 1 only) */
+    c = count_eq(&p->equations[2]);
+    CHECK(c.roles[HDG_ROLE_TRACE_TRACE] >= 1 && p->bcs[2].nrobin[2] == 1 && p->bcs[2].nrobin[0] == 0,
+          "robin on uhat.z: %d trace-trace atoms", c.roles[HDG_ROLE_TRACE_TRACE]);
+    char *sum = hdg_problem_summary(p);
+    CHECK(strstr(sum, "neumann on top: tn = [0, 0, nz + 2*uhat.z]  (source and trace-trace atoms of equation 3"),
+          "summary of a Robin term on .z:\n%s", sum);
+    free(sum);
     double L[9];
     for (int k = 0; k < 9; k++) L[k] = eval3(p, p->unknowns[0].exact[k], 0.2, 0.3, 0.4, 0);
     for (int k = 0; k < 9; k++) CHECK_NEAR(L[k], k % 4 == 0 ? 1 : 0, 0, "exact L = identity");
@@ -322,6 +339,15 @@ static void check_2d_names(void)
     CHECK(p && d.nerrors == 0 && d.nwarnings == 0, "a 2D file may name things z, nz, cross (%d errors, %d warnings)",
           d.nerrors, d.nwarnings);
     if (p) CHECK(p->dim == 2 && !strcmp(p->mesh, "triangle"), "default mesh triangle, dim 2");
+    hdg_diags_free(&d);
+    /* a 2D file on a tetrahedral mesh: refused at the problem line (no mesh line), not on triangles */
+    hdg_diags_init(&d);
+    if (p) {
+        CHECK(hdg_problem_check_mesh_dim(p, 2, &d) == 0 && d.nerrors == 0, "a 2D file on triangles");
+        CHECK(hdg_problem_check_mesh_dim(p, 3, &d) == 1 && d.count == 1 && d.items[0].loc.line == 1 &&
+              strstr(d.items[0].msg, "the file is two-dimensional (mesh triangle, the default) but the mesh has "
+                                     "tetrahedra"), "a 2D file on tetrahedra: %s", d.count ? d.items[0].msg : "-");
+    }
     hdg_diags_free(&d);
     hdg_problem_free(p);
 }

@@ -157,6 +157,7 @@ static void layout(const hdg_png_plot *pl, cairo_t *cr, const frame *F, hdg_png_
         if (n < 2 || (labels_width(cr, t, n, step) + F->font) * (n - 1) <= L->scale * (t[n - 1] - t[0]) + 1e-9) break;
     }
     L->nxt = hdg_png_ticks(x0, x1, target, L->xt, HDG_PNG_MAX_TICKS, &L->xstep);
+    if (pl->noaxes) L->nxt = L->nyt = 0;
     L->font = F->font;
 }
 
@@ -202,18 +203,22 @@ static void draw_element(cairo_t *cr, const hdg_png_plot *pl, const hdg_png_layo
 #undef PT
 }
 
-/* The elements' outlines, antialiased, half-transparent dark grey. */
-static void draw_edges(cairo_t *cr, const hdg_png_plot *pl, const frame *F, const hdg_png_layout *L)
+static void outline_path(cairo_t *cr, const hdg_png_plot *pl, const hdg_png_layout *L, long long e)
+{
+    const double *v = pl->vxy + 6 * e;
+    cairo_move_to(cr, L->ox + L->scale * v[0], L->oy - L->scale * v[1]);
+    for (int k = 1; k < 3; k++) cairo_line_to(cr, L->ox + L->scale * v[2 * k], L->oy - L->scale * v[2 * k + 1]);
+    cairo_close_path(cr);
+}
+
+/* The elements first..last-1's outlines, antialiased, half-transparent dark grey. */
+static void draw_edges(cairo_t *cr, const hdg_png_plot *pl, const frame *F, const hdg_png_layout *L,
+                       long long first, long long last)
 {
     cairo_set_antialias(cr, CAIRO_ANTIALIAS_DEFAULT);
     cairo_set_source_rgba(cr, 0.1, 0.1, 0.1, 0.5);
     cairo_set_line_width(cr, fmax(0.5, F->font / 18));
-    for (long long e = 0; e < pl->ne; e++) {
-        const double *v = pl->vxy + 6 * e;
-        cairo_move_to(cr, L->ox + L->scale * v[0], L->oy - L->scale * v[1]);
-        for (int k = 1; k < 3; k++) cairo_line_to(cr, L->ox + L->scale * v[2 * k], L->oy - L->scale * v[2 * k + 1]);
-        cairo_close_path(cr);
-    }
+    for (long long e = first; e < last; e++) outline_path(cr, pl, L, e);
     cairo_stroke(cr);
 }
 
@@ -301,10 +306,16 @@ static void draw(cairo_t *cr, const hdg_png_plot *pl, const frame *F, hdg_png_la
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_paint(cr);
     cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);   /* no seams between sub-triangles */
-    for (long long e = 0; e < pl->ne; e++) draw_element(cr, pl, L, e);
-    if (pl->edges) draw_edges(cr, pl, F, L);
+    for (long long e = 0; e < pl->ne; e++) {
+        draw_element(cr, pl, L, e);
+        if (pl->edges && pl->noaxes) {   /* a view drawn far to near: a face covers the edges behind it */
+            draw_edges(cr, pl, F, L, e, e + 1);
+            cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
+        }
+    }
+    if (pl->edges && !pl->noaxes) draw_edges(cr, pl, F, L, 0, pl->ne);
     cairo_set_source_rgb(cr, 0, 0, 0);
-    draw_axes(cr, F, L);
+    if (!pl->noaxes) draw_axes(cr, F, L);
     draw_bar(cr, pl, F, L);
     if (pl->caption) text(cr, F->pad, F->cap_h - 0.6 * F->font, pl->caption);
 }

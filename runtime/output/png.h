@@ -35,6 +35,10 @@ typedef struct hdg_png_plot {
     const char *field;        /* colour bar title (may be NULL) */
     const char *caption;      /* caption line (may be NULL) */
     int edges;                /* draw the elements' edges (thin, grey) */
+    int noaxes;               /* no frame, ticks or coordinates (a view whose plane
+                               * coordinates mean nothing: png3d.h's surface, its
+                               * triangles given far to near); the edges are then
+                               * drawn with each element, so nearer ones cover them */
 } hdg_png_plot;
 
 #define HDG_PNG_MAX_TICKS 16
@@ -47,7 +51,8 @@ typedef struct hdg_png_plot {
  * y = yt[i], each with its label (hdg_png_tick_label) beyond the mark.
  * The colour bar covers columns bar_x .. bar_x + bar_w, value v at row
  * bar_bot - (v - vmin) / (vmax - vmin) (bar_bot - bar_top); its ticks ct[i]
- * are marks right of it with their labels. font: the text size in pixels. */
+ * are marks right of it with their labels. font: the text size in pixels.
+ * A plot with noaxes has nxt = nyt = 0 and no frame drawn. */
 typedef struct hdg_png_layout {
     double scale, ox, oy;
     double vmin, vmax;

@@ -18,38 +18,70 @@
 
 #include "support/util.h"
 
-enum { VTK_TRIANGLE = 5, VTK_LAGRANGE_TRIANGLE = 69 };
+enum { VTK_TRIANGLE = 5, VTK_TETRA = 10, VTK_LAGRANGE_TRIANGLE = 69, VTK_LAGRANGE_TETRAHEDRON = 71 };
 
 /* ---- the lattice and VTK's point order ------------------------------------ */
 
-int hdg_vtk_lattice_size(int p)
+int hdg_vtk_lattice_count(int dim, int p)
 {
-    return p < 0 ? 0 : (p + 1) * (p + 2) / 2;
+    if (p < 0) return 0;
+    return dim == 3 ? (p + 1) * (p + 2) * (p + 3) / 6 : (p + 1) * (p + 2) / 2;
 }
 
-/* Lattice index of point (i, j): rows j = 0..p hold p+1-j points each. */
+int hdg_vtk_lattice_size(int p)
+{
+    return hdg_vtk_lattice_count(2, p);
+}
+
+/* Lattice index of point (i, j) of the triangle of degree p: rows j = 0..p
+ * hold p+1-j points each. */
 static int lattice_index(int i, int j, int p)
 {
     return j * (p + 1) - j * (j - 1) / 2 + i;
 }
 
-void hdg_vtk_lattice(int p, double *r, double *s)
+/* Lattice index of point (i, j, k) of the tetrahedron of degree p: layers
+ * k = 0..p, each a triangle of degree p-k. */
+static int lattice_index3(int i, int j, int k, int p)
 {
-    if (p == 0) {
-        r[0] = s[0] = -1.0 / 3.0;
-        return;
-    }
-    for (int j = 0, k = 0; j <= p; j++)
-        for (int i = 0; i <= p - j; i++, k++) {
-            r[k] = -1.0 + 2.0 * i / p;
-            s[k] = -1.0 + 2.0 * j / p;
-        }
+    return hdg_vtk_lattice_count(3, p) - hdg_vtk_lattice_count(3, p - k) + lattice_index(i, j, p - k);
 }
 
-/* VTK's index of the point with barycentric index b (b[0] + b[1] + b[2] = p;
- * b[0] counts toward v1, b[1] toward v2, b[2] toward v0). Rings are peeled
- * from the outside in: each ring of order q holds 3 vertices and 3 edges of
- * q-1 points, and the next ring is the triangle of order q-3 inside it. */
+/* The lattice coordinates (i, j, k) of every lattice point, in lattice order
+ * (k = 0 in 2D). */
+static void lattice_ijk(int dim, int p, int *li, int *lj, int *lk)
+{
+    int n = 0;
+    for (int k = 0; k <= (dim == 3 ? p : 0); k++)
+        for (int j = 0; j <= p - k; j++)
+            for (int i = 0; i <= p - k - j; i++, n++) li[n] = i, lj[n] = j, lk[n] = k;
+}
+
+void hdg_vtk_lattice_points(int dim, int p, double *const *x)
+{
+    if (p == 0) {
+        for (int d = 0; d < dim; d++) x[d][0] = dim == 3 ? -0.5 : -1.0 / 3.0;
+        return;
+    }
+    int n = hdg_vtk_lattice_count(dim, p);
+    int *l = hdg_xmalloc(sizeof(int) * 3 * (size_t)n);
+    lattice_ijk(dim, p, l, l + n, l + 2 * n);
+    for (int d = 0; d < dim; d++)
+        for (int q = 0; q < n; q++) x[d][q] = -1.0 + 2.0 * l[d * n + q] / p;
+    free(l);
+}
+
+void hdg_vtk_lattice(int p, double *r, double *s)
+{
+    double *x[2] = {r, s};
+    hdg_vtk_lattice_points(2, p, x);
+}
+
+/* VTK's index of the triangle point with barycentric index b (b[0] + b[1] +
+ * b[2] = p; b[0] counts toward v1, b[1] toward v2, b[2] toward v0). Rings are
+ * peeled from the outside in: each ring of order q holds 3 vertices and 3
+ * edges of q-1 points, and the next ring is the triangle of order q-3 inside
+ * it. */
 static int vtk_index(const int b[3], int p)
 {
     int index = 0, lo = 0, hi = p, order = p;
@@ -70,10 +102,69 @@ static int vtk_index(const int b[3], int p)
     return index;   /* not reached for a valid b */
 }
 
-void hdg_vtk_lagrange_order(int p, int *lat)
+/* The barycentric index b (as vtk_index's) of point m of VTK's Lagrange
+ * triangle of degree p: the inverse of vtk_index. */
+static void vtk_tri_point(int m, int p, int b[3])
+{
+    int lo = 0, q = p;
+    while (q >= 3 && m >= 3 * q) m -= 3 * q, q -= 3, lo++;
+    b[0] = b[1] = b[2] = lo;
+    if (q == 0) return;
+    if (m < 3) {   /* vertex m: its count is the ring's highest */
+        b[(m + 2) % 3] += q;
+        return;
+    }
+    int e = (m - 3) / (q - 1), off = (m - 3) % (q - 1);   /* edge e, walked from its first vertex */
+    b[e] += 1 + off;
+    b[(e + 2) % 3] += q - 1 - off;
+}
+
+/* The tetrahedron in VTK's order (vtkHigherOrderTetra, see vtk.h): its edges
+ * and the faces whose interiors follow them, with the vertices in the order
+ * VTK lays each face's interior out as a triangle. */
+static const int TET_EDGE[6][2] = {{0, 1}, {1, 2}, {2, 0}, {0, 3}, {1, 3}, {2, 3}};
+static const int TET_FACE[4][3] = {{0, 1, 3}, {2, 3, 1}, {0, 3, 2}, {0, 2, 1}};
+
+/* The lattice coordinates (counts toward v1, v2, v3; v0 gets the rest) of
+ * point `index` of VTK's Lagrange tetrahedron of degree p, *within* the
+ * shell of points whose smallest barycentric count is lo (the outer shell
+ * lo = 0; the shell of degree q holds its 4 vertices, 6 edges of q-1 points
+ * and 4 faces of (q-1)(q-2)/2; the next one in is the tetrahedron of degree
+ * q-4, lo+1). */
+static void vtk_tet_point(int index, int p, int c[3])
+{
+    int lo = 0, q = p;
+    while (q >= 4 && index >= 2 * q * q + 2) index -= 2 * q * q + 2, q -= 4, lo++;
+    int w[4] = {lo, lo, lo, lo};   /* barycentric counts toward v0..v3 */
+    if (index < 4) {
+        w[index] += q;
+    } else if (index < 4 + 6 * (q - 1)) {
+        int e = (index - 4) / (q - 1), m = (index - 4) % (q - 1);
+        w[TET_EDGE[e][0]] += q - 1 - m;
+        w[TET_EDGE[e][1]] += 1 + m;
+    } else {
+        int nf = (q - 1) * (q - 2) / 2, f = (index - 4 - 6 * (q - 1)) / nf, m = (index - 4 - 6 * (q - 1)) % nf;
+        int t[3];   /* the face's triangle of degree q-3: counts toward its w1, w2, w0 */
+        vtk_tri_point(m, q - 3, t);
+        w[TET_FACE[f][1]] += 1 + t[0];
+        w[TET_FACE[f][2]] += 1 + t[1];
+        w[TET_FACE[f][0]] += 1 + t[2];
+    }
+    c[0] = w[1], c[1] = w[2], c[2] = w[3];
+}
+
+void hdg_vtk_lagrange_order_dim(int dim, int p, int *lat)
 {
     if (p == 0) {
         lat[0] = 0;
+        return;
+    }
+    if (dim == 3) {
+        for (int k = 0; k < hdg_vtk_lattice_count(3, p); k++) {
+            int c[3];
+            vtk_tet_point(k, p, c);
+            lat[k] = lattice_index3(c[0], c[1], c[2], p);
+        }
         return;
     }
     for (int j = 0; j <= p; j++)
@@ -81,6 +172,11 @@ void hdg_vtk_lagrange_order(int p, int *lat)
             int b[3] = {i, j, p - i - j};
             lat[vtk_index(b, p)] = lattice_index(i, j, p);
         }
+}
+
+void hdg_vtk_lagrange_order(int p, int *lat)
+{
+    hdg_vtk_lagrange_order_dim(2, p, lat);
 }
 
 /* ---- checks before writing ------------------------------------------------ */
@@ -100,16 +196,27 @@ static int ncomp_of(const hdg_vtk_data *D, int f)
     return D->ncomp ? D->ncomp[f] : 1;
 }
 
-/* Named, without control characters, distinct; 1, 2 or 4 components each. */
+static int dim_of(const hdg_vtk_data *D)
+{
+    return D->dim ? D->dim : 2;
+}
+
+/* Coordinates given per element: (dim+1) vertices of dim each. */
+static int nvxy_of(const hdg_vtk_data *D)
+{
+    return (dim_of(D) + 1) * dim_of(D);
+}
+
+/* Named, without control characters, distinct; 1, dim or dim^2 components each. */
 static hdg_status check_field_names(const hdg_vtk_data *D, hdg_error *err)
 {
     for (int f = 0; f < D->nfields; f++) {
         hdg_status st = check_name("field", D->names[f], err);
         if (st) return st;
-        int c = ncomp_of(D, f);
-        if (c != 1 && c != 2 && c != 4)
-            return hdg_fail(err, HDG_EINPUT, "vtk: field '%s' has %d components (1, 2 or 4 expected)",
-                            D->names[f], c);
+        int c = ncomp_of(D, f), d = dim_of(D);
+        if (c != 1 && c != d && c != d * d)
+            return hdg_fail(err, HDG_EINPUT, "vtk: field '%s' has %d components (1, %d or %d expected in %dD)",
+                            D->names[f], c, d, d * d, d);
         for (int g = 0; g < f; g++)
             if (strcmp(D->names[f], D->names[g]) == 0)
                 return hdg_fail(err, HDG_EINPUT, "vtk: field name '%s' given twice", D->names[f]);
@@ -121,6 +228,8 @@ static hdg_status check_args(const char *path, const hdg_vtk_data *D, hdg_error 
 {
     if (!path || !*path) return hdg_fail(err, HDG_EINPUT, "vtk: no output path given");
     if (D->ne < 0) return hdg_fail(err, HDG_EINPUT, "vtk: negative element count %d", D->ne);
+    if (D->dim != 0 && D->dim != 2 && D->dim != 3)
+        return hdg_fail(err, HDG_EINPUT, "vtk: dimension %d (2: triangles, 3: tetrahedra)", D->dim);
     if (D->p < 0 || D->p > HDG_VTK_MAX_DEGREE)
         return hdg_fail(err, HDG_EINPUT, "vtk: degree %d out of range 0..%d", D->p,
                         HDG_VTK_MAX_DEGREE);
@@ -171,9 +280,10 @@ static hdg_status check_cells(const hdg_vtk_data *D, int ne, hdg_error *err)
 /* A NaN in a plot file is silent trouble: refuse it with its place. */
 static hdg_status check_finite(const hdg_vtk_data *D, int nlat, hdg_error *err)
 {
+    int nv = nvxy_of(D);
     for (int e = 0; e < D->ne; e++)
-        for (int k = 0; k < 6; k++)
-            if (!isfinite(D->vxy[6 * e + k]))
+        for (int k = 0; k < nv; k++)
+            if (!isfinite(D->vxy[(size_t)nv * e + k]))
                 return hdg_fail(err, HDG_EINPUT,
                                 "vtk: vertex coordinates of element %d are not finite", e);
     for (int f = 0, col = 0; f < D->nfields; col += ncomp_of(D, f), f++)
@@ -186,7 +296,10 @@ static hdg_status check_finite(const hdg_vtk_data *D, int nlat, hdg_error *err)
                                         "vtk: field '%s' is not finite at element %d "
                                         "(value %g at lattice point %d%s)", D->names[f], e, v, k,
                                         ncomp_of(D, f) > 1 ? (const char *[]){", component 1", ", component 2",
-                                                                             ", component 3", ", component 4"}[c]
+                                                                             ", component 3", ", component 4",
+                                                                             ", component 5", ", component 6",
+                                                                             ", component 7", ", component 8",
+                                                                             ", component 9"}[c]
                                                            : "");
                 }
     return HDG_OK;
@@ -206,7 +319,7 @@ typedef struct vtk_array {
     int section, kind, type;
     const char *name;
     int ncomp;                  /* components written: 1, 3 (a vector) or 9 (a tensor) */
-    int nin, col;               /* A_FIELD: components given (1, 2, 4), the first's column; A_CELL: index */
+    int nin, col;               /* A_FIELD: components given (1, dim, dim^2), the first's column; A_CELL: index */
     long long count;            /* values: tuples x ncomp */
     int per_line;               /* ASCII: values a line */
     unsigned long long offset;  /* binary: where its block starts in the appended data */
@@ -216,12 +329,14 @@ typedef struct vtk_array {
 typedef struct vtu {
     const hdg_vtk_data *D;
     int nlat;               /* values per element per field */
+    int dim, nvx;           /* 2 or 3; coordinates given per element ((dim+1) dim) */
     int pg;                 /* lattice degree of the written points (p, or 1 for p = 0) */
     int npe;                /* points written per element */
     int *order;             /* lattice index (degree pg) of each written point */
-    int *li, *lj;           /* lattice coordinates (i, j) by lattice index */
-    int *sub;               /* subdivided: 3 lattice indices per sub-triangle (p^2 of them) */
-    int subdivide;          /* p^2 linear triangles per element */
+    int *li, *lj, *lk;      /* lattice coordinates (i, j, k) by lattice index (k = 0 in 2D) */
+    int *sub;               /* subdivided: dim+1 lattice indices per sub-cell (nsub of them) */
+    int subdivide;          /* p^dim linear cells per element */
+    int nsub;               /* cells written per element: p^dim subdivided, else 1 */
     int per_cell;           /* points a cell */
     long long npts, ncells;
     vtk_array *a;
@@ -245,7 +360,7 @@ static void list_arrays(vtu *w)
     long long per = w->ncells / (D->ne ? D->ne : 1);
     w->a = hdg_xmalloc(sizeof *w->a * (size_t)(D->nfields + nc + 4));
     for (int f = 0, col = 0; f < D->nfields; col += ncomp_of(D, f), f++) {
-        int nin = ncomp_of(D, f), nout = nin == 1 ? 1 : nin == 2 ? 3 : 9;
+        int nin = ncomp_of(D, f), nout = nin == 1 ? 1 : nin == w->dim ? 3 : 9;
         vtk_array *a = add_array(w, fsec, A_FIELD, T_FLOAT64, D->names[f], nout, D->p ? w->npts : w->ncells,
                                  (D->p ? w->npe : 1) * nout);
         a->nin = nin, a->col = col;
@@ -259,21 +374,22 @@ static void list_arrays(vtu *w)
 }
 
 /* The given component of written component c of a field of nin components
- * (-1: a zero, the z parts). */
-static int component_in(int nin, int c)
+ * in dimension dim (-1: a zero, the z parts in 2D). */
+static int component_in(int nin, int c, int dim)
 {
     if (nin == 1) return 0;
-    if (nin == 2) return c < 2 ? c : -1;
-    return c / 3 < 2 && c % 3 < 2 ? 2 * (c / 3) + c % 3 : -1;
+    if (nin == dim) return c < dim ? c : -1;
+    return c / 3 < dim && c % 3 < dim ? dim * (c / 3) + c % 3 : -1;
 }
 
 static double point_coord(const vtu *w, long long pt, int c)
 {
-    if (c == 2) return 0;
-    const double *v = w->D->vxy + 6 * (size_t)(pt / w->npe);
-    int l = w->order[pt % w->npe], i = w->li[l], j = w->lj[l];
-    double l1 = (double)i / w->pg, l2 = (double)j / w->pg, l0 = (double)(w->pg - i - j) / w->pg;
-    return l0 * v[c] + l1 * v[2 + c] + l2 * v[4 + c];
+    if (c >= w->dim) return 0;
+    const double *v = w->D->vxy + (size_t)w->nvx * (size_t)(pt / w->npe);
+    int l = w->order[pt % w->npe], i = w->li[l], j = w->lj[l], k = w->lk[l], d = w->dim;
+    double l1 = (double)i / w->pg, l2 = (double)j / w->pg, l3 = (double)k / w->pg;
+    double l0 = (double)(w->pg - i - j - k) / w->pg, x = l0 * v[c] + l1 * v[d + c] + l2 * v[2 * d + c];
+    return d == 3 ? x + l3 * v[3 * d + c] : x;   /* 2D: the same arithmetic as before */
 }
 
 static double float_value(const vtu *w, const vtk_array *a, long long i)
@@ -282,7 +398,7 @@ static double float_value(const vtu *w, const vtk_array *a, long long i)
     if (a->kind == A_POINTS) return point_coord(w, i / 3, (int)(i % 3));
     if (a->kind == A_CELL) return D->cells->values[a->col][i / (w->ncells / D->ne)];
     long long t = i / a->ncomp;   /* A_FIELD: the point (the element for p = 0) */
-    int c = component_in(a->nin, (int)(i % a->ncomp));
+    int c = component_in(a->nin, (int)(i % a->ncomp), w->dim);
     if (c < 0) return 0;
     const double *v = D->values[a->col + c];
     if (D->p == 0) return v[t];
@@ -292,10 +408,15 @@ static double float_value(const vtu *w, const vtk_array *a, long long i)
 static long long int_value(const vtu *w, const vtk_array *a, long long i)
 {
     if (a->kind == A_OFFSETS) return (i + 1) * w->per_cell;
-    if (a->kind == A_TYPES) return w->per_cell == 3 ? VTK_TRIANGLE : VTK_LAGRANGE_TRIANGLE;
+    if (a->kind == A_TYPES) {
+        int linear = w->per_cell == w->dim + 1;
+        if (w->dim == 3) return linear ? VTK_TETRA : VTK_LAGRANGE_TETRAHEDRON;
+        return linear ? VTK_TRIANGLE : VTK_LAGRANGE_TRIANGLE;
+    }
     if (!w->subdivide) return i;   /* A_CONN: element e's points are e*npe .. e*npe+npe-1 */
-    long long cell = i / 3, e = cell / ((long long)w->D->p * w->D->p);
-    return e * w->npe + w->sub[3 * (cell % ((long long)w->D->p * w->D->p)) + i % 3];
+    int nc = w->dim + 1;
+    long long cell = i / nc, e = cell / w->nsub;
+    return e * w->npe + w->sub[nc * (cell % w->nsub) + i % nc];
 }
 
 /* ---- ASCII ------------------------------------------------------------------------ */
@@ -468,7 +589,7 @@ static hdg_status write_vtu(FILE *f, vtu *w, hdg_error *err)
         return st;
     }
     fputs("<?xml version=\"1.0\"?>\n", f);
-    fprintf(f, "<!-- hdgc: %d triangles, degree %d, %s, %s -->\n", D->ne, D->p,
+    fprintf(f, "<!-- hdgc: %d %s, degree %d, %s, %s -->\n", D->ne, w->dim == 3 ? "tetrahedra" : "triangles", D->p,
             D->mode == HDG_VTK_LAGRANGE ? "Lagrange cells" : "subdivided", bin ? "binary (zlib)" : "ASCII");
     fprintf(f, "<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" byte_order=\"%s\"%s>\n  <UnstructuredGrid>\n",
             byte_order(), bin ? " header_type=\"UInt64\" compressor=\"vtkZLibDataCompressor\"" : "");
@@ -502,40 +623,81 @@ static void subtriangles(int p, int *sub)
         }
 }
 
+/* The p^3 linear tetrahedra of one element's lattice (lattice indices), all
+ * positively oriented like the element: in the coordinates u = (i+j+k, j+k,
+ * k) the lattice is the part p >= u1 >= u2 >= u3 >= 0 of the cube [0,p]^3,
+ * and the Freudenthal (Kuhn) triangulation of its p^3 unit cubes (6
+ * tetrahedra each, one per order of the unit steps) lays exactly p^3 of its
+ * tetrahedra in that part (each lies on one side of every plane u_a = u_b). */
+static void subtetrahedra(int p, int *sub)
+{
+    static const int PERM[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+    int n = 0;
+    for (int c1 = 0; c1 < p; c1++)
+        for (int c2 = 0; c2 < p; c2++)
+            for (int c3 = 0; c3 < p; c3++)
+                for (int q = 0; q < 6; q++) {
+                    int u[4][3] = {{c1, c2, c3}}, S[3] = {c1, c2, c3};
+                    for (int v = 1; v < 4; v++) {
+                        memcpy(u[v], u[v - 1], sizeof u[v]);
+                        u[v][PERM[q][v - 1]]++;
+                        for (int a = 0; a < 3; a++) S[a] += u[v][a];
+                    }
+                    if (!(S[0] > S[1] && S[1] > S[2])) continue;   /* its centroid outside */
+                    int ijk[4][3];
+                    for (int v = 0; v < 4; v++)
+                        ijk[v][0] = u[v][0] - u[v][1], ijk[v][1] = u[v][1] - u[v][2], ijk[v][2] = u[v][2];
+                    int a[3], b[3], c[3];
+                    for (int d = 0; d < 3; d++)
+                        a[d] = ijk[1][d] - ijk[0][d], b[d] = ijk[2][d] - ijk[0][d], c[d] = ijk[3][d] - ijk[0][d];
+                    int det = a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) +
+                              a[2] * (b[0] * c[1] - b[1] * c[0]);
+                    int order[4] = {0, 1, det > 0 ? 2 : 3, det > 0 ? 3 : 2};
+                    for (int v = 0; v < 4; v++) {
+                        const int *t = ijk[order[v]];
+                        sub[4 * n + v] = lattice_index3(t[0], t[1], t[2], p);
+                    }
+                    n++;
+                }
+}
+
 static void vtu_init(vtu *w, const hdg_vtk_data *D)
 {
     memset(w, 0, sizeof *w);
     w->D = D;
-    w->nlat = hdg_vtk_lattice_size(D->p);
+    w->dim = dim_of(D);
+    w->nvx = nvxy_of(D);
+    w->nlat = hdg_vtk_lattice_count(w->dim, D->p);
     w->pg = D->p ? D->p : 1;
-    w->npe = hdg_vtk_lattice_size(w->pg);
+    w->npe = hdg_vtk_lattice_count(w->dim, w->pg);
     w->subdivide = D->mode == HDG_VTK_SUBDIVIDE && D->p > 1;
-    w->per_cell = w->subdivide ? 3 : w->npe;
+    w->nsub = w->subdivide ? (w->dim == 3 ? D->p * D->p * D->p : D->p * D->p) : 1;
+    w->per_cell = w->subdivide ? w->dim + 1 : w->npe;
     w->npts = (long long)D->ne * w->npe;
-    w->ncells = w->subdivide ? (long long)D->ne * D->p * D->p : D->ne;
+    w->ncells = (long long)D->ne * w->nsub;
     w->order = hdg_xmalloc(w->npe * sizeof *w->order);
-    w->li = hdg_xmalloc(w->npe * sizeof *w->li);
-    w->lj = hdg_xmalloc(w->npe * sizeof *w->lj);
-    for (int j = 0, k = 0; j <= w->pg; j++)
-        for (int i = 0; i <= w->pg - j; i++, k++) w->li[k] = i, w->lj[k] = j;
-    if (D->mode == HDG_VTK_LAGRANGE) hdg_vtk_lagrange_order(w->pg, w->order);
+    w->li = hdg_xmalloc(3 * w->npe * sizeof *w->li);
+    w->lj = w->li + w->npe, w->lk = w->li + 2 * w->npe;
+    lattice_ijk(w->dim, w->pg, w->li, w->lj, w->lk);
+    if (D->mode == HDG_VTK_LAGRANGE) hdg_vtk_lagrange_order_dim(w->dim, w->pg, w->order);
     else for (int k = 0; k < w->npe; k++) w->order[k] = k;
     if (w->subdivide) {
-        w->sub = hdg_xmalloc(sizeof *w->sub * 3 * (size_t)D->p * D->p);
-        subtriangles(D->p, w->sub);
+        w->sub = hdg_xmalloc(sizeof *w->sub * (size_t)(w->dim + 1) * (size_t)w->nsub);
+        if (w->dim == 3) subtetrahedra(D->p, w->sub);
+        else subtriangles(D->p, w->sub);
     }
     list_arrays(w);
 }
 
 static void vtu_free(vtu *w)
 {
-    free(w->order), free(w->li), free(w->lj), free(w->sub), free(w->a);
+    free(w->order), free(w->li), free(w->sub), free(w->a);
 }
 
 hdg_status hdg_vtk_write_data(const char *path, const hdg_vtk_data *D, hdg_error *err)
 {
     hdg_status st = check_args(path, D, err);
-    if (!st) st = check_finite(D, hdg_vtk_lattice_size(D->p), err);
+    if (!st) st = check_finite(D, hdg_vtk_lattice_count(dim_of(D), D->p), err);
     if (!st) st = check_cells(D, D->ne, err);
     if (st) return st;
     vtu w;
@@ -699,6 +861,8 @@ hdg_status hdg_pvtu_write(const char *path, int n, const char *const *files, con
         return hdg_fail(err, HDG_EINPUT, "pvtu: %d fields but no names", D->nfields);
     if (D->mode != HDG_VTK_LAGRANGE && D->mode != HDG_VTK_SUBDIVIDE)
         return hdg_fail(err, HDG_EINPUT, "pvtu: unknown output mode %d", D->mode);
+    if (D->dim != 0 && D->dim != 2 && D->dim != 3)
+        return hdg_fail(err, HDG_EINPUT, "pvtu: dimension %d (2: triangles, 3: tetrahedra)", D->dim);
     hdg_status st = check_field_names(D, err);
     if (!st) st = check_cells(D, 0, err);
     for (int k = 0; !st && k < n; k++) st = check_name("piece file", files[k], err);

@@ -1,21 +1,30 @@
 /* vtk.h — VTK XML output (.vtu for ParaView) of discontinuous high-order
- * nodal fields on triangles, and ParaView collections (.pvd) for time series.
+ * nodal fields on triangles (dim 2) and tetrahedra (dim 3), and ParaView
+ * collections (.pvd) for time series. One writer for both: the dimension is
+ * data (hdg_vtk_data.dim).
  *
  * The writer does not know the reference element of the solver. The caller
  * samples each field on the equispaced lattice of degree p of every element,
  * in this fixed order ("lattice order"):
- *     for j = 0..p, for i = 0..p-j:  (r, s) = (-1 + 2i/p, -1 + 2j/p)
- * on the reference triangle v0 = (-1,-1), v1 = (1,-1), v2 = (-1,1), so there
- * are n_lat = (p+1)(p+2)/2 values per element (hdg_vtk_lattice gives the
- * points). p = 0 means one value per element, at the centroid. A lattice
- * point lies at x = -(r+s)/2 x0 + (1+r)/2 x1 + (1+s)/2 x2 (same for y) in an
- * element with vertices (x0,y0), (x1,y1), (x2,y2).
+ *   triangle:    for j = 0..p, for i = 0..p-j:
+ *                (r, s) = (-1 + 2i/p, -1 + 2j/p)
+ *   tetrahedron: for k = 0..p, for j = 0..p-k, for i = 0..p-k-j:
+ *                (r, s, t) = (-1 + 2i/p, -1 + 2j/p, -1 + 2k/p)
+ * on the reference simplex v0 = (-1,...,-1), v1 = v0 + 2 e_r, v2 = v0 + 2 e_s
+ * (, v3 = v0 + 2 e_t) (runtime/fem/refel.h's), so there are n_lat =
+ * (p+1)(p+2)/2, resp. (p+1)(p+2)(p+3)/6 values per element
+ * (hdg_vtk_lattice_points gives the points). p = 0 means one value per
+ * element, at the centroid. A lattice point lies at
+ *   x = l0 x0 + l1 x1 + l2 x2 (+ l3 x3),  l1 = (1+r)/2, l2 = (1+s)/2,
+ *   l3 = (1+t)/2, l0 = 1 - l1 - l2 (- l3)
+ * (the same for y, z) in an element with vertices x0, x1, ... (in 2D:
+ * x = -(r+s)/2 x0 + (1+r)/2 x1 + (1+s)/2 x2).
  *
  * Points are duplicated per element (fields are discontinuous). Fields are
- * scalars, vectors or tensors: a vector's x, y components are written as one
- * array of 3 components (z = 0), a tensor's xx, xy, yx, yy as one of 9 (row
- * by row, zeros in the third row and column), so ParaView draws them as
- * arrows and tensors.
+ * scalars, vectors or tensors: a vector (dim components) is written as one
+ * array of 3 components (z = 0 in 2D), a tensor (dim x dim, row by row) as
+ * one of 9 (row by row; in 2D xx, xy, yx, yy with zeros in the third row
+ * and column), so ParaView draws them as arrows and tensors.
  *
  * Format: binary (the default), the arrays appended raw after the XML,
  * zlib-compressed in blocks (VTK's vtkZLibDataCompressor layout with UInt64
@@ -29,13 +38,22 @@
 #include "hdg.h"
 
 enum {
-    /* One cell per element: VTK_TRIANGLE (5) for p = 1, VTK_LAGRANGE_TRIANGLE
-     * (69) for p >= 2, its points in VTK's order: the 3 vertices, the p-1
-     * points of edges v0-v1, v1-v2, v2-v0 (each walked in that direction),
-     * then the interior, recursively laid out as a triangle of degree p-3. */
+    /* One cell per element, its points in VTK's order.
+     * Triangles: VTK_TRIANGLE (5) for p = 1, VTK_LAGRANGE_TRIANGLE (69) for
+     * p >= 2: the 3 vertices, the p-1 points of edges v0-v1, v1-v2, v2-v0
+     * (each walked in that direction), then the interior, recursively laid
+     * out as a triangle of degree p-3.
+     * Tetrahedra: VTK_TETRA (10) for p = 1, VTK_LAGRANGE_TETRAHEDRON (71) for
+     * p >= 2 (vtkHigherOrderTetra): the 4 vertices v0..v3, the p-1 points of
+     * the edges v0-v1, v1-v2, v2-v0, v0-v3, v1-v3, v2-v3 (each walked in that
+     * direction), the interiors of the faces (v0,v1,v3), (v1,v2,v3),
+     * (v2,v0,v3), (v0,v2,v1), each laid out as a Lagrange triangle of degree
+     * p-3 whose vertices are, in its order, (v0,v1,v3), (v2,v3,v1),
+     * (v0,v3,v2), (v0,v2,v1) (vtkHigherOrderTetra's FaceBCoords), then the
+     * interior, recursively laid out as a tetrahedron of degree p-4. */
     HDG_VTK_LAGRANGE = 0,
-    /* Each element cut into p^2 linear triangles (VTK_TRIANGLE) on its
-     * lattice; works in every VTK reader. */
+    /* Each element cut into p^dim linear cells (VTK_TRIANGLE, VTK_TETRA) on
+     * its lattice; works in every VTK reader. */
     HDG_VTK_SUBDIVIDE = 1
 };
 
@@ -43,15 +61,22 @@ enum { HDG_VTK_BINARY = 0, HDG_VTK_ASCII = 1 };
 
 #define HDG_VTK_MAX_DEGREE 255
 
-/* n_lat = (p+1)(p+2)/2, the number of lattice points of degree p (0 if p < 0). */
-int hdg_vtk_lattice_size(int p);
+/* n_lat, the number of lattice points of degree p on the simplex of
+ * dimension dim (2 or 3): (p+1)(p+2)/2 or (p+1)(p+2)(p+3)/6 (0 if p < 0). */
+int hdg_vtk_lattice_count(int dim, int p);
 
 /* The reference coordinates of the lattice of degree p in lattice order:
- * r[k], s[k] for k < n_lat (p = 0: the centroid (-1/3, -1/3)). */
-void hdg_vtk_lattice(int p, double *r, double *s);
+ * x[d][k] for d < dim, k < n_lat (p = 0: the centroid, -1/3 in 2D, -1/2 in
+ * 3D). */
+void hdg_vtk_lattice_points(int dim, int p, double *const *x);
 
-/* VTK's Lagrange-triangle point order: lat[k] = the lattice index of VTK
- * point k, for k < n_lat (p >= 0). */
+/* VTK's Lagrange point order (triangle or tetrahedron): lat[k] = the lattice
+ * index of VTK point k, for k < n_lat (p >= 0). */
+void hdg_vtk_lagrange_order_dim(int dim, int p, int *lat);
+
+/* The same for triangles (dim 2). */
+int hdg_vtk_lattice_size(int p);
+void hdg_vtk_lattice(int p, double *r, double *s);
 void hdg_vtk_lagrange_order(int p, int *lat);
 
 /* Fields with one value per element (e.g. an error indicator), written as
@@ -65,16 +90,20 @@ typedef struct hdg_vtk_cells {
 } hdg_vtk_cells;
 
 /* What one .vtu holds.
- *   vxy     ne*6 vertex coordinates: x0,y0,x1,y1,x2,y2 per element (CCW)
+ *   dim     2 (or 0): triangles; 3: tetrahedra
+ *   vxy     the vertex coordinates, element by element: 2D ne*6,
+ *           x0,y0,x1,y1,x2,y2 (CCW); 3D ne*12, x0,y0,z0,...,x3,y3,z3
+ *           (positively oriented: det(v1-v0, v2-v0, v3-v0) > 0, as VTK wants)
  *   names   nfields distinct, non-empty field names
- *   ncomp   per field 1 (scalar), 2 (vector: x, y) or 4 (tensor: xx, xy, yx,
- *           yy); NULL: every field a scalar
+ *   ncomp   per field 1 (scalar), dim (vector: x, y (, z)) or dim*dim
+ *           (tensor, row by row: xx, xy, (xz,) yx, ...); NULL: every field
+ *           a scalar
  *   values  one array of ne*n_lat values (lattice order, element by element)
  *           per component: the fields in order, each its components in order
  *   cells   cell fields (may be NULL: none)
  *   mode    HDG_VTK_LAGRANGE or HDG_VTK_SUBDIVIDE
  *   format  HDG_VTK_BINARY or HDG_VTK_ASCII
- * p = 0 writes one linear triangle per element with the fields as cell data;
+ * p = 0 writes one linear cell per element with the fields as cell data;
  * otherwise the fields are point data. */
 typedef struct hdg_vtk_data {
     int ne;
@@ -87,6 +116,7 @@ typedef struct hdg_vtk_data {
     const hdg_vtk_cells *cells;
     int mode;
     int format;
+    int dim;
 } hdg_vtk_data;
 
 /* Writes an UnstructuredGrid .vtu file (binary: the compressed arrays are
@@ -98,7 +128,7 @@ typedef struct hdg_vtk_data {
  * partial file is left and a previous file at path is unchanged. */
 hdg_status hdg_vtk_write_data(const char *path, const hdg_vtk_data *D, hdg_error *err);
 
-/* hdg_vtk_write_data of scalar fields, binary. */
+/* hdg_vtk_write_data of scalar fields on triangles, binary. */
 hdg_status hdg_vtk_write(const char *path, int ne, const double *vxy, int p, int nfields,
                          const char *const *names, const double *const *values, int mode,
                          hdg_error *err);

@@ -68,6 +68,7 @@ static hdg_status write_pvd(const char *path, const hdg_vtk_data *D, hdg_error *
 typedef struct whole {
     long long ne;
     int nlat, ncol, nval;   /* ncol: the fields' components; nval: ncol + cell fields */
+    int nvx;                /* vertex coordinates per element: (dim+1) dim */
     double *vxy;
     double **val;           /* nval arrays: the components (ne * nlat), then the cell fields (ne) */
 } whole;
@@ -89,7 +90,8 @@ static int columns(const hdg_vtk_data *D)
 static void place(whole *w, int n, const long long *id, const double *vxy,
                   const double *const *vals)
 {
-    for (int e = 0; e < n; e++) memcpy(w->vxy + 6 * id[e], vxy + 6 * (size_t)e, 6 * sizeof(double));
+    for (int e = 0; e < n; e++)
+        memcpy(w->vxy + (size_t)w->nvx * id[e], vxy + (size_t)w->nvx * e, (size_t)w->nvx * sizeof(double));
     for (int i = 0; i < w->nval; i++) {
         int k = val_width(w, i);
         for (int e = 0; e < n; e++)
@@ -105,7 +107,7 @@ static void own_arrays(const hdg_vtk_data *D, const double **vals)
     for (int i = 0; i < nc; i++) vals[ncol + i] = D->cells->values[i];
 }
 
-static void send_rank(const hdg_vtk_data *D, const long long *egid, int nval, int nlat)
+static void send_rank(const hdg_vtk_data *D, const long long *egid, int nval, int nlat, int nvx)
 {
     const double *vals[96];
     int ncol = columns(D);
@@ -113,7 +115,7 @@ static void send_rank(const hdg_vtk_data *D, const long long *egid, int nval, in
     hdg_comm_send(&D->ne, sizeof D->ne, 0, TAG_GATHER);
     if (D->ne <= 0) return;
     hdg_comm_send(egid, sizeof(long long) * (size_t)D->ne, 0, TAG_GATHER + 1);
-    hdg_comm_send(D->vxy, sizeof(double) * 6 * (size_t)D->ne, 0, TAG_GATHER + 2);
+    hdg_comm_send(D->vxy, sizeof(double) * (size_t)nvx * (size_t)D->ne, 0, TAG_GATHER + 2);
     for (int i = 0; i < nval; i++)
         hdg_comm_send(vals[i], sizeof(double) * (size_t)D->ne * (i < ncol ? nlat : 1), 0, TAG_GATHER + 3);
 }
@@ -124,10 +126,10 @@ static void recv_rank(whole *w, int r)
     hdg_comm_recv(&n, sizeof n, r, TAG_GATHER);
     if (n <= 0) return;
     long long *id = hdg_xmalloc(sizeof(long long) * (size_t)n);
-    double *vxy = hdg_xmalloc(sizeof(double) * 6 * (size_t)n);
+    double *vxy = hdg_xmalloc(sizeof(double) * (size_t)w->nvx * (size_t)n);
     double *vals[96];
     hdg_comm_recv(id, sizeof(long long) * (size_t)n, r, TAG_GATHER + 1);
-    hdg_comm_recv(vxy, sizeof(double) * 6 * (size_t)n, r, TAG_GATHER + 2);
+    hdg_comm_recv(vxy, sizeof(double) * (size_t)w->nvx * (size_t)n, r, TAG_GATHER + 2);
     for (int i = 0; i < w->nval; i++) {
         size_t bytes = sizeof(double) * (size_t)n * val_width(w, i);
         vals[i] = hdg_xmalloc(bytes);
@@ -154,13 +156,14 @@ static hdg_status write_gathered(const char *path, const hdg_vtk_data *D, const 
                                  hdg_error *err)
 {
     int nc = D->cells ? D->cells->n : 0;
-    whole w = {ne_global, hdg_vtk_lattice_size(D->p), columns(D), columns(D) + nc, NULL, NULL};
+    int dim = D->dim ? D->dim : 2;
+    whole w = {ne_global, hdg_vtk_lattice_count(dim, D->p), columns(D), columns(D) + nc, (dim + 1) * dim, NULL, NULL};
     if (w.nval > 96) return hdg_comm_agree(hdg_fail(err, HDG_EINPUT, "vtk: too many fields (%d)", w.nval), err);
     if (hdg_comm_rank() != 0) {
-        send_rank(D, egid, w.nval, w.nlat);
+        send_rank(D, egid, w.nval, w.nlat, w.nvx);
         return hdg_comm_agree(HDG_OK, err);
     }
-    w.vxy = hdg_xcalloc((size_t)w.ne * 6, sizeof(double));
+    w.vxy = hdg_xcalloc((size_t)w.ne * w.nvx, sizeof(double));
     w.val = hdg_xmalloc(sizeof(double *) * (size_t)(w.nval ? w.nval : 1));
     for (int i = 0; i < w.nval; i++) w.val[i] = hdg_xcalloc((size_t)w.ne * val_width(&w, i), sizeof(double));
     const double *vals[96];
