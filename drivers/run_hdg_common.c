@@ -103,7 +103,10 @@ void hdg_hdg_face_maps(const hdg_lowered *L, hdg_hdg_maps *M)
     if (maps_diagonal(S, no, nk)) {   /* the signs, exact: the flip vector's arithmetic */
         M->buf = hdg_xmalloc(sizeof(double) * (size_t)no * m);
         for (int o = 0; o < no; o++)
-            for (int i = 0; i < m; i++) M->buf[(size_t)o * m + i] = S[((size_t)o * nk + i % nk) * nk + i % nk] < 0 ? -1.0 : 1.0;
+            for (int i = 0; i < m; i++) {
+                double d = S[((size_t)o * nk + i % nk) * nk + i % nk];
+                M->buf[(size_t)o * m + i] = d < 0 ? -1.0 : 1.0;
+            }
         M->S.diag = M->buf;
     } else {   /* block diagonal over the trace components, nk x nk blocks */
         M->buf = hdg_xcalloc((size_t)no * m * m, sizeof(double));

@@ -23,7 +23,8 @@ static double solve(const char *mesh, const hdg_mesh *M, double *err_u, double *
     if (!st) st = hdgc_problem_set_option(p, "fields", "off", &err);
     if (!st && mesh) st = hdgc_problem_set_option(p, "mesh", mesh, &err);
     if (!st && M) {
-        int nb = 0, *faces = malloc(sizeof(int) * 3 * (size_t)(M->nbf + 1)), *mk = malloc(sizeof(int) * (size_t)(M->nbf + 1));
+        int nb = 0, *faces = malloc(sizeof(int) * 3 * (size_t)(M->nbf + 1));
+        int *mk = malloc(sizeof(int) * (size_t)(M->nbf + 1));
         for (int f = 0; f < M->nf; f++)
             if (M->fe[2 * f + 1] < 0) {
                 memcpy(faces + 3 * nb, M->fv + 3 * f, sizeof(int) * 3);
