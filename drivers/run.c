@@ -203,10 +203,7 @@ hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg
         f->tri = hdg_xmalloc(sizeof(int) * 3 * (size_t)mesh->ne);
         memcpy(f->tri, mesh->ev, sizeof(int) * 3 * (size_t)mesh->ne);
     }
-    if (hdg_mesh_dim(mesh) != p->dim)
-        st = hdg_fail(err, HDG_EINPUT, "%s: a %dD problem (mesh %s) on the %dD mesh %s", p->file, p->dim, p->mesh,
-                      hdg_mesh_dim(mesh), o.mesh_in ? "given" : o.mesh);
-    if (!st) st = hdg_run_check_markers(p, mesh, err);
+    st = hdg_run_check_markers(p, mesh, err);
     char pmsg[1024];
     if (!st && hdg_periodic_data_check(p, mesh, pmsg, sizeof pmsg)) hdg_report_string(rep, "mesh.warning", pmsg);
     int hdg = p->method == HDG_METHOD_HDG;
