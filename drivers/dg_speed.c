@@ -15,7 +15,7 @@
 #define M_PI 3.14159265358979323846
 #endif
 
-enum { KIND_A, KIND_B, KIND_R };
+enum { KIND_A, KIND_B, KIND_C, KIND_R };   /* A, B, C: dx, dy, dz terms (kind = direction) */
 #define MAXF HDG_DG_MAX_FIELDS
 
 /* One volume atom with an unknown: coefficient, row and column field, which
@@ -28,28 +28,44 @@ typedef struct vterm {
 
 typedef struct form {
     const hdg_problem *p;
-    int F;
+    int F, dim;
     const hdg_atom *time[MAXF];   /* the dt() atom of each row */
     vterm *t;
     int nt;
-    int dep_xy, dep_t;            /* some coefficient depends on x or y, on t */
+    int dep_xy, dep_t;            /* some coefficient depends on x, y (or z), on t */
 } form;
 
-static int depends_xy(const hdg_expr *e) { return hdg_expr_depends(e, HDG_VAR_X) || hdg_expr_depends(e, HDG_VAR_Y); }
+static int depends_xy(const hdg_expr *e)
+{
+    return hdg_expr_depends(e, HDG_VAR_X) || hdg_expr_depends(e, HDG_VAR_Y) || hdg_expr_depends(e, HDG_VAR_Z);
+}
+
+/* The environment of a coefficient at the point x (dim coordinates), time t
+ * and normal n (NULL: 0). */
+static hdg_eval_env env_at(const hdg_problem *p, int dim, const double *x, double t, const double *n)
+{
+    hdg_eval_env env = {.x = x[0], .y = x[1], .t = t, .nx = n ? n[0] : 0, .ny = n ? n[1] : 0, .problem = p};
+    if (dim == 3) env.z = x[2], env.nz = n ? n[2] : 0;
+    return env;
+}
+
+/* The direction (0, 1, 2) of a derivative operator. */
+static int op_kind(int op) { return op == HDG_OP_DX ? KIND_A : op == HDG_OP_DY ? KIND_B : KIND_C; }
 
 static void form_build(form *fm, const hdg_problem *p, const hdg_dg_lowered *L)
 {
     memset(fm, 0, sizeof *fm);
     fm->p = p;
     fm->F = L->nfields;
-    int field_of[64][2];
+    fm->dim = L->dim;
+    int field_of[64][3];
     for (int f = 0; f < L->nfields; f++) field_of[L->field_unknown[f]][L->field_comp[f]] = f;
     int nmax = 0;
     for (int e = 0; e < p->nequations; e++) nmax += p->equations[e].natoms;
     fm->t = hdg_xmalloc(sizeof(vterm) * (size_t)(nmax + 1));
     for (int e = 0; e < p->nequations; e++) {
         const hdg_equation *q = &p->equations[e];
-        int rowf[2] = { -1, -1 };
+        int rowf[3] = { -1, -1, -1 };
         for (int i = 0; i < q->natoms; i++)
             if (q->atoms[i].role == HDG_ROLE_TIME) {
                 const hdg_atom *a = &q->atoms[i];
@@ -60,9 +76,9 @@ static void form_build(form *fm, const hdg_problem *p, const hdg_dg_lowered *L)
             const hdg_atom *a = &q->atoms[i];
             if (a->role != HDG_ROLE_VOLUME || a->trial < 0 || rowf[a->test_comp] < 0) continue;
             vterm v = { a, rowf[a->test_comp], field_of[a->trial][a->trial_comp], KIND_R, 1.0 };
-            if (a->trial_op != HDG_OP_VALUE) v.kind = a->trial_op == HDG_OP_DX ? KIND_A : KIND_B;
+            if (a->trial_op != HDG_OP_VALUE) v.kind = op_kind(a->trial_op);
             else if (a->test_op != HDG_OP_VALUE) {   /* (c u, dx v) = -(dx(c u), v) + faces */
-                v.kind = a->test_op == HDG_OP_DX ? KIND_A : KIND_B;
+                v.kind = op_kind(a->test_op);
                 v.sign = -1.0;
             }
             fm->t[fm->nt++] = v;
@@ -81,35 +97,40 @@ static void form_build(form *fm, const hdg_problem *p, const hdg_dg_lowered *L)
 
 static const char *fname(const hdg_problem *p) { return p->file ? p->file : "<input>"; }
 
-/* A, B, R (F x F, row-major) at (x, y, t), rows divided by c_T. Returns 0, or
- * -1 with why filled (c_T not positive, a value not finite). */
-static int form_eval(const form *fm, double x, double y, double t, double *A, double *B, double *R, char *why,
+/* A[d] (d < dim) and R (F x F, row-major) at (x, t), rows divided by c_T.
+ * Returns 0, or -1 with why filled (c_T not positive, a value not finite). */
+static int form_eval(const form *fm, const double *x, double t, double (*A)[MAXF * MAXF], double *R, char *why,
                      size_t n)
 {
     int F = fm->F;
-    hdg_eval_env env = {.x = x, .y = y, .t = t, .problem = fm->p};
-    memset(A, 0, sizeof(double) * F * F);
-    memset(B, 0, sizeof(double) * F * F);
+    hdg_eval_env env = env_at(fm->p, fm->dim, x, t, NULL);
+    char at[160];
+    if (fm->dim == 2) snprintf(at, sizeof at, "(x, y, t) = (%g, %g, %g)", x[0], x[1], t);
+    else snprintf(at, sizeof at, "(x, y, z, t) = (%g, %g, %g, %g)", x[0], x[1], x[2], t);
+    for (int d = 0; d < fm->dim; d++) memset(A[d], 0, sizeof(double) * F * F);
     memset(R, 0, sizeof(double) * F * F);
     for (int i = 0; i < fm->nt; i++) {
         const vterm *v = &fm->t[i];
         double c = hdg_expr_eval(v->a->coef, &env);
         if (!isfinite(c)) {
-            snprintf(why, n, "%s:%d:%d: the coefficient of this term is %g at (x, y, t) = (%g, %g, %g)", fname(fm->p),
-                     v->a->loc.line, v->a->loc.col, c, x, y, t);
+            snprintf(why, n, "%s:%d:%d: the coefficient of this term is %g at %s", fname(fm->p), v->a->loc.line,
+                     v->a->loc.col, c, at);
             return -1;
         }
-        double *M = v->kind == KIND_A ? A : v->kind == KIND_B ? B : R;
+        double *M = v->kind == KIND_R ? R : A[v->kind];
         M[v->row * F + v->col] += v->sign * c;
     }
     for (int f = 0; f < F; f++) {
         double c = fm->time[f] ? hdg_expr_eval(fm->time[f]->coef, &env) : 1.0;
         if (!(c > 0) || !isfinite(c)) {
-            snprintf(why, n, "%s:%d:%d: the dt() coefficient is %g at (x, y, t) = (%g, %g, %g), not positive",
-                     fname(fm->p), fm->time[f]->loc.line, fm->time[f]->loc.col, c, x, y, t);
+            snprintf(why, n, "%s:%d:%d: the dt() coefficient is %g at %s, not positive", fname(fm->p),
+                     fm->time[f]->loc.line, fm->time[f]->loc.col, c, at);
             return -1;
         }
-        for (int j = 0; j < F; j++) A[f * F + j] /= c, B[f * F + j] /= c, R[f * F + j] /= c;
+        for (int j = 0; j < F; j++) {
+            for (int d = 0; d < fm->dim; d++) A[d][f * F + j] /= c;
+            R[f * F + j] /= c;
+        }
     }
     return 0;
 }
@@ -187,7 +208,7 @@ static double rho_dir(int F, const double *A, const double *B, double th, double
 /* max over unit n of rho(A nx + B ny): hypot for one field; else 32
  * directions on [0, pi) (rho has period pi), then a golden-section search
  * around the best one. */
-static double max_over_directions(int F, const double *A, const double *B)
+static double max_over_directions_2d(int F, const double *A, const double *B)
 {
     if (F == 1) return hypot(A[0], B[0]);
     double C[MAXF * MAXF];
@@ -209,6 +230,52 @@ static double max_over_directions(int F, const double *A, const double *B)
     return best;
 }
 
+/* The unit vector of polar angle th and azimuth ph. */
+static void sphere_dir(double th, double ph, double *n)
+{
+    n[0] = sin(th) * cos(ph), n[1] = sin(th) * sin(ph), n[2] = cos(th);
+}
+
+/* rho(A nx + B ny + C nz) at the direction (th, ph) */
+static double rho_dir3(int F, double (*A)[MAXF * MAXF], double th, double ph, double *C)
+{
+    double n[3];
+    sphere_dir(th, ph, n);
+    for (int i = 0; i < F * F; i++) C[i] = A[0][i] * n[0] + A[1][i] * n[1] + A[2][i] * n[2];
+    return hdg_spectral_radius(F, C);
+}
+
+/* max over unit n of rho(A nx + B ny + C nz): the norm for one field; else
+ * a 16 x 32 grid of polar and azimuthal angles on the half sphere (rho(-M)
+ * = rho(M)), then a pattern search around the best direction, the step
+ * halved when no neighbour is larger, down to 1e-6. */
+static double max_over_directions_3d(int F, double (*A)[MAXF * MAXF])
+{
+    if (F == 1) return sqrt(A[0][0] * A[0][0] + A[1][0] * A[1][0] + A[2][0] * A[2][0]);
+    double C[MAXF * MAXF], best = -1, thb = 0, phb = 0;
+    enum { KT = 16, KP = 32 };
+    for (int i = 0; i <= KT; i++)
+        for (int j = 0; j < (i == 0 ? 1 : KP); j++) {
+            double th = 0.5 * M_PI * i / KT, ph = 2 * M_PI * j / KP, r = rho_dir3(F, A, th, ph, C);
+            if (r > best) best = r, thb = th, phb = ph;
+        }
+    for (double h = M_PI / KP; h > 1e-6;) {
+        static const int step[4][2] = { { 1, 0 }, { -1, 0 }, { 0, 1 }, { 0, -1 } };
+        int moved = 0;
+        for (int k = 0; k < 4; k++) {
+            double th = thb + step[k][0] * h, ph = phb + step[k][1] * h, r = rho_dir3(F, A, th, ph, C);
+            if (r > best) best = r, thb = th, phb = ph, moved = 1;
+        }
+        if (!moved) h /= 2;
+    }
+    return best;
+}
+
+static double max_over_directions(int dim, int F, double (*A)[MAXF * MAXF])
+{
+    return dim == 2 ? max_over_directions_2d(F, A[0], A[1]) : max_over_directions_3d(F, A);
+}
+
 /* ------------------------------------------------------------ the speed */
 
 /* The reaction R's rate over the stability limit of its eigenvalues
@@ -228,17 +295,17 @@ static double react_rate(int F, const double *R)
     return r;
 }
 
-/* Largest speed and reaction rate over the points (x[i], y[i]) and the
+/* Largest speed and reaction rate over the points x[i*3 + d] and the
  * sample times. */
-static int speed_at(const form *fm, int npts, const double *x, const double *y, double final, double *speed,
-                    double *react, char *why, size_t n)
+static int speed_at(const form *fm, int npts, const double *x, double final, double *speed, double *react,
+                    char *why, size_t n)
 {
     int F = fm->F, nt = fm->dep_t ? 9 : 1;
-    double A[MAXF * MAXF], B[MAXF * MAXF], R[MAXF * MAXF], s = 0, r = 0;
+    double A[3][MAXF * MAXF], R[MAXF * MAXF], s = 0, r = 0;
     for (int k = 0; k < nt; k++)
         for (int i = 0; i < npts; i++) {
-            if (form_eval(fm, x[i], y[i], final * k / 8.0, A, B, R, why, n)) return -1;
-            s = fmax(s, max_over_directions(F, A, B));
+            if (form_eval(fm, x + 3 * i, final * k / 8.0, A, R, why, n)) return -1;
+            s = fmax(s, max_over_directions(fm->dim, F, A));
             r = fmax(r, react_rate(F, R));
         }
     *speed = s;
@@ -255,26 +322,36 @@ static double unit_step(double speed, double react, double rin, double kN)
     return 1.0 / (speed / (rin * kN) + react);
 }
 
+/* The physical point of node i of element e (the triangle's map written as
+ * always, hdg_geom_map). */
+static void node_point(const hdg_mesh *m, const hdg_refel *re, int e, int i, double *x)
+{
+    if (re->dim == 2) {
+        hdg_geom_map(m, e, re->r[i], re->s[i], &x[0], &x[1]);
+        return;
+    }
+    double r[3] = { re->r[i], re->s[i], re->t[i] };
+    hdg_geom_map_point(m, e, r, x);
+}
+
 void hdg_dg_char_speed_piece(const hdg_problem *p, const hdg_dg_lowered *L, const hdg_mesh *m,
                              const hdg_refel *re, const hdg_geom *g, double final, hdg_dg_speed *out)
 {
     memset(out, 0, sizeof *out);
+    out->dim = L->dim;
     form fm;
     form_build(&fm, p, L);
     int Np = re->Np;
-    double *x = hdg_xmalloc(sizeof(double) * Np), *y = hdg_xmalloc(sizeof(double) * Np), s0 = 0, r0 = 0;
+    double *x = hdg_xcalloc(3 * (size_t)Np, sizeof(double)), s0 = 0, r0 = 0;
     double kN = hdg_dg_dt(re->N, 1.0, 1.0);
     int ok = 1;
-    if (!fm.dep_xy) {
-        x[0] = y[0] = 0;
-        ok = !speed_at(&fm, 1, x, y, final, &s0, &r0, out->why, sizeof out->why);
-    }
+    if (!fm.dep_xy) ok = !speed_at(&fm, 1, x, final, &s0, &r0, out->why, sizeof out->why);
     out->rmin = out->unit = INFINITY;
     for (int e = 0; ok && e < m->ne; e++) {
         double s = s0, r = r0;
         if (fm.dep_xy) {
-            for (int i = 0; i < Np; i++) hdg_geom_map(m, e, re->r[i], re->s[i], &x[i], &y[i]);
-            ok = !speed_at(&fm, Np, x, y, final, &s, &r, out->why, sizeof out->why);
+            for (int i = 0; i < Np; i++) node_point(m, re, e, i, x + 3 * i);
+            ok = !speed_at(&fm, Np, x, final, &s, &r, out->why, sizeof out->why);
         }
         if (ok && s > 0) out->rmin = fmin(out->rmin, g->rin[e] / s);
         if (ok) out->unit = fmin(out->unit, unit_step(s, r, g->rin[e], kN));
@@ -283,15 +360,16 @@ void hdg_dg_char_speed_piece(const hdg_problem *p, const hdg_dg_lowered *L, cons
     }
     out->known = ok;
     free(x);
-    free(y);
     free(fm.t);
 }
 
 void hdg_dg_speed_settle(hdg_dg_speed *sp)
 {
     if (!sp->known || sp->max > 0) return;
-    snprintf(sp->why, sizeof sp->why, "no dx()/dy() term of an unknown gives a wave speed (the flux Jacobian A nx "
-                                      "+ B ny is 0)");
+    snprintf(sp->why, sizeof sp->why, sp->dim == 3 ? "no dx()/dy()/dz() term of an unknown gives a wave speed (the "
+                                                     "flux Jacobian A nx + B ny + C nz is 0)"
+                                                   : "no dx()/dy() term of an unknown gives a wave speed (the flux "
+                                                     "Jacobian A nx + B ny is 0)");
     sp->known = 0;
 }
 
@@ -345,7 +423,7 @@ static int ext_data_free(const hdg_problem *p, const hdg_dg_lowered *L, char *wh
 typedef struct faces {
     const hdg_problem *p;
     const hdg_dg_lowered *L;
-    int field_of[64][2];
+    int field_of[64][3];
     double c;
 } faces;
 
@@ -357,11 +435,12 @@ static int row_of(const faces *fc, const hdg_equation *q, int test_comp)
     return -1;
 }
 
-static void face_mats(const faces *fc, double nx, double ny, double *Fi, double *Fe)
+static void face_mats(const faces *fc, const double *nv, double *Fi, double *Fe)
 {
     const hdg_problem *p = fc->p;
     int F = fc->L->nfields;
-    hdg_eval_env env = {.nx = nx, .ny = ny, .problem = p};
+    const double x0[3] = { 0, 0, 0 };
+    hdg_eval_env env = env_at(p, fc->L->dim, x0, 0, nv);
     memset(Fi, 0, sizeof(double) * F * F);
     memset(Fe, 0, sizeof(double) * F * F);
     for (int e = 0; e < p->nequations; e++)
@@ -375,10 +454,11 @@ static void face_mats(const faces *fc, double nx, double ny, double *Fi, double 
 }
 
 /* ext = M u on the faces of condition b */
-static void ext_mat(const faces *fc, const hdg_bc *bc, double nx, double ny, double *M)
+static void ext_mat(const faces *fc, const hdg_bc *bc, const double *nv, double *M)
 {
     int F = fc->L->nfields;
-    hdg_eval_env env = {.nx = nx, .ny = ny, .problem = fc->p};
+    const double x0[3] = { 0, 0, 0 };
+    hdg_eval_env env = env_at(fc->p, fc->L->dim, x0, 0, nv);
     memset(M, 0, sizeof(double) * F * F);
     for (int r = 0; r < bc->nrules; r++) {
         int f = fc->field_of[bc->rules[r].unknown][bc->rules[r].comp];
@@ -401,11 +481,33 @@ static double min_sym_eig(int n, const double *K)
     return r;
 }
 
+/* The k-th of the normals the face check samples: 64 on the circle in 2D;
+ * in 3D a 9 x 16 grid of polar and azimuthal angles over the sphere (144,
+ * the poles included). */
+static int check_normals(int dim) { return dim == 2 ? 64 : 9 * 16; }
+
+static void check_normal(int dim, int k, double *nv)
+{
+    if (dim == 2) {
+        nv[0] = cos(M_PI * k / 32), nv[1] = sin(M_PI * k / 32), nv[2] = 0;
+        return;
+    }
+    sphere_dir(M_PI * (k / 16) / 8, 2 * M_PI * (k % 16) / 16, nv);
+}
+
 /* The face terms cannot feed energy: with V(n) = (A_weak - A_strong) n / 2
  * the volume terms' share of the faces, every interior face (u, w: the two
  * sides) and every boundary face (w = M u) adds a quadratic form >= 0 to
- * -dE/dt. Checked at 64 normals; coefficients must not vary in x, y, t. */
-static int faces_dissipate(const faces *fc, const double *Vx, const double *Vy, char *why, size_t n)
+ * -dE/dt. Checked at the normals of check_normal; coefficients must not
+ * vary in space or time. Vd[d] (d < dim): the share's matrix of direction d. */
+/* V(n) entry ij: Vx nx + Vy ny (+ Vz nz). */
+static double vshare(double (*Vd)[MAXF * MAXF], int dim, const double *nv, int ij)
+{
+    double V = Vd[0][ij] * nv[0] + Vd[1][ij] * nv[1];
+    return dim == 2 ? V : V + Vd[2][ij] * nv[2];
+}
+
+static int faces_dissipate(const faces *fc, double (*Vd)[MAXF * MAXF], char *why, size_t n)
 {
     const hdg_problem *p = fc->p;
     int F = fc->L->nfields, F2 = 2 * F;
@@ -424,14 +526,16 @@ static int faces_dissipate(const faces *fc, const double *Vx, const double *Vy, 
             }
     double *Fi = hdg_xmalloc(sizeof(double) * 4 * F * F), *Fe = Fi + F * F, *Gi = Fe + F * F, *Ge = Gi + F * F;
     double *K = hdg_xmalloc(sizeof(double) * F2 * F2), *M = hdg_xmalloc(sizeof(double) * F * F);
-    int ok = 1;
-    for (int k = 0; k < 64 && ok; k++) {
-        double nx = cos(M_PI * k / 32), ny = sin(M_PI * k / 32);
-        face_mats(fc, nx, ny, Fi, Fe);
-        face_mats(fc, -nx, -ny, Gi, Ge);
+    int ok = 1, dim = fc->L->dim;
+    for (int k = 0; k < check_normals(dim) && ok; k++) {
+        double nv[3], mv[3];
+        check_normal(dim, k, nv);
+        for (int d = 0; d < 3; d++) mv[d] = -nv[d];
+        face_mats(fc, nv, Fi, Fe);
+        face_mats(fc, mv, Gi, Ge);
         for (int i = 0; i < F; i++)
             for (int j = 0; j < F; j++) {
-                double V = Vx[i * F + j] * nx + Vy[i * F + j] * ny;
+                double V = vshare(Vd, dim, nv, i * F + j);
                 K[i * F2 + j] = Fi[i * F + j] - V;
                 K[i * F2 + F + j] = Fe[i * F + j];
                 K[(F + i) * F2 + j] = Ge[i * F + j];
@@ -440,10 +544,10 @@ static int faces_dissipate(const faces *fc, const double *Vx, const double *Vy, 
         if (min_sym_eig(F2, K) < -1e-12) ok = why_at(why, n, p, p->loc, "the face terms can feed energy (a flux "
                                                                           "that is neither upwind nor central)");
         for (int b = 0; b < p->nbcs && ok; b++) {
-            ext_mat(fc, &p->bcs[b], nx, ny, M);
+            ext_mat(fc, &p->bcs[b], nv, M);
             for (int i = 0; i < F; i++)
                 for (int j = 0; j < F; j++) {
-                    double s = Fi[i * F + j] - (Vx[i * F + j] * nx + Vy[i * F + j] * ny);
+                    double s = Fi[i * F + j] - vshare(Vd, dim, nv, i * F + j);
                     for (int l = 0; l < F; l++) s += Fe[i * F + l] * M[l * F + j];
                     K[i * F + j] = s;
                 }
@@ -457,27 +561,29 @@ static int faces_dissipate(const faces *fc, const double *Vx, const double *Vy, 
     return ok;
 }
 
-/* Vx, Vy = (A_weak - A_strong) / 2 and likewise for B (constant
+/* Vd[d] = (A_weak - A_strong) / 2 for each direction d (constant
  * coefficients, over c): the volume terms' share of the face integrals of
  * dE/dt. 0 when a part is not symmetric (no such identity). */
-static int volume_faces(const form *fm, double c, double *Vx, double *Vy)
+static int volume_faces(const form *fm, double c, double (*Vd)[MAXF * MAXF])
 {
     int F = fm->F;
-    double S[2][MAXF * MAXF], W[2][MAXF * MAXF];
+    double S[3][MAXF * MAXF], W[3][MAXF * MAXF];
     memset(S, 0, sizeof S);
     memset(W, 0, sizeof W);
-    hdg_eval_env env = {.problem = fm->p};
+    const double x0[3] = { 0, 0, 0 };
+    hdg_eval_env env = env_at(fm->p, fm->dim, x0, 0, NULL);
     for (int i = 0; i < fm->nt; i++) {
         const vterm *v = &fm->t[i];
         if (v->kind == KIND_R) continue;
         double *M = v->sign > 0 ? S[v->kind] : W[v->kind];
         M[v->row * F + v->col] += v->sign * hdg_expr_eval(v->a->coef, &env) / c;
     }
-    for (int d = 0; d < 2; d++) {
+    for (int d = 0; d < fm->dim; d++) {
         double scale = fmax(max_abs(F, S[d]), max_abs(F, W[d]));
         if (!symmetric(F, S[d], 1e-12 * scale) || !symmetric(F, W[d], 1e-12 * scale)) return 0;
     }
-    for (int i = 0; i < F * F; i++) Vx[i] = 0.5 * (W[0][i] - S[0][i]), Vy[i] = 0.5 * (W[1][i] - S[1][i]);
+    for (int d = 0; d < fm->dim; d++)
+        for (int i = 0; i < F * F; i++) Vd[d][i] = 0.5 * (W[d][i] - S[d][i]);
     return 1;
 }
 
@@ -487,31 +593,37 @@ int hdg_dg_energy_bounded(const hdg_problem *p, const hdg_dg_lowered *L, char *w
     form fm;
     form_build(&fm, p, L);
     int F = fm.F, ok = 1;
-    double A[MAXF * MAXF], B[MAXF * MAXF], R[MAXF * MAXF], c0 = 0;
+    double A[3][MAXF * MAXF], R[MAXF * MAXF], c0 = 0;
+    const double x0[3] = { 0, 0, 0 };
     if (fm.dep_xy || fm.dep_t) {
         snprintf(why, n, "coefficients of the volume or dt() terms vary in space or time");
         ok = 0;
     }
-    if (ok && form_eval(&fm, 0, 0, 0, A, B, R, why, n)) ok = 0;
-    hdg_eval_env env = {.problem = p};
+    if (ok && form_eval(&fm, x0, 0, A, R, why, n)) ok = 0;
+    hdg_eval_env env = env_at(p, fm.dim, x0, 0, NULL);
     for (int f = 0; ok && f < F; f++) {
         double c = hdg_expr_eval(fm.time[f]->coef, &env);
         if (f == 0) c0 = c;
         if (c != c0) ok = why_at(why, n, p, fm.time[f]->loc, "the dt() coefficients differ between fields");
     }
-    double scale = fmax(max_abs(F, A), max_abs(F, B));
-    if (ok && !(symmetric(F, A, 1e-12 * scale) && symmetric(F, B, 1e-12 * scale))) {
-        snprintf(why, n, "the flux Jacobians A, B are not symmetric");
+    double scale = 0;
+    int sym = 1;
+    for (int d = 0; d < fm.dim; d++) scale = fmax(scale, max_abs(F, A[d]));
+    for (int d = 0; d < fm.dim; d++) sym = sym && symmetric(F, A[d], 1e-12 * scale);
+    if (ok && !sym) {
+        snprintf(why, n, fm.dim == 2 ? "the flux Jacobians A, B are not symmetric"
+                                     : "the flux Jacobians A, B, C are not symmetric");
         ok = 0;
     }
-    if (ok && !volume_faces(&fm, c0, A, B)) {   /* A, B now hold Vx, Vy */
-        snprintf(why, n, "the strong- and weak-form parts of A, B are not symmetric each");
+    if (ok && !volume_faces(&fm, c0, A)) {   /* A now holds the Vd */
+        snprintf(why, n, fm.dim == 2 ? "the strong- and weak-form parts of A, B are not symmetric each"
+                                     : "the strong- and weak-form parts of A, B, C are not symmetric each");
         ok = 0;
     }
     if (ok) {
         faces fc = { p, L, {{0}}, c0 };
         for (int f = 0; f < L->nfields; f++) fc.field_of[L->field_unknown[f]][L->field_comp[f]] = f;
-        ok = faces_dissipate(&fc, A, B, why, n);
+        ok = faces_dissipate(&fc, A, why, n);
     }
     if (ok && max_abs(F, R) > 0) {   /* d/dt E gets -U^T R U: R's symmetric part must be >= 0 */
         double S[MAXF * MAXF], ev[MAXF];

@@ -44,6 +44,7 @@ typedef struct hdg_dg_speed {
     double react;         /* max over elements of react_e: the reaction's rate over its stability limit */
     double unit;          /* the step at cfl 1: min over elements of unit_e (INFINITY: nothing bounds it) */
     char why[320];        /* !known: what could not be analysed */
+    int dim;              /* the problem's (for the messages) */
 } hdg_dg_speed;
 
 /* The speed of p on mesh m (re: the reference element of degree L->N, g: m's

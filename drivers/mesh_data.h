@@ -21,15 +21,18 @@ int hdg_face_on_markers(const hdg_mesh *m, int f, const hdg_markers *mk);
  * the marker-set flags). */
 void hdg_hdg_fill_geom(const hdg_lowered *L, const hdg_mesh *m, const hdg_geom *g, double *geom);
 
-/* DG: per-element geometry (ne x ngeom doubles, DG_G_*) and face map (ne x
- * nimap ints, DG_M_*): boundary faces get the first EXTERIOR condition whose
+/* DG: per-element geometry (ne x ngeom doubles, hdg_dg_g_*) and face map (ne x
+ * nimap ints; ir/lower_dg.h, the layouts of the mesh's dimension, which must be
+ * the problem's: HDG_EINPUT otherwise; in 3D the exterior node row carries the
+ * face's orientation, compared on the topological vertices): boundary faces get the first EXTERIOR condition whose
  * markers include the face's marker. HDG_EINPUT when a boundary face whose
  * exterior values a flux needs has no condition (a partition interface needs
  * none: it bounds only ghosts, whose rows are never computed). */
 hdg_status hdg_dg_fill_maps(const hdg_dg_lowered *L, const hdg_problem *p, const hdg_mesh *m,
                             const hdg_geom *g, double *geom, int *fmap, hdg_error *err);
 
-/* DG element order for the kernels: Morton (Z-curve) order of the centroids, so
+/* DG element order for the kernels: Morton (Z-curve) order of the centroids
+ * (16 bits a coordinate in 2D, 21 in 3D), so
  * that neighbours lie close in memory and the face values a stage reads from
  * them come from cache. (In the row-by-row numbering of square:N the
  * neighbour across a horizontal edge is 2N elements ahead and not yet

@@ -121,8 +121,6 @@ hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg
                            hdg_error *err)
 {
     int hdg3 = p->dim == 3 && p->method == HDG_METHOD_HDG;   /* HDG on tetrahedra: the host, serial (issue 39) */
-    hdg_status dst = hdg3 ? HDG_OK : hdg_lower_dim_check(p, err);   /* before any work (issue 39) */
-    if (dst) return dst;
     hdg_run_options o;
     hdg_run_options_default(&o);
     if (opt) o = *opt;

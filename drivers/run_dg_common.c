@@ -118,12 +118,12 @@ static int *element_classes(const hdg_dg_data *d)
 {
     if (!d->dist) return NULL;
     const hdg_mesh *m = d->mesh;
-    int own = d->dist->ne_owned;
+    int own = d->dist->ne_owned, nfe = hdg_mesh_nfe(m);
     int *cls = hdg_xcalloc((size_t)m->ne, sizeof(int));
     for (int e = 0; e < m->ne; e++) {
         if (e >= own) { cls[e] = 2; continue; }
-        for (int j = 0; j < 3; j++) {
-            int f = m->ef[3 * e + j], o = m->fe[2 * f] == e ? m->fe[2 * f + 1] : m->fe[2 * f];
+        for (int j = 0; j < nfe; j++) {
+            int f = m->ef[nfe * e + j], o = m->fe[2 * f] == e ? m->fe[2 * f + 1] : m->fe[2 * f];
             if (o >= own) cls[e] = 1;
         }
     }
@@ -196,7 +196,7 @@ static hdg_status element_data(hdg_dg_data *d, const hdg_run_options *opt, hdg_e
 {
     const hdg_problem *p = d->p;
     hdg_status st;
-    if ((st = hdg_refel_init(&d->re, 2, d->L.N, err))) return st;
+    if ((st = hdg_refel_init(&d->re, d->L.dim, d->L.N, err))) return st;
     if ((st = hdg_geom_init(&d->g, d->mesh, err))) return st;
     int ne = d->mesh->ne;
     d->dist = opt->dist;
@@ -221,10 +221,22 @@ static hdg_status element_data(hdg_dg_data *d, const hdg_run_options *opt, hdg_e
     return HDG_OK;
 }
 
+/* What a 3D run cannot do yet, refused before anything is computed. */
+static hdg_status refuse_3d(const hdg_dg_data *d, const hdg_run_options *opt, hdg_error *err)
+{
+    if (d->L.dim == 2) return HDG_OK;
+    const char *what = opt->dist ? "mpirun" : opt->snapshot ? "fields" : NULL;
+    if (!what) return HDG_OK;
+    return hdg_fail(err, HDG_EINPUT, "DG problem '%s' on tetrahedra: %s is not available in 3D yet (a 3D run "
+                                     "reports its errors and energy, on one process%s)", d->p->name, what,
+                    what[0] == 'f' ? "; set the option fields to off" : "");
+}
+
 hdg_status hdg_dg_prepare(hdg_dg_data *d, const hdg_run_options *opt, hdg_error *err)
 {
     const hdg_problem *p = d->p;
-    hdg_status st = element_data(d, opt, err);
+    hdg_status st = refuse_3d(d, opt, err);
+    if (!st) st = element_data(d, opt, err);
     if ((st = hdg_comm_agree(st, err))) return st;   /* mpirun: before the reductions of the time step */
     d->params = hdg_xcalloc((size_t)d->L.nparams, sizeof(double));
     for (int i = 0; i < p->nparams; i++) d->params[i] = p->params[i].value;
@@ -266,8 +278,8 @@ typedef struct vtkout {
     const char *path;       /* .pvd (series) or .vtu (final only) */
     char *base, *partial;   /* series: path without .pvd; BASE.partial.pvd */
     int series;
-    int p, nlat;
-    double *I, *vxy, **vals, *lat;   /* lat: the lattice, r then s */
+    int p, nlat, dim;
+    double *I, *vxy, **vals, *lat;   /* lat: the lattice, r then s (then t) */
     char names[HDG_DG_MAX_FIELDS][64];    /* per component: "Ez", "u_x" (the snapshot's) */
     int nu, ncomp[HDG_DG_MAX_FIELDS];     /* the unknowns: the .vtu's fields ("u" of 2 components) */
     const char *unames[HDG_DG_MAX_FIELDS];
@@ -293,11 +305,13 @@ static void vtk_open(vtkout *v, const hdg_dg_data *d, const char *path)
         v->partial = hdg_str_take(&b);
     }
     v->p = d->L.N > 0 ? d->L.N : 1;
-    v->nlat = hdg_vtk_lattice_size(v->p);
-    double *lr = v->lat = hdg_xmalloc(sizeof(double) * v->nlat * 2);
-    hdg_vtk_lattice(v->p, lr, lr + v->nlat);
+    int dim = v->dim = d->L.dim, nv = dim + 1;
+    v->nlat = hdg_vtk_lattice_count(dim, v->p);
+    v->lat = hdg_xmalloc(sizeof(double) * v->nlat * dim);
+    double *lx[3] = { v->lat, v->lat + v->nlat, v->lat + 2 * v->nlat };
+    hdg_vtk_lattice_points(dim, v->p, lx);
     v->I = hdg_xmalloc(sizeof(double) * (size_t)v->nlat * d->L.Np);
-    hdg_refel_interp(&d->re, v->nlat, lr, lr + v->nlat, v->I);
+    hdg_refel_interp_x(&d->re, v->nlat, (const double *const *)lx, v->I);
     for (int f = 0; f < d->L.nfields; f++) {
         snprintf(v->names[f], sizeof v->names[f], "%s", d->L.field_name[f]);
         for (char *c = v->names[f]; *c; c++)
@@ -308,12 +322,11 @@ static void vtk_open(vtkout *v, const hdg_dg_data *d, const char *path)
         }
     }
     const hdg_mesh *m = d->mesh;
-    v->vxy = hdg_xmalloc(sizeof(double) * 6 * (size_t)m->ne);
+    const double *c[3] = { m->vx, m->vy, m->vz };
+    v->vxy = hdg_xmalloc(sizeof(double) * dim * nv * (size_t)m->ne);
     for (int e = 0; e < m->ne; e++)
-        for (int k = 0; k < 3; k++) {
-            v->vxy[6 * e + 2 * k] = m->vx[m->ev[3 * e + k]];
-            v->vxy[6 * e + 2 * k + 1] = m->vy[m->ev[3 * e + k]];
-        }
+        for (int k = 0; k < nv; k++)
+            for (int j = 0; j < dim; j++) v->vxy[(size_t)dim * (nv * e + k) + j] = c[j][m->ev[nv * e + k]];
     v->vals = hdg_xmalloc(sizeof(double *) * d->L.nfields);
     for (int f = 0; f < d->L.nfields; f++) v->vals[f] = hdg_xmalloc(sizeof(double) * (size_t)m->ne * v->nlat);
 }
@@ -334,7 +347,7 @@ static void vtk_interp(vtkout *v, const hdg_dg_data *d, const double *U)
 /* The .vtu's contents: ne elements of the interpolated state. */
 static hdg_vtk_data vtk_data(const vtkout *v, int ne)
 {
-    return (hdg_vtk_data){.ne = ne, .vxy = v->vxy, .p = v->p, .nfields = v->nu, .names = v->unames,
+    return (hdg_vtk_data){.ne = ne, .dim = v->dim, .vxy = v->vxy, .p = v->p, .nfields = v->nu, .names = v->unames,
                           .ncomp = v->ncomp, .values = (const double *const *)v->vals, .mode = HDG_VTK_LAGRANGE,
                           .format = v->ascii ? HDG_VTK_ASCII : HDG_VTK_BINARY};
 }

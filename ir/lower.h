@@ -114,17 +114,6 @@ static inline int hdg_lowered_post_index(const hdg_lowered *L, int u)
     return -1;
 }
 
-/* Three-dimensional problems (mesh tetrahedron) are checked by the frontend (hdgc check) but not
- * lowered yet: HDG_EINPUT with a message naming the problem for p->dim != 2. Called at the top of
- * hdg_lower_hdg and hdg_lower_dg, and where a run begins (drivers/run.c, before the mesh); removed
- * once the lowerings and drivers take the dimension as data (issue 39). */
-static inline hdg_status hdg_lower_dim_check(const hdg_problem *p, hdg_error *err)
-{
-    if (p->dim == 2) return HDG_OK;
-    return hdg_fail(err, HDG_EINPUT, "%s: three-dimensional problems (mesh %s) are checked (hdgc check) but the "
-                    "HDG/DG lowering for tetrahedra is not available yet", p->name, p->mesh);
-}
-
 /* Lowers an HDG problem at its degree. Unsupported features give HDG_EINPUT
  * with the location of the construct. */
 hdg_status hdg_lower_hdg(const hdg_problem *p, hdg_lowered *out, hdg_error *err);

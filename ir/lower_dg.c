@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ir/lower.h"   /* hdg_lower_dim_check */
 #include "runtime/fem/quadrature.h"
 #include "runtime/fem/refel.h"
 #include "support/util.h"
@@ -25,21 +24,23 @@ typedef struct dgc {
     const hdg_problem *p;
     hdg_dg_lowered *L;
     hdg_refel re;
+    int dim, nfe;                   /* the problem's dimension, faces per element (dim + 1) */
     int F, Np, Nfp;
     int Npp;                        /* Np rounded up to DG_PAD: row length of scratch and tables */
-    int field_of[64][2];            /* [unknown][comp] -> field, -1 */
-    int *rowf;                      /* [equation*2 + test_comp] -> field */
+    int field_of[64][3];            /* [unknown][comp] -> field, -1 */
+    int *rowf;                      /* [equation*3 + test_comp] -> field */
     const hdg_atom *tatom[HDG_DG_MAX_FIELDS];
     int needs_ext[HDG_DG_MAX_FIELDS];
-    /* tables */
-    hdg_ir_tensor *DrsT, *SrsT, *LIFTT, *MT, *r, *s, *Fm, *FmR, *rf, *sf;   /* see make_tables */
-    hdg_ir_tensor *DrT, *DsT;       /* Dr^T, Ds^T alone (rows padded): combined rows, see count_volume */
-    hdg_ir_tensor *Iq, *wq, *rq, *sq;
+    /* tables (see make_tables); per reference direction k < dim: */
+    hdg_ir_tensor *DrsT, *SrsT, *LIFTT, *MT, *Fm, *FmR;
+    hdg_ir_tensor *xn[3], *xf[3];   /* node coordinates r, s, t; face node coordinates */
+    hdg_ir_tensor *DT[3];           /* Dr^T, Ds^T, Dt^T alone (rows padded): combined rows, see count_volume */
+    hdg_ir_tensor *Iq, *wq, *xq[3];
     int nq;
 } dgc;
 
 /* Variables visible to a coefficient: NULL where undefined. */
-typedef struct xenv { hdg_ir_expr *x, *y, *t, *nx, *ny; } xenv;
+typedef struct xenv { hdg_ir_expr *x, *y, *z, *t, *nx, *ny, *nz; } xenv;
 
 static hdg_status fail_at(const dgc *c, hdg_loc loc, const char *what, hdg_error *err)
 {
@@ -65,7 +66,8 @@ static hdg_ir_expr *lx_call(hdg_ir_kernel *k, const hdg_problem *p, const hdg_ex
         hdg_ir_expr *a = lx(k, p, e->kid[i], v);
         if (fn->args[i] == HDG_VAR_X) inner.x = a;
         else if (fn->args[i] == HDG_VAR_Y) inner.y = a;
-        else inner.t = a;
+        else if (fn->args[i] == HDG_VAR_T) inner.t = a;
+        else inner.z = a;
     }
     return lx(k, p, fn->body[e->comp], &inner);
 }
@@ -91,11 +93,11 @@ static hdg_ir_expr *lx(hdg_ir_kernel *k, const hdg_problem *p, const hdg_expr *e
     case HDG_EX_PI: return hdg_ir_num(k, M_PI);
     case HDG_EX_PARAM: return hdg_ir_param(k, e->index, p->params[e->index].name);
     case HDG_EX_COORD:
-        x = e->index == HDG_VAR_X ? v->x : e->index == HDG_VAR_Y ? v->y : v->t;
+        x = e->index == HDG_VAR_X ? v->x : e->index == HDG_VAR_Y ? v->y : e->index == HDG_VAR_T ? v->t : v->z;
         return x ? x : undefined(k, hdg_var_name((hdg_var)e->index));
     case HDG_EX_NORMAL:
-        x = e->index == 0 ? v->nx : v->ny;
-        return x ? x : undefined(k, e->index == 0 ? "nx" : "ny");
+        x = e->index == 0 ? v->nx : e->index == 1 ? v->ny : v->nz;
+        return x ? x : undefined(k, e->index == 0 ? "nx" : e->index == 1 ? "ny" : "nz");
     case HDG_EX_NEG: return hdg_ir_neg(k, lx(k, p, e->kid[0], v));
     case HDG_EX_ADD: return hdg_ir_add(k, lx(k, p, e->kid[0], v), lx(k, p, e->kid[1], v));
     case HDG_EX_SUB: return hdg_ir_sub(k, lx(k, p, e->kid[0], v), lx(k, p, e->kid[1], v));
@@ -130,7 +132,7 @@ static int atom_field(const dgc *c, const hdg_atom *a)
     return a->trial >= 0 ? c->field_of[a->trial][a->trial_comp] : -1;
 }
 
-static int row_field(const dgc *c, int eq, const hdg_atom *a) { return c->rowf[eq * 2 + a->test_comp]; }
+static int row_field(const dgc *c, int eq, const hdg_atom *a) { return c->rowf[eq * 3 + a->test_comp]; }
 
 static int set_index(dgc *c, const hdg_markers *m, hdg_error *err, hdg_loc loc)
 {
@@ -154,7 +156,7 @@ static hdg_status analyze_fields(dgc *c, hdg_error *err)
     if (p->nunknowns > 64) return hdg_fail(err, HDG_EINPUT, "too many unknowns");
     for (int u = 0; u < p->nunknowns; u++) {
         const hdg_unknown *U = &p->unknowns[u];
-        c->field_of[u][0] = c->field_of[u][1] = -1;
+        c->field_of[u][0] = c->field_of[u][1] = c->field_of[u][2] = -1;
         if (U->trace)
             return fail_at(c, U->loc, "trace unknowns have no place in an explicit DG problem", err);
         for (int comp = 0; comp < U->ncomp; comp++) {
@@ -164,7 +166,7 @@ static hdg_status analyze_fields(dgc *c, hdg_error *err)
             L->field_unknown[f] = u;
             L->field_comp[f] = comp;
             if (U->ncomp == 1) snprintf(L->field_name[f], sizeof L->field_name[f], "%s", U->name);
-            else snprintf(L->field_name[f], sizeof L->field_name[f], "%s.%c", U->name, "xy"[comp]);
+            else snprintf(L->field_name[f], sizeof L->field_name[f], "%s.%c", U->name, "xyz"[comp]);
         }
     }
     c->F = L->nfields;
@@ -178,8 +180,8 @@ static hdg_status analyze_rows(dgc *c, hdg_error *err)
 {
     const hdg_problem *p = c->p;
     char msg[512];
-    c->rowf = hdg_xmalloc(sizeof(int) * 2 * (size_t)(p->nequations + 1));
-    for (int i = 0; i < 2 * p->nequations; i++) c->rowf[i] = -1;
+    c->rowf = hdg_xmalloc(sizeof(int) * 3 * (size_t)(p->nequations + 1));
+    for (int i = 0; i < 3 * p->nequations; i++) c->rowf[i] = -1;
     for (int e = 0; e < p->nequations; e++) {
         const hdg_equation *q = &p->equations[e];
         for (int i = 0; i < q->natoms; i++) {
@@ -189,23 +191,23 @@ static hdg_status analyze_rows(dgc *c, hdg_error *err)
                 a->domain != HDG_VOLUME)
                 return fail_at(c, a->loc, "a dt() term must be (c*dt(U), v) over the element", err);
             int f = atom_field(c, a);
-            if (c->rowf[e * 2 + a->test_comp] >= 0) {
+            if (c->rowf[e * 3 + a->test_comp] >= 0) {
                 snprintf(msg, sizeof msg,
                          "more than one dt() term for one test function component: the explicit DG "
                          "lowering needs a mass matrix that is diagonal in the fields (%s and %s)",
-                         field_name(c, c->rowf[e * 2 + a->test_comp]), field_name(c, f));
+                         field_name(c, c->rowf[e * 3 + a->test_comp]), field_name(c, f));
                 return fail_at(c, a->loc, msg, err);
             }
             if (c->tatom[f]) {
                 snprintf(msg, sizeof msg, "dt(%s) appears in two equation rows", field_name(c, f));
                 return fail_at(c, a->loc, msg, err);
             }
-            c->rowf[e * 2 + a->test_comp] = f;
+            c->rowf[e * 3 + a->test_comp] = f;
             c->tatom[f] = a;
         }
         int ncomp = p->tests[q->test].ncomp;
         for (int comp = 0; comp < ncomp; comp++)
-            if (c->rowf[e * 2 + comp] < 0) {
+            if (c->rowf[e * 3 + comp] < 0) {
                 snprintf(msg, sizeof msg, "equation %d has no dt() term for test component %d", e + 1, comp);
                 return fail_at(c, q->loc, msg, err);
             }
@@ -286,8 +288,8 @@ static int strong(const dgc *c, const hdg_atom *a)
 
 static int element_constant(const hdg_expr *e)
 {
-    return !hdg_expr_depends(e, HDG_VAR_X) && !hdg_expr_depends(e, HDG_VAR_Y) && !hdg_expr_depends(e, HDG_VAR_T) &&
-           !hdg_expr_has_normal(e);
+    return !hdg_expr_depends(e, HDG_VAR_X) && !hdg_expr_depends(e, HDG_VAR_Y) && !hdg_expr_depends(e, HDG_VAR_Z) &&
+           !hdg_expr_depends(e, HDG_VAR_T) && !hdg_expr_has_normal(e);
 }
 
 /* Volume terms of the problem: weak-form ones (derivative on the test
@@ -329,100 +331,152 @@ static void count_volume(const dgc *c, int *nweak, int *deriv, int *comb)
             if ((used[f] >> r & 1) && !comb[r]) deriv[f] = 1;
 }
 
-/* T = [A^T 0 | B^T 0] (n x 2 npad) for two n x n matrices: row j holds
- * column j of A, zeros up to npad, then column j of B and zeros, so products
- * over j run along contiguous rows whose halves start on a SIMD boundary. */
-static double *pair_transposed(const double *A, const double *B, int n, int npad)
+/* T = [A_0^T 0 | A_1^T 0 | ...] (n x nm npad) for nm n x n matrices: row j
+ * holds column j of each A_k, each padded with zeros to npad, so products
+ * over j run along contiguous rows whose parts start on a SIMD boundary. */
+static double *tuple_transposed(const double *const *A, int nm, int n, int npad)
 {
-    double *T = hdg_xcalloc(2 * (size_t)n * npad, sizeof(double));
+    double *T = hdg_xcalloc((size_t)nm * n * npad, sizeof(double));
     for (int j = 0; j < n; j++)
-        for (int i = 0; i < n; i++) {
-            T[j * 2 * npad + i] = A[i * n + j];
-            T[j * 2 * npad + npad + i] = B[i * n + j];
-        }
+        for (int k = 0; k < nm; k++)
+            for (int i = 0; i < n; i++) T[(j * nm + k) * npad + i] = A[k][i * n + j];
     return T;
+}
+
+/* The weak derivative matrices S_k = M^-1 D_k^T M, k < dim, one block each. */
+static double *weak_derivatives(const hdg_refel *re)
+{
+    int Np = re->Np, dim = re->dim;
+    double *S = hdg_xcalloc((size_t)Np * Np * dim, sizeof(double));
+    double *T = hdg_xmalloc(sizeof(double) * (size_t)Np * Np);   /* D^T M */
+    for (int d = 0; d < dim; d++) {
+        const double *D = re->D[d];
+        memset(T, 0, sizeof(double) * (size_t)Np * Np);
+        for (int i = 0; i < Np; i++)
+            for (int j = 0; j < Np; j++)
+                for (int l = 0; l < Np; l++) T[i * Np + j] += D[l * Np + i] * re->M[l * Np + j];
+        for (int i = 0; i < Np; i++)
+            for (int j = 0; j < Np; j++)
+                for (int l = 0; l < Np; l++) S[d * Np * Np + i * Np + j] += re->Minv[i * Np + l] * T[l * Np + j];
+    }
+    free(T);
+    return S;
+}
+
+static const char *const dir_name[3] = { "r", "s", "t" };
+
+int hdg_dg_exterior_node(const hdg_refel *re, int row, int i)
+{
+    int Nfp = re->Nfp;
+    if (re->dim == 2) return re->Fmask[row * Nfp + Nfp - 1 - i];
+    int f = row / re->Norient, o = row % re->Norient;
+    return re->Fmask[f * Nfp + re->Fperm[o * Nfp + i]];
+}
+
+/* The face node tables: Fmask (nfe x Nfp), the exterior node table FmR and
+ * the face nodes' reference coordinates (nfe x Nfp each). FmR's row for
+ * face map entry DG_M_NLF (lower_dg.h): in 2D row nlf = the neighbour's face
+ * read backwards, Fmask[nlf][Nfp-1-i]; in 3D row nlf * Norient + o =
+ * Fmask[nlf][Fperm[o][i]], the neighbour's node at this element's face node
+ * i when the neighbour's vertex order of the face is this element's under
+ * orientation o. */
+static void face_tables(dgc *c)
+{
+    hdg_refel *re = &c->re;
+    hdg_ir_module *m = c->L->mod;
+    int Nfp = re->Nfp, nfe = c->nfe, no = c->dim == 2 ? 1 : re->Norient;
+    int *fm = hdg_xmalloc(sizeof(int) * (size_t)nfe * (1 + no) * Nfp);
+    int *fr = fm + nfe * Nfp;
+    double *xs = hdg_xmalloc(sizeof(double) * (size_t)c->dim * nfe * Nfp);
+    for (int f = 0; f < nfe; f++)
+        for (int i = 0; i < Nfp; i++) {
+            int n = re->Fmask[f * Nfp + i];
+            fm[f * Nfp + i] = n;
+            for (int o = 0; o < no; o++) fr[(f * no + o) * Nfp + i] = hdg_dg_exterior_node(re, f * no + o, i);
+            for (int d = 0; d < c->dim; d++) xs[(d * nfe + f) * Nfp + i] = re->x[d][n];
+        }
+    c->Fm = hdg_ir_table_int(m, "Fmask", HDG_SHAPE(nfe, Nfp), fm);
+    c->FmR = hdg_ir_table_int(m, c->dim == 2 ? "FmaskRev" : "FmaskExt", HDG_SHAPE(nfe * no, Nfp), fr);
+    char name[32];
+    for (int d = 0; d < c->dim; d++) {
+        snprintf(name, sizeof name, "%sface", dir_name[d]);
+        c->xf[d] = hdg_ir_table(m, name, HDG_SHAPE(nfe, Nfp), xs + (size_t)d * nfe * Nfp);
+    }
+    free(fm);
+    free(xs);
+}
+
+/* The error rule: degree 2N+2 on the reference simplex, with the
+ * interpolation from the nodes. */
+static void quadrature_tables(dgc *c, hdg_error *err)
+{
+    hdg_refel *re = &c->re;
+    hdg_ir_module *m = c->L->mod;
+    hdg_quad q = {0};
+    if (hdg_quad_simplex(&q, c->dim, 2 * re->N + 2, err) == HDG_OK) {
+        double *I = hdg_xmalloc(sizeof(double) * (size_t)q.n * re->Np);
+        hdg_refel_interp_x(re, q.n, (const double *const *)q.x, I);
+        c->nq = q.n;
+        c->Iq = hdg_ir_table(m, "Iq", HDG_SHAPE(q.n, re->Np), I);
+        c->wq = hdg_ir_table(m, "wq", HDG_SHAPE(q.n), q.w);
+        char name[32];
+        for (int d = 0; d < c->dim; d++) {
+            snprintf(name, sizeof name, "%sq", dir_name[d]);
+            c->xq[d] = hdg_ir_table(m, name, HDG_SHAPE(q.n), q.x[d]);
+        }
+        free(I);
+    }
+    hdg_quad_free(&q);
 }
 
 static void make_tables(dgc *c, hdg_error *err)
 {
     hdg_refel *re = &c->re;
     hdg_ir_module *m = c->L->mod;
-    int Np = re->Np, Npp = c->Npp, Nfp = re->Nfp, nweak, deriv[HDG_DG_MAX_FIELDS], comb[HDG_DG_MAX_FIELDS];
-    int nderiv = 0, ncomb = 0;
+    int Np = re->Np, Npp = c->Npp, Nfp = re->Nfp, dim = c->dim, nfe = c->nfe, nweak;
+    int deriv[HDG_DG_MAX_FIELDS], comb[HDG_DG_MAX_FIELDS], nderiv = 0, ncomb = 0;
+    char name[32];
     count_volume(c, &nweak, deriv, comb);
     for (int f = 0; f < c->F; f++) nderiv += deriv[f], ncomb += comb[f];
     if (nderiv) {
-        double *T = pair_transposed(re->Dr, re->Ds, Np, Npp);
-        c->DrsT = hdg_ir_table(m, "DrsT", HDG_SHAPE(Np, 2 * Npp), T);
+        double *T = tuple_transposed((const double *const *)re->D, dim, Np, Npp);
+        c->DrsT = hdg_ir_table(m, "DrsT", HDG_SHAPE(Np, dim * Npp), T);
         free(T);
     }
-    if (ncomb) {   /* Dr^T and Ds^T, rows padded to Npp */
-        double *T = hdg_xcalloc(2 * (size_t)Np * Npp, sizeof(double));
-        for (int j = 0; j < Np; j++)
-            for (int i = 0; i < Np; i++)
-                T[j * Npp + i] = re->Dr[i * Np + j], T[(Np + j) * Npp + i] = re->Ds[i * Np + j];
-        c->DrT = hdg_ir_table(m, "DrT", HDG_SHAPE(Np, Npp), T);
-        c->DsT = hdg_ir_table(m, "DsT", HDG_SHAPE(Np, Npp), T + (size_t)Np * Npp);
+    if (ncomb) {   /* Dr^T, Ds^T (, Dt^T), rows padded to Npp */
+        double *T = hdg_xcalloc((size_t)Np * Npp, sizeof(double));
+        for (int d = 0; d < dim; d++) {
+            for (int j = 0; j < Np; j++)
+                for (int i = 0; i < Np; i++) T[j * Npp + i] = re->D[d][i * Np + j];
+            snprintf(name, sizeof name, "D%sT", dir_name[d]);
+            c->DT[d] = hdg_ir_table(m, name, HDG_SHAPE(Np, Npp), T);
+        }
         free(T);
     }
-    double *LT = hdg_xcalloc(3 * (size_t)Nfp * Npp, sizeof(double));   /* LIFT^T, rows padded */
+    double *LT = hdg_xcalloc((size_t)nfe * Nfp * Npp, sizeof(double));   /* LIFT^T, rows padded */
     for (int i = 0; i < Np; i++)
-        for (int k = 0; k < 3 * Nfp; k++) LT[k * Npp + i] = re->LIFT[i * 3 * Nfp + k];
-    c->LIFTT = hdg_ir_table(m, "LIFTT", HDG_SHAPE(3 * Nfp, Npp), LT);
+        for (int k = 0; k < nfe * Nfp; k++) LT[k * Npp + i] = re->LIFT[i * nfe * Nfp + k];
+    c->LIFTT = hdg_ir_table(m, "LIFTT", HDG_SHAPE(nfe * Nfp, Npp), LT);
     free(LT);
     double *MT = hdg_xcalloc((size_t)Np * Npp, sizeof(double));   /* M^T = M, rows padded */
     for (int i = 0; i < Np; i++)
         for (int j = 0; j < Np; j++) MT[j * Npp + i] = re->M[i * Np + j];
     c->MT = hdg_ir_table(m, "MT", HDG_SHAPE(Np, Npp), MT);
     free(MT);
-    c->r = hdg_ir_table(m, "rnode", HDG_SHAPE(Np), re->r);
-    c->s = hdg_ir_table(m, "snode", HDG_SHAPE(Np), re->s);
-    if (nweak) {   /* weak derivatives Sr = M^-1 Dr^T M, Ss likewise */
-        double *S = hdg_xcalloc((size_t)Np * Np * 2, sizeof(double));
-        for (int d = 0; d < 2; d++) {
-            const double *D = d ? re->Ds : re->Dr;
-            double *T = hdg_xcalloc((size_t)Np * Np, sizeof(double));   /* D^T M */
-            for (int i = 0; i < Np; i++)
-                for (int j = 0; j < Np; j++)
-                    for (int l = 0; l < Np; l++) T[i * Np + j] += D[l * Np + i] * re->M[l * Np + j];
-            for (int i = 0; i < Np; i++)
-                for (int j = 0; j < Np; j++)
-                    for (int l = 0; l < Np; l++) S[d * Np * Np + i * Np + j] += re->Minv[i * Np + l] * T[l * Np + j];
-            free(T);
-        }
-        double *T = pair_transposed(S, S + Np * Np, Np, Npp);
-        c->SrsT = hdg_ir_table(m, "SrsT", HDG_SHAPE(Np, 2 * Npp), T);
+    for (int d = 0; d < dim; d++) {
+        snprintf(name, sizeof name, "%snode", dir_name[d]);
+        c->xn[d] = hdg_ir_table(m, name, HDG_SHAPE(Np), re->x[d]);
+    }
+    if (nweak) {   /* weak derivatives S_k = M^-1 D_k^T M */
+        double *S = weak_derivatives(re);
+        const double *Sk[3] = { S, S + Np * Np, S + 2 * Np * Np };
+        double *T = tuple_transposed(Sk, dim, Np, Npp);
+        c->SrsT = hdg_ir_table(m, "SrsT", HDG_SHAPE(Np, dim * Npp), T);
         free(T);
         free(S);
     }
-    int *fm = hdg_xmalloc(sizeof(int) * 6 * (size_t)Nfp);
-    double *rs = hdg_xmalloc(sizeof(double) * 6 * (size_t)Nfp);
-    for (int f = 0; f < 3; f++)
-        for (int i = 0; i < Nfp; i++) {
-            int n = re->Fmask[f * Nfp + i];
-            fm[f * Nfp + i] = n;
-            fm[3 * Nfp + f * Nfp + i] = re->Fmask[f * Nfp + Nfp - 1 - i];
-            rs[f * Nfp + i] = re->r[n];
-            rs[3 * Nfp + f * Nfp + i] = re->s[n];
-        }
-    c->Fm = hdg_ir_table_int(m, "Fmask", HDG_SHAPE(3, Nfp), fm);
-    c->FmR = hdg_ir_table_int(m, "FmaskRev", HDG_SHAPE(3, Nfp), fm + 3 * Nfp);
-    c->rf = hdg_ir_table(m, "rface", HDG_SHAPE(3, Nfp), rs);
-    c->sf = hdg_ir_table(m, "sface", HDG_SHAPE(3, Nfp), rs + 3 * Nfp);
-    free(fm);
-    free(rs);
-    hdg_quad2d q = {0};
-    if (hdg_quad_triangle(&q, 2 * re->N + 2, err) == HDG_OK) {
-        double *I = hdg_xmalloc(sizeof(double) * (size_t)q.n * Np);
-        hdg_refel_interp(re, q.n, q.r, q.s, I);
-        c->nq = q.n;
-        c->Iq = hdg_ir_table(m, "Iq", HDG_SHAPE(q.n, Np), I);
-        c->wq = hdg_ir_table(m, "wq", HDG_SHAPE(q.n), q.w);
-        c->rq = hdg_ir_table(m, "rq", HDG_SHAPE(q.n), q.r);
-        c->sq = hdg_ir_table(m, "sq", HDG_SHAPE(q.n), q.s);
-        free(I);
-    }
-    hdg_quad2d_free(&q);
+    face_tables(c);
+    quadrature_tables(c, err);
 }
 
 /* ---------------------------------------------------------------- helpers */
@@ -430,20 +484,35 @@ static void make_tables(dgc *c, hdg_error *err)
 static hdg_ir_expr *gv(hdg_ir_kernel *k, hdg_ir_tensor *G, hdg_ir_expr *idx) { return hdg_ir_ld1(k, G, idx); }
 static hdg_ir_expr *gi(hdg_ir_kernel *k, hdg_ir_tensor *G, int idx) { return hdg_ir_ld1(k, G, hdg_ir_int(k, idx)); }
 
-/* Physical point of reference point (r, s): x = -(r+s)/2 x0 + (1+r)/2 x1 + (1+s)/2 x2. */
-static void map_point(hdg_ir_kernel *k, hdg_ir_tensor *G, hdg_ir_expr *r, hdg_ir_expr *s, hdg_ir_expr **x,
-                      hdg_ir_expr **y)
+/* Physical point x[0..dim-1] of reference point r[0..dim-1]:
+ * x = l0 X0 + sum_k l_(k+1) X_(k+1), l_(k+1) = (1 + r_k)/2, l0 = 1 - sum
+ * (-(r+s)/2 on the triangle, -(1+r+s+t)/2 on the tetrahedron). */
+static void map_point(const dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *G, hdg_ir_expr *const *r, hdg_ir_expr **x)
 {
-    hdg_ir_expr *half = hdg_ir_num(k, 0.5), *one = hdg_ir_num(k, 1);
-    hdg_ir_expr *l0 = hdg_ir_let(k, "l0", hdg_ir_mul(k, hdg_ir_neg(k, half), hdg_ir_add(k, r, s)));
-    hdg_ir_expr *l1 = hdg_ir_let(k, "l1", hdg_ir_mul(k, half, hdg_ir_add(k, one, r)));
-    hdg_ir_expr *l2 = hdg_ir_let(k, "l2", hdg_ir_mul(k, half, hdg_ir_add(k, one, s)));
-    hdg_ir_expr *c[2];
-    for (int d = 0; d < 2; d++)
-        c[d] = hdg_ir_add(k, hdg_ir_add(k, hdg_ir_mul(k, l0, gi(k, G, DG_G_X0 + d)), hdg_ir_mul(k, l1, gi(k, G, DG_G_X1 + d))),
-                          hdg_ir_mul(k, l2, gi(k, G, DG_G_X2 + d)));
-    *x = hdg_ir_let(k, "x", c[0]);
-    *y = hdg_ir_let(k, "y", c[1]);
+    static const char *const lname[4] = { "l0", "l1", "l2", "l3" }, *const xname[3] = { "x", "y", "z" };
+    int dim = c->dim;
+    hdg_ir_expr *half = hdg_ir_num(k, 0.5), *one = hdg_ir_num(k, 1), *l[4];
+    hdg_ir_expr *rs = hdg_ir_add(k, r[0], r[1]);
+    if (dim == 3) rs = hdg_ir_add(k, hdg_ir_add(k, rs, r[2]), one);
+    l[0] = hdg_ir_let(k, lname[0], hdg_ir_mul(k, hdg_ir_neg(k, half), rs));
+    for (int v = 1; v <= dim; v++) l[v] = hdg_ir_let(k, lname[v], hdg_ir_mul(k, half, hdg_ir_add(k, one, r[v - 1])));
+    for (int d = 0; d < dim; d++) {
+        hdg_ir_expr *sum = hdg_ir_mul(k, l[0], gi(k, G, hdg_dg_g_x(dim, 0, d)));
+        for (int v = 1; v <= dim; v++) sum = hdg_ir_add(k, sum, hdg_ir_mul(k, l[v], gi(k, G, hdg_dg_g_x(dim, v, d))));
+        x[d] = sum;
+    }
+    for (int d = 0; d < dim; d++) x[d] = hdg_ir_let(k, xname[d], x[d]);
+}
+
+/* The coefficient environment at the reference point of the coordinate
+ * tables T[d] (d < dim) at row a (1D tables; b NULL) or (a, b). */
+static xenv point_env(const dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *G, hdg_ir_tensor *const *T, hdg_ir_expr *a,
+                      hdg_ir_expr *b, hdg_ir_expr *t)
+{
+    hdg_ir_expr *r[3] = {0}, *x[3] = {0};
+    for (int d = 0; d < c->dim; d++) r[d] = b ? hdg_ir_ld2(k, T[d], a, b) : hdg_ir_ld1(k, T[d], a);
+    map_point(c, k, G, r, x);
+    return (xenv){ .x = x[0], .y = x[1], .z = x[2], .t = t };
 }
 
 static hdg_ir_expr *add_term(hdg_ir_kernel *k, hdg_ir_expr *sum, hdg_ir_expr *t)
@@ -504,38 +573,91 @@ static void product(hdg_ir_kernel *k, hdg_ir_tensor *C, const int *crow, hdg_ir_
 
 /* R = the volume part of the right-hand side (every row assigned). Strong
  * terms take reference derivatives only of the fields they differentiate,
- * D = [U Dr^T | U Ds^T] in one product per element; weak terms form W = c U
- * at the nodes and take [W Sr^T | W Ss^T]. Then one pass over the nodes
- * combines them with the geometric factors and the coefficients. */
-/* The combined rows of count_volume: V = [sum_a c_a r_a U_a ; sum_a c_a s_a U_a]
- * (rows crow[r] and ncomb + crow[r]) at the nodes, then Cc = [V_r Dr^T ;
- * V_s Ds^T]; the row's strong part is Cc[crow] + Cc[ncomb + crow]. */
+ * D = [U Dr^T | U Ds^T (| U Dt^T)] in one product per element; weak terms
+ * form W = c U at the nodes and take [W Sr^T | W Ss^T (| W St^T)]. Then one
+ * pass over the nodes combines them with the geometric factors and the
+ * coefficients. */
+
+/* The direction l of a derivative operator (DX 0, DY 1, DZ 2). */
+static int op_dir(int op) { return op == HDG_OP_DX ? 0 : op == HDG_OP_DY ? 1 : 2; }
+
+/* dr_k/dx_l of the element, loaded once per kernel position. */
+static void ginv_loads(const dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *G, hdg_ir_expr *gv[3][3])
+{
+    for (int kk = 0; kk < c->dim; kk++)
+        for (int l = 0; l < c->dim; l++) gv[kk][l] = gi(k, G, hdg_dg_g_ginv(c->dim, kk, l));
+}
+
+/* sum_k dr_k/dx_l T[row][k Npp + i]: the physical derivative in direction l
+ * from reference derivatives stored side by side. */
+static hdg_ir_expr *phys_deriv(const dgc *c, hdg_ir_kernel *k, hdg_ir_expr *gv[3][3], int l, hdg_ir_tensor *T,
+                               hdg_ir_expr *row, hdg_ir_expr *i)
+{
+    hdg_ir_expr *sum = NULL;
+    for (int kk = 0; kk < c->dim; kk++) {
+        hdg_ir_expr *ik = kk ? hdg_ir_add(k, i, hdg_ir_int(k, kk * c->Npp)) : i;
+        sum = add_term(k, sum, hdg_ir_mul(k, gv[kk][l], hdg_ir_ld2(k, T, row, ik)));
+    }
+    return sum;
+}
+
+/* The combined rows of count_volume: V = [sum_a c_a dr/dx_a U_a ; sum_a c_a
+ * ds/dx_a U_a (; dt/dx_a)] (rows k ncomb + crow[r]) at the nodes, then Cc =
+ * [V_r Dr^T ; V_s Ds^T (; V_t Dt^T)]; the row's strong part is the sum of
+ * Cc[k ncomb + crow] over k. */
 static hdg_ir_tensor *combined(dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *U, hdg_ir_tensor *G, const int *crow,
                                int ncomb)
 {
     const hdg_problem *p = c->p;
-    hdg_ir_tensor *V = hdg_ir_local(k, "V", HDG_IR_DOUBLE, HDG_SHAPE(2 * ncomb, c->Npp));
-    hdg_ir_tensor *Cc = hdg_ir_local(k, "Cc", HDG_IR_DOUBLE, HDG_SHAPE(2 * ncomb, c->Npp));
-    hdg_ir_expr *j = hdg_ir_for(k, "j", c->Np), *x, *y, *sum[2 * HDG_DG_MAX_FIELDS] = {0};
-    map_point(k, G, hdg_ir_ld1(k, c->r, j), hdg_ir_ld1(k, c->s, j), &x, &y);
-    xenv v = { x, y, hdg_ir_time(k), NULL, NULL };
+    int dim = c->dim;
+    hdg_ir_tensor *V = hdg_ir_local(k, "V", HDG_IR_DOUBLE, HDG_SHAPE(dim * ncomb, c->Npp));
+    hdg_ir_tensor *Cc = hdg_ir_local(k, "Cc", HDG_IR_DOUBLE, HDG_SHAPE(dim * ncomb, c->Npp));
+    hdg_ir_expr *j = hdg_ir_for(k, "j", c->Np), *sum[3 * HDG_DG_MAX_FIELDS] = {0};
+    xenv v = point_env(c, k, G, c->xn, j, NULL, hdg_ir_time(k));
     for (int e = 0; e < p->nequations; e++)
         for (int n = 0; n < p->equations[e].natoms; n++) {
             const hdg_atom *a = &p->equations[e].atoms[n];
             int r = strong(c, a) ? row_field(c, e, a) : -1;
             if (r < 0 || crow[r] < 0) continue;
-            int dx = a->trial_op == HDG_OP_DX;
+            int l = op_dir(a->trial_op);
             hdg_ir_expr *cu = hdg_ir_mul(k, lx(k, p, a->coef, &v), hdg_ir_ld2(k, U, hdg_ir_int(k, atom_field(c, a)), j));
-            sum[crow[r]] = add_term(k, sum[crow[r]], hdg_ir_mul(k, gi(k, G, dx ? DG_G_RX : DG_G_RY), cu));
-            sum[ncomb + crow[r]] = add_term(k, sum[ncomb + crow[r]], hdg_ir_mul(k, gi(k, G, dx ? DG_G_SX : DG_G_SY), cu));
+            for (int kk = 0; kk < dim; kk++)
+                sum[kk * ncomb + crow[r]] = add_term(k, sum[kk * ncomb + crow[r]],
+                                                     hdg_ir_mul(k, gi(k, G, hdg_dg_g_ginv(dim, kk, l)), cu));
         }
-    for (int q = 0; q < 2 * ncomb; q++) hdg_ir_assign(k, hdg_ir_ld2(k, V, hdg_ir_int(k, q), j), sum[q]);
+    for (int q = 0; q < dim * ncomb; q++) hdg_ir_assign(k, hdg_ir_ld2(k, V, hdg_ir_int(k, q), j), sum[q]);
     hdg_ir_end(k);
-    int rr[HDG_DG_MAX_FIELDS], rs[HDG_DG_MAX_FIELDS];
-    for (int q = 0; q < ncomb; q++) rr[q] = q, rs[q] = ncomb + q;
-    product(k, Cc, rr, V, rr, ncomb, c->DrT, 0);
-    product(k, Cc, rs, V, rs, ncomb, c->DsT, 0);
+    int rr[HDG_DG_MAX_FIELDS];
+    for (int kk = 0; kk < dim; kk++) {
+        for (int q = 0; q < ncomb; q++) rr[q] = kk * ncomb + q;
+        product(k, Cc, rr, V, rr, ncomb, c->DT[kk], 0);
+    }
     return Cc;
+}
+
+/* W = c U at the nodes for the weak-form terms (c U, dv/dx_l), then Wd =
+ * [W Sr^T | W Ss^T (| W St^T)]. */
+static hdg_ir_tensor *weak_part(dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *U, hdg_ir_tensor *G, int nweak,
+                                hdg_ir_expr *t)
+{
+    const hdg_problem *p = c->p;
+    hdg_ir_tensor *W = hdg_ir_local(k, "W", HDG_IR_DOUBLE, HDG_SHAPE(nweak, c->Npp));
+    hdg_ir_tensor *Wd = hdg_ir_local(k, "Wd", HDG_IR_DOUBLE, HDG_SHAPE(nweak, c->dim * c->Npp));
+    hdg_ir_expr *j = hdg_ir_for(k, "j", c->Np);
+    xenv v = point_env(c, k, G, c->xn, j, NULL, t);
+    int w = 0, rows[HDG_DG_MAX_FIELDS * 8];
+    for (int e = 0; e < p->nequations; e++)
+        for (int i = 0; i < p->equations[e].natoms; i++) {
+            const hdg_atom *a = &p->equations[e].atoms[i];
+            if (a->domain != HDG_VOLUME || a->role == HDG_ROLE_TIME || a->test_op == HDG_OP_VALUE) continue;
+            hdg_ir_expr *val = lx(k, p, a->coef, &v);
+            if (a->trial >= 0) val = hdg_ir_mul(k, val, hdg_ir_ld2(k, U, hdg_ir_int(k, atom_field(c, a)), j));
+            hdg_ir_assign(k, hdg_ir_ld2(k, W, hdg_ir_int(k, w++), j), val);
+        }
+    hdg_ir_end(k);
+    for (int w2 = 0; w2 < nweak; w2++) rows[w2] = w2;
+    product(k, Wd, rows, W, rows, nweak, c->SrsT, 0);
+    return Wd;
 }
 
 static void build_volume(dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *U, hdg_ir_tensor *G, hdg_ir_tensor *R)
@@ -546,38 +668,19 @@ static void build_volume(dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *U, hdg_ir_tens
     int ncomb = 0;
     count_volume(c, &nweak, deriv, comb);
     for (int f = 0; f < F; f++) drow[f] = deriv[f] ? nd++ : -1, crow[f] = comb[f] ? ncomb++ : -1;
-    hdg_ir_tensor *D = NULL, *W = NULL, *Wd = NULL, *Cc = ncomb ? combined(c, k, U, G, crow, ncomb) : NULL;
+    hdg_ir_tensor *D = NULL, *Wd = NULL, *Cc = ncomb ? combined(c, k, U, G, crow, ncomb) : NULL;
     hdg_ir_expr *t = hdg_ir_time(k);
     if (nd) {
-        D = hdg_ir_local(k, "D", HDG_IR_DOUBLE, HDG_SHAPE(nd, 2 * Npp));
+        D = hdg_ir_local(k, "D", HDG_IR_DOUBLE, HDG_SHAPE(nd, c->dim * Npp));
         for (int f = 0; f < F; f++)
             if (deriv[f]) rows[drow[f]] = drow[f], fields[drow[f]] = f;
         product(k, D, rows, U, fields, nd, c->DrsT, 0);
     }
-    if (nweak) {    /* weak-form terms (c U, dv/dx): W = c U at the nodes */
-        W = hdg_ir_local(k, "W", HDG_IR_DOUBLE, HDG_SHAPE(nweak, Npp));
-        Wd = hdg_ir_local(k, "Wd", HDG_IR_DOUBLE, HDG_SHAPE(nweak, 2 * Npp));
-        hdg_ir_expr *j = hdg_ir_for(k, "j", Np), *x, *y;
-        map_point(k, G, hdg_ir_ld1(k, c->r, j), hdg_ir_ld1(k, c->s, j), &x, &y);
-        xenv v = { x, y, t, NULL, NULL };
-        int w = 0;
-        for (int e = 0; e < p->nequations; e++)
-            for (int i = 0; i < p->equations[e].natoms; i++) {
-                const hdg_atom *a = &p->equations[e].atoms[i];
-                if (a->domain != HDG_VOLUME || a->role == HDG_ROLE_TIME || a->test_op == HDG_OP_VALUE) continue;
-                hdg_ir_expr *val = lx(k, p, a->coef, &v);
-                if (a->trial >= 0) val = hdg_ir_mul(k, val, hdg_ir_ld2(k, U, hdg_ir_int(k, atom_field(c, a)), j));
-                hdg_ir_assign(k, hdg_ir_ld2(k, W, hdg_ir_int(k, w++), j), val);
-            }
-        hdg_ir_end(k);
-        for (int w2 = 0; w2 < nweak; w2++) rows[w2] = w2;
-        product(k, Wd, rows, W, rows, nweak, c->SrsT, 0);
-    }
-    hdg_ir_expr *i = hdg_ir_for(k, "i", Np), *x, *y;
-    hdg_ir_expr *iNp = hdg_ir_add(k, i, hdg_ir_int(k, Npp));
-    map_point(k, G, hdg_ir_ld1(k, c->r, i), hdg_ir_ld1(k, c->s, i), &x, &y);
-    xenv v = { x, y, t, NULL, NULL };
-    hdg_ir_expr *rx = gi(k, G, DG_G_RX), *ry = gi(k, G, DG_G_RY), *sx = gi(k, G, DG_G_SX), *sy = gi(k, G, DG_G_SY);
+    if (nweak) Wd = weak_part(c, k, U, G, nweak, t);
+    hdg_ir_expr *i = hdg_ir_for(k, "i", Np);
+    xenv v = point_env(c, k, G, c->xn, i, NULL, t);
+    hdg_ir_expr *gv[3][3];
+    ginv_loads(c, k, G, gv);
     hdg_ir_expr *sum[HDG_DG_MAX_FIELDS] = {0};
     int w = 0;
     for (int e = 0; e < p->nequations; e++)
@@ -589,21 +692,13 @@ static void build_volume(dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *U, hdg_ir_tens
             hdg_ir_expr *term;
             hdg_ir_set_origin(k, p->file, a->loc.line, a->loc.col, NULL);
             if (a->test_op != HDG_OP_VALUE) {
-                hdg_ir_expr *wi = hdg_ir_int(k, w++);
-                hdg_ir_expr *dr = hdg_ir_ld2(k, Wd, wi, i), *ds = hdg_ir_ld2(k, Wd, wi, iNp);
-                int dx = a->test_op == HDG_OP_DX;
-                term = hdg_ir_add(k, hdg_ir_mul(k, dx ? rx : ry, dr), hdg_ir_mul(k, dx ? sx : sy, ds));
+                term = phys_deriv(c, k, gv, op_dir(a->test_op), Wd, hdg_ir_int(k, w++), i);
             } else {
                 term = lx(k, p, a->coef, &v);
                 if (fu >= 0) {
                     hdg_ir_expr *val;
                     if (a->trial_op == HDG_OP_VALUE) val = hdg_ir_ld2(k, U, hdg_ir_int(k, fu), i);
-                    else {
-                        int dx = a->trial_op == HDG_OP_DX;
-                        hdg_ir_expr *di = hdg_ir_int(k, drow[fu]);
-                        val = hdg_ir_add(k, hdg_ir_mul(k, dx ? rx : ry, hdg_ir_ld2(k, D, di, i)),
-                                         hdg_ir_mul(k, dx ? sx : sy, hdg_ir_ld2(k, D, di, iNp)));
-                    }
+                    else val = phys_deriv(c, k, gv, op_dir(a->trial_op), D, hdg_ir_int(k, drow[fu]), i);
                     term = hdg_ir_mul(k, term, val);
                 }
             }
@@ -613,8 +708,9 @@ static void build_volume(dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *U, hdg_ir_tens
     hdg_ir_set_origin(k, NULL, 0, 0, NULL);
     for (int f = 0; f < F; f++) {
         if (!comb[f]) continue;   /* unknown terms move to the right-hand side */
-        hdg_ir_expr *cc = hdg_ir_add(k, hdg_ir_ld2(k, Cc, hdg_ir_int(k, crow[f]), i),
-                                     hdg_ir_ld2(k, Cc, hdg_ir_int(k, ncomb + crow[f]), i));
+        hdg_ir_expr *cc = NULL;
+        for (int kk = 0; kk < c->dim; kk++)
+            cc = add_term(k, cc, hdg_ir_ld2(k, Cc, hdg_ir_int(k, kk * ncomb + crow[f]), i));
         sum[f] = sum[f] ? hdg_ir_sub(k, sum[f], cc) : hdg_ir_neg(k, cc);
     }
     for (int f = 0; f < F; f++)
@@ -657,30 +753,32 @@ static hdg_ir_expr *marker_guard(dgc *c, hdg_ir_kernel *k, const hdg_atom *a, hd
     if (!a->markers) return term;
     int s = 0;
     while (c->L->sets[s] != a->markers) s++;
-    hdg_ir_expr *flag = hdg_ir_ld1(k, M, hdg_ir_add(k, hdg_ir_int(k, DG_M_SETS + 3 * s), f));
+    hdg_ir_expr *flag = hdg_ir_ld1(k, M, hdg_ir_add(k, hdg_ir_int(k, (3 + s) * c->nfe), f));
     return hdg_ir_select(k, hdg_ir_cmp(k, HDG_E_NE, flag, hdg_ir_int(k, 0)), term, hdg_ir_num(k, 0));
 }
 
-/* Per local face f: its normal, Fscale, neighbour, the neighbour's local face
- * and the boundary condition index, as lets. */
-typedef struct face_vals { hdg_ir_expr *nx, *ny, *fs, *nbr, *nlf, *bc; } face_vals;
+/* Per local face f: its normal, Fscale, neighbour, the neighbour's exterior
+ * node row and the boundary condition index, as lets. */
+typedef struct face_vals { hdg_ir_expr *n[3], *fs, *nbr, *nlf, *bc; } face_vals;
 
-static face_vals face_lets(hdg_ir_kernel *k, hdg_ir_tensor *G, hdg_ir_tensor *M, hdg_ir_expr *f)
+static face_vals face_lets(const dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *G, hdg_ir_tensor *M, hdg_ir_expr *f)
 {
-    face_vals v;
-    hdg_ir_expr *g0 = hdg_ir_add(k, hdg_ir_int(k, DG_G_FACE0), hdg_ir_mul(k, hdg_ir_int(k, 3), f));
-    v.nx = hdg_ir_let(k, "nx", gv(k, G, g0));
-    v.ny = hdg_ir_let(k, "ny", gv(k, G, hdg_ir_add(k, g0, hdg_ir_int(k, 1))));
-    v.fs = hdg_ir_let(k, "fscale", gv(k, G, hdg_ir_add(k, g0, hdg_ir_int(k, 2))));
-    v.nbr = hdg_ir_let(k, "nbr", hdg_ir_ld1(k, M, hdg_ir_add(k, hdg_ir_int(k, DG_M_NBR), f)));
-    v.nlf = hdg_ir_let(k, "nlf", hdg_ir_ld1(k, M, hdg_ir_add(k, hdg_ir_int(k, DG_M_NLF), f)));
-    v.bc = hdg_ir_let(k, "bc", hdg_ir_ld1(k, M, hdg_ir_add(k, hdg_ir_int(k, DG_M_BC), f)));
+    static const char *const nname[3] = { "nx", "ny", "nz" };
+    int dim = c->dim, nfe = c->nfe;
+    face_vals v = {0};
+    hdg_ir_expr *g0 = hdg_ir_add(k, hdg_ir_int(k, hdg_dg_g_face(dim, 0)), hdg_ir_mul(k, hdg_ir_int(k, dim + 1), f));
+    v.n[0] = hdg_ir_let(k, nname[0], gv(k, G, g0));
+    for (int d = 1; d < dim; d++) v.n[d] = hdg_ir_let(k, nname[d], gv(k, G, hdg_ir_add(k, g0, hdg_ir_int(k, d))));
+    v.fs = hdg_ir_let(k, "fscale", gv(k, G, hdg_ir_add(k, g0, hdg_ir_int(k, dim))));
+    v.nbr = hdg_ir_let(k, "nbr", hdg_ir_ld1(k, M, hdg_ir_add(k, hdg_ir_int(k, 0), f)));
+    v.nlf = hdg_ir_let(k, "nlf", hdg_ir_ld1(k, M, hdg_ir_add(k, hdg_ir_int(k, nfe), f)));
+    v.bc = hdg_ir_let(k, "bc", hdg_ir_ld1(k, M, hdg_ir_add(k, hdg_ir_int(k, 2 * nfe), f)));
     return v;
 }
 
 /* R += LIFT (Fscale * flux): per face node, the interior values, the
  * exterior values (neighbour, or the boundary rule of the face's condition)
- * and the flux of every field into the local flux (fields x 3 Nfp); then one
+ * and the flux of every field into the local flux (fields x (dim+1) Nfp); then one
  * product lifts all fields that have a flux. (Gathering all face values
  * first, in a loop of their own, and evaluating the fluxes in a second,
  * vectorised loop measured 15% slower for N <= 3 and at best 5% faster at
@@ -690,13 +788,13 @@ static void build_surface(dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *U, hdg_ir_ten
 {
     const hdg_problem *p = c->p;
     int F = c->F, Nfp = c->Nfp;
-    hdg_ir_tensor *Gf = hdg_ir_local(k, "flux", HDG_IR_DOUBLE, HDG_SHAPE(F, 3 * Nfp));
+    hdg_ir_tensor *Gf = hdg_ir_local(k, "flux", HDG_IR_DOUBLE, HDG_SHAPE(F, c->nfe * Nfp));
     hdg_ir_expr *t = hdg_ir_time(k);
-    hdg_ir_expr *f = hdg_ir_for(k, "f", 3);
-    face_vals fv = face_lets(k, G, M, f);
-    hdg_ir_expr *i = hdg_ir_for(k, "i", Nfp), *x, *y;
-    map_point(k, G, hdg_ir_ld2(k, c->rf, f, i), hdg_ir_ld2(k, c->sf, f, i), &x, &y);
-    xenv v = { x, y, t, fv.nx, fv.ny };
+    hdg_ir_expr *f = hdg_ir_for(k, "f", c->nfe);
+    face_vals fv = face_lets(c, k, G, M, f);
+    hdg_ir_expr *i = hdg_ir_for(k, "i", Nfp);
+    xenv v = point_env(c, k, G, c->xf, f, i, t);
+    v.nx = fv.n[0], v.ny = fv.n[1], v.nz = fv.n[2];
     hdg_ir_expr *node = hdg_ir_let(k, "node", hdg_ir_ld2(k, c->Fm, f, i));
     hdg_ir_expr *enode = hdg_ir_let(k, "enode", hdg_ir_ld2(k, c->FmR, fv.nlf, i));
     hdg_ir_expr *uin[HDG_DG_MAX_FIELDS], *uex[HDG_DG_MAX_FIELDS] = {0};
@@ -732,7 +830,7 @@ static void build_surface(dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *U, hdg_ir_ten
         }
     hdg_ir_end(k);
     hdg_ir_end(k);
-    /* lift the fields that have a flux: R += flux LIFT^T, one product over the 3 Nfp face nodes */
+    /* lift the fields that have a flux: R += flux LIFT^T, one product over the (dim+1) Nfp face nodes */
     if (nrows) product(k, R, rows, Gf, rows, nrows, c->LIFTT, 1);
 }
 
@@ -752,7 +850,9 @@ static void build_rhs(dgc *c, const char *suffix, rhs_kind kind, char *name_out)
     hdg_ir_kernel *k = hdg_ir_kernel_new(c->L->mod, name, HDG_KITEM_ELEMENT);
     int F = c->F, Np = c->Np, vol = kind != RHS_SURFACE, surf = kind != RHS_VOLUME;
     hdg_ir_tensor *U = hdg_ir_input(k, "U", HDG_SHAPE(F, Np), "state: fields x nodes");
-    hdg_ir_tensor *G = hdg_ir_geom(k, "g", HDG_SHAPE(DG_G_SIZE), "vertices, J, rx ry sx sy, (nx ny Fscale) x 3");
+    hdg_ir_tensor *G = hdg_ir_geom(k, "g", HDG_SHAPE(c->L->ngeom),
+                                   c->dim == 2 ? "vertices, J, rx ry sx sy, (nx ny Fscale) x 3"
+                                               : "vertices, J, dr_k/dx_l, (nx ny nz Fscale) x 4");
     hdg_ir_tensor *M = surf ? hdg_ir_imap(k, "fmap", c->L->nimap, "neighbour, its local face, bc, marker flags")
                             : NULL;
     hdg_ir_tensor *out, *res = NULL;
@@ -775,9 +875,7 @@ static void build_rhs(dgc *c, const char *suffix, rhs_kind kind, char *name_out)
     for (int f = 0; f < F; f++) {   /* one loop per field: one contiguous stream per tensor */
         hdg_ir_expr *fi = hdg_ir_int(k, f), *i = hdg_ir_for(k, "i", Np), *val = hdg_ir_ld2(k, R, fi, i);
         if (!hdg_expr_is_num(c->tatom[f]->coef, 1.0)) {
-            hdg_ir_expr *x, *y;
-            map_point(k, G, hdg_ir_ld1(k, c->r, i), hdg_ir_ld1(k, c->s, i), &x, &y);
-            xenv v = { x, y, hdg_ir_time(k), NULL, NULL };
+            xenv v = point_env(c, k, G, c->xn, i, NULL, hdg_ir_time(k));
             val = hdg_ir_div(k, val, lx(k, p, c->tatom[f]->coef, &v));
         }
         if (kind == RHS_STEP) {   /* res = a res + dt rhs; U + b res, as the update kernel does */
@@ -821,11 +919,10 @@ static void build_initial(dgc *c)
     char name[128];
     snprintf(name, sizeof name, "%s_initial", p->name);
     hdg_ir_kernel *k = hdg_ir_kernel_new(c->L->mod, name, HDG_KITEM_ELEMENT);
-    hdg_ir_tensor *G = hdg_ir_geom(k, "g", HDG_SHAPE(DG_G_SIZE), "element geometry");
+    hdg_ir_tensor *G = hdg_ir_geom(k, "g", HDG_SHAPE(c->L->ngeom), "element geometry");
     hdg_ir_tensor *U = hdg_ir_output(k, "U", HDG_SHAPE(c->F, c->Np), "initial state");
-    hdg_ir_expr *i = hdg_ir_for(k, "i", c->Np), *x, *y;
-    map_point(k, G, hdg_ir_ld1(k, c->r, i), hdg_ir_ld1(k, c->s, i), &x, &y);
-    xenv v = { x, y, hdg_ir_time(k), NULL, NULL };
+    hdg_ir_expr *i = hdg_ir_for(k, "i", c->Np);
+    xenv v = point_env(c, k, G, c->xn, i, NULL, hdg_ir_time(k));
     for (int f = 0; f < c->F; f++) {
         const hdg_expr *e = p->unknowns[c->L->field_unknown[f]].initial[c->L->field_comp[f]];
         hdg_ir_assign(k, hdg_ir_ld2(k, U, hdg_ir_int(k, f), i), e ? lx(k, p, e, &v) : hdg_ir_num(k, 0));
@@ -843,7 +940,7 @@ static void build_energy(dgc *c)
     hdg_ir_kernel *k = hdg_ir_kernel_new(c->L->mod, name, HDG_KITEM_ELEMENT);
     int F = c->F, rows[HDG_DG_MAX_FIELDS];
     hdg_ir_tensor *U = hdg_ir_input(k, "U", HDG_SHAPE(F, c->Np), "state");
-    hdg_ir_tensor *G = hdg_ir_geom(k, "g", HDG_SHAPE(DG_G_SIZE), "element geometry");
+    hdg_ir_tensor *G = hdg_ir_geom(k, "g", HDG_SHAPE(c->L->ngeom), "element geometry");
     hdg_ir_tensor *E = hdg_ir_output(k, "E", HDG_SHAPE(1), "1/2 int sum_f U_f^2");
     hdg_ir_tensor *MU = hdg_ir_local(k, "MU", HDG_IR_DOUBLE, HDG_SHAPE(F, c->Npp));
     hdg_ir_tensor *S = hdg_ir_local(k, "S", HDG_IR_DOUBLE, HDG_SHAPE(1));
@@ -858,7 +955,7 @@ static void build_energy(dgc *c)
     }
     hdg_ir_end(k);
     hdg_ir_assign(k, hdg_ir_ld1(k, E, hdg_ir_int(k, 0)),
-                  hdg_ir_mul(k, hdg_ir_mul(k, hdg_ir_num(k, 0.5), gi(k, G, DG_G_J)), s0));
+                  hdg_ir_mul(k, hdg_ir_mul(k, hdg_ir_num(k, 0.5), gi(k, G, hdg_dg_g_j(c->dim))), s0));
     kernel_name(k, c->L->energy);
 }
 
@@ -871,16 +968,15 @@ static void build_errors(dgc *c)
     hdg_ir_kernel *k = hdg_ir_kernel_new(L->mod, name, HDG_KITEM_ELEMENT);
     int F = c->F, nout = 2 * L->nerr + F;
     hdg_ir_tensor *U = hdg_ir_input(k, "U", HDG_SHAPE(F, c->Np), "state");
-    hdg_ir_tensor *G = hdg_ir_geom(k, "g", HDG_SHAPE(DG_G_SIZE), "element geometry");
+    hdg_ir_tensor *G = hdg_ir_geom(k, "g", HDG_SHAPE(c->L->ngeom), "element geometry");
     hdg_ir_tensor *E = hdg_ir_output(k, "E", HDG_SHAPE(nout), "squared errors, int U_f^2, int exact^2");
     hdg_ir_tensor *Uq = hdg_ir_local(k, "Uq", HDG_IR_DOUBLE, HDG_SHAPE(F, c->nq));
     hdg_ir_tensor *El = hdg_ir_local(k, "El", HDG_IR_DOUBLE, HDG_SHAPE(nout));
     hdg_ir_matmul(k, Uq, 1.0, U, 0, c->Iq, 1, 0.0);
     hdg_ir_fill(k, El, hdg_ir_num(k, 0));
-    hdg_ir_expr *q = hdg_ir_for(k, "q", c->nq), *x, *y;
-    map_point(k, G, hdg_ir_ld1(k, c->rq, q), hdg_ir_ld1(k, c->sq, q), &x, &y);
-    xenv v = { x, y, hdg_ir_time(k), NULL, NULL };
-    hdg_ir_expr *wj = hdg_ir_let(k, "wJ", hdg_ir_mul(k, hdg_ir_ld1(k, c->wq, q), gi(k, G, DG_G_J)));
+    hdg_ir_expr *q = hdg_ir_for(k, "q", c->nq);
+    xenv v = point_env(c, k, G, c->xq, q, NULL, hdg_ir_time(k));
+    hdg_ir_expr *wj = hdg_ir_let(k, "wJ", hdg_ir_mul(k, hdg_ir_ld1(k, c->wq, q), gi(k, G, hdg_dg_g_j(c->dim))));
     int n = 0;
     for (int f = 0; f < F; f++) {
         hdg_ir_expr *u = hdg_ir_ld2(k, Uq, hdg_ir_int(k, f), q);
@@ -904,26 +1000,27 @@ static void build_errors(dgc *c)
 hdg_status hdg_lower_dg(const hdg_problem *p, hdg_dg_lowered *out, hdg_error *err)
 {
     memset(out, 0, sizeof *out);
-    hdg_status dst = hdg_lower_dim_check(p, err);   /* tetrahedra: issue 39 */
-    if (dst) return dst;
     dgc c = {0};
     c.p = p;
     c.L = out;
     hdg_status st = analyze_fields(&c, err);
     if (!st) st = analyze_rows(&c, err);
     if (!st) st = analyze_atoms(&c, err);
-    if (!st) st = hdg_refel_init(&c.re, 2, p->degree, err);
+    c.dim = p->dim == 3 ? 3 : 2;
+    c.nfe = c.dim + 1;
+    if (!st) st = hdg_refel_init(&c.re, c.dim, p->degree, err);
     if (st) {
         free(c.rowf);
         hdg_refel_free(&c.re);
         return st;
     }
+    out->dim = c.dim;
     out->N = p->degree;
     out->Np = c.Np = c.re.Np;
     out->Nfp = c.Nfp = c.re.Nfp;
     c.Npp = (c.Np + DG_PAD - 1) / DG_PAD * DG_PAD;
-    out->ngeom = DG_G_SIZE;
-    out->nimap = DG_M_SETS + 3 * out->nsets;
+    out->ngeom = hdg_dg_g_size(c.dim);
+    out->nimap = (3 + out->nsets) * c.nfe;
     out->nparams = p->nparams + 3;
     out->p_rka = p->nparams;
     out->p_rkb = p->nparams + 1;
