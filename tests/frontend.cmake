@@ -197,8 +197,9 @@ frontend_bad(3d_tensor_dg -e "3d_tensor_dg[.]hdg:6:9: error: tensor unknown 'S':
 frontend_bad(3d_bc_component -e "3d_bc_component[.]hdg:14:25: error: 'uhat' has no component 'w' [(]x, y or z[)]"
   -e "3d_bc_component[.]hdg:15:25: error: the component of 'uhat' is a number from 0 to 2")
 hdg_unit_test(frontend3d test_frontend3d.c)
-# downstream is not ready: run, ir and emit refuse a 3D problem before any work (issue 39)
-hdg_cli_test(frontend_3d_run_refused 1 -e "hdgc run: error: poisson3d: three-dimensional problems [(]mesh tetrahedron[)] are checked [(]hdgc check[)] but the HDG/DG lowering for tetrahedra is not available yet"
+# HDG runs in 3D (on cube:4 without --mesh; tests/poisson3d.cmake); DG's ir and emit refuse a 3D
+# problem before any work (issue 39)
+hdg_cli_test(frontend_3d_run 0 -e "poisson3d [(]HDG, order 2, backend c[)] on [.][.]/examples/poisson3d[.]hdg: 384 elements"
   -- $<TARGET_FILE:hdgc> run ../examples/poisson3d.hdg)
 hdg_cli_test(frontend_3d_on_triangles 1 -e "poisson3d[.]hdg:5:9: error: the file is three-dimensional [(]mesh tetrahedron[)] but the mesh has triangles: give a tetrahedral mesh"
   -- $<TARGET_FILE:hdgc> check ../examples/poisson3d.hdg --mesh square:2)
@@ -206,8 +207,8 @@ hdg_cli_test(frontend_2d_on_tetrahedra 1 -e "poisson[.]hdg:3:9: error: the file 
   -- $<TARGET_FILE:hdgc> check ../examples/poisson.hdg --mesh cube:2)
 hdg_cli_test(frontend_3d_cube_markers 0 -e "mesh: tetrahedron" -e "markers: all"
   -- $<TARGET_FILE:hdgc> check ../examples/maxwell3d.hdg --mesh cube:2)
-hdg_cli_test(frontend_3d_ir_refused 1 -e "hdgc ir: error: poisson3d: three-dimensional problems [(]mesh tetrahedron[)] are checked"
-  -- $<TARGET_FILE:hdgc> ir ../examples/poisson3d.hdg)   # HDG; DG on tetrahedra lowers (tests/dg3d.cmake)
+hdg_cli_test(frontend_3d_ir 0 -e "^module poisson3d" -e "table face_L[[]25[]][[]6[]]"
+  -- $<TARGET_FILE:hdgc> ir ../examples/poisson3d.hdg)   # HDG lowers tetrahedra (k = 2: a face rule of 5x5 points, 6 modes); DG too (tests/dg3d.cmake)
 
 # --- command line and file system
 hdg_cli_test(frontend_missing_file 1 -e "^error: .*no/such[.]hdg: cannot open: No such file"
