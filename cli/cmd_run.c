@@ -36,7 +36,7 @@ static void help(void)
            "options:\n"
            "  --mesh SPEC         square:N[,perturb=p][,domain=[a,b]^2][,periodic=x|y|xy] or a\n"
            "                      Gmsh file f.msh[,periodic=A:B[,C:D]], either [,refine=L]\n"
-           "                      (default square:8; see 'hdgc mesh --help')\n"
+           "                      (default square:8, cube:4 for a 3D file; see 'hdgc mesh --help')\n"
            "  --order k           polynomial degree (overrides the file's degree)\n"
            "  --set name=value    override a param (repeatable)\n"
            "  --backend NAME      c (default: the host CPU), cuda (an NVIDIA GPU: the same\n"

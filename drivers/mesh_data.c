@@ -19,22 +19,21 @@ int hdg_face_on_markers(const hdg_mesh *m, int f, const hdg_markers *mk)
 
 void hdg_hdg_fill_geom(const hdg_lowered *L, const hdg_mesh *m, const hdg_geom *g, double *geom)
 {
-    int ng = L->ngeom;
+    int ng = L->ngeom, d = hdg_mesh_dim(m), nfe = d + 1;
+    const double *X[3] = {m->vx, m->vy, m->vz};
     for (int e = 0; e < m->ne; e++) {
         double *G = geom + (size_t)e * ng;
-        for (int v = 0; v < 3; v++) {
-            G[HDG_G_X0 + 2 * v] = m->vx[m->ev[3 * e + v]];
-            G[HDG_G_Y0 + 2 * v] = m->vy[m->ev[3 * e + v]];
-        }
-        G[HDG_G_J] = g->J[e];
-        G[HDG_G_RX] = g->rx[e], G[HDG_G_RY] = g->ry[e];
-        G[HDG_G_SX] = g->sx[e], G[HDG_G_SY] = g->sy[e];
-        for (int j = 0; j < 3; j++) {
-            G[HDG_G_FACE0 + 3 * j] = g->nx[3 * e + j];
-            G[HDG_G_FACE0 + 3 * j + 1] = g->ny[3 * e + j];
-            G[HDG_G_FACE0 + 3 * j + 2] = g->sJ[3 * e + j];
+        for (int v = 0; v < nfe; v++)
+            for (int x = 0; x < d; x++) G[hdg_g_vertex(d, v, x)] = X[x][m->ev[nfe * e + v]];
+        G[hdg_g_J(d)] = g->J[e];
+        for (int k = 0; k < d; k++)
+            for (int x = 0; x < d; x++) G[hdg_g_ginv(d, k, x)] = g->Ginv[k][x][e];
+        for (int j = 0; j < nfe; j++) {
+            int fj = hdg_g_face(d, j);
+            for (int x = 0; x < d; x++) G[fj + x] = g->n[x][nfe * e + j];
+            G[fj + d] = g->sJ[nfe * e + j];
             for (int s = 0; s < L->nsets; s++)
-                G[HDG_G_FIXED + 3 * s + j] = hdg_face_on_markers(m, m->ef[3 * e + j], L->sets[s]);
+                G[hdg_g_fixed(d) + nfe * s + j] = hdg_face_on_markers(m, m->ef[nfe * e + j], L->sets[s]);
         }
     }
 }

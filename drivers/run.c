@@ -16,7 +16,7 @@
 void hdg_run_options_default(hdg_run_options *o)
 {
     memset(o, 0, sizeof *o);
-    o->mesh = "square:8";
+    o->mesh = NULL;      /* square:8, cube:4 for a 3D problem (hdg_run_problem) */
     o->backend = "c";
     o->precond = NULL;   /* mg or block by size (hdg_hdg_choose_solver); NULL lets --solver petsc refuse a given one */
     o->rtol = 0;         /* the default stopping rule (hdg_hdg_choose_solver) */
@@ -129,13 +129,18 @@ void hdg_run_mean_unused(const hdg_problem *p, hdg_report *rep)
 hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg_report *rep,
                            hdg_error *err)
 {
-    hdg_status dst = p->method == HDG_METHOD_DG ? HDG_OK : hdg_lower_dim_check(p, err);   /* (issue 39) */
+    hdg_status dst = hdg_lower_nonlinear_check(p, err);   /* issue 41 */
     if (dst) return dst;
+    int hdg3 = p->dim == 3 && p->method == HDG_METHOD_HDG;   /* HDG on tetrahedra: the host, serial (issue 39) */
     hdg_run_options o;
     hdg_run_options_default(&o);
     if (opt) o = *opt;
-    if (!o.mesh) o.mesh = "square:8";
+    if (!o.mesh) o.mesh = p->dim == 3 ? "cube:4" : "square:8";
     if (!o.backend) o.backend = "c";
+    if (hdg3 && !strcmp(o.backend, "cuda"))
+        return hdg_fail(err, HDG_EINPUT, "%s: --backend cuda: HDG on tetrahedra runs on the host only for now "
+                        "(--backend c)", p->name);
+    if (hdg3) o.backend = "c";   /* auto: the host */
     if (!o.kernels) o.kernels = "generated";
     if (strcmp(o.kernels, "generated") && strcmp(o.kernels, "handwritten"))
         return hdg_fail(err, HDG_EINPUT, "--kernels %s: expected generated or handwritten", o.kernels);
@@ -160,6 +165,8 @@ hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg
     }
     hdg_status cst = hdg_comm_start(err);   /* MPI when started by mpirun */
     if (cst) return cst;
+    if (hdg_comm_active() && hdg3)
+        return hdg_fail(err, HDG_EINPUT, "%s: HDG on tetrahedra runs serially for now (not under mpirun)", p->name);
     if (hdg_comm_active()) return hdg_run_problem_mpi(p, &o, rep, err);
     const char *backend;
     hdg_cuda_device *dev = NULL;

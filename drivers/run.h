@@ -63,7 +63,7 @@ typedef hdg_status (*hdg_snapshot_fn)(void *ctx, const hdg_snapshot *s, hdg_erro
 struct hdg_mesh;
 
 typedef struct hdg_run_options {
-    const char *mesh;          /* "square:N[,...]" or a .msh file; NULL: "square:8" */
+    const char *mesh;          /* "square:N[,...]" or a .msh file; NULL: "square:8" (3D: "cube:4") */
     const char *backend;       /* "c" (default), "cuda", "auto" */
     const char *kernels;       /* "generated" (default) or "handwritten" (backends/handwritten/handwritten.h) */
     const char *solver;        /* "cg", "gmres", "petsc" (host); NULL: cg for symmetric problems, else gmres */

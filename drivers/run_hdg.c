@@ -152,28 +152,29 @@ hdg_status hdg_hdg_assemble_stage(hdg_run *r, hdg_error *err)
     const hdg_mesh *M = r->mesh;
     int m = r->L.m;
     if (!r->B.A) {
-        int *nbr = hdg_xmalloc(sizeof(int) * 5 * (size_t)M->nf);
-        hdg_status st = hdg_blockmat_neighbours(M->nf, M->ne, M->ef, M->fe, M->flf, nbr, err);
-        if (!st) st = hdg_blockmat_init(&r->B, M->nf, m, 5, nbr, err);
+        int nfe = hdg_mesh_nfe(M), na = hdg_mesh_na(M);
+        int *nbr = hdg_xmalloc(sizeof(int) * na * (size_t)M->nf);
+        hdg_status st = hdg_blockmat_neighbours_n(nfe, M->nf, M->ne, M->ef, M->fe, M->flf, nbr, err);
+        if (!st) st = hdg_blockmat_init(&r->B, M->nf, m, na, nbr, err);
         free(nbr);
         if (st) return st;
-        r->flip = hdg_hdg_flip(&r->L);
+        hdg_hdg_face_maps(&r->L, &r->maps);
         r->rhs = hdg_xcalloc((size_t)M->nf * m, sizeof(double));
     }
-    return hdg_blockmat_assemble(&r->B, r->rhs, M->ne, r->Ke, r->Fe, M->ef, M->eforient, M->fe,
-                                 M->flf, r->flip, err);
+    return hdg_blockmat_assemble_maps(&r->B, r->rhs, M->ne, r->Ke, r->Fe, M->ef, M->eforient, M->fe,
+                                      M->flf, &r->maps.S, err);
 }
 
 /* Projects every Dirichlet condition onto its faces at time r->t: r->isdir, r->xD. */
 hdg_status hdg_hdg_dirichlet_data(hdg_run *r, hdg_error *err)
 {
     const hdg_mesh *M = r->mesh;
-    int m = r->L.m, nk = r->L.k + 1;
+    int m = r->L.m, nk = r->L.nk, gs = hdg_gf_size(hdg_mesh_dim(M));
     if (!r->isdir) r->isdir = hdg_xcalloc((size_t)M->nf, 1);
     if (!r->xD) r->xD = hdg_xcalloc((size_t)M->nf * m, sizeof(double));
     if (!r->dofdir) r->dofdir = hdg_xcalloc((size_t)M->nf * m + 1, 1);
     int *faces = hdg_xmalloc(sizeof(int) * (size_t)(M->nbf + 1));
-    double *fg = hdg_xmalloc(sizeof(double) * HDG_GF_SIZE * (size_t)(M->nbf + 1));
+    double *fg = hdg_xmalloc(sizeof(double) * gs * (size_t)(M->nbf + 1));
     hdg_status st = HDG_OK;
     for (int i = 0; i < r->L.ndir && !st; i++) {
         int n = hdg_hdg_dirichlet_faces(r->p, &r->L, M, i, faces, fg);
@@ -249,7 +250,7 @@ static hdg_status dist_init(hdg_hdg_ksp *K, hdg_run *r, hdg_error *err)
 {
     const hdg_mesh_dist *d = r->o->dist;
     hdg_petsc_dist_mg g = {0};
-    int mg = K->s.dist_mg && hdg_hdg_dist_mg(r->o, r->mesh, &r->B, r->L.k + 1, r->z ? r->null_g : 0, &g, err);
+    int mg = K->s.dist_mg && hdg_hdg_dist_mg(r->o, r->mesh, &r->B, r->L.nk, r->z ? r->null_g : 0, &g, err);
     hdg_petsc_dist pd = {d->fgid, d->fstart[d->rank], d->nf_global, d->nf_owned, mg ? &g : NULL};
     hdg_petsc_opts po = petsc_opts(r, &K->s);
     hdg_petsc_info pi;
@@ -306,7 +307,7 @@ hdg_status hdg_hdg_ksp_init(hdg_hdg_ksp *K, hdg_run *r, hdg_error *err)
     else if (!strcmp(K->s.precond, "jacobi")) st = hdg_precond_jacobi_init(&K->M, &r->B, err);
     else if (!strcmp(K->s.precond, "mg")) {
         double t0 = hdg_wtime();
-        st = hdg_hdg_mg_host(&K->mg, &r->B, r->mesh, r->L.k + 1, r->z ? r->null_g : 0, K->s.petsc, r->rep, &K->M, err);
+        st = hdg_hdg_mg_host(&K->mg, &r->B, r->mesh, r->L.nk, r->z ? r->null_g : 0, K->s.petsc, r->rep, &K->M, err);
         hdg_report_number(r->rep, "solver.mg.setup_seconds", hdg_wtime() - t0);
     }
     return st;
@@ -385,16 +386,17 @@ static hdg_status solve_stage(hdg_run *r, hdg_error *err)
     return st;
 }
 
-/* Element-local trace values (flipped on reversed faces), then x = A^-1 (F - B uhat)
+/* Element-local trace values (S_o of the face's orientation), then x = A^-1 (F - B uhat)
  * (transient: with the history r->hist). */
 hdg_status hdg_hdg_recover(hdg_run *r, hdg_error *err)
 {
     const hdg_mesh *M = r->mesh;
-    int m = r->L.m, nt = r->L.nt, nl = r->L.nl;
+    int nt = r->L.nt, nl = r->L.nl;
     hdg_kernel_fn f = hdg_hdg_kernel(r, r->L.recover, err);
     if (!f) return err->code;
     double *uh = hdg_xmalloc(sizeof(double) * (size_t)M->ne * nt);
-    hdg_blockmat_scatter_to_elements(M->ne, m, M->ef, M->eforient, r->flip, r->x, uh);
+    if (!r->maps.buf) hdg_hdg_face_maps(&r->L, &r->maps);
+    hdg_blockmat_scatter_maps(M->ne, M->ef, M->eforient, &r->maps.S, r->x, uh);
     if (!r->xe) r->xe = hdg_xmalloc(sizeof(double) * (size_t)M->ne * nl);
     hdg_kargs a = hdg_hdg_kargs(r, r->geom, M->ne);
     a.in[0] = uh;
@@ -517,7 +519,8 @@ static void run_free(hdg_run *r)
     hdg_compiled_free(&r->cc);
     hdg_geom_free(&r->geo);
     hdg_blockmat_free(&r->B);
-    free(r->params), free(r->geom), free(r->Ke), free(r->Fe), free(r->flip);
+    free(r->params), free(r->geom), free(r->Ke), free(r->Fe);
+    hdg_hdg_face_maps_free(&r->maps);
     free(r->rhs), free(r->x), free(r->isdir), free(r->xD), free(r->xe), free(r->xp), free(r->z), free(r->fixes);
     free(r->hist), free(r->eta), free(r->dofdir);
 }
@@ -550,9 +553,24 @@ static void report_sizes(hdg_run *r)
         if (st) goto done;                                                 \
     } while (0)
 
+/* What HDG on tetrahedra does not do yet (issue 39), refused before any work. */
+static hdg_status tet_scope(const hdg_problem *p, const hdg_mesh *mesh, const hdg_run_options *o, hdg_error *err)
+{
+    if (hdg_mesh_dim(mesh) != 3) return HDG_OK;
+    const char *what = o->vtk ? "--vtk" : o->png ? "--png"
+                       : o->fields || o->snapshot ? "handing the fields over (API, Python)"
+                       : o->dist ? "mpirun" : o->kernels && !strcmp(o->kernels, "handwritten") ? "--kernels handwritten"
+                       : NULL;
+    if (!what) return HDG_OK;
+    return hdg_fail(err, HDG_EINPUT, "%s: HDG on tetrahedra does not do %s yet (issue 39): the host solve (steady or "
+                    "in time), errors, u* and the estimate only", p->name, what);
+}
+
 hdg_status hdg_run_hdg(const hdg_problem *p, hdg_mesh *mesh, const hdg_run_options *o,
                        hdg_report *rep, hdg_error *err)
 {
+    hdg_status st0 = tet_scope(p, mesh, o, err);
+    if (st0) return st0;
     hdg_run r;
     memset(&r, 0, sizeof r);
     r.p = p, r.mesh = mesh, r.o = o, r.rep = rep;

@@ -12,6 +12,7 @@
 #include "drivers/mesh_data.h"
 #include "drivers/nonfinite.h"
 #include "drivers/time_scheme.h"
+#include "runtime/fem/quadrature.h"
 #include "runtime/fem/refel.h"
 #include "runtime/output/vtk.h"
 #include "runtime/output/vtk_dist.h"
@@ -32,6 +33,96 @@ double *hdg_hdg_flip(const hdg_lowered *L)
     double *flip = hdg_xmalloc(sizeof(double) * (size_t)L->m);
     for (int i = 0; i < L->m; i++) flip[i] = (i % nk) % 2 ? -1 : 1;
     return flip;
+}
+
+/* The trace basis of L at n face points x[d] (d < dim-1): B (n x nk). */
+static void trace_basis(const hdg_lowered *L, int n, double *const *x, double *B)
+{
+    if (L->dim == 2) hdg_legendre_eval(L->k, n, x[0], B, NULL);
+    else hdg_dubiner_eval(L->k, n, x[0], x[1], B, NULL, NULL);
+}
+
+/* S_o (nk x nk) for every orientation, S[o][b][a] = sum_q w_q phi_b(o(x_q)) phi_a(x_q) on a rule exact
+ * to degree 2k; returns the number of orientations. */
+static int trace_maps_nk(const hdg_lowered *L, double *S)
+{
+    int dim = L->dim, nk = L->nk, no = dim == 2 ? 2 : 6, n;
+    hdg_error err;
+    hdg_quad q = {0};
+    double *x[2] = {NULL, NULL}, *w;
+    if (dim == 2) {
+        n = L->k + 1;
+        x[0] = hdg_xmalloc(sizeof(double) * (size_t)n), w = hdg_xmalloc(sizeof(double) * (size_t)n);
+        hdg_gauss_legendre(n, x[0], w, &err);
+    } else {
+        hdg_quad_simplex(&q, 2, 2 * L->k, &err);
+        n = q.n, x[0] = q.x[0], x[1] = q.x[1], w = q.w;
+    }
+    double *Pa = hdg_xmalloc(sizeof(double) * (size_t)n * nk), *Pb = hdg_xmalloc(sizeof(double) * (size_t)n * nk);
+    double *y[2] = {hdg_xmalloc(sizeof(double) * (size_t)n), hdg_xmalloc(sizeof(double) * (size_t)n)};
+    trace_basis(L, n, x, Pa);
+    for (int o = 0; o < no; o++) {
+        for (int i = 0; i < n; i++) {
+            double xa[2] = {x[0][i], dim == 3 ? x[1][i] : 0}, xb[2] = {0, 0};
+            hdg_face_orient_coords(dim, o, xa, xb);
+            y[0][i] = xb[0], y[1][i] = xb[1];
+        }
+        trace_basis(L, n, y, Pb);
+        for (int b = 0; b < nk; b++)
+            for (int a = 0; a < nk; a++) {
+                double v = 0;
+                for (int i = 0; i < n; i++) v += w[i] * Pb[(size_t)i * nk + b] * Pa[(size_t)i * nk + a];
+                S[((size_t)o * nk + b) * nk + a] = o ? v : a == b;   /* S_0 = I by definition */
+            }
+    }
+    free(Pa), free(Pb), free(y[0]), free(y[1]);
+    if (dim == 2) free(x[0]), free(w);
+    else hdg_quad_free(&q);
+    return no;
+}
+
+/* Every S_o a diagonal of +-1 to rounding. */
+static int maps_diagonal(const double *S, int no, int nk)
+{
+    for (int o = 0; o < no; o++)
+        for (int b = 0; b < nk; b++)
+            for (int a = 0; a < nk; a++) {
+                double v = S[((size_t)o * nk + b) * nk + a];
+                if (fabs(a == b ? fabs(v) - 1 : v) > HDG_HDG_MAP_TOL) return 0;
+            }
+    return 1;
+}
+
+void hdg_hdg_face_maps(const hdg_lowered *L, hdg_hdg_maps *M)
+{
+    int nk = L->nk, m = L->m, no = L->dim == 2 ? 2 : 6;
+    double *S = hdg_xmalloc(sizeof(double) * (size_t)no * nk * nk);
+    trace_maps_nk(L, S);
+    memset(M, 0, sizeof *M);
+    M->S = (hdg_face_maps){L->nfe, no, m, NULL, NULL};
+    if (maps_diagonal(S, no, nk)) {   /* the signs, exact: the flip vector's arithmetic */
+        M->buf = hdg_xmalloc(sizeof(double) * (size_t)no * m);
+        for (int o = 0; o < no; o++)
+            for (int i = 0; i < m; i++) {
+                double d = S[((size_t)o * nk + i % nk) * nk + i % nk];
+                M->buf[(size_t)o * m + i] = d < 0 ? -1.0 : 1.0;
+            }
+        M->S.diag = M->buf;
+    } else {   /* block diagonal over the trace components, nk x nk blocks */
+        M->buf = hdg_xcalloc((size_t)no * m * m, sizeof(double));
+        for (int o = 0; o < no; o++)
+            for (int i = 0; i < m; i++)
+                for (int j = i - i % nk; j < i - i % nk + nk; j++)
+                    M->buf[((size_t)o * m + i) * m + j] = S[((size_t)o * nk + i % nk) * nk + j % nk];
+        M->S.S = M->buf;
+    }
+    free(S);
+}
+
+void hdg_hdg_face_maps_free(hdg_hdg_maps *M)
+{
+    free(M->buf);
+    memset(M, 0, sizeof *M);
 }
 
 void hdg_hdg_report_dofs(hdg_report *R, const hdg_mesh *mesh, const hdg_lowered *L)
@@ -187,6 +278,38 @@ hdg_status hdg_hdg_check_finite(const hdg_problem *p, const hdg_mesh *M, const d
 
 /* ---------------------------------------------------------------- Dirichlet */
 
+/* The Dirichlet kernels' geometry of face f (lower.h): its vertices in fv's
+ * order; in 3D the unit normal pointing away from the first element's vertex off
+ * the face. */
+static void dirichlet_face_geom(const hdg_mesh *M, int f, double *g)
+{
+    int d = hdg_mesh_dim(M);
+    const int *v = M->fv + (size_t)d * f;
+    if (d == 2) {
+        g[HDG_GF_XA] = M->vx[v[0]], g[HDG_GF_YA] = M->vy[v[0]];
+        g[HDG_GF_XB] = M->vx[v[1]], g[HDG_GF_YB] = M->vy[v[1]];
+        return;
+    }
+    double X[4][3];
+    int e = M->fe[2 * f], off = -1;
+    for (int k = 0; k < 4 && off < 0; k++) {
+        int w = M->ev[4 * e + k];
+        if (w != v[0] && w != v[1] && w != v[2]) off = w;
+    }
+    for (int k = 0; k < 4; k++) {
+        int w = k < 3 ? v[k] : off;
+        X[k][0] = M->vx[w], X[k][1] = M->vy[w], X[k][2] = M->vz[w];
+    }
+    for (int k = 0; k < 3; k++)
+        for (int x = 0; x < 3; x++) g[3 * k + x] = X[k][x];
+    double a[3], b[3], n[3], out = 0, len;
+    for (int x = 0; x < 3; x++) a[x] = X[1][x] - X[0][x], b[x] = X[2][x] - X[0][x];
+    n[0] = a[1] * b[2] - a[2] * b[1], n[1] = a[2] * b[0] - a[0] * b[2], n[2] = a[0] * b[1] - a[1] * b[0];
+    len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    for (int x = 0; x < 3; x++) out += n[x] * (X[0][x] - X[3][x]);
+    for (int x = 0; x < 3; x++) g[hdg_gf_normal(3) + x] = (out < 0 ? -n[x] : n[x]) / len;
+}
+
 int hdg_hdg_dirichlet_faces(const hdg_problem *p, const hdg_lowered *L, const hdg_mesh *M, int i, int *faces,
                             double *fg)
 {
@@ -195,9 +318,7 @@ int hdg_hdg_dirichlet_faces(const hdg_problem *p, const hdg_lowered *L, const hd
     for (int f = 0; f < M->nf; f++)
         if (hdg_face_on_markers(M, f, &bc->markers)) {
             faces[n] = f;
-            double *g = fg + (size_t)n * HDG_GF_SIZE;
-            g[HDG_GF_XA] = M->vx[M->fv[2 * f]], g[HDG_GF_YA] = M->vy[M->fv[2 * f]];
-            g[HDG_GF_XB] = M->vx[M->fv[2 * f + 1]], g[HDG_GF_YB] = M->vy[M->fv[2 * f + 1]];
+            dirichlet_face_geom(M, f, fg + (size_t)n * hdg_gf_size(hdg_mesh_dim(M)));
             n++;
         }
     return n;
@@ -207,7 +328,7 @@ void hdg_hdg_dirichlet_store(const hdg_problem *p, const hdg_lowered *L, int i, 
                              const double *uD, unsigned char *isdir, unsigned char *dofdir, double *xD)
 {
     const hdg_bc *bc = &p->bcs[L->dir_bc[i]];
-    int nc = p->unknowns[bc->unknown].ncomp, nk = L->k + 1, off = L->toff[bc->unknown];
+    int nc = p->unknowns[bc->unknown].ncomp, nk = L->nk, off = L->toff[bc->unknown];
     int c0 = bc->comp >= 0 ? bc->comp : 0, c1 = bc->comp >= 0 ? bc->comp + 1 : nc;   /* the components it fixes */
     for (int t = 0; t < n; t++) {
         size_t f = (size_t)faces[t];
@@ -223,7 +344,7 @@ hdg_status hdg_hdg_dirichlet_finite(const hdg_problem *p, const hdg_lowered *L, 
                                     const int *faces, int n, const double *uD, hdg_error *err)
 {
     const hdg_bc *bc = &p->bcs[L->dir_bc[i]];
-    int per = p->unknowns[bc->unknown].ncomp * (L->k + 1);
+    int per = p->unknowns[bc->unknown].ncomp * L->nk;
     int t = hdg_nonfinite_first(uD, n, per, per);
     if (t < 0) return HDG_OK;
     int e = M->fe[2 * faces[t]];

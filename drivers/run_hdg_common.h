@@ -9,6 +9,7 @@
 
 #include "drivers/run.h"
 #include "ir/lower.h"
+#include "runtime/solve/blockmat.h"
 #include "runtime/solve/krylov.h"
 #include "runtime/mesh/mesh.h"
 #include "support/progress.h"
@@ -18,6 +19,22 @@ double *hdg_hdg_params(const hdg_problem *p);
 
 /* flip[m] of the trace basis: (-1)^i per face mode (runtime/solve/blockmat.h). */
 double *hdg_hdg_flip(const hdg_lowered *L);
+
+/* The orientation maps of L's trace basis (runtime/solve/blockmat.h hdg_face_maps),
+ * for any dimension: per trace component S_o[b][a] = integral over the reference face
+ * of phi_b(o(x)) phi_a(x) (o(x): hdg_face_orient_coords, the coordinates in the
+ * element's own face parameterisation), exact by a rule of degree 2k: the
+ * element's coefficients are S_o times the canonical ones, S_o orthogonal. When
+ * every S_o is diagonal to HDG_HDG_MAP_TOL (triangles: S_1 = diag((-1)^i)) the maps
+ * are their signs, exactly (hdg_face_maps.diag; the flip vector's arithmetic), else
+ * dense (tetrahedra). */
+#define HDG_HDG_MAP_TOL 1e-12
+typedef struct hdg_hdg_maps {
+    hdg_face_maps S;
+    double *buf;
+} hdg_hdg_maps;
+void hdg_hdg_face_maps(const hdg_lowered *L, hdg_hdg_maps *M);
+void hdg_hdg_face_maps_free(hdg_hdg_maps *M);
 
 /* A transient run's final time and steps: --final-time or the file's 'final',
  * --dt or the file's 'dt' (hdg_time_steps rounds the steps up to land on it).
@@ -198,11 +215,11 @@ hdg_status hdg_hdg_unique_probe(int nf, int m, const struct hdg_mesh_dist *d, hd
  * only: PETSc refused; mg refused when given, else replaced by block (said in s->reason). */
 hdg_status hdg_hdg_null_solver(const hdg_problem *p, int nz, hdg_hdg_solver *s, int precond_given, hdg_error *err);
 
-/* Boundary faces of Dirichlet condition i of L (faces[n], their end points
- * fg[n * HDG_GF_SIZE]): the number n. faces and fg hold nbf + 1 entries. */
+/* Boundary faces of Dirichlet condition i of L (faces[n], their geometry
+ * fg[n * hdg_gf_size(dim)], lower.h): the number n. faces and fg hold nbf + 1 entries. */
 int hdg_hdg_dirichlet_faces(const hdg_problem *p, const hdg_lowered *L, const hdg_mesh *M, int i, int *faces,
                             double *fg);
-/* Stores the projected values uD (n faces x ncomp*(k+1)) of condition i into
+/* Stores the projected values uD (n faces x ncomp*nk) of condition i into
  * xD (nf*m) and marks the faces in isdir (a bit per trace unknown) and the dofs it fixes in
  * dofdir (nf*m bytes): all of the unknown's, or one component's ('uhat[0] = g'). */
 void hdg_hdg_dirichlet_store(const hdg_problem *p, const hdg_lowered *L, int i, const int *faces, int n,

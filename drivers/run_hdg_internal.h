@@ -29,7 +29,7 @@ typedef struct hdg_run {
     double *params;      /* the problem's, then sigma (transient, L.p_sigma) */
     double *geom;        /* ne * ngeom */
     double *Ke, *Fe;     /* ne * nt * nt, ne * nt */
-    double *flip;        /* m */
+    hdg_hdg_maps maps;   /* the trace basis' orientation maps */
     hdg_blockmat B;
     double *rhs, *x;     /* nf * m */
     unsigned char *isdir;

@@ -123,7 +123,7 @@ static hdg_status implicit_solve(void *ctx, int v, double t, hdg_error *err)
         st = hdg_hdg_at_time(err, t, hdg_hdg_bad_element(r->p, M, bad, 0, err));
     if (!st && r->negated)
         for (long long i = 0; i < (long long)ne * nt; i++) r->Fe[i] = -r->Fe[i];
-    if (!st) hdg_blockmat_assemble_rhs(M->nf, r->L.m, r->rhs, r->Fe, M->ef, M->eforient, M->fe, M->flf, r->flip);
+    if (!st) hdg_blockmat_assemble_rhs_maps(M->nf, r->rhs, r->Fe, M->ef, M->eforient, M->fe, M->flf, &r->maps.S);
     if (!st && (st = hdg_hdg_dirichlet_data(r, err))) st = hdg_hdg_at_time(err, t, st);
     if ((st = hdg_comm_agree(st, err))) return st;   /* mpirun: before the solve, a collective */
     hdg_blockmat_dirichlet_rhs(&S->lv[v].B0, r->rhs, r->isdir, r->mixed ? r->dofdir : NULL, r->xD,

@@ -126,9 +126,62 @@ const char *unknown_label(sema *S, const fac *f)
 
 static const char *test_label(const ectx *cx) { return cx->test ? cx->test : "?"; }
 
-/* a * b, rejecting products of two unknowns or of two test functions. */
+/* ---------------------------------------------------------------- nonlinear terms
+ * In an equation, a term nonlinear in the unknowns (a product of two unknowns, a power,
+ * a quotient or a function of one) is kept as data: its unknown factors become STATE
+ * leaves of the coefficient (the current state), and sema.c turns such monomials into
+ * residual terms with their Jacobians. A linear term never meets a STATE leaf, so it
+ * takes exactly the linear path. */
+
+static bool p_has_trial(poly a) { return first_trial(a) != NULL; }
+
+static bool p_has_state(poly a)
+{
+    for (int i = 0; i < a.n; i++)
+        if (hdg_expr_has_state(a.m[i].coef)) return true;
+    return false;
+}
+
+/* m's unknown factor moved into its coefficient as a STATE leaf. */
+static bool state_mono(sema *S, mono *m, hdg_loc at)
+{
+    if (m->trial.id < 0) return true;
+    if (m->trial.dt) {
+        sema_error(S, at, "dt(%s) in a nonlinear term: a time derivative must appear linearly, as in "
+                   "(dt(%s), v)", unknown_label(S, &m->trial), S->p->unknowns[m->trial.id].name);
+        return false;
+    }
+    m->coef = ex_mul(S->p, m->coef, ex_state(S->p, m->trial.id, m->trial.comp, m->trial.op, m->trial.side));
+    m->trial = NOFAC;
+    return true;
+}
+
+/* a with every unknown factor moved into its coefficient as a STATE leaf. */
+static bool stateify(sema *S, poly *a, hdg_loc at)
+{
+    if (!p_has_trial(*a)) return true;
+    poly r = p_new(S, a->n);
+    for (int i = 0; i < a->n; i++) {
+        mono m = a->m[i];
+        if (!state_mono(S, &m, at)) return false;
+        p_put(S, &r, m);
+    }
+    *a = p_compact(r);
+    return true;
+}
+
+/* Does a * b need the nonlinear path (in an equation)? */
+static bool nonlinear_product(const ectx *cx, poly a, poly b)
+{
+    if (cx->mode != X_EQUATION) return false;
+    bool ta = p_has_trial(a), tb = p_has_trial(b);
+    return (ta && (tb || p_has_state(b))) || (tb && p_has_state(a));
+}
+
+/* a * b, rejecting products of two test functions (and, outside equations, of two unknowns). */
 static bool p_mul(sema *S, const ectx *cx, poly a, poly b, poly *out, hdg_loc at)
 {
+    if (nonlinear_product(cx, a, b) && !(stateify(S, &a, at) && stateify(S, &b, at))) return false;
     poly r = p_new(S, a.n * b.n);
     for (int i = 0; i < a.n; i++)
         for (int j = 0; j < b.n; j++) {
@@ -240,9 +293,10 @@ static bool need_scalar(sema *S, const val *v, hdg_loc at, const char *where)
 }
 
 /* A scalar field without unknowns or tests; what says where it is ("inside sin()"). */
-static bool need_data(sema *S, const ectx *cx, const val *v, hdg_loc at, const char *what)
+static bool need_data(sema *S, const ectx *cx, val *v, hdg_loc at, const char *what)
 {
     if (!need_scalar(S, v, at, what)) return false;
+    if (cx->mode == X_EQUATION && !stateify(S, &v->c[0], at)) return false;   /* nonlinear: sin(u) */
     const mono *t = first_trial(v->c[0]);
     if (t) {
         sema_error(S, at, "nonlinear in the unknowns: '%s' %s", unknown_label(S, &t->trial), what);
@@ -392,6 +446,11 @@ static val v_div(sema *S, const ectx *cx, val a, val b, hdg_loc at)
         sema_error(S, at, "cannot divide by a %s", shape_name(b.ncomp));
         return err();
     }
+    if (cx->mode == X_EQUATION && a.kind == V_FIELD && (p_has_trial(b.c[0]) || p_has_state(b.c[0]))) {
+        if (!stateify(S, &b.c[0], at)) return err();   /* nonlinear: a / u */
+        for (int k = 0; k < a.ncomp; k++)
+            if (!stateify(S, &a.c[k], at)) return err();
+    }
     const mono *t = first_trial(b.c[0]);
     if (t) {
         sema_error(S, at, "nonlinear in the unknowns: division by '%s'", unknown_label(S, &t->trial));
@@ -417,6 +476,7 @@ static val v_pow(sema *S, const ectx *cx, val a, val b, hdg_loc at)
         return err();
     const hdg_expr *e = val_data(S, &b, 0);
     if (hdg_expr_is_num(e, 1)) return a;
+    if (cx->mode == X_EQUATION && !stateify(S, &a.c[0], at)) return err();   /* nonlinear: u^2 */
     const mono *t = first_trial(a.c[0]);
     if (t) {
         sema_error(S, at, "nonlinear in the unknowns: power of '%s'", unknown_label(S, &t->trial));
@@ -463,12 +523,31 @@ static bool diff_fac(sema *S, const ectx *cx, fac *f, bool trial, hdg_op op, hdg
     return true;
 }
 
+/* A nonlinear term's STATE leaves may be differentiated in space once: values of element unknowns on
+ * the interior side (as diff_fac asks of an unknown factor). */
+static bool state_diff_ok(sema *S, const ectx *cx, const hdg_expr *e, hdg_var var, hdg_loc at)
+{
+    if (e->kind == HDG_EX_STATE) {
+        fac f = {e->index, e->comp, (hdg_op)e->op, (hdg_side)e->side, false};
+        if (var == HDG_VAR_T) {
+            sema_error(S, at, "dt() of a nonlinear term ('%s'): a time derivative must appear linearly, as in "
+                       "(dt(u), v)", unknown_label(S, &f));
+            return false;
+        }
+        return diff_fac(S, cx, &f, true, HDG_OP_DX, at);
+    }
+    for (int i = 0; i < e->nkids; i++)
+        if (!state_diff_ok(S, cx, e->kid[i], var, at)) return false;
+    return true;
+}
+
 static bool diff_poly(sema *S, const ectx *cx, poly a, hdg_var var, poly *out, hdg_loc at)
 {
     poly r = p_new(S, 3 * a.n);
     hdg_op op = var == HDG_VAR_X ? HDG_OP_DX : var == HDG_VAR_Y ? HDG_OP_DY : HDG_OP_DZ;
     for (int i = 0; i < a.n; i++) {
         mono m = a.m[i];
+        if (!state_diff_ok(S, cx, m.coef, var, at)) return false;
         const hdg_expr *dc = hdg_expr_diff(S->p, m.coef, var);
         if (!dc) {
             sema_error(S, at, "expression too large to differentiate");
@@ -683,7 +762,26 @@ static bool arity(sema *S, const ast *a, int n)
     return false;
 }
 
-/* ext() of every monomial: the exterior trace of the unknowns, data unchanged. */
+/* ext() of a nonlinear term: its STATE leaves on the exterior side. */
+static bool ext_state(sema *S, mono *m, const char *op, hdg_loc at)
+{
+    for (int u = 0; u < S->p->nunknowns; u++)
+        if (S->p->unknowns[u].trace && ex_mentions_unknown(m->coef, u)) {
+            sema_error(S, at, "%s() of the trace unknown '%s': trace unknowns are single-valued on faces", op,
+                       S->p->unknowns[u].name);
+            return false;
+        }
+    const hdg_expr *e = ex_state_exterior(S->p, m->coef);
+    if (!e) {
+        sema_error(S, at, "%s() must apply to unknowns directly (not to ext, dt or derivatives)", op);
+        return false;
+    }
+    m->coef = e;
+    return true;
+}
+
+/* ext() of every monomial: the exterior trace of the unknowns (in a nonlinear term, of its
+ * state), other data unchanged. */
 static bool ext_poly(sema *S, const ectx *cx, poly a, poly *out, const char *op, hdg_loc at)
 {
     poly r = p_new(S, a.n);
@@ -705,6 +803,7 @@ static bool ext_poly(sema *S, const ectx *cx, poly a, poly *out, const char *op,
             }
             m.trial.side = HDG_SIDE_EXTERIOR;
         }
+        if (hdg_expr_has_state(m.coef) && !ext_state(S, &m, op, at)) return false;
         p_put(S, &r, m);
     }
     *out = p_compact(r);
@@ -762,6 +861,7 @@ static val op_dt(sema *S, const ectx *cx, const ast *a)
                 return err();
             }
             if (m.trial.id < 0) {   /* data: the derivative in t, symbolically */
+                if (!state_diff_ok(S, cx, m.coef, HDG_VAR_T, a->loc)) return err();
                 const hdg_expr *dc = hdg_expr_diff(S->p, m.coef, HDG_VAR_T);
                 if (!dc) {
                     sema_error(S, a->loc, "expression too large to differentiate");
@@ -1078,6 +1178,14 @@ static val call_value(sema *S, const ectx *cx, const ast *a)
 
 /* ---------------------------------------------------------------- integrals, if, vectors */
 
+/* A trace unknown among the STATE leaves of e (-1: none). */
+static int state_trace_unknown(sema *S, const hdg_expr *e)
+{
+    for (int u = 0; u < S->p->nunknowns; u++)
+        if (S->p->unknowns[u].trace && ex_mentions_unknown(e, u)) return u;
+    return -1;
+}
+
 static val integral(sema *S, const ectx *cx, const ast *a)
 {
     bool bnd = a->kind == AST_BINT;
@@ -1109,7 +1217,9 @@ static val integral(sema *S, const ectx *cx, const ast *a)
     val f = {.kind = V_FORM, .natoms = acc.n};
     f.atoms = hdg_arena_alloc(S->tmp, (size_t)(acc.n ? acc.n : 1) * sizeof(fatom));
     for (int i = 0; i < acc.n; i++) {
-        const mono *m = &acc.m[i];
+        mono *m = &acc.m[i];
+        if (m->trial.id >= 0 && hdg_expr_has_state(m->coef) && !state_mono(S, m, a->loc))   /* if(u > 0, u, 0) */
+            return err();
         if (m->test.id < 0) {
             sema_error(S, a->loc, "no test function in a term: every term of this equation must "
                                   "contain '%s'", test_label(cx));
@@ -1118,6 +1228,12 @@ static val integral(sema *S, const ectx *cx, const ast *a)
         if (!bnd && m->trial.id >= 0 && S->p->unknowns[m->trial.id].trace) {
             sema_error(S, a->loc, "trace unknown '%s' in a volume integral: trace unknowns live on "
                                   "faces, use <a, b>", S->p->unknowns[m->trial.id].name);
+            return err();
+        }
+        int tu = bnd ? -1 : state_trace_unknown(S, m->coef);
+        if (tu >= 0) {
+            sema_error(S, a->loc, "trace unknown '%s' in a volume integral: trace unknowns live on "
+                                  "faces, use <a, b>", S->p->unknowns[tu].name);
             return err();
         }
         if (!bnd && cx->test_trace) {

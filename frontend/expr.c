@@ -56,6 +56,16 @@ const hdg_expr *ex_leaf(hdg_problem *p, hdg_expr_kind kind, int index)
     return e;
 }
 
+const hdg_expr *ex_state(hdg_problem *p, int unknown, int comp, hdg_op op, hdg_side side)
+{
+    hdg_expr *e = node(p, HDG_EX_STATE, 0, NULL);
+    e->index = unknown;
+    e->comp = comp;
+    e->op = (int)op;
+    e->side = (int)side;
+    return e;
+}
+
 /* Folds only when the result is a finite number. */
 static const hdg_expr *folded(hdg_problem *p, double v, const hdg_expr *otherwise)
 {
@@ -226,6 +236,23 @@ const hdg_expr *ex_subst(hdg_problem *p, const hdg_expr *e, const hdg_expr *cons
     return changed ? rebuild(p, e, k) : e;
 }
 
+/* e with every STATE leaf on the exterior side; NULL when a leaf is already exterior or a derivative. */
+const hdg_expr *ex_state_exterior(hdg_problem *p, const hdg_expr *e)
+{
+    if (e->kind == HDG_EX_STATE) {
+        if (e->side == HDG_SIDE_EXTERIOR || e->op != HDG_OP_VALUE) return NULL;
+        return ex_state(p, e->index, e->comp, HDG_OP_VALUE, HDG_SIDE_EXTERIOR);
+    }
+    if (e->nkids == 0) return e;
+    const hdg_expr *k[HDG_NVARS] = {NULL};
+    bool changed = false;
+    for (int i = 0; i < e->nkids; i++) {
+        if (!(k[i] = ex_state_exterior(p, e->kid[i]))) return NULL;
+        changed |= k[i] != e->kid[i];
+    }
+    return changed ? rebuild(p, e, k) : e;
+}
+
 const hdg_expr *hdg_expr_at_time(hdg_problem *p, const hdg_expr *e, double t0)
 {
     const hdg_expr *vals[HDG_NVARS] = {NULL};
@@ -271,9 +298,25 @@ bool hdg_expr_has_normal(const hdg_expr *e)
     return false;
 }
 
+bool hdg_expr_has_state(const hdg_expr *e)
+{
+    if (e->kind == HDG_EX_STATE) return true;
+    for (int i = 0; i < e->nkids; i++)
+        if (hdg_expr_has_state(e->kid[i])) return true;
+    return false;
+}
+
+bool ex_mentions_unknown(const hdg_expr *e, int unknown)
+{
+    if (e->kind == HDG_EX_STATE) return e->index == unknown;
+    for (int i = 0; i < e->nkids; i++)
+        if (ex_mentions_unknown(e->kid[i], unknown)) return true;
+    return false;
+}
+
 bool ex_is_const(const hdg_expr *e)
 {
-    if (e->kind == HDG_EX_COORD || e->kind == HDG_EX_NORMAL) return false;
+    if (e->kind == HDG_EX_COORD || e->kind == HDG_EX_NORMAL || e->kind == HDG_EX_STATE) return false;
     for (int i = 0; i < e->nkids; i++)
         if (!ex_is_const(e->kid[i])) return false;
     return true;
@@ -301,6 +344,8 @@ double hdg_expr_eval(const hdg_expr *e, const hdg_eval_env *env)
     case HDG_EX_BUILTIN: return builtin((hdg_builtin)e->index, hdg_expr_eval(k[0], env));
     case HDG_EX_CMP: return compare((hdg_cmp)e->index, hdg_expr_eval(k[0], env), hdg_expr_eval(k[1], env));
     case HDG_EX_IF: return hdg_expr_eval(k[0], env) != 0 ? hdg_expr_eval(k[1], env) : hdg_expr_eval(k[2], env);
+    case HDG_EX_STATE:
+        return env->state ? env->state(env->state_ctx, e->index, e->comp, e->op, e->side) : NAN;
     case HDG_EX_CALL: {
         if (!env->problem) return NAN;
         const hdg_func *f = &env->problem->funcs[e->index];
@@ -361,6 +406,20 @@ static int prec_of(const hdg_expr *e)
     }
 }
 
+/* "u", "q.x", "dx(u)", "ext(u)", "dy(ext(q.x))": as the unknown is written in the language. */
+static void print_state(hdg_str *b, const hdg_problem *p, const hdg_expr *e)
+{
+    static const char *ops[] = {"", "dx(", "dy(", "dz("};
+    bool ext = e->side == HDG_SIDE_EXTERIOR;
+    hdg_str_puts(b, ops[e->op]);
+    if (ext) hdg_str_puts(b, "ext(");
+    if (p) hdg_str_printf(b, "%s%s", p->unknowns[e->index].name,
+                          hdg_comp_suffix(p->unknowns[e->index].ncomp, e->comp));
+    else hdg_str_printf(b, "unknown%d.%d", e->index, e->comp);
+    if (ext) hdg_str_putc(b, ')');
+    if (e->op) hdg_str_putc(b, ')');
+}
+
 static void print(hdg_str *b, const hdg_problem *p, const hdg_expr *e, int need)
 {
     bool paren = prec_of(e) < need;
@@ -410,6 +469,7 @@ static void print(hdg_str *b, const hdg_problem *p, const hdg_expr *e, int need)
         hdg_str_putc(b, ')');
         if (p) hdg_str_puts(b, hdg_comp_suffix(p->funcs[e->index].ncomp, e->comp));
         break;
+    case HDG_EX_STATE: print_state(b, p, e); break;
     }
     if (paren) hdg_str_putc(b, ')');
 }

@@ -83,7 +83,10 @@ typedef enum hdg_expr_kind {
                         bound to the func's formal coordinates (problem->funcs[index].args) */
     HDG_EX_BUILTIN,  /* index: hdg_builtin, kid[0] the argument */
     HDG_EX_CMP,      /* index: hdg_cmp, kid[0] op kid[1]: 1 when true, 0 when false */
-    HDG_EX_IF        /* kid[0] != 0 ? kid[1] : kid[2] */
+    HDG_EX_IF,       /* kid[0] != 0 ? kid[1] : kid[2] */
+    HDG_EX_STATE     /* nonlinear problems: the current value of an unknown, a leaf: index = unknown,
+                        comp = its component, op = value or dx/dy/dz, side = interior/exterior (DG;
+                        NONE for HDG) — the state Newton linearizes about, or the DG state */
 } hdg_expr_kind;
 
 /* HDG_VAR_Z (dim 3 only) comes after t so that the 2D values keep their numbers. */
@@ -106,6 +109,8 @@ typedef struct hdg_expr {
     const struct hdg_expr *kid[HDG_NVARS];   /* at most 4: a call of a func of (x, y, z, t) */
     int depth;                    /* tree depth, calls counted through the func body */
     int size;                     /* tree size with calls expanded (saturates) */
+    int op;                       /* HDG_EX_STATE: hdg_op of the unknown */
+    int side;                     /* HDG_EX_STATE: hdg_side of the unknown */
 } hdg_expr;
 
 struct hdg_problem;
@@ -115,6 +120,10 @@ typedef struct hdg_eval_env {
     const struct hdg_problem *problem;   /* param values and func bodies */
     double z, nz;                        /* dim 3 (after problem: {x, y, t, nx, ny, p} still initialises
                                             a 2D point, with z = nz = 0) */
+    /* HDG_EX_STATE leaves (nonlinear problems): the value of STATE(unknown, comp, op, side) at the
+       point; NULL: NaN */
+    double (*state)(void *ctx, int unknown, int comp, int op, int side);
+    void *state_ctx;
 } hdg_eval_env;
 
 /* Slow-path evaluation (checks, host-side boundary data, tests). */
@@ -128,6 +137,11 @@ const hdg_expr *hdg_expr_diff(struct hdg_problem *p, const hdg_expr *e, hdg_var 
 const hdg_expr *hdg_expr_inline(struct hdg_problem *p, const hdg_expr *e);
 /* e with t replaced by the number t0 (and folded). */
 const hdg_expr *hdg_expr_at_time(struct hdg_problem *p, const hdg_expr *e, double t0);
+/* d e / d STATE(unknown, comp, op, side), simplified (a partial derivative: every other STATE leaf
+ * and x, y, z, t are held fixed). NULL only when too large, as hdg_expr_diff. */
+const hdg_expr *hdg_expr_diff_state(struct hdg_problem *p, const hdg_expr *e, int unknown, int comp,
+                                    int op, int side);   /* op: hdg_op, side: hdg_side */
+bool hdg_expr_has_state(const hdg_expr *e);              /* mentions some STATE leaf */
 
 bool hdg_expr_depends(const hdg_expr *e, hdg_var var);   /* mentions x, y, z or t */
 bool hdg_expr_has_normal(const hdg_expr *e);             /* mentions nx, ny or nz */
@@ -285,7 +299,29 @@ typedef struct hdg_equation {
     hdg_atom *atoms;
     int natoms;
     hdg_loc loc;
+    /* Nonlinear problems: the terms nonlinear in the unknowns (see hdg_residual). The equation reads
+     *   sum linear atoms * trial + sum residuals[k].coef * test = sum source atoms,
+     * and Newton's matrix is the linear atoms plus every residual's Jacobian atoms. */
+    struct hdg_residual *residuals;
+    int nresiduals;
 } hdg_equation;
+
+/* One nonlinear term of an equation (moved to its left-hand side):
+ *     integral( coef * test )     over the volume or the boundary (markers as for atoms),
+ * where coef reads the current state through HDG_EX_STATE leaves. jac[] are its Jacobian atoms:
+ * for every state leaf (unknown, comp, op, side) coef depends on, the ordinary atom with
+ * trial = that unknown/comp/op/side, coefficient d coef / d STATE(...) (an expression of the state)
+ * and the same test, role and domain — so Newton's linear system is built from atoms. */
+typedef struct hdg_residual {
+    hdg_domain domain;
+    const struct hdg_markers *markers;
+    int test, test_comp;
+    hdg_op test_op;
+    const hdg_expr *coef;
+    struct hdg_atom *jac;
+    int njac;
+    hdg_loc loc;
+} hdg_residual;
 
 typedef enum hdg_bc_kind {
     HDG_BC_DIRICHLET,   /* HDG: trace unknown = value on the markers */
@@ -366,6 +402,8 @@ typedef struct hdg_problem {
     bool markers_all;                       /* some condition is on "all" */
     hdg_loc loc, boundary_loc;              /* the 'problem' line; the first 'boundary' line */
     hdg_arena *arena;
+    bool nonlinear;                /* some equation has residual terms (hdg_equation.residuals): Newton
+                                      for HDG; the unknowns' initial[] is the first guess (default 0) */
 } hdg_problem;
 
 /* --set name=value and --order k. */

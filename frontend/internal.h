@@ -152,6 +152,8 @@ bool hdg_parse_text(parse_ctx *pc, const char *src, size_t len);
  * Constructors fold constants and trivial identities (0 + a, 1 * a, ...). */
 const hdg_expr *ex_num(hdg_problem *p, double v);
 const hdg_expr *ex_leaf(hdg_problem *p, hdg_expr_kind kind, int index);
+/* An HDG_EX_STATE leaf: the current value of unknown (comp, op, side). */
+const hdg_expr *ex_state(hdg_problem *p, int unknown, int comp, hdg_op op, hdg_side side);
 const hdg_expr *ex_neg(hdg_problem *p, const hdg_expr *a);
 const hdg_expr *ex_bin(hdg_problem *p, hdg_expr_kind kind, const hdg_expr *a, const hdg_expr *b);
 const hdg_expr *ex_add(hdg_problem *p, const hdg_expr *a, const hdg_expr *b);
@@ -165,6 +167,10 @@ const hdg_expr *ex_if(hdg_problem *p, const hdg_expr *c, const hdg_expr *a, cons
 const hdg_expr *ex_call(hdg_problem *p, int func, int comp, int nargs, const hdg_expr *const *args);
 /* Replaces x, y, t, z by vals[var] (NULL: keep) everywhere except inside func bodies. */
 const hdg_expr *ex_subst(hdg_problem *p, const hdg_expr *e, const hdg_expr *const vals[HDG_NVARS]);
+/* e with every STATE leaf moved to the exterior side (DG ext/jump/avg of a nonlinear term); NULL when
+ * some leaf is already exterior or a derivative. */
+const hdg_expr *ex_state_exterior(hdg_problem *p, const hdg_expr *e);
+bool ex_mentions_unknown(const hdg_expr *e, int unknown);   /* some STATE leaf of that unknown */
 bool ex_is_const(const hdg_expr *e);   /* no x, y, z, t, nx, ny, nz: numbers, pi and params only */
 bool ex_too_big(const hdg_expr *e);    /* past HDG_EXPR_MAX_SIZE or _DEPTH */
 struct hdg_str;

@@ -345,6 +345,10 @@ static void summary_header(hdg_str *b, const hdg_problem *p)
         hdg_str_puts(b, "method: HDG (trace unknowns, steady: static condensation + global trace system)\n");
     else
         hdg_str_puts(b, "method: DG (dt() terms: explicit time stepping, numerical fluxes)\n");
+    if (p->nonlinear)
+        hdg_str_puts(b, p->method == HDG_METHOD_DG
+                            ? "nonlinear: terms nonlinear in the unknowns (evaluated at the current state)\n"
+                            : "nonlinear: Newton (Jacobian: the linear terms and the derivatives below)\n");
     hdg_str_printf(b, "mesh: %s\ndegree: %s = %d\n", p->mesh, p->degree_name, p->degree);
     if (p->nparams) hdg_str_puts(b, "params:\n");
     for (int i = 0; i < p->nparams; i++) {
@@ -390,6 +394,33 @@ static void summary_header(hdg_str *b, const hdg_problem *p)
     }
 }
 
+/* A nonlinear term and, below it, its derivative in each value of the unknowns it reads:
+ *   nonlinear    volume    q.x/(1 + u^2) * r.x               @20:10
+ *     d/d u: -2*u*q.x/(1 + u^2)^2                            (local-local)            */
+static void put_residual(hdg_str *b, const hdg_problem *p, const hdg_residual *r)
+{
+    size_t start = b->len;
+    hdg_str_printf(b, "  %-12s %s", "nonlinear", r->domain == HDG_VOLUME ? "volume  " : "boundary");
+    hdg_str_puts(b, "  ");
+    put_expr(b, p, r->coef, 2);
+    hdg_str_puts(b, " * ");
+    const hdg_test *t = &p->tests[r->test];
+    put_factor(b, t->name, t->ncomp, r->test_comp, r->test_op, false, false);
+    while (b->len < start + 60) hdg_str_putc(b, ' ');
+    hdg_str_printf(b, "  @%d:%d\n", r->loc.line, r->loc.col);
+    for (int j = 0; j < r->njac; j++) {
+        const hdg_atom *a = &r->jac[j];
+        const hdg_unknown *u = &p->unknowns[a->trial];
+        start = b->len;
+        hdg_str_puts(b, "    d/d ");
+        put_factor(b, u->name, u->ncomp, a->trial_comp, a->trial_op, a->side == HDG_SIDE_EXTERIOR, false);
+        hdg_str_puts(b, ": ");
+        put_expr(b, p, a->coef, 0);
+        while (b->len < start + 60) hdg_str_putc(b, ' ');
+        hdg_str_printf(b, "  (%s)\n", hdg_role_name(a->role));
+    }
+}
+
 static void summary_equations(hdg_str *b, const hdg_problem *p)
 {
     char buf[300];
@@ -408,6 +439,7 @@ static void summary_equations(hdg_str *b, const hdg_problem *p)
             while (b->len < start + 60) hdg_str_putc(b, ' ');
             hdg_str_printf(b, "  @%d:%d\n", e->atoms[k].loc.line, e->atoms[k].loc.col);
         }
+        for (int k = 0; k < e->nresiduals; k++) put_residual(b, p, &e->residuals[k]);
     }
 }
 
@@ -514,15 +546,17 @@ static void summary_solutions(hdg_str *b, const hdg_problem *p)
         put_vec(b, p, u->exact, u->ncomp);
         hdg_str_putc(b, '\n');
     }
-    if (p->method != HDG_METHOD_DG && !p->transient) return;
-    hdg_str_puts(b, "initial conditions:\n");
+    if (p->method != HDG_METHOD_DG && !p->transient && !p->nonlinear) return;
+    bool guess = p->method == HDG_METHOD_HDG && !p->transient;
+    hdg_str_puts(b, guess ? "initial guesses (Newton):\n" : "initial conditions:\n");
     for (int i = 0; i < p->nunknowns; i++) {
         const hdg_unknown *u = &p->unknowns[i];
         if (!u->initial[0]) continue;   /* HDG: only the unknowns under dt() */
         hdg_str_printf(b, "  %s = ", u->name);
         put_vec(b, p, u->initial, u->ncomp);
-        hdg_str_puts(b, u->initial_given ? "\n" : u->exact[0] ? "  (exact at t = 0)\n" : "  (default)\n");
+        hdg_str_puts(b, u->initial_given ? "\n" : u->exact[0] && !guess ? "  (exact at t = 0)\n" : "  (default)\n");
     }
+    if (guess) return;
     hdg_str_printf(b, "time: %s, final = ", p->time.method);
     put_num(b, p->time.final);
     if (p->time.cfl > 0) {

@@ -782,12 +782,101 @@ static void merge_atoms(sema *S, hdg_equation *e)
     free(done);
 }
 
+/* ---------------------------------------------------------------- nonlinear terms */
+
+/* Every distinct STATE leaf of e, appended to leaves[0..*n) (at most cap). */
+static void state_leaves(const hdg_expr *e, const hdg_expr **leaves, int *n, int cap)
+{
+    if (e->kind == HDG_EX_STATE) {
+        for (int i = 0; i < *n; i++)
+            if (leaves[i]->index == e->index && leaves[i]->comp == e->comp && leaves[i]->op == e->op &&
+                leaves[i]->side == e->side)
+                return;
+        if (*n < cap) leaves[(*n)++] = e;
+        return;
+    }
+    for (int i = 0; i < e->nkids; i++) state_leaves(e->kid[i], leaves, n, cap);
+}
+
+/* A residual term: coef (moved to the left-hand side) times the test; merged with an earlier one of the
+ * same domain and test component/operator. */
+static void put_residual(sema *S, hdg_equation *e, const fatom *f, const hdg_expr *coef)
+{
+    hdg_problem *p = S->p;
+    for (int u = 0; u < p->nunknowns; u++)
+        if (p->unknowns[u].post && ex_mentions_unknown(coef, u)) {
+            sema_error(S, f->loc, "nonlinear term in the post-processed unknown '%s': post-processing is "
+                       "linear in it", p->unknowns[u].name);
+            return;
+        }
+    for (int i = 0; i < e->nresiduals; i++) {
+        hdg_residual *r = &e->residuals[i];
+        if (r->domain == f->domain && r->test_comp == f->m.test.comp && r->test_op == f->m.test.op) {
+            r->coef = ex_add(p, r->coef, coef);
+            return;
+        }
+    }
+    e->residuals[e->nresiduals++] = (hdg_residual){.domain = f->domain, .test = e->test,
+                                                   .test_comp = f->m.test.comp, .test_op = f->m.test.op,
+                                                   .coef = coef, .loc = f->loc};
+}
+
+#define HDG_MAX_STATE_LEAVES 64
+
+/* The Jacobian atoms of a residual term: d coef / d STATE(u, c, op, side) for each leaf it reads. */
+static void residual_jacobian(sema *S, const hdg_equation *e, hdg_residual *r)
+{
+    hdg_problem *p = S->p;
+    const hdg_expr *leaves[HDG_MAX_STATE_LEAVES];
+    int n = 0;
+    state_leaves(r->coef, leaves, &n, HDG_MAX_STATE_LEAVES);
+    if (n == HDG_MAX_STATE_LEAVES) {
+        sema_error(S, r->loc, "this nonlinear term reads more than %d values of the unknowns",
+                   HDG_MAX_STATE_LEAVES - 1);
+        return;
+    }
+    r->jac = hdg_arena_alloc(p->arena, (size_t)(n ? n : 1) * sizeof(hdg_atom));
+    for (int i = 0; i < n; i++) {
+        const hdg_expr *s = leaves[i];
+        const hdg_expr *d = hdg_expr_diff_state(p, r->coef, s->index, s->comp, s->op, s->side);
+        if (!d) {
+            sema_error(S, r->loc, "this nonlinear term is too large to differentiate");
+            return;
+        }
+        if (hdg_expr_is_num(d, 0)) continue;
+        hdg_atom *a = &r->jac[r->njac++];
+        *a = (hdg_atom){.domain = r->domain, .markers = r->markers, .test = r->test, .test_comp = r->test_comp,
+                        .test_op = r->test_op, .trial = s->index, .trial_comp = s->comp,
+                        .trial_op = (hdg_op)s->op, .side = (hdg_side)s->side, .coef = d, .loc = r->loc};
+        a->role = role_of(p, e, a);
+    }
+}
+
+static void residual_jacobians(sema *S, hdg_equation *e)
+{
+    int k = 0;
+    for (int i = 0; i < e->nresiduals; i++)   /* terms that cancelled: none */
+        if (!hdg_expr_is_num(e->residuals[i].coef, 0)) e->residuals[k++] = e->residuals[i];
+    e->nresiduals = k;
+    if (k && e->post) {
+        sema_error(S, e->residuals[0].loc, "nonlinear term in the post-processing equation for '%s': "
+                   "post-processing equations are linear", e->unknown >= 0 ? S->p->unknowns[e->unknown].name : "?");
+        return;
+    }
+    for (int i = 0; i < k; i++) residual_jacobian(S, e, &e->residuals[i]);
+    if (k) S->p->nonlinear = true;
+}
+
 static void put_atoms(sema *S, hdg_equation *e, const val *v, int sign)
 {
     hdg_problem *p = S->p;
     for (int i = 0; i < v->natoms; i++) {
         const fatom *f = &v->atoms[i];
         bool src = f->m.trial.id < 0;
+        if (src && hdg_expr_has_state(f->m.coef)) {
+            put_residual(S, e, f, sign > 0 ? f->m.coef : ex_neg(p, f->m.coef));
+            continue;
+        }
         const hdg_expr *c = (sign > 0) != src ? f->m.coef : ex_neg(p, f->m.coef);
         if (hdg_expr_is_num(c, 0)) continue;
         if (ex_too_big(c)) {
@@ -933,6 +1022,7 @@ static void equation_decl(sema *S, decl *d, int ei, pairing *pr)
     }
     e->post = pu >= 0;
     e->atoms = hdg_arena_alloc(p->arena, (size_t)(l.natoms + r.natoms + 1) * sizeof(hdg_atom));
+    e->residuals = hdg_arena_alloc(p->arena, (size_t)(l.natoms + r.natoms + 1) * sizeof(hdg_residual));
     put_atoms(S, e, &l, 1);
     put_atoms(S, e, &r, -1);
     merge_atoms(S, e);
@@ -943,6 +1033,7 @@ static void equation_decl(sema *S, decl *d, int ei, pairing *pr)
     if (p->method == HDG_METHOD_DG) pair_dg(S, ei, pr);
     else if (e->post) pair_post(S, ei, pu, pr);
     else pair_hdg(S, ei, pr);
+    residual_jacobians(S, e);
 }
 
 /* ---------------------------------------------------------------- boundary conditions */
@@ -1430,8 +1521,10 @@ static void solutions(sema *S, decl *d, const pairing *pr)
 {
     hdg_problem *p = S->p;
     bool initial = d->kind == D_INITIAL;
-    if (initial && p->method != HDG_METHOD_DG && !p->transient) {
-        sema_error(S, d->loc, "initial conditions are for time-dependent problems (with dt() terms)");
+    if (initial && p->method != HDG_METHOD_DG && !p->transient && !p->nonlinear) {
+        if (pr->eq_failed) return;   /* a failed equation may be the nonlinear one */
+        sema_error(S, d->loc, "initial conditions are for time-dependent problems (with dt() terms) and "
+                              "the first guess of nonlinear ones");
         return;
     }
     for (item *it = d->items.head; it; it = it->next) {
@@ -1444,6 +1537,11 @@ static void solutions(sema *S, decl *d, const pairing *pr)
         }
         hdg_unknown *u = &p->unknowns[s->index];
         if (pr->failed[s->index]) continue;
+        if (initial && u->post) {
+            sema_error(S, it->loc, "initial guess for the post-processed unknown '%s': it is computed from "
+                                   "the solution", it->name);
+            continue;
+        }
         if (initial && p->transient && !under_dt(p, s->index)) {
             sema_error(S, it->loc, "initial condition for '%s', which has no dt() term: in HDG only the "
                                    "unknowns under dt() start from an initial state", it->name);
@@ -1468,9 +1566,14 @@ static void solutions(sema *S, decl *d, const pairing *pr)
 static void default_initial(sema *S)
 {
     hdg_problem *p = S->p;
-    if (p->method != HDG_METHOD_DG && !p->transient) return;
+    bool steady_guess = p->nonlinear && p->method == HDG_METHOD_HDG && !p->transient;   /* Newton: 0 */
+    if (p->method != HDG_METHOD_DG && !p->transient && !steady_guess) return;
     for (int u = 0; u < p->nunknowns; u++) {
         hdg_unknown *x = &p->unknowns[u];
+        if (steady_guess) {
+            for (int c = 0; c < x->ncomp && !x->initial_given && !x->post; c++) x->initial[c] = ex_num(p, 0);
+            continue;
+        }
         if (x->initial_given || (p->transient && !under_dt(p, u))) continue;
         for (int c = 0; c < x->ncomp; c++)
             x->initial[c] = x->exact[c] ? hdg_expr_at_time(p, x->exact[c], 0) : ex_num(p, 0);
@@ -1600,6 +1703,12 @@ static void equations(sema *S, decl *ds, pairing *pr)
         for (int k = 0; k < p->equations[i].natoms; k++) {
             const hdg_atom *a = &p->equations[i].atoms[k];
             if (a->side == HDG_SIDE_EXTERIOR) p->unknowns[a->trial].needs_exterior = true;
+        }
+    for (int i = 0; i < p->nequations; i++)   /* ... and in nonlinear terms */
+        for (int k = 0; k < p->equations[i].nresiduals; k++) {
+            const hdg_residual *r = &p->equations[i].residuals[k];
+            for (int j = 0; j < r->njac; j++)
+                if (r->jac[j].side == HDG_SIDE_EXTERIOR) p->unknowns[r->jac[j].trial].needs_exterior = true;
         }
     for (int u = 0; u < p->nunknowns && !pr->eq_failed && p->nequations > 0; u++) {
         const hdg_unknown *x = &p->unknowns[u];

@@ -110,7 +110,7 @@ hdg_status hdgc_problem_set_param(hdgc_problem *p, const char *name, double valu
 /* Sets a run option by its `hdgc run` name, without the dashes:
  *   order N          the polynomial degree k (default: the file's)
  *   mesh SPEC        "square:N[,perturb=p][,domain=...][,periodic=x|y|xy]" or a Gmsh .msh path
- *                    [,periodic=A:B,C:D], either [,refine=L] (docs/cli.md; default square:8)
+ *                    [,periodic=A:B,C:D], either [,refine=L] (docs/cli.md; default square:8, cube:4 for a 3D problem)
  *   backend B        c, cuda, auto
  *   solver S         cg, gmres, petsc          precond P   mg, block, jacobi, none
  *   petsc OPTS       PETSc options             format F    block, csr

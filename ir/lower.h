@@ -18,15 +18,24 @@
  *   <name>_rhs, <name>_initial  (transient HDG only) per element: F_e at the
  *                   step's time and history; the initial state's projection
  *
- * Bases: element unknowns use the orthonormal Dubiner basis of degree k
- * (modal), trace unknowns the orthonormal Legendre basis on each face in the
- * face parameter t in [-1,1] of the element's own local face (from vertex j to
- * vertex j+1). A face seen reversed by an element therefore has its trace
- * coefficients multiplied by (-1)^a (the "flip" vector).
+ * Bases: element unknowns use the orthonormal Dubiner/PKD basis of degree k
+ * (modal) on the reference simplex of the problem's dimension (refel.h), trace
+ * unknowns an orthonormal modal basis on each face in the face coordinates of
+ * the element's own local face (refel.h: from vertex j to vertex j+1 on a
+ * triangle; the face's vertices (w0, w1, w2) on a tetrahedron): Legendre in t
+ * on the edges of triangles, the Dubiner basis of the reference triangle in
+ * (a, b) on the faces of tetrahedra. An element that sees a face in
+ * orientation o (mesh.h eforient) has the trace coefficients S_o u of the
+ * canonical ones u, S_o orthogonal (drivers/run_hdg_common.h
+ * hdg_hdg_face_maps): on triangles S_1 = diag((-1)^a) (the "flip" vector).
  *
- * Element geometry (the kernels' geom slot), HDG_G_* offsets below, then one
- * flag per (marker set, local face): 1 when the face carries a marker of that
- * set (boundary atoms restricted to markers, e.g. Neumann data). */
+ * Element geometry (the kernels' geom slot), the offsets below as functions
+ * of the dimension d (2D: the HDG_G_* names): the d+1 vertices (d coordinates
+ * each), J, the inverse factors Ginv[k][x] = dr_k/dx (k, x < d; 2D: rx ry sx
+ * sy), per local face j (d+1 of them) the outward normal (d values) and sJ;
+ * then one flag per (marker set, local face): 1 when the face carries a
+ * marker of that set (boundary atoms restricted to markers, e.g. Neumann
+ * data), at hdg_g_fixed(d) + (d+1) set + j. */
 #ifndef HDG_LOWER_H
 #define HDG_LOWER_H
 
@@ -41,26 +50,39 @@ enum {
     HDG_G_FIXED = HDG_G_FACE0 + 9 /* marker-set flags start here: + 3*set + j */
 };
 
-/* Per-face geometry of the Dirichlet kernels: the face's endpoints in its
- * canonical direction. */
+/* The layout for dimension d (2D: the names above). */
+static inline int hdg_g_vertex(int d, int v, int x) { return v * d + x; }
+static inline int hdg_g_J(int d) { return (d + 1) * d; }
+static inline int hdg_g_ginv(int d, int k, int x) { return hdg_g_J(d) + 1 + k * d + x; }
+static inline int hdg_g_face(int d, int j) { return hdg_g_J(d) + 1 + d * d + (d + 1) * j; }
+static inline int hdg_g_fixed(int d) { return hdg_g_face(d, d + 1); }
+
+/* Per-face geometry of the Dirichlet kernels: the face's d vertices in its
+ * canonical order (mesh.h fv), d coordinates each; in 3D then the outward
+ * normal (d values; in 2D the kernel finds it from the endpoints). */
 enum { HDG_GF_XA = 0, HDG_GF_YA, HDG_GF_XB, HDG_GF_YB, HDG_GF_SIZE };
+static inline int hdg_gf_normal(int d) { return d * d; }
+static inline int hdg_gf_size(int d) { return d == 2 ? HDG_GF_SIZE : d * d + d; }
 
 #define HDG_LOWER_MAX_BC 16
 
 typedef struct hdg_lowered {
     hdg_ir_module *mod;
     int k;                 /* polynomial degree */
-    int np;                /* Dubiner modes per component: (k+1)(k+2)/2 */
+    int dim;               /* 2 (triangles) or 3 (tetrahedra) */
+    int nfe;               /* faces per element: dim + 1 */
+    int np;                /* element modes per component: C(k+dim, dim) */
+    int nk;                /* face modes per trace component: C(k+dim-1, dim-1) */
     int nl;                /* element dofs: sum of ncomp * np over element unknowns */
-    int m;                 /* trace dofs per face: (k+1) * sum of trace components */
-    int nt;                /* 3 m */
+    int m;                 /* trace dofs per face: nk * sum of trace components */
+    int nt;                /* nfe m */
     int ngeom;             /* element geometry values per element */
     int nsets;             /* marker sets (flags in the geometry) */
     const hdg_markers *sets[16];
     int uoff[32];          /* element unknown u (problem index): first dof; -1 for trace unknowns */
     int toff[32];          /* trace unknown u: first dof inside a face's m dofs; -1 otherwise */
     int kpost;             /* degree of the (first) post-processed unknown (its space's degree) */
-    int npp;               /* its Dubiner modes per component: (kpost+1)(kpost+2)/2 */
+    int npp;               /* its modes per component: C(kpost+dim, dim) */
     int post_unknown;      /* the first post-processed unknown (problem index), -1: none */
     /* every post-processed unknown i: its problem index, degree, modes per component and
      * offset in the element's row of post-processed dofs (npost_dofs per element; the
@@ -92,15 +114,15 @@ static inline int hdg_lowered_post_index(const hdg_lowered *L, int u)
     return -1;
 }
 
-/* Three-dimensional problems (mesh tetrahedron) are checked by the frontend (hdgc check) but not
- * lowered yet: HDG_EINPUT with a message naming the problem for p->dim != 2. Called at the top of
- * hdg_lower_hdg and hdg_lower_dg, and where a run begins (drivers/run.c, before the mesh); removed
- * once the lowerings and drivers take the dimension as data (issue 39). */
-static inline hdg_status hdg_lower_dim_check(const hdg_problem *p, hdg_error *err)
+/* Problems with terms nonlinear in the unknowns (hdg_problem.nonlinear, issue 41) are checked by the
+ * frontend (hdgc check shows the residual terms and their Jacobians) but neither lowered nor solved yet:
+ * HDG_EINPUT naming the problem. Called at the top of hdg_lower_hdg and hdg_lower_dg, and where a run
+ * begins (drivers/run.c). */
+static inline hdg_status hdg_lower_nonlinear_check(const hdg_problem *p, hdg_error *err)
 {
-    if (p->dim == 2) return HDG_OK;
-    return hdg_fail(err, HDG_EINPUT, "%s: three-dimensional problems (mesh %s) are checked (hdgc check) but the "
-                    "HDG/DG lowering for tetrahedra is not available yet", p->name, p->mesh);
+    if (!p->nonlinear) return HDG_OK;
+    return hdg_fail(err, HDG_EINPUT, "%s: nonlinear problems are checked (hdgc check) but the %s solver is "
+                    "not available yet", p->name, p->method == HDG_METHOD_DG ? "nonlinear DG" : "Newton");
 }
 
 /* Lowers an HDG problem at its degree. Unsupported features give HDG_EINPUT

@@ -6,6 +6,7 @@
  * Nothing here knows a problem by name: fields, terms, fluxes and boundary
  * states all come from the atoms of the checked problem. */
 #include "ir/lower_dg.h"
+#include "ir/lower.h"   /* hdg_lower_nonlinear_check */
 
 #include <math.h>
 #include <stdio.h>
@@ -119,6 +120,7 @@ static hdg_ir_expr *lx(hdg_ir_kernel *k, const hdg_problem *p, const hdg_expr *e
         if (a->type == HDG_IR_DOUBLE) a = hdg_ir_cmp(k, HDG_E_NE, a, hdg_ir_num(k, 0));
         b = lx(k, p, e->kid[1], v);
         return hdg_ir_select(k, a, b, lx(k, p, e->kid[2], v));
+    case HDG_EX_STATE: break;   /* nonlinear problems: refused before lowering (hdg_lower_nonlinear_check) */
     }
     return undefined(k, "expression");
 }
@@ -1000,6 +1002,8 @@ static void build_errors(dgc *c)
 hdg_status hdg_lower_dg(const hdg_problem *p, hdg_dg_lowered *out, hdg_error *err)
 {
     memset(out, 0, sizeof *out);
+    hdg_status dst = hdg_lower_nonlinear_check(p, err);   /* issue 41 */
+    if (dst) return dst;
     dgc c = {0};
     c.p = p;
     c.L = out;

@@ -63,7 +63,7 @@ hdg_ir_expr *hdg_lower_expr(hdg_ir_kernel *k, const hdg_lower_env *env, const hd
     case HDG_EX_PI: return hdg_ir_num(k, 3.14159265358979323846);
     case HDG_EX_PARAM: return hdg_ir_param(k, e->index, env->p->params[e->index].name);
     case HDG_EX_COORD: return need(k, env->coord[e->index], hdg_var_name((hdg_var)e->index));
-    case HDG_EX_NORMAL: return need(k, env->normal[e->index], e->index ? "ny" : "nx");
+    case HDG_EX_NORMAL: return need(k, env->normal[e->index], e->index == 2 ? "nz" : e->index ? "ny" : "nx");
     case HDG_EX_NEG: return hdg_ir_neg(k, a);
     case HDG_EX_ADD: return hdg_ir_add(k, a, b);
     case HDG_EX_SUB: return hdg_ir_sub(k, a, b);
@@ -78,6 +78,7 @@ hdg_ir_expr *hdg_lower_expr(hdg_ir_kernel *k, const hdg_lower_env *env, const hd
         hdg_ir_expr *y = x ? hdg_lower_expr(k, env, e->kid[2]) : NULL;
         return y ? hdg_ir_select(k, a, x, y) : NULL;
     }
+    case HDG_EX_STATE: break;   /* nonlinear problems: refused before lowering (hdg_lower_nonlinear_check) */
     }
     hdg_ir_builder_error(k, "unknown expression kind %d", (int)e->kind);
     return NULL;

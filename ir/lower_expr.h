@@ -13,8 +13,8 @@
 
 typedef struct hdg_lower_env {
     const hdg_problem *p;
-    hdg_ir_expr *coord[3];    /* x, y, t (NULL: use of it is an error) */
-    hdg_ir_expr *normal[2];   /* nx, ny (NULL: not available here) */
+    hdg_ir_expr *coord[4];    /* by hdg_var: x, y, t, z (NULL: use of it is an error) */
+    hdg_ir_expr *normal[3];   /* nx, ny, nz (NULL: not available here) */
 } hdg_lower_env;
 
 /* NULL (with a builder error recorded in k) when the expression uses something

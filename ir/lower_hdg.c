@@ -24,143 +24,217 @@
 #include "runtime/fem/refel.h"
 #include "support/util.h"
 
-/* reference vertices of the triangle */
-static const double VR[3] = {-1, 1, -1}, VS[3] = {-1, -1, 1};
+/* reference vertices of the simplex (refel.h): v0 = (-1,...,-1), v_k = v0 + 2 e_(k-1) */
+static const double VREF[4][3] = {{-1, -1, -1}, {1, -1, -1}, {-1, 1, -1}, {-1, -1, 1}};
 
 
 /* ---------------------------------------------------------------- tables */
 
-static void barycentric(double r, double s, double *lam)
+/* The barycentric coordinates of reference point x (dim + 1 of them). */
+static void barycentric(int dim, const double *x, double *lam)
 {
-    lam[0] = -(r + s) / 2;
-    lam[1] = (1 + r) / 2;
-    lam[2] = (1 + s) / 2;
+    if (dim == 2) {
+        lam[0] = -(x[0] + x[1]) / 2;
+        lam[1] = (1 + x[0]) / 2;
+        lam[2] = (1 + x[1]) / 2;
+        return;
+    }
+    lam[0] = -(1 + x[0] + x[1] + x[2]) / 2;
+    for (int d = 0; d < 3; d++) lam[d + 1] = (1 + x[d]) / 2;
 }
 
-/* Volume rule of degree deg, with basis tables named by prefix. */
-static hdg_status volume_tables(lower *c, int deg, const char *pre, int *nq, hdg_ir_tensor **w,
-                                hdg_ir_tensor **lam, hdg_ir_tensor **P, hdg_ir_tensor **Pr,
-                                hdg_ir_tensor **Ps, int N)
+/* The element basis of degree N at n points x[d][i]: P (n x C(N+dim,dim)) and,
+ * when dP is non-NULL, the derivatives dP[d]. */
+static void elem_eval(int dim, int N, int n, double *const *x, double *P, double *const *dP)
 {
-    hdg_quad2d q;
-    hdg_status st = hdg_quad_triangle(&q, deg, c->err);
+    hdg_simplex_eval(dim, N, n, (const double *const *)x, P, dP);
+}
+
+/* The trace basis (face modes, nk) at n face points xf[d][i] (d < dim-1):
+ * orthonormal Legendre on an edge, the Dubiner basis on a triangle. */
+static void face_basis_eval(int dim, int k, int n, double *const *xf, double *B)
+{
+    if (dim == 2) hdg_legendre_eval(k, n, xf[0], B, NULL);
+    else hdg_dubiner_eval(k, n, xf[0], xf[1], B, NULL, NULL);
+}
+
+/* The face rule exact to degree deg on the reference face (n points xf[d],
+ * weights w): Gauss-Legendre on [-1,1], the collapsed rule on the triangle. */
+static hdg_status face_rule(lower *c, int deg, int *n, double **xf, double **w)
+{
+    if (c->dim == 2) {
+        int q = deg / 2 + 1;
+        xf[0] = hdg_xmalloc(sizeof(double) * (size_t)q), *w = hdg_xmalloc(sizeof(double) * (size_t)q);
+        xf[1] = NULL;
+        *n = q;
+        return hdg_gauss_legendre(q, xf[0], *w, c->err);
+    }
+    hdg_quad q;
+    hdg_status st = hdg_quad_simplex(&q, 2, deg, c->err);
     if (st) return st;
-    int np = (N + 1) * (N + 2) / 2;
-    double *l = hdg_xmalloc(sizeof(double) * 3 * (size_t)q.n);
-    double *B = hdg_xmalloc(sizeof(double) * (size_t)(q.n * np));
-    double *Br = hdg_xmalloc(sizeof(double) * (size_t)(q.n * np));
-    double *Bs = hdg_xmalloc(sizeof(double) * (size_t)(q.n * np));
-    for (int i = 0; i < q.n; i++) barycentric(q.r[i], q.s[i], l + 3 * i);
-    hdg_dubiner_eval(N, q.n, q.r, q.s, B, Br, Bs);
+    *n = q.n;
+    for (int d = 0; d < 2; d++) {
+        xf[d] = hdg_xmalloc(sizeof(double) * (size_t)q.n);
+        memcpy(xf[d], q.x[d], sizeof(double) * (size_t)q.n);
+    }
+    *w = hdg_xmalloc(sizeof(double) * (size_t)q.n);
+    memcpy(*w, q.w, sizeof(double) * (size_t)q.n);
+    hdg_quad_free(&q);
+    return HDG_OK;
+}
+
+/* Reference point x (dim values) of face point xi (dim-1 face coordinates) on
+ * local face j: x = sum_k phi_k(xi) w_k over the face's vertices w_k (refel.h). */
+static void face_point(int dim, int j, const double *xi, double *x)
+{
+    double phi[3];
+    if (dim == 2) phi[0] = (1 - xi[0]) / 2, phi[1] = (1 + xi[0]) / 2;
+    else phi[0] = -(xi[0] + xi[1]) / 2, phi[1] = (1 + xi[0]) / 2, phi[2] = (1 + xi[1]) / 2;
+    const int *w = hdg_simplex_face_vertices(dim, j);
+    for (int d = 0; d < dim; d++) {
+        x[d] = phi[0] * VREF[w[0]][d] + phi[1] * VREF[w[1]][d];
+        if (dim == 3) x[d] += phi[2] * VREF[w[2]][d];
+    }
+}
+
+static const char *DNAME[3] = {"Pr", "Ps", "Pt"};
+
+/* Volume rule of degree deg, with basis tables named by prefix (dP NULL: no
+ * derivative tables). */
+static hdg_status volume_tables(lower *c, int deg, const char *pre, int *nq, hdg_ir_tensor **w,
+                                hdg_ir_tensor **lam, hdg_ir_tensor **P, hdg_ir_tensor **dP, int N)
+{
+    int dim = c->dim, nv = dim + 1;
+    hdg_quad q;
+    hdg_status st = hdg_quad_simplex(&q, dim, deg, c->err);
+    if (st) return st;
+    int np = hdg_simplex_count(dim, N);
+    double *l = hdg_xmalloc(sizeof(double) * nv * (size_t)q.n);
+    double *B = hdg_xmalloc(sizeof(double) * (size_t)(q.n * np)), *dB[3];
+    for (int d = 0; d < dim; d++) dB[d] = hdg_xmalloc(sizeof(double) * (size_t)(q.n * np));
+    for (int i = 0; i < q.n; i++) {
+        double x[3] = {q.x[0][i], q.x[1][i], dim == 3 ? q.x[2][i] : 0};
+        barycentric(dim, x, l + nv * i);
+    }
+    elem_eval(dim, N, q.n, q.x, B, dB);
     char name[64];
     snprintf(name, sizeof name, "%s_w", pre);
     *w = hdg_ir_table(c->m, name, HDG_SHAPE(q.n), q.w);
     snprintf(name, sizeof name, "%s_lam", pre);
-    *lam = hdg_ir_table(c->m, name, HDG_SHAPE(q.n, 3), l);
+    *lam = hdg_ir_table(c->m, name, HDG_SHAPE(q.n, nv), l);
     snprintf(name, sizeof name, "%s_P", pre);
     *P = hdg_ir_table(c->m, name, HDG_SHAPE(q.n, np), B);
-    if (Pr) {
-        snprintf(name, sizeof name, "%s_Pr", pre);
-        *Pr = hdg_ir_table(c->m, name, HDG_SHAPE(q.n, np), Br);
-        snprintf(name, sizeof name, "%s_Ps", pre);
-        *Ps = hdg_ir_table(c->m, name, HDG_SHAPE(q.n, np), Bs);
+    for (int d = 0; dP && d < dim; d++) {
+        snprintf(name, sizeof name, "%s_%s", pre, DNAME[d]);
+        dP[d] = hdg_ir_table(c->m, name, HDG_SHAPE(q.n, np), dB[d]);
     }
     *nq = q.n;
-    free(l), free(B), free(Br), free(Bs);
-    hdg_quad2d_free(&q);
+    free(l), free(B);
+    for (int d = 0; d < dim; d++) free(dB[d]);
+    hdg_quad_free(&q);
     return HDG_OK;
 }
 
-/* Gauss-Legendre points on [-1,1]; per local face j the reference points
- * (1-t)/2 v_j + (1+t)/2 v_{j+1}, their barycentric coordinates and the
- * Dubiner basis there; the orthonormal Legendre basis at t. */
+/* The face rule (exact to degree 2k+5); per local face j the reference points
+ * of its points, their barycentric coordinates and the element basis there;
+ * the trace basis at the face points. */
 static hdg_status face_tables(lower *c)
 {
-    int n = c->k + 3, np = c->np, nk = c->nk;
-    double *t = hdg_xmalloc(sizeof(double) * (size_t)n), *w = hdg_xmalloc(sizeof(double) * (size_t)n);
-    hdg_status st = hdg_gauss_legendre(n, t, w, c->err);
-    if (st) { free(t), free(w); return st; }
+    int dim = c->dim, nfe = c->nfe, nv = dim + 1, np = c->np, nk = c->nk, n;
+    double *xf[2] = {NULL, NULL}, *w = NULL;
+    hdg_status st = face_rule(c, 2 * c->k + 5, &n, xf, &w);
+    if (st) { free(xf[0]), free(xf[1]), free(w); return st; }
     double *Lg = hdg_xmalloc(sizeof(double) * (size_t)(n * nk));
-    hdg_legendre_eval(c->k, n, t, Lg, NULL);
-    double *r = hdg_xmalloc(sizeof(double) * (size_t)(3 * n)), *s = hdg_xmalloc(sizeof(double) * (size_t)(3 * n));
-    double *lam = hdg_xmalloc(sizeof(double) * (size_t)(9 * n));
-    for (int j = 0; j < 3; j++)
+    face_basis_eval(dim, c->k, n, xf, Lg);
+    double *x[3], *lam = hdg_xmalloc(sizeof(double) * (size_t)(nfe * n * nv));
+    for (int d = 0; d < 3; d++) x[d] = hdg_xmalloc(sizeof(double) * (size_t)(nfe * n));
+    for (int j = 0; j < nfe; j++)
         for (int q = 0; q < n; q++) {
-            int a = j, b = (j + 1) % 3, i = j * n + q;
-            r[i] = (1 - t[q]) / 2 * VR[a] + (1 + t[q]) / 2 * VR[b];
-            s[i] = (1 - t[q]) / 2 * VS[a] + (1 + t[q]) / 2 * VS[b];
-            barycentric(r[i], s[i], lam + 3 * i);
+            int i = j * n + q;
+            double xi[2] = {xf[0][q], dim == 3 ? xf[1][q] : 0}, r[3] = {0, 0, 0};
+            face_point(dim, j, xi, r);
+            for (int d = 0; d < 3; d++) x[d][i] = r[d];
+            barycentric(dim, r, lam + nv * i);
         }
-    double *P = hdg_xmalloc(sizeof(double) * (size_t)(3 * n * np));
-    double *Pr = hdg_xmalloc(sizeof(double) * (size_t)(3 * n * np));
-    double *Ps = hdg_xmalloc(sizeof(double) * (size_t)(3 * n * np));
-    hdg_dubiner_eval(c->k, 3 * n, r, s, P, Pr, Ps);
+    double *P = hdg_xmalloc(sizeof(double) * (size_t)(nfe * n * np)), *dP[3];
+    for (int d = 0; d < dim; d++) dP[d] = hdg_xmalloc(sizeof(double) * (size_t)(nfe * n * np));
+    elem_eval(dim, c->k, nfe * n, x, P, dP);
     c->nfq = n;
     c->fwh = hdg_xmalloc(sizeof(double) * (size_t)n);
     memcpy(c->fwh, w, sizeof(double) * (size_t)n);
     c->fLh = hdg_xmalloc(sizeof(double) * (size_t)(n * nk));
     memcpy(c->fLh, Lg, sizeof(double) * (size_t)(n * nk));
-    c->fb[0] = P, c->fb[1] = Pr, c->fb[2] = Ps;
+    c->fb[0] = P;
+    for (int d = 0; d < dim; d++) c->fb[d + 1] = dP[d];
     c->fw = hdg_ir_table(c->m, "face_w", HDG_SHAPE(n), w);
     c->fL = hdg_ir_table(c->m, "face_L", HDG_SHAPE(n, nk), Lg);
-    c->flam = hdg_ir_table(c->m, "face_lam", HDG_SHAPE(3, n, 3), lam);
-    c->fP = hdg_ir_table(c->m, "face_P", HDG_SHAPE(3, n, np), P);
-    c->fPr = hdg_ir_table(c->m, "face_Pr", HDG_SHAPE(3, n, np), Pr);
-    c->fPs = hdg_ir_table(c->m, "face_Ps", HDG_SHAPE(3, n, np), Ps);
-    free(t), free(w), free(Lg), free(r), free(s), free(lam);
+    c->flam = hdg_ir_table(c->m, "face_lam", HDG_SHAPE(nfe, n, nv), lam);
+    c->fP = hdg_ir_table(c->m, "face_P", HDG_SHAPE(nfe, n, np), P);
+    for (int d = 0; d < dim; d++) {
+        char name[32];
+        snprintf(name, sizeof name, "face_%s", DNAME[d]);
+        c->fdP[d] = hdg_ir_table(c->m, name, HDG_SHAPE(nfe, n, np), dP[d]);
+    }
+    free(xf[0]), free(xf[1]), free(w), free(Lg), free(lam);
+    for (int d = 0; d < 3; d++) free(x[d]);
     return HDG_OK;
 }
 
 /* Host basis values at the main volume rule (for the reference tensors). */
 static hdg_status volume_host(lower *c, int deg)
 {
-    hdg_quad2d q;
-    hdg_status st = hdg_quad_triangle(&q, deg, c->err);
+    hdg_quad q;
+    hdg_status st = hdg_quad_simplex(&q, c->dim, deg, c->err);
     if (st) return st;
     c->vwh = hdg_xmalloc(sizeof(double) * (size_t)q.n);
     memcpy(c->vwh, q.w, sizeof(double) * (size_t)q.n);
-    for (int i = 0; i < 3; i++) c->vb[i] = hdg_xmalloc(sizeof(double) * (size_t)(q.n * c->np));
-    hdg_dubiner_eval(c->k, q.n, q.r, q.s, c->vb[0], c->vb[1], c->vb[2]);
-    hdg_quad2d_free(&q);
+    for (int i = 0; i <= c->dim; i++) c->vb[i] = hdg_xmalloc(sizeof(double) * (size_t)(q.n * c->np));
+    elem_eval(c->dim, c->k, q.n, q.x, c->vb[0], c->vb + 1);
+    hdg_quad_free(&q);
     return HDG_OK;
 }
 
 static void host_free(lower *c)
 {
     free(c->vwh), free(c->fwh), free(c->fLh);
-    for (int i = 0; i < 3; i++) free(c->vb[i]), free(c->fb[i]);
+    for (int i = 0; i < 4; i++) free(c->vb[i]), free(c->fb[i]);
 }
 
 /* ---------------------------------------------------------------- helpers */
 
 
-/* physical coordinate (v = 0: x, 1: y) from barycentric loads */
-static hdg_ir_expr *coord(hdg_ir_kernel *k, hdg_ir_tensor *g, hdg_ir_expr *l0, hdg_ir_expr *l1,
-                          hdg_ir_expr *l2, int v)
+/* physical coordinate v (0: x, 1: y, 2: z) from the barycentric loads l[0..dim] */
+static hdg_ir_expr *coord(hdg_ir_kernel *k, hdg_ir_tensor *g, int dim, hdg_ir_expr *const *l, int v)
 {
-    hdg_ir_expr *x = hdg_ir_mul(k, l0, Gc(k, g, HDG_G_X0 + v));
-    x = hdg_ir_add(k, x, hdg_ir_mul(k, l1, Gc(k, g, HDG_G_X1 + v)));
-    return hdg_ir_add(k, x, hdg_ir_mul(k, l2, Gc(k, g, HDG_G_X2 + v)));
+    hdg_ir_expr *x = hdg_ir_mul(k, l[0], Gc(k, g, hdg_g_vertex(dim, 0, v)));
+    for (int a = 1; a <= dim; a++) x = hdg_ir_add(k, x, hdg_ir_mul(k, l[a], Gc(k, g, hdg_g_vertex(dim, a, v))));
+    return x;
 }
 
+/* The physical direction of a derivative op (HDG_OP_DX..DZ: 0..2). */
+static int op_dir(hdg_op op) { return op == HDG_OP_DX ? 0 : op == HDG_OP_DY ? 1 : 2; }
+
 /* Element basis function i (an index expression) with op, at volume point q
- * (face < 0) or at face point q of local face `face`. */
-static hdg_ir_expr *basis_op(hdg_ir_kernel *k, hdg_ir_tensor *g, hdg_op op, hdg_ir_tensor *P,
-                             hdg_ir_tensor *Pr, hdg_ir_tensor *Ps, hdg_ir_expr *face,
-                             hdg_ir_expr *q, hdg_ir_expr *i)
+ * (face < 0) or at face point q of local face `face`: d/dx_x = sum_k dr_k/dx_x d/dr_k. */
+static hdg_ir_expr *basis_op(hdg_ir_kernel *k, hdg_ir_tensor *g, int dim, hdg_op op, hdg_ir_tensor *P,
+                             hdg_ir_tensor *const *dP, hdg_ir_expr *face, hdg_ir_expr *q, hdg_ir_expr *i)
 {
 #define AT(T) (face ? hdg_ir_ld3(k, T, face, q, i) : hdg_ir_ld2(k, T, q, i))
     if (op == HDG_OP_VALUE) return AT(P);
-    int rg = op == HDG_OP_DX ? HDG_G_RX : HDG_G_RY, sg = op == HDG_OP_DX ? HDG_G_SX : HDG_G_SY;
-    return hdg_ir_add(k, hdg_ir_mul(k, Gc(k, g, rg), AT(Pr)), hdg_ir_mul(k, Gc(k, g, sg), AT(Ps)));
+    hdg_ir_expr *v = NULL;
+    for (int r = 0; r < dim; r++) {
+        hdg_ir_expr *t = hdg_ir_mul(k, Gc(k, g, hdg_g_ginv(dim, r, op_dir(op))), AT(dP[r]));
+        v = v ? hdg_ir_add(k, v, t) : t;
+    }
+    return v;
 #undef AT
 }
 
 static hdg_ir_expr *elem_basis(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, hdg_op op,
                                hdg_ir_expr *face, hdg_ir_expr *q, hdg_ir_expr *i)
 {
-    if (face) return basis_op(k, g, op, c->fP, c->fPr, c->fPs, face, q, i);
-    return basis_op(k, g, op, c->vP, c->vPr, c->vPs, NULL, q, i);
+    if (face) return basis_op(k, g, c->dim, op, c->fP, c->fdP, face, q, i);
+    return basis_op(k, g, c->dim, op, c->vP, c->vdP, NULL, q, i);
 }
 
 
@@ -234,39 +308,41 @@ static void set_origin(lower *c, hdg_ir_kernel *k, const hdg_atom *a)
     free(text);
 }
 
-/* Opens the loop over the three local faces for a boundary atom: binds nx, ny
+/* Opens the loop over the local faces for a boundary atom: binds the normal
  * in env and returns the face index; *scale = sJ of the face, times the
  * marker-set flag when the atom is restricted to markers. */
 hdg_ir_expr *hdg_lh_open_faces(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const hdg_atom *a,
                                hdg_lower_env *env, hdg_ir_expr **scale)
 {
-    hdg_ir_expr *face = hdg_ir_for(k, "f", 3);
-    hdg_ir_expr *fb = hdg_ir_add(k, I(k, HDG_G_FACE0), hdg_ir_mul(k, face, I(k, 3)));
-    env->normal[0] = hdg_ir_let(k, "nx", G(k, g, fb));
-    env->normal[1] = hdg_ir_let(k, "ny", G(k, g, hdg_ir_add(k, fb, I(k, 1))));
-    *scale = G(k, g, hdg_ir_add(k, fb, I(k, 2)));
+    int dim = c->dim;
+    hdg_ir_expr *face = hdg_ir_for(k, "f", c->nfe);
+    hdg_ir_expr *fb = hdg_ir_add(k, I(k, hdg_g_face(dim, 0)), hdg_ir_mul(k, face, I(k, dim + 1)));
+    static const char *NN[3] = {"nx", "ny", "nz"};
+    for (int d = 0; d < dim; d++)
+        hdg_lower_env_normal(env, d, hdg_ir_let(k, NN[d], d ? G(k, g, hdg_ir_add(k, fb, I(k, d))) : G(k, g, fb)));
+    *scale = G(k, g, hdg_ir_add(k, fb, I(k, dim)));
     if (a->markers) {
-        hdg_ir_expr *fl = hdg_ir_add(k, I(k, HDG_G_FIXED + 3 * marker_set(c, a->markers)), face);
+        hdg_ir_expr *fl = hdg_ir_add(k, I(k, hdg_g_fixed(dim) + c->nfe * marker_set(c, a->markers)), face);
         *scale = hdg_ir_mul(k, *scale, G(k, g, fl));
     }
     return face;
 }
 
-/* Binds x, y in env at the point with barycentric coordinates l[0..2]. */
-static void bind_xy(hdg_ir_kernel *k, hdg_ir_tensor *g, hdg_ir_expr *const *l, hdg_lower_env *env)
+/* Binds x, y (, z) in env at the point with barycentric coordinates l[0..dim]. */
+static void bind_xy(hdg_ir_kernel *k, hdg_ir_tensor *g, int dim, hdg_ir_expr *const *l, hdg_lower_env *env)
 {
-    env->coord[0] = hdg_ir_let(k, "x", coord(k, g, l[0], l[1], l[2], 0));
-    env->coord[1] = hdg_ir_let(k, "y", coord(k, g, l[0], l[1], l[2], 1));
+    static const char *XN[3] = {"x", "y", "z"};
+    for (int d = 0; d < dim; d++) hdg_lower_env_coord(env, d, hdg_ir_let(k, XN[d], coord(k, g, dim, l, d)));
 }
 
 /* Opens the loop over the points of a volume rule (weights w, barycentric
- * coordinates lam) and binds x, y; returns the point index. */
-static hdg_ir_expr *open_points(hdg_ir_kernel *k, hdg_ir_tensor *g, hdg_ir_tensor *lam, int nq,
+ * coordinates lam) and binds the coordinates; returns the point index. */
+static hdg_ir_expr *open_points(hdg_ir_kernel *k, hdg_ir_tensor *g, int dim, hdg_ir_tensor *lam, int nq,
                                 hdg_lower_env *env)
 {
-    hdg_ir_expr *q = hdg_ir_for(k, "q", nq), *l[3];
-    for (int v = 0; v < 3; v++) l[v] = hdg_ir_ld2(k, lam, q, I(k, v));
-    bind_xy(k, g, l, env);
+    hdg_ir_expr *q = hdg_ir_for(k, "q", nq), *l[4];
+    for (int v = 0; v <= dim; v++) l[v] = hdg_ir_ld2(k, lam, q, I(k, v));
+    bind_xy(k, g, dim, l, env);
     return q;
 }
 
@@ -277,18 +353,17 @@ static hdg_ir_expr *open_points(hdg_ir_kernel *k, hdg_ir_tensor *g, hdg_ir_tenso
  *     scale * coef * sum_ab g_a g_b T_ab[i][j]
  * with T_ab the integrals of products of reference basis values or reference
  * derivatives, computed once at compile time (module tables), and g_a the
- * affine factors (1, or rx, sx for d/dx, ry, sy for d/dy). */
+ * affine factors (1, or rx, sx for d/dx, ry, sy for d/dy; in 3D dr_k/dx_d, k < 3). */
 
 
-int hdg_lh_side_terms(hdg_op op, bterm *t)
+int hdg_lh_side_terms(const lower *c, hdg_op op, bterm *t)
 {
     if (op == HDG_OP_VALUE) { t[0] = (bterm){0, -1}; return 1; }
-    t[0] = (bterm){1, op == HDG_OP_DX ? HDG_G_RX : HDG_G_RY};
-    t[1] = (bterm){2, op == HDG_OP_DX ? HDG_G_SX : HDG_G_SY};
-    return 2;
+    for (int r = 0; r < c->dim; r++) t[r] = (bterm){1 + r, hdg_g_ginv(c->dim, r, op_dir(op))};
+    return c->dim;
 }
 
-static const char *KIND[3] = {"P", "Pr", "Ps"};
+static const char *KIND[4] = {"P", "Pr", "Ps", "Pt"};
 
 /* sum_q w[q] X[q][i] Y[q][j] for nb blocks (faces) */
 double *hdg_lh_integrate(int nb, int nq, const double *w, const double *X, int nx, const double *Y, int ny)
@@ -334,24 +409,24 @@ static hdg_ir_tensor *table_ff(lower *c, int a, int b)
     if (!c->Tff[a][b]) {
         char name[32];
         snprintf(name, sizeof name, "TF_%s_%s", KIND[a], KIND[b]);
-        double *T = hdg_lh_integrate(3, c->nfq, c->fwh, c->fb[a], c->np, c->fb[b], c->np);
-        c->Tff[a][b] = hdg_ir_table(c->m, name, HDG_SHAPE(3, c->np, c->np), T);
+        double *T = hdg_lh_integrate(c->nfe, c->nfq, c->fwh, c->fb[a], c->np, c->fb[b], c->np);
+        c->Tff[a][b] = hdg_ir_table(c->m, name, HDG_SHAPE(c->nfe, c->np, c->np), T);
         free(T);
     }
     return c->Tff[a][b];
 }
 
-/* element basis (kind a) x Legendre, per face: the face rule's L repeated per face */
+/* element basis (kind a) x face basis, per face: the face rule's L repeated per face */
 static hdg_ir_tensor *table_fl(lower *c, int a)
 {
     if (!c->Tfl[a]) {
         char name[32];
         snprintf(name, sizeof name, "TF_%s_L", KIND[a]);
-        int n = c->nfq, nk = c->nk;
-        double *L3 = hdg_xmalloc(sizeof(double) * 3 * (size_t)(n * nk));
-        for (int f = 0; f < 3; f++) memcpy(L3 + (size_t)f * n * nk, c->fLh, sizeof(double) * (size_t)(n * nk));
-        double *T = hdg_lh_integrate(3, n, c->fwh, c->fb[a], c->np, L3, nk);
-        c->Tfl[a] = hdg_ir_table(c->m, name, HDG_SHAPE(3, c->np, nk), T);
+        int n = c->nfq, nk = c->nk, nfe = c->nfe;
+        double *L3 = hdg_xmalloc(sizeof(double) * nfe * (size_t)(n * nk));
+        for (int f = 0; f < nfe; f++) memcpy(L3 + (size_t)f * n * nk, c->fLh, sizeof(double) * (size_t)(n * nk));
+        double *T = hdg_lh_integrate(nfe, n, c->fwh, c->fb[a], c->np, L3, nk);
+        c->Tfl[a] = hdg_ir_table(c->m, name, HDG_SHAPE(nfe, c->np, nk), T);
         free(T), free(L3);
     }
     return c->Tfl[a];
@@ -362,8 +437,8 @@ static hdg_ir_tensor *table_f(lower *c, int a)
     if (!c->Tf[a]) {
         char name[32];
         snprintf(name, sizeof name, "TF_%s", KIND[a]);
-        double *T = hdg_lh_integrate(3, c->nfq, c->fwh, c->fb[a], c->np, NULL, 0);
-        c->Tf[a] = hdg_ir_table(c->m, name, HDG_SHAPE(3, c->np), T);
+        double *T = hdg_lh_integrate(c->nfe, c->nfq, c->fwh, c->fb[a], c->np, NULL, 0);
+        c->Tf[a] = hdg_ir_table(c->m, name, HDG_SHAPE(c->nfe, c->np), T);
         free(T);
     }
     return c->Tf[a];
@@ -408,8 +483,8 @@ hdg_ir_expr *hdg_lh_gfac2(hdg_ir_kernel *k, hdg_ir_tensor *g, const bterm *a, co
 static hdg_ir_expr *ref_value(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const side *ts,
                               const side *rs, hdg_ir_expr *f, hdg_ir_expr *i, hdg_ir_expr *j)
 {
-    bterm ta[2], ra[2];
-    int nta = ts->trace ? 1 : hdg_lh_side_terms(ts->op, ta), nra = !rs || rs->trace ? 1 : hdg_lh_side_terms(rs->op, ra);
+    bterm ta[3], ra[3];
+    int nta = ts->trace ? 1 : hdg_lh_side_terms(c, ts->op, ta), nra = !rs || rs->trace ? 1 : hdg_lh_side_terms(c, rs->op, ra);
     if (ts->trace) ta[0] = (bterm){0, -1};
     if (!rs || rs->trace) ra[0] = (bterm){0, -1};
     hdg_ir_expr *sum = NULL;
@@ -437,7 +512,8 @@ static hdg_ir_expr *ref_value(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, cons
 
 int hdg_lh_coef_is_constant(const hdg_atom *a)
 {
-    return !hdg_expr_depends(a->coef, HDG_VAR_X) && !hdg_expr_depends(a->coef, HDG_VAR_Y);
+    return !hdg_expr_depends(a->coef, HDG_VAR_X) && !hdg_expr_depends(a->coef, HDG_VAR_Y) &&
+           !hdg_lh_depends_z(a->coef);
 }
 
 /* The coefficient of an atom; a time atom's matrix part takes sigma. */
@@ -449,8 +525,8 @@ hdg_ir_expr *hdg_lh_atom_coef(lower *c, hdg_ir_kernel *k, hdg_lower_env *env, co
     return coef;
 }
 
-/* A boundary atom's weight on each of the three faces (sJ times the marker flag
- * times the coefficient, with the face's normal), in a local w[3]: the loop over
+/* A boundary atom's weight on each of the faces (sJ times the marker flag
+ * times the coefficient, with the face's normal), in a local w[nfe]: the loop over
  * faces is closed again, so that a block whose entries do not depend on the
  * face can sum over the faces innermost, in one pass over its entries instead
  * of one per face (each entry gets the same terms in the same order). */
@@ -458,7 +534,7 @@ hdg_ir_tensor *hdg_lh_face_weights(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g,
 {
     hdg_lower_env env = {c->p, {NULL, NULL, hdg_ir_time(k)}, {NULL, NULL}};
     hdg_ir_expr *scale;
-    hdg_ir_tensor *w = hdg_ir_local(k, "cf", HDG_IR_DOUBLE, HDG_SHAPE(3));
+    hdg_ir_tensor *w = hdg_ir_local(k, "cf", HDG_IR_DOUBLE, HDG_SHAPE(c->nfe));
     hdg_ir_expr *f = hdg_lh_open_faces(c, k, g, a, &env, &scale);
     hdg_ir_assign(k, hdg_ir_ld1(k, w, f), hdg_ir_mul(k, scale, hdg_lh_atom_coef(c, k, &env, a, 0)));
     hdg_ir_end(k);
@@ -504,7 +580,7 @@ static void emit_atom_ref_faces_inside(lower *c, hdg_ir_kernel *k, hdg_ir_tensor
         j = hdg_ir_for(k, "j", rs->n);
         col = hdg_lh_dof(c, k, rs, 0, NULL, j);
     }
-    hdg_ir_expr *f = hdg_ir_for(k, "f", 3);
+    hdg_ir_expr *f = hdg_ir_for(k, "f", c->nfe);
     hdg_ir_accum(k, dest_at(k, dst, row, col),
                  hdg_ir_mul(k, hdg_ir_ld1(k, w, f), ref_value(c, k, g, ts, a->trial >= 0 ? rs : NULL, f, i, j)));
     hdg_ir_end(k);
@@ -520,7 +596,7 @@ static void emit_atom_ref(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const de
         return;
     }
     hdg_lower_env env = {c->p, {NULL, NULL, hdg_ir_time(k)}, {NULL, NULL}};
-    hdg_ir_expr *scale = Gc(k, g, HDG_G_J);
+    hdg_ir_expr *scale = Gc(k, g, hdg_g_J(c->dim));
     int boundary = a->domain == HDG_BOUNDARY;
     hdg_ir_expr *face = boundary ? hdg_lh_open_faces(c, k, g, a, &env, &scale) : NULL;
     hdg_ir_expr *coef = hdg_lh_atom_coef(c, k, &env, a, hist);
@@ -576,13 +652,13 @@ static int emit_atom(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const blocks 
         face = hdg_lh_open_faces(c, k, g, a, &env, &scale);
         scale = hdg_ir_let(k, "sJ", scale);
         q = hdg_ir_for(k, "q", c->nfq);
-        hdg_ir_expr *l[3];
-        for (int v = 0; v < 3; v++) l[v] = hdg_ir_ld3(k, c->flam, face, q, I(k, v));
-        bind_xy(k, g, l, &env);
+        hdg_ir_expr *l[4];
+        for (int v = 0; v <= c->dim; v++) l[v] = hdg_ir_ld3(k, c->flam, face, q, I(k, v));
+        bind_xy(k, g, c->dim, l, &env);
         scale = hdg_ir_mul(k, hdg_ir_ld1(k, c->fw, q), scale);
     } else {
-        q = open_points(k, g, c->vlam, c->nvq, &env);
-        scale = hdg_ir_mul(k, hdg_ir_ld1(k, c->vw, q), Gc(k, g, HDG_G_J));
+        q = open_points(k, g, c->dim, c->vlam, c->nvq, &env);
+        scale = hdg_ir_mul(k, hdg_ir_ld1(k, c->vw, q), Gc(k, g, hdg_g_J(c->dim)));
     }
     hdg_ir_expr *coef = hdg_lh_atom_coef(c, k, &env, a, hist);
     hdg_ir_expr *cw;
@@ -633,24 +709,25 @@ static void emit_system(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const bloc
 static hdg_ir_tensor *elem_geom(lower *c, hdg_ir_kernel *k)
 {
     return hdg_ir_geom(k, "g", HDG_SHAPE(c->L->ngeom),
-                       "vertices, J, rx ry sx sy, per face nx ny sJ, marker-set flags");
+                       c->dim == 2 ? "vertices, J, rx ry sx sy, per face nx ny sJ, marker-set flags"
+                                   : "vertices, J, dr_k/dx_d (3x3), per face nx ny nz sJ, marker-set flags");
 }
 
 /* The constant trace: when a constant value of a trace component on the
- * three faces makes the element's u constant and q zero (a local problem
- * that reproduces constants: no zeroth-order term), the constant vector c of
- * that component (1 on its three P0 modes) is a null vector of K_e on both
+ * faces (three, on tetrahedra four) makes the element's u constant and q
+ * zero (a local problem that reproduces constants: no zeroth-order term), the constant vector c of
+ * that component (1 on its faces' P0 modes) is a null vector of K_e on both
  * sides. In floating point K_e c is ~1e-15 max|K_e| instead of 0, and on a
  * mesh of like elements that defect acts as a spurious reaction term: at
  * k = 7, 8 it bounded the errors of poisson (the hand-written kernels, whose
  * K_e is a difference of two larger matrices, lost 1-2.5 digits to it;
  * backends/handwritten/poisson.c). Where max|K_e c| (or max|c^T K_e|) is at most
  * HDG_NULL_TOL max|K_e|, below anything double precision resolves in K_e,
- * it is taken as rounding and closed exactly: the three P0 columns and rows
+ * it is taken as rounding and closed exactly: the P0 columns and rows
  * go onto the grid ulp(8 max|K_e|) by (x + 8m) - 8m, on which sums of a few
- * entries are exact; then in every row the third P0 column is set to minus
- * the sum of the other two (K c = 0), and in every column the third P0 row
- * likewise (c^T K = 0; the closed row a2 keeps K c = 0, its entries being
+ * entries are exact; then in every row the last P0 column is set to minus
+ * the sum of the others (K c = 0), and in every column the last P0 row
+ * likewise (c^T K = 0; the closed last row keeps K c = 0, its entries being
  * sums of rows that have it). The stored K_e then has K_e c = 0 exactly, and
  * so has the assembled K (the sum of two entries on such grids is exact):
  * what rounding is left annihilates constants, like a perturbed coefficient,
@@ -683,13 +760,13 @@ static void null_close(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *S)
     hdg_ir_expr *tol = hdg_ir_let(k, "ntol", hdg_ir_mul(k, hdg_ir_num(k, HDG_NULL_TOL), hdg_ir_ld1(k, s, I(k, 0))));
     for (int u = 0; u < c->p->nunknowns; u++)
         for (int comp = 0; L->toff[u] >= 0 && comp < c->p->unknowns[u].ncomp; comp++) {
-            int at[3];
-            for (int f = 0; f < 3; f++) at[f] = f * L->m + L->toff[u] + comp * c->nk;
+            int at[4], nfe = c->nfe, last = nfe - 1;
+            for (int f = 0; f < nfe; f++) at[f] = f * L->m + L->toff[u] + comp * c->nk;
             hdg_ir_assign(k, hdg_ir_ld1(k, s, I(k, 1)), hdg_ir_num(k, 0));
             hdg_ir_assign(k, hdg_ir_ld1(k, s, I(k, 2)), hdg_ir_num(k, 0));
             i = hdg_ir_for(k, "i", nt);
             hdg_ir_expr *sv = NULL, *sw = NULL;
-            for (int f = 0; f < 3; f++) {
+            for (int f = 0; f < nfe; f++) {
                 hdg_ir_expr *a = hdg_ir_ld2(k, S, i, I(k, at[f])), *b = hdg_ir_ld2(k, S, I(k, at[f]), i);
                 sv = sv ? hdg_ir_add(k, sv, a) : a, sw = sw ? hdg_ir_add(k, sw, b) : b;
             }
@@ -705,24 +782,24 @@ static void null_close(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *S)
             hdg_ir_expr *any = hdg_ir_let(k, "na", hdg_ir_op_new(k, HDG_E_OR, 2, (hdg_ir_expr *[]){right, left}, 0));
             hdg_ir_expr *sh = hdg_ir_let(k, "nq", hdg_ir_select(k, any, hdg_ir_mul(k, hdg_ir_num(k, 8), hdg_ir_ld1(k, s, I(k, 0))),
                                                                  hdg_ir_num(k, 0)));
-            i = hdg_ir_for(k, "i", nt);   /* the three columns and rows onto the grid ulp(8 max|K_e|) */
-            for (int f = 0; f < 3; f++) {
+            i = hdg_ir_for(k, "i", nt);   /* the nfe columns and rows onto the grid ulp(8 max|K_e|) */
+            for (int f = 0; f < nfe; f++) {
                 hdg_ir_expr *col = hdg_ir_ld2(k, S, i, I(k, at[f])), *row = hdg_ir_ld2(k, S, I(k, at[f]), i);
                 hdg_ir_assign(k, col, hdg_ir_sub(k, hdg_ir_let(k, "nt", hdg_ir_add(k, col, sh)), sh));
                 hdg_ir_assign(k, row, hdg_ir_sub(k, hdg_ir_let(k, "nt", hdg_ir_add(k, row, sh)), sh));
             }
             hdg_ir_end(k);
-            i = hdg_ir_for(k, "i", nt);   /* K c = 0: the third column closes each row */
-            hdg_ir_assign(k, hdg_ir_ld2(k, S, i, I(k, at[2])),
-                          hdg_ir_select(k, right, hdg_ir_neg(k, hdg_ir_add(k, hdg_ir_ld2(k, S, i, I(k, at[0])),
-                                                                          hdg_ir_ld2(k, S, i, I(k, at[1])))),
-                                        hdg_ir_ld2(k, S, i, I(k, at[2]))));
+            i = hdg_ir_for(k, "i", nt);   /* K c = 0: the last column closes each row */
+            hdg_ir_expr *sc = hdg_ir_ld2(k, S, i, I(k, at[0]));
+            for (int f = 1; f < last; f++) sc = hdg_ir_add(k, sc, hdg_ir_ld2(k, S, i, I(k, at[f])));
+            hdg_ir_assign(k, hdg_ir_ld2(k, S, i, I(k, at[last])),
+                          hdg_ir_select(k, right, hdg_ir_neg(k, sc), hdg_ir_ld2(k, S, i, I(k, at[last]))));
             hdg_ir_end(k);
-            i = hdg_ir_for(k, "i", nt);   /* c^T K = 0: the third row closes each column */
-            hdg_ir_assign(k, hdg_ir_ld2(k, S, I(k, at[2]), i),
-                          hdg_ir_select(k, left, hdg_ir_neg(k, hdg_ir_add(k, hdg_ir_ld2(k, S, I(k, at[0]), i),
-                                                                         hdg_ir_ld2(k, S, I(k, at[1]), i))),
-                                        hdg_ir_ld2(k, S, I(k, at[2]), i)));
+            i = hdg_ir_for(k, "i", nt);   /* c^T K = 0: the last row closes each column */
+            hdg_ir_expr *sr = hdg_ir_ld2(k, S, I(k, at[0]), i);
+            for (int f = 1; f < last; f++) sr = hdg_ir_add(k, sr, hdg_ir_ld2(k, S, I(k, at[f]), i));
+            hdg_ir_assign(k, hdg_ir_ld2(k, S, I(k, at[last]), i),
+                          hdg_ir_select(k, left, hdg_ir_neg(k, sr), hdg_ir_ld2(k, S, I(k, at[last]), i)));
             hdg_ir_end(k);
         }
 }
@@ -889,7 +966,7 @@ static void rhs_kernel(lower *c)
 }
 
 /* Transient HDG: the L2 projection of the initial state of the unknowns under
- * dt() (the Dubiner modes are orthonormal on the reference triangle, so the
+ * dt() (the modes are orthonormal on the reference simplex, so the
  * mass matrix of an affine element is J I: x_i = sum_q w_q u0(x_q) P_i(q)). */
 static hdg_status initial_kernel(lower *c)
 {
@@ -897,7 +974,7 @@ static hdg_status initial_kernel(lower *c)
     snprintf(L->initial, sizeof L->initial, "%s_initial", c->m->name);
     int nq;
     hdg_ir_tensor *w, *lam, *P;
-    hdg_status st = volume_tables(c, 2 * c->k + 6, "ini", &nq, &w, &lam, &P, NULL, NULL, c->k);
+    hdg_status st = volume_tables(c, 2 * c->k + 6, "ini", &nq, &w, &lam, &P, NULL, c->k);
     if (st) return st;
     hdg_ir_kernel *k = hdg_ir_kernel_new(c->m, L->initial, HDG_KITEM_ELEMENT);
     hdg_ir_tensor *g = elem_geom(c, k);
@@ -905,7 +982,7 @@ static hdg_status initial_kernel(lower *c)
     hdg_ir_tensor *acc = hdg_ir_local(k, "acc", HDG_IR_DOUBLE, HDG_SHAPE(L->nl));
     hdg_ir_fill(k, acc, hdg_ir_num(k, 0));
     hdg_lower_env env = {c->p, {NULL, NULL, hdg_ir_time(k)}, {NULL, NULL}};
-    hdg_ir_expr *q = open_points(k, g, lam, nq, &env);
+    hdg_ir_expr *q = open_points(k, g, c->dim, lam, nq, &env);
     for (int u = 0; u < c->p->nunknowns; u++)
         for (int cp = 0; L->uoff[u] >= 0 && cp < unk(c, u)->ncomp; cp++) {
             if (!unk(c, u)->initial[cp]) continue;
@@ -931,11 +1008,11 @@ static hdg_status errors_kernel(lower *c)
     int nq, kp = c->k;
     for (int i = 0; i < L->npost; i++) kp = L->pdeg[i] > kp ? L->pdeg[i] : kp;
     hdg_ir_tensor *w, *lam, *P, *Pp[HDG_MAX_POST] = {NULL};
-    hdg_status st = volume_tables(c, 2 * kp + 6, "err", &nq, &w, &lam, &P, NULL, NULL, c->k);
+    hdg_status st = volume_tables(c, 2 * kp + 6, "err", &nq, &w, &lam, &P, NULL, c->k);
     if (st) return st;
     for (int i = 0; i < L->npost; i++) {   /* each post unknown's basis on the same rule */
         hdg_ir_tensor *w2, *lam2;
-        st = volume_tables(c, 2 * kp + 6, "errp", &nq, &w2, &lam2, &Pp[i], NULL, NULL, L->pdeg[i]);
+        st = volume_tables(c, 2 * kp + 6, "errp", &nq, &w2, &lam2, &Pp[i], NULL, L->pdeg[i]);
         if (st) return st;
     }
     hdg_ir_kernel *k = hdg_ir_kernel_new(c->m, L->errors, HDG_KITEM_ELEMENT);
@@ -954,7 +1031,7 @@ static hdg_status errors_kernel(lower *c)
      * own that the C backend vectorises (as a coefficient's in emit_atom) */
     hdg_ir_tensor *exq = NULL;
     if (c->split_coef && L->nerr > 0) {
-        hdg_ir_expr *q0 = open_points(k, g, lam, nq, &env), *ex[64];   /* err_unknown[64] */
+        hdg_ir_expr *q0 = open_points(k, g, c->dim, lam, nq, &env), *ex[64];   /* err_unknown[64] */
         int calls = 0;
         for (int t = 0; t < L->nerr; t++) {
             ex[t] = hdg_lower_expr(k, &env, unk(c, L->err_unknown[t])->exact[L->err_comp[t]]);
@@ -967,8 +1044,8 @@ static hdg_status errors_kernel(lower *c)
         }
         hdg_ir_end(k);   /* without calls the loop holds only lets, which DCE removes */
     }
-    hdg_ir_expr *q = open_points(k, g, lam, nq, &env);
-    hdg_ir_expr *wj = hdg_ir_let(k, "wJ", hdg_ir_mul(k, hdg_ir_ld1(k, w, q), Gc(k, g, HDG_G_J)));
+    hdg_ir_expr *q = open_points(k, g, c->dim, lam, nq, &env);
+    hdg_ir_expr *wj = hdg_ir_let(k, "wJ", hdg_ir_mul(k, hdg_ir_ld1(k, w, q), Gc(k, g, hdg_g_J(c->dim))));
     hdg_ir_fill(k, val, hdg_ir_num(k, 0));
     for (int t = 0; t < L->nerr; t++) {
         int u = L->err_unknown[t], pi = -1;
@@ -1012,12 +1089,12 @@ typedef struct post {
     hdg_ir_tensor *g, *x, *A, *r, *val;
     int N, nq;
     /* quadrature path (made on first use) */
-    hdg_ir_tensor *w, *lam, *P1, *Pr1, *Ps1, *P0, *Pr0, *Ps0;
+    hdg_ir_tensor *w, *lam, *P1, *dP1[3], *P0, *dP0[3];
     /* reference-tensor path: host values of the post basis (b1) and of the
      * element basis (b0) on a rule exact for their products */
     int hq;
-    double *hw, *b1[3], *b0[3];
-    hdg_ir_tensor *T11[3][3], *T10[3][3], *T1[3];
+    double *hw, *b1[4], *b0[4];
+    hdg_ir_tensor *T11[4][4], *T10[4][4], *T1[4];
     struct psum { int known, n, a[4], b[4]; hdg_ir_tensor *T; } sums[16];   /* post_table_sum */
     int nsums;
 } post;
@@ -1028,35 +1105,34 @@ static hdg_status post_quad_tables(lower *c, post *ps)
     if (ps->w) return HDG_OK;
     hdg_ir_tensor *w0, *lam0;
     int deg = 2 * c->L->kpost + 6;
-    hdg_status st = volume_tables(c, deg, "post", &ps->nq, &ps->w, &ps->lam, &ps->P1, &ps->Pr1, &ps->Ps1,
-                                  c->L->kpost);
-    if (!st) st = volume_tables(c, deg, "postk", &ps->nq, &w0, &lam0, &ps->P0, &ps->Pr0, &ps->Ps0, c->k);
+    hdg_status st = volume_tables(c, deg, "post", &ps->nq, &ps->w, &ps->lam, &ps->P1, ps->dP1, c->L->kpost);
+    if (!st) st = volume_tables(c, deg, "postk", &ps->nq, &w0, &lam0, &ps->P0, ps->dP0, c->k);
     return st;
 }
 
 static hdg_status post_host(lower *c, post *ps)
 {
     if (ps->hw) return HDG_OK;
-    hdg_quad2d q;
-    hdg_status st = hdg_quad_triangle(&q, 2 * c->L->kpost, c->err);
+    hdg_quad q;
+    hdg_status st = hdg_quad_simplex(&q, c->dim, 2 * c->L->kpost, c->err);
     if (st) return st;
     ps->hq = q.n;
     ps->hw = hdg_xmalloc(sizeof(double) * (size_t)q.n);
     memcpy(ps->hw, q.w, sizeof(double) * (size_t)q.n);
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i <= c->dim; i++) {
         ps->b1[i] = hdg_xmalloc(sizeof(double) * (size_t)(q.n * c->L->npp));
         ps->b0[i] = hdg_xmalloc(sizeof(double) * (size_t)(q.n * c->np));
     }
-    hdg_dubiner_eval(c->L->kpost, q.n, q.r, q.s, ps->b1[0], ps->b1[1], ps->b1[2]);
-    hdg_dubiner_eval(c->k, q.n, q.r, q.s, ps->b0[0], ps->b0[1], ps->b0[2]);
-    hdg_quad2d_free(&q);
+    elem_eval(c->dim, c->L->kpost, q.n, q.x, ps->b1[0], ps->b1 + 1);
+    elem_eval(c->dim, c->k, q.n, q.x, ps->b0[0], ps->b0 + 1);
+    hdg_quad_free(&q);
     return HDG_OK;
 }
 
 static void post_free(post *ps)
 {
     free(ps->hw);
-    for (int i = 0; i < 3; i++) free(ps->b1[i]), free(ps->b0[i]);
+    for (int i = 0; i < 4; i++) free(ps->b1[i]), free(ps->b0[i]);
 }
 
 /* The table of test kind a against trial kind b (trial: b < 0 none; known:
@@ -1107,9 +1183,9 @@ static hdg_ir_expr *post_ref_value(lower *c, post *ps, const hdg_atom *a, int kn
                                    hdg_ir_expr *j)
 {
     hdg_ir_kernel *k = ps->k;
-    bterm ta[2], ra[2] = {{0, -1}};
-    int nta = hdg_lh_side_terms(a->test_op, ta), nra = a->trial < 0 ? 1 : hdg_lh_side_terms(a->trial_op, ra);
-    struct { int g[2], n, a[4], b[4]; } grp[4];
+    bterm ta[3], ra[3] = {{0, -1}};
+    int nta = hdg_lh_side_terms(c, a->test_op, ta), nra = a->trial < 0 ? 1 : hdg_lh_side_terms(c, a->trial_op, ra);
+    struct { int g[2], n, a[4], b[4]; } grp[9];
     int ngrp = 0;
     for (int x = 0; x < nta; x++)
         for (int y = 0; y < nra; y++) {
@@ -1142,7 +1218,7 @@ static hdg_status post_atom_ref(lower *c, post *ps, const hdg_atom *a)
     hdg_lower_env env = {c->p, {NULL, NULL, hdg_ir_time(k)}, {NULL, NULL}};
     hdg_ir_expr *coef = hdg_lower_expr(k, &env, a->coef);
     if (!coef) coef = hdg_ir_num(k, 0);
-    hdg_ir_expr *cw = hdg_ir_let(k, "c", hdg_ir_mul(k, Gc(k, ps->g, HDG_G_J), coef));
+    hdg_ir_expr *cw = hdg_ir_let(k, "c", hdg_ir_mul(k, Gc(k, ps->g, hdg_g_J(c->dim)), coef));
     hdg_ir_expr *i = hdg_ir_for(k, "i", L->npp);
     hdg_ir_expr *row = hdg_ir_add(k, I(k, a->test_comp * L->npp), i);
     if (a->trial < 0) {
@@ -1172,7 +1248,7 @@ static hdg_status post_block_ref(lower *c, post *ps, const hdg_atom *const *at, 
     if (st) return st;
     hdg_ir_kernel *k = ps->k;
     hdg_lowered *L = c->L;
-    enum { MAXT = 9 };
+    enum { MAXT = 16 };
     struct ptab { int a[4], b[4], n; hdg_ir_expr *C; } tab[MAXT];
     int ntab = 0;
     for (int m = 0; m < n; m++) {
@@ -1180,9 +1256,9 @@ static hdg_status post_block_ref(lower *c, post *ps, const hdg_atom *const *at, 
         set_origin(c, k, a);
         hdg_lower_env env = {c->p, {NULL, NULL, hdg_ir_time(k)}, {NULL, NULL}};
         hdg_ir_expr *coef = hdg_lower_expr(k, &env, a->coef);
-        hdg_ir_expr *cw = hdg_ir_let(k, "c", hdg_ir_mul(k, Gc(k, ps->g, HDG_G_J), coef ? coef : hdg_ir_num(k, 0)));
-        bterm ta[2], ra[2];
-        int nta = hdg_lh_side_terms(a->test_op, ta), nra = hdg_lh_side_terms(a->trial_op, ra);
+        hdg_ir_expr *cw = hdg_ir_let(k, "c", hdg_ir_mul(k, Gc(k, ps->g, hdg_g_J(c->dim)), coef ? coef : hdg_ir_num(k, 0)));
+        bterm ta[3], ra[3];
+        int nta = hdg_lh_side_terms(c, a->test_op, ta), nra = hdg_lh_side_terms(c, a->trial_op, ra);
         for (int x = 0; x < nta; x++)
             for (int y = 0; y < nra; y++) {
                 int g0 = ta[x].g < ra[y].g ? ta[x].g : ra[y].g, g1 = ta[x].g < ra[y].g ? ra[y].g : ta[x].g;
@@ -1229,24 +1305,24 @@ static hdg_status post_atom_quad(lower *c, post *ps, const hdg_atom *a, int know
     hdg_lowered *L = c->L;
     int npp = L->npp;
     hdg_lower_env env = {c->p, {NULL, NULL, hdg_ir_time(k)}, {NULL, NULL}};
-    hdg_ir_expr *q = open_points(k, g, ps->lam, ps->nq, &env);
+    hdg_ir_expr *q = open_points(k, g, c->dim, ps->lam, ps->nq, &env);
     hdg_ir_expr *coef = hdg_lower_expr(k, &env, a->coef);
     if (!coef) coef = hdg_ir_num(k, 0);
     hdg_ir_expr *cw = hdg_ir_let(k, "c", hdg_ir_mul(k, hdg_ir_mul(k, hdg_ir_ld1(k, ps->w, q),
-                                                                    Gc(k, g, HDG_G_J)), coef));
+                                                                    Gc(k, g, hdg_g_J(c->dim))), coef));
     if (known) {   /* the value of the known field (or its derivative) at q */
         int base = L->uoff[a->trial] + a->trial_comp * c->np;
         hdg_ir_assign(k, hdg_ir_ld0(k, ps->val), hdg_ir_num(k, 0));
         hdg_ir_expr *j = hdg_ir_for(k, "j", c->np);
         hdg_ir_accum(k, hdg_ir_ld0(k, ps->val),
                      hdg_ir_mul(k, hdg_ir_ld1(k, ps->x, hdg_ir_add(k, I(k, base), j)),
-                                basis_op(k, g, a->trial_op, ps->P0, ps->Pr0, ps->Ps0, NULL, q, j)));
+                                basis_op(k, g, c->dim, a->trial_op, ps->P0, ps->dP0, NULL, q, j)));
         hdg_ir_end(k);
     }
     hdg_ir_expr *i = hdg_ir_for(k, "i", npp);
     hdg_ir_expr *row = hdg_ir_add(k, I(k, a->test_comp * npp), i);
-    hdg_ir_expr *ti = hdg_ir_let(k, "ti", hdg_ir_mul(k, cw, basis_op(k, g, a->test_op, ps->P1, ps->Pr1,
-                                                                     ps->Ps1, NULL, q, i)));
+    hdg_ir_expr *ti = hdg_ir_let(k, "ti", hdg_ir_mul(k, cw, basis_op(k, g, c->dim, a->test_op, ps->P1, ps->dP1,
+                                                                     NULL, q, i)));
     if (a->trial < 0) {
         hdg_ir_accum(k, hdg_ir_ld1(k, ps->r, row), ti);
     } else if (known) {
@@ -1254,7 +1330,7 @@ static hdg_status post_atom_quad(lower *c, post *ps, const hdg_atom *a, int know
     } else {
         hdg_ir_expr *j = hdg_ir_for(k, "j", npp);
         hdg_ir_accum(k, hdg_ir_ld2(k, ps->A, row, hdg_ir_add(k, I(k, a->trial_comp * npp), j)),
-                     hdg_ir_mul(k, ti, basis_op(k, g, a->trial_op, ps->P1, ps->Pr1, ps->Ps1, NULL, q, j)));
+                     hdg_ir_mul(k, ti, basis_op(k, g, c->dim, a->trial_op, ps->P1, ps->dP1, NULL, q, j)));
         hdg_ir_end(k);
     }
     hdg_ir_end(k);
@@ -1322,10 +1398,9 @@ static int post_spd(const lower *c, const hdg_equation *eq, int nc)
             return 0;
         ops[a->test_comp] |= 1u << a->test_op;
     }
+    unsigned grad = 1u << HDG_OP_DX | 1u << HDG_OP_DY | (c->dim == 3 ? 1u << HDG_OP_DZ : 0u);
     for (int cp = 0; cp < nc; cp++)
-        if (!(ops[cp] & 1u << HDG_OP_VALUE) &&
-            (ops[cp] & (1u << HDG_OP_DX | 1u << HDG_OP_DY)) != (1u << HDG_OP_DX | 1u << HDG_OP_DY))
-            return 0;
+        if (!(ops[cp] & 1u << HDG_OP_VALUE) && (ops[cp] & grad) != grad) return 0;
     return 1;
 }
 
@@ -1422,8 +1497,8 @@ static hdg_status estimate_kernel(lower *c)
     const hdg_unknown *U = unk(c, L->post_unknown);
     int kp = L->kpost > c->k ? L->kpost : c->k, nq, nq2;
     hdg_ir_tensor *w, *lam, *P, *w2, *lam2, *Pp;
-    hdg_status st = volume_tables(c, 2 * kp, "est", &nq, &w, &lam, &P, NULL, NULL, c->k);
-    if (!st) st = volume_tables(c, 2 * kp, "estp", &nq2, &w2, &lam2, &Pp, NULL, NULL, L->kpost);
+    hdg_status st = volume_tables(c, 2 * kp, "est", &nq, &w, &lam, &P, NULL, c->k);
+    if (!st) st = volume_tables(c, 2 * kp, "estp", &nq2, &w2, &lam2, &Pp, NULL, L->kpost);
     if (st) return st;
     snprintf(L->estimate, sizeof L->estimate, "%s_estimate", c->m->name);
     hdg_ir_kernel *k = hdg_ir_kernel_new(c->m, L->estimate, HDG_KITEM_ELEMENT);
@@ -1436,7 +1511,7 @@ static hdg_status estimate_kernel(lower *c)
     hdg_ir_tensor *d = hdg_ir_local(k, "d", HDG_IR_DOUBLE, HDG_SCALAR);
     hdg_ir_fill(k, acc, hdg_ir_num(k, 0));
     hdg_ir_expr *q = hdg_ir_for(k, "q", nq);
-    hdg_ir_expr *wj = hdg_ir_let(k, "wJ", hdg_ir_mul(k, hdg_ir_ld1(k, w, q), Gc(k, g, HDG_G_J)));
+    hdg_ir_expr *wj = hdg_ir_let(k, "wJ", hdg_ir_mul(k, hdg_ir_ld1(k, w, q), Gc(k, g, hdg_g_J(c->dim))));
     for (int cp = 0; cp < U->ncomp; cp++) {
         int base = L->uoff[U->mean] + cp * c->np;
         hdg_ir_assign(k, hdg_ir_ld0(k, d), hdg_ir_num(k, 0));
@@ -1457,46 +1532,79 @@ static hdg_status estimate_kernel(lower *c)
     return HDG_OK;
 }
 
-/* L2 projection of Dirichlet data onto the orthonormal Legendre basis of a
- * face, in the face's canonical direction (endpoints in the face geometry). */
+/* The point of face coordinate(s) q of the face rule tables xt in the Dirichlet
+ * kernel's face (vertices in g): x_d = sum_k phi_k X_k,d, and the normal. 2D:
+ * the endpoints A, B; x = A + s (B - A), s = (1+t)/2, n = (dy, -dx)/len. 3D: the
+ * three vertices, phi = (-(a+b)/2, (1+a)/2, (1+b)/2); n from the geometry.
+ * Opens the loop over the n points and returns its index. */
+static hdg_ir_expr *dirichlet_point(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, hdg_ir_tensor *const *xt, int n,
+                                    hdg_lower_env *env)
+{
+    static const char *XN[3] = {"x", "y", "z"};
+    if (c->dim == 2) {
+        hdg_ir_expr *dx = hdg_ir_let(k, "dx", hdg_ir_sub(k, Gc(k, g, HDG_GF_XB), Gc(k, g, HDG_GF_XA)));
+        hdg_ir_expr *dy = hdg_ir_let(k, "dy", hdg_ir_sub(k, Gc(k, g, HDG_GF_YB), Gc(k, g, HDG_GF_YA)));
+        hdg_ir_expr *len = hdg_ir_let(k, "len", hdg_ir_call(k, HDG_FN_SQRT,
+                                      hdg_ir_add(k, hdg_ir_mul(k, dx, dx), hdg_ir_mul(k, dy, dy))));
+        env->normal[0] = hdg_ir_div(k, dy, len);
+        env->normal[1] = hdg_ir_neg(k, hdg_ir_div(k, dx, len));
+        hdg_ir_expr *q = hdg_ir_for(k, "q", n);   /* the caller closes it */
+        hdg_ir_expr *s = hdg_ir_let(k, "s", hdg_ir_div(k, hdg_ir_add(k, hdg_ir_num(k, 1), hdg_ir_ld1(k, xt[0], q)),
+                                                      hdg_ir_num(k, 2)));
+        env->coord[0] = hdg_ir_let(k, "x", hdg_ir_add(k, Gc(k, g, HDG_GF_XA), hdg_ir_mul(k, s, dx)));
+        env->coord[1] = hdg_ir_let(k, "y", hdg_ir_add(k, Gc(k, g, HDG_GF_YA), hdg_ir_mul(k, s, dy)));
+        return q;
+    }
+    static const char *NN[3] = {"nx", "ny", "nz"};
+    for (int d = 0; d < 3; d++) hdg_lower_env_normal(env, d, hdg_ir_let(k, NN[d], Gc(k, g, hdg_gf_normal(3) + d)));
+    hdg_ir_expr *q = hdg_ir_for(k, "q", n);
+    hdg_ir_expr *a = hdg_ir_ld1(k, xt[0], q), *b = hdg_ir_ld1(k, xt[1], q), *one = hdg_ir_num(k, 1), *two = hdg_ir_num(k, 2);
+    hdg_ir_expr *phi[3] = {hdg_ir_let(k, "p0", hdg_ir_neg(k, hdg_ir_div(k, hdg_ir_add(k, a, b), two))),
+                           hdg_ir_let(k, "p1", hdg_ir_div(k, hdg_ir_add(k, one, a), two)),
+                           hdg_ir_let(k, "p2", hdg_ir_div(k, hdg_ir_add(k, one, b), two))};
+    for (int d = 0; d < 3; d++) {
+        hdg_ir_expr *x = hdg_ir_mul(k, phi[0], Gc(k, g, d));
+        for (int v = 1; v < 3; v++) x = hdg_ir_add(k, x, hdg_ir_mul(k, phi[v], Gc(k, g, 3 * v + d)));
+        hdg_lower_env_coord(env, d, hdg_ir_let(k, XN[d], x));
+    }
+    return q;
+}
+
+/* L2 projection of Dirichlet data onto the orthonormal trace basis of a face,
+ * in the face's canonical orientation (its vertices in the face geometry). */
 static hdg_status dirichlet_kernel(lower *c, int ib, int bc)
 {
     hdg_lowered *L = c->L;
     const hdg_bc *b = &c->p->bcs[bc];
     const hdg_unknown *u = unk(c, b->unknown);
     snprintf(L->dirichlet[ib], sizeof L->dirichlet[ib], "%s_dirichlet_%d", c->m->name, ib);
-    int n = c->k + 4, nk = c->nk;
-    double *t = hdg_xmalloc(sizeof(double) * (size_t)n), *w = hdg_xmalloc(sizeof(double) * (size_t)n);
+    int n, nk = c->nk, dim = c->dim;
+    double *xf[2] = {NULL, NULL}, *w = NULL;
+    hdg_status st = face_rule(c, 2 * c->k + 7, &n, xf, &w);
+    if (st) { free(xf[0]), free(xf[1]), free(w); return st; }
     double *Lg = hdg_xmalloc(sizeof(double) * (size_t)(n * nk));
-    hdg_status st = hdg_gauss_legendre(n, t, w, c->err);
-    if (st) { free(t), free(w), free(Lg); return st; }
-    hdg_legendre_eval(c->k, n, t, Lg, NULL);
+    face_basis_eval(dim, c->k, n, xf, Lg);
     char name[64];
-    snprintf(name, sizeof name, "dir%d_t", ib);
-    hdg_ir_tensor *tt = hdg_ir_table(c->m, name, HDG_SHAPE(n), t);
+    hdg_ir_tensor *xt[2] = {NULL, NULL};
+    for (int d = 0; d < dim - 1; d++) {
+        snprintf(name, sizeof name, d ? "dir%d_s" : "dir%d_t", ib);
+        xt[d] = hdg_ir_table(c->m, name, HDG_SHAPE(n), xf[d]);
+    }
     snprintf(name, sizeof name, "dir%d_w", ib);
     hdg_ir_tensor *tw = hdg_ir_table(c->m, name, HDG_SHAPE(n), w);
     snprintf(name, sizeof name, "dir%d_L", ib);
     hdg_ir_tensor *tL = hdg_ir_table(c->m, name, HDG_SHAPE(n, nk), Lg);
-    free(t), free(w), free(Lg);
+    free(xf[0]), free(xf[1]), free(w), free(Lg);
     hdg_ir_kernel *k = hdg_ir_kernel_new(c->m, L->dirichlet[ib], HDG_KITEM_FACE);
     hdg_ir_set_origin(k, c->p->file, b->loc.line, b->loc.col, "boundary condition");
-    hdg_ir_tensor *g = hdg_ir_geom(k, "g", HDG_SHAPE(HDG_GF_SIZE), "face endpoints xa ya xb yb");
+    hdg_ir_tensor *g = hdg_ir_geom(k, "g", HDG_SHAPE(hdg_gf_size(dim)),
+                                   dim == 2 ? "face endpoints xa ya xb yb" : "face vertices (canonical order), normal");
     hdg_ir_tensor *out = hdg_ir_output(k, "uD", HDG_SHAPE(u->ncomp * nk),
                                        "projected Dirichlet data, canonical face orientation");
     hdg_ir_tensor *acc = hdg_ir_local(k, "acc", HDG_IR_DOUBLE, HDG_SHAPE(u->ncomp * nk));
     hdg_ir_fill(k, acc, hdg_ir_num(k, 0));
-    hdg_ir_expr *dx = hdg_ir_let(k, "dx", hdg_ir_sub(k, Gc(k, g, HDG_GF_XB), Gc(k, g, HDG_GF_XA)));
-    hdg_ir_expr *dy = hdg_ir_let(k, "dy", hdg_ir_sub(k, Gc(k, g, HDG_GF_YB), Gc(k, g, HDG_GF_YA)));
-    hdg_ir_expr *len = hdg_ir_let(k, "len", hdg_ir_call(k, HDG_FN_SQRT,
-                                  hdg_ir_add(k, hdg_ir_mul(k, dx, dx), hdg_ir_mul(k, dy, dy))));
-    hdg_lower_env env = {c->p, {NULL, NULL, hdg_ir_time(k)},
-                         {hdg_ir_div(k, dy, len), hdg_ir_neg(k, hdg_ir_div(k, dx, len))}};
-    hdg_ir_expr *q = hdg_ir_for(k, "q", n);
-    hdg_ir_expr *s = hdg_ir_let(k, "s", hdg_ir_div(k, hdg_ir_add(k, hdg_ir_num(k, 1), hdg_ir_ld1(k, tt, q)),
-                                                  hdg_ir_num(k, 2)));
-    env.coord[0] = hdg_ir_let(k, "x", hdg_ir_add(k, Gc(k, g, HDG_GF_XA), hdg_ir_mul(k, s, dx)));
-    env.coord[1] = hdg_ir_let(k, "y", hdg_ir_add(k, Gc(k, g, HDG_GF_YA), hdg_ir_mul(k, s, dy)));
+    hdg_lower_env env = {c->p, {NULL, NULL, hdg_ir_time(k)}, {NULL, NULL}};
+    hdg_ir_expr *q = dirichlet_point(c, k, g, xt, n, &env);
     for (int cp = 0; cp < u->ncomp; cp++) {
         hdg_ir_expr *v = hdg_lower_expr(k, &env, b->value[cp]);
         if (!v) v = hdg_ir_num(k, 0);
@@ -1534,7 +1642,7 @@ static hdg_status layout(lower *c)
                                 "an element unknown of the same shape", p->file, x->loc.line,
                                 x->loc.col, x->name);
             int i = L->npost++, d = p->spaces[x->space].degree;
-            L->posts[i] = u, L->pdeg[i] = d, L->pnp[i] = (d + 1) * (d + 2) / 2;
+            L->posts[i] = u, L->pdeg[i] = d, L->pnp[i] = hdg_simplex_count(c->dim, d);
             L->poff[i] = L->npost_dofs;
             L->npost_dofs += L->pnp[i] * x->ncomp;
             if (i == 0) L->post_unknown = u, L->kpost = d, L->npp = L->pnp[0];
@@ -1544,7 +1652,7 @@ static hdg_status layout(lower *c)
         else { L->uoff[u] = nl; nl += x->ncomp * c->np; }
     }
     if (!tr) return hdg_fail(c->err, HDG_EINPUT, "%s: an HDG problem needs a trace unknown", p->file);
-    L->nl = nl, L->m = tr, L->nt = 3 * tr;
+    L->nl = nl, L->m = tr, L->nt = c->nfe * tr;
     for (int e = 0; e < p->nequations; e++) {
         const hdg_equation *eq = &p->equations[e];
         const hdg_unknown *u = &p->unknowns[eq->unknown];
@@ -1563,7 +1671,7 @@ static hdg_status layout(lower *c)
             L->sets[L->nsets++] = mk;
         }
     }
-    L->ngeom = HDG_G_FIXED + 3 * L->nsets;
+    L->ngeom = hdg_g_fixed(c->dim) + c->nfe * L->nsets;
     for (int u = 0; u < p->nunknowns; u++) {
         const hdg_unknown *x = &p->unknowns[u];
         if (x->trace) continue;
@@ -1588,13 +1696,14 @@ hdg_status hdg_lower_hdg(const hdg_problem *p, hdg_lowered *out, hdg_error *err)
     memset(out, 0, sizeof *out);
     if (p->method != HDG_METHOD_HDG)
         return hdg_fail(err, HDG_EINPUT, "%s: not an HDG problem", p->file);
-    hdg_status dst = hdg_lower_dim_check(p, err);   /* tetrahedra: issue 39 */
-    if (dst) return dst;
-    lower c = {.p = p, .L = out, .err = err, .k = p->degree};
-    c.np = (c.k + 1) * (c.k + 2) / 2;
-    c.nk = c.k + 1;
-    out->k = c.k;
-    out->np = c.np;
+    hdg_status nst = hdg_lower_nonlinear_check(p, err);   /* issue 41 */
+    if (nst) return nst;
+    lower c = {.p = p, .L = out, .err = err, .k = p->degree, .dim = p->dim == 3 ? 3 : 2};
+    c.nfe = c.dim + 1;
+    c.np = hdg_simplex_count(c.dim, c.k);
+    c.nk = hdg_simplex_count(c.dim - 1, c.k);
+    out->k = c.k, out->dim = c.dim, out->nfe = c.nfe;
+    out->np = c.np, out->nk = c.nk;
     hdg_status st = layout(&c);
     if (st) return st;
     c.m = out->mod = hdg_ir_module_new(p->name);
@@ -1602,7 +1711,7 @@ hdg_status hdg_lower_hdg(const hdg_problem *p, hdg_lowered *out, hdg_error *err)
     c.ref_tensors = !hdg_env_flag("HDGC_NO_REF_TENSORS");
     c.split_coef = !hdg_env_flag("HDGC_NO_COEF_SPLIT");
     c.post_chol = !hdg_env_flag("HDGC_NO_CHOL");
-    if ((st = volume_tables(&c, deg, "vol", &c.nvq, &c.vw, &c.vlam, &c.vP, &c.vPr, &c.vPs, c.k)) ||
+    if ((st = volume_tables(&c, deg, "vol", &c.nvq, &c.vw, &c.vlam, &c.vP, c.vdP, c.k)) ||
         (st = volume_host(&c, deg)) || (st = face_tables(&c)))
         goto fail;
     local_kernel(&c);

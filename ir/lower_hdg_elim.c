@@ -250,9 +250,9 @@ static double *side_table(const lower *c, int boundary, const side *ts, int x, c
     int np = c->np, nk = c->nk, n = c->nfq;
     *n1 = ts->trace ? nk : np, *n2 = rs->trace ? nk : np;
     if (!boundary) return hdg_lh_integrate(1, c->nvq, c->vwh, c->vb[x], np, c->vb[y], np);
-    double *L3 = hdg_xmalloc(sizeof(double) * 3 * (size_t)(n * nk));
-    for (int f = 0; f < 3; f++) memcpy(L3 + (size_t)f * n * nk, c->fLh, sizeof(double) * (size_t)(n * nk));
-    double *T = hdg_lh_integrate(3, n, c->fwh, ts->trace ? L3 : c->fb[x], *n1, rs->trace ? L3 : c->fb[y], *n2);
+    double *L3 = hdg_xmalloc(sizeof(double) * c->nfe * (size_t)(n * nk));
+    for (int f = 0; f < c->nfe; f++) memcpy(L3 + (size_t)f * n * nk, c->fLh, sizeof(double) * (size_t)(n * nk));
+    double *T = hdg_lh_integrate(c->nfe, n, c->fwh, ts->trace ? L3 : c->fb[x], *n1, rs->trace ? L3 : c->fb[y], *n2);
     free(L3);
     return T;
 }
@@ -283,10 +283,10 @@ static void emit_pair(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, hdg_ir_tenso
 {
     int nl = c->L->nl, np = c->np;
     side ts = hdg_lh_test_side(c, eq1, a1), g1 = hdg_lh_trial_side(c, a1), g2 = hdg_lh_test_side(c, eq2, a2), rs = hdg_lh_trial_side(c, a2);
-    int b1 = a1->domain == HDG_BOUNDARY, b2 = a2->domain == HDG_BOUNDARY, nb1 = b1 ? 3 : 1, nb2 = b2 ? 3 : 1;
-    bterm t1[2], u1[2], t2[2], u2[2];
-    int nt1 = ts.trace ? 1 : hdg_lh_side_terms(ts.op, t1), nu1 = hdg_lh_side_terms(g1.op, u1);
-    int nt2 = hdg_lh_side_terms(g2.op, t2), nu2 = rs.trace ? 1 : hdg_lh_side_terms(rs.op, u2);
+    int b1 = a1->domain == HDG_BOUNDARY, b2 = a2->domain == HDG_BOUNDARY, nb1 = b1 ? c->nfe : 1, nb2 = b2 ? c->nfe : 1;
+    bterm t1[3], u1[3], t2[3], u2[3];
+    int nt1 = ts.trace ? 1 : hdg_lh_side_terms(c, ts.op, t1), nu1 = hdg_lh_side_terms(c, g1.op, u1);
+    int nt2 = hdg_lh_side_terms(c, g2.op, t2), nu2 = rs.trace ? 1 : hdg_lh_side_terms(c, rs.op, u2);
     if (ts.trace) t1[0] = (bterm){0, -1};
     if (rs.trace) u2[0] = (bterm){0, -1};
     /* The pair's weight for each pair of faces, cp[f1 nb2 + f2] = -(w1 w2) / D; then the
@@ -295,27 +295,27 @@ static void emit_pair(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, hdg_ir_tenso
        one pass over the block, each entry getting the same terms in the same order. */
     hdg_lower_env e1 = {c->p, {NULL, NULL, hdg_ir_time(k)}, {NULL, NULL}};
     hdg_ir_tensor *W1 = b1 ? hdg_lh_face_weights(c, k, g, a1) : NULL, *W2 = b2 ? hdg_lh_face_weights(c, k, g, a2) : NULL;
-    hdg_ir_expr *w1 = b1 ? NULL : hdg_ir_let(k, "c", hdg_ir_mul(k, Gc(k, g, HDG_G_J), hdg_lh_atom_coef(c, k, &e1, a1, 0)));
-    hdg_ir_expr *w2 = b2 ? NULL : hdg_ir_let(k, "c", hdg_ir_mul(k, Gc(k, g, HDG_G_J), hdg_lh_atom_coef(c, k, &e1, a2, 0)));
+    hdg_ir_expr *w1 = b1 ? NULL : hdg_ir_let(k, "c", hdg_ir_mul(k, Gc(k, g, hdg_g_J(c->dim)), hdg_lh_atom_coef(c, k, &e1, a1, 0)));
+    hdg_ir_expr *w2 = b2 ? NULL : hdg_ir_let(k, "c", hdg_ir_mul(k, Gc(k, g, hdg_g_J(c->dim)), hdg_lh_atom_coef(c, k, &e1, a2, 0)));
     hdg_ir_tensor *CP = hdg_ir_local(k, "cpf", HDG_IR_DOUBLE, HDG_SHAPE(nb1 * nb2));
-    hdg_ir_expr *p1 = b1 ? hdg_ir_for(k, "f", 3) : I(k, 0), *p2 = b2 ? hdg_ir_for(k, "f", 3) : I(k, 0);
+    hdg_ir_expr *p1 = b1 ? hdg_ir_for(k, "f", c->nfe) : I(k, 0), *p2 = b2 ? hdg_ir_for(k, "f", c->nfe) : I(k, 0);
     hdg_ir_expr *v1 = b1 ? hdg_ir_ld1(k, W1, p1) : w1, *v2 = b2 ? hdg_ir_ld1(k, W2, p2) : w2;
     hdg_ir_assign(k, hdg_ir_ld1(k, CP, hdg_ir_add(k, hdg_ir_mul(k, p1, I(k, nb2)), p2)),
                   hdg_ir_neg(k, hdg_ir_mul(k, hdg_ir_mul(k, v1, v2), invD)));
     if (b2) hdg_ir_end(k);
     if (b1) hdg_ir_end(k);
     int out1 = b1 && ts.trace, out2 = b2 && rs.trace;
-    hdg_ir_expr *f1 = out1 ? hdg_ir_for(k, "f", 3) : NULL, *f2 = out2 ? hdg_ir_for(k, "f", 3) : NULL;
+    hdg_ir_expr *f1 = out1 ? hdg_ir_for(k, "f", c->nfe) : NULL, *f2 = out2 ? hdg_ir_for(k, "f", c->nfe) : NULL;
     hdg_ir_expr *i = hdg_ir_for(k, "i", ts.n), *j = hdg_ir_for(k, "j", rs.n);
-    if (b1 && !out1) f1 = hdg_ir_for(k, "f", 3);
-    if (b2 && !out2) f2 = hdg_ir_for(k, "f", 3);
+    if (b1 && !out1) f1 = hdg_ir_for(k, "f", c->nfe);
+    if (b2 && !out2) f2 = hdg_ir_for(k, "f", c->nfe);
     hdg_ir_expr *fb = I(k, 0);
     if (b1) fb = hdg_ir_mul(k, f1, I(k, nb2));
     if (b2) fb = hdg_ir_add(k, fb, f2);
     hdg_ir_expr *trow = hdg_ir_add(k, hdg_ir_mul(k, fb, I(k, ts.n)), i), *sum = NULL;
     /* one product table per distinct product of geometric factors (rx sx and sx rx are
        one), its coefficient a loop invariant the passes hoist */
-    pgroup grp[16];   /* at most 2 x 2 x 2 x 2 terms (bterm t1[2], ...), so 16 groups */
+    pgroup grp[81];   /* at most 3 x 3 x 3 x 3 terms (bterm t1[3], ...), so 81 groups */
     int ngrp = 0, n1 = 0, n2 = 0;
     for (int x = 0; x < nt1; x++)
         for (int y = 0; y < nu1; y++)

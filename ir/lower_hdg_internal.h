@@ -11,19 +11,20 @@ typedef struct lower {
     const hdg_problem *p;
     hdg_lowered *L;
     hdg_ir_module *m;
-    int k, np, nk;          /* degree, Dubiner modes, Legendre modes (k+1) */
-    /* volume rule and the Dubiner basis at its points */
+    int k, np, nk;          /* degree, element modes, face modes per trace component */
+    int dim, nfe;           /* dimension, faces per element (dim + 1) */
+    /* volume rule and the element basis at its points (dP[d]: d/dr_d) */
     int nvq;
-    hdg_ir_tensor *vw, *vlam, *vP, *vPr, *vPs;
-    /* face rule: weights, Legendre values, per local face the Dubiner basis */
+    hdg_ir_tensor *vw, *vlam, *vP, *vdP[3];
+    /* face rule: weights, face basis values, per local face the element basis */
     int nfq;
-    hdg_ir_tensor *fw, *fL, *flam, *fP, *fPr, *fPs;
+    hdg_ir_tensor *fw, *fL, *flam, *fP, *fdP[3];
     /* host copies of the main rules' basis values, for the reference tensors:
-     * vb[0..2] = P, Pr, Ps at the volume points (nvq x np); fb[0..2] at the
-     * face points (3 x nfq x np); fLh (nfq x nk) */
-    double *vwh, *vb[3], *fwh, *fb[3], *fLh;
+     * vb[0..dim] = P, d/dr, d/ds (, d/dt) at the volume points (nvq x np); fb[] at
+     * the face points (nfe x nfq x np); fLh (nfq x nk) */
+    double *vwh, *vb[4], *fwh, *fb[4], *fLh;
     /* reference tensors made so far (NULL until needed), see ref_tables() */
-    hdg_ir_tensor *Tvv[3][3], *Tv[3], *Tff[3][3], *Tfl[3], *Tll, *Tl, *Tf[3];
+    hdg_ir_tensor *Tvv[4][4], *Tv[4], *Tff[4][4], *Tfl[4], *Tll, *Tl, *Tf[4];
     int ref_tensors;        /* use them for atoms with x,y-independent coefficients */
     int split_coef;   /* coefficients with function calls evaluated in a point loop of their own */
     int post_chol;    /* post systems proved symmetric positive definite by Cholesky (HDGC_NO_CHOL=1: LU) */
@@ -47,7 +48,7 @@ typedef struct side {
     hdg_op op;
 } side;
 
-/* A reference-tensor term: kind 0 value, 1 d/dr, 2 d/ds; g geom index or -1. */
+/* A reference-tensor term: kind 0 value, 1 + d the derivative d/dr_d; g geom index or -1. */
 typedef struct bterm { int kind, g; } bterm;
 
 static inline hdg_ir_expr *I(hdg_ir_kernel *k, long long v) { return hdg_ir_int(k, v); }
@@ -61,12 +62,22 @@ static inline hdg_ir_expr *Gc(hdg_ir_kernel *k, hdg_ir_tensor *g, int idx) { ret
 
 static inline const hdg_unknown *unk(const lower *c, int u) { return &c->p->unknowns[u]; }
 
+/* The coordinate x_d (d = 0, 1, 2: x, y, z) and the normal's component d of
+ * an environment. */
+static inline void hdg_lower_env_coord(hdg_lower_env *env, int d, hdg_ir_expr *v)
+{
+    env->coord[d == 2 ? HDG_VAR_Z : d] = v;
+}
+static inline void hdg_lower_env_normal(hdg_lower_env *env, int d, hdg_ir_expr *v) { env->normal[d] = v; }
+/* e depends on z. */
+static inline int hdg_lh_depends_z(const hdg_expr *e) { return hdg_expr_depends(e, HDG_VAR_Z); }
+
 /* ---- lower_hdg.c, for the elimination */
 side hdg_lh_test_side(const lower *c, const hdg_equation *eq, const hdg_atom *a);
 side hdg_lh_trial_side(const lower *c, const hdg_atom *a);
 hdg_ir_expr *hdg_lh_dof(lower *c, hdg_ir_kernel *k, const side *s, int source, hdg_ir_expr *face, hdg_ir_expr *i);
 hdg_ir_expr *hdg_lh_open_faces(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const hdg_atom *a, hdg_lower_env *env, hdg_ir_expr **scale);
-int hdg_lh_side_terms(hdg_op op, bterm *t);
+int hdg_lh_side_terms(const lower *c, hdg_op op, bterm *t);   /* t: at least 3 terms */
 double *hdg_lh_integrate(int nb, int nq, const double *w, const double *X, int nx, const double *Y, int ny);
 hdg_ir_expr *hdg_lh_gfac2(hdg_ir_kernel *k, hdg_ir_tensor *g, const bterm *a, const bterm *b, hdg_ir_expr *v);
 int hdg_lh_coef_is_constant(const hdg_atom *a);

@@ -6,7 +6,7 @@
 # --- golden summaries: hdgc check examples/NAME.hdg == tests/data/frontend/NAME.summary
 # (regenerate after an intended change: sh tests/data/frontend/golden.sh hdgc --update)
 foreach(ex poisson reaction_diffusion convection_diffusion maxwell2d acoustics2d advection2d heat elasticity
-       anisotropic poisson3d maxwell3d acoustics3d)
+       anisotropic poisson3d maxwell3d acoustics3d nonlinear_diffusion bratu burgers2d euler2d)
   if(EXISTS ${CMAKE_SOURCE_DIR}/examples/${ex}.hdg)
     add_test(NAME frontend_golden_${ex}
       COMMAND sh ${HDG_TEST_DIR}/data/frontend/golden.sh $<TARGET_FILE:hdgc> ${ex}
@@ -101,8 +101,8 @@ hdg_cli_test(frontend_no_boundary_condition_run 1 -e "error: boundary marker 'bo
 frontend_bad(no_equation -e "no_equation[.]hdg:8:25: error: unknown 's' has no equation" -e "^ {24}\\^$")
 frontend_bad(no_method -e "no_method[.]hdg:1:1: error: cannot tell the method: the problem has no trace unknown [(]HDG[)] and no dt[(][)] term [(]DG[)]" -e "^\\^$")
 frontend_bad(no_test -e "no_test[.]hdg:11:60: error: no test function in a term: every term of this equation must contain 'w'" -e "^ {59}\\^$")
-frontend_bad(nonlinear -e "nonlinear[.]hdg:11:62: error: nonlinear in the unknowns: product of 'u' and 'u'" -e "^ {61}\\^$")
-frontend_bad(nonlinear_div -e "nonlinear_div[.]hdg:11:62: error: nonlinear in the unknowns: division by 'u'" -e "^ {61}\\^$")
+# bad/nonlinear.hdg (u*u) and bad/nonlinear_div.hdg (1/u) are accepted since issue 41 (nonlinear terms with
+# their Jacobians): tests/hostile/nonlinear.tsv checks their terms and derivatives, and that the run refuses them
 frontend_bad(normal_in_volume -e "normal_in_volume[.]hdg:11:61: error: the normal 'nx' is only defined on faces: use it inside <a, b> or in a boundary condition" -e "^ {60}\\^$")
 frontend_bad(not_degree -e "not_degree[.]hdg:7:19: error: 'j' is not the degree. the degree is 'k'" -e "^ {18}\\^$")
 frontend_bad(nul_byte -e "nul_byte[.]hdg:2:12: error: unexpected byte 0x00 [(]a [.]hdg file is plain ASCII text[)]" -e "^ {11}\\^$")
@@ -197,8 +197,9 @@ frontend_bad(3d_tensor_dg -e "3d_tensor_dg[.]hdg:6:9: error: tensor unknown 'S':
 frontend_bad(3d_bc_component -e "3d_bc_component[.]hdg:14:25: error: 'uhat' has no component 'w' [(]x, y or z[)]"
   -e "3d_bc_component[.]hdg:15:25: error: the component of 'uhat' is a number from 0 to 2")
 hdg_unit_test(frontend3d test_frontend3d.c)
-# downstream is not ready: run, ir and emit refuse a 3D problem before any work (issue 39)
-hdg_cli_test(frontend_3d_run_refused 1 -e "hdgc run: error: poisson3d: three-dimensional problems [(]mesh tetrahedron[)] are checked [(]hdgc check[)] but the HDG/DG lowering for tetrahedra is not available yet"
+# HDG runs in 3D (on cube:4 without --mesh; tests/poisson3d.cmake); DG's ir and emit refuse a 3D
+# problem before any work (issue 39)
+hdg_cli_test(frontend_3d_run 0 -e "poisson3d [(]HDG, order 2, backend c[)] on [.][.]/examples/poisson3d[.]hdg: 384 elements"
   -- $<TARGET_FILE:hdgc> run ../examples/poisson3d.hdg)
 hdg_cli_test(frontend_3d_on_triangles 1 -e "poisson3d[.]hdg:5:9: error: the file is three-dimensional [(]mesh tetrahedron[)] but the mesh has triangles: give a tetrahedral mesh"
   -- $<TARGET_FILE:hdgc> check ../examples/poisson3d.hdg --mesh square:2)
@@ -206,8 +207,8 @@ hdg_cli_test(frontend_2d_on_tetrahedra 1 -e "poisson[.]hdg:3:9: error: the file 
   -- $<TARGET_FILE:hdgc> check ../examples/poisson.hdg --mesh cube:2)
 hdg_cli_test(frontend_3d_cube_markers 0 -e "mesh: tetrahedron" -e "markers: all"
   -- $<TARGET_FILE:hdgc> check ../examples/maxwell3d.hdg --mesh cube:2)
-hdg_cli_test(frontend_3d_ir_refused 1 -e "hdgc ir: error: poisson3d: three-dimensional problems [(]mesh tetrahedron[)] are checked"
-  -- $<TARGET_FILE:hdgc> ir ../examples/poisson3d.hdg)   # HDG; DG on tetrahedra lowers (tests/dg3d.cmake)
+hdg_cli_test(frontend_3d_ir 0 -e "^module poisson3d" -e "table face_L[[]25[]][[]6[]]"
+  -- $<TARGET_FILE:hdgc> ir ../examples/poisson3d.hdg)   # HDG lowers tetrahedra (k = 2: a face rule of 5x5 points, 6 modes); DG too (tests/dg3d.cmake)
 
 # --- command line and file system
 hdg_cli_test(frontend_missing_file 1 -e "^error: .*no/such[.]hdg: cannot open: No such file"
@@ -238,4 +239,5 @@ hdg_cli_test(frontend_mesh_tag_twice 1 -e "tags_twice[.]hdg:15:1: error: boundar
 # --- unit tests and run-time generated hostile inputs
 hdg_unit_test(frontend test_frontend.c)
 hdg_unit_test(frontend_robust test_frontend_robust.c)
+hdg_unit_test(frontend_nonlinear test_frontend_nonlinear.c)   # issue 41: residual terms and Jacobians
 set_tests_properties(frontend_robust PROPERTIES TIMEOUT ${HDG_HANG_TIMEOUT})

@@ -31,16 +31,16 @@
 
 /* ---- topology checks ---- */
 
-/* Checks that fe/flf/ef agree for every face and every element. */
-static hdg_status check_topology(int nf, int ne, const int *ef, const int *fe, const int *flf,
+/* Checks that fe/flf/ef agree for every face and every element (nfe faces each). */
+static hdg_status check_topology(int nfe, int nf, int ne, const int *ef, const int *fe, const int *flf,
                                  hdg_error *err)
 {
     if (nf < 0 || ne < 0) return hdg_fail(err, HDG_EINPUT, "negative face or element count");
     if ((nf > 0 && (!fe || !flf)) || (ne > 0 && !ef))
         return hdg_fail(err, HDG_EINPUT, "missing topology array (ef, fe or flf is NULL)");
     for (int e = 0; e < ne; e++)
-        for (int j = 0; j < 3; j++) {
-            int f = ef[3 * e + j];
+        for (int j = 0; j < nfe; j++) {
+            int f = ef[nfe * e + j];
             if (f < 0 || f >= nf)
                 return hdg_fail(err, HDG_EINPUT, "element %d local face %d: face %d out of range [0, %d)",
                                 e, j, f, nf);
@@ -58,12 +58,12 @@ static hdg_status check_topology(int nf, int ne, const int *ef, const int *fe, c
             if (e == -1) continue;
             if (e < 0 || e >= ne)
                 return hdg_fail(err, HDG_EINPUT, "face %d: element %d out of range [0, %d)", f, e, ne);
-            if (j < 0 || j > 2)
-                return hdg_fail(err, HDG_EINPUT, "face %d: local face index %d not in 0..2", f, j);
-            if (ef[3 * e + j] != f)
+            if (j < 0 || j >= nfe)
+                return hdg_fail(err, HDG_EINPUT, "face %d: local face index %d not in 0..%d", f, j, nfe - 1);
+            if (ef[nfe * e + j] != f)
                 return hdg_fail(err, HDG_EINPUT,
                                 "face %d: element %d local face %d is face %d, not %d", f, e, j,
-                                ef[3 * e + j], f);
+                                ef[nfe * e + j], f);
             count++;
         }
         if (count == 0) return hdg_fail(err, HDG_EINPUT, "face %d belongs to no element", f);
@@ -76,20 +76,27 @@ static hdg_status check_topology(int nf, int ne, const int *ef, const int *fe, c
 hdg_status hdg_blockmat_neighbours(int nf, int ne, const int *ef, const int *fe,
                                    const int *flf, int *nbr, hdg_error *err)
 {
-    hdg_status st = check_topology(nf, ne, ef, fe, flf, err);
+    return hdg_blockmat_neighbours_n(3, nf, ne, ef, fe, flf, nbr, err);
+}
+
+hdg_status hdg_blockmat_neighbours_n(int nfe, int nf, int ne, const int *ef, const int *fe,
+                                     const int *flf, int *nbr, hdg_error *err)
+{
+    hdg_status st = check_topology(nfe, nf, ne, ef, fe, flf, err);
     if (st) return st;
+    int na = 2 * nfe - 1;
     for (int l = 0; l < nf; l++) {
-        int *row = nbr + 5 * l;
+        int *row = nbr + (size_t)na * l;
         row[0] = l;
-        for (int a = 1; a < 5; a++) row[a] = -1;
+        for (int a = 1; a < na; a++) row[a] = -1;
         for (int k = 0; k < 2; k++) {
             int e = fe[2 * l + k];
             if (e < 0) continue;
-            for (int s = 0; s < 2; s++) {
-                int g = ef[3 * e + (flf[2 * l + k] + 1 + s) % 3];
+            for (int s = 0; s < nfe - 1; s++) {
+                int g = ef[nfe * e + (flf[2 * l + k] + 1 + s) % nfe];
                 int seen = 0;
-                for (int a = 0; a < 5; a++) seen |= row[a] == g;
-                if (!seen) row[1 + 2 * k + s] = g;
+                for (int a = 0; a < na; a++) seen |= row[a] == g;
+                if (!seen) row[1 + (nfe - 1) * k + s] = g;
             }
         }
     }
@@ -144,23 +151,61 @@ void hdg_blockmat_free(hdg_blockmat *B)
 typedef struct assembly {
     hdg_blockmat *B;     /* NULL: the right-hand side only */
     double *rhs;
-    const double *Ke, *Fe, *flip;
+    const double *Ke, *Fe;
+    const hdg_face_maps *S;
     const int *ef, *eforient, *fe, *flf;
-    const int *slot; /* (l*2+k)*3+i -> block index a in row l */
-    int m;
+    const int *slot; /* (l*2+k)*nfe+i -> block index a in row l */
+    int m, nfe;
 } assembly;
 
-static const double *face_sign(const assembly *as, int e, int j)
+/* The map of element e's local face j: NULL for the identity (orientation 0). */
+static const double *face_map(const hdg_face_maps *S, const int *eforient, int nfe, long long e, int j)
 {
-    return as->eforient && as->eforient[3 * e + j] ? as->flip : NULL;
+    int o = eforient ? eforient[nfe * e + j] : 0;
+    if (!o) return NULL;
+    return S->diag ? S->diag + (size_t)o * S->m : S->S + (size_t)o * S->m * S->m;
 }
 
-/* Adds S_j Ke[j,i] S_i into blk (m x m). */
-static void add_block(double *blk, const double *K, int ld, int m, const double *sj, const double *si)
+/* Adds S_j^T Ke[j,i] S_i into blk (m x m); diagonal maps (sj, si: their
+ * diagonals) or dense ones (m x m; t: m*m scratch), NULL the identity. */
+static void add_block(double *blk, const double *K, int ld, int m, const double *sj, const double *si, int dense,
+                      double *t)
+{
+    if (!dense) {
+        for (int p = 0; p < m; p++) {
+            double sp = sj ? sj[p] : 1.0;
+            for (int q = 0; q < m; q++) blk[p * m + q] += sp * K[(size_t)p * ld + q] * (si ? si[q] : 1.0);
+        }
+        return;
+    }
+    for (int p = 0; p < m; p++)   /* t = K S_i */
+        for (int q = 0; q < m; q++) {
+            double v = 0;
+            if (!si) v = K[(size_t)p * ld + q];
+            else
+                for (int r = 0; r < m; r++) v += K[(size_t)p * ld + r] * si[r * m + q];
+            t[p * m + q] = v;
+        }
+    for (int p = 0; p < m; p++)   /* blk += S_j^T t */
+        for (int q = 0; q < m; q++) {
+            double v = 0;
+            if (!sj) v = t[p * m + q];
+            else
+                for (int r = 0; r < m; r++) v += sj[r * m + p] * t[r * m + q];
+            blk[p * m + q] += v;
+        }
+}
+
+/* rhs += S_j^T F (m entries) */
+static void add_rhs(double *rhs, const double *F, int m, const double *sj, int dense)
 {
     for (int p = 0; p < m; p++) {
-        double sp = sj ? sj[p] : 1.0;
-        for (int q = 0; q < m; q++) blk[p * m + q] += sp * K[(size_t)p * ld + q] * (si ? si[q] : 1.0);
+        if (!dense) { rhs[p] += (sj ? sj[p] : 1.0) * F[p]; continue; }
+        double v = 0;
+        if (!sj) v = F[p];
+        else
+            for (int r = 0; r < m; r++) v += sj[r * m + p] * F[r];
+        rhs[p] += v;
     }
 }
 
@@ -168,39 +213,45 @@ static void assemble_rows(long long l0, long long l1, void *vctx)
 {
     const assembly *as = vctx;
     hdg_blockmat *B = as->B;
-    int m = as->m, na = B ? B->na : 0, ld = 3 * m;
+    int m = as->m, nfe = as->nfe, na = B ? B->na : 0, ld = nfe * m, dense = !as->S->diag;
+    double *t = dense ? hdg_xmalloc(sizeof(double) * (size_t)m * m) : NULL;
     for (long long l = l0; l < l1; l++) {
         if (B) memset(hdg_blockmat_block(B, (int)l, 0), 0, sizeof(double) * na * m * m);
         if (as->rhs) memset(as->rhs + l * m, 0, sizeof(double) * m);
         for (int k = 0; k < 2; k++) {
             int e = as->fe[2 * l + k], j = as->flf[2 * l + k];
             if (e < 0) continue;
-            const double *sj = face_sign(as, e, j);
+            const double *sj = face_map(as->S, as->eforient, nfe, e, j);
             const double *Kj = B ? as->Ke + (size_t)e * ld * ld + (size_t)j * m * ld : NULL;
-            for (int i = 0; B && i < 3; i++) {
-                int a = as->slot[(l * 2 + k) * 3 + i];
-                add_block(hdg_blockmat_block(B, (int)l, a), Kj + i * m, ld, m, sj, face_sign(as, e, i));
+            for (int i = 0; B && i < nfe; i++) {
+                int a = as->slot[(l * 2 + k) * nfe + i];
+                add_block(hdg_blockmat_block(B, (int)l, a), Kj + i * m, ld, m, sj,
+                          face_map(as->S, as->eforient, nfe, e, i), dense, t);
             }
-            if (as->rhs) {
-                const double *F = as->Fe + (size_t)e * ld + j * m;
-                for (int p = 0; p < m; p++) as->rhs[l * m + p] += (sj ? sj[p] : 1.0) * F[p];
-            }
+            if (as->rhs) add_rhs(as->rhs + l * m, as->Fe + (size_t)e * ld + j * m, m, sj, dense);
         }
     }
+    free(t);
 }
 
 hdg_status hdg_blockmat_slots(int nf, int na, const int *nbr, const int *ef, const int *fe, const int *flf,
                               int *slot, hdg_error *err)
 {
+    return hdg_blockmat_slots_n(3, nf, na, nbr, ef, fe, flf, slot, err);
+}
+
+hdg_status hdg_blockmat_slots_n(int nfe, int nf, int na, const int *nbr, const int *ef, const int *fe,
+                                const int *flf, int *slot, hdg_error *err)
+{
     for (int l = 0; l < nf; l++) {
         const int *row = nbr + (size_t)l * na;
         for (int k = 0; k < 2; k++) {
             int e = fe[2 * l + k];
-            for (int i = 0; i < 3; i++) {
-                int *s = &slot[(l * 2 + k) * 3 + i];
+            for (int i = 0; i < nfe; i++) {
+                int *s = &slot[((size_t)l * 2 + k) * nfe + i];
                 *s = -1;
                 if (e < 0) continue;
-                int g = ef[3 * e + i];
+                int g = ef[nfe * e + i];
                 for (int a = 0; a < na && *s < 0; a++)
                     if (row[a] == g) *s = a;
                 if (*s < 0)
@@ -213,28 +264,51 @@ hdg_status hdg_blockmat_slots(int nf, int na, const int *nbr, const int *ef, con
     return HDG_OK;
 }
 
+/* The 2D maps of a flip vector: S_1 = diag(flip) (d: 2m doubles). */
+static hdg_face_maps flip_maps(int m, const double *flip, double *d)
+{
+    for (int i = 0; i < m; i++) d[i] = 1.0, d[m + i] = flip ? flip[i] : 1.0;
+    return (hdg_face_maps){3, 2, m, d, NULL};
+}
+
 hdg_status hdg_blockmat_assemble(hdg_blockmat *B, double *rhs, int ne, const double *Ke,
                                  const double *Fe, const int *ef, const int *eforient,
                                  const int *fe, const int *flf, const double *flip,
                                  hdg_error *err)
 {
-    hdg_status st = check_topology(B->nf, ne, ef, fe, flf, err);
-    if (st) return st;
-    if (ne > 0 && !Ke) return hdg_fail(err, HDG_EINPUT, "assembly: element matrices are NULL");
-    if (eforient)
-        for (int i = 0; i < 3 * ne; i++) {
-            if (eforient[i] != 0 && eforient[i] != 1)
-                return hdg_fail(err, HDG_EINPUT, "assembly: element %d local face %d: orientation %d is not 0 or 1",
-                                i / 3, i % 3, eforient[i]);
-            if (eforient[i] && !flip)
+    if (eforient && !flip)
+        for (int i = 0; i < 3 * ne; i++)
+            if (eforient[i] == 1)
                 return hdg_fail(err, HDG_EINPUT,
                                 "assembly: element %d local face %d is reversed but no flip vector was given",
                                 i / 3, i % 3);
-        }
-    int *slot = hdg_xmalloc(sizeof(int) * ((size_t)B->nf * 6 + 1));
-    st = hdg_blockmat_slots(B->nf, B->na, B->nbr, ef, fe, flf, slot, err);
+    double *d = hdg_xmalloc(sizeof(double) * 2 * (size_t)B->m);
+    hdg_face_maps S = flip_maps(B->m, flip, d);
+    hdg_status st = hdg_blockmat_assemble_maps(B, rhs, ne, Ke, Fe, ef, eforient, fe, flf, &S, err);
+    free(d);
+    return st;
+}
+
+hdg_status hdg_blockmat_assemble_maps(hdg_blockmat *B, double *rhs, int ne, const double *Ke,
+                                      const double *Fe, const int *ef, const int *eforient,
+                                      const int *fe, const int *flf, const hdg_face_maps *S,
+                                      hdg_error *err)
+{
+    int nfe = S->nfe;
+    hdg_status st = check_topology(nfe, B->nf, ne, ef, fe, flf, err);
+    if (st) return st;
+    if (ne > 0 && !Ke) return hdg_fail(err, HDG_EINPUT, "assembly: element matrices are NULL");
+    if (S->m != B->m)
+        return hdg_fail(err, HDG_EINPUT, "assembly: face maps of %d dofs for a matrix of blocks of %d", S->m, B->m);
+    if (eforient)
+        for (long long i = 0; i < (long long)nfe * ne; i++)
+            if (eforient[i] < 0 || eforient[i] >= S->norient)
+                return hdg_fail(err, HDG_EINPUT, "assembly: element %lld local face %lld: orientation %d is not in 0..%d",
+                                i / nfe, i % nfe, eforient[i], S->norient - 1);
+    int *slot = hdg_xmalloc(sizeof(int) * ((size_t)B->nf * 2 * nfe + 1));
+    st = hdg_blockmat_slots_n(nfe, B->nf, B->na, B->nbr, ef, fe, flf, slot, err);
     if (!st) {
-        assembly as = {B, rhs && Fe ? rhs : NULL, Ke, Fe, flip, ef, eforient, fe, flf, slot, B->m};
+        assembly as = {B, rhs && Fe ? rhs : NULL, Ke, Fe, S, ef, eforient, fe, flf, slot, B->m, nfe};
         hdg_parallel_for_grain(B->nf, 64, assemble_rows, &as);
     }
     free(slot);
@@ -244,7 +318,16 @@ hdg_status hdg_blockmat_assemble(hdg_blockmat *B, double *rhs, int ne, const dou
 void hdg_blockmat_assemble_rhs(int nf, int m, double *rhs, const double *Fe, const int *ef, const int *eforient,
                                const int *fe, const int *flf, const double *flip)
 {
-    assembly as = {NULL, rhs, NULL, Fe, flip, ef, eforient, fe, flf, NULL, m};
+    double *d = hdg_xmalloc(sizeof(double) * 2 * (size_t)m);
+    hdg_face_maps S = flip_maps(m, flip, d);
+    hdg_blockmat_assemble_rhs_maps(nf, rhs, Fe, ef, eforient, fe, flf, &S);
+    free(d);
+}
+
+void hdg_blockmat_assemble_rhs_maps(int nf, double *rhs, const double *Fe, const int *ef, const int *eforient,
+                                    const int *fe, const int *flf, const hdg_face_maps *S)
+{
+    assembly as = {NULL, rhs, NULL, Fe, S, ef, eforient, fe, flf, NULL, S->m, S->nfe};
     hdg_parallel_for_grain(nf, 64, assemble_rows, &as);
 }
 
@@ -695,28 +778,46 @@ double hdg_blockmat_spmv_flops(const hdg_blockmat *B)
 }
 
 typedef struct scatter_ctx {
-    int m;
+    int m, nfe;
     const int *ef, *eforient;
-    const double *flip, *x;
+    const hdg_face_maps *S;
+    const double *x;
     double *out;
 } scatter_ctx;
 
 static void scatter_range(long long b, long long end, void *ctx)
 {
     const scatter_ctx *c = ctx;
-    int m = c->m;
+    int m = c->m, nfe = c->nfe;
     for (long long e = b; e < end; e++)
-        for (int j = 0; j < 3; j++) {
-            const double *xf = c->x + (size_t)c->ef[3 * e + j] * m;
-            double *o = c->out + ((size_t)e * 3 + j) * m;
-            int rev = c->eforient && c->eforient[3 * e + j];
-            for (int i = 0; i < m; i++) o[i] = rev ? c->flip[i] * xf[i] : xf[i];
+        for (int j = 0; j < nfe; j++) {
+            const double *xf = c->x + (size_t)c->ef[nfe * e + j] * m;
+            double *o = c->out + ((size_t)e * nfe + j) * m;
+            const double *s = face_map(c->S, c->eforient, nfe, e, j);
+            if (!s) memcpy(o, xf, sizeof(double) * (size_t)m);
+            else if (c->S->diag)
+                for (int i = 0; i < m; i++) o[i] = s[i] * xf[i];
+            else
+                for (int i = 0; i < m; i++) {
+                    double v = 0;
+                    for (int r = 0; r < m; r++) v += s[i * m + r] * xf[r];
+                    o[i] = v;
+                }
         }
 }
 
 void hdg_blockmat_scatter_to_elements(int ne, int m, const int *ef, const int *eforient,
                                       const double *flip, const double *x, double *out)
 {
-    scatter_ctx c = {m, ef, eforient, flip, x, out};
+    double *d = hdg_xmalloc(sizeof(double) * 2 * (size_t)m);
+    hdg_face_maps S = flip_maps(m, flip, d);
+    hdg_blockmat_scatter_maps(ne, ef, eforient, &S, x, out);
+    free(d);
+}
+
+void hdg_blockmat_scatter_maps(int ne, const int *ef, const int *eforient, const hdg_face_maps *S,
+                               const double *x, double *out)
+{
+    scatter_ctx c = {S->m, S->nfe, ef, eforient, S, x, out};
     hdg_parallel_for(ne, scatter_range, &c);
 }

@@ -3,7 +3,7 @@
  * Face l owns one row of na face blocks, each m x m (m = dofs per face):
  *     y_l = sum_a A[l][a] x_{nbr[l][a]},    a = 0..na-1,
  * with nbr[l][0] = l (the diagonal block) and nbr = -1 for padding (boundary
- * faces have 3 real blocks out of 5 on triangles). Block (l, a) is stored
+ * faces have 3 real blocks out of 5 on triangles, 4 out of 7 on tetrahedra). Block (l, a) is stored
  * row-major at A + ((size_t)l*na + a)*m*m, so the blocks of a row are
  * contiguous. Faces: l = 0..nf-1; vectors are face-major, x[g*m + q].
  *
@@ -22,7 +22,14 @@
  *    when no face is reversed). Element e then adds S_j Ke[j,i] S_i to the
  *    block coupling face ef[3e+j] (row) to face ef[3e+i] (column), with
  *    S = diag(flip) on reversed faces and I otherwise, and S_j Fe[j] to the
- *    right-hand side of face ef[3e+j]. */
+ *    right-hand side of face ef[3e+j].
+ * The *_n / *_maps versions take any number nfe of faces per element (3
+ * triangles, 4 tetrahedra: Ke of (nfe m)^2, ef and eforient nfe per element,
+ * na = 2 nfe - 1) and the orientation maps as hdg_face_maps: element e's view
+ * of the dofs of its local face j is S_o x_f (o = eforient[nfe e + j]; S_0 = I),
+ * so element e adds S_j^T Ke[j,i] S_i to the block (ef[nfe e+j], ef[nfe e+i])
+ * and S_j^T Fe[j] to the rhs of face ef[nfe e+j]. The flip versions above are
+ * these with nfe = 3 and S_1 = diag(flip): the same arithmetic. */
 #ifndef HDG_BLOCKMAT_H
 #define HDG_BLOCKMAT_H
 
@@ -36,11 +43,27 @@ typedef struct hdg_blockmat {
     double *A;  /* nf*na*m*m values */
 } hdg_blockmat;
 
+/* The orientation maps of the face dofs (row-major m x m each, orthogonal). When
+ * every S_o is diagonal (triangles: S_1 = diag((-1)^i) per trace component) diag
+ * holds their diagonals, norient * m, and the products are the sign products of
+ * the flip vector; else diag is NULL and S holds norient * m * m. */
+typedef struct hdg_face_maps {
+    int nfe;              /* faces per element */
+    int norient;          /* orientations: eforient in 0..norient-1 */
+    int m;                /* dofs per face */
+    const double *diag;   /* norient * m, or NULL */
+    const double *S;      /* norient * m * m (when diag is NULL) */
+} hdg_face_maps;
+
 /* Fills nbr (nf*5 ints) for a triangle mesh: row l lists l, then the other two
  * faces of its element fe[2l] in local order (flf+1, flf+2 mod 3), then those
  * of fe[2l+1], -1 where there is no second element (or a face repeats). */
 hdg_status hdg_blockmat_neighbours(int nf, int ne, const int *ef, const int *fe,
                                    const int *flf, int *nbr, hdg_error *err);
+/* Any nfe: nbr (nf * (2 nfe - 1) ints), row l: l, the other nfe-1 faces of fe[2l]
+ * (local faces flf+1.. mod nfe), then those of fe[2l+1] (mesh.h's fnbr). */
+hdg_status hdg_blockmat_neighbours_n(int nfe, int nf, int ne, const int *ef, const int *fe,
+                                     const int *flf, int *nbr, hdg_error *err);
 
 /* Allocates a zero matrix with the given neighbour lists (nbr is copied;
  * checked: 0 <= entries < nf or -1, nbr[l*na] == l, no repeated face in a row). */
@@ -55,12 +78,19 @@ hdg_status hdg_blockmat_assemble(hdg_blockmat *B, double *rhs, int ne, const dou
                                  const double *Fe, const int *ef, const int *eforient,
                                  const int *fe, const int *flf, const double *flip,
                                  hdg_error *err);
+hdg_status hdg_blockmat_assemble_maps(hdg_blockmat *B, double *rhs, int ne, const double *Ke,
+                                      const double *Fe, const int *ef, const int *eforient,
+                                      const int *fe, const int *flf, const hdg_face_maps *S,
+                                      hdg_error *err);
 
 /* For every (face l, element side k, element-local face i), the block a of
  * row l that receives the contribution: slot[(l*2+k)*3+i] (-1 where face l
  * has no element k). Fails on a coupled face missing from the row. */
 hdg_status hdg_blockmat_slots(int nf, int na, const int *nbr, const int *ef, const int *fe, const int *flf,
                               int *slot, hdg_error *err);
+/* Any nfe: slot[(l*2+k)*nfe+i]. */
+hdg_status hdg_blockmat_slots_n(int nfe, int nf, int na, const int *nbr, const int *ef, const int *fe,
+                                const int *flf, int *slot, hdg_error *err);
 
 /* The transpose of the element gather of assembly: for every element, its
  * three faces' values of a face vector x (nf*m, canonical orientation) in the
@@ -68,6 +98,9 @@ hdg_status hdg_blockmat_slots(int nf, int na, const int *nbr, const int *ef, con
  * ne vectors of 3m entries (out, ordered like Fe). Threaded over elements. */
 void hdg_blockmat_scatter_to_elements(int ne, int m, const int *ef, const int *eforient,
                                       const double *flip, const double *x, double *out);
+/* Any nfe, with the maps: out (ne * nfe * m), face j of element e: S_o x_{ef[nfe e+j]}. */
+void hdg_blockmat_scatter_maps(int ne, const int *ef, const int *eforient, const hdg_face_maps *S,
+                               const double *x, double *out);
 
 /* Symmetric Dirichlet elimination. For faces with is_dirichlet[f] != 0 the
  * value x_D = xD[f*m .. f*m+m-1] is known (entries of other faces ignored):
@@ -94,6 +127,8 @@ void hdg_blockmat_dirichlet_rhs(const hdg_blockmat *B, double *rhs, const unsign
  * hdg_blockmat_assemble does. */
 void hdg_blockmat_assemble_rhs(int nf, int m, double *rhs, const double *Fe, const int *ef, const int *eforient,
                                const int *fe, const int *flf, const double *flip);
+void hdg_blockmat_assemble_rhs_maps(int nf, double *rhs, const double *Fe, const int *ef, const int *eforient,
+                                    const int *fe, const int *flf, const hdg_face_maps *S);
 
 /* y = B x (threaded over face rows; x and y must not alias). */
 void hdg_blockmat_spmv(const hdg_blockmat *B, const double *x, double *y);
