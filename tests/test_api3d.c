@@ -1,7 +1,8 @@
 /* test_api3d.c — the public C API on tetrahedra (issue 39.8): maxwell3d's fields at the
  * returned (x, y, z) nodes against the exact cavity mode, the lattice's vertex nodes on the
  * mesh of hdgc_result_mesh_simplices, and that mesh given back as arrays
- * (hdgc_problem_set_mesh_simplices, dim 3) giving cube:2's errors. Includes hdgc.h only. */
+ * (hdgc_problem_set_mesh_simplices, dim 3) giving cube:2's errors; the same for HDG
+ * (examples/poisson3d.hdg: u and ustar at the nodes). Includes hdgc.h only. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,8 +83,74 @@ static void fields(const hdgc_result *r)
     CHECK(d < 1e-15, "field nodes against the mesh's vertices: %g", d);
 }
 
+static double uex(double x, double y, double z) { return exp(x) * cos(2 * y) + x * x * y * z; }
+
+/* The root mean square of field f - uex over its nodes (every element of cube:N has one volume). */
+static double rms_uex(const hdgc_field *f)
+{
+    double s = 0;
+    long n = (long)f->ne * f->npe;
+    for (long i = 0; i < n; i++) s += pow(f->values[i] - uex(f->x[i], f->y[i], f->z[i]), 2);
+    return sqrt(s / (double)n);
+}
+
+/* HDG on tetrahedra: poisson3d's u and ustar at the nodes (degree k+1 = 3), on cube:2 and
+ * cube:4 (the nodes' error falls at the rates k+1 and k+2), and cube:2 as arrays. */
+static void hdg_fields(void)
+{
+    hdgc_problem *p = NULL;
+    hdg_error err;
+    CHECK(hdgc_problem_load(HDG_EXAMPLES "/poisson3d.hdg", &p, &err) == HDG_OK, "load: %s", err.msg);
+    if (!p) return;
+    double ru[2] = {0}, rs[2] = {0};
+    hdgc_result *r[2] = {NULL, NULL}, *ra = NULL;
+    CHECK(hdgc_problem_set_option(p, "order", "2", &err) == HDG_OK, "order: %s", err.msg);
+    for (int i = 0; i < 2; i++) {
+        CHECK(hdgc_problem_set_option(p, "mesh", i ? "cube:4" : "cube:2", &err) == HDG_OK, "mesh: %s", err.msg);
+        CHECK(hdgc_solve(p, &r[i], &err) == HDG_OK, "solve: %s", err.msg);
+        const hdgc_field *u = hdgc_result_field_named(r[i], "u"), *us = hdgc_result_field_named(r[i], "ustar");
+        CHECK(u && us && u->z && us->z && u->degree == 3 && u->npe == 20 && u->ne == (i ? 384 : 48),
+              "HDG fields u, ustar with z");
+        if (!u || !us || !u->z || !us->z) continue;
+        ru[i] = rms_uex(u), rs[i] = rms_uex(us);
+        double eu = hdgc_result_error(r[i], "u"), es = hdgc_result_error(r[i], "ustar");
+        CHECK(ru[i] > eu && ru[i] < 5 * eu && rs[i] > es && rs[i] < 5 * es,
+              "cube:%d: rms at the nodes u %g ustar %g, L2 errors %g %g", i ? 4 : 2, ru[i], rs[i], eu, es);
+    }
+    CHECK(ru[0] > 6 * ru[1] && rs[0] > 12 * rs[1], "rates at the nodes: u %g -> %g, ustar %g -> %g", ru[0], ru[1],
+          rs[0], rs[1]);
+    int dim = 0, nv = 0;
+    const double *xyz = NULL;
+    const int *cells = NULL;
+    int ne = hdgc_result_mesh_simplices(r[0], &dim, &nv, &xyz, &cells);
+    CHECK(ne == 48 && dim == 3 && nv == 27, "HDG mesh %d cells, dim %d, %d vertices", ne, dim, nv);
+    const hdgc_field *u = hdgc_result_field_named(r[0], "u");
+    if (u && u->z && ne == u->ne) {
+        int q = u->degree, corner[4] = {0, q, (q + 1) * (q + 2) / 2 - 1, u->npe - 1};
+        double d = 0;
+        for (int e = 0; e < ne; e++)
+            for (int k = 0; k < 4; k++) {
+                int v = cells[4 * e + k], i = e * u->npe + corner[k];
+                d = fmax(d, fabs(u->x[i] - xyz[3 * v]) + fabs(u->y[i] - xyz[3 * v + 1]) +
+                                fabs(u->z[i] - xyz[3 * v + 2]));
+            }
+        CHECK(d < 1e-15, "HDG field nodes against the mesh's vertices: %g", d);
+    }
+    CHECK(hdgc_problem_set_mesh_simplices(p, 3, nv, xyz, ne, cells, 0, NULL, NULL, 0, NULL, &err) == HDG_OK,
+          "arrays: %s", err.msg);
+    CHECK(hdgc_solve(p, &ra, &err) == HDG_OK, "solve arrays: %s", err.msg);
+    const char *names[] = {"u", "q", "ustar"};
+    for (int i = 0; i < 3; i++) {
+        double a = hdgc_result_error(r[0], names[i]), b = hdgc_result_error(ra, names[i]);
+        CHECK(a > 0 && fabs(a - b) <= 1e-9 * a, "HDG %s: cube:2 %.15g, arrays %.15g", names[i], a, b);
+    }
+    hdgc_result_free(r[0]), hdgc_result_free(r[1]), hdgc_result_free(ra);
+    hdgc_problem_free(p);
+}
+
 int main(void)
 {
+    hdg_fields();
     hdgc_problem *p = maxwell3d();
     if (!p) return test_summary("test_api3d");
     hdgc_result *r1 = NULL, *r2 = NULL;

@@ -76,3 +76,15 @@ def test_vtk_and_plot_refused(maxwell3d, tmp_path):
         r.plot("E_x")
     path = tmp_path / "s.vtu"
     assert maxwell3d.solve(vtk=str(path)).ok and path.exists()
+
+
+def test_hdg_fields_at_xyz():
+    """HDG on tetrahedra: poisson3d's ustar at the (x, y, z) nodes against uex."""
+    p = hdgc.Problem(os.path.join(ROOT, "examples", "poisson3d.hdg")).set(mesh="cube:2", order=2)
+    r = p.solve()
+    f = r.fields["ustar"]
+    assert f.z is not None and f.values.shape == (48, 20) and r.tetrahedra.shape == (48, 4)
+    exact = np.exp(f.x) * np.cos(2 * f.y) + f.x ** 2 * f.y * f.z
+    rms = np.sqrt(np.mean((f.values - exact) ** 2))
+    assert r.errors["ustar"] < rms < 5 * r.errors["ustar"], (rms, r.errors["ustar"])
+    assert np.array_equal(lattice.node_positions(f), np.broadcast_to(np.arange(20), (48, 20)))
