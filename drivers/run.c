@@ -131,7 +131,7 @@ hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg
 {
     hdg_status dst = hdg_lower_nonlinear_check(p, err);   /* issue 41 */
     if (dst) return dst;
-    int hdg3 = p->dim == 3 && p->method == HDG_METHOD_HDG;   /* HDG on tetrahedra: the host, serial (issue 39) */
+    int hdg3 = p->dim == 3 && p->method == HDG_METHOD_HDG;   /* HDG on tetrahedra: the host (issue 39) */
     hdg_run_options o;
     hdg_run_options_default(&o);
     if (opt) o = *opt;
@@ -165,8 +165,6 @@ hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg
     }
     hdg_status cst = hdg_comm_start(err);   /* MPI when started by mpirun */
     if (cst) return cst;
-    if (hdg_comm_active() && hdg3)
-        return hdg_fail(err, HDG_EINPUT, "%s: HDG on tetrahedra runs serially for now (not under mpirun)", p->name);
     if (hdg_comm_active()) return hdg_run_problem_mpi(p, &o, rep, err);
     const char *backend;
     hdg_cuda_device *dev = NULL;

@@ -558,7 +558,7 @@ static hdg_status tet_scope(const hdg_problem *p, const hdg_mesh *mesh, const hd
 {
     if (hdg_mesh_dim(mesh) != 3) return HDG_OK;
     const char *what = o->png ? "--png"
-                       : o->dist ? "mpirun" : o->kernels && !strcmp(o->kernels, "handwritten") ? "--kernels handwritten"
+                       : o->kernels && !strcmp(o->kernels, "handwritten") ? "--kernels handwritten"
                        : NULL;
     if (!what) return HDG_OK;
     return hdg_fail(err, HDG_EINPUT, "%s: HDG on tetrahedra does not do %s yet (issue 39): the host solve (steady or "
