@@ -45,3 +45,8 @@ endif()
 add_test(NAME poisson3d_mg_default COMMAND sh -c
   "'${P3D_HDGC}' run '${P3D_FILE}' --mesh cube:8 --order 2 --json mgd.json --quiet && grep -Eq '\"precond\":[[:space:]]*\"mg\"' mgd.json && grep -Eq '\"iterations\":[[:space:]]*(2[0-9]|3[0-5]),' mgd.json"
   WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+
+# hdgc convergence --meshes N,... on a 'mesh tetrahedron' file makes cube:N (square:N before:
+# refused as a mesh of the other dimension): cube:2 -> cube:4 at k = 1, u rate 1.98
+hdg_cli_test(convergence_3d_cube_n 0 -e "poisson3d, order 1" -e " 4 +[0-9.e+-]+ +1\\.[89][0-9] +[0-9.e+-]+ +(1\\.9[0-9]|2\\.0[0-9]) "
+  -- $<TARGET_FILE:hdgc> convergence ${P3D_FILE} --orders 1 --meshes 2,4 --json /dev/null)
