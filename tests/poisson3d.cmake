@@ -55,3 +55,8 @@ if(Python3_Interpreter_FOUND)
     WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
   set_tests_properties(poisson3d_vtk PROPERTIES TIMEOUT ${HDG_COMPILE_TIMEOUT} PASS_REGULAR_EXPRESSION "ok: 7680 points")
 endif()
+
+# hdgc convergence --meshes N,... on a 'mesh tetrahedron' file makes cube:N (square:N before:
+# refused as a mesh of the other dimension): cube:2 -> cube:4 at k = 1, u rate 1.98
+hdg_cli_test(convergence_3d_cube_n 0 -e "poisson3d, order 1" -e " 4 +[0-9.e+-]+ +1\\.[89][0-9] +[0-9.e+-]+ +(1\\.9[0-9]|2\\.0[0-9]) "
+  -- $<TARGET_FILE:hdgc> convergence ${P3D_FILE} --orders 1 --meshes 2,4 --json /dev/null)

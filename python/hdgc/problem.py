@@ -111,6 +111,11 @@ class Problem:
         return bool(lib.hdgc_problem_transient(self._ptr()))
 
     @property
+    def dim(self):
+        """2 for a file on triangles (mesh triangle), 3 on tetrahedra (mesh tetrahedron)."""
+        return int(lib.hdgc_problem_dim(self._ptr()))
+
+    @property
     def warnings(self):
         """The file's warnings as `hdgc check` prints them; "" when none."""
         if "hdgc_problem_warnings" not in lib.hdgc_declared:
