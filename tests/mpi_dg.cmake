@@ -92,6 +92,14 @@ if(Python3_Interpreter_FOUND AND HDG_MPIRUN)
   mpi_dg_case(maxwell3d_perturbed 3 ${HDG_EXAMPLES}/maxwell3d.hdg --mesh cube:3,perturb=0.2 --order 3
     --final-time 0.2)
   mpi_dg_case(acoustics3d 2 ${HDG_EXAMPLES}/acoustics3d.hdg --mesh cube:2 --order 2 --final-time 0.2)
+  # --backend cuda on tetrahedra under mpirun (the emulator): the serial device run's report to 1e-13
+  add_test(NAME mpi_dg_cuda_emulated_tet_np2
+    COMMAND ${Python3_EXECUTABLE} ${HDG_TEST_DIR}/mpi_dg.py $<TARGET_FILE:hdgc>
+      "${HDG_MPIRUN} --oversubscribe --allow-run-as-root" 2 ${HDG_EXAMPLES}/maxwell3d.hdg --mesh cube:2 --order 2
+      --final-time 0.1 --backend cuda)
+  set_tests_properties(mpi_dg_cuda_emulated_tet_np2 PROPERTIES TIMEOUT ${HDG_COMPILE_TIMEOUT}
+    ENVIRONMENT "${HDG_MPI_ENV};HDGC_LIBCUDA=emulator" PASS_REGULAR_EXPRESSION "matches the serial run"
+    RESOURCE_LOCK mpirun)
   add_test(NAME mpi_dg_vtk_tet
     COMMAND sh -c [=[set -e; d=mpi_dg_vtk_tet_$$; rm -rf $d; mkdir $d; a="--mesh cube:2 --order 2 --final-time 0.2 --quiet"; "$0" run "$3" $a --vtk $d/serial.vtu; timeout 1200 "$1" --oversubscribe --allow-run-as-root -np 2 "$0" run "$3" $a --vtk $d/out.pvtu; python3 "$2" $d/serial.vtu $d/out.pvtu 2; rm -rf $d]=]
       $<TARGET_FILE:hdgc> ${HDG_MPIRUN} ${HDG_TEST_DIR}/check_pvtu.py ${HDG_EXAMPLES}/maxwell3d.hdg
