@@ -452,7 +452,7 @@ hdg_status hdg_hdg_null_refuse(const hdg_problem *p, const hdg_hdg_null *N, hdg_
     return hdg_fail(err, HDG_EINPUT, "%s:%d:%d: the solution is not unique: the trace matrix has a null space of "
                     "dimension %d (%s%s), found on the assembled matrix; a 'mean' condition fixes the constants "
                     "of one component of one trace unknown, not a rotation or a combination of them, so give "
-                    "Dirichlet conditions that fix those (e.g. both components of the displacement on part of "
+                    "Dirichlet conditions that fix those (e.g. every component of the displacement on part of "
                     "the boundary)", p->file, at.line, at.col, N->dim, what,
                     N->dim == (p->dim == 3 ? 6 : 3) && strstr(what, "rotation") ? ": the rigid motions" : "");
 }
