@@ -57,7 +57,7 @@ struct hdgc_result {
     int ncells;               /* fields with one value per element (the estimates' eta_K) */
     char **cell_names;
     double **cell_values;     /* ncells arrays of ne values, owned */
-    int nv, ne;               /* the mesh */
+    int nv, ne, dim;          /* the mesh (dim 0: none) */
     double *xy;
     int *tri;
     int nwarn;                /* the report's warnings (hdg_report_warnings) */

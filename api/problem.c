@@ -172,6 +172,7 @@ int hdgc_problem_transient(const hdgc_problem *p)
 {
     return p && (p->checked->method == HDG_METHOD_DG || p->checked->transient);
 }
+int hdgc_problem_dim(const hdgc_problem *p) { return p ? p->checked->dim : 2; }
 const char *hdgc_problem_warnings(const hdgc_problem *p) { return p && p->warnings ? p->warnings : ""; }
 
 int hdgc_problem_nparams(const hdgc_problem *p) { return p ? p->checked->nparams : 0; }

@@ -14,23 +14,28 @@
 typedef struct capture {
     const hdgc_problem *p;
     hdgc_result *r;
-    double *x, *y;            /* the nodes, computed at the first snapshot */
+    double *x, *y, *z;        /* the nodes, computed at the first snapshot (z: tetrahedra only) */
     hdgc_field *view;         /* the fields of one step (values borrowed) */
 } capture;
 
 /* Lattice point (r, s) of the reference triangle v0 = (-1,-1), v1 = (1,-1), v2 = (-1,1)
- * on each element. */
+ * (tetrahedra: (r, s, t), v3 = (-1,-1,1)) on each element. */
 static void nodes(const hdg_snapshot *s, capture *c)
 {
     size_t n = (size_t)s->ne * s->nlat;
-    c->x = hdg_xmalloc(sizeof(double) * (n + 1));
-    c->y = hdg_xmalloc(sizeof(double) * (n + 1));
+    int dim = s->dim == 3 ? 3 : 2, nvd = dim * (dim + 1);
+    double *out[3] = {c->x = hdg_xmalloc(sizeof(double) * (n + 1)), c->y = hdg_xmalloc(sizeof(double) * (n + 1)),
+                      dim == 3 ? (c->z = hdg_xmalloc(sizeof(double) * (n + 1))) : NULL};
     for (int e = 0; e < s->ne; e++) {
-        const double *v = s->vxy + 6 * (size_t)e;
+        const double *v = s->vxy + (size_t)nvd * e;
         for (int q = 0; q < s->nlat; q++) {
-            double l0 = -(s->lr[q] + s->ls[q]) / 2, l1 = (1 + s->lr[q]) / 2, l2 = (1 + s->ls[q]) / 2;
-            c->x[(size_t)e * s->nlat + q] = l0 * v[0] + l1 * v[2] + l2 * v[4];
-            c->y[(size_t)e * s->nlat + q] = l0 * v[1] + l1 * v[3] + l2 * v[5];
+            double l[4] = {0, (1 + s->lr[q]) / 2, (1 + s->ls[q]) / 2, dim == 3 ? (1 + s->lt[q]) / 2 : 0};
+            l[0] = 1 - l[1] - l[2] - l[3];
+            for (int j = 0; j < dim; j++) {
+                double x = 0;
+                for (int k = 0; k <= dim; k++) x += l[k] * v[dim * k + j];
+                out[j][(size_t)e * s->nlat + q] = x;
+            }
         }
     }
 }
@@ -46,9 +51,10 @@ static void keep_final(const hdg_snapshot *s, capture *c)
         double *v = hdg_xmalloc(sizeof(double) * (n + 1));
         memcpy(v, s->values[f], sizeof(double) * n);
         r->fields[f] = (hdgc_field){hdg_xstrdup(s->names[f]), s->ne, s->nlat, s->p,
-                                    f ? r->fields[0].x : c->x, f ? r->fields[0].y : c->y, v};
+                                    f ? r->fields[0].x : c->x, f ? r->fields[0].y : c->y, v,
+                                    f ? r->fields[0].z : c->z};
     }
-    if (s->nfields) c->x = c->y = NULL;   /* owned by fields[0] now */
+    if (s->nfields) c->x = c->y = c->z = NULL;   /* owned by fields[0] now */
     r->ncells = s->ncells;
     r->cell_names = hdg_xcalloc((size_t)s->ncells + 1, sizeof *r->cell_names);
     r->cell_values = hdg_xcalloc((size_t)s->ncells + 1, sizeof *r->cell_values);
@@ -67,7 +73,7 @@ static hdg_status on_snapshot(void *ctx, const hdg_snapshot *s, hdg_error *err)
     if (p->step && (p->checked->method == HDG_METHOD_DG || p->checked->transient)) {
         c->view = hdg_xrealloc(c->view, sizeof *c->view * ((size_t)s->nfields + 1));
         for (int f = 0; f < s->nfields; f++)
-            c->view[f] = (hdgc_field){s->names[f], s->ne, s->nlat, s->p, c->x, c->y, s->values[f]};
+            c->view[f] = (hdgc_field){s->names[f], s->ne, s->nlat, s->p, c->x, c->y, s->values[f], c->z};
         hdgc_state st = {s->step, s->t, s->final, s->nfields, c->view};
         int rc = p->step(p->step_ctx, &st);
         if (rc) return hdg_fail(err, HDG_EINPUT, "stopped by the step callback (%d)", rc);
@@ -87,7 +93,7 @@ hdg_status hdgc_solve(const hdgc_problem *p, hdgc_result **out, hdg_error *err)
     w->solving = 1;
     hdgc_result *r = hdg_xcalloc(1, sizeof *r);
     r->rep = hdg_report_new();
-    capture c = {p, r, NULL, NULL, NULL};
+    capture c = {p, r, NULL, NULL, NULL, NULL};
     hdg_run_fields fields;
     memset(&fields, 0, sizeof fields);
     hdg_run_options ro = p->ro;
@@ -113,10 +119,10 @@ hdg_status hdgc_solve(const hdgc_problem *p, hdgc_result **out, hdg_error *err)
     for (int u = 0; u < q->nunknowns; u++) r->unknowns[r->nunknowns++] = hdg_xstrdup(q->unknowns[u].name);
     r->trace = fields.trace, r->ntrace = fields.ntrace, r->per_face = fields.trace_per_face;
     fields.trace = NULL;
-    r->nv = fields.nv, r->ne = fields.ne, r->xy = fields.xy, r->tri = fields.tri;
+    r->nv = fields.nv, r->ne = fields.ne, r->xy = fields.xy, r->tri = fields.tri, r->dim = fields.dim;
     fields.xy = NULL, fields.tri = NULL;
     hdg_run_fields_free(&fields);
-    free(c.x), free(c.y), free(c.view);
+    free(c.x), free(c.y), free(c.z), free(c.view);
     w->solving = 0;
     if (w->free_pending) hdgc_problem_free(w);   /* freed from the step callback */
     if (err) *err = e;
@@ -133,7 +139,7 @@ void hdgc_result_free(hdgc_result *r)
     for (int u = 0; u < r->nunknowns; u++) free(r->unknowns[u]);
     free(r->unknowns);
     for (int f = 0; f < r->nfields; f++) free((char *)r->fields[f].name), free((double *)r->fields[f].values);
-    if (r->nfields) free((double *)r->fields[0].x), free((double *)r->fields[0].y);
+    if (r->nfields) free((double *)r->fields[0].x), free((double *)r->fields[0].y), free((double *)r->fields[0].z);
     free(r->fields);
     for (int f = 0; f < r->ncells; f++) free(r->cell_names[f]), free(r->cell_values[f]);
     free(r->cell_names), free(r->cell_values);
@@ -209,9 +215,19 @@ const hdgc_field *hdgc_result_field_named(const hdgc_result *r, const char *name
 
 int hdgc_result_mesh(const hdgc_result *r, int *nv, const double **xy, const int **tri)
 {
+    int tris = r && r->dim != 3;   /* tetrahedra: hdgc_result_mesh_simplices */
+    if (nv) *nv = tris ? r->nv : 0;
+    if (xy) *xy = tris ? r->xy : NULL;
+    if (tri) *tri = tris ? r->tri : NULL;
+    return tris ? r->ne : 0;
+}
+
+int hdgc_result_mesh_simplices(const hdgc_result *r, int *dim, int *nv, const double **coords, const int **cells)
+{
+    if (dim) *dim = r && r->ne ? r->dim : 0;
     if (nv) *nv = r ? r->nv : 0;
-    if (xy) *xy = r ? r->xy : NULL;
-    if (tri) *tri = r ? r->tri : NULL;
+    if (coords) *coords = r ? r->xy : NULL;
+    if (cells) *cells = r ? r->tri : NULL;
     return r ? r->ne : 0;
 }
 

@@ -35,7 +35,8 @@ static void help(void)
 {
     usage(stdout);
     printf("\n"
-           "Runs FILE.hdg on the meshes square:N (N from --meshes, default 4,8,16) for every\n"
+           "Runs FILE.hdg on the meshes square:N (cube:N for a 'mesh tetrahedron' file; N from\n"
+           "--meshes, default 4,8,16) for every\n"
            "order (default 1..4) and prints, per order, the L2 error of every unknown that\n"
            "has an exact solution and the observed rate between consecutive meshes:\n"
            "    rate = log(e_coarse / e_fine) / log(h_coarse / h_fine),\n"
@@ -47,7 +48,7 @@ static void help(void)
            "\n"
            "options:\n"
            "  --orders SPEC       a..b or a comma list (default 1..4)\n"
-           "  --meshes LIST       comma list of N for square:N (default 4,8,16), or of mesh\n"
+           "  --meshes LIST       comma list of N for square:N / cube:N (default 4,8,16), or of mesh\n"
            "                      specs: a.msh,b.msh or square:8,perturb=0.2,square:16,perturb=0.2\n"
            "                      (a name=value piece is an option of the spec before it, and\n"
            "                      so is a pair C:D after periodic=A:B);\n"
@@ -153,6 +154,7 @@ typedef struct conv {
     double err[MAXN][MAXN][MAXU];
     char name[128], uname[MAXU][64];
     int nu, exact[MAXU];
+    int dim;      /* the file's dimension: --meshes N means square:N (2) or cube:N (3) */
 } conv;
 
 /* --meshes: N,N,... (square:N) or mesh specs; a list with a ':' or a ".msh" is specs. */
@@ -205,6 +207,20 @@ static int real_h(const conv *C) { return C->specs[0] || C->ndts; }
 static const char *h_name(const conv *C) { return C->ndts ? "dt" : "h"; }
 
 static void mesh_spec(const conv *C, int m, char *buf, size_t n);
+
+/* The file's dimension (2 when it does not load: the runs then say why). */
+static int file_dim(const conv *C)
+{
+    hdgc_problem *p = NULL;
+    char *diags = NULL;
+    hdg_error err = {0};
+    int dim = 2;
+    if (!hdgc_problem_load_with(C->path, 0, C->nsets, C->names, C->values, &p, &diags, &err))
+        dim = hdgc_problem_dim(p);
+    hdgc_problem_free(p);
+    hdgc_free(diags);
+    return dim;
+}
 
 /* The first column's mesh with --refine SPEC or square:N,OPTS, loaded once before the runs:
  * a file that cannot be read or a bad spec is one message, not one per run. 1 when it fails. */
@@ -359,7 +375,8 @@ static void mesh_spec(const conv *C, int m, char *buf, size_t n)
         int L = 0;
         while ((1 << L) < N) L++;
         snprintf(buf, n, "%s,refine=%d", C->refine, L);
-    } else snprintf(buf, n, "square:%d%s%s", N, C->mopts ? "," : "", C->mopts ? C->mopts : "");
+    } else snprintf(buf, n, "%s:%d%s%s", C->dim == 3 ? "cube" : "square", N, C->mopts ? "," : "",
+                    C->mopts ? C->mopts : "");
 }
 
 /* The run options of every run, then the mesh and no fields (only errors are read). */
@@ -626,6 +643,7 @@ int hdg_cmd_convergence(int argc, char **argv)
     if (!C->nmeshes && C->refine) C->meshes[0] = 1, C->meshes[1] = 2, C->meshes[2] = 4, C->nmeshes = 3;
     if (!C->nmeshes) C->meshes[0] = 4, C->meshes[1] = 8, C->meshes[2] = 16, C->nmeshes = 3;
     init_results(C);
+    C->dim = file_dim(C);
     if (mesh_sizes(C)) { free_conv(C); return 1; }
     hdgc_report *all = hdgc_report_new();
     int failed = 0;

@@ -131,7 +131,7 @@ hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg
 {
     hdg_status dst = hdg_lower_nonlinear_check(p, err);   /* issue 41 */
     if (dst) return dst;
-    int hdg3 = p->dim == 3 && p->method == HDG_METHOD_HDG;   /* HDG on tetrahedra: the host, serial (issue 39) */
+    int hdg3 = p->dim == 3 && p->method == HDG_METHOD_HDG;   /* HDG on tetrahedra: the host (issue 39) */
     hdg_run_options o;
     hdg_run_options_default(&o);
     if (opt) o = *opt;
@@ -165,8 +165,6 @@ hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg
     }
     hdg_status cst = hdg_comm_start(err);   /* MPI when started by mpirun */
     if (cst) return cst;
-    if (hdg_comm_active() && hdg3)
-        return hdg_fail(err, HDG_EINPUT, "%s: HDG on tetrahedra runs serially for now (not under mpirun)", p->name);
     if (hdg_comm_active()) return hdg_run_problem_mpi(p, &o, rep, err);
     const char *backend;
     hdg_cuda_device *dev = NULL;
@@ -206,11 +204,15 @@ hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg
     hdg_report_number(rep, "timings.mesh", t1 - t0);
     if (o.fields) {   /* the mesh, for a caller of the fields (HDG and DG) */
         hdg_run_fields *f = o.fields;
+        int dim = f->dim = mesh->dim == 3 ? 3 : 2;
         f->nv = mesh->nv, f->ne = mesh->ne;
-        f->xy = hdg_xmalloc(sizeof(double) * 2 * (size_t)mesh->nv);
-        for (int v = 0; v < mesh->nv; v++) f->xy[2 * v] = mesh->vx[v], f->xy[2 * v + 1] = mesh->vy[v];
-        f->tri = hdg_xmalloc(sizeof(int) * 3 * (size_t)mesh->ne);
-        memcpy(f->tri, mesh->ev, sizeof(int) * 3 * (size_t)mesh->ne);
+        f->xy = hdg_xmalloc(sizeof(double) * dim * (size_t)mesh->nv);
+        for (int v = 0; v < mesh->nv; v++) {
+            f->xy[dim * v] = mesh->vx[v], f->xy[dim * v + 1] = mesh->vy[v];
+            if (dim == 3) f->xy[dim * v + 2] = mesh->vz[v];
+        }
+        f->tri = hdg_xmalloc(sizeof(int) * (dim + 1) * (size_t)mesh->ne);
+        memcpy(f->tri, mesh->ev, sizeof(int) * (dim + 1) * (size_t)mesh->ne);
     }
     st = hdg_run_check_markers(p, mesh, err);
     char pmsg[1024];

@@ -23,10 +23,12 @@
 typedef struct hdg_run_fields {
     long long n, npost;        /* values in x, xpost */
     double *x, *xpost;
-    int nv, ne;                /* the mesh: vertices (xy: x0 y0 x1 y1 ...), triangles (tri: 3 vertex
-                                  indices each, counter-clockwise, in the order of the fields) */
+    int nv, ne;                /* the mesh: vertices (xy: dim coordinates each, x0 y0 (z0) x1 ...),
+                                  simplices (tri: dim+1 vertex indices each, the mesh's order, in
+                                  the order of the fields) */
     double *xy;
     int *tri;
+    int dim;                   /* of the mesh: 2 triangles, 3 tetrahedra */
     long long ntrace;          /* values in trace: faces x trace_per_face */
     int trace_per_face;        /* the trace unknowns' Legendre coefficients on a face, unknown by
                                   unknown, component by component, in the face's canonical direction */
@@ -36,13 +38,13 @@ void hdg_run_fields_free(hdg_run_fields *f);
 
 /* The solution as a caller sees it: every field (component) of every element
  * unknown, and the post-processed one, at the lattice points of degree p of
- * each element (nlat = (p+1)(p+2)/2 per element, hdg_vtk_lattice order, the
- * points of the VTK output), with the elements' vertices. Valid during the
- * callback only. */
+ * each element (nlat = (p+1)(p+2)/2 per element, or (p+1)(p+2)(p+3)/6 on
+ * tetrahedra, hdg_vtk_lattice_points order, the points of the VTK output),
+ * with the elements' vertices. Valid during the callback only. */
 typedef struct hdg_snapshot {
     int ne, p, nlat;              /* elements, lattice degree, points per element */
-    const double *vxy;            /* ne x 6: the vertices (x0 y0 x1 y1 x2 y2) */
-    const double *lr, *ls;        /* nlat reference points in [-1,1]^2 (v0 = (-1,-1)) */
+    const double *vxy;            /* ne x dim(dim+1): the vertices (x0 y0 x1 y1 x2 y2; 3D x0 y0 z0 ..) */
+    const double *lr, *ls;        /* nlat reference points in [-1,1]^dim (v0 = (-1,..,-1)) */
     int nfields;
     const char *const *names;     /* "u", "q_x", "q_y", "ustar", DG: "Ez", ... */
     const double *const *values;  /* nfields arrays of ne x nlat */
@@ -52,6 +54,8 @@ typedef struct hdg_snapshot {
     int ncells;                   /* HDG: fields with one value per element (the error */
     const char *const *cell_names;    /* indicators "estimate_u" of a post-processed */
     const double *const *cell_values; /* unknown's estimate), ncells arrays of ne */
+    int dim;                      /* 3: tetrahedra, the third reference coordinate in lt (0 or 2: triangles) */
+    const double *lt;
 } hdg_snapshot;
 /* A nonzero status stops the run with it (err filled by the callback). */
 typedef hdg_status (*hdg_snapshot_fn)(void *ctx, const hdg_snapshot *s, hdg_error *err);

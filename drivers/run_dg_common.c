@@ -221,22 +221,10 @@ static hdg_status element_data(hdg_dg_data *d, const hdg_run_options *opt, hdg_e
     return HDG_OK;
 }
 
-/* What a 3D run cannot do yet, refused before anything is computed. */
-static hdg_status refuse_3d(const hdg_dg_data *d, const hdg_run_options *opt, hdg_error *err)
-{
-    if (d->L.dim == 2) return HDG_OK;
-    const char *what = opt->dist ? "mpirun" : opt->snapshot ? "fields" : NULL;
-    if (!what) return HDG_OK;
-    return hdg_fail(err, HDG_EINPUT, "DG problem '%s' on tetrahedra: %s is not available in 3D yet (a 3D run "
-                                     "reports its errors and energy, on one process%s)", d->p->name, what,
-                    what[0] == 'f' ? "; set the option fields to off" : "");
-}
-
 hdg_status hdg_dg_prepare(hdg_dg_data *d, const hdg_run_options *opt, hdg_error *err)
 {
     const hdg_problem *p = d->p;
-    hdg_status st = refuse_3d(d, opt, err);
-    if (!st) st = element_data(d, opt, err);
+    hdg_status st = element_data(d, opt, err);
     if ((st = hdg_comm_agree(st, err))) return st;   /* mpirun: before the reductions of the time step */
     d->params = hdg_xcalloc((size_t)d->L.nparams, sizeof(double));
     for (int i = 0; i < p->nparams; i++) d->params[i] = p->params[i].value;
@@ -487,7 +475,8 @@ static hdg_status snapshot_state(vtkout *v, const hdg_dg_data *d, const hdg_dg_e
     const char *np[HDG_DG_MAX_FIELDS];
     for (int f = 0; f < d->L.nfields; f++) np[f] = v->names[f];
     hdg_snapshot s = {d->mesh->ne, v->p, v->nlat, v->vxy, v->lat, v->lat + v->nlat, d->L.nfields, np,
-                      (const double *const *)v->vals, t, step, final, 0, NULL, NULL};
+                      (const double *const *)v->vals, t, step, final, 0, NULL, NULL, v->dim,
+                      v->dim == 3 ? v->lat + 2 * v->nlat : NULL};
     return opt->snapshot(opt->snapshot_ctx, &s, err);
 }
 

@@ -652,11 +652,11 @@ void hdg_hdg_report_errors_max(const hdg_problem *p, const hdg_lowered *L, const
 
 /* Modal field (n modes of degree deg, stride per element, first mode at base)
  * at the lattice points (lr, ls): a new array of ne * nlat values. */
-static double *lattice_values(int deg, int n, int nlat, const double *lr, const double *ls,
+static double *lattice_values(int dim, int deg, int n, int nlat, const double *const *lx,
                               const double *x, int ne, int stride, int base)
 {
     double *P = hdg_xmalloc(sizeof(double) * (size_t)nlat * n);
-    hdg_dubiner_eval(deg, nlat, lr, ls, P, NULL, NULL);
+    hdg_simplex_eval(dim, deg, nlat, lx, P, NULL);
     double *v = hdg_xcalloc((size_t)ne * nlat, sizeof(double));
     for (int e = 0; e < ne; e++)
         for (int q = 0; q < nlat; q++) {
@@ -700,9 +700,12 @@ hdg_status hdg_hdg_output_at(const hdg_problem *p, const hdg_lowered *L, int ne,
 {
     int post = L->npost > 0 && xp, deg = L->k;
     for (int i = 0; post && i < L->npost; i++) deg = L->pdeg[i] > deg ? L->pdeg[i] : deg;
-    int nlat = hdg_vtk_lattice_size(deg);
-    double *lr = hdg_xmalloc(sizeof(double) * (size_t)nlat), *ls = hdg_xmalloc(sizeof(double) * (size_t)nlat);
-    hdg_vtk_lattice(deg, lr, ls);
+    int dim = L->dim == 3 ? 3 : 2, nvd = dim * (dim + 1);
+    int nlat = hdg_vtk_lattice_count(dim, deg);
+    double *lat = hdg_xmalloc(sizeof(double) * (size_t)nlat * dim);
+    double *lx[3] = {lat, lat + nlat, dim == 3 ? lat + 2 * nlat : NULL};
+    if (dim == 2) hdg_vtk_lattice(deg, lx[0], lx[1]);
+    else hdg_vtk_lattice_points(dim, deg, lx);
     int nf = 0, nu = 0, ncomp[64];   /* nf components (the snapshot's fields), nu unknowns (the VTK fields) */
     const char *names[64], *unames[64];
     double *vals[64];
@@ -715,15 +718,15 @@ hdg_status hdg_hdg_output_at(const hdg_problem *p, const hdg_lowered *L, int ne,
         for (int c = 0; c < x->ncomp; c++) {
             snprintf(namebuf[nf], sizeof namebuf[nf], "%s%s", x->name, hdg_comp_field_suffix(x->ncomp, c));
             names[nf] = namebuf[nf];
-            vals[nf++] = pi >= 0 ? lattice_values(L->pdeg[pi], L->pnp[pi], nlat, lr, ls, xp, ne, L->npost_dofs,
-                                                  L->poff[pi] + c * L->pnp[pi])
-                                 : lattice_values(L->k, L->np, nlat, lr, ls, xe, ne, L->nl,
+            vals[nf++] = pi >= 0 ? lattice_values(dim, L->pdeg[pi], L->pnp[pi], nlat, (const double *const *)lx,
+                                                  xp, ne, L->npost_dofs, L->poff[pi] + c * L->pnp[pi])
+                                 : lattice_values(dim, L->k, L->np, nlat, (const double *const *)lx, xe, ne, L->nl,
                                                   L->uoff[u] + c * L->np);
         }
     }
-    double *vxy = hdg_xmalloc(sizeof(double) * 6 * (size_t)ne);
+    double *vxy = hdg_xmalloc(sizeof(double) * nvd * (size_t)ne);   /* the geometry's vertices first */
     for (int e = 0; e < ne; e++)
-        for (int v = 0; v < 6; v++) vxy[6 * e + v] = geom[(size_t)e * L->ngeom + v];
+        for (int v = 0; v < nvd; v++) vxy[(size_t)nvd * e + v] = geom[(size_t)e * L->ngeom + v];
     char cname[80] = "";
     const char *cnames[1] = {cname};
     const double *cvals[1] = {eta};
@@ -734,16 +737,16 @@ hdg_status hdg_hdg_output_at(const hdg_problem *p, const hdg_lowered *L, int ne,
     if (o->vtk) {
         hdg_vtk_data D = {.ne = ne, .vxy = vxy, .p = deg, .nfields = nu, .names = unames, .ncomp = ncomp,
                           .values = (const double *const *)vals, .cells = &cells, .mode = HDG_VTK_LAGRANGE,
-                          .format = o->vtk_ascii ? HDG_VTK_ASCII : HDG_VTK_BINARY};
+                          .format = o->vtk_ascii ? HDG_VTK_ASCII : HDG_VTK_BINARY, .dim = dim};
         st = write_vtk(o, &D, err);
     }
     if (!st && o->snapshot) {
-        hdg_snapshot s = {ne, deg, nlat, vxy, lr, ls, nf, names, (const double *const *)vals, t, step, final,
-                          cells.n, cnames, cvals};
+        hdg_snapshot s = {ne, deg, nlat, vxy, lx[0], lx[1], nf, names, (const double *const *)vals, t, step, final,
+                          cells.n, cnames, cvals, dim, lx[2]};
         st = o->snapshot(o->snapshot_ctx, &s, err);
     }
     for (int i = 0; i < nf; i++) free(vals[i]);
-    free(vxy), free(lr), free(ls);
+    free(vxy), free(lat);
     return st;
 }
 

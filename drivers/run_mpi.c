@@ -22,7 +22,6 @@ static hdg_status unsupported(const hdg_problem *p, const hdg_run_options *o, hd
 {
     const char *what = NULL;
     if (o->kernels && !strcmp(o->kernels, "handwritten")) what = "--kernels handwritten";
-    if (p->dim == 3) what = "a problem on tetrahedra";   /* the pieces are triangle meshes (issue 39) */
     if (!what) return HDG_OK;
     return hdg_fail(err, HDG_EINPUT, "%s does not run under mpirun yet (run it on one process)", what);
 }

@@ -67,6 +67,7 @@ int hdgc_problem_order(const hdgc_problem *p);            /* the degree a solve 
 /* 1 for a time-dependent problem: DG (explicit) or HDG with dt() terms (implicit time
  * stepping, `time bdf2, final = T, dt = D`); 0 for a steady HDG problem. */
 int hdgc_problem_transient(const hdgc_problem *p);
+int hdgc_problem_dim(const hdgc_problem *p);              /* 2 (mesh triangle) or 3 (mesh tetrahedron) */
 
 /* The file's warnings (diagnostics that are not errors), rendered as `hdgc check` prints
  * them; "" when there are none. */
@@ -162,12 +163,17 @@ hdg_status hdgc_problem_set_mesh_simplices(hdgc_problem *p, int dim, int nv, con
  * lattice order: for j = 0..degree, for i = 0..degree-j, the point with barycentric
  * weights (1 - (i+j)/degree, i/degree, j/degree) on the element's vertices v0, v1, v2
  * (so the vertices are nodes 0, degree and npe-1). x, y and values hold ne * npe doubles.
+ * On tetrahedra (dim 3): npe = (degree+1)(degree+2)(degree+3)/6, for k = 0..degree, for
+ * j = 0..degree-k, for i = 0..degree-k-j, the point with weights (1 - (i+j+k)/degree,
+ * i/degree, j/degree, k/degree) on v0, v1, v2, v3 (the vertices: nodes 0, degree, the last of
+ * the layer k = 0, and npe-1); z then holds ne * npe doubles too (NULL on triangles).
  * Every field of a result has the same degree: the highest of the problem's fields
  * (HDG with a post-processed unknown: k+1; DG: N). */
 typedef struct hdgc_field {
     const char *name;   /* "u", "q_x", "q_y", "ustar", a tensor "L_xx" .. "L_yy"; DG: "Ez", ... */
     int ne, npe, degree;
     const double *x, *y, *values;
+    const double *z;    /* tetrahedra: the nodes' z (NULL on triangles) */
 } hdgc_field;
 
 /* What a step callback sees: the fields of an explicit DG run after `step` steps, at time t
@@ -311,6 +317,10 @@ const hdgc_field *hdgc_result_field_named(const hdgc_result *r, const char *name
  * vertex indices each, counter-clockwise, element e of the fields is triangle e). Returns ne
  * (0 when the run did not get as far as its mesh). */
 int hdgc_result_mesh(const hdgc_result *r, int *nv, const double **xy, const int **tri);
+/* The same in any dimension: *dim 2 (triangles) or 3 (tetrahedra; hdgc_result_mesh then gives 0
+ * and NULLs), nv vertices (coords: dim coordinates each, x0 y0 (z0) x1 ...) and ne cells (cells:
+ * dim+1 vertex indices each, the mesh's order; cell e is element e of the fields). Returns ne. */
+int hdgc_result_mesh_simplices(const hdgc_result *r, int *dim, int *nv, const double **coords, const int **cells);
 
 /* HDG: the trace unknowns (the solution of the global system): per_face Legendre
  * coefficients on each of the nf faces, in the face's canonical direction. Returns the

@@ -7,3 +7,4 @@ hdg_unit_test(api test_api.c)
 add_test(NAME api_cli_includes
          COMMAND sh -c "grep -n '#include \"' cli/main.c cli/cmd_*.c cli/commands.h | grep -v -e '\"hdgc[.]h\"' -e '\"cli/commands[.]h\"' -e '\"support/util[.]h\"' -e '\"support/progress[.]h\"' && exit 1; exit 0"
          WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+hdg_unit_test(api3d test_api3d.c)

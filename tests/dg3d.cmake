@@ -2,7 +2,7 @@
 #   dg3d_maps        face maps pair every interior face node with the neighbour's node at the same
 #                    point (1e-12), perturbed and periodic cubes, N = 1..5, Morton order too
 #   dg3d_semi        semi-discrete energy rate of maxwell3d: 0 (central), < 0 (upwind); step = rhs + update
-#   dg3d_refuse      the API's fields: refused in 3D before any step
+#   dg3d_snapshot    the API's fields: the snapshot of a 3D run (dim 3, the lattice's t, 3D vertices)
 #   dg3d_png         --png --slice z=0.25 of E_z: the picture's range is the exact one to 0.03
 #   dg3d_vtk         --vtk on tetrahedra (.vtu checked against the exact E by tests/dg3d_vtu.py, a .pvd series)
 #   dg3d_weak        weak-form 3D advection (dx(v), dy(v), dz(v)) = strong form's rhs to 1e-11
@@ -15,7 +15,7 @@ hdg_unit_test(dg3d_maps test_dg3d.c)   # the program's default part; the others 
 add_test(NAME dg3d_semi COMMAND test_dg3d_maps semi)
 add_test(NAME dg3d_weak COMMAND test_dg3d_maps weak)
 add_test(NAME dg3d_energy COMMAND test_dg3d_maps energy)
-add_test(NAME dg3d_refuse COMMAND test_dg3d_maps refuse)
+add_test(NAME dg3d_snapshot COMMAND test_dg3d_maps snapshot)
 # N COARSE FINE: the coarsest pair in the asymptotic range within a few seconds (N = 1 is not
 # on cube:2 -> 4: rate 1.6 there)
 foreach(case "1 cube:4 cube:8" "2 cube:2 cube:4" "3 cube:3 cube:6" "4 cube:3 cube:6" "5 cube:2 cube:4")

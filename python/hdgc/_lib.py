@@ -47,7 +47,8 @@ class hdgc_plot(Structure):
 
 class hdgc_field(Structure):
     _fields_ = [("name", c_char_p), ("ne", c_int), ("npe", c_int), ("degree", c_int),
-                ("x", POINTER(c_double)), ("y", POINTER(c_double)), ("values", POINTER(c_double))]
+                ("x", POINTER(c_double)), ("y", POINTER(c_double)), ("values", POINTER(c_double)),
+                ("z", POINTER(c_double))]   # tetrahedra (NULL on triangles)
 
 
 class hdgc_state(Structure):
@@ -69,6 +70,7 @@ SIGNATURES = {
     "hdgc_problem_method": (c_char_p, [P_problem]),
     "hdgc_problem_order": (c_int, [P_problem]),
     "hdgc_problem_transient": (c_int, [P_problem]),
+    "hdgc_problem_dim": (c_int, [P_problem]),
     "hdgc_problem_warnings": (c_char_p, [P_problem]),
     "hdgc_problem_nparams": (c_int, [P_problem]),
     "hdgc_problem_param": (c_char_p, [P_problem, c_int, POINTER(c_double)]),
@@ -102,6 +104,8 @@ SIGNATURES = {
     "hdgc_result_field": (POINTER(hdgc_field), [P_result, c_int]),
     "hdgc_result_field_named": (POINTER(hdgc_field), [P_result, c_char_p]),
     "hdgc_result_mesh": (c_int, [P_result, POINTER(c_int), POINTER(POINTER(c_double)), POINTER(POINTER(c_int))]),
+    "hdgc_result_mesh_simplices": (c_int, [P_result, POINTER(c_int), POINTER(c_int), POINTER(POINTER(c_double)),
+                                           POINTER(POINTER(c_int))]),
     "hdgc_result_trace": (c_longlong, [P_result, POINTER(POINTER(c_double)), POINTER(c_int)]),
     # what is handed over "to free" is a c_void_p (read it with ctypes.string_at, then hdgc_free)
     "hdgc_free": (None, [c_void_p]),

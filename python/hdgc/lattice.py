@@ -1,5 +1,6 @@
 """The equispaced lattice of degree p of a triangle, as hdgc samples fields on it
-(runtime/output/vtk.h): lattice order, VTK's Lagrange-triangle order, and the p^2 sub-triangles."""
+(runtime/output/vtk.h): lattice order, VTK's Lagrange-triangle order, and the p^2 sub-triangles;
+and of a tetrahedron (tet_size, tet_index, tet_points, node_positions of a field with .z)."""
 import numpy as np
 
 
@@ -10,6 +11,25 @@ def size(p):
 def index(i, j, p):
     """Lattice index of point (i, j): rows j = 0..p hold p+1-j points each."""
     return j * (p + 1) - j * (j - 1) // 2 + i
+
+
+def tet_size(p):
+    return (p + 1) * (p + 2) * (p + 3) // 6
+
+
+def tet_index(i, j, k, p):
+    """Lattice index of point (i, j, k) of the tetrahedron: layers k = 0..p, each the
+    triangle of degree p-k in lattice order (rows j = 0..p-k of p-k+1-j points i)."""
+    below = tet_size(p) - tet_size(p - k) if k > 0 else 0
+    q = p - k
+    return below + j * (q + 1) - j * (j - 1) // 2 + i
+
+
+def tet_points(p):
+    """(i, j, k) of every lattice point in lattice order, shape (tet_size(p), 3): the point
+    with barycentric weights (1 - (i+j+k)/p, i/p, j/p, k/p) on v0, v1, v2, v3."""
+    return np.array([(i, j, k) for k in range(p + 1) for j in range(p + 1 - k) for i in range(p + 1 - k - j)],
+                    dtype=np.int64).reshape(-1, 3)
 
 
 def _vtk_index(b, p):
@@ -51,10 +71,33 @@ def subtriangles(p):
     return np.array(out, dtype=np.int64).reshape(-1, 3)
 
 
+def _tet_node_positions(field):
+    p, ne, npe = field.degree, field.x.shape[0], field.x.shape[1]
+    if p < 1 or npe != tet_size(p):
+        raise ValueError(f"field {field.name!r}: degree {p} with {npe} nodes an element: no lattice to recover")
+    X = np.stack([field.x, field.y, field.z], axis=-1)                  # (ne, npe, 3)
+    v = [0, p, size(p) - 1, npe - 1]
+    A = np.stack([X[:, v[c]] - X[:, 0] for c in (1, 2, 3)], axis=-1)    # (ne, 3, 3): columns v1-v0, v2-v0, v3-v0
+    lam = np.linalg.solve(A[:, None], (X - X[:, :1])[..., None])[..., 0] * p   # (ne, npe, 3)
+    ijk = np.rint(lam).astype(np.int64)
+    i, j, k = ijk[..., 0], ijk[..., 1], ijk[..., 2]
+    if np.any(ijk < 0) or np.any(i + j + k > p) or np.abs(lam - ijk).max(initial=0) > 1e-6:
+        raise ValueError(f"field {field.name!r}: the nodes are not the lattice of degree {p}")
+    lat = np.vectorize(lambda a, b, c: tet_index(a, b, c, p))(i, j, k) if npe else i
+    if not np.array_equal(np.sort(lat, axis=1), np.broadcast_to(np.arange(npe), lat.shape)):
+        raise ValueError(f"field {field.name!r}: two nodes of an element at one lattice point")
+    pos = np.empty_like(lat)
+    np.put_along_axis(pos, lat, np.broadcast_to(np.arange(npe), lat.shape), axis=1)
+    return pos
+
+
 def node_positions(field):
     """pos[e, l] = the node of element e at lattice index l, recovered from the nodes'
     coordinates: the element's vertices are its nodes 0, p and npe-1 (lattice order), and
-    each node's barycentric coordinates times p round to its lattice point (i, j)."""
+    each node's barycentric coordinates times p round to its lattice point (i, j). A field
+    with .z (tetrahedra): vertices at nodes 0, p, size(p)-1 and npe-1, points (i, j, k)."""
+    if getattr(field, "z", None) is not None:
+        return _tet_node_positions(field)
     p, x, y = field.degree, field.x, field.y
     ne, npe = x.shape
     if p < 1 or npe != size(p):

@@ -9,7 +9,7 @@ import numpy as np
 from . import _lib
 from ._lib import lib
 from .error import Error, c_string, check, input_error, new_error
-from .result import Result, field_arrays
+from .result import Result, field_arrays, field_z
 
 
 
@@ -25,7 +25,7 @@ def _option_text(v):
 
 class State:
     """What a step callback sees: .step, .t, .final, .fields (name -> values, shape (ne, npe),
-    copies), .x and .y (the nodes, shape (ne, npe))."""
+    copies), .x and .y (the nodes, shape (ne, npe)), .z on tetrahedra (None on triangles)."""
 
     def __init__(self, s, nodes):
         self.step, self.t, self.final = s.step, s.t, bool(s.final)
@@ -34,8 +34,9 @@ class State:
             f = s.fields[i]
             if nodes.get("x") is None:
                 nodes["x"], nodes["y"], _ = field_arrays(f, values=False)
+                nodes["z"] = field_z(f)
             self.fields[f.name.decode()] = field_arrays(f, nodes=False)[2]
-        self.x, self.y = nodes.get("x"), nodes.get("y")
+        self.x, self.y, self.z = nodes.get("x"), nodes.get("y"), nodes.get("z")
 
     def __repr__(self):
         return f"State(step={self.step}, t={self.t:g}, final={self.final}, fields={list(self.fields)})"
@@ -108,6 +109,11 @@ class Problem:
     def transient(self):
         """True for a time-dependent problem: DG, or HDG with dt() terms (implicit schemes)."""
         return bool(lib.hdgc_problem_transient(self._ptr()))
+
+    @property
+    def dim(self):
+        """2 for a file on triangles (mesh triangle), 3 on tetrahedra (mesh tetrahedron)."""
+        return int(lib.hdgc_problem_dim(self._ptr()))
 
     @property
     def warnings(self):

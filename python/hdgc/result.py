@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from ._lib import lib
+from .error import input_error
 
 
 def _copy(ptr, ne, npe):
@@ -23,13 +24,20 @@ def field_arrays(f, nodes=True, values=True):
     return x, y, v
 
 
+def field_z(f):
+    """z of an hdgc_field's nodes as an (ne, npe) copy; None on triangles."""
+    return _copy(f.z, f.ne, f.npe) if f.z else None
+
+
 class Field:
     """A field at the nodes of every element: .x, .y, .values of shape (ne, npe), the
     equispaced lattice of degree .degree of each triangle in hdgc's lattice order
-    (rows j = 0..p of p+1-j points i; vertices at nodes 0, p and npe-1)."""
+    (rows j = 0..p of p+1-j points i; vertices at nodes 0, p and npe-1). On tetrahedra .z
+    too (None on triangles), the lattice in layers k = 0..p of triangles of degree p-k
+    (hdgc.lattice; vertices at nodes 0, p, (p+1)(p+2)/2-1 and npe-1)."""
 
-    def __init__(self, name, degree, x, y, values):
-        self.name, self.degree, self.x, self.y, self.values = name, degree, x, y, values
+    def __init__(self, name, degree, x, y, values, z=None):
+        self.name, self.degree, self.x, self.y, self.values, self.z = name, degree, x, y, values, z
 
     @property
     def ne(self):
@@ -46,8 +54,9 @@ class Field:
 class Result:
     """.status ("ok" or the failure's name), .ok, .report (the JSON report as a dict), .summary
     (the lines `hdgc run` prints, when the library has hdgc_result_summary),
-    .errors (unknown -> L2 error), .fields (name -> Field), .vertices ((nv, 2)) and
-    .triangles ((ne, 3), element e of the fields is triangle e; None when the run had no mesh),
+    .errors (unknown -> L2 error), .fields (name -> Field), .vertices ((nv, 2), tetrahedra
+    (nv, 3)) and .triangles ((ne, 3), element e of the fields is triangle e; None when the run
+    had no mesh) or, on tetrahedra, .tetrahedra ((ne, 4); .triangles is then None),
     .trace ((nf, per_face) array of the HDG trace unknowns; None for DG), .warnings (report path ->
     text: the run's warnings, as `hdgc run` prints them), .estimates (HDG with a
     post-processed unknown: unknown -> ||u* - u||, the error estimate without an exact solution),
@@ -68,15 +77,11 @@ class Result:
                 f = lib.hdgc_result_field(ptr, i).contents
                 key = (ctypes.addressof(f.x.contents) if f.x else 0, f.ne, f.npe)
                 if key not in nodes:
-                    nodes[key] = field_arrays(f, values=False)[:2]
-                x, y = nodes[key]
-                self.fields[f.name.decode()] = Field(f.name.decode(), f.degree, x, y, field_arrays(f, nodes=False)[2])
-            nv, xy, tri = ctypes.c_int(), ctypes.POINTER(ctypes.c_double)(), ctypes.POINTER(ctypes.c_int)()
-            ne = lib.hdgc_result_mesh(ptr, ctypes.byref(nv), ctypes.byref(xy), ctypes.byref(tri))
-            self.vertices = self.triangles = None
-            if ne > 0:
-                self.vertices = np.ctypeslib.as_array(xy, shape=(2 * nv.value,)).copy().reshape(-1, 2)
-                self.triangles = np.ctypeslib.as_array(tri, shape=(3 * ne,)).copy().reshape(-1, 3)
+                    nodes[key] = field_arrays(f, values=False)[:2] + (field_z(f),)
+                x, y, z = nodes[key]
+                self.fields[f.name.decode()] = Field(f.name.decode(), f.degree, x, y,
+                                                     field_arrays(f, nodes=False)[2], z)
+            self._mesh(ptr)
             self.warnings = {}   # path -> text, as `hdgc run` prints them
             if "hdgc_result_warning" in lib.hdgc_declared:
                 path = ctypes.c_char_p()
@@ -97,6 +102,21 @@ class Result:
                 self.trace = np.ctypeslib.as_array(vals, shape=(n,)).copy().reshape(-1, per.value)
         finally:
             lib.hdgc_result_free(ptr)
+
+    def _mesh(self, ptr):
+        nv, dim = ctypes.c_int(), ctypes.c_int(2)
+        xy, cells = ctypes.POINTER(ctypes.c_double)(), ctypes.POINTER(ctypes.c_int)()
+        ne = lib.hdgc_result_mesh_simplices(ptr, ctypes.byref(dim), ctypes.byref(nv), ctypes.byref(xy),
+                                            ctypes.byref(cells))
+        self.vertices = self.triangles = self.tetrahedra = None
+        if ne > 0:
+            d = dim.value
+            self.vertices = np.ctypeslib.as_array(xy, shape=(d * nv.value,)).copy().reshape(-1, d)
+            c = np.ctypeslib.as_array(cells, shape=((d + 1) * ne,)).copy().reshape(-1, d + 1)
+            if d == 3:
+                self.tetrahedra = c
+            else:
+                self.triangles = c
 
     @property
     def ok(self):
@@ -125,6 +145,9 @@ class Result:
         a vector's or tensor's components (q_x, q_y) as one array of 3 or 9 components; format
         "binary" (zlib-compressed, the default) or "ascii"."""
         from .vtk import write_vtu
+        if self.tetrahedra is not None:
+            raise input_error(f"to_vtk {path}: the package writes triangles only; for tetrahedra solve with "
+                              "the run option vtk (solve(vtk='x.vtu'))")
         cells = {f"estimate_{u}": eta for u, eta in self.indicators.items()}
         write_vtu(path, [self.fields[n] for n in (fields or self.fields)], cells, format=format)
         return path
@@ -135,6 +158,9 @@ class Result:
         from .plot import plot_field
         if name not in self.fields:
             raise KeyError(f"no field {name!r}; the fields are {', '.join(self.fields)}")
+        if self.tetrahedra is not None:
+            raise input_error(f"plot {name}: the package draws triangles only; for tetrahedra solve with the "
+                              "run options png and slice (solve(png='u.png', slice='z=0.5'))")
         return plot_field(self.fields[name], ax=ax, path=path, **kw)
 
     def _repr_html_(self):
