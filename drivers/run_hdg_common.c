@@ -11,6 +11,7 @@
 
 #include "drivers/mesh_data.h"
 #include "drivers/nonfinite.h"
+#include "drivers/run_hdg_null.h"
 #include "drivers/time_scheme.h"
 #include "runtime/fem/quadrature.h"
 #include "runtime/fem/refel.h"
@@ -207,15 +208,15 @@ static const hdg_equation *constant_blind(const hdg_problem *p, int *c)
     return NULL;
 }
 
-/* Largest |coef| of atom A at the midpoints of element e's faces. */
+/* Largest |coef| of atom A at the centroids of element e's faces (outward normals). */
 static double face_midpoint_max(const hdg_problem *p, const hdg_mesh *M, int e, const hdg_atom *A)
 {
     double m = 0;
-    for (int j = 0; j < 3; j++) {
-        int a = M->ev[3 * e + j], b = M->ev[3 * e + (j + 1) % 3];
-        double dx = M->vx[b] - M->vx[a], dy = M->vy[b] - M->vy[a], len = hypot(dx, dy);
-        hdg_eval_env env = {.x = (M->vx[a] + M->vx[b]) / 2, .y = (M->vy[a] + M->vy[b]) / 2,
-                            .nx = dy / len, .ny = -dx / len, .problem = p};
+    for (int j = 0; j < hdg_mesh_nfe(M); j++) {
+        hdg_hdg_face F;
+        hdg_hdg_element_face(M, e, j, &F);
+        hdg_eval_env env = {.x = F.c[0], .y = F.c[1], .z = F.c[2], .nx = F.n[0], .ny = F.n[1], .nz = F.n[2],
+                            .problem = p};
         m = fmax(m, fabs(hdg_expr_eval(A->coef, &env)));
     }
     return m;

@@ -10,6 +10,7 @@
 #include "drivers/run_hdg_common.h"
 #include "runtime/parallel/comm.h"
 #include "runtime/parallel/mesh_dist.h"
+#include "runtime/fem/geometry.h"
 #include "runtime/fem/quadrature.h"
 #include "runtime/fem/refel.h"
 #include "support/util.h"
@@ -18,15 +19,82 @@
  * coefficient that --set made 0 is no reaction). */
 static double at_centroid(const hdg_problem *p, const hdg_mesh *M, const hdg_atom *A)
 {
-    double x = 0, y = 0;
+    double x = 0, y = 0, z = 0;
+    int nv = hdg_mesh_nfe(M);
     if (M->ne == 0) return 0;   /* an empty piece under mpirun: the others decide */
-    for (int i = 0; i < 3; i++) x += M->vx[M->ev[i]] / 3, y += M->vy[M->ev[i]] / 3;
-    hdg_eval_env env = {.x = x, .y = y, .problem = p};
+    for (int i = 0; i < nv; i++) {
+        x += M->vx[M->ev[i]] / nv, y += M->vy[M->ev[i]] / nv;
+        if (M->vz) z += M->vz[M->ev[i]] / nv;
+    }
+    hdg_eval_env env = {.x = x, .y = y, .z = z, .problem = p};
     return hdg_expr_eval(A->coef, &env);
 }
 
+void hdg_hdg_face_points(const hdg_mesh *M, const int *v, int w, hdg_hdg_face *F)
+{
+    int d = hdg_mesh_dim(M);
+    memset(F, 0, sizeof *F);
+    F->dim = d;
+    for (int k = 0; k < d; k++) {
+        F->X[k][0] = M->vx[v[k]], F->X[k][1] = M->vy[v[k]], F->X[k][2] = d == 3 ? M->vz[v[k]] : 0;
+        for (int c = 0; c < 3; c++) F->c[c] += F->X[k][c];
+    }
+    for (int c = 0; c < 3; c++) F->c[c] /= d;
+    if (d == 2) {   /* the edge a -> b, outward for a counter-clockwise element */
+        double dx = F->X[1][0] - F->X[0][0], dy = F->X[1][1] - F->X[0][1], len = hypot(dx, dy);
+        F->n[0] = dy / len, F->n[1] = -dx / len, F->meas = len, F->h = len;
+        return;
+    }
+    double e1[3], e2[3], cr[3], o[3], dot = 0;
+    for (int c = 0; c < 3; c++) e1[c] = F->X[1][c] - F->X[0][c], e2[c] = F->X[2][c] - F->X[0][c];
+    cr[0] = e1[1] * e2[2] - e1[2] * e2[1], cr[1] = e1[2] * e2[0] - e1[0] * e2[2], cr[2] = e1[0] * e2[1] - e1[1] * e2[0];
+    double len = sqrt(cr[0] * cr[0] + cr[1] * cr[1] + cr[2] * cr[2]);
+    o[0] = M->vx[w] - F->X[0][0], o[1] = M->vy[w] - F->X[0][1], o[2] = M->vz[w] - F->X[0][2];
+    for (int c = 0; c < 3; c++) dot += cr[c] * o[c];
+    for (int c = 0; c < 3; c++) F->n[c] = (dot > 0 ? -cr[c] : cr[c]) / len;
+    F->meas = len / 2;
+    for (int a = 0; a < 3; a++) {
+        const double *P = F->X[a], *Q = F->X[(a + 1) % 3];
+        F->h = fmax(F->h, sqrt((Q[0] - P[0]) * (Q[0] - P[0]) + (Q[1] - P[1]) * (Q[1] - P[1]) +
+                               (Q[2] - P[2]) * (Q[2] - P[2])));
+    }
+}
+
+void hdg_hdg_face_frame(const hdg_mesh *M, int f, hdg_hdg_face *F)
+{
+    int d = hdg_mesh_dim(M), w = -1;
+    const int *v = M->fv + (size_t)d * f;
+    if (d == 3) {   /* the first element's vertex off the face */
+        const int *ev = M->ev + 4 * (size_t)M->fe[2 * f];
+        for (int k = 0; k < 4; k++)
+            if (ev[k] != v[0] && ev[k] != v[1] && ev[k] != v[2]) w = ev[k];
+    }
+    hdg_hdg_face_points(M, v, w, F);
+}
+
+void hdg_hdg_element_face(const hdg_mesh *M, int e, int j, hdg_hdg_face *F)
+{
+    int d = hdg_mesh_dim(M), nfe = d + 1, v[3], on[4] = {0, 0, 0, 0};
+    const int *fv = hdg_simplex_face_vertices(d, j), *ev = M->ev + (size_t)nfe * e;
+    for (int k = 0; k < d; k++) v[k] = ev[fv[k]], on[fv[k]] = 1;
+    int w = ev[0];
+    for (int k = 0; k < nfe; k++)
+        if (!on[k]) w = ev[k];
+    hdg_hdg_face_points(M, v, w, F);
+}
+
+/* The point of face F at reference coordinates r (dim - 1 of them, on the
+ * reference interval or triangle: x = X0 + sum_k (X_(k+1) - X0) (1 + r_k) / 2). */
+static void face_point(const hdg_hdg_face *F, const double *r, double *x)
+{
+    for (int c = 0; c < 3; c++) {
+        x[c] = F->X[0][c];
+        for (int k = 0; k + 1 < F->dim; k++) x[c] += (1 + r[k]) / 2 * (F->X[k + 1][c] - F->X[0][c]);
+    }
+}
+
 /* Does a term with an unknown on marked boundary faces (a Robin term, e.g.
- * 'qn = g - alpha*uhat') act: its coefficient nonzero at the midpoint of some
+ * 'qn = g - alpha*uhat') act: its coefficient nonzero at the centroid of some
  * boundary face it covers, with that face's outward normal? (--set alpha=0
  * turns one off, leaving a pure Neumann problem.) */
 static int robin_acts(const hdg_problem *p, const hdg_mesh *M, const hdg_atom *A)
@@ -36,10 +104,10 @@ static int robin_acts(const hdg_problem *p, const hdg_mesh *M, const hdg_atom *A
         int id = M->fmark[f];
         const char *name = M->marker_names && id > 0 && id <= M->nmarkers ? M->marker_names[id] : NULL;
         if (!hdg_markers_match(A->markers, name, id)) continue;
-        int a = M->fv[2 * f], b = M->fv[2 * f + 1];
-        double dx = M->vx[b] - M->vx[a], dy = M->vy[b] - M->vy[a], len = hypot(dx, dy);
-        hdg_eval_env env = {.x = (M->vx[a] + M->vx[b]) / 2, .y = (M->vy[a] + M->vy[b]) / 2,
-                            .nx = dy / len, .ny = -dx / len, .problem = p};
+        hdg_hdg_face F;
+        hdg_hdg_face_frame(M, f, &F);
+        hdg_eval_env env = {.x = F.c[0], .y = F.c[1], .z = F.c[2], .nx = F.n[0], .ny = F.n[1], .nz = F.n[2],
+                            .problem = p};
         if (hdg_expr_eval(A->coef, &env) != 0) return 1;   /* NaN too */
     }
     return 0;
@@ -66,24 +134,45 @@ int hdg_hdg_null_candidate(const hdg_problem *p, const hdg_mesh *M, const unsign
     return t;
 }
 
+/* Adds the element's row r (nfe * m, in the element's face orientations) to the
+ * canonical y: y_a += sum_b S_o[b][a] r_b (the element coefficients are S_o
+ * times the canonical ones; a diagonal S_o: its signs). */
+static void add_oriented(const hdg_face_maps *S, int o, const double *r, double *y)
+{
+    int m = S->m;
+    for (int a = 0; a < m; a++) {
+        if (S->diag) {
+            y[a] += S->diag[(size_t)o * m + a] < 0 ? -r[a] : r[a];
+            continue;
+        }
+        double w = 0;
+        for (int b = 0; b < m; b++) w += S->S[((size_t)o * m + b) * m + a] * r[b];
+        y[a] += w;
+    }
+}
+
 int hdg_hdg_null_left(const hdg_lowered *L, const hdg_mesh *M, const double *Ke, int t, double amax)
 {
-    int m = L->m, nt = L->nt, off = L->toff[t];
-    double *y = hdg_xcalloc((size_t)M->nf * m + 1, sizeof(double));
+    int m = L->m, nt = L->nt, off = L->toff[t], nfe = hdg_mesh_nfe(M);
+    double *y = hdg_xcalloc((size_t)M->nf * m + 1, sizeof(double)), *r = hdg_xmalloc(sizeof(double) * (size_t)m);
+    hdg_hdg_maps maps;
+    hdg_hdg_face_maps(L, &maps);
     for (int e = 0; e < M->ne; e++) {
         const double *K = Ke + (size_t)e * nt * nt;
-        for (int i = 0; i < 3; i++) {   /* column block of local face i, in the face's orientation */
-            int g = M->ef[3 * e + i], rev = M->eforient ? M->eforient[3 * e + i] : 0;
+        for (int i = 0; i < nfe; i++) {   /* column block of local face i, in the face's orientation */
+            int g = M->ef[nfe * e + i], o = M->eforient ? M->eforient[nfe * e + i] : 0;
             for (int p = 0; p < m; p++) {
                 double w = 0;
-                for (int j = 0; j < 3; j++) w += K[(j * m + off) * nt + i * m + p];
-                y[(size_t)g * m + p] += rev && ((p % (L->k + 1)) & 1) ? -w : w;
+                for (int j = 0; j < nfe; j++) w += K[(j * m + off) * nt + i * m + p];
+                r[p] = w;
             }
+            add_oriented(&maps.S, o, r, y + (size_t)g * m);
         }
     }
+    hdg_hdg_face_maps_free(&maps);
     double yn = 0;
     for (long long i = 0; i < (long long)M->nf * m; i++) yn += y[i] * y[i];
-    free(y);
+    free(y), free(r);
     return isfinite(yn) && sqrt(yn) <= 1e-10 * amax * sqrt((double)M->nf);
 }
 
@@ -96,7 +185,11 @@ int hdg_hdg_null_candidates(const hdg_problem *p, const hdg_lowered *L, hdg_hdg_
         const hdg_unknown *x = &p->unknowns[u];
         if (!x->trace || L->toff[u] < 0) continue;
         for (int k = 0; k < x->ncomp && n < HDG_HDG_NULL_MAXC; k++) c[n++] = (hdg_hdg_null_cand){u, k};
-        if (x->ncomp == 2 && L->k >= 1 && n < HDG_HDG_NULL_MAXC) c[n++] = (hdg_hdg_null_cand){u, -1};
+        /* the rotations of a displacement-like trace: (-y, x) in 2D; in 3D the three
+         * (-y, x, 0), (-z, 0, x), (0, -z, y) */
+        int nrot = p->dim == 3 ? 3 : 1;
+        if (x->ncomp == (p->dim == 3 ? 3 : 2) && L->k >= 1)
+            for (int r = 0; r < nrot && n < HDG_HDG_NULL_MAXC; r++) c[n++] = (hdg_hdg_null_cand){u, -1 - r};
     }
     return n;
 }
@@ -114,14 +207,63 @@ static void rotation_face(const hdg_mesh *M, int f, double *z, int off, int nk)
     z[off + nk] = xm, z[off + nk + 1] = dx / 2 * s1;
 }
 
+/* The components (a, b) rotation r of a 3D trace moves: comp a = -x_b, comp b = x_a. */
+static const int rot3[3][2] = {{0, 1}, {0, 2}, {1, 2}};
+
+/* A triangle face's trace basis (the Dubiner basis of degree k in the canonical
+ * parameterisation x = X0 + (X1 - X0)(1 + r)/2 + (X2 - X0)(1 + s)/2, X = fv)
+ * at a rule exact to degree k + 1: enough for linear data. */
+typedef struct face_basis {
+    hdg_quad q;
+    double *P;   /* q.n x nk */
+    int nk;
+} face_basis;
+
+static int face_basis_init(face_basis *B, int k, int nk)
+{
+    hdg_error err;
+    if (hdg_quad_simplex(&B->q, 2, k + 1, &err)) return 0;
+    B->nk = nk;
+    B->P = hdg_xmalloc(sizeof(double) * (size_t)B->q.n * nk);
+    hdg_dubiner_eval(k, B->q.n, B->q.r, B->q.s, B->P, NULL, NULL);
+    return 1;
+}
+
+/* Rotation r on triangle face f: per moved component the coefficients psi_0 *
+ * integral of g psi_j over the reference face (the constants' scaling: mode 0 = 1
+ * is the constant psi_0), g the component's linear function. */
+static void rotation_face3(const hdg_mesh *M, int f, const face_basis *B, int r, double *z, int off)
+{
+    hdg_hdg_face F;
+    hdg_hdg_face_frame(M, f, &F);
+    double psi0 = B->P[0];
+    for (int side = 0; side < 2; side++) {
+        int comp = rot3[r][side], coord = rot3[r][1 - side];
+        double sign = side == 0 ? -1 : 1;
+        for (int j = 0; j < B->nk; j++) {
+            double sum = 0;
+            for (int i = 0; i < B->q.n; i++) {
+                double rs[2] = {B->q.r[i], B->q.s[i]}, x[3];
+                face_point(&F, rs, x);
+                sum += B->q.w[i] * sign * x[coord] * B->P[(size_t)i * B->nk + j];
+            }
+            z[off + comp * B->nk + j] = psi0 * sum;
+        }
+    }
+}
+
 double *hdg_hdg_null_cand_vector(const hdg_lowered *L, const hdg_mesh *M, hdg_hdg_null_cand c)
 {
-    int m = L->m, nk = L->k + 1;
+    int m = L->m, nk = L->nk;
     double *z = hdg_xcalloc((size_t)M->nf * m + 1, sizeof(double));
+    face_basis B = {0};
+    if (c.comp < 0 && hdg_mesh_dim(M) == 3 && !face_basis_init(&B, L->k, nk)) return z;
     for (int f = 0; f < M->nf; f++) {
         if (c.comp >= 0) z[(size_t)f * m + L->toff[c.t] + c.comp * nk] = 1.0;
+        else if (hdg_mesh_dim(M) == 3) rotation_face3(M, f, &B, -1 - c.comp, z + (size_t)f * m, L->toff[c.t]);
         else rotation_face(M, f, z + (size_t)f * m, L->toff[c.t], nk);
     }
+    if (B.P) free(B.P), hdg_quad_free(&B.q);
     return z;
 }
 
@@ -275,6 +417,8 @@ void hdg_hdg_null_find(const hdg_problem *p, const hdg_lowered *L, const hdg_mes
 static int name_candidate(const hdg_problem *p, hdg_hdg_null_cand c, char *b, size_t n)
 {
     const hdg_unknown *x = &p->unknowns[c.t];
+    static const char *rot[3] = {"(-y, x, 0)", "(-z, 0, x)", "(0, -z, y)"};
+    if (c.comp < 0 && p->dim == 3) return snprintf(b, n, "the rotation %s of '%s'", rot[(-1 - c.comp) % 3], x->name);
     if (c.comp < 0) return snprintf(b, n, "the rotation (-y, x) of '%s'", x->name);
     if (x->ncomp == 1) return snprintf(b, n, "the constants of '%s'", x->name);
     return snprintf(b, n, "the constants of component %d of '%s'", c.comp, x->name);
@@ -308,9 +452,9 @@ hdg_status hdg_hdg_null_refuse(const hdg_problem *p, const hdg_hdg_null *N, hdg_
     return hdg_fail(err, HDG_EINPUT, "%s:%d:%d: the solution is not unique: the trace matrix has a null space of "
                     "dimension %d (%s%s), found on the assembled matrix; a 'mean' condition fixes the constants "
                     "of one component of one trace unknown, not a rotation or a combination of them, so give "
-                    "Dirichlet conditions that fix those (e.g. both components of the displacement on part of "
+                    "Dirichlet conditions that fix those (e.g. every component of the displacement on part of "
                     "the boundary)", p->file, at.line, at.col, N->dim, what,
-                    N->dim == 3 && strstr(what, "rotation") ? ": the rigid motions" : "");
+                    N->dim == (p->dim == 3 ? 6 : 3) && strstr(what, "rotation") ? ": the rigid motions" : "");
 }
 
 hdg_status hdg_hdg_null_decide(const hdg_problem *p, const hdg_lowered *L, const hdg_hdg_null *N, int left,
@@ -326,7 +470,7 @@ hdg_status hdg_hdg_null_decide(const hdg_problem *p, const hdg_lowered *L, const
     hdg_hdg_null_cand c = N->cand[N->single];
     if ((st = hdg_hdg_null_unknown(p, c, &fix->u, err))) return st;
     fix->c = c;
-    fix->g = 1 + L->toff[c.t] / (L->k + 1) + c.comp;
+    fix->g = 1 + L->toff[c.t] / L->nk + c.comp;
     char what[256];
     hdg_hdg_null_describe(p, N, what, sizeof what);
     hdg_report_string(rep, "solver.null_space", "constants");
@@ -405,11 +549,37 @@ hdg_status hdg_hdg_null_unknown(const hdg_problem *p, hdg_hdg_null_cand c, int *
                     what);
 }
 
-static double area(const hdg_mesh *M, int e)
+/* The measure of element e: a triangle's area, a tetrahedron's volume. */
+static double volume(const hdg_mesh *M, int e)
 {
-    const int *v = M->ev + 3 * e;
-    return 0.5 * fabs((M->vx[v[1]] - M->vx[v[0]]) * (M->vy[v[2]] - M->vy[v[0]]) -
-                      (M->vx[v[2]] - M->vx[v[0]]) * (M->vy[v[1]] - M->vy[v[0]]));
+    if (hdg_mesh_dim(M) == 2) {
+        const int *v = M->ev + 3 * e;
+        return 0.5 * fabs((M->vx[v[1]] - M->vx[v[0]]) * (M->vy[v[2]] - M->vy[v[0]]) -
+                          (M->vx[v[2]] - M->vx[v[0]]) * (M->vy[v[1]] - M->vy[v[0]]));
+    }
+    const int *v = M->ev + 4 * (size_t)e;
+    double a[3][3];
+    for (int k = 0; k < 3; k++)
+        a[k][0] = M->vx[v[k + 1]] - M->vx[v[0]], a[k][1] = M->vy[v[k + 1]] - M->vy[v[0]],
+        a[k][2] = M->vz[v[k + 1]] - M->vz[v[0]];
+    return fabs(a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
+                a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0])) / 6;
+}
+
+/* The point of element e at reference point i of rule q (env's x, y, z): in 2D the
+ * barycentric combination the 2D checks always used, in 3D hdg_geom_map_point. */
+static void element_point(const hdg_mesh *M, int e, const hdg_quad *q, int i, hdg_eval_env *env)
+{
+    if (hdg_mesh_dim(M) == 2) {
+        const int *v = M->ev + 3 * e;
+        double l0 = -(q->r[i] + q->s[i]) / 2, l1 = (1 + q->r[i]) / 2, l2 = (1 + q->s[i]) / 2;
+        env->x = l0 * M->vx[v[0]] + l1 * M->vx[v[1]] + l2 * M->vx[v[2]];
+        env->y = l0 * M->vy[v[0]] + l1 * M->vy[v[1]] + l2 * M->vy[v[2]];
+        return;
+    }
+    double r[3] = {q->r[i], q->s[i], q->t[i]}, x[3];
+    hdg_geom_map_point(M, e, r, x);
+    env->x = x[0], env->y = x[1], env->z = x[2];
 }
 
 /* ---------------------------------------------------------------- compatibility */
@@ -421,33 +591,34 @@ static int balance_atom(const hdg_problem *p, const hdg_equation *E, const hdg_a
            p->tests[A->test].ncomp == 1;
 }
 
-/* The integral of A's coefficient over element e by the triangle rule q. */
-static double volume_integral(const hdg_problem *p, const hdg_mesh *M, int e, const hdg_atom *A, const hdg_quad2d *q)
+/* The integral of A's coefficient over element e by the simplex rule q. */
+static double volume_integral(const hdg_problem *p, const hdg_mesh *M, int e, const hdg_atom *A, const hdg_quad *q)
 {
-    const int *v = M->ev + 3 * e;
     double s = 0, ws = 0;
     for (int i = 0; i < q->n; i++) {
-        double l0 = -(q->r[i] + q->s[i]) / 2, l1 = (1 + q->r[i]) / 2, l2 = (1 + q->s[i]) / 2;
-        hdg_eval_env env = {.x = l0 * M->vx[v[0]] + l1 * M->vx[v[1]] + l2 * M->vx[v[2]],
-                            .y = l0 * M->vy[v[0]] + l1 * M->vy[v[1]] + l2 * M->vy[v[2]], .problem = p};
+        hdg_eval_env env = {.problem = p};
+        element_point(M, e, q, i, &env);
         s += q->w[i] * hdg_expr_eval(A->coef, &env);
         ws += q->w[i];
     }
-    return s / ws * area(M, e);
+    return s / ws * volume(M, e);
 }
 
-/* ... over boundary face f (outward normal) by the n-point Gauss rule (t, w). */
-static double face_integral(const hdg_problem *p, const hdg_mesh *M, int f, const hdg_atom *A, const double *t,
-                            const double *w, int n)
+/* ... over boundary face f (outward normal) by the face rule q (dim - 1
+ * coordinates on the reference interval or triangle, both of measure 2). */
+static double face_integral(const hdg_problem *p, const hdg_mesh *M, int f, const hdg_atom *A, const hdg_quad *q)
 {
-    int a = M->fv[2 * f], b = M->fv[2 * f + 1];
-    double dx = M->vx[b] - M->vx[a], dy = M->vy[b] - M->vy[a], len = hypot(dx, dy), s = 0;
-    for (int i = 0; i < n; i++) {
-        hdg_eval_env env = {.x = M->vx[a] + (1 + t[i]) / 2 * dx, .y = M->vy[a] + (1 + t[i]) / 2 * dy,
-                            .nx = dy / len, .ny = -dx / len, .problem = p};
-        s += w[i] * hdg_expr_eval(A->coef, &env);
+    hdg_hdg_face F;
+    hdg_hdg_face_frame(M, f, &F);
+    double s = 0;
+    for (int i = 0; i < q->n; i++) {
+        double r[2] = {q->x[0][i], F.dim == 3 ? q->x[1][i] : 0}, x[3];
+        face_point(&F, r, x);
+        hdg_eval_env env = {.x = x[0], .y = x[1], .z = x[2], .nx = F.n[0], .ny = F.n[1], .nz = F.n[2],
+                            .problem = p};
+        s += q->w[i] * hdg_expr_eval(A->coef, &env);
     }
-    return s * len / 2;
+    return s * F.meas / 2;
 }
 
 static int marked_boundary(const hdg_mesh *M, const hdg_atom *A, int f)
@@ -459,8 +630,8 @@ static int marked_boundary(const hdg_mesh *M, const hdg_atom *A, int f)
 }
 
 /* Sum |Q_lo - Q_hi| (into s[0]) and |Q_hi| (s[1]) of atom A over the mesh. */
-static void atom_quadrature(const hdg_problem *p, const hdg_mesh *M, const hdg_atom *A, const hdg_quad2d *q,
-                            int k, double *s)
+static void atom_quadrature(const hdg_problem *p, const hdg_mesh *M, const hdg_atom *A, const hdg_quad *q,
+                            double *s)
 {
     if (A->domain == HDG_VOLUME) {
         for (int e = 0; e < M->ne; e++) {
@@ -469,30 +640,48 @@ static void atom_quadrature(const hdg_problem *p, const hdg_mesh *M, const hdg_a
         }
         return;
     }
-    double t0[32], w0[32], t1[32], w1[32];
-    hdg_error err;
-    int n0 = k + 3, n1 = k + 9;   /* the face rule of the kernels (ir/lower_hdg.c), and a finer one */
-    if (hdg_gauss_legendre(n0, t0, w0, &err) || hdg_gauss_legendre(n1, t1, w1, &err)) return;
     for (int f = 0; f < M->nf; f++) {
         if (!marked_boundary(M, A, f)) continue;
-        double lo = face_integral(p, M, f, A, t0, w0, n0), hi = face_integral(p, M, f, A, t1, w1, n1);
+        double lo = face_integral(p, M, f, A, &q[2]), hi = face_integral(p, M, f, A, &q[3]);
         s[0] += fabs(lo - hi), s[1] += fabs(hi);
     }
 }
 
+/* The face rules of the kernels (ir/lower_hdg.c: exact to degree 2k + 5, k + 3 Gauss
+ * points on an edge) and finer ones (2k + 17) into q[2], q[3]; t, w: the edges' storage. */
+static int face_rules(int dim, int k, hdg_quad *q, double (*t)[32], double (*w)[32])
+{
+    hdg_error err;
+    if (dim == 3) {
+        if (hdg_quad_simplex(&q[2], 2, 2 * k + 5, &err)) return 0;
+        if (hdg_quad_simplex(&q[3], 2, 2 * k + 17, &err)) return hdg_quad_free(&q[2]), 0;
+        return 1;
+    }
+    for (int i = 0; i < 2; i++) {
+        int n = k + 3 + 6 * i;
+        if (hdg_gauss_legendre(n, t[i], w[i], &err)) return 0;
+        q[2 + i] = (hdg_quad){.n = n, .dim = 1, .r = t[i], .w = w[i]};
+    }
+    return 1;
+}
+
 double hdg_hdg_null_quadrature(const hdg_problem *p, const hdg_mesh *M, int k)
 {
-    hdg_quad2d q[2];
+    hdg_quad q[4];   /* volume: the kernels' rule, a finer one; faces: the same */
+    double t[2][32], w[2][32];
     hdg_error err;
     double s[2] = {0, 0};
+    int dim = hdg_mesh_dim(M);
     if (k + 9 > 32) k = 23;
-    int ok = !hdg_quad_triangle(&q[0], 2 * k + 4, &err);   /* the kernels' volume rule (ir/lower_hdg.c) */
-    if (ok && hdg_quad_triangle(&q[1], 2 * k + 12, &err)) hdg_quad2d_free(&q[0]), ok = 0;
+    int ok = !hdg_quad_simplex(&q[0], dim, 2 * k + 4, &err);   /* the kernels' volume rule (ir/lower_hdg.c) */
+    if (ok && hdg_quad_simplex(&q[1], dim, 2 * k + 12, &err)) hdg_quad_free(&q[0]), ok = 0;
+    if (ok && !face_rules(dim, k, q, t, w)) hdg_quad_free(&q[0]), hdg_quad_free(&q[1]), ok = 0;
     for (int e = 0; ok && e < p->nequations; e++)
         for (int a = 0; a < p->equations[e].natoms; a++)
             if (balance_atom(p, &p->equations[e], &p->equations[e].atoms[a]))
-                atom_quadrature(p, M, &p->equations[e].atoms[a], q, k, s);
-    if (ok) hdg_quad2d_free(&q[0]), hdg_quad2d_free(&q[1]);
+                atom_quadrature(p, M, &p->equations[e].atoms[a], q, s);
+    if (ok) hdg_quad_free(&q[0]), hdg_quad_free(&q[1]);
+    if (ok && dim == 3) hdg_quad_free(&q[2]), hdg_quad_free(&q[3]);
     hdg_comm_sum(s, 2);   /* under mpirun: every rank's elements and faces */
     return s[1] > 0 && isfinite(s[0]) ? s[0] / s[1] : 0;
 }
@@ -596,14 +785,21 @@ hdg_linop hdg_hdg_null_precond_all(hdg_hdg_null_op *c, const hdg_linop *M, const
 }
 
 
-/* The integral of a Dubiner expansion over an element is its mode 0 times
- * psi_0 times the area (the other modes are orthogonal to constants). */
+/* The integral of an orthonormal (Dubiner, PKD) expansion over an element is
+ * its mode 0 times psi_0 times the element's measure over the reference one's
+ * ... i.e. mode 0 times psi_0 (psi_0^2 |K_ref| = 1) times |K| (the other modes
+ * are orthogonal to constants); psi_0 at the reference centroid. */
 double hdg_hdg_domain_mean(const hdg_lowered *L, const hdg_mesh *M, int u, int comp, const double *xe)
 {
     double r = -1.0 / 3, s = -1.0 / 3, P0 = 0, sum = 0, tot = 0;
-    hdg_dubiner_eval(0, 1, &r, &s, &P0, NULL, NULL);
+    if (hdg_mesh_dim(M) == 2) hdg_dubiner_eval(0, 1, &r, &s, &P0, NULL, NULL);
+    else {
+        double c = -0.5;
+        const double *x[3] = {&c, &c, &c};
+        hdg_simplex_eval(3, 0, 1, x, &P0, NULL);
+    }
     for (int e = 0; e < M->ne; e++) {
-        double a = area(M, e);
+        double a = volume(M, e);
         sum += xe[(size_t)e * L->nl + L->uoff[u] + comp * L->np] * P0 * a;
         tot += a;
     }
@@ -615,23 +811,21 @@ double hdg_hdg_domain_mean(const hdg_lowered *L, const hdg_mesh *M, int u, int c
 double hdg_hdg_mean_target(const hdg_problem *p, const hdg_mesh *M, int u, int comp)
 {
     hdg_error err;
-    hdg_quad2d q;
-    if (hdg_quad_triangle(&q, 2 * p->degree + 4, &err)) return NAN;
+    hdg_quad q;
+    if (hdg_quad_simplex(&q, hdg_mesh_dim(M), 2 * p->degree + 4, &err)) return NAN;
     double sum = 0, tot = 0;
     for (int e = 0; e < M->ne; e++) {
-        const int *v = M->ev + 3 * e;
-        double a = area(M, e), s = 0, ws = 0;
+        double a = volume(M, e), s = 0, ws = 0;
         for (int i = 0; i < q.n; i++) {
-            double l0 = -(q.r[i] + q.s[i]) / 2, l1 = (1 + q.r[i]) / 2, l2 = (1 + q.s[i]) / 2;
-            hdg_eval_env env = {.x = l0 * M->vx[v[0]] + l1 * M->vx[v[1]] + l2 * M->vx[v[2]],
-                                .y = l0 * M->vy[v[0]] + l1 * M->vy[v[1]] + l2 * M->vy[v[2]], .problem = p};
+            hdg_eval_env env = {.problem = p};
+            element_point(M, e, &q, i, &env);
             s += q.w[i] * hdg_expr_eval(p->unknowns[u].mean_value[comp], &env);
             ws += q.w[i];
         }
         sum += s / ws * a;
         tot += a;
     }
-    hdg_quad2d_free(&q);
+    hdg_quad_free(&q);
     double st[2] = {sum, tot};
     hdg_comm_sum(st, 2);
     return st[0] / st[1];
@@ -707,7 +901,7 @@ hdg_status hdg_hdg_null_decide_all(const hdg_problem *p, const hdg_lowered *L, c
         hdg_hdg_null_fix *f = &F->fix[F->dim++];
         f->c = N->cand[k];
         if ((st = hdg_hdg_null_unknown(p, f->c, &f->u, err))) return st;
-        f->g = 1 + L->toff[f->c.t] / (L->k + 1) + f->c.comp;
+        f->g = 1 + L->toff[f->c.t] / L->nk + f->c.comp;
         int again = 0;   /* each unknown named once */
         for (int i = 0; i + 1 < F->dim; i++) again |= F->fix[i].u == f->u;
         if (!again && at < sizeof means)

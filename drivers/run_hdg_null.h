@@ -27,6 +27,21 @@
 #include "runtime/solve/krylov.h"
 #include "runtime/mesh/mesh.h"
 
+/* Face f of M in any dimension (fv's vertices X[k], k < dim, z = 0 in 2D): its
+ * centroid c, the outward unit normal n of its first element, its measure
+ * (length or area) and longest edge h. In 2D the numbers are the edge's
+ * (midpoint, (dy, -dx) / length) as the 2D checks always computed them. */
+typedef struct hdg_hdg_face {
+    int dim;
+    double X[3][3], c[3], n[3], meas, h;
+} hdg_hdg_face;
+void hdg_hdg_face_frame(const hdg_mesh *M, int f, hdg_hdg_face *F);
+/* The same for local face j of element e (its own vertices: on a periodic face the
+ * element's copy; the normal outward from e). */
+void hdg_hdg_element_face(const hdg_mesh *M, int e, int j, hdg_hdg_face *F);
+/* The frame of the face with vertices v (dim of them) away from vertex w (3D). */
+void hdg_hdg_face_points(const hdg_mesh *M, const int *v, int w, hdg_hdg_face *F);
+
 /* For the left null vector test of a non-symmetric K (hdg_hdg_null_left):
  * from the atoms, the scalar trace unknown whose constants may span it, or
  * -1 (a Dirichlet face, a term with an unknown on marked boundary faces

@@ -3,6 +3,7 @@
  * choice of solver and preconditioner, the near-singularity check from the Krylov
  * estimates, and the solve's report and warnings. */
 #include "drivers/run_hdg_common.h"
+#include "drivers/run_hdg_null.h"
 
 #include <float.h>
 #include <math.h>
@@ -25,9 +26,13 @@ static void solve_progress(void *ctx, int it, double relres)
 /* The name of component c of trace unknown u: "phat", "uhat.x", "S.xy". */
 static void component_name(const hdg_unknown *U, int c, char *buf, size_t size)
 {
-    static const char *vec[] = {"x", "y"}, *ten[] = {"xx", "xy", "yx", "yy"};
+    static const char *vec[] = {"x", "y", "z"}, *ten[] = {"xx", "xy", "yx", "yy"},
+                      *ten3[] = {"xx", "xy", "xz", "yx", "yy", "yz", "zx", "zy", "zz"};
     if (U->ncomp == 1) snprintf(buf, size, "%s", U->name);
-    else snprintf(buf, size, "%s.%s", U->name, U->ncomp == 2 ? vec[c & 1] : ten[c & 3]);
+    else if (U->ncomp <= 3) snprintf(buf, size, "%s.%s", U->name, vec[c % 3]);
+    else if (U->ncomp == 4) snprintf(buf, size, "%s.%s", U->name, ten[c & 3]);
+    else if (U->ncomp == 9) snprintf(buf, size, "%s.%s", U->name, ten3[c % 9]);
+    else snprintf(buf, size, "%s[%d]", U->name, c);
 }
 
 /* z'Kz, |K z| on this piece, |z|^2 over the free faces it owns and over those it has, of the
@@ -42,9 +47,11 @@ static void probe_energy(const hdg_mesh *M, int m, int o, int linear, const unsi
     for (int f = 0; f < M->nf; f++) {
         if (dofdir && dofdir[(size_t)f * m + o]) continue;
         double v = 1;
-        if (linear) {   /* x + 0.618 y at the face's midpoint: not constant on any mesh */
-            int a = M->fv[2 * f], b = M->fv[2 * f + 1];
-            v = 0.5 * (M->vx[a] + M->vx[b]) + 0.618 * 0.5 * (M->vy[a] + M->vy[b]);
+        if (linear) {   /* x + 0.618 y (+ 0.382 z) at the face's centroid: not constant on any mesh */
+            hdg_hdg_face F;
+            hdg_hdg_face_frame(M, f, &F);
+            v = F.c[0] + 0.618 * F.c[1];
+            if (F.dim == 3) v += 0.382 * F.c[2];
         }
         z[(size_t)f * m + o] = v, all += v * v;
         long long g = dist ? dist->fgid[f] - dist->fstart[dist->rank] : 0;
@@ -61,7 +68,7 @@ void hdg_hdg_definiteness(const hdg_problem *p, const hdg_lowered *L, const hdg_
                           hdg_report *rep, hdg_hdg_definite *d)
 {
     memset(d, 0, sizeof *d);
-    int m = L->m, nk = L->k + 1;
+    int m = L->m, nk = L->nk;
     double *z = hdg_xmalloc(sizeof(double) * ((size_t)M->nf * m + 1));
     double *y = hdg_xmalloc(sizeof(double) * ((size_t)M->nf * m + 1));
     for (int u = 0; u < p->nunknowns; u++) {
@@ -295,9 +302,10 @@ void hdg_hdg_solve_warning(hdg_report *rep, const hdg_mesh *M, int k, const hdg_
                            const hdg_solve_info *info)
 {
     double h = 0;
-    for (int f = 0; f < M->nf; f++) {
-        int a = M->fv[2 * f], b = M->fv[2 * f + 1];
-        h = fmax(h, hypot(M->vx[b] - M->vx[a], M->vy[b] - M->vy[a]));
+    for (int f = 0; f < M->nf; f++) {   /* the longest edge */
+        hdg_hdg_face F;
+        hdg_hdg_face_frame(M, f, &F);
+        h = fmax(h, F.h);
     }
     /* amplified: only a solve that stopped above the default rtol (a looser --rtol, or PETSc's) */
     double amp = info->stagnated || info->residual <= HDG_HDG_RTOL ? 1 : amplification(info);

@@ -1403,7 +1403,7 @@ static void mean_value_decl(sema *S, decl *d, const pairing *pr, decl **first, h
         return;
     }
     first[ui] = d;
-    ectx cx = data_ctx("a mean condition", 3u, false);
+    ectx cx = data_ctx("a mean condition", sema_all_coords(S) & ~(1u << HDG_VAR_T), false);   /* x, y (z) */
     const hdg_expr *e[HDG_MAX_COMP] = {NULL};
     if (!data_expr(S, &cx, d->expr, u->ncomp, NULL, e, "the mean value")) return;
     for (int c = 0; c < u->ncomp; c++) u->mean_value[c] = e[c];
