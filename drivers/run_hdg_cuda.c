@@ -179,7 +179,7 @@ hdg_status hdg_dcu_assemble_stage(drun *r, hdg_error *err)
 hdg_status hdg_dcu_dirichlet_stage(drun *r, hdg_error *err)
 {
     const hdg_mesh *M = r->mesh;
-    int m = r->L.m, nk = r->L.k + 1;
+    int m = r->L.m, nk = r->L.nk;
     unsigned char *isdir = hdg_xcalloc((size_t)M->nf + 1, 1), *dofdir = hdg_xcalloc((size_t)M->nf * m + 1, 1);
     double *xD = hdg_xcalloc((size_t)M->nf * m + 1, sizeof(double));
     int *faces = hdg_xmalloc(sizeof(int) * (size_t)(M->nbf + 1));
@@ -299,7 +299,7 @@ static hdg_status mg_setup(drun *r, const char *petsc, dprecond *d, hdg_error *e
     hdg_status st = hdg_cuda_blockmat_download(&r->B, &B, err);
     if (st) return st;
     hdg_report_number(r->rep, "solver.mg.download_seconds", hdg_wtime() - t0);
-    st = hdg_hdg_mg_coarse(&d->mg, &B, r->mesh, r->L.k + 1, r->z ? r->fix.g : 0, petsc, r->rep, err);
+    st = hdg_hdg_mg_coarse(&d->mg, &B, r->mesh, r->L.nk, r->z ? r->fix.g : 0, petsc, r->rep, err);
     hdg_blockmat_free(&B);
     if (!st) st = hdg_cuda_csr_upload(&r->la, &d->mg.C.P, &d->dP, err);
     if (!st) st = hdg_cuda_csr_upload(&r->la, &d->mg.C.R, &d->dR, err);
@@ -360,7 +360,7 @@ hdg_status hdg_dcu_dist_setup(drun *r, const hdg_hdg_solver *s, hdg_petsc_dsolve
     hdg_status st = hdg_comm_agree(hdg_cuda_blockmat_download(&r->B, &B, err), err);
     if (st) return st;
     hdg_petsc_dist_mg g = {0};
-    int mg = s->dist_mg && hdg_hdg_dist_mg(r->o, r->mesh, &B, r->L.k + 1, r->z ? r->fix.g : 0, &g, err);
+    int mg = s->dist_mg && hdg_hdg_dist_mg(r->o, r->mesh, &B, r->L.nk, r->z ? r->fix.g : 0, &g, err);
     hdg_petsc_dist pd = {d->fgid, d->fstart[d->rank], d->nf_global, d->nf_owned, mg ? &g : NULL};
     double *z = r->z ? hdg_hdg_null_cand_vector(&r->L, r->mesh, r->fix.c) : NULL;   /* the null space, for PETSc */
     hdg_petsc_opts po = {s->petsc, r->asym <= HDG_HDG_SYMMETRIC, s->so.rtol, s->so.maxit, s->so.restart, z};
