@@ -558,7 +558,7 @@ static hdg_status tet_scope(const hdg_problem *p, const hdg_mesh *mesh, const hd
 {
     if (hdg_mesh_dim(mesh) != 3) return HDG_OK;
     if (!o->kernels || strcmp(o->kernels, "handwritten")) return HDG_OK;
-    return hdg_fail(err, HDG_EINPUT, "%s: HDG on tetrahedra does not do --kernels handwritten yet (issue 39): the "
+    return hdg_fail(err, HDG_EINPUT, "%s: HDG on tetrahedra does not do --kernels handwritten yet: the "
                     "hand-written kernels are 2D ones", p->name);
 }
 
