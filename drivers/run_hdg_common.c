@@ -36,13 +36,6 @@ double *hdg_hdg_flip(const hdg_lowered *L)
     return flip;
 }
 
-/* The trace basis of L at n face points x[d] (d < dim-1): B (n x nk). */
-static void trace_basis(const hdg_lowered *L, int n, double *const *x, double *B)
-{
-    if (L->dim == 2) hdg_legendre_eval(L->k, n, x[0], B, NULL);
-    else hdg_dubiner_eval(L->k, n, x[0], x[1], B, NULL, NULL);
-}
-
 /* S_o (nk x nk) for every orientation, S[o][b][a] = sum_q w_q phi_b(o(x_q)) phi_a(x_q) on a rule exact
  * to degree 2k; returns the number of orientations. */
 static int trace_maps_nk(const hdg_lowered *L, double *S)
@@ -61,14 +54,14 @@ static int trace_maps_nk(const hdg_lowered *L, double *S)
     }
     double *Pa = hdg_xmalloc(sizeof(double) * (size_t)n * nk), *Pb = hdg_xmalloc(sizeof(double) * (size_t)n * nk);
     double *y[2] = {hdg_xmalloc(sizeof(double) * (size_t)n), hdg_xmalloc(sizeof(double) * (size_t)n)};
-    trace_basis(L, n, x, Pa);
+    hdg_face_basis_eval(L->dim, L->k, n, (const double *const *)x, Pa);
     for (int o = 0; o < no; o++) {
         for (int i = 0; i < n; i++) {
             double xa[2] = {x[0][i], dim == 3 ? x[1][i] : 0}, xb[2] = {0, 0};
             hdg_face_orient_coords(dim, o, xa, xb);
             y[0][i] = xb[0], y[1][i] = xb[1];
         }
-        trace_basis(L, n, y, Pb);
+        hdg_face_basis_eval(L->dim, L->k, n, (const double *const *)y, Pb);
         for (int b = 0; b < nk; b++)
             for (int a = 0; a < nk; a++) {
                 double v = 0;

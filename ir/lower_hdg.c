@@ -50,14 +50,6 @@ static void elem_eval(int dim, int N, int n, double *const *x, double *P, double
     hdg_simplex_eval(dim, N, n, (const double *const *)x, P, dP);
 }
 
-/* The trace basis (face modes, nk) at n face points xf[d][i] (d < dim-1):
- * orthonormal Legendre on an edge, the Dubiner basis on a triangle. */
-static void face_basis_eval(int dim, int k, int n, double *const *xf, double *B)
-{
-    if (dim == 2) hdg_legendre_eval(k, n, xf[0], B, NULL);
-    else hdg_dubiner_eval(k, n, xf[0], xf[1], B, NULL, NULL);
-}
-
 /* The face rule exact to degree deg on the reference face (n points xf[d],
  * weights w): Gauss-Legendre on [-1,1], the collapsed rule on the triangle. */
 static hdg_status face_rule(lower *c, int deg, int *n, double **xf, double **w)
@@ -145,7 +137,7 @@ static hdg_status face_tables(lower *c)
     hdg_status st = face_rule(c, 2 * c->k + 5, &n, xf, &w);
     if (st) { free(xf[0]), free(xf[1]), free(w); return st; }
     double *Lg = hdg_xmalloc(sizeof(double) * (size_t)(n * nk));
-    face_basis_eval(dim, c->k, n, xf, Lg);
+    hdg_face_basis_eval(dim, c->k, n, (const double *const *)xf, Lg);
     double *x[3], *lam = hdg_xmalloc(sizeof(double) * (size_t)(nfe * n * nv));
     for (int d = 0; d < 3; d++) x[d] = hdg_xmalloc(sizeof(double) * (size_t)(nfe * n));
     for (int j = 0; j < nfe; j++)
@@ -1583,7 +1575,7 @@ static hdg_status dirichlet_kernel(lower *c, int ib, int bc)
     hdg_status st = face_rule(c, 2 * c->k + 7, &n, xf, &w);
     if (st) { free(xf[0]), free(xf[1]), free(w); return st; }
     double *Lg = hdg_xmalloc(sizeof(double) * (size_t)(n * nk));
-    face_basis_eval(dim, c->k, n, xf, Lg);
+    hdg_face_basis_eval(dim, c->k, n, (const double *const *)xf, Lg);
     char name[64];
     hdg_ir_tensor *xt[2] = {NULL, NULL};
     for (int d = 0; d < dim - 1; d++) {

@@ -15,6 +15,12 @@
 
 /* ---- bases ---- */
 
+void hdg_face_basis_eval(int dim, int N, int npts, const double *const *x, double *P)
+{
+    if (dim == 2) hdg_legendre_eval(N, npts, x[0], P, NULL);
+    else hdg_dubiner_eval(N, npts, x[0], x[1], P, NULL, NULL);
+}
+
 void hdg_legendre_eval(int N, int npts, const double *x, double *P, double *dP)
 {
     double *p = hdg_xmalloc(2 * (size_t)(N + 1) * sizeof *p), *dp = p + N + 1;

@@ -162,6 +162,11 @@ int hdg_simplex_count(int dim, int N);
  * P[p*(N+1)+k] = P_k(x_p), k = 0..N; dP likewise (may be NULL). */
 void hdg_legendre_eval(int N, int npts, const double *x, double *P, double *dP);
 
+/* The HDG trace basis of degree N on the face of a simplex of dimension dim, at npts face
+ * points x[d][p] (d < dim-1): the orthonormal Legendre basis on an edge (dim 2), the
+ * orthonormal Dubiner basis on a triangle (dim 3); P is npts x C(N+dim-1, dim-1). */
+void hdg_face_basis_eval(int dim, int N, int npts, const double *const *x, double *P);
+
 /* The vertices of face f of the reference simplex, in the face's order
  * (the table above): dim entries. dim 2 or 3, f < dim+1. */
 const int *hdg_simplex_face_vertices(int dim, int f);
