@@ -41,7 +41,7 @@ hdg_status hdg_mg_hat_coefficients(int dim, int nk, double *H, hdg_error *err)
     hdg_status st = hdg_quad_simplex(&q, 2, 3, err);
     if (st) return st;
     double *P = hdg_xmalloc(sizeof(double) * (size_t)q.n * nk);
-    hdg_dubiner_eval(k, q.n, q.x[0], q.x[1], P, NULL, NULL);
+    hdg_face_basis_eval(3, k, q.n, (const double *const *)q.x, P);
     for (int i = 0; i < nk; i++) {
         int deg = 0;                  /* H&W order: i = (a, b), b fastest */
         for (int a = 0, j = 0; a <= k; a++)
