@@ -32,7 +32,7 @@ static void help(void)
            "  --order k           use polynomial degree k (1..20, DG 1..12) instead of the file's\n"
            "  --set name=value    override a param (repeatable; value is a number)\n"
            "  --mesh MESH         also check the boundary conditions against the markers of\n"
-           "                      MESH (square:N or a .msh file, see 'hdgc mesh --help'):\n"
+           "                      MESH (square:N, cube:N or a .msh file, see 'hdgc mesh --help'):\n"
            "                      every marker needs a condition, every named marker must exist\n"
            "  --help              this text\n"
            "\n"
@@ -103,7 +103,7 @@ int hdg_cmd_check(int argc, char **argv)
                 if (!strcmp(cs.names[k], arg)) { rc = bad_usage("--set %s given twice", arg); goto done; }
             cs.names[cs.nsets] = arg, cs.values[cs.nsets++] = v;
         } else if (!strcmp(a, "--mesh")) {
-            if (i + 1 >= argc) { rc = bad_usage("--mesh needs a mesh (square:N or FILE.msh)%s", ""); goto done; }
+            if (i + 1 >= argc) { rc = bad_usage("--mesh needs a mesh (square:N, cube:N or FILE.msh)%s", ""); goto done; }
             mesh = argv[++i];
         } else if (a[0] == '-' && a[1]) {
             rc = bad_usage("unknown option '%s'", a);
