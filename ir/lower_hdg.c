@@ -524,7 +524,7 @@ hdg_ir_expr *hdg_lh_atom_coef(lower *c, hdg_ir_kernel *k, hdg_lower_env *env, co
  * of one per face (each entry gets the same terms in the same order). */
 hdg_ir_tensor *hdg_lh_face_weights(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const hdg_atom *a)
 {
-    hdg_lower_env env = {c->p, {NULL, NULL, hdg_ir_time(k)}, {NULL, NULL}};
+    hdg_lower_env env = {.p = c->p, .coord = {NULL, NULL, hdg_ir_time(k)}};
     hdg_ir_expr *scale;
     hdg_ir_tensor *w = hdg_ir_local(k, "cf", HDG_IR_DOUBLE, HDG_SHAPE(c->nfe));
     hdg_ir_expr *f = hdg_lh_open_faces(c, k, g, a, &env, &scale);
@@ -587,7 +587,7 @@ static void emit_atom_ref(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const de
         emit_atom_ref_faces_inside(c, k, g, dst, ts, rs, a);
         return;
     }
-    hdg_lower_env env = {c->p, {NULL, NULL, hdg_ir_time(k)}, {NULL, NULL}};
+    hdg_lower_env env = {.p = c->p, .coord = {NULL, NULL, hdg_ir_time(k)}};
     hdg_ir_expr *scale = Gc(k, g, hdg_g_J(c->dim));
     int boundary = a->domain == HDG_BOUNDARY;
     hdg_ir_expr *face = boundary ? hdg_lh_open_faces(c, k, g, a, &env, &scale) : NULL;
@@ -637,7 +637,7 @@ static int emit_atom(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const blocks 
         hdg_ir_set_origin(k, NULL, 0, 0, NULL);
         return 1;
     }
-    hdg_lower_env env = {c->p, {NULL, NULL, hdg_ir_time(k)}, {NULL, NULL}};
+    hdg_lower_env env = {.p = c->p, .coord = {NULL, NULL, hdg_ir_time(k)}};
     hdg_ir_expr *face = NULL, *scale, *q;
     int boundary = a->domain == HDG_BOUNDARY;
     if (boundary) {
@@ -973,7 +973,7 @@ static hdg_status initial_kernel(lower *c)
     hdg_ir_tensor *x = hdg_ir_output(k, "x0", HDG_SHAPE(L->nl), "initial element dofs (modal; 0 where no dt())");
     hdg_ir_tensor *acc = hdg_ir_local(k, "acc", HDG_IR_DOUBLE, HDG_SHAPE(L->nl));
     hdg_ir_fill(k, acc, hdg_ir_num(k, 0));
-    hdg_lower_env env = {c->p, {NULL, NULL, hdg_ir_time(k)}, {NULL, NULL}};
+    hdg_lower_env env = {.p = c->p, .coord = {NULL, NULL, hdg_ir_time(k)}};
     hdg_ir_expr *q = open_points(k, g, c->dim, lam, nq, &env);
     for (int u = 0; u < c->p->nunknowns; u++)
         for (int cp = 0; L->uoff[u] >= 0 && cp < unk(c, u)->ncomp; cp++) {
@@ -1018,7 +1018,7 @@ static hdg_status errors_kernel(lower *c)
     hdg_ir_tensor *acc = hdg_ir_local(k, "acc", HDG_IR_DOUBLE, HDG_SHAPE(ne));
     hdg_ir_tensor *val = hdg_ir_local(k, "val", HDG_IR_DOUBLE, HDG_SHAPE(ne));
     hdg_ir_fill(k, acc, hdg_ir_num(k, 0));
-    hdg_lower_env env = {c->p, {NULL, NULL, hdg_ir_time(k)}, {NULL, NULL}};
+    hdg_lower_env env = {.p = c->p, .coord = {NULL, NULL, hdg_ir_time(k)}};
     /* exact values that call functions (exp, sin...): at all points first, in a loop of their
      * own that the C backend vectorises (as a coefficient's in emit_atom) */
     hdg_ir_tensor *exq = NULL;
@@ -1207,7 +1207,7 @@ static hdg_status post_atom_ref(lower *c, post *ps, const hdg_atom *a)
     if (st) return st;
     hdg_ir_kernel *k = ps->k;
     hdg_lowered *L = c->L;
-    hdg_lower_env env = {c->p, {NULL, NULL, hdg_ir_time(k)}, {NULL, NULL}};
+    hdg_lower_env env = {.p = c->p, .coord = {NULL, NULL, hdg_ir_time(k)}};
     hdg_ir_expr *coef = hdg_lower_expr(k, &env, a->coef);
     if (!coef) coef = hdg_ir_num(k, 0);
     hdg_ir_expr *cw = hdg_ir_let(k, "c", hdg_ir_mul(k, Gc(k, ps->g, hdg_g_J(c->dim)), coef));
@@ -1246,7 +1246,7 @@ static hdg_status post_block_ref(lower *c, post *ps, const hdg_atom *const *at, 
     for (int m = 0; m < n; m++) {
         const hdg_atom *a = at[m];
         set_origin(c, k, a);
-        hdg_lower_env env = {c->p, {NULL, NULL, hdg_ir_time(k)}, {NULL, NULL}};
+        hdg_lower_env env = {.p = c->p, .coord = {NULL, NULL, hdg_ir_time(k)}};
         hdg_ir_expr *coef = hdg_lower_expr(k, &env, a->coef);
         hdg_ir_expr *cw = hdg_ir_let(k, "c", hdg_ir_mul(k, Gc(k, ps->g, hdg_g_J(c->dim)), coef ? coef : hdg_ir_num(k, 0)));
         bterm ta[3], ra[3];
@@ -1296,7 +1296,7 @@ static hdg_status post_atom_quad(lower *c, post *ps, const hdg_atom *a, int know
     hdg_ir_tensor *g = ps->g;
     hdg_lowered *L = c->L;
     int npp = L->npp;
-    hdg_lower_env env = {c->p, {NULL, NULL, hdg_ir_time(k)}, {NULL, NULL}};
+    hdg_lower_env env = {.p = c->p, .coord = {NULL, NULL, hdg_ir_time(k)}};
     hdg_ir_expr *q = open_points(k, g, c->dim, ps->lam, ps->nq, &env);
     hdg_ir_expr *coef = hdg_lower_expr(k, &env, a->coef);
     if (!coef) coef = hdg_ir_num(k, 0);
@@ -1595,7 +1595,7 @@ static hdg_status dirichlet_kernel(lower *c, int ib, int bc)
                                        "projected Dirichlet data, canonical face orientation");
     hdg_ir_tensor *acc = hdg_ir_local(k, "acc", HDG_IR_DOUBLE, HDG_SHAPE(u->ncomp * nk));
     hdg_ir_fill(k, acc, hdg_ir_num(k, 0));
-    hdg_lower_env env = {c->p, {NULL, NULL, hdg_ir_time(k)}, {NULL, NULL}};
+    hdg_lower_env env = {.p = c->p, .coord = {NULL, NULL, hdg_ir_time(k)}};
     hdg_ir_expr *q = dirichlet_point(c, k, g, xt, n, &env);
     for (int cp = 0; cp < u->ncomp; cp++) {
         hdg_ir_expr *v = hdg_lower_expr(k, &env, b->value[cp]);

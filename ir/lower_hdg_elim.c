@@ -293,7 +293,7 @@ static void emit_pair(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, hdg_ir_tenso
        entries, with a face loop outside i, j where the rows (f1) or columns (f2) depend
        on the face (trace), inside them where they do not: there the faces are summed in
        one pass over the block, each entry getting the same terms in the same order. */
-    hdg_lower_env e1 = {c->p, {NULL, NULL, hdg_ir_time(k)}, {NULL, NULL}};
+    hdg_lower_env e1 = {.p = c->p, .coord = {NULL, NULL, hdg_ir_time(k)}};
     hdg_ir_tensor *W1 = b1 ? hdg_lh_face_weights(c, k, g, a1) : NULL, *W2 = b2 ? hdg_lh_face_weights(c, k, g, a2) : NULL;
     hdg_ir_expr *w1 = b1 ? NULL : hdg_ir_let(k, "c", hdg_ir_mul(k, Gc(k, g, hdg_g_J(c->dim)), hdg_lh_atom_coef(c, k, &e1, a1, 0)));
     hdg_ir_expr *w2 = b2 ? NULL : hdg_ir_let(k, "c", hdg_ir_mul(k, Gc(k, g, hdg_g_J(c->dim)), hdg_lh_atom_coef(c, k, &e1, a2, 0)));
