@@ -129,7 +129,7 @@ static const char *test_label(const ectx *cx) { return cx->test ? cx->test : "?"
 /* ---------------------------------------------------------------- nonlinear terms
  * In an equation, a term nonlinear in the unknowns (a product of two unknowns, a power,
  * a quotient or a function of one) is kept as data: its unknown factors become STATE
- * leaves of the coefficient (the current state), and sema.c turns such monomials into
+ * leaves of the coefficient (the current state), and sema_eq.c turns such monomials into
  * residual terms with their Jacobians. A linear term never meets a STATE leaf, so it
  * takes exactly the linear path. */
 
