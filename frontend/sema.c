@@ -218,7 +218,7 @@ ectx sema_data_ctx(const char *where, unsigned coords, bool normals)
  * (0: any shape); NULL on errors. out[] gets the components (room for want of them,
  * HDG_MAX_COMP when want is 0). */
 bool sema_data_expr(sema *S, const ectx *cx, const ast *a, int want, int *ncomp,
-                      const hdg_expr **out, const char *what)
+                    const hdg_expr **out, const char *what)
 {
     val v = expand(S, cx, a);
     if (v.kind == V_ERR) return false;

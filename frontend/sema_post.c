@@ -17,7 +17,8 @@ static void mean_value_decl(sema *S, decl *d, const pairing *pr, decl **first, h
 {
     if (pr->failed[ui]) return;
     if (first[ui]) {
-        sema_error(S, d->loc, "duplicate mean condition for '%s' (first at %s)", u->name, sema_fmt_loc(S, first[ui]->loc));
+        sema_error(S, d->loc, "duplicate mean condition for '%s' (first at %s)", u->name,
+                   sema_fmt_loc(S, first[ui]->loc));
         return;
     }
     first[ui] = d;

@@ -58,7 +58,7 @@ void sema_solutions(sema *S, decl *d, const pairing *pr)
         ectx cx = sema_data_ctx(initial ? "an initial condition" : "an exact solution", sema_all_coords(S), false);
         const hdg_expr *e[HDG_MAX_COMP] = {NULL};
         if (!sema_data_expr(S, &cx, it->expr, u->ncomp, NULL, e,
-                       initial ? "the initial condition" : "the exact solution"))
+                            initial ? "the initial condition" : "the exact solution"))
             continue;
         for (int c = 0; c < u->ncomp; c++) slot[c] = initial ? hdg_expr_at_time(p, e[c], 0) : e[c];
         if (initial) u->initial_given = true;
