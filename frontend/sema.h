@@ -172,7 +172,7 @@ void sema_solutions(sema *S, decl *d, const pairing *pr);
 void sema_default_initial(sema *S);
 void sema_time_decl(sema *S, decl *d);
 
-/* ---------------------------------------------------------------- expand.c */
+/* ---------------------------------------------------------------- expand*.c (their own shared functions: expand.h) */
 val expand(sema *S, const ectx *cx, const ast *a);
 bool val_is_zero(const val *v);
 /* A field free of unknowns and tests: its component expressions (NULL-padded). */
