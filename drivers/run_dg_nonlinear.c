@@ -1,0 +1,217 @@
+/* run_dg_nonlinear.c — the explicit DG drivers' steps for a nonlinear
+ * problem: the time step from the current wave speed, admissibility and the
+ * conserved totals (see run_dg_nonlinear.h). */
+#include "drivers/run_dg_nonlinear.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "drivers/run_dg_common.h"
+#include "runtime/output/report.h"
+#include "runtime/parallel/comm.h"
+#include "runtime/solve/lserk4.h"
+#include "support/util.h"
+
+/* The first own element (mesh numbering) with a non-finite state value, its
+ * field and node in *fb, *ib; -1 when all are finite. */
+static int nonfinite_state(const hdg_dg_data *d, const double *U, int *fb, int *ib)
+{
+    int F = d->L.nfields, Np = d->L.Np;
+    for (int e = 0; e < d->mesh->ne; e++) {
+        int row = d->pos[e];
+        if (row >= d->ne_own) continue;
+        const double *u = U + (size_t)row * F * Np;
+        for (int i = 0; i < F * Np; i++)
+            if (!isfinite(u[i])) {
+                *fb = i / Np, *ib = i % Np;
+                return e;
+            }
+    }
+    return -1;
+}
+
+/* "rho = 1.2, m.x = ..." at node i of mesh element e. */
+static void state_text(const hdg_dg_data *d, const double *U, int e, int i, char *buf, size_t n)
+{
+    int F = d->L.nfields, Np = d->L.Np;
+    const double *u = U + (size_t)d->pos[e] * F * Np;
+    size_t len = 0;
+    buf[0] = 0;
+    for (int f = 0; f < F && len + 1 < n; f++) {
+        int w = snprintf(buf + len, n - len, "%s%s = %.6g", f ? ", " : "", d->L.field_name[f], u[f * Np + i]);
+        if (w < 0) break;
+        len += (size_t)w;
+    }
+}
+
+static void node_xy(const hdg_dg_data *d, int e, int i, double *x)
+{
+    x[0] = x[1] = x[2] = 0;
+    if (d->L.dim == 2) hdg_geom_map(d->mesh, e, d->re.r[i], d->re.s[i], &x[0], &x[1]);
+    else hdg_geom_map_point(d->mesh, e, (double[]){ d->re.r[i], d->re.s[i], d->re.t[i] }, x);
+}
+
+static hdg_status inadmissible(const hdg_dg_data *d, const char *what, long long s, double t, hdg_error *err)
+{
+    return hdg_fail(err, HDG_ESOLVER, "DG problem '%s': the state left the admissible set at t = %.6g (step %lld)%s: "
+                                      "%s (the solution is no longer smooth or physical there: a shock, a vacuum or "
+                                      "an unstable step; see docs/solvers.md, nonlinear DG)",
+                    d->p->name, t, s, hdg_comm_size() > 1 ? " on some rank" : "", what);
+}
+
+/* Every rank agrees on the verdict; the failing rank's message wins. */
+static hdg_status agree(hdg_status st, hdg_error *err)
+{
+    return hdg_comm_active() ? hdg_comm_agree(st, err) : st;
+}
+
+static hdg_status check_state(const hdg_dg_data *d, const double *U, long long s, double t, hdg_error *err)
+{
+    int f = 0, i = 0, e = nonfinite_state(d, U, &f, &i);
+    hdg_status st = HDG_OK;
+    if (e >= 0) {
+        char what[512], xs[96];
+        double x[3];
+        node_xy(d, e, i, x);
+        if (d->L.dim == 2) snprintf(xs, sizeof xs, "(%.4g, %.4g)", x[0], x[1]);
+        else snprintf(xs, sizeof xs, "(%.4g, %.4g, %.4g)", x[0], x[1], x[2]);
+        snprintf(what, sizeof what, "%s is %g at element %d, node %d %s", d->L.field_name[f],
+                 U[((size_t)d->pos[e] * d->L.nfields + f) * d->L.Np + i], e, i, xs);
+        st = inadmissible(d, what, s, t, err);
+    }
+    return agree(st, err);
+}
+
+/* int U_f over the own elements, and int |U_f| (the scale of the drift). */
+static void totals(const hdg_dg_data *d, const hdg_dg_nl *nl, const double *U, double *tot, double *abs_tot)
+{
+    int F = d->L.nfields, Np = d->L.Np;
+    double s[2 * HDG_DG_MAX_FIELDS] = {0};
+    for (int e = 0; e < d->mesh->ne; e++) {
+        int row = d->pos[e];
+        if (row >= d->ne_own) continue;
+        const double *u = U + (size_t)row * F * Np;
+        double J = d->g.J[e];
+        for (int f = 0; f < F; f++) {
+            double a = 0, b = 0;
+            for (int i = 0; i < Np; i++) a += nl->w[i] * u[f * Np + i], b += fabs(nl->w[i] * u[f * Np + i]);
+            s[f] += J * a, s[F + f] += J * b;
+        }
+    }
+    hdg_comm_sum(s, 2 * F);
+    for (int f = 0; f < F; f++) tot[f] = s[f], abs_tot[f] = s[F + f];
+}
+
+/* Speed of the state (over the ranks), admissibility of its Jacobian. */
+static hdg_status speed(hdg_dg_data *d, const double *U, long long s, double t, hdg_error *err)
+{
+    int e = hdg_dg_char_speed_state(d->p, &d->L, d->mesh, &d->re, &d->g, t, U, d->pos, d->ne_own, &d->speed);
+    hdg_status st = HDG_OK;
+    if (e >= 0) {
+        char what[900], sv[300];
+        int worst = 0;
+        (void)worst;
+        state_text(d, U, e, 0, sv, sizeof sv);
+        snprintf(what, sizeof what, "the wave speed is not finite at element %d: %s (the state at its first node: %s)",
+                 e, d->speed.why, sv);
+        st = inadmissible(d, what, s, t, err);
+        d->speed.known = 1;   /* the verdict travels through agree, not the speed's reduction */
+    }
+    if ((st = agree(st, err))) return st;
+    hdg_dg_speed_reduce(&d->speed);
+    if (!d->speed.known)
+        return hdg_fail(err, HDG_ESOLVER, "DG problem '%s': no wave speed at t = %.6g (step %lld): %s", d->p->name, t,
+                        s, d->speed.why);
+    return HDG_OK;
+}
+
+/* The checks and the step at time t before step s. */
+static hdg_status sample(hdg_dg_data *d, const hdg_dg_engine *eng, long long s, double t, int last,
+                         hdg_error *err)
+{
+    hdg_dg_nl *nl = &d->nl;
+    const double *U;
+    hdg_status st = eng->state(eng->ctx, &U, err);
+    if (st || (st = check_state(d, U, s, t, err))) return st;
+    double abs_tot[HDG_DG_MAX_FIELDS];
+    totals(d, nl, U, nl->tot, abs_tot);
+    for (int f = 0; f < d->L.nfields; f++) {
+        if (!nl->samples) nl->tot0[f] = nl->tot[f], nl->scale[f] = fmax(fabs(nl->tot[f]), abs_tot[f]);
+        double sc = nl->scale[f] > 0 ? nl->scale[f] : 1.0;
+        nl->drift = fmax(nl->drift, fabs(nl->tot[f] - nl->tot0[f]) / sc);
+    }
+    if (last) return HDG_OK;
+    if ((st = speed(d, U, s, t, err))) return st;
+    nl->samples++;
+    nl->speedmax = fmax(nl->speedmax, d->speed.max);
+    double dt = d->cfl * d->speed.unit, left = d->final - t;
+    if (!(dt > 0) || !isfinite(dt))
+        return hdg_fail(err, HDG_ESOLVER, "DG problem '%s': the time step from the wave speed is %g at t = %.6g",
+                        d->p->name, dt, t);
+    if (!(left / dt <= HDG_DG_MAX_STEPS))
+        return hdg_fail(err, HDG_ESOLVER, "DG problem '%s': at t = %.6g the wave speed %.3g asks for a step dt = %.3g, "
+                                          "more than %.0e steps to the final time %g", d->p->name, t, d->speed.max, dt,
+                        HDG_DG_MAX_STEPS, d->final);
+    long long n = hdg_dg_nsteps(left, dt);
+    d->nsteps = s + n;
+    d->dt = left / (double)n;
+    d->cfl_eff = d->dt / d->speed.unit;
+    nl->dtmin = nl->samples == 1 ? d->dt : fmin(nl->dtmin, d->dt);
+    nl->dtmax = fmax(nl->dtmax, d->dt);
+    return HDG_OK;
+}
+
+hdg_status hdg_dg_nl_begin(hdg_dg_data *d, const hdg_dg_engine *eng, hdg_error *err)
+{
+    hdg_dg_nl *nl = &d->nl;
+    int Np = d->L.Np;
+    nl->w = hdg_xcalloc((size_t)Np, sizeof(double));
+    for (int i = 0; i < Np; i++)
+        for (int j = 0; j < Np; j++) nl->w[i] += d->re.M[j * Np + i];
+    return sample(d, eng, 0, 0.0, 0, err);
+}
+
+hdg_status hdg_dg_nl_step(hdg_dg_data *d, const hdg_dg_engine *eng, long long s, double t, double *dt,
+                          long long *nsteps, hdg_error *err)
+{
+    if (s % HDG_DG_NL_EVERY) return HDG_OK;
+    hdg_status st = sample(d, eng, s, t, 0, err);
+    *dt = d->dt, *nsteps = d->nsteps;
+    return st;
+}
+
+hdg_status hdg_dg_nl_end(hdg_dg_data *d, const hdg_dg_engine *eng, long long s, double t, hdg_error *err)
+{
+    return sample(d, eng, s, t, 1, err);
+}
+
+void hdg_dg_nl_report(const hdg_dg_data *d, hdg_report *rep, FILE *log)
+{
+    const hdg_dg_nl *nl = &d->nl;
+    char path[128];
+    for (int f = 0; f < d->L.nfields; f++) {
+        snprintf(path, sizeof path, "totals.%s.start", d->L.field_name[f]);
+        hdg_report_number(rep, path, nl->tot0[f]);
+        snprintf(path, sizeof path, "totals.%s.end", d->L.field_name[f]);
+        hdg_report_number(rep, path, nl->tot[f]);
+    }
+    hdg_report_number(rep, "totals.max_drift", nl->drift);
+    hdg_report_int(rep, "speed_samples", nl->samples);
+    hdg_report_number(rep, "speed_max", nl->speedmax);
+    hdg_report_number(rep, "dt_min", nl->dtmin);
+    hdg_report_number(rep, "dt_max", nl->dtmax);
+    if (!log) return;
+    fprintf(log, "  totals");
+    for (int f = 0; f < d->L.nfields; f++) fprintf(log, "%s %s %.10g", f ? "," : "", d->L.field_name[f], nl->tot[f]);
+    fprintf(log, " (max relative drift %.2e)\n", nl->drift);
+    fprintf(log, "  dt from the wave speed: %.4g .. %.4g (%lld speed samples, max speed %.4g)\n", nl->dtmin, nl->dtmax,
+            nl->samples, nl->speedmax);
+}
+
+void hdg_dg_nl_free(hdg_dg_nl *nl)
+{
+    free(nl->w);
+    nl->w = NULL;
+}
