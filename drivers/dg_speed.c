@@ -312,8 +312,8 @@ static double max_over_directions(int dim, int F, double (*A)[MAXF * MAXF])
 
 /* The state-dependent speed (nonlinear problems), evaluated at every node
  * at every step, so cheaper: rho by Gelfand's formula |C^k|_F^(1/k), which
- * bounds rho from above for every k, at k = 2^10 or once it settles (1e-10
- * relative): too large by a factor c^(1/1024) at most, c the conditioning of
+ * bounds rho from above for every k, at k = 2^8 or once it settles (1e-10
+ * relative): too large by a factor c^(1/256) at most, c the conditioning of
  * C's eigenvectors (a step a little shorter, never a longer one); the directions sampled without the
  * refinement: 16 on [0, pi) in 2D (rho(n) of a flux Jacobian is a smooth
  * function of n: |v.n| + c for Euler, sampled within 0.5% of |v|), a
@@ -329,7 +329,7 @@ static double rho_fast(int n, const double *C)
     for (int i = 0; i < n * n; i++) M[i] /= nrm;
     L = log(nrm);
     lr = L;
-    for (int it = 0; it < 10; it++) {
+    for (int it = 0; it < 8; it++) {
         double s2 = 0;
         for (int i = 0; i < n; i++)
             for (int j = 0; j < n; j++) {

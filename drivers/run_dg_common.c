@@ -570,7 +570,7 @@ typedef struct watch {
     double maxrise;        /* largest (E - emin) / emin */
     double eex, eex_last;  /* largest exact-solution energy so far, the latest one (WATCH_EXACT) */
     double *peak;          /* peak[j]: the largest energy of samples 0..j (sample 0: the initial state) */
-    long long samples, exact_every;
+    long long samples, exact_every, cap;   /* cap: peak's length (nonlinear runs may take more steps) */
 } watch;
 
 static void watch_init(watch *w, const hdg_dg_data *d, double e0, long long nsamples)
@@ -580,7 +580,8 @@ static void watch_init(watch *w, const hdg_dg_data *d, double e0, long long nsam
     w->e0 = w->emin = e0;
     w->floor = (double)d->n_global * DBL_MIN;
     w->exact_every = nsamples > 250 ? nsamples / 50 : 5;   /* at most ~1/5 of the steps' time */
-    w->peak = hdg_xmalloc(sizeof(double) * (size_t)(nsamples + 2));
+    w->cap = nsamples + 2;
+    w->peak = hdg_xmalloc(sizeof(double) * (size_t)w->cap);
     w->peak[0] = e0;
 }
 
@@ -668,6 +669,7 @@ static hdg_status watch_check(watch *w, const hdg_dg_data *d, const hdg_dg_engin
     long long k = w->samples++;
     if (!isfinite(en)) return unstable(d, "", w->emin, en, s, t, rep, err);
     if (w->emin > 0) w->maxrise = fmax(w->maxrise, (en - w->emin) / w->emin);
+    if (k + 2 > w->cap) w->cap = 2 * (k + 2), w->peak = hdg_xrealloc(w->peak, sizeof(double) * (size_t)w->cap);
     w->peak[k + 1] = fmax(w->peak[k], en);
     if (w->mode == WATCH_BOUNDED) {
         if (en - w->emin > HDG_DG_ENERGY_RTOL * w->emin + w->floor)

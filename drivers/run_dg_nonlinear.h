@@ -24,7 +24,7 @@
 #include "ir/lower_dg.h"
 
 /* Steps between two speed (and admissibility, totals) evaluations. */
-#define HDG_DG_NL_EVERY 1
+#define HDG_DG_NL_EVERY 5
 
 typedef struct hdg_dg_nl {
     int on;                              /* the problem has residual terms */
