@@ -816,6 +816,7 @@ hdg_status hdg_dg_integrate(hdg_dg_data *d, const hdg_dg_engine *eng, const hdg_
         if (done_steps % mon == 0 || done_steps == nsteps) {
             double en;
             if ((st = energy(d, eng, Eel, &en, err))) goto done;
+            if (d->nl.on && !isfinite(en) && (st = hdg_dg_nl_nonfinite(d, eng, done_steps, tn, err))) goto done;
             if ((st = watch_check(&w, d, eng, en, done_steps, tn, E, rep, err))) goto done;
             if (eprev > 0) maxinc = fmax(maxinc, (en - eprev) / eprev);
             eprev = en;
