@@ -10,6 +10,8 @@
 #   nldg_euler_negative   a negative initial density: the term, element and state named at t = 0, exit 1
 #   nldg_strong_refused   a derivative of the state inside a nonlinear term: refused with its position
 #   nldg_mpi_euler        mpirun -np 2 equals the serial run to 1e-12 (errors, totals, steps)
+#   nldg_euler_backend_*  --backend c, and --backend cuda on the CUDA emulator: the host's errors and totals (the same 7 digits;
+#                         the step's dt travels to the device whenever the wave speed changes it)
 find_package(Python3 COMPONENTS Interpreter)
 set(NLDG ${HDG_TEST_DIR}/data/nldg)
 if(Python3_Interpreter_FOUND)
@@ -40,3 +42,11 @@ if(NLDG_MPIRUN AND Python3_Interpreter_FOUND)
     ${NLDG_MPIRUN} 2 1e-12 -- ${NLDG}/euler_vortex.hdg --mesh square:8,periodic=xy --order 2)
   set_tests_properties(nldg_mpi_euler PROPERTIES TIMEOUT ${HDG_COMPILE_TIMEOUT} RESOURCE_LOCK mpirun)
 endif()
+# the host's figures, then the device driver's on the emulator (the same digits)
+foreach(B c cuda)
+  hdg_cli_test(nldg_euler_backend_${B} 0 -e "L2 error rho +2\\.193388e-02" -e "L2 error E +1\\.057241e-01"
+    -e "totals rho 0\\.9873986379, m.x 0\\.9873986379, m.y 0\\.9873986379, E 3\\.474873503" --
+    env HDGC_LIBCUDA=emulator $<TARGET_FILE:hdgc> run ${HDG_EXAMPLES}/euler2d.hdg --mesh square:4,periodic=xy --order 2
+    --final-time 0.02 --backend ${B})
+endforeach()
+set_tests_properties(nldg_euler_backend_cuda PROPERTIES TIMEOUT ${HDG_COMPILE_TIMEOUT})
