@@ -20,7 +20,7 @@
  *     of the modal energy, V^-1 u in the orthonormal basis, against the
  *     larger of the element's and the field's mean energy) must stay below
  *     hdg_dg_smooth_limit(N) = 0.25 / N^4 (a discontinuity puts ~1/N^4
- *     there; the smooth isentropic vortex on square:8 at most 1/5 of the
+ *     there; the smooth isentropic vortex on square:8 at most 1/4 of the
  *     limit, N = 1..4); else the run stops (HDG_ESOLVER) naming the time,
  *     the element and the field: no limiter yet, and Gibbs oscillations after
  *     a shock would look like an answer;
