@@ -136,7 +136,8 @@ static inline int hdg_lowered_post_index(const hdg_lowered *L, int u)
  * Called at the top of hdg_lower_hdg and hdg_lower_dg, and where a run begins (drivers/run.c). */
 static inline hdg_status hdg_lower_nonlinear_check(const hdg_problem *p, hdg_error *err)
 {
-    if (!p->nonlinear || p->method == HDG_METHOD_HDG) return HDG_OK;
+    /* HDG: Newton (drivers/run_hdg_newton.c); explicit DG: ir/lower_dg_nonlinear.c */
+    if (!p->nonlinear || p->method == HDG_METHOD_HDG || p->method == HDG_METHOD_DG) return HDG_OK;
     return hdg_fail(err, HDG_EINPUT, "%s: nonlinear problems are checked (hdgc check) but the %s solver is "
                     "not available yet", p->name, p->method == HDG_METHOD_DG ? "nonlinear DG" : "Newton");
 }
