@@ -211,9 +211,6 @@ int hdg_hdg_probe_wanted(const hdg_hdg_definite *def, const hdg_solve_info *info
 hdg_status hdg_hdg_unique_probe(int nf, int m, const struct hdg_mesh_dist *d, hdg_hdg_apply_fn apply,
                                 hdg_hdg_solve_fn solve, void *ctx, const double *z, int nz, hdg_report *rep,
                                 hdg_error *err);
-/* Several free constants (nz >= 2, run_hdg_null.h) are projected by the native solvers
- * only: PETSc refused; mg refused when given, else replaced by block (said in s->reason). */
-hdg_status hdg_hdg_null_solver(const hdg_problem *p, int nz, hdg_hdg_solver *s, int precond_given, hdg_error *err);
 
 /* Boundary faces of Dirichlet condition i of L (faces[n], their geometry
  * fg[n * hdg_gf_size(dim)], lower.h): the number n. faces and fg hold nbf + 1 entries. */

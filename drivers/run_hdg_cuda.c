@@ -299,7 +299,7 @@ static hdg_status mg_setup(drun *r, const char *petsc, dprecond *d, hdg_error *e
     hdg_status st = hdg_cuda_blockmat_download(&r->B, &B, err);
     if (st) return st;
     hdg_report_number(r->rep, "solver.mg.download_seconds", hdg_wtime() - t0);
-    st = hdg_hdg_mg_coarse(&d->mg, &B, r->mesh, r->L.nk, r->z ? r->fix.g : 0, petsc, r->rep, err);
+    st = hdg_hdg_mg_coarse(&d->mg, &B, r->mesh, r->L.nk, r->z ? 1u << (r->fix.g - 1) : 0u, petsc, r->rep, err);
     hdg_blockmat_free(&B);
     if (!st) st = hdg_cuda_csr_upload(&r->la, &d->mg.C.P, &d->dP, err);
     if (!st) st = hdg_cuda_csr_upload(&r->la, &d->mg.C.R, &d->dR, err);
@@ -360,10 +360,10 @@ hdg_status hdg_dcu_dist_setup(drun *r, const hdg_hdg_solver *s, hdg_petsc_dsolve
     hdg_status st = hdg_comm_agree(hdg_cuda_blockmat_download(&r->B, &B, err), err);
     if (st) return st;
     hdg_petsc_dist_mg g = {0};
-    int mg = s->dist_mg && hdg_hdg_dist_mg(r->o, r->mesh, &B, r->L.nk, r->z ? r->fix.g : 0, &g, err);
+    int mg = s->dist_mg && hdg_hdg_dist_mg(r->o, r->mesh, &B, r->L.nk, r->z ? 1u << (r->fix.g - 1) : 0u, &g, err);
     hdg_petsc_dist pd = {d->fgid, d->fstart[d->rank], d->nf_global, d->nf_owned, mg ? &g : NULL};
     double *z = r->z ? hdg_hdg_null_cand_vector(&r->L, r->mesh, r->fix.c) : NULL;   /* the null space, for PETSc */
-    hdg_petsc_opts po = {s->petsc, r->asym <= HDG_HDG_SYMMETRIC, s->so.rtol, s->so.maxit, s->so.restart, z};
+    hdg_petsc_opts po = {s->petsc, r->asym <= HDG_HDG_SYMMETRIC, s->so.rtol, s->so.maxit, s->so.restart, z, 1};
     hdg_petsc_info pi;
     st = hdg_petsc_dist_create(&B, &pd, &po, h, &pi, err);
     *init = pi.init_seconds;
@@ -434,7 +434,7 @@ hdg_status hdg_dcu_direct_solve(drun *r, hdg_hdg_solver *s, hdg_solve_info *info
     double *z = r->z ? hdg_hdg_null_cand_vector(&r->L, r->mesh, r->fix.c) : NULL;
     hdg_status st = hdg_cuda_blockmat_download(&r->B, &B, err);
     if (!st) st = hdg_cuda_download(r->dev, b, r->rhs, sizeof(double) * (size_t)n, err);
-    hdg_petsc_opts po = {s->petsc, r->asym <= HDG_HDG_SYMMETRIC, s->so.rtol, s->so.maxit, s->so.restart, z};
+    hdg_petsc_opts po = {s->petsc, r->asym <= HDG_HDG_SYMMETRIC, s->so.rtol, s->so.maxit, s->so.restart, z, 1};
     hdg_petsc_info pi;
     memset(&pi, 0, sizeof pi);
     if (!st) {
@@ -534,7 +534,7 @@ static hdg_status direct_probe(drun *r, hdg_hdg_solver *s, hdg_error *err)
     hprobe h;
     memset(&h, 0, sizeof h);
     double *z = r->z ? hdg_hdg_null_cand_vector(&r->L, r->mesh, r->fix.c) : NULL;
-    h.po = (hdg_petsc_opts){s->petsc, r->asym <= HDG_HDG_SYMMETRIC, s->so.rtol, s->so.maxit, s->so.restart, z};
+    h.po = (hdg_petsc_opts){s->petsc, r->asym <= HDG_HDG_SYMMETRIC, s->so.rtol, s->so.maxit, s->so.restart, z, 1};
     hdg_status st = hdg_cuda_blockmat_download(&r->B, &h.B, err);
     if (!st) st = hdg_hdg_unique_probe(r->B.nf, r->B.m, NULL, hprobe_apply, hprobe_solve, &h, z, 1, r->rep, err);
     hdg_blockmat_free(&h.B);

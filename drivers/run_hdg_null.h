@@ -127,8 +127,8 @@ struct hdg_hdg_data;
  * (dim candidates: two trace unknowns with flux conditions only, the translations of a
  * vector trace), each fixed by the 'mean' of the element unknown it moves (u[i], its
  * component c[i].comp); reports solver.null_space, null_vectors, null_mean (the unknowns,
- * comma-separated). multi_ok = 0 (a path that projects one vector only: PETSc, mg, the
- * device, mpirun): refused naming the constants and what solves them. dim <= 1: as
+ * comma-separated). multi_ok = 0 (a path that projects one vector only: the device):
+ * refused naming the constants and what solves them. dim <= 1: as
  * hdg_hdg_null_decide (fix[0]). Combinations of candidates and rotations stay refused. */
 typedef struct hdg_hdg_null_fixes {
     int dim;
@@ -143,11 +143,15 @@ hdg_status hdg_hdg_null_decide_all(const hdg_problem *p, const hdg_lowered *L, c
 double *hdg_hdg_null_basis(const hdg_lowered *L, const hdg_mesh *M, const struct hdg_mesh_dist *d,
                            const hdg_hdg_null_fixes *F);
 
-/* Compatibility and projection along each of nz orthonormal vectors Q (host, n each):
- * the part of b along each (|q.b| / ||b||) as hdg_hdg_null_project_rhs's test, the largest
- * reported as solver.rhs_null_component; an incompatible one refused naming its constants. */
-hdg_status hdg_hdg_null_project_all(const hdg_problem *p, const hdg_hdg_null_fixes *F, long long n, const double *Q,
-                                    double *b, const struct hdg_hdg_data *D, hdg_report *rep, hdg_error *err);
+/* Compatibility and projection along each of the F->dim orthonormal vectors Q (host, nf * m
+ * each, from hdg_hdg_null_basis): the part of b along each (|q.b| / ||b||) as
+ * hdg_hdg_null_project_rhs's test, the largest reported as solver.rhs_null_component; an
+ * incompatible one refused naming its constants. Under mpirun (d) b holds the piece's
+ * partial sums: q.b is summed over every face of every piece, ||b|| over the owned ones
+ * (as hdg_hdg_null_project_dist), and the projection subtracted on the owned faces. */
+hdg_status hdg_hdg_null_project_all(const hdg_problem *p, const hdg_hdg_null_fixes *F, const struct hdg_mesh_dist *d,
+                                    int nf, int m, const double *Q, double *b, const struct hdg_hdg_data *D,
+                                    hdg_report *rep, hdg_error *err);
 
 /* The means of the fixes' unknowns (mean[i] of fix i) from the trace x (recovered by ctx). */
 typedef hdg_status (*hdg_hdg_means_fn)(void *ctx, const double *x, double *mean, hdg_error *err);

@@ -47,9 +47,8 @@ static hdg_status multi_elsewhere(const hdg_problem *p, const hdg_hdg_null *N, h
     hdg_hdg_null_describe(p, N, what, sizeof what);
     hdg_loc at = p->boundary_loc.line ? p->boundary_loc : p->loc;
     return hdg_fail(err, HDG_EINPUT, "%s:%d:%d: the trace matrix has %d free constants (%s), found on the "
-                    "assembled matrix; several are projected out by the host's native solvers only, serial and "
-                    "steady (--backend c, --solver cg or gmres, --precond block, jacobi or none): this run's "
-                    "solver (PETSc, mg, the device or mpirun) removes one; use those options, or give a "
+                    "assembled matrix; several are projected out by the host backend only (--backend c, any "
+                    "solver, also under mpirun): the device's solve removes one; use --backend c, or give a "
                     "Dirichlet condition that fixes all but one", p->file, at.line, at.col, N->dim, what);
 }
 
@@ -120,14 +119,30 @@ static void fix_name(const hdg_problem *p, const hdg_hdg_null_fix *f, char *b, s
     hdg_hdg_null_name_candidate(p, f->c, b, n);
 }
 
-hdg_status hdg_hdg_null_project_all(const hdg_problem *p, const hdg_hdg_null_fixes *F, long long n, const double *Q,
-                                    double *b, const hdg_hdg_data *D, hdg_report *rep, hdg_error *err)
+/* s[0] = q.b over every face of the piece (b: partial sums under mpirun), s[1] = b.b over the
+ * owned ones (every face when serial), summed over the ranks. */
+static void along(const hdg_mesh_dist *d, int nf, int m, const double *q, const double *b, double *s)
 {
-    const hdg_vecops *v = hdg_vecops_host();
-    double bn = v->norm2(v->ctx, n, b), worst = 0, quad = -1;
+    s[0] = s[1] = 0;
+    for (int f = 0; f < nf; f++)
+        for (int i = 0; i < m; i++) {
+            double bi = b[(size_t)f * m + i];
+            s[0] += q[(size_t)f * m + i] * bi;
+            if (!d || d->fowner[f] == d->rank) s[1] += bi * bi;
+        }
+    hdg_comm_sum(s, 2);
+}
+
+hdg_status hdg_hdg_null_project_all(const hdg_problem *p, const hdg_hdg_null_fixes *F, const hdg_mesh_dist *d,
+                                    int nf, int m, const double *Q, double *b, const hdg_hdg_data *D,
+                                    hdg_report *rep, hdg_error *err)
+{
+    double worst = 0, quad = -1, s[2];
+    size_t n = (size_t)nf * (size_t)m;
     for (int j = 0; j < F->dim; j++) {
-        const double *q = Q + (size_t)j * (size_t)n;
-        double qb = v->dot(v->ctx, n, q, b), part = bn > 0 ? fabs(qb) / bn : 0;
+        const double *q = Q + (size_t)j * n;
+        along(d, nf, m, q, b, s);
+        double qb = s[0], part = s[1] > 0 ? fabs(qb) / sqrt(s[1]) : 0;   /* ||q|| = 1 over the owned faces */
         worst = fmax(worst, part);
         if (part > HDG_HDG_COMPATIBLE) {
             if (quad < 0) quad = hdg_hdg_null_quadrature(D->p, D->M, D->k);
@@ -143,7 +158,9 @@ hdg_status hdg_hdg_null_project_all(const hdg_problem *p, const hdg_hdg_null_fix
                 return hdg_fail(err, st, "along %s (null vector %d of %d): %s", what, j + 1, F->dim, msg);
             }
         }
-        v->axpy(v->ctx, n, -qb, q, b);
+        for (int f = 0; f < nf; f++)
+            if (!d || d->fowner[f] == d->rank)
+                for (int i = 0; i < m; i++) b[(size_t)f * m + i] -= qb * q[(size_t)f * m + i];
     }
     hdg_report_number(rep, "solver.rhs_null_component", worst);
     if (quad >= 0) hdg_report_number(rep, "solver.rhs_quadrature_error", quad);
