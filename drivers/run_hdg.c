@@ -219,7 +219,7 @@ static hdg_status null_stage(hdg_run *r, hdg_error *err)
     long long left = t >= 0 && hdg_hdg_null_left(&r->L, r->mesh, r->Ke, t, r->amax);
     hdg_comm_imin(&left, 1);   /* every element annihilates the constants by itself */
     hdg_hdg_null_fixes F;
-    hdg_status st = hdg_hdg_null_decide_all(r->p, &r->L, &N, (int)left, r->asym, 1, r->rep, &F, err);
+    hdg_status st = hdg_hdg_null_decide_all(r->p, &r->L, &N, (int)left, r->asym, r->rep, &F, err);
     if (st || !F.dim) return st;
     hdg_hdg_data data = {r->p, r->mesh, r->L.k};
     if (F.dim > 1) {   /* several free constants: an orthonormal basis, every solver projects them */
@@ -422,7 +422,7 @@ static hdg_status fix_means(void *ctx, const double *x, double *mean, hdg_error 
 static hdg_status recover_stage(hdg_run *r, hdg_error *err)
 {
     if (r->fixes) {
-        hdg_status st = hdg_hdg_null_shift_all(r->p, r->mesh, r->fixes, (long long)r->B.nf * r->B.m, r->z, r->x,
+        hdg_status st = hdg_hdg_null_shift_all(r->p, r->mesh, r->fixes, hdg_vecops_host(), (long long)r->B.nf * r->B.m, r->z, r->x,
                                                fix_means, r, r->rep, err);
         return st ? st : hdg_hdg_recover(r, err);
     }
@@ -597,7 +597,8 @@ hdg_status hdg_run_hdg(const hdg_problem *p, hdg_mesh *mesh, const hdg_run_optio
     if (r.L.estimate[0]) STAGE("estimate", hdg_hdg_estimate_stage(&r, err));
     if (o->vtk || o->snapshot) STAGE("output", hdg_hdg_output_stage(&r, err));
 fields:
-    if (o->png) STAGE("png", hdg_png_hdg(p, &r.L, mesh, r.xe, r.xp, p->transient ? r.t : NAN, o, r.rep, err));
+    if (o->png && !strchr(o->png, '%'))   /* a frame pattern: drawn by the steps (run_hdg_time.c) */
+        STAGE("png", hdg_png_hdg(p, &r.L, mesh, r.xe, r.xp, p->transient ? r.t : NAN, o, r.rep, err));
     if (o->fields) {   /* hand the element fields over */
         o->fields->n = (long long)mesh->ne * r.L.nl;
         o->fields->x = r.xe;

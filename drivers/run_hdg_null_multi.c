@@ -41,20 +41,8 @@ static int separate_constants(const hdg_hdg_null *N, const int *used, int count)
     return 1;
 }
 
-static hdg_status multi_elsewhere(const hdg_problem *p, const hdg_hdg_null *N, hdg_error *err)
-{
-    char what[1024];
-    hdg_hdg_null_describe(p, N, what, sizeof what);
-    hdg_loc at = p->boundary_loc.line ? p->boundary_loc : p->loc;
-    return hdg_fail(err, HDG_EINPUT, "%s:%d:%d: the trace matrix has %d free constants (%s), found on the "
-                    "assembled matrix; several are projected out by the host backend only (--backend c, any "
-                    "solver, also under mpirun): the device's solve removes one; use --backend c, or give a "
-                    "Dirichlet condition that fixes all but one", p->file, at.line, at.col, N->dim, what);
-}
-
 hdg_status hdg_hdg_null_decide_all(const hdg_problem *p, const hdg_lowered *L, const hdg_hdg_null *N, int left,
-                                   double asym, int multi_ok, hdg_report *rep, hdg_hdg_null_fixes *F,
-                                   hdg_error *err)
+                                   double asym, hdg_report *rep, hdg_hdg_null_fixes *F, hdg_error *err)
 {
     memset(F, 0, sizeof *F);
     if (N->dim <= 1) {
@@ -67,7 +55,6 @@ hdg_status hdg_hdg_null_decide_all(const hdg_problem *p, const hdg_lowered *L, c
     if (st) return st;
     int used[HDG_HDG_NULL_MAXC], count = used_candidates(N, used);
     if (!separate_constants(N, used, count)) return hdg_hdg_null_refuse(p, N, err);
-    if (!multi_ok) return multi_elsewhere(p, N, err);
     char means[512] = "";
     size_t at = 0;
     for (int k = 0; k < N->ncand; k++) {
@@ -196,9 +183,9 @@ static int small_solve(double *A, double *r, int n)
     return 1;
 }
 
-hdg_status hdg_hdg_null_shift_all(const hdg_problem *p, const hdg_mesh *M, const hdg_hdg_null_fixes *F, long long n,
-                                  const double *Q, double *x, hdg_hdg_means_fn means, void *ctx, hdg_report *rep,
-                                  hdg_error *err)
+hdg_status hdg_hdg_null_shift_all(const hdg_problem *p, const hdg_mesh *M, const hdg_hdg_null_fixes *F,
+                                  const hdg_vecops *v, long long n, const double *Q, double *x, hdg_hdg_means_fn means,
+                                  void *ctx, hdg_report *rep, hdg_error *err)
 {
     int d = F->dim;
     double m0[HDG_HDG_NULL_MAXC], m1[HDG_HDG_NULL_MAXC], A[HDG_HDG_NULL_MAXC * HDG_HDG_NULL_MAXC],
@@ -206,9 +193,9 @@ hdg_status hdg_hdg_null_shift_all(const hdg_problem *p, const hdg_mesh *M, const
     hdg_status st = means(ctx, x, m0, err);
     for (int j = 0; j < d && !st; j++) {   /* column j: the response of every mean to q_j */
         const double *q = Q + (size_t)j * (size_t)n;
-        for (long long a = 0; a < n; a++) x[a] += q[a];
+        v->axpy(v->ctx, n, 1.0, q, x);
         st = means(ctx, x, m1, err);
-        for (long long a = 0; a < n; a++) x[a] -= q[a];
+        v->axpy(v->ctx, n, -1.0, q, x);
         for (int i = 0; i < d; i++) A[i * d + j] = m1[i] - m0[i];
     }
     if (st) return st;
@@ -226,7 +213,6 @@ hdg_status hdg_hdg_null_shift_all(const hdg_problem *p, const hdg_mesh *M, const
         return hdg_fail(err, HDG_EINPUT, "the 'mean' conditions do not fix the %d free constants (%s, ...): the "
                         "means they name do not move independently with them", d, what);
     }
-    for (int j = 0; j < d; j++)
-        for (long long a = 0; a < n; a++) x[a] += c[j] * Q[(size_t)j * (size_t)n + a];
+    for (int j = 0; j < d; j++) v->axpy(v->ctx, n, c[j], Q + (size_t)j * (size_t)n, x);
     return HDG_OK;
 }
