@@ -120,7 +120,7 @@ static inline int hdg_lowered_post_index(const hdg_lowered *L, int u)
  * begins (drivers/run.c). */
 static inline hdg_status hdg_lower_nonlinear_check(const hdg_problem *p, hdg_error *err)
 {
-    if (!p->nonlinear) return HDG_OK;
+    if (!p->nonlinear || p->method == HDG_METHOD_DG) return HDG_OK;   /* explicit DG: ir/lower_dg_nonlinear.c */
     return hdg_fail(err, HDG_EINPUT, "%s: nonlinear problems are checked (hdgc check) but the %s solver is "
                     "not available yet", p->name, p->method == HDG_METHOD_DG ? "nonlinear DG" : "Newton");
 }
