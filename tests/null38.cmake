@@ -69,3 +69,9 @@ print("ok: 4 frames, range", o["png_min"], o["png_max"])
 PY
 rm -rf $d]=] ${N38_HDGC} ${HDG_EXAMPLES}/heat.hdg)
 set_tests_properties(null38_heat_png_frames PROPERTIES TIMEOUT ${HDG_COMPILE_TIMEOUT} PASS_REGULAR_EXPRESSION "ok: 4 frames")
+# the same frames from the device (the CUDA emulator; refused before): each frame's state
+# brought back to the host and drawn there; the count, the fixed range and the last caption
+# as the host's
+add_test(NAME null38_heat_png_frames_device COMMAND sh -c [=[set -e; d=$(mktemp -d); a="--mesh square:4 --dt 0.1 --every 2 --quiet"; "$0" run "$1" $a --png "$d/h_%d.png" --json $d/host.json; HDGC_LIBCUDA=emulator "$0" run "$1" $a --backend cuda --png "$d/d_%d.png" --json $d/dev.json; test -s $d/d_0.png && test -s $d/d_3.png && test ! -e $d/d_4.png; python3 "$2" $d/host.json $d/dev.json --rtol 1e-10 --near output.png_min --near output.png_max --same output.png_frames --same output.png_caption --same output.png_frames_clamped; rm -rf $d]=]
+  ${N38_HDGC} ${HDG_EXAMPLES}/heat.hdg ${N38_CMP})
+set_tests_properties(null38_heat_png_frames_device PROPERTIES TIMEOUT ${HDG_COMPILE_TIMEOUT})
