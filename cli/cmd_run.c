@@ -265,6 +265,7 @@ static int check_family(const run_args *A, const hdgc_problem *p)
 {
     static const char *const solver[] = {"solver", "precond", "petsc", "format", "rtol", "maxit", "restart"};
     static const char *const time[] = {"cfl", "dt", "final-time", "every"};
+    static const char *const newton[] = {"newton-max-steps", "newton-rtol", "newton-atol", "newton-check"};
     int dg = !strcmp(hdgc_problem_method(p), "DG"), transient = hdgc_problem_transient(p);
     if (!dg && transient && get(A, "cfl")) {
         fprintf(stderr, "hdgc run: --cfl applies to explicit DG problems; %s is HDG with implicit time stepping "
@@ -281,6 +282,12 @@ static int check_family(const run_args *A, const hdgc_problem *p)
         if (get(A, time[i])) {
             fprintf(stderr, "hdgc run: --%s applies to time-dependent (DG) problems; %s is steady HDG\n", time[i],
                     A->path);
+            return 2;
+        }
+    for (size_t i = 0; (dg || !hdgc_problem_nonlinear(p)) && i < sizeof newton / sizeof *newton; i++)
+        if (get(A, newton[i])) {
+            fprintf(stderr, "hdgc run: --%s applies to nonlinear HDG problems (Newton); %s is %s\n", newton[i], A->path,
+                    dg ? "explicit DG (no Newton)" : "linear (one linear solve)");
             return 2;
         }
     return -1;
