@@ -62,9 +62,9 @@ hdg_cli_test(newton_bad_option 2 -e "--newton-rtol 2: expected a number in \\(0,
   -- ${NWT_HDGC} run ${NWT_BRATU} --mesh square:4 --newton-rtol 2)
 # --newton-* on a linear HDG problem and on explicit DG: refused (exit 2), as time options on a
 # steady problem are
-hdg_cli_test(newton_option_linear 2 -e "--newton-rtol applies to nonlinear HDG problems \\(Newton\\); .*poisson.hdg is linear"
+hdg_cli_test(newton_option_linear 2 -e "--newton-rtol applies to nonlinear HDG problems \\(Newton\\). .*poisson.hdg is linear"
   -- ${NWT_HDGC} run ${HDG_EXAMPLES}/poisson.hdg --mesh square:2 --newton-rtol 1e-8)
-hdg_cli_test(newton_option_dg 2 -e "--newton-check applies to nonlinear HDG problems \\(Newton\\); .*burgers2d.hdg is explicit DG"
+hdg_cli_test(newton_option_dg 2 -e "--newton-check applies to nonlinear HDG problems \\(Newton\\). .*burgers2d.hdg is explicit DG"
   -- ${NWT_HDGC} run ${HDG_EXAMPLES}/burgers2d.hdg --newton-check on)
 hdg_cli_test(newton_check_bad 2 -e "--newton-check maybe: expected on or off"
   -- ${NWT_HDGC} run ${NWT_BRATU} --mesh square:4 --newton-check maybe)
