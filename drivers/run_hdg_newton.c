@@ -60,6 +60,7 @@ typedef struct newton {
     double *Rl, *Rt, *Ml, *Mt, *Rg, *Mg;   /* residual kernel outputs; assembled trace rows */
     double hist[HDG_NEWTON_MAX_HISTORY];
     int nhist;
+    int gmres;                /* CG broke down at a step: GMRES from then on (solver chosen by default) */
 } newton;
 
 /* Element-view trace of a global trace vector (as the recovery's uhat). */
@@ -196,9 +197,24 @@ static hdg_status linear_step(newton *N, int *its, hdg_error *err)
     if (!r->x) r->x = hdg_xmalloc(sizeof(double) * (size_t)N->nt);
     memcpy(r->x, N->st, sizeof(double) * (size_t)N->nt);   /* the guess: the state's trace */
     hdg_hdg_ksp K;
-    hdg_solve_info info;
+    hdg_solve_info info = {0};
     st = hdg_hdg_ksp_init(&K, r, err);
+    int cg = !st && !r->o->solver && !strcmp(K.s.method, "cg");   /* chosen, not given */
+    if (cg && N->gmres) K.s.method = "gmres";
     if (!st) st = hdg_hdg_ksp_solve(&K, r, &info, err);
+    if (st == HDG_ESOLVER && cg && !N->gmres) {
+        /* the Jacobian looked symmetric and definite enough for CG, but is not (near Bratu's
+         * turning point it becomes indefinite): GMRES for this step and the next ones */
+        char why[300];
+        snprintf(why, sizeof why, "step %d: %.200s; GMRES from this step on", N->nhist, err->msg);
+        hdg_report_string(r->rep, "newton.solver_fallback", why);
+        if (r->o->log) fprintf(r->o->log, "  newton     %s\n", why);
+        N->gmres = 1;
+        K.s.method = "gmres";
+        memcpy(r->x, N->st, sizeof(double) * (size_t)N->nt);
+        hdg_error_clear(err);
+        st = hdg_hdg_ksp_solve(&K, r, &info, err);
+    }
     hdg_hdg_ksp_free(&K);
     *its = info.iterations;
     return st ? st : hdg_hdg_recover(r, err);

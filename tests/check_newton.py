@@ -3,6 +3,7 @@
 
     check_newton.py REPORT.json [REPORT2.json] [--max-steps N] [--cmax C] [--line-search]
                     [--attainable] [--same-steps] [--jacobian-check] [--max-error NAME=BOUND ...]
+                    [--match-errors R]
 
 Every report must say newton.converged, with residuals[] one longer than its steps and
 newton.steps <= N; --cmax: newton.quadratic_constant in (0, C] and, over the steps it was
@@ -12,7 +13,8 @@ took the same number of steps; --jacobian-check (a run with --newton-check on): 
 step whose defect at e = 1e-3 lies 100 times above the rounding in it at e = 1e-4
 (eps ||M|| / (1e-4 |R_n|) = 100 floor / |R_n|), the finite-difference defect falls at
 least fivefold from e = 1e-3 to 1e-4 (second order: the Jacobian is the residual's
-derivative), on at least two steps; --max-error: errors.NAME below BOUND. Prints the history;
+derivative), on at least two steps; --max-error: errors.NAME below BOUND; --match-errors R: every report's errors equal
+the first's to relative R. Prints the history;
 exit status 1 on any failure."""
 import json
 import sys
@@ -22,7 +24,7 @@ def main(argv):
     files, opts, i = [], {"errors": {}}, 1
     while i < len(argv):
         a = argv[i]
-        if a in ("--max-steps", "--cmax"):
+        if a in ("--max-steps", "--cmax", "--match-errors"):
             opts[a] = float(argv[i + 1]); i += 2
         elif a == "--max-error":
             n, b = argv[i + 1].split("="); opts["errors"][n] = float(b); i += 2
@@ -74,6 +76,15 @@ def main(argv):
             e = rep.get("errors", {}).get(n)
             if e is None or not (e < b):
                 print("FAIL: error %s = %s, want < %g" % (n, e, b)); bad += 1
+    if "--match-errors" in opts and files:
+        first = json.load(open(files[0])).get("errors", {})
+        if not first:
+            print("FAIL: %s has no errors to match" % files[0]); bad += 1
+        for f in files[1:]:
+            e = json.load(open(f)).get("errors", {})
+            for n, v in first.items():
+                if n not in e or not abs(e[n] - v) <= opts["--match-errors"] * abs(v):
+                    print("FAIL: %s: error %s = %s, %s has %s" % (f, n, e.get(n), files[0], v)); bad += 1
     if opts.get("--same-steps") and len(set(steps)) != 1:
         print("FAIL: step counts differ: %s" % steps); bad += 1
     return 1 if bad else 0

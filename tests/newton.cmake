@@ -68,3 +68,29 @@ hdg_cli_test(newton_option_dg 2 -e "--newton-check applies to nonlinear HDG prob
   -- ${NWT_HDGC} run ${HDG_EXAMPLES}/burgers2d.hdg --newton-check on)
 hdg_cli_test(newton_check_bad 2 -e "--newton-check maybe: expected on or off"
   -- ${NWT_HDGC} run ${NWT_BRATU} --mesh square:4 --newton-check maybe)
+if(Python3_Interpreter_FOUND)
+  # --solver petsc (serial): Newton's linear solves through PETSc (gmres + gamg), the same
+  # solution as the default solver to 1e-10 and the same step count, with --rtol 1e-14 (at
+  # PETSc's own stopping rule the last step ends at |R| 1.9e-11, not 7e-13, and the errors agree
+  # to 7e-10)
+  add_test(NAME newton_petsc_serial COMMAND sh -c
+    "'${NWT_HDGC}' run '${NWT_ND}' --mesh square:8 --json np0.json --quiet && '${NWT_HDGC}' run '${NWT_ND}' --mesh square:8 --solver petsc --rtol 1e-14 --json np1.json --quiet && '${Python3_EXECUTABLE}' '${HDG_TEST_DIR}/check_newton.py' np0.json np1.json --max-steps 8 --same-steps --match-errors 1e-10"
+    WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+  set_tests_properties(newton_petsc_serial PROPERTIES TIMEOUT ${HDG_COMPILE_TIMEOUT})
+endif()
+# under mpirun with 2 ranks: refused on every rank, exit 1, no hang (Newton's norms and line
+# search are serial so far; docs/solvers.md); -np 1 runs the serial loop
+find_program(NWT_MPIRUN mpirun)
+if(NWT_MPIRUN)
+  add_test(NAME newton_mpi_refused COMMAND sh -c
+    "out=$(timeout 300 '${NWT_MPIRUN}' -np 2 '${NWT_HDGC}' run '${NWT_BRATU}' --mesh square:4 --quiet 2>&1); rc=$?; echo \"$out\"; [ $rc -ne 0 ] && [ $rc -ne 124 ] && echo \"$out\" | grep -q 'nonlinear HDG (Newton) does not run under mpirun yet (run it on one process)'")
+  set_tests_properties(newton_mpi_refused PROPERTIES TIMEOUT ${HDG_COMPILE_TIMEOUT} RESOURCE_LOCK mpirun ENVIRONMENT
+    "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_MCA_btl_vader_single_copy_mechanism=none")
+endif()
+# CG chosen (the Jacobian looks symmetric) and broken down near Bratu's turning point: the step
+# is solved again with GMRES, the report and the log say so (newton.solver_fallback); at
+# lambda = 6.78 on square:4, k = 1 the discrete problem is past its own turning point, so Newton
+# then stagnates and exits 1 with the history (GMRES did not find a solution CG missed)
+hdg_cli_test(newton_cg_fallback 1 -e "newton     step 4: CG breakdown at iteration [0-9]+: .*GMRES from this step on"
+  -e "bratu: Newton stagnated at step [0-9]+: .*residual history"
+  -- ${NWT_HDGC} run ${NWT_BRATU} --mesh square:4 --order 1 --set lambda=6.78)
