@@ -18,6 +18,7 @@ static void usage(FILE *f)
                "                [--precond mg|block|jacobi|none] [--format block|csr] [--rtol r] [--maxit n] [--restart m]\n"
                "                [--vtk out.vtu|out.pvtu|out.pvd] [--vtk-format binary|ascii] [--every n]\n"
                "                [--cfl c] [--dt D] [--final-time T]\n"
+               "                [--newton-max-steps n] [--newton-rtol r] [--newton-atol a]\n"
                "                [--png out.png] [--field NAME] [--size WxH] [--edges] [--slice x|y|z=C]\n"
                "                [--kernels generated|handwritten] [--json report.json] [--no-cache] [--quiet]\n");
 }
@@ -67,6 +68,11 @@ static void help(void)
            "                      residual may dominate the error warns\n"
            "  --maxit n           iteration limit (default max(1000, 2 x unknowns))\n"
            "  --restart m         GMRES restart length (default 100, at most the unknowns)\n"
+           "  --newton-max-steps n  nonlinear HDG problems: Newton's step limit (default 25);\n"
+           "                      a run that reaches it fails with the residual history\n"
+           "  --newton-rtol r     Newton stops at |R| <= r |R_0| + a (default 1e-10), or at\n"
+           "  --newton-atol a     the attainable accuracy (|R| within 100 eps of the sum of\n"
+           "                      its terms' sizes; docs/solvers.md, Newton); default a = 0\n"
            "  --vtk FILE          write the solution (.vtu; DG: .pvd time series, staged as\n"
            "                      FILE.partial.pvd and renamed at the end, so a run that blows\n"
            "                      up never replaces a good series; steady HDG: x.pvd gets\n"
@@ -78,14 +84,14 @@ static void help(void)
            "  --vtk-format F      binary (default: the arrays zlib-compressed, appended raw)\n"
            "                      or ascii (readable text, several times larger)\n"
            "  --every n           time-dependent problems: write every n steps (with --vtk\n"
-           "                      x.pvd; DG: also a --png pattern)\n"
+           "                      x.pvd, or a --png frame pattern)\n"
            "  --png FILE          a picture of a field (cairo, viridis; axes with coordinate\n"
            "                      ticks, a colour bar with ticks, a caption with the time of a\n"
            "                      time-dependent run; DG: at the final time); the report gets\n"
-           "                      output.png_min/max. DG frames: a pattern 'f/Ez_%%04d.png'\n"
-           "                      writes t = 0, every --every n steps and the end, in one\n"
-           "                      colour range (+-1.1 x the first non-zero frame's max |value|);\n"
-           "                      HDG (steady or in time) draws the final state, no pattern\n"
+           "                      output.png_min/max. Frames of a time-dependent run (DG, HDG\n"
+           "                      with dt()): a pattern 'f/Ez_%%04d.png' writes t = 0, every\n"
+           "                      --every n steps and the end, in one colour range (+-1.1 x\n"
+           "                      the first non-zero frame's max |value|); steady HDG: no pattern\n"
            "  --field NAME        the field --png draws: an element unknown or a component\n"
            "                      (u, q_x, q_y, ustar); default the first scalar element unknown\n"
            "  --size WxH          --png picture size in pixels (default 800x800, 200..8192)\n"
@@ -138,7 +144,8 @@ static int bad(const char *fmt, const char *arg)
  * handled here. */
 static const char *const api_options[] = {"mesh", "backend", "solver", "petsc", "precond", "format", "vtk",
                                           "vtk-format", "png", "field", "size", "slice", "order", "rtol", "maxit", "every",
-                                          "restart", "cfl", "dt", "final-time", "kernels"};
+                                          "restart", "cfl", "dt", "final-time", "kernels",
+                                          "newton-max-steps", "newton-rtol", "newton-atol"};
 
 typedef struct run_args {
     const char *path, *json;
