@@ -159,7 +159,7 @@ hdg_status hdg_hdg_assemble_stage(hdg_run *r, hdg_error *err)
         if (!st) st = hdg_blockmat_init(&r->B, M->nf, m, na, nbr, err);
         free(nbr);
         if (st) return st;
-        hdg_hdg_face_maps(&r->L, &r->maps);
+        if (!r->maps.buf) hdg_hdg_face_maps(&r->L, &r->maps);   /* Newton's residual may have built them */
         r->rhs = hdg_xcalloc((size_t)M->nf * m, sizeof(double));
     }
     return hdg_blockmat_assemble_maps(&r->B, r->rhs, M->ne, r->Ke, r->Fe, M->ef, M->eforient, M->fe,
