@@ -6,7 +6,6 @@
  * Nothing here knows a problem by name: fields, terms, fluxes and boundary
  * states all come from the atoms of the checked problem. */
 #include "ir/lower_dg_internal.h"
-#include "ir/lower.h"   /* hdg_lower_nonlinear_check */
 
 #include <math.h>
 #include <stdio.h>
@@ -38,7 +37,7 @@ int dg_atom_field(const dgc *c, const hdg_atom *a)
 
 int dg_row_field(const dgc *c, int eq, const hdg_atom *a) { return c->rowf[eq * 3 + a->test_comp]; }
 
-static int set_index(dgc *c, const hdg_markers *m, hdg_error *err, hdg_loc loc)
+int dg_set_index(dgc *c, const hdg_markers *m, hdg_error *err, hdg_loc loc)
 {
     if (!m) return -1;
     for (int s = 0; s < c->L->nsets; s++)
@@ -151,14 +150,14 @@ static hdg_status analyze_atoms(dgc *c, hdg_error *err)
             case HDG_ROLE_SOURCE:
                 if (a->domain == HDG_BOUNDARY && a->test_op != HDG_OP_VALUE)
                     return dg_fail_at(c, a->loc, "derivatives of the test function on faces are not supported", err);
-                if (a->domain == HDG_BOUNDARY && set_index(c, a->markers, err, a->loc) == -2) return HDG_EINPUT;
+                if (a->domain == HDG_BOUNDARY && dg_set_index(c, a->markers, err, a->loc) == -2) return HDG_EINPUT;
                 break;
             case HDG_ROLE_FLUX:
                 if (a->trial_op != HDG_OP_VALUE || a->test_op != HDG_OP_VALUE)
                     return dg_fail_at(c, a->loc, "derivatives inside a face term are not supported by "
                                               "explicit DG (only values and jumps)", err);
                 if (a->side == HDG_SIDE_EXTERIOR) c->needs_ext[dg_atom_field(c, a)] = 1;
-                if (set_index(c, a->markers, err, a->loc) == -2) return HDG_EINPUT;
+                if (dg_set_index(c, a->markers, err, a->loc) == -2) return HDG_EINPUT;
                 break;
             default:
                 return dg_fail_at(c, a->loc, "this term belongs to an HDG problem, not to explicit DG", err);
@@ -186,13 +185,12 @@ static hdg_status analyze_atoms(dgc *c, hdg_error *err)
 hdg_status hdg_lower_dg(const hdg_problem *p, hdg_dg_lowered *out, hdg_error *err)
 {
     memset(out, 0, sizeof *out);
-    hdg_status dst = hdg_lower_nonlinear_check(p, err);   /* issue 41 */
-    if (dst) return dst;
     dgc c = {0};
     c.p = p;
     c.L = out;
     hdg_status st = analyze_fields(&c, err);
     if (!st) st = analyze_rows(&c, err);
+    if (!st) st = dg_analyze_residuals(&c, err);
     if (!st) st = analyze_atoms(&c, err);
     c.dim = p->dim == 3 ? 3 : 2;
     c.nfe = c.dim + 1;
@@ -218,6 +216,7 @@ hdg_status hdg_lower_dg(const hdg_problem *p, hdg_dg_lowered *out, hdg_error *er
         if (p->unknowns[out->field_unknown[f]].exact[out->field_comp[f]]) out->err_field[out->nerr++] = f;
     out->mod = hdg_ir_module_new(p->name);
     dg_make_tables(&c, err);
+    if (c.nonlinear) dg_nonlinear_tables(&c, err);
     if (!c.Iq || !c.LIFTT) st = HDG_EINTERNAL;
     if (!st) {
         dg_build_rhs(&c, "volume", RHS_VOLUME, out->volume);

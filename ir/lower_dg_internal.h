@@ -32,10 +32,22 @@ typedef struct dgc {
     hdg_ir_tensor *DT[3];           /* Dr^T, Ds^T, Dt^T alone (rows padded): combined rows, see count_volume */
     hdg_ir_tensor *Iq, *wq, *xq[3];
     int nq;
+    /* nonlinear problems (residual terms, lower_dg_nonlinear.c): the volume rule (nqv points,
+     * exact to degree 2N) and the face rule (nqf points a face, exact to 2N + 1) */
+    int nonlinear, nl_value;        /* residuals; some volume residual without a test derivative */
+    int nqv, nqvp, nqf;             /* nqvp: nqv rounded up to DG_PAD */
+    hdg_ir_tensor *IvT, *SvT, *xv[3];
+    hdg_ir_tensor *IfQ, *LIFTqT, *xfq[3];
 } dgc;
 
 /* Variables visible to a coefficient: NULL where undefined. */
-typedef struct xenv { hdg_ir_expr *x, *y, *z, *t, *nx, *ny, *nz; } xenv;
+typedef struct xenv {
+    hdg_ir_expr *x, *y, *z, *t, *nx, *ny, *nz;
+    /* nonlinear problems: the state at the point by field, interior [0] and exterior [1]
+     * (NULL where undefined), and the field of (unknown, component) */
+    hdg_ir_expr *const *st[2];
+    const int (*field_of)[3];
+} xenv;
 
 /* lower_dg.c: errors at a term's file position; names and fields of atoms */
 hdg_status dg_fail_at(const dgc *c, hdg_loc loc, const char *what, hdg_error *err);
@@ -62,6 +74,21 @@ void dg_make_tables(dgc *c, hdg_error *err);
 void dg_build_volume(dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *U, hdg_ir_tensor *G, hdg_ir_tensor *R);
 void dg_build_surface(dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *U, hdg_ir_tensor *G, hdg_ir_tensor *M,
                       hdg_ir_tensor *R);
+
+/* lower_dg_nonlinear.c: the residual terms (nonlinear problems) by quadrature, added to R */
+hdg_status dg_analyze_residuals(dgc *c, hdg_error *err);
+void dg_nonlinear_tables(dgc *c, hdg_error *err);
+void dg_build_volume_nl(dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *U, hdg_ir_tensor *G, hdg_ir_tensor *R);
+void dg_build_surface_nl(dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *U, hdg_ir_tensor *G, hdg_ir_tensor *M,
+                         hdg_ir_tensor *R);
+/* lower_dg_surface.c, shared with the nonlinear faces */
+int dg_set_index(dgc *c, const hdg_markers *m, hdg_error *err, hdg_loc loc);
+hdg_ir_expr *dg_boundary_value(dgc *c, hdg_ir_kernel *k, int f, hdg_ir_expr *bc, hdg_ir_expr *const *uin,
+                               const xenv *v);
+hdg_ir_expr *dg_marker_guard(dgc *c, hdg_ir_kernel *k, const hdg_markers *mk, hdg_ir_tensor *M, hdg_ir_expr *f,
+                             hdg_ir_expr *term);
+typedef struct face_vals { hdg_ir_expr *n[3], *fs, *nbr, *nlf, *bc; } face_vals;
+face_vals dg_face_lets(const dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *G, hdg_ir_tensor *M, hdg_ir_expr *f);
 
 /* lower_dg_kernels.c: the kernels of lower_dg.h */
 typedef enum rhs_kind { RHS_VOLUME, RHS_SURFACE, RHS_FULL, RHS_STEP } rhs_kind;

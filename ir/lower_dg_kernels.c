@@ -33,7 +33,9 @@ void dg_build_rhs(dgc *c, const char *suffix, rhs_kind kind, char *name_out)
     hdg_ir_tensor *R = hdg_ir_local(k, "R", HDG_IR_DOUBLE, HDG_SHAPE(F, c->Npp));
     if (vol) dg_build_volume(c, k, U, G, R);
     else hdg_ir_fill(k, R, hdg_ir_num(k, 0));
+    if (vol && c->nonlinear) dg_build_volume_nl(c, k, U, G, R);
     if (surf) dg_build_surface(c, k, U, G, M, R);
+    if (surf && c->nonlinear) dg_build_surface_nl(c, k, U, G, M, R);
     hdg_ir_expr *ra = NULL, *rb = NULL, *dt = NULL;
     if (kind == RHS_STEP) {
         ra = hdg_ir_param(k, c->L->p_rka, "rk_a");

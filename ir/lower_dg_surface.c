@@ -11,7 +11,7 @@ static hdg_ir_expr *gv(hdg_ir_kernel *k, hdg_ir_tensor *G, hdg_ir_expr *idx) { r
 
 /* The exterior value of field f on a boundary face: the rule of the condition
  * the face carries (selected by its index bc), in terms of interior values. */
-static hdg_ir_expr *boundary_value(dgc *c, hdg_ir_kernel *k, int f, hdg_ir_expr *bc, hdg_ir_expr *const *uin,
+hdg_ir_expr *dg_boundary_value(dgc *c, hdg_ir_kernel *k, int f, hdg_ir_expr *bc, hdg_ir_expr *const *uin,
                                    const xenv *v)
 {
     const hdg_problem *p = c->p;
@@ -30,21 +30,19 @@ static hdg_ir_expr *boundary_value(dgc *c, hdg_ir_kernel *k, int f, hdg_ir_expr 
     return val ? val : hdg_ir_num(k, 0);
 }
 
-static hdg_ir_expr *marker_guard(dgc *c, hdg_ir_kernel *k, const hdg_atom *a, hdg_ir_tensor *M, hdg_ir_expr *f,
-                                 hdg_ir_expr *term)
+hdg_ir_expr *dg_marker_guard(dgc *c, hdg_ir_kernel *k, const hdg_markers *mk, hdg_ir_tensor *M, hdg_ir_expr *f,
+                             hdg_ir_expr *term)
 {
-    if (!a->markers) return term;
+    if (!mk) return term;
     int s = 0;
-    while (c->L->sets[s] != a->markers) s++;
+    while (c->L->sets[s] != mk) s++;
     hdg_ir_expr *flag = hdg_ir_ld1(k, M, hdg_ir_add(k, hdg_ir_int(k, (3 + s) * c->nfe), f));
     return hdg_ir_select(k, hdg_ir_cmp(k, HDG_E_NE, flag, hdg_ir_int(k, 0)), term, hdg_ir_num(k, 0));
 }
 
 /* Per local face f: its normal, Fscale, neighbour, the neighbour's exterior
  * node row and the boundary condition index, as lets. */
-typedef struct face_vals { hdg_ir_expr *n[3], *fs, *nbr, *nlf, *bc; } face_vals;
-
-static face_vals face_lets(const dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *G, hdg_ir_tensor *M, hdg_ir_expr *f)
+face_vals dg_face_lets(const dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *G, hdg_ir_tensor *M, hdg_ir_expr *f)
 {
     static const char *const nname[3] = { "nx", "ny", "nz" };
     int dim = c->dim, nfe = c->nfe;
@@ -74,7 +72,7 @@ void dg_build_surface(dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *U, hdg_ir_tensor 
     hdg_ir_tensor *Gf = hdg_ir_local(k, "flux", HDG_IR_DOUBLE, HDG_SHAPE(F, c->nfe * Nfp));
     hdg_ir_expr *t = hdg_ir_time(k);
     hdg_ir_expr *f = hdg_ir_for(k, "f", c->nfe);
-    face_vals fv = face_lets(c, k, G, M, f);
+    face_vals fv = dg_face_lets(c, k, G, M, f);
     hdg_ir_expr *i = hdg_ir_for(k, "i", Nfp);
     xenv v = dg_point_env(c, k, G, c->xf, f, i, t);
     v.nx = fv.n[0], v.ny = fv.n[1], v.nz = fv.n[2];
@@ -91,7 +89,7 @@ void dg_build_surface(dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *U, hdg_ir_tensor 
         if (!c->needs_ext[g]) continue;
         hdg_ir_expr *nbv = hdg_ir_load_row(k, U, fv.nbr, 2, (hdg_ir_expr *[]){ hdg_ir_int(k, g), enode });
         snprintf(name, sizeof name, "%s_ex", dg_field_name(c, g));
-        uex[g] = hdg_ir_let(k, name, hdg_ir_select(k, interior, nbv, boundary_value(c, k, g, fv.bc, uin, &v)));
+        uex[g] = hdg_ir_let(k, name, hdg_ir_select(k, interior, nbv, dg_boundary_value(c, k, g, fv.bc, uin, &v)));
     }
     hdg_ir_expr *sum[HDG_DG_MAX_FIELDS] = {0};
     for (int e = 0; e < p->nequations; e++)
@@ -101,7 +99,7 @@ void dg_build_surface(dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *U, hdg_ir_tensor 
             int fr = dg_row_field(c, e, a), fu = dg_atom_field(c, a);
             hdg_ir_expr *term = dg_lx(k, p, a->coef, &v);
             if (fu >= 0) term = hdg_ir_mul(k, term, a->side == HDG_SIDE_EXTERIOR ? uex[fu] : uin[fu]);
-            term = marker_guard(c, k, a, M, f, term);
+            term = dg_marker_guard(c, k, a->markers, M, f, term);
             sum[fr] = fu >= 0 ? (sum[fr] ? hdg_ir_sub(k, sum[fr], term) : hdg_ir_neg(k, term)) : dg_add_term(k, sum[fr], term);
         }
     hdg_ir_expr *fi = hdg_ir_add(k, hdg_ir_mul(k, f, hdg_ir_int(k, Nfp)), i);

@@ -116,8 +116,15 @@ hdg_status hdg_lower_hdg(const hdg_problem *p, hdg_lowered *out, hdg_error *err)
     out->np = c.np, out->nk = c.nk;
     hdg_status st = layout(&c);
     if (st) return st;
+    if (p->nonlinear) {   /* Newton (lower_hdg_newton.c) */
+        if (p->transient)
+            return hdg_fail(err, HDG_EINPUT, "%s: nonlinear terms with dt(): Newton inside implicit time steps is "
+                            "not available yet (steady nonlinear problems are)", p->file);
+        out->nonlinear = 1;
+        if ((st = hdg_lh_state_leaves(&c))) return st;
+    }
     c.m = out->mod = hdg_ir_module_new(p->name);
-    int deg = 2 * c.k + 4;
+    int deg = 2 * c.k + 4 + c.qextra;   /* qextra: over-integration of nonlinear terms (0 when linear) */
     c.ref_tensors = !hdg_env_flag("HDGC_NO_REF_TENSORS");
     c.split_coef = !hdg_env_flag("HDGC_NO_COEF_SPLIT");
     c.post_chol = !hdg_env_flag("HDGC_NO_CHOL");
@@ -128,6 +135,10 @@ hdg_status hdg_lower_hdg(const hdg_problem *p, hdg_lowered *out, hdg_error *err)
     hdg_lh_recover_kernel(&c);
     if (out->transient) {
         hdg_lh_rhs_kernel(&c);
+        if ((st = hdg_lh_initial_kernel(&c))) goto fail;
+    }
+    if (out->nonlinear) {
+        hdg_lh_residual_kernel(&c);
         if ((st = hdg_lh_initial_kernel(&c))) goto fail;
     }
     if (out->post_unknown >= 0 && (st = hdg_lh_post_kernel(&c))) goto fail;

@@ -255,13 +255,13 @@ static hdg_ir_expr *ref_value(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, cons
 int hdg_lh_coef_is_constant(const hdg_atom *a)
 {
     return !hdg_expr_depends(a->coef, HDG_VAR_X) && !hdg_expr_depends(a->coef, HDG_VAR_Y) &&
-           !hdg_lh_depends_z(a->coef);
+           !hdg_lh_depends_z(a->coef) && !hdg_expr_has_state(a->coef);
 }
 
 /* The coefficient of an atom; a time atom's matrix part takes sigma. */
 hdg_ir_expr *hdg_lh_atom_coef(lower *c, hdg_ir_kernel *k, hdg_lower_env *env, const hdg_atom *a, int hist)
 {
-    hdg_ir_expr *coef = hdg_lower_expr(k, env, a->coef);
+    hdg_ir_expr *coef = c->res_src ? hdg_lh_residual_coef(c, k, env, c->res_src) : hdg_lower_expr(k, env, a->coef);
     if (!coef) coef = hdg_ir_num(k, 0);   /* the builder error is reported by verify */
     if (a->dt && !hist) coef = hdg_ir_mul(k, hdg_ir_param(k, c->L->p_sigma, "sigma"), coef);
     return coef;
@@ -388,6 +388,7 @@ static int emit_atom(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const blocks 
         return 1;
     }
     hdg_lower_env env = {.p = c->p, .coord = {NULL, NULL, hdg_ir_time(k)}};
+    hdg_lh_env_state(c, &env);
     hdg_ir_expr *face = NULL, *scale, *q;
     int boundary = a->domain == HDG_BOUNDARY;
     if (boundary) {
@@ -402,7 +403,9 @@ static int emit_atom(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const blocks 
         q = hdg_lh_open_points(k, g, c->dim, c->vlam, c->nvq, &env);
         scale = hdg_ir_mul(k, hdg_ir_ld1(k, c->vw, q), Gc(k, g, hdg_g_J(c->dim)));
     }
+    c->sq = q, c->sface = face;   /* where the state hook reads */
     hdg_ir_expr *coef = hdg_lh_atom_coef(c, k, &env, a, hist);
+    c->sq = c->sface = NULL;
     hdg_ir_expr *cw;
     if (c->split_coef && !boundary && hdg_lh_calls_function(coef)) {
         /* A coefficient with exp, sin... : its weighted values at all points first, in a loop of
@@ -434,6 +437,21 @@ static int emit_atom(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const blocks 
     return 1;
 }
 
+/* Newton (a kernel that reads the state, lower_hdg_newton.c): a residual's Jacobian atoms into
+ * the matrix blocks, and its source integral((sum_j jac_j.coef STATE_j - coef) test) into the
+ * source column. */
+static void emit_residual(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const blocks *bk, const hdg_equation *eq,
+                          const hdg_residual *r)
+{
+    for (int j = 0; j < r->njac; j++) emit_atom(c, k, g, bk, eq, &r->jac[j], 0);
+    hdg_atom src = {.domain = r->domain, .markers = r->markers, .test = r->test, .test_comp = r->test_comp,
+                    .test_op = r->test_op, .trial = -1, .side = HDG_SIDE_NONE, .coef = r->coef,
+                    .role = HDG_ROLE_SOURCE, .loc = r->loc};
+    c->res_src = r;
+    emit_atom(c, k, g, bk, eq, &src, 0);
+    c->res_src = NULL;
+}
+
 void hdg_lh_emit_system(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const blocks *bk)
 {
     for (int e = 0; e < c->p->nequations; e++) {
@@ -443,5 +461,7 @@ void hdg_lh_emit_system(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const bloc
             emit_atom(c, k, g, bk, eq, &eq->atoms[t], 0);
             if (eq->atoms[t].dt && c->hist) emit_atom(c, k, g, bk, eq, &eq->atoms[t], 1);
         }
+        for (int r = 0; c->sv && r < eq->nresiduals; r++)
+            emit_residual(c, k, g, bk, eq, &eq->residuals[r]);
     }
 }

@@ -40,6 +40,16 @@ typedef struct lower {
     hdg_ir_tensor *uhat;
     int rhs_only;           /* the rhs kernel: atoms of trace trials skipped */
     int nproduct;           /* product tables made so far (their names: TP0, TP1, ...) */
+    /* nonlinear problems (lower_hdg_newton.c): the state leaves the residuals read (unknown,
+     * component, op), the extra quadrature degree; in a kernel that reads the state, its inputs
+     * and the leaves' values at the volume points sv[ns][nvq] and the face points sf[ns][nfe][nfq];
+     * sq, sface: the point (and face) the state hook reads at; res_src: emit the Newton source of
+     * this residual (sum_j jac_j.coef STATE_j - coef) instead of the atom's coefficient */
+    int ns, sl_u[64], sl_c[64], sl_op[64];
+    int qextra;
+    hdg_ir_tensor *state_l, *state_t, *sv, *sf;
+    hdg_ir_expr *sq, *sface;
+    const hdg_residual *res_src;
     hdg_error *err;
 } lower;
 
@@ -128,6 +138,15 @@ int hdg_lh_marker_set(lower *c, const hdg_markers *mk);
 void hdg_lh_set_origin(lower *c, hdg_ir_kernel *k, const hdg_atom *a);
 int hdg_lh_calls_function(const hdg_ir_expr *e);
 void hdg_lh_emit_system(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const blocks *bk);
+blocks hdg_lh_system_blocks(hdg_ir_kernel *k, const hdg_lowered *L, int trace_rows);
+
+/* ---- lower_hdg_newton.c: nonlinear problems (Newton) */
+hdg_status hdg_lh_state_leaves(lower *c);   /* c->ns, sl_*, qextra from the residuals */
+void hdg_lh_state_inputs(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g);   /* inputs state_l, state_t; sv, sf */
+void hdg_lh_env_state(lower *c, hdg_lower_env *env);   /* the STATE hook, when the kernel reads the state */
+hdg_ir_expr *hdg_lh_residual_coef(lower *c, hdg_ir_kernel *k, hdg_lower_env *env, const hdg_residual *r);
+void hdg_lh_state_done(lower *c);   /* the kernel is done with the state */
+void hdg_lh_residual_kernel(lower *c);
 
 /* ---- lower_hdg_kernels.c and lower_hdg_post.c: the kernels */
 void hdg_lh_local_kernel(lower *c);

@@ -105,7 +105,7 @@ static void null_close(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *S)
 
 /* The local system's blocks, zeroed: A, B (with the source column) and, with
  * trace rows, C and D (with theirs). */
-static blocks system_blocks(hdg_ir_kernel *k, const hdg_lowered *L, int trace_rows)
+blocks hdg_lh_system_blocks(hdg_ir_kernel *k, const hdg_lowered *L, int trace_rows)
 {
     blocks bk = {hdg_ir_local(k, "A", HDG_IR_DOUBLE, HDG_SHAPE(L->nl, L->nl)),
                  hdg_ir_local(k, "B", HDG_IR_DOUBLE, HDG_SHAPE(L->nl, L->nt + 1)),
@@ -123,6 +123,7 @@ void hdg_lh_local_kernel(lower *c)
     snprintf(L->local, sizeof L->local, "%s_local", c->m->name);
     hdg_ir_kernel *k = hdg_ir_kernel_new(c->m, L->local, HDG_KITEM_ELEMENT);
     hdg_ir_tensor *g = hdg_lh_elem_geom(c, k);
+    if (L->nonlinear) hdg_lh_state_inputs(c, k, g);   /* in[0], in[1]: Newton's state */
     hdg_ir_tensor *Ke = hdg_ir_output(k, "Ke", HDG_SHAPE(L->nt, L->nt), "element trace matrix K_e");
     hdg_ir_tensor *Fe = hdg_ir_output(k, "Fe", HDG_SHAPE(L->nt), "element trace load F_e");
     elim_plan P;
@@ -141,7 +142,7 @@ void hdg_lh_local_kernel(lower *c)
         hdg_lh_elim_origin(c, k, &P);
         S = hdg_lh_elim_emit(c, k, g, &P, M, nt, nt + 1, Wg);
     } else {
-        blocks bk = system_blocks(k, L, 1);
+        blocks bk = hdg_lh_system_blocks(k, L, 1);
         hdg_ir_tensor *piv = hdg_ir_local(k, "piv", HDG_IR_INT, HDG_SHAPE(L->nl));
         hdg_ir_tensor *W = hdg_ir_local(k, "W", HDG_IR_DOUBLE, HDG_SHAPE(L->nl, L->nt + 1));
         hdg_lh_emit_system(c, k, g, &bk);
@@ -157,6 +158,7 @@ void hdg_lh_local_kernel(lower *c)
     hdg_ir_assign(k, hdg_ir_ld1(k, Fe, i), hdg_ir_ld2(k, S, i, I(k, L->nt)));
     hdg_ir_end(k);
     hdg_ir_set_origin(k, NULL, 0, 0, NULL);
+    hdg_lh_state_done(c);
 }
 
 /* x = A^-1 r by the plan P, on M whose first nl columns are A and column nl
@@ -206,6 +208,10 @@ void hdg_lh_recover_kernel(lower *c)
     hdg_ir_tensor *uh = hdg_ir_input(k, "uhat", HDG_SHAPE(L->nt),
                                      "trace dofs of the element's faces, element orientation");
     c->hist = L->transient ? hist_input(c, k) : NULL;
+    if (L->nonlinear) {   /* Newton's state after uhat (and hist) */
+        L->recover_state = c->hist ? 2 : 1;
+        hdg_lh_state_inputs(c, k, g);
+    }
     hdg_ir_tensor *x = hdg_ir_output(k, "x", HDG_SHAPE(L->nl), "element dofs (modal)");
     elim_plan P;
     if (hdg_lh_elim_plan_make(c, 0, 1, RECOVER_KEEP, &P)) {
@@ -221,9 +227,10 @@ void hdg_lh_recover_kernel(lower *c)
         c->hist = NULL, c->uhat = NULL;
         elim_solve(c, k, &P, M, x);
         hdg_ir_set_origin(k, NULL, 0, 0, NULL);
+        hdg_lh_state_done(c);
         return;
     }
-    blocks bk = system_blocks(k, L, 0);   /* B's trace columns stay unused (r = F - B uhat in its last) */
+    blocks bk = hdg_lh_system_blocks(k, L, 0);   /* B's trace columns stay unused (r = F - B uhat in its last) */
     hdg_ir_tensor *r = hdg_ir_local(k, "r", HDG_IR_DOUBLE, HDG_SHAPE(L->nl));
     c->uhat = uh;
     hdg_lh_emit_system(c, k, g, &bk);
@@ -234,6 +241,7 @@ void hdg_lh_recover_kernel(lower *c)
     solve_local(c, k, bk.A, r);
     hdg_ir_copy(k, x, r);
     hdg_ir_set_origin(k, NULL, 0, 0, NULL);
+    hdg_lh_state_done(c);
 }
 
 /* Transient HDG, every step: the element trace load F_e = F_t - C A^-1 F_l
@@ -246,7 +254,7 @@ void hdg_lh_rhs_kernel(lower *c)
     hdg_ir_tensor *g = hdg_lh_elem_geom(c, k);
     c->hist = hist_input(c, k);
     hdg_ir_tensor *Fe = hdg_ir_output(k, "Fe", HDG_SHAPE(L->nt), "element trace load F_e");
-    blocks bk = system_blocks(k, L, 1);
+    blocks bk = hdg_lh_system_blocks(k, L, 1);
     hdg_ir_tensor *r = hdg_ir_local(k, "r", HDG_IR_DOUBLE, HDG_SHAPE(L->nl));
     c->rhs_only = 1;
     hdg_lh_emit_system(c, k, g, &bk);

@@ -115,14 +115,14 @@ hdg_status hdg_lh_volume_tables(lower *c, int deg, const char *pre, int *nq, hdg
     return HDG_OK;
 }
 
-/* The face rule (exact to degree 2k+5); per local face j the reference points
+/* The face rule (exact to degree 2k+5, plus c->qextra for nonlinear terms); per local face j the reference points
  * of its points, their barycentric coordinates and the element basis there;
  * the trace basis at the face points. */
 hdg_status hdg_lh_face_tables(lower *c)
 {
     int dim = c->dim, nfe = c->nfe, nv = dim + 1, np = c->np, nk = c->nk, n;
     double *xf[2] = {NULL, NULL}, *w = NULL;
-    hdg_status st = hdg_lh_face_rule(c, 2 * c->k + 5, &n, xf, &w);
+    hdg_status st = hdg_lh_face_rule(c, 2 * c->k + 5 + c->qextra, &n, xf, &w);
     if (st) { free(xf[0]), free(xf[1]), free(w); return st; }
     double *Lg = hdg_xmalloc(sizeof(double) * (size_t)(n * nk));
     hdg_face_basis_eval(dim, c->k, n, (const double *const *)xf, Lg);
