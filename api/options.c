@@ -96,6 +96,14 @@ static hdg_status number_option(hdg_run_options *o, int *order, const char *a, c
         if (a[0] == 'm') o->maxit = k;
         else if (a[0] == 'r') o->restart = k;
         else o->every = k;
+    } else if (!strcmp(a, "newton-max-steps")) {
+        if (!integer(v, 1, 200, &k)) return hdg_fail(err, HDG_EINPUT, "--newton-max-steps %s: expected an integer between 1 and 200", v);
+        o->newton_max_steps = k;
+    } else if (!strcmp(a, "newton-rtol") || !strcmp(a, "newton-atol")) {
+        if (!hdg_parse_double(v, &d) || !(d > 0) || (a[7] == 'r' && !(d < 1)))
+            return hdg_fail(err, HDG_EINPUT, "--%s %s: expected a number in %s", a, v, a[7] == 'r' ? "(0, 1)" : "(0, inf)");
+        if (a[7] == 'r') o->newton_rtol = d;
+        else o->newton_atol = d;
     } else if (!strcmp(a, "cfl") || !strcmp(a, "final-time") || !strcmp(a, "dt")) {
         if (!hdg_parse_double(v, &d) || !(d > 0)) return hdg_fail(err, HDG_EINPUT, "--%s %s: expected a positive decimal number", a, v);
         if (a[0] == 'c') o->cfl = d;

@@ -18,6 +18,7 @@ static void usage(FILE *f)
                "                [--precond mg|block|jacobi|none] [--format block|csr] [--rtol r] [--maxit n] [--restart m]\n"
                "                [--vtk out.vtu|out.pvtu|out.pvd] [--vtk-format binary|ascii] [--every n]\n"
                "                [--cfl c] [--dt D] [--final-time T]\n"
+               "                [--newton-max-steps n] [--newton-rtol r] [--newton-atol a]\n"
                "                [--png out.png] [--field NAME] [--size WxH] [--edges] [--slice x|y|z=C]\n"
                "                [--kernels generated|handwritten] [--json report.json] [--no-cache] [--quiet]\n");
 }
@@ -67,6 +68,11 @@ static void help(void)
            "                      residual may dominate the error warns\n"
            "  --maxit n           iteration limit (default max(1000, 2 x unknowns))\n"
            "  --restart m         GMRES restart length (default 100, at most the unknowns)\n"
+           "  --newton-max-steps n  nonlinear HDG problems: Newton's step limit (default 25);\n"
+           "                      a run that reaches it fails with the residual history\n"
+           "  --newton-rtol r     Newton stops at |R| <= r |R_0| + a (default 1e-10), or at\n"
+           "  --newton-atol a     the attainable accuracy (|R| within 100 eps of the sum of\n"
+           "                      its terms' sizes; docs/solvers.md, Newton); default a = 0\n"
            "  --vtk FILE          write the solution (.vtu; DG: .pvd time series, staged as\n"
            "                      FILE.partial.pvd and renamed at the end, so a run that blows\n"
            "                      up never replaces a good series; steady HDG: x.pvd gets\n"
@@ -138,7 +144,8 @@ static int bad(const char *fmt, const char *arg)
  * handled here. */
 static const char *const api_options[] = {"mesh", "backend", "solver", "petsc", "precond", "format", "vtk",
                                           "vtk-format", "png", "field", "size", "slice", "order", "rtol", "maxit", "every",
-                                          "restart", "cfl", "dt", "final-time", "kernels"};
+                                          "restart", "cfl", "dt", "final-time", "kernels",
+                                          "newton-max-steps", "newton-rtol", "newton-atol"};
 
 typedef struct run_args {
     const char *path, *json;

@@ -60,6 +60,23 @@ void hdg_dg_char_speed(const hdg_problem *p, const hdg_dg_lowered *L, const hdg_
 void hdg_dg_char_speed_piece(const hdg_problem *p, const hdg_dg_lowered *L, const hdg_mesh *m,
                              const hdg_refel *re, const hdg_geom *g, double final, hdg_dg_speed *out);
 
+/* Nonlinear problems (issue 41): 1 when the flux Jacobian reads the state
+ * (the Jacobian atoms of volume residuals, frontend.h hdg_residual). Then the
+ * speed is that of a state: hdg_dg_char_speed_state. */
+int hdg_dg_speed_state_dependent(const hdg_problem *p, const hdg_dg_lowered *L);
+
+/* The speed of the state U (fields x Np per kernel row; pos[e] the row of
+ * mesh element e, NULL: e) at time t, over the elements whose rows are below
+ * nrows (the own ones under mpirun): A_l = dF_l/dU from the residuals'
+ * Jacobian atoms (plus the linear atoms) evaluated at every node with the
+ * node's state, the speed max over directions n of rho(sum_l n_l A_l) as for
+ * linear forms. Without hdg_dg_speed_settle. Returns -1, or the mesh element
+ * where a coefficient is not finite (out->known = 0, out->why says which
+ * term and where). */
+int hdg_dg_char_speed_state(const hdg_problem *p, const hdg_dg_lowered *L, const hdg_mesh *m, const hdg_refel *re,
+                            const hdg_geom *g, double t, const double *U, const int *pos, int nrows,
+                            hdg_dg_speed *out);
+
 /* A known speed that is 0 everywhere (no dx()/dy() term of an unknown: the
  * face terms, whose spectrum the speed bounds too, are not analysed on
  * their own) becomes unknown, with why. */

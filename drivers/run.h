@@ -73,6 +73,9 @@ typedef struct hdg_run_options {
     double rtol;               /* <= 0: the default rule (1e-14 or the attainable accuracy; run_hdg_common.h) */
     int maxit;                 /* <= 0: solver default */
     int restart;               /* GMRES restart length (<= 0: 100) */
+    int newton_max_steps;      /* nonlinear HDG: Newton's step limit (<= 0: 25) */
+    double newton_rtol;        /* ... |R| <= newton_rtol |R_0| + newton_atol stops it (<= 0: 1e-10) */
+    double newton_atol;        /* (<= 0: 0; the attainable accuracy stops it too: docs/solvers.md) */
     const char *vtk;           /* output file (.vtu; DG: .pvd time series) or NULL */
     int vtk_ascii;             /* --vtk-format ascii: ASCII .vtu files (0: binary, zlib-compressed) */
     int every;                 /* DG: write every n steps (0: only the end) */

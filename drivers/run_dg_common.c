@@ -66,7 +66,7 @@ static hdg_status too_many_steps(const hdg_dg_data *d, const hdg_run_options *op
  * the step); a rank that could not derive it says why for all. Then settled
  * (dg_speed.h): a piece with no elements, or none that move, takes its step
  * from the others. */
-static void speed_reduce(hdg_dg_speed *sp)
+void hdg_dg_speed_reduce(hdg_dg_speed *sp)
 {
     if (!hdg_comm_active()) { hdg_dg_speed_settle(sp); return; }
     hdg_error e;
@@ -84,6 +84,26 @@ static void speed_reduce(hdg_dg_speed *sp)
     hdg_dg_speed_settle(sp);
 }
 
+/* Nonlinear: the step comes from the state (run_dg_nonlinear.h) once there
+ * is one, unless fixed; the energy is watched loosely (or against the exact
+ * solution). */
+static hdg_status nonlinear_time_step(hdg_dg_data *d, const hdg_run_options *opt, hdg_error *err)
+{
+    const hdg_problem *p = d->p;
+    d->nl.on = 1;
+    d->nl_fixed = opt->dt > 0 || (p->time.dt > 0 && !(opt->cfl > 0));
+    double dt = opt->dt > 0 ? opt->dt : p->time.dt;
+    if (!(d->final > 0) || (d->nl_fixed && !(dt > 0)))
+        return hdg_fail(err, HDG_EINPUT, "DG problem '%s': the final time (%g) and the time step must be positive "
+                                         "(time lserk4, final = T, cfl = C)", p->name, d->final);
+    if (d->nl_fixed && !(d->final / dt <= HDG_DG_MAX_STEPS)) return too_many_steps(d, opt, dt, 1, err);
+    d->nsteps = d->nl_fixed ? hdg_dg_nsteps(d->final, dt) : 1;
+    d->dt = d->final / (double)d->nsteps;
+    d->energy_bounded = 0;
+    snprintf(d->energy_why, sizeof d->energy_why, "nonlinear terms: the energy 1/2 int U^2 is no invariant of the form");
+    return HDG_OK;
+}
+
 /* final time, cfl and dt: the options override the file; a fixed dt in the
  * file counts unless a cfl is given on the command line. The cfl step is
  * scaled by the characteristic speed (dg_speed.h). */
@@ -92,8 +112,9 @@ static hdg_status time_step(hdg_dg_data *d, const hdg_run_options *opt, hdg_erro
     const hdg_problem *p = d->p;
     d->final = opt->final_time > 0 ? opt->final_time : p->time.final;
     d->cfl = opt->cfl > 0 ? opt->cfl : (p->time.cfl > 0 ? p->time.cfl : 1.0);
+    if (p->nonlinear) return nonlinear_time_step(d, opt, err);
     hdg_dg_char_speed_piece(p, &d->L, d->mesh, &d->re, &d->g, d->final, &d->speed);
-    speed_reduce(&d->speed);
+    hdg_dg_speed_reduce(&d->speed);
     int fixed = opt->dt > 0 || (p->time.dt > 0 && !(opt->cfl > 0));
     if (!fixed && !d->speed.known)
         return hdg_fail(err, HDG_EINPUT, "DG problem '%s': cannot derive the characteristic speed that scales the "
@@ -238,6 +259,7 @@ void hdg_dg_data_free(hdg_dg_data *d)
     free(d->pos);
     free(d->params);
     halo_free(&d->halo);
+    hdg_dg_nl_free(&d->nl);
     hdg_geom_free(&d->g);
     hdg_refel_free(&d->re);
     hdg_dg_lowered_free(&d->L);
@@ -548,7 +570,7 @@ typedef struct watch {
     double maxrise;        /* largest (E - emin) / emin */
     double eex, eex_last;  /* largest exact-solution energy so far, the latest one (WATCH_EXACT) */
     double *peak;          /* peak[j]: the largest energy of samples 0..j (sample 0: the initial state) */
-    long long samples, exact_every;
+    long long samples, exact_every, cap;   /* cap: peak's length (nonlinear runs may take more steps) */
 } watch;
 
 static void watch_init(watch *w, const hdg_dg_data *d, double e0, long long nsamples)
@@ -558,7 +580,8 @@ static void watch_init(watch *w, const hdg_dg_data *d, double e0, long long nsam
     w->e0 = w->emin = e0;
     w->floor = (double)d->n_global * DBL_MIN;
     w->exact_every = nsamples > 250 ? nsamples / 50 : 5;   /* at most ~1/5 of the steps' time */
-    w->peak = hdg_xmalloc(sizeof(double) * (size_t)(nsamples + 2));
+    w->cap = nsamples + 2;
+    w->peak = hdg_xmalloc(sizeof(double) * (size_t)w->cap);
     w->peak[0] = e0;
 }
 
@@ -646,6 +669,7 @@ static hdg_status watch_check(watch *w, const hdg_dg_data *d, const hdg_dg_engin
     long long k = w->samples++;
     if (!isfinite(en)) return unstable(d, "", w->emin, en, s, t, rep, err);
     if (w->emin > 0) w->maxrise = fmax(w->maxrise, (en - w->emin) / w->emin);
+    if (k + 2 > w->cap) w->cap = 2 * (k + 2), w->peak = hdg_xrealloc(w->peak, sizeof(double) * (size_t)w->cap);
     w->peak[k + 1] = fmax(w->peak[k], en);
     if (w->mode == WATCH_BOUNDED) {
         if (en - w->emin > HDG_DG_ENERGY_RTOL * w->emin + w->floor)
@@ -737,13 +761,13 @@ static void log_summary(const hdg_dg_data *d, const hdg_run_options *opt, double
     }
 }
 
-hdg_status hdg_dg_integrate(const hdg_dg_data *d, const hdg_dg_engine *eng, const hdg_run_options *opt,
+hdg_status hdg_dg_integrate(hdg_dg_data *d, const hdg_dg_engine *eng, const hdg_run_options *opt,
                             hdg_report *rep, hdg_error *err)
 {
     int ne = d->mesh->ne;
     long long nsteps = d->nsteps, s = 0, nstages = 0;
     double final = d->final, dt = d->dt;
-    report_header(d, rep);
+    if (!d->nl.on) report_header(d, rep);
     double *Eel = hdg_xcalloc((size_t)ne, sizeof(double));
     double *E = hdg_xcalloc((size_t)ne * d->nerrout, sizeof(double));
     vtkout v = {0};
@@ -754,6 +778,12 @@ hdg_status hdg_dg_integrate(const hdg_dg_data *d, const hdg_dg_engine *eng, cons
     watch w = {0};
 
     hdg_status st = eng->initial(eng->ctx, err);
+    if (!st && d->nl.on) {   /* the step from the initial state */
+        st = hdg_dg_nl_begin(d, eng, err);
+        if (d->nl_fixed) d->nsteps = nsteps, d->dt = dt;
+        nsteps = d->nsteps, dt = d->dt;
+        report_header(d, rep);
+    }
     if (!st) st = energy(d, eng, Eel, &e0, err);
     if (st) goto done;
     eprev = e0;
@@ -775,16 +805,18 @@ hdg_status hdg_dg_integrate(const hdg_dg_data *d, const hdg_dg_engine *eng, cons
     hdg_progress_begin(&line, opt->progress ? stderr : NULL);
 
     for (s = 0; s < nsteps; s++) {
-        double t = (double)s * dt, secs = 0;
+        double t = d->nl.on ? tcur : (double)s * dt, secs = 0;
+        if (d->nl.on && s > 0 && !d->nl_fixed && (st = hdg_dg_nl_step(d, eng, s, t, &dt, &nsteps, err))) goto done;
         if ((st = eng->step(eng->ctx, t, dt, &secs, err))) goto done;
         t_stages += secs;
         nstages += 5;
         long long done_steps = s + 1;
-        double tn = done_steps == nsteps ? final : (double)done_steps * dt;
+        double tn = done_steps == nsteps ? final : d->nl.on ? t + dt : (double)done_steps * dt;
         tcur = tn;
         if (done_steps % mon == 0 || done_steps == nsteps) {
             double en;
             if ((st = energy(d, eng, Eel, &en, err))) goto done;
+            if (d->nl.on && !isfinite(en) && (st = hdg_dg_nl_nonfinite(d, eng, done_steps, tn, err))) goto done;
             if ((st = watch_check(&w, d, eng, en, done_steps, tn, E, rep, err))) goto done;
             if (eprev > 0) maxinc = fmax(maxinc, (en - eprev) / eprev);
             eprev = en;
@@ -800,6 +832,7 @@ hdg_status hdg_dg_integrate(const hdg_dg_data *d, const hdg_dg_engine *eng, cons
     }
     double t_steps = hdg_wtime() - tstart;
     hdg_progress_end(&line);
+    if (d->nl.on && (st = hdg_dg_nl_end(d, eng, nsteps, final, err))) goto done;
     if (opt->vtk) {
         double t0 = hdg_wtime();
         if ((st = vtk_write_state(&v, d, eng, final, err)) || (st = vtk_commit(&v, d, err))) goto done;
@@ -815,6 +848,7 @@ hdg_status hdg_dg_integrate(const hdg_dg_data *d, const hdg_dg_engine *eng, cons
     hdg_report_number(rep, "timings.errors", hdg_wtime() - t0);
     report_perf(d, eng, t_steps, t_stages, t_out, nstages, rep);
     if (opt->log) log_summary(d, opt, e0, eprev, t_steps, rep);
+    if (d->nl.on) hdg_dg_nl_report(d, rep, opt->log);
 done:
     hdg_progress_end(&line);
     if (st) {   /* the errors where it stopped, when they can still be had */

@@ -18,6 +18,7 @@
 #define HDG_RUN_DG_COMMON_H
 
 #include "drivers/dg_speed.h"
+#include "drivers/run_dg_nonlinear.h"
 #include "drivers/run.h"
 #include "hdg_kernel.h"
 #include "ir/lower_dg.h"
@@ -66,6 +67,8 @@ typedef struct hdg_dg_data {
     int ne_own, ne_inner;
     long long ne_global, n_global;   /* elements and state values of the whole mesh */
     hdg_dg_halo halo;
+    hdg_dg_nl nl;           /* nonlinear problems: the step from the state, admissibility, totals */
+    int nl_fixed;           /* nonlinear with a fixed dt (--dt, the file's dt): the step stays */
 } hdg_dg_data;
 
 /* opt, or (opt NULL) defaults: everything 0 but the kernel cache on. */
@@ -86,6 +89,10 @@ hdg_status hdg_dg_lower_problem(hdg_dg_data *d, const hdg_problem *p, hdg_mesh *
  * dt, or the run would take more than HDG_DG_MAX_STEPS steps. */
 hdg_status hdg_dg_prepare(hdg_dg_data *d, const hdg_run_options *opt, hdg_error *err);
 void hdg_dg_data_free(hdg_dg_data *d);
+
+/* Under mpirun: the speed of the whole mesh from the pieces' (max of max and
+ * react, min of rmin and unit), then hdg_dg_speed_settle; serial: settled. */
+void hdg_dg_speed_reduce(hdg_dg_speed *sp);
 
 /* The ghost exchange of the state U (ne x nfields x Np, kernel rows): begin
  * packs the own rows the neighbours need and posts the messages; end waits
@@ -138,9 +145,11 @@ typedef struct hdg_dg_engine {
  * most ~50 times, and at any sample whose energy passes that bound of the
  * latest exact energy); and always an energy 1e8 times the largest of the
  * first half of the samples so far (a tiny initial state that a source
- * fills is no blow-up). A non-finite energy always stops it. Also
+ * fills is no blow-up). A non-finite energy always stops it. A nonlinear
+ * problem (d->nl.on) takes its steps from the current state instead
+ * (run_dg_nonlinear.h: d->dt and d->nsteps change as it goes). Also
  * writes VTK when opt->vtk, and fills the report and the log. */
-hdg_status hdg_dg_integrate(const hdg_dg_data *d, const hdg_dg_engine *eng, const hdg_run_options *opt,
+hdg_status hdg_dg_integrate(hdg_dg_data *d, const hdg_dg_engine *eng, const hdg_run_options *opt,
                             hdg_report *rep, hdg_error *err);
 
 #endif

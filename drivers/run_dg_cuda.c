@@ -32,6 +32,7 @@ typedef struct dgdev {
     hdg_cuda_compiled comp;
     int k_step, k_initial, k_errors, k_energy;
     hdg_cuptr geom, fmap, params, U, U2, res, E, Eel;   /* params: 5 rows, one per stage */
+    double dt_params;                                    /* the dt in params */
     size_t bytes;                                        /* device memory of the run */
     double *Uh;                                          /* host copy of the state (output) */
 } dgdev;
@@ -80,12 +81,15 @@ static hdg_status halo(dgdev *r, hdg_error *err)
 /* One step: per stage res = a res + dt rhs(t + c dt, U); U2 = U + b res; swap.
  * Under mpirun the kernel runs on the own rows (0 .. ne_own), the ghosts'
  * refreshed first. */
+static hdg_status upload_params(dgdev *r, double dt, hdg_error *err);
+
 static hdg_status step(void *ctx, double t, double dt, double *seconds, hdg_error *err)
 {
     dgdev *r = ctx;
     hdg_cuda_timer tm = { NULL, NULL };
     *seconds = 0;
-    hdg_status st = hdg_cuda_timer_start(r->dev, &tm, err);
+    hdg_status st = dt != r->dt_params ? upload_params(r, dt, err) : HDG_OK;   /* nonlinear: dt changes */
+    if (!st) st = hdg_cuda_timer_start(r->dev, &tm, err);
     for (int s = 0; s < 5 && !st; s++) {
         hdg_kargs a = kargs(r, s, t + hdg_lserk4_c[s] * dt);
         a.in[0] = DPTR(r->U);
@@ -179,24 +183,35 @@ static hdg_status alloc_buffers(dgdev *r, hdg_error *err)
     return HDG_OK;
 }
 
-/* geometry, face map, the five rows of stage parameters; res = 0 */
-static hdg_status upload(dgdev *r, hdg_error *err)
+/* The five rows of stage parameters with the step dt (again whenever a
+ * nonlinear problem's step changes). */
+static hdg_status upload_params(dgdev *r, double dt, hdg_error *err)
 {
     const hdg_dg_data *d = r->d;
-    size_t ne = (size_t)d->mesh->ne, np = (size_t)d->L.nparams;
+    size_t np = (size_t)d->L.nparams;
     double *table = hdg_xmalloc(sizeof(double) * 5 * np);
     for (int s = 0; s < 5; s++) {
         double *row = table + s * np;
         memcpy(row, d->params, sizeof(double) * np);
         row[d->L.p_rka] = hdg_lserk4_a[s];
         row[d->L.p_rkb] = hdg_lserk4_b[s];
-        row[d->L.p_dt] = d->dt;
+        row[d->L.p_dt] = dt;
     }
+    hdg_status st = hdg_cuda_upload(r->dev, r->params, table, sizeof(double) * 5 * np, err);
+    free(table);
+    r->dt_params = dt;
+    return st;
+}
+
+/* geometry, face map, the five rows of stage parameters; res = 0 */
+static hdg_status upload(dgdev *r, hdg_error *err)
+{
+    const hdg_dg_data *d = r->d;
+    size_t ne = (size_t)d->mesh->ne;
     hdg_status st = hdg_cuda_upload(r->dev, r->geom, d->geom, sizeof(double) * ne * d->L.ngeom, err);
     if (!st) st = hdg_cuda_upload(r->dev, r->fmap, d->fmap, sizeof(int) * ne * d->L.nimap, err);
-    if (!st) st = hdg_cuda_upload(r->dev, r->params, table, sizeof(double) * 5 * np, err);
+    if (!st) st = upload_params(r, d->dt, err);
     if (!st) st = hdg_cuda_memset0(r->dev, r->res, sizeof(double) * (size_t)d->n, err);
-    free(table);
     return st;
 }
 

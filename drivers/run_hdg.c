@@ -130,6 +130,7 @@ hdg_status hdg_hdg_local_stage(hdg_run *r, hdg_error *err)
     hdg_kargs a = hdg_hdg_kargs(r, r->geom, ne);
     a.out[0] = r->Ke;
     a.out[1] = r->Fe;
+    if (r->L.nonlinear) a.in[0] = r->state_l, a.in[1] = r->state_te;   /* Newton's state */
     hdg_launch(f, ne, &a);
     hdg_status st = HDG_OK;
     double diag, amax, asym;
@@ -401,6 +402,7 @@ hdg_status hdg_hdg_recover(hdg_run *r, hdg_error *err)
     hdg_kargs a = hdg_hdg_kargs(r, r->geom, M->ne);
     a.in[0] = uh;
     a.in[1] = r->hist;
+    if (r->L.nonlinear) a.in[r->L.recover_state] = r->state_l, a.in[r->L.recover_state + 1] = r->state_te;
     a.out[0] = r->xe;
     hdg_launch(f, M->ne, &a);
     free(uh);
@@ -522,7 +524,7 @@ static void run_free(hdg_run *r)
     free(r->params), free(r->geom), free(r->Ke), free(r->Fe);
     hdg_hdg_face_maps_free(&r->maps);
     free(r->rhs), free(r->x), free(r->isdir), free(r->xD), free(r->xe), free(r->xp), free(r->z), free(r->fixes);
-    free(r->hist), free(r->eta), free(r->dofdir);
+    free(r->hist), free(r->eta), free(r->dofdir), free(r->state_te);
 }
 
 static void report_sizes(hdg_run *r)
@@ -577,12 +579,17 @@ hdg_status hdg_run_hdg(const hdg_problem *p, hdg_mesh *mesh, const hdg_run_optio
         STAGE("steps", hdg_run_hdg_time(&r, &line, err));
         goto fields;
     }
+    if (p->nonlinear) {   /* Newton: run_hdg_newton.c */
+        STAGE("newton", hdg_run_hdg_newton(&r, err));
+        goto post;
+    }
     STAGE("local", hdg_hdg_local_stage(&r, err));
     STAGE("assemble", hdg_hdg_assemble_stage(&r, err));
     STAGE("dirichlet", dirichlet_stage(&r, err));
     STAGE("nullspace", null_stage(&r, err));
     STAGE("solve", solve_stage(&r, err));
     STAGE("recover", recover_stage(&r, err));
+post:
     if (r.L.post_unknown >= 0) STAGE("postprocess", hdg_hdg_post_stage(&r, err));
     STAGE("errors", hdg_hdg_errors_stage(&r, err));
     if (r.L.estimate[0]) STAGE("estimate", hdg_hdg_estimate_stage(&r, err));

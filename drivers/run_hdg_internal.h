@@ -49,6 +49,8 @@ typedef struct hdg_run {
     hdg_hdg_null_fixes *fixes;   /* their 'mean' conditions; NULL with one vector (z, null_u, null_c) */
     double t;            /* the time the kernels see (0 when steady) */
     double *hist;        /* transient: the scheme's history h (ne * nl), or NULL */
+    double *state_l;     /* nonlinear (Newton): the state's element dofs the local and recover kernels read */
+    double *state_te;    /* ... and its trace, element view (ne * nt) */
 } hdg_run;
 
 /* Kernel arguments over n items (params, time r->t) and a kernel by name. */
@@ -86,5 +88,9 @@ void hdg_hdg_ksp_free(hdg_hdg_ksp *K);
 /* Transient HDG (run_hdg_time.c): the steps from the initial state to the
  * final time, then post-processing, errors and output at the final time. */
 hdg_status hdg_run_hdg_time(hdg_run *r, hdg_progress *line, hdg_error *err);
+
+/* Nonlinear HDG (run_hdg_newton.c): Newton from the first guess to the converged
+ * state in r->xe, r->x (docs/solvers.md, "Newton"). */
+hdg_status hdg_run_hdg_newton(hdg_run *r, hdg_error *err);
 
 #endif

@@ -1,5 +1,6 @@
-/* sema.h — state shared by the semantic analysis (sema.c) and the expansion of
- * expressions into sums of monomials (expand.c). Internal to the frontend. */
+/* sema.h — state shared by the semantic analysis (sema.c, the driver, and its stages
+ * sema_decl.c, sema_eq.c, sema_bc.c, sema_post.c, sema_time.c) and the expansion of
+ * expressions into sums of monomials (expand*.c). Internal to the frontend. */
 #ifndef HDG_FRONTEND_SEMA_H
 #define HDG_FRONTEND_SEMA_H
 
@@ -123,7 +124,55 @@ const char *shape_components(int ncomp);
 typedef enum { SUGGEST_VALUE, SUGGEST_CALL, SUGGEST_SPACE, SUGGEST_UNKNOWN } sugg_kind;
 const char *sema_suggest(sema *S, const char *name, const char *test, sugg_kind want);
 
-/* expand.c */
+/* ---------------------------------------------------------------- the stages of sema*.c */
+
+/* Per-unknown state of the pairing of equations with unknowns (sema_eq.c), read by the
+ * later stages. */
+typedef struct pairing {
+    bool *failed;        /* per unknown: its declaration had errors */
+    bool *reported;      /* per unknown: already named in a wrong-space error */
+    bool eq_failed;      /* some equation had errors (its unknown is unknown) */
+} pairing;
+
+/* sema.c: symbols and helpers. */
+/* A name of the file that is also a builtin's hides the builtin in this file, with a
+ * warning; false (and an error) for a reserved one. */
+bool sema_shadow_builtin(sema *S, const symbol *old, hdg_loc loc, const char *what);
+/* Defines a name; NULL (and an error) when it is taken. */
+symbol *sema_define(sema *S, const char *name, sym_kind kind, int index, hdg_loc loc);
+const char *sema_fmt_loc(sema *S, hdg_loc l);   /* "line:col" */
+ectx sema_data_ctx(const char *where, unsigned coords, bool normals);
+/* Expands a data expression (no unknowns, no tests) of want components (0: any shape) into
+ * out[]; false on errors. */
+bool sema_data_expr(sema *S, const ectx *cx, const ast *a, int want, int *ncomp,
+                    const hdg_expr **out, const char *what);
+
+/* sema_decl.c: the header, spaces, unknowns, params, funcs, the method family, degrees. */
+void sema_header(sema *S, decl *ds, const hdg_frontend_options *opt);
+int sema_space_ref(sema *S, const char *name, hdg_loc loc);
+bool sema_power_ok(sema *S, const item *it);
+void sema_definitions(sema *S, decl *ds, const hdg_frontend_options *opt, bool *ufailed);
+bool sema_decide_method(sema *S, decl *ds);
+void sema_space_degrees(sema *S);
+
+/* sema_eq.c: the equations, their atoms and residuals, their pairing with unknowns. */
+void sema_equations(sema *S, decl *ds, pairing *pr);
+
+/* sema_bc.c: boundary conditions. */
+void sema_boundary_decls(sema *S, decl *ds);
+void sema_coverage(sema *S, const pairing *pr);
+void sema_marker_list(sema *S);
+
+/* sema_post.c: post-processed unknowns and mean conditions. */
+void sema_postprocessing(sema *S, decl *ds, pairing *pr);
+void sema_no_post(sema *S, decl *ds, pairing *pr);
+
+/* sema_time.c: exact solutions, initial conditions, time settings. */
+void sema_solutions(sema *S, decl *d, const pairing *pr);
+void sema_default_initial(sema *S);
+void sema_time_decl(sema *S, decl *d);
+
+/* ---------------------------------------------------------------- expand*.c (their own shared functions: expand.h) */
 val expand(sema *S, const ectx *cx, const ast *a);
 bool val_is_zero(const val *v);
 /* A field free of unknowns and tests: its component expressions (NULL-padded). */

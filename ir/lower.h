@@ -17,6 +17,9 @@
  *                   condition's data onto the face basis
  *   <name>_rhs, <name>_initial  (transient HDG only) per element: F_e at the
  *                   step's time and history; the initial state's projection
+ *   <name>_residual, <name>_initial  (nonlinear HDG, Newton) per element: the
+ *                   residual at a state; the first guess's projection (the
+ *                   local and recover kernels read the state: hdg_lowered)
  *
  * Bases: element unknowns use the orthonormal Dubiner/PKD basis of degree k
  * (modal) on the reference simplex of the problem's dimension (refel.h), trace
@@ -101,8 +104,21 @@ typedef struct hdg_lowered {
      * problem's params) and - c (h, w) with h the input "hist" (nl per element)
      * in the rhs (in[0]) and recovery (in[1]) kernels */
     int transient, p_sigma;
+    /* nonlinear problems (hdg_problem.nonlinear; Newton, drivers/run_hdg_newton.c): the local and
+     * recover kernels read the state s = (s_l, s_t) from two more inputs, "state_l" (nl element
+     * dofs, modal) and "state_t" (nt: the trace dofs of the element's faces, element orientation,
+     * as the recover kernel's uhat): local in[0], in[1]; recover in[recover_state],
+     * in[recover_state + 1] (after uhat). With s, they build Newton's linear system
+     * J(s) s' = F(s) (the linear atoms plus the residuals' Jacobian atoms; the sources plus
+     * sum_j jac_j.coef STATE_j - coef per residual), so K_e, F_e condense it and recover gives
+     * the element part of s'. <name>_residual: in[0], in[1] the state; out R_l (nl), R_t (nt;
+     * the element's share of the trace rows, summed over a face's two elements as K_e is
+     * assembled), M_l, M_t (the sums of the absolute values of the terms of R_l, R_t) with
+     * R = J(s) s - F(s) = L s + N(s) - f. The initial kernel projects the first guess. */
+    int nonlinear, recover_state;
+    char residual[64];
     char rhs[64];          /* <name>_rhs: F_e only, per step */
-    char initial[64];      /* <name>_initial: projection of the initial state */
+    char initial[64];      /* <name>_initial: projection of the initial state (transient; Newton's first guess) */
     char dirichlet[HDG_LOWER_MAX_BC][64];
 } hdg_lowered;
 
@@ -115,12 +131,13 @@ static inline int hdg_lowered_post_index(const hdg_lowered *L, int u)
 }
 
 /* Problems with terms nonlinear in the unknowns (hdg_problem.nonlinear, issue 41) are checked by the
- * frontend (hdgc check shows the residual terms and their Jacobians) but neither lowered nor solved yet:
- * HDG_EINPUT naming the problem. Called at the top of hdg_lower_hdg and hdg_lower_dg, and where a run
- * begins (drivers/run.c). */
+ * frontend (hdgc check shows the residual terms and their Jacobians); HDG ones are solved by Newton
+ * (drivers/run_hdg_newton.c), DG ones are not lowered nor solved yet: HDG_EINPUT naming the problem.
+ * Called at the top of hdg_lower_hdg and hdg_lower_dg, and where a run begins (drivers/run.c). */
 static inline hdg_status hdg_lower_nonlinear_check(const hdg_problem *p, hdg_error *err)
 {
-    if (!p->nonlinear) return HDG_OK;
+    /* HDG: Newton (drivers/run_hdg_newton.c); explicit DG: ir/lower_dg_nonlinear.c */
+    if (!p->nonlinear || p->method == HDG_METHOD_HDG || p->method == HDG_METHOD_DG) return HDG_OK;
     return hdg_fail(err, HDG_EINPUT, "%s: nonlinear problems are checked (hdgc check) but the %s solver is "
                     "not available yet", p->name, p->method == HDG_METHOD_DG ? "nonlinear DG" : "Newton");
 }

@@ -102,6 +102,9 @@ static double elim_flops(double g, double nr, double ncl)
  * kernel takes the plan whenever it saves flops (LOCAL_KEEP 1). */
 int hdg_lh_elim_plan_make(const lower *c, int xr, int xc, double keep, elim_plan *P)
 {
+    /* Nonlinear problems: the plan's block structure comes from the linear atoms, and the Jacobian
+     * atoms couple further blocks: the dense LU (lower_hdg_newton.c) */
+    if (c->p->nonlinear) return 0;
     int np = c->np, nc = c->L->nl / np;
     unsigned char nz[ELIM_MAX][ELIM_MAX];
     int done[ELIM_MAX] = {0}, diag[ELIM_MAX];

@@ -1,6 +1,9 @@
-/* lower_hdg_internal.h — what the two halves of the HDG lowering share:
- * lower_hdg.c (tables, atoms, kernels, layout) and lower_hdg_elim.c (the
- * block elimination of A and its product tables). Not part of any API. */
+/* lower_hdg_internal.h — what the stages of the HDG lowering share:
+ * lower_hdg.c (layout, the driver), lower_hdg_tables.c (rules and basis tables),
+ * lower_hdg_atoms.c (atoms into the local blocks), lower_hdg_kernels.c (local,
+ * recover, rhs, initial, errors, Dirichlet), lower_hdg_post.c (post-processing,
+ * estimate) and lower_hdg_elim.c (the block elimination of A and its product
+ * tables). Not part of any API. */
 #ifndef HDG_LOWER_HDG_INTERNAL_H
 #define HDG_LOWER_HDG_INTERNAL_H
 
@@ -37,6 +40,16 @@ typedef struct lower {
     hdg_ir_tensor *uhat;
     int rhs_only;           /* the rhs kernel: atoms of trace trials skipped */
     int nproduct;           /* product tables made so far (their names: TP0, TP1, ...) */
+    /* nonlinear problems (lower_hdg_newton.c): the state leaves the residuals read (unknown,
+     * component, op), the extra quadrature degree; in a kernel that reads the state, its inputs
+     * and the leaves' values at the volume points sv[ns][nvq] and the face points sf[ns][nfe][nfq];
+     * sq, sface: the point (and face) the state hook reads at; res_src: emit the Newton source of
+     * this residual (sum_j jac_j.coef STATE_j - coef) instead of the atom's coefficient */
+    int ns, sl_u[64], sl_c[64], sl_op[64];
+    int qextra;
+    hdg_ir_tensor *state_l, *state_t, *sv, *sf;
+    hdg_ir_expr *sq, *sface;
+    const hdg_residual *res_src;
     hdg_error *err;
 } lower;
 
@@ -72,7 +85,45 @@ static inline void hdg_lower_env_normal(hdg_lower_env *env, int d, hdg_ir_expr *
 /* e depends on z. */
 static inline int hdg_lh_depends_z(const hdg_expr *e) { return hdg_expr_depends(e, HDG_VAR_Z); }
 
-/* ---- lower_hdg.c, for the elimination */
+/* The blocks of a local system under construction. They may all be one
+ * tensor M = [A B; C D]: then the trace rows (C, D) start at row tr_row and
+ * the trace and source columns (B, D) at column tr_col (both 0 otherwise).
+ * In the recovery kernel (lower.uhat set) only the source column tr_col + nt
+ * is written, and tr_col = nl - nt puts it at column nl (negative when there
+ * are more trace than element dofs). */
+typedef struct blocks {
+    hdg_ir_tensor *A, *B, *C, *D;   /* D and C may be NULL (recovery kernel) */
+    int tr_row, tr_col;
+} blocks;
+
+/* The name of a reference-tensor kind (bterm.kind): the value or d/dr_d. */
+static inline const char *hdg_lh_kind(int a)
+{
+    static const char *const KIND[4] = {"P", "Pr", "Ps", "Pt"};
+    return KIND[a];
+}
+
+/* ---- lower_hdg_tables.c: rules, basis tables, points */
+void hdg_lh_barycentric(int dim, const double *x, double *lam);
+void hdg_lh_elem_eval(int dim, int N, int n, double *const *x, double *P, double *const *dP);
+hdg_status hdg_lh_face_rule(lower *c, int deg, int *n, double **xf, double **w);
+hdg_status hdg_lh_volume_tables(lower *c, int deg, const char *pre, int *nq, hdg_ir_tensor **w,
+                                hdg_ir_tensor **lam, hdg_ir_tensor **P, hdg_ir_tensor **dP, int N);
+hdg_status hdg_lh_face_tables(lower *c);
+hdg_status hdg_lh_volume_host(lower *c, int deg);
+void hdg_lh_host_free(lower *c);
+hdg_ir_expr *hdg_lh_coord(hdg_ir_kernel *k, hdg_ir_tensor *g, int dim, hdg_ir_expr *const *l, int v);
+int hdg_lh_op_dir(hdg_op op);
+hdg_ir_expr *hdg_lh_basis_op(hdg_ir_kernel *k, hdg_ir_tensor *g, int dim, hdg_op op, hdg_ir_tensor *P,
+                             hdg_ir_tensor *const *dP, hdg_ir_expr *face, hdg_ir_expr *q, hdg_ir_expr *i);
+hdg_ir_expr *hdg_lh_elem_basis(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, hdg_op op,
+                               hdg_ir_expr *face, hdg_ir_expr *q, hdg_ir_expr *i);
+void hdg_lh_bind_xy(hdg_ir_kernel *k, hdg_ir_tensor *g, int dim, hdg_ir_expr *const *l, hdg_lower_env *env);
+hdg_ir_expr *hdg_lh_open_points(hdg_ir_kernel *k, hdg_ir_tensor *g, int dim, hdg_ir_tensor *lam, int nq,
+                                hdg_lower_env *env);
+hdg_ir_tensor *hdg_lh_elem_geom(lower *c, hdg_ir_kernel *k);
+
+/* ---- lower_hdg_atoms.c, for the kernels and the elimination */
 side hdg_lh_test_side(const lower *c, const hdg_equation *eq, const hdg_atom *a);
 side hdg_lh_trial_side(const lower *c, const hdg_atom *a);
 hdg_ir_expr *hdg_lh_dof(lower *c, hdg_ir_kernel *k, const side *s, int source, hdg_ir_expr *face, hdg_ir_expr *i);
@@ -83,6 +134,29 @@ hdg_ir_expr *hdg_lh_gfac2(hdg_ir_kernel *k, hdg_ir_tensor *g, const bterm *a, co
 int hdg_lh_coef_is_constant(const hdg_atom *a);
 hdg_ir_expr *hdg_lh_atom_coef(lower *c, hdg_ir_kernel *k, hdg_lower_env *env, const hdg_atom *a, int hist);
 hdg_ir_tensor *hdg_lh_face_weights(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const hdg_atom *a);
+int hdg_lh_marker_set(lower *c, const hdg_markers *mk);
+void hdg_lh_set_origin(lower *c, hdg_ir_kernel *k, const hdg_atom *a);
+int hdg_lh_calls_function(const hdg_ir_expr *e);
+void hdg_lh_emit_system(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const blocks *bk);
+blocks hdg_lh_system_blocks(hdg_ir_kernel *k, const hdg_lowered *L, int trace_rows);
+
+/* ---- lower_hdg_newton.c: nonlinear problems (Newton) */
+hdg_status hdg_lh_state_leaves(lower *c);   /* c->ns, sl_*, qextra from the residuals */
+void hdg_lh_state_inputs(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g);   /* inputs state_l, state_t; sv, sf */
+void hdg_lh_env_state(lower *c, hdg_lower_env *env);   /* the STATE hook, when the kernel reads the state */
+hdg_ir_expr *hdg_lh_residual_coef(lower *c, hdg_ir_kernel *k, hdg_lower_env *env, const hdg_residual *r);
+void hdg_lh_state_done(lower *c);   /* the kernel is done with the state */
+void hdg_lh_residual_kernel(lower *c);
+
+/* ---- lower_hdg_kernels.c and lower_hdg_post.c: the kernels */
+void hdg_lh_local_kernel(lower *c);
+void hdg_lh_recover_kernel(lower *c);
+void hdg_lh_rhs_kernel(lower *c);
+hdg_status hdg_lh_initial_kernel(lower *c);
+hdg_status hdg_lh_errors_kernel(lower *c);
+hdg_status hdg_lh_dirichlet_kernel(lower *c, int ib, int bc);
+hdg_status hdg_lh_post_kernel(lower *c);
+hdg_status hdg_lh_estimate_kernel(lower *c);
 
 /* ---- lower_hdg_elim.c: the plan of the block elimination of A (see there) */
 #define ELIM_MAX 64   /* element components: at most 32 unknowns of 2 components */

@@ -96,7 +96,7 @@ hdg_cli_test(run_roller_convergence 0 -e "fit +(1\\.9[0-9]|2\\.0[0-9]) +(1\\.9[0
 hdg_cli_test(run_marker_ids 0 -e "L2 error u +2\\.729250e-05"
   -- $<TARGET_FILE:hdgc> run data/hdg/poisson_tags.hdg --order 3 --mesh square:8)
 
-# The constant trace in K_e's null space (ir/lower_hdg.c, null_close): on poisson_exp (not an
+# The constant trace in K_e's null space (ir/lower_hdg_kernels.c, null_close): on poisson_exp (not an
 # eigenfunction) at k = 7, 8 the errors reach ~1e-14 (measured 3.1e-14 and 3.5e-14); with the
 # block-eliminated K_e left as computed they were 1.5e-12 (square:16, k = 7) and 1.1e-11
 # (square:32, k = 8). At k = 3 on square:128, K_e c = 0 made exact gives u* 1.1e-13 where the

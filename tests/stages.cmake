@@ -39,7 +39,7 @@ stages_both(stages_post_ref_poisson stages_post_quad_poisson HDGC_NO_REF_TENSORS
 stages_both(stages_post_ref_tensor stages_post_quad_tensor HDGC_NO_REF_TENSORS "L2 error ustar +2\\.17421[0-9]e-07"
   run ${STAGES_DATA}/tensor_diffusion.hdg --mesh square:16 --order 2)
 
-# Post systems proved symmetric positive definite (ir/lower_hdg.c, post_spd: every atom
+# Post systems proved symmetric positive definite (ir/lower_hdg_post.c, post_spd: every atom
 # on the post unknown pairs an operator and component with themselves under a positive
 # number; each component has a value atom or both derivatives) are solved by Cholesky
 # (1 / L_jj on the diagonal, no pivoting); the same u* as the pivoted LU (HDGC_NO_CHOL=1)
@@ -68,7 +68,7 @@ stages_both(stages_product_on stages_product_off HDGC_NO_PRODUCT_TABLES "L2 erro
   run ${STAGES_DATA}/poisson_exp.hdg --mesh square:16,perturb=0.2 --order 4)
 
 # A coefficient that calls exp, sin... (poisson_exp's source) is evaluated at all points in a
-# loop of its own (ir/lower_hdg.c, emit_atom), and so are the exact values in the errors kernel,
+# loop of its own (ir/lower_hdg_atoms.c, emit_atom), and so are the exact values in the errors kernel,
 # which the C backend vectorises with glibc's vector math (backends/c/jit.cpp); the same u*
 # error (the errors kernel's) with the split off, and with scalar libm.
 hdg_cli_test(stages_coef_split_ir 0 -e "local cq\\[36\\]" -e "cq\\[q\\] = vol_w\\[q\\] [*] t[0-9]+ [*] -[(]param[.]kappa"

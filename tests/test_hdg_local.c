@@ -274,7 +274,7 @@ static void check_problem(const problem_forms *pf, int k, const double *xy)
     printf("  |K 1|/|K| %.2e\n", flux / kmax);
     if (!pf->c && !pf->bx) CHECK(flux <= 1e-12 * kmax, "%s k=%d: constant trace gives flux %.3e", pf->file, k, flux);
     if (pf->c) CHECK(flux > 1e-3 * kmax, "%s k=%d: reaction must see a constant: %.3e", pf->file, k, flux);
-    /* ... and exactly so in the stored doubles (ir/lower_hdg.c, null_close): every row's and
+    /* ... and exactly so in the stored doubles (ir/lower_hdg_kernels.c, null_close): every row's and
      * every column's three mode-0 entries sum to 0.0 in any order */
     if (!pf->c && !pf->bx && R.m == nt / 3) {
         int inexact = 0, m0 = R.m;

@@ -91,7 +91,7 @@ const char *hdg_emit_c_batchable(const hdg_ir_kernel *k, int W, char *why, size_
 /* An innermost loop of at most this many trips is unrolled (host C kernels, batched or
  * not; hdg_emit_c_short_loop): its overhead is most of its cost, and unrolled, its loads
  * that do not depend on its index (a face's weight in the sums over faces of
- * ir/lower_hdg.c, the entry a sum adds into) leave the loops around it, and the loop
+ * ir/lower_hdg_atoms.c, the entry a sum adds into) leave the loops around it, and the loop
  * around it becomes the innermost one the vectoriser works on. */
 #define HDG_EMIT_C_UNROLL_TRIPS 4
 int hdg_emit_c_short_loop(const hdg_ir_stmt *loop);

@@ -260,7 +260,7 @@ static Host make_host()
                   "); set HDGC_CLANG_RESOURCE_DIR";
     h.ok = h.error.empty();
     // glibc's vector math (x86-64): the vectorizer may then call exp, sin, cos, log and pow
-    // 2 or 4 points at a time (a kernel's coefficient loops: ir/lower_hdg.c splits them out).
+    // 2 or 4 points at a time (a kernel's coefficient loops: ir/lower_hdg_atoms.c splits them out).
     // Its functions are within 4 ulp, libm's within 1. HDGC_NO_MVEC=1: scalar calls only.
     if (tt.getArch() == Triple::x86_64 && tt.isOSLinux() && !hdg_env_flag("HDGC_NO_MVEC"))
         h.mvec = dlopen("libmvec.so.1", RTLD_NOW | RTLD_GLOBAL) != nullptr;

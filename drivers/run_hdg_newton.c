@@ -1,0 +1,301 @@
+/* run_hdg_newton.c — Newton's method for nonlinear HDG problems on the host
+ * (issue 41; docs/solvers.md, "Newton").
+ *
+ * The state s = (s_l, s_t): the element dofs (ne x nl) and the trace dofs
+ * (nf x m). The kernels (ir/lower.h, hdg_lowered.nonlinear) read it: the local
+ * kernel condenses Newton's linear system J(s) s' = F(s), whose solution is the
+ * next iterate itself, the recovery gives its element part, and the residual
+ * kernel R(s) = J(s) s - F(s) = L s + N(s) - f per element.
+ *
+ *   s_0      the projection of `initial` (element unknowns; 0 where none is
+ *            given), the trace 0 and the Dirichlet data on Dirichlet dofs;
+ *   |R|      the 2-norm of the element rows and of the assembled trace rows,
+ *            Dirichlet dofs excluded;
+ *   stop     |R| <= rtol |R_0| + atol, or |R| at the attainable accuracy: at most
+ *            HDG_NEWTON_FLOOR eps ||M||, M the sums of the absolute values of the
+ *            terms of R (the residual kernel's M_l, M_t, assembled alike): what
+ *            rounding leaves of R when s is exact; or stagnating below
+ *            sqrt(eps) |R_0| (a step that gains less than a factor 2 there, or
+ *            finds no decrease at all: stagnated());
+ *   a step   K_e, F_e at s, assembled, Dirichlet rows eliminated (the data),
+ *            solved for s'_t with the solver the linear problem would use
+ *            (warm-started from s_t; inner tolerance 1e-14 or the attainable
+ *            accuracy), s'_l recovered; d = s' - s; backtracking: s + alpha d
+ *            with alpha = 1, 1/2, ... down to 2^-HDG_NEWTON_HALVINGS, the first
+ *            with |R| <= (1 - 1e-4 alpha) |R_n| (Armijo) taken;
+ *   failure  the step limit, a line search that finds no decrease, or a
+ *            non-finite residual: HDG_ESOLVER with the residual history.
+ * Reported: newton.residuals[], newton.alphas[], newton.linear_iterations[],
+ * newton.steps, newton.converged, newton.attainable (the floor), and
+ * newton.quadratic_constant = max r_{n+1} / r_n^2 over the last steps. */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "drivers/nonfinite.h"
+#include "drivers/run_hdg_internal.h"
+#include "support/util.h"
+
+#define HDG_NEWTON_FLOOR 100.0
+#define HDG_NEWTON_HALVINGS 10
+#define HDG_NEWTON_MAX_HISTORY 256
+
+typedef struct newton {
+    hdg_run *r;
+    long long nl, nt;         /* ne nl, nf m */
+    double *sl, *st;          /* the state */
+    double *dl, *dt;          /* the full step d = s' - s */
+    double *tl, *tt;          /* a trial state of the line search */
+    double *Rl, *Rt, *Ml, *Mt, *Rg, *Mg;   /* residual kernel outputs; assembled trace rows */
+    double hist[HDG_NEWTON_MAX_HISTORY];
+    int nhist;
+} newton;
+
+/* Element-view trace of a global trace vector (as the recovery's uhat). */
+static void to_elements(hdg_run *r, const double *x, double *xe)
+{
+    const hdg_mesh *M = r->mesh;
+    if (!r->maps.buf) hdg_hdg_face_maps(&r->L, &r->maps);
+    hdg_blockmat_scatter_maps(M->ne, M->ef, M->eforient, &r->maps.S, x, xe);
+}
+
+static int dirichlet_dof(const hdg_run *r, long long i)
+{
+    int m = r->L.m;
+    return r->isdir && r->isdir[i / m] && r->dofdir[i];
+}
+
+/* |R(sl, st)| and the floor eps ||M||. */
+static hdg_status residual(newton *N, const double *sl, const double *st, double *rn, double *floor_, hdg_error *err)
+{
+    hdg_run *r = N->r;
+    const hdg_mesh *M = r->mesh;
+    hdg_kernel_fn f = hdg_hdg_kernel(r, r->L.residual, err);
+    if (!f) return err->code;
+    double *ste = hdg_xmalloc(sizeof(double) * (size_t)M->ne * r->L.nt);
+    to_elements(r, st, ste);
+    hdg_kargs a = hdg_hdg_kargs(r, r->geom, M->ne);
+    a.in[0] = sl, a.in[1] = ste;
+    a.out[0] = N->Rl, a.out[1] = N->Rt, a.out[2] = N->Ml, a.out[3] = N->Mt;
+    hdg_launch(f, M->ne, &a);
+    free(ste);
+    memset(N->Rg, 0, sizeof(double) * (size_t)N->nt);
+    memset(N->Mg, 0, sizeof(double) * (size_t)N->nt);
+    hdg_blockmat_assemble_rhs_maps(M->nf, N->Rg, N->Rt, M->ef, M->eforient, M->fe, M->flf, &r->maps.S);
+    hdg_blockmat_assemble_rhs_maps(M->nf, N->Mg, N->Mt, M->ef, M->eforient, M->fe, M->flf, &r->maps.S);
+    double s = 0, m = 0;
+    for (long long i = 0; i < N->nl; i++) s += N->Rl[i] * N->Rl[i], m += N->Ml[i] * N->Ml[i];
+    for (long long i = 0; i < N->nt; i++)
+        if (!dirichlet_dof(r, i)) s += N->Rg[i] * N->Rg[i], m += N->Mg[i] * N->Mg[i];
+    *rn = sqrt(s);
+    *floor_ = HDG_NEWTON_FLOOR * DBL_EPSILON * sqrt(m);
+    if (!isfinite(*rn))
+        return hdg_fail(err, HDG_ESOLVER, "%s: Newton: the residual is not finite at step %d (the state left the "
+                        "range where the nonlinear terms are defined)", r->p->name, N->nhist);
+    return HDG_OK;
+}
+
+/* The history as text: "r0, r1, ..." (at most the last 40). */
+static void history_text(const newton *N, char *buf, size_t n)
+{
+    size_t l = 0;
+    buf[0] = 0;
+    for (int i = N->nhist > 40 ? N->nhist - 40 : 0; i < N->nhist && l + 16 < n; i++)
+        l += (size_t)snprintf(buf + l, n - l, "%s%.3e", l ? ", " : "", N->hist[i]);
+}
+
+static hdg_status fail_history(newton *N, const char *why, hdg_error *err)
+{
+    char h[1024];
+    history_text(N, h, sizeof h);
+    hdg_report_bool(N->r->rep, "newton.converged", 0);
+    return hdg_fail(err, HDG_ESOLVER, "%s: Newton %s; residual history |R| = %s", N->r->p->name, why, h);
+}
+
+/* s_0: the projection of the first guess, the trace 0 with the Dirichlet data. */
+static hdg_status first_guess(newton *N, hdg_error *err)
+{
+    hdg_run *r = N->r;
+    int ne = r->mesh->ne;
+    hdg_kernel_fn f = hdg_hdg_kernel(r, r->L.initial, err);
+    if (!f) return err->code;
+    hdg_kargs a = hdg_hdg_kargs(r, r->geom, ne);
+    a.out[0] = N->sl;
+    hdg_launch(f, ne, &a);
+    int bad = hdg_nonfinite_first(N->sl, ne, r->L.nl, r->L.nl);
+    if (bad >= 0) return hdg_hdg_initial_not_finite(r->p, bad, err);
+    hdg_status st = hdg_hdg_dirichlet_data(r, err);
+    if (st) return st;
+    for (long long i = 0; i < N->nt; i++) N->st[i] = dirichlet_dof(r, i) ? r->xD[i] : 0;
+    return HDG_OK;
+}
+
+/* Newton's linear system at s, solved: r->x = s'_t, r->xe = s'_l. */
+static hdg_status linear_step(newton *N, int *its, hdg_error *err)
+{
+    hdg_run *r = N->r;
+    const hdg_mesh *M = r->mesh;
+    if (!r->state_te) r->state_te = hdg_xmalloc(sizeof(double) * (size_t)M->ne * r->L.nt);
+    to_elements(r, N->st, r->state_te);
+    r->state_l = N->sl;
+    hdg_status st = hdg_hdg_local_stage(r, err);
+    if (!st) st = hdg_hdg_assemble_stage(r, err);
+    if (st) return st;
+    hdg_blockmat_apply_dirichlet_dofs(&r->B, r->rhs, r->isdir, r->mixed ? r->dofdir : NULL, r->xD,
+                                      hdg_hdg_dirichlet_diag(r->amax));
+    if (!r->x) r->x = hdg_xmalloc(sizeof(double) * (size_t)N->nt);
+    memcpy(r->x, N->st, sizeof(double) * (size_t)N->nt);   /* the guess: the state's trace */
+    hdg_hdg_ksp K;
+    hdg_solve_info info;
+    st = hdg_hdg_ksp_init(&K, r, err);
+    if (!st) st = hdg_hdg_ksp_solve(&K, r, &info, err);
+    hdg_hdg_ksp_free(&K);
+    *its = info.iterations;
+    return st ? st : hdg_hdg_recover(r, err);
+}
+
+/* The attainable accuracy reached by stagnation: the last step reduced |R| by less than
+ * a half from a residual already below sqrt(eps) |R_0|, where a Newton step in its
+ * quadratic range would have gained many digits: what is left is rounding (in R, and
+ * in the linear solve's tolerance relative to the right-hand side's size). */
+static int stagnated(const newton *N)
+{
+    int n = N->nhist;
+    return n >= 2 && N->hist[n - 1] > 0.5 * N->hist[n - 2] && N->hist[n - 2] <= sqrt(DBL_EPSILON) * N->hist[0];
+}
+
+/* max r_{n+1} / r_n^2 over the last two steps n whose r_{n+1} lies above 100 times
+ * the final residual of a run stopped at the attainable accuracy (below that,
+ * rounding, not Newton, sets r_{n+1}), and above 100 times the floor eps ||M||, and
+ * whose r_n is below 1e-1 r_0 (past the global phase); 0 when none. */
+static double quadratic_constant(const newton *N, int attained, double fl)
+{
+    double C = 0, lo = fmax(attained ? 100 * N->hist[N->nhist - 1] : 0, 100 * fl);
+    for (int n = N->nhist - 2, used = 0; n >= 0 && used < 2; n--) {
+        if (!(N->hist[n + 1] > lo) || !(N->hist[n] < 1e-1 * N->hist[0])) continue;
+        double c = N->hist[n + 1] / (N->hist[n] * N->hist[n]);
+        C = c > C ? c : C;
+        used++;
+    }
+    return C;
+}
+
+static void alloc_state(newton *N)
+{
+    double **v[] = {&N->sl, &N->dl, &N->tl, &N->Rl, &N->Ml};
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++) *v[i] = hdg_xcalloc((size_t)N->nl, sizeof(double));
+    double **w[] = {&N->st, &N->dt, &N->tt, &N->Rg, &N->Mg};
+    for (size_t i = 0; i < sizeof w / sizeof *w; i++) *w[i] = hdg_xcalloc((size_t)N->nt, sizeof(double));
+    N->Rt = hdg_xcalloc((size_t)N->r->mesh->ne * N->r->L.nt, sizeof(double));
+    N->Mt = hdg_xcalloc((size_t)N->r->mesh->ne * N->r->L.nt, sizeof(double));
+}
+
+static void free_state(newton *N)
+{
+    free(N->sl), free(N->dl), free(N->tl), free(N->Rl), free(N->Ml);
+    free(N->st), free(N->dt), free(N->tt), free(N->Rg), free(N->Mg), free(N->Rt), free(N->Mt);
+}
+
+/* One backtracking line search from s along d; on success s is the new state and *rn its |R|. */
+static hdg_status line_search(newton *N, double r0, double *rn, double *fl, double *alpha, hdg_error *err)
+{
+    double a = 1;
+    for (int h = 0; h <= HDG_NEWTON_HALVINGS; h++, a /= 2) {
+        for (long long i = 0; i < N->nl; i++) N->tl[i] = N->sl[i] + a * N->dl[i];
+        for (long long i = 0; i < N->nt; i++) N->tt[i] = N->st[i] + a * N->dt[i];
+        double rt, ft;
+        hdg_error e2 = {0};
+        hdg_status st = residual(N, N->tl, N->tt, &rt, &ft, &e2);
+        if (st && st != HDG_ESOLVER) { *err = e2; return st; }
+        if (!st && rt <= (1 - 1e-4 * a) * r0) {
+            memcpy(N->sl, N->tl, sizeof(double) * (size_t)N->nl);
+            memcpy(N->st, N->tt, sizeof(double) * (size_t)N->nt);
+            *rn = rt, *fl = ft, *alpha = a;
+            return HDG_OK;
+        }
+    }
+    *alpha = 0;
+    return HDG_ESOLVER;
+}
+
+hdg_status hdg_run_hdg_newton(hdg_run *r, hdg_error *err)
+{
+    const hdg_run_options *o = r->o;
+    const hdg_mesh *M = r->mesh;
+    newton N = {.r = r, .nl = (long long)M->ne * r->L.nl, .nt = (long long)M->nf * r->L.m};
+    int maxs = o->newton_max_steps > 0 ? o->newton_max_steps : 25;
+    double rtol = o->newton_rtol > 0 ? o->newton_rtol : 1e-10, atol = o->newton_atol > 0 ? o->newton_atol : 0;
+    if (maxs > HDG_NEWTON_MAX_HISTORY - 1) maxs = HDG_NEWTON_MAX_HISTORY - 1;
+    alloc_state(&N);
+    double rn, fl;
+    hdg_status st = first_guess(&N, err);
+    if (!st) st = residual(&N, N.sl, N.st, &rn, &fl, err);
+    int step = 0, linear = 0, attained = 0;
+    double t0 = hdg_wtime();
+    while (!st) {
+        N.hist[N.nhist++] = rn;
+        hdg_report_array_push_number(r->rep, "newton.residuals", rn);
+        if (o->log) fprintf(o->log, "  newton %2d  |R| %.6e%s\n", step, rn, step ? "" : "  (first guess)");
+        if (rn <= rtol * N.hist[0] + atol) break;
+        if (rn <= fl || stagnated(&N)) { attained = 1; break; }
+        if (step == maxs) {
+            char why[160];
+            snprintf(why, sizeof why, "did not converge in %d steps (--newton-max-steps; |R| %.3e > %.3e)", maxs, rn,
+                     fmax(rtol * N.hist[0] + atol, fl));
+            st = fail_history(&N, why, err);
+            break;
+        }
+        int its = 0;
+        if ((st = linear_step(&N, &its, err))) {
+            if (st != HDG_ESOLVER) break;
+            char why[600];
+            snprintf(why, sizeof why, "step %d: the linear solve failed (%.400s)", step + 1, err->msg);
+            st = fail_history(&N, why, err);
+            break;
+        }
+        linear += its;
+        hdg_report_array_push_number(r->rep, "newton.linear_iterations", its);
+        for (long long i = 0; i < N.nl; i++) N.dl[i] = r->xe[i] - N.sl[i];
+        for (long long i = 0; i < N.nt; i++) N.dt[i] = r->x[i] - N.st[i];
+        double alpha, r0 = rn;
+        st = line_search(&N, r0, &rn, &fl, &alpha, err);
+        if (st == HDG_ESOLVER && r0 <= sqrt(DBL_EPSILON) * N.hist[0]) {   /* no decrease left at the floor */
+            st = HDG_OK, attained = 1;
+            break;
+        }
+        if (st == HDG_ESOLVER) {
+            char why[160];
+            snprintf(why, sizeof why, "stagnated at step %d: no step length down to 2^-%d decreases |R| %.3e "
+                     "(a start too far from a solution, or no solution)", step + 1, HDG_NEWTON_HALVINGS, r0);
+            st = fail_history(&N, why, err);
+            break;
+        }
+        if (st) break;
+        hdg_report_array_push_number(r->rep, "newton.alphas", alpha);
+        if (o->log && alpha < 1) fprintf(o->log, "  newton     line search: step length %g\n", alpha);
+        step++;
+    }
+    hdg_report_int(r->rep, "newton.steps", step);
+    hdg_report_int(r->rep, "newton.linear_iterations_total", linear);
+    hdg_report_number(r->rep, "newton.seconds", hdg_wtime() - t0);
+    if (!st) {
+        double C = quadratic_constant(&N, attained, fl);
+        hdg_report_bool(r->rep, "newton.converged", 1);
+        hdg_report_bool(r->rep, "newton.attainable", attained);
+        hdg_report_number(r->rep, "newton.floor", fl);
+        hdg_report_number(r->rep, "newton.quadratic_constant", C);
+        if (o->log)
+            fprintf(o->log, "  newton converged in %d steps (%s), |R| %.3e, quadratic constant C = max r_{n+1}/r_n^2 "
+                    "= %.3g\n", step, attained ? "the attainable accuracy" : "the tolerance", rn, C);
+        /* the solution: the state (the last recovery was at s', the line search may have taken less) */
+        if (!r->xe) r->xe = hdg_xmalloc(sizeof(double) * (size_t)N.nl);
+        if (!r->x) r->x = hdg_xmalloc(sizeof(double) * (size_t)N.nt);
+        memcpy(r->xe, N.sl, sizeof(double) * (size_t)N.nl);
+        memcpy(r->x, N.st, sizeof(double) * (size_t)N.nt);
+    }
+    r->state_l = NULL;
+    free_state(&N);
+    return st;
+}

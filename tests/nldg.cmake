@@ -1,0 +1,52 @@
+# Explicit DG for nonlinear conservation laws (issue 41; ir/lower_dg_nonlinear.c, drivers/run_dg_nonlinear.c,
+# drivers/dg_speed.c's state-dependent speed):
+#   nldg_euler_rates_N    isentropic vortex (tests/data/nldg/euler_vortex.hdg, final 0.05) on square:8, 16
+#                         periodic: the rate in density within [N + 0.5, N + 1.5], N = 1..4 (measured 1.81,
+#                         2.88, 3.71, 4.65; square:4 is left out: the vortex core spans about one element)
+#   nldg_burgers_rates    Burgers before the shock time, exact solution (burgers_smooth.hdg): fitted rates on
+#                         square:8, 16, 32 within 0.35 of N + 1, N = 1..4 (1.95, 2.95, 3.75, 4.69)
+#   nldg_euler_totals     mass, momentum and energy totals conserved to < 1e-12 relative (periodic)
+#   nldg_burgers_shock    past the shock time: the clear stop naming time, element and field, exit 1
+#   nldg_euler_negative   a negative initial density: the term, element and state named at t = 0, exit 1
+#   nldg_strong_refused   a derivative of the state inside a nonlinear term: refused with its position
+#   nldg_mpi_euler        mpirun -np 2 equals the serial run to 1e-12 (errors, totals, steps)
+#   nldg_euler_backend_*  --backend c, and --backend cuda on the CUDA emulator: the host's errors and totals (the same 7 digits;
+#                         the step's dt travels to the device whenever the wave speed changes it)
+find_package(Python3 COMPONENTS Interpreter)
+set(NLDG ${HDG_TEST_DIR}/data/nldg)
+if(Python3_Interpreter_FOUND)
+  foreach(N 1 2 3 4)
+    add_test(NAME nldg_euler_rates_${N} COMMAND sh -c
+      "\"$0\" convergence \"$1\" --orders ${N} --meshes 8,16 --mesh-options periodic=xy --json nldg_euler_rates_${N}.json --quiet && \"$2\" \"$3\" nldg_euler_rates_${N}.json 0.5 rho=1"
+      $<TARGET_FILE:hdgc> ${NLDG}/euler_vortex.hdg ${Python3_EXECUTABLE} ${HDG_TEST_DIR}/check_rates.py)
+  endforeach()
+  add_test(NAME nldg_burgers_rates COMMAND sh -c
+    "\"$0\" convergence \"$1\" --orders 1..4 --meshes 8,16,32 --mesh-options periodic=xy --json nldg_burgers_rates.json --quiet && \"$2\" \"$3\" nldg_burgers_rates.json 0.35 u=1"
+    $<TARGET_FILE:hdgc> ${NLDG}/burgers_smooth.hdg ${Python3_EXECUTABLE} ${HDG_TEST_DIR}/check_rates.py)
+endif()
+hdg_cli_test(nldg_euler_totals 0 -e "L2 error rho +1\\.1[0-9]+e-03"
+  -e "totals rho 0.98[0-9]+, m.x 0.98[0-9]+, m.y 0.98[0-9]+, E 3.44[0-9]+ \\(max relative drift [0-9.]+e-(1[3-9]|[2-9][0-9])\\)" --
+  $<TARGET_FILE:hdgc> run ${NLDG}/euler_vortex.hdg --mesh square:8,periodic=xy --order 3)
+hdg_cli_test(nldg_burgers_shock 1
+  -e "burgers2d': the solution left the smooth regime at t = 0\\.3[0-9]+ \\(step [0-9]+\\): at element [0-9]+ .* of u's modal energy, above the limit 0\\.00309 = 0\\.25/N\\^4 for N = 3" --
+  $<TARGET_FILE:hdgc> run ${HDG_EXAMPLES}/burgers2d.hdg --mesh square:16,periodic=xy --final-time 0.6)
+hdg_cli_test(nldg_euler_negative 1
+  -e "euler_negative': the state left the admissible set at t = 0 \\(step 0\\): the face term at .*euler_negative.hdg:29:40 is -?nan at element [0-9]+, node [0-9]+ \\(0\\.25, 0\\.25\\), where rho = -0\\.5" --
+  $<TARGET_FILE:hdgc> run ${NLDG}/euler_negative.hdg --mesh square:8,periodic=xy --order 2)
+hdg_cli_test(nldg_strong_refused 1
+  -e "strong_form.hdg:9:23: explicit DG evaluates nonlinear terms from the state's values: a derivative of an unknown inside a nonlinear term is not supported" --
+  $<TARGET_FILE:hdgc> run ${NLDG}/strong_form.hdg --mesh square:4,periodic=xy)
+find_program(NLDG_MPIRUN mpirun)
+if(NLDG_MPIRUN AND Python3_Interpreter_FOUND)
+  add_test(NAME nldg_mpi_euler COMMAND ${Python3_EXECUTABLE} ${HDG_TEST_DIR}/nldg_mpi.py $<TARGET_FILE:hdgc>
+    ${NLDG_MPIRUN} 2 1e-12 -- ${NLDG}/euler_vortex.hdg --mesh square:8,periodic=xy --order 2)
+  set_tests_properties(nldg_mpi_euler PROPERTIES TIMEOUT ${HDG_COMPILE_TIMEOUT} RESOURCE_LOCK mpirun)
+endif()
+# the host's figures, then the device driver's on the emulator (the same digits)
+foreach(B c cuda)
+  hdg_cli_test(nldg_euler_backend_${B} 0 -e "L2 error rho +2\\.193388e-02" -e "L2 error E +1\\.057241e-01"
+    -e "totals rho 0\\.9873986379, m.x 0\\.9873986379, m.y 0\\.9873986379, E 3\\.474873503" --
+    env HDGC_LIBCUDA=emulator $<TARGET_FILE:hdgc> run ${HDG_EXAMPLES}/euler2d.hdg --mesh square:4,periodic=xy --order 2
+    --final-time 0.02 --backend ${B})
+endforeach()
+set_tests_properties(nldg_euler_backend_cuda PROPERTIES TIMEOUT ${HDG_COMPILE_TIMEOUT})
