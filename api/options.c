@@ -142,6 +142,8 @@ hdg_status hdg_api_option(hdg_run_options *o, hdg_api_extra *x, hdg_api_strings 
         if (!on_off(value, &o->png_edges)) return hdg_fail(err, HDG_EINPUT, "edges %s: expected on or off", value);
     } else if (!strcmp(name, "cache")) {
         if (!on_off(value, &o->use_cache)) return hdg_fail(err, HDG_EINPUT, "cache %s: expected on or off", value);
+    } else if (!strcmp(name, "newton-check")) {
+        if (!on_off(value, &o->newton_check)) return hdg_fail(err, HDG_EINPUT, "--newton-check %s: expected on or off", value);
     } else if (!strcmp(name, "fields")) {
         int on;
         if (!on_off(value, &on)) return hdg_fail(err, HDG_EINPUT, "fields %s: expected on or off", value);

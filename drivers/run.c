@@ -145,13 +145,14 @@ hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg
     if (p->transient && strcmp(o.kernels, "generated"))
         return hdg_fail(err, HDG_EINPUT, "%s: --kernels %s: the hand-written kernels are steady; a problem with "
                                          "dt() terms runs on its generated kernels", p->name, o.kernels);
-    if (p->method == HDG_METHOD_HDG && o.png && strchr(o.png, '%'))
-        return hdg_fail(err, HDG_EINPUT, "%s: --png %s: a frame pattern (%%d) is for the frames of explicit DG; an HDG "
-                        "run draws one picture, of its final state: give a file name without %%", p->name, o.png);
-    if (p->transient && o.every > 0 && !hdg_hdg_series_wanted(&o))
-        return hdg_fail(err, HDG_EINPUT, "%s: --every %d writes a series of files, which for HDG is --vtk x.pvd (given: "
-                        "%s%s); without one the run writes only its final state", p->name, o.every,
-                        o.vtk ? "--vtk " : "no --vtk", o.vtk ? o.vtk : "");
+    int frames = o.png && strchr(o.png, '%');
+    if (p->method == HDG_METHOD_HDG && frames && !p->transient)
+        return hdg_fail(err, HDG_EINPUT, "%s: --png %s: a frame pattern (%%d) draws the frames of a time-dependent "
+                        "run; a steady HDG run draws one picture: give a file name without %%", p->name, o.png);
+    if (p->transient && o.every > 0 && !hdg_hdg_series_wanted(&o) && !frames)
+        return hdg_fail(err, HDG_EINPUT, "%s: --every %d writes a series of files, which for HDG is --vtk x.pvd or "
+                        "--png frame%%d.png (given: %s%s); without one the run writes only its final state", p->name,
+                        o.every, o.vtk ? "--vtk " : "no --vtk", o.vtk ? o.vtk : "");
     if (p->transient) {   /* the steps, refused before any work when too many */
         double final, dt;
         long long nsteps;

@@ -159,7 +159,7 @@ hdg_status hdg_hdg_assemble_stage(hdg_run *r, hdg_error *err)
         if (!st) st = hdg_blockmat_init(&r->B, M->nf, m, na, nbr, err);
         free(nbr);
         if (st) return st;
-        hdg_hdg_face_maps(&r->L, &r->maps);
+        if (!r->maps.buf) hdg_hdg_face_maps(&r->L, &r->maps);   /* Newton's residual may have built them */
         r->rhs = hdg_xcalloc((size_t)M->nf * m, sizeof(double));
     }
     return hdg_blockmat_assemble_maps(&r->B, r->rhs, M->ne, r->Ke, r->Fe, M->ef, M->eforient, M->fe,
@@ -220,20 +220,19 @@ static hdg_status null_stage(hdg_run *r, hdg_error *err)
     long long left = t >= 0 && hdg_hdg_null_left(&r->L, r->mesh, r->Ke, t, r->amax);
     hdg_comm_imin(&left, 1);   /* every element annihilates the constants by itself */
     hdg_hdg_null_fixes F;
-    const hdg_run_options *o = r->o;   /* several constants: the native solvers without mg (run_hdg_null.h) */
-    int multi_ok = !o->dist && !(o->solver && !strcmp(o->solver, "petsc")) && !(o->precond && !strcmp(o->precond, "mg"));
-    hdg_status st = hdg_hdg_null_decide_all(r->p, &r->L, &N, (int)left, r->asym, multi_ok, r->rep, &F, err);
+    hdg_status st = hdg_hdg_null_decide_all(r->p, &r->L, &N, (int)left, r->asym, r->rep, &F, err);
     if (st || !F.dim) return st;
     hdg_hdg_data data = {r->p, r->mesh, r->L.k};
-    if (F.dim > 1) {
+    if (F.dim > 1) {   /* several free constants: an orthonormal basis, every solver projects them */
         r->fixes = hdg_xmalloc(sizeof *r->fixes);
         *r->fixes = F;
         r->nz = F.dim;
-        r->z = hdg_hdg_null_basis(&r->L, r->mesh, NULL, &F);
-        return hdg_hdg_null_project_all(r->p, &F, (long long)r->B.nf * r->B.m, r->z, r->rhs, &data, r->rep, err);
+        for (int j = 0; j < F.dim; j++) r->null_mask |= 1u << (F.fix[j].g - 1);
+        r->z = hdg_hdg_null_basis(&r->L, r->mesh, r->o->dist, &F);
+        return hdg_hdg_null_project_all(r->p, &F, r->o->dist, r->B.nf, r->B.m, r->z, r->rhs, &data, r->rep, err);
     }
     hdg_hdg_null_fix fix = F.fix[0];
-    r->null_u = fix.u, r->null_c = fix.c.comp, r->null_g = fix.g, r->nz = 1;
+    r->null_u = fix.u, r->null_c = fix.c.comp, r->null_mask = 1u << (fix.g - 1), r->nz = 1;
     r->z = hdg_hdg_null_cand_vector(&r->L, r->mesh, fix.c);
     if (r->o->dist) return hdg_hdg_null_project_dist(r->o->dist, r->B.nf, r->L.m, r->z, r->rhs, &data, r->rep, err);
     return hdg_hdg_null_project_rhs(hdg_vecops_host(), (long long)r->B.nf * r->B.m, r->z, r->rhs, &data, r->rep, err);
@@ -243,7 +242,7 @@ static hdg_status null_stage(hdg_run *r, hdg_error *err)
  * attached) solved by PETSc (runtime/petsc/petsc.h). */
 static hdg_petsc_opts petsc_opts(const hdg_run *r, const hdg_hdg_solver *s)
 {
-    return (hdg_petsc_opts){s->petsc, r->asym <= HDG_HDG_SYMMETRIC, s->so.rtol, s->so.maxit, s->so.restart, r->z};
+    return (hdg_petsc_opts){s->petsc, r->asym <= HDG_HDG_SYMMETRIC, s->so.rtol, s->so.maxit, s->so.restart, r->z, r->nz};
 }
 
 /* Under mpirun: PETSc's solver of the pieces summed, set up once per matrix. */
@@ -251,7 +250,7 @@ static hdg_status dist_init(hdg_hdg_ksp *K, hdg_run *r, hdg_error *err)
 {
     const hdg_mesh_dist *d = r->o->dist;
     hdg_petsc_dist_mg g = {0};
-    int mg = K->s.dist_mg && hdg_hdg_dist_mg(r->o, r->mesh, &r->B, r->L.nk, r->z ? r->null_g : 0, &g, err);
+    int mg = K->s.dist_mg && hdg_hdg_dist_mg(r->o, r->mesh, &r->B, r->L.nk, r->null_mask, &g, err);
     hdg_petsc_dist pd = {d->fgid, d->fstart[d->rank], d->nf_global, d->nf_owned, mg ? &g : NULL};
     hdg_petsc_opts po = petsc_opts(r, &K->s);
     hdg_petsc_info pi;
@@ -296,7 +295,6 @@ hdg_status hdg_hdg_ksp_init(hdg_hdg_ksp *K, hdg_run *r, hdg_error *err)
     hdg_hdg_definiteness(r->p, &r->L, r->mesh, r->dofdir, r->amax, r->o->dist, blockmat_apply, &r->B, r->rep,
                          &K->def);
     hdg_status st = hdg_hdg_choose_solver(r->o, r->asym, K->n, &K->def, &K->s, err);
-    if (!st && r->nz > 1) st = hdg_hdg_null_solver(r->p, r->nz, &K->s, r->o->precond != NULL, err);
     if (!st && r->o->dist) st = dist_init(K, r, err);
     if (st || !strcmp(K->s.method, "petsc")) return st;
     K->A = hdg_blockmat_op(&r->B);
@@ -308,7 +306,7 @@ hdg_status hdg_hdg_ksp_init(hdg_hdg_ksp *K, hdg_run *r, hdg_error *err)
     else if (!strcmp(K->s.precond, "jacobi")) st = hdg_precond_jacobi_init(&K->M, &r->B, err);
     else if (!strcmp(K->s.precond, "mg")) {
         double t0 = hdg_wtime();
-        st = hdg_hdg_mg_host(&K->mg, &r->B, r->mesh, r->L.nk, r->z ? r->null_g : 0, K->s.petsc, r->rep, &K->M, err);
+        st = hdg_hdg_mg_host(&K->mg, &r->B, r->mesh, r->L.nk, r->null_mask, K->s.petsc, r->rep, &K->M, err);
         hdg_report_number(r->rep, "solver.mg.setup_seconds", hdg_wtime() - t0);
     }
     return st;
@@ -426,7 +424,7 @@ static hdg_status fix_means(void *ctx, const double *x, double *mean, hdg_error 
 static hdg_status recover_stage(hdg_run *r, hdg_error *err)
 {
     if (r->fixes) {
-        hdg_status st = hdg_hdg_null_shift_all(r->p, r->mesh, r->fixes, (long long)r->B.nf * r->B.m, r->z, r->x,
+        hdg_status st = hdg_hdg_null_shift_all(r->p, r->mesh, r->fixes, hdg_vecops_host(), (long long)r->B.nf * r->B.m, r->z, r->x,
                                                fix_means, r, r->rep, err);
         return st ? st : hdg_hdg_recover(r, err);
     }
@@ -595,7 +593,8 @@ post:
     if (r.L.estimate[0]) STAGE("estimate", hdg_hdg_estimate_stage(&r, err));
     if (o->vtk || o->snapshot) STAGE("output", hdg_hdg_output_stage(&r, err));
 fields:
-    if (o->png) STAGE("png", hdg_png_hdg(p, &r.L, mesh, r.xe, r.xp, p->transient ? r.t : NAN, o, r.rep, err));
+    if (o->png && !strchr(o->png, '%'))   /* a frame pattern: drawn by the steps (run_hdg_time.c) */
+        STAGE("png", hdg_png_hdg(p, &r.L, mesh, r.xe, r.xp, p->transient ? r.t : NAN, o, r.rep, err));
     if (o->fields) {   /* hand the element fields over */
         o->fields->n = (long long)mesh->ne * r.L.nl;
         o->fields->x = r.xe;

@@ -597,7 +597,25 @@ void hdg_hdg_watch_free(hdg_hdg_watch *w)
 void hdg_hdg_watch_exact(hdg_hdg_watch *w, const hdg_problem *p, const double *exact)
 {
     for (int u = 0; u < p->nunknowns && u < 32; u++)
-        if (isfinite(exact[u])) w->exact_max[u] = fmax(w->exact_max[u], exact[u]);
+        if (isfinite(exact[u]) && exact[u] > 0) w->exact_max[u] = fmax(w->exact_max[u], exact[u]), w->has_exact = 1;
+}
+
+/* Without an exact solution: over the last three quarters of the steps so far, three windows
+ * of step / 4 steps, the norm grew in each at least HDG_HDG_STEADY_WINDOW times, by
+ * logarithms within HDG_HDG_STEADY_SPREAD of each other, and HDG_HDG_STEADY_TOTAL times over
+ * the three (run_hdg_common.h). */
+static int steady_growth(const hdg_hdg_watch *w, double norm, long long step)
+{
+    long long q = step / 4;
+    if (w->has_exact || q < 2) return 0;
+    double n[4] = {w->norms[step - 3 * q], w->norms[step - 2 * q], w->norms[step - q], norm}, lo = INFINITY, hi = 0;
+    if (!(n[0] > 0) || !(n[3] > HDG_HDG_STEADY_TOTAL * n[0])) return 0;
+    for (int i = 0; i < 3; i++) {
+        if (!(n[i + 1] > HDG_HDG_STEADY_WINDOW * n[i])) return 0;
+        double g = log(n[i + 1] / n[i]);
+        lo = fmin(lo, g), hi = fmax(hi, g);
+    }
+    return hi <= HDG_HDG_STEADY_SPREAD * lo;
 }
 
 hdg_status hdg_hdg_watch_step(hdg_hdg_watch *w, const hdg_problem *p, double norm, const double *err,
@@ -613,6 +631,15 @@ hdg_status hdg_hdg_watch_step(hdg_hdg_watch *w, const hdg_problem *p, double nor
                      "of its exact solution (%.4g)", p->unknowns[u].name, err[u], HDG_HDG_BLOWUP_EXACT, ref);
             return blowup(w, what, step, t, rep, e);
         }
+    }
+    if (steady_growth(w, norm, step)) {
+        long long q = step / 4;
+        snprintf(what, sizeof what, "the solution's norm grew steadily (exponentially, with no exact solution "
+                 "to compare with; a solution that truly grows so needs its 'exact' line): %.4g after step %lld, %.4g "
+                 "after step %lld, %.4g after step %lld, %.4g now",
+                 w->norms[step - 3 * q], step - 3 * q, w->norms[step - 2 * q], step - 2 * q, w->norms[step - q],
+                 step - q, norm);
+        return blowup(w, what, step, t, rep, e);
     }
     double quarter = w->norms[step / 4], half = w->norms[step / 2];
     if (step >= 4 && quarter > 0 && half > HDG_HDG_BLOWUP_NORM * quarter &&

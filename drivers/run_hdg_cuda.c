@@ -217,18 +217,31 @@ hdg_status hdg_dcu_dirichlet_stage(drun *r, hdg_error *err)
     return st;
 }
 
-/* Under mpirun: the right-hand side projected on the host with sums over the
- * ranks (run_hdg_null.h), and back. */
-static hdg_status dist_project(drun *r, hdg_error *err)
+/* Under mpirun, or with several free constants: the right-hand side projected on the host
+ * (with sums over the ranks under mpirun; run_hdg_null.h), and back. */
+static hdg_status host_project(drun *r, hdg_error *err)
 {
     long long n = (long long)r->B.nf * r->B.m;
     hdg_hdg_data data = {r->p, r->mesh, r->L.k};
-    double *b = hdg_xmalloc(sizeof(double) * ((size_t)n + 1)), *z = hdg_hdg_null_cand_vector(&r->L, r->mesh, r->fix.c);
+    double *b = hdg_xmalloc(sizeof(double) * ((size_t)n + 1));
     hdg_status st = hdg_cuda_download(r->dev, b, r->rhs, sizeof(double) * (size_t)n, err);
-    if (!(st = hdg_comm_agree(st, err))) st = hdg_hdg_null_project_dist(r->o->dist, r->B.nf, r->L.m, z, b, &data, r->rep, err);
+    if (r->o->dist) st = hdg_comm_agree(st, err);
+    if (!st && r->fixes)
+        st = hdg_hdg_null_project_all(r->p, r->fixes, r->o->dist, r->B.nf, r->L.m, r->zh, b, &data, r->rep, err);
+    else if (!st) st = hdg_hdg_null_project_dist(r->o->dist, r->B.nf, r->L.m, r->zh, b, &data, r->rep, err);
     if (!st) st = hdg_cuda_upload(r->dev, r->rhs, b, sizeof(double) * (size_t)n, err);
-    free(b), free(z);
+    free(b);
     return st;
+}
+
+/* A copy of the null vectors on the host (NULL: none), for PETSc and the probes (they free it). */
+static double *null_host(const drun *r)
+{
+    if (!r->zh) return NULL;
+    size_t n = (size_t)r->B.nf * r->B.m * (size_t)r->nz;
+    double *z = hdg_xmalloc(sizeof(double) * (n + 1));
+    memcpy(z, r->zh, sizeof(double) * n);
+    return z;
 }
 
 /* K x on host vectors, the product on the device (hdg_dcu_definiteness, hdg_dcu_null_find);
@@ -280,15 +293,20 @@ static hdg_status null_stage(drun *r, hdg_error *err)
     hdg_status st = hdg_dcu_null_find(r, &N, err);
     long long left = r->null_t >= 0 && r->left_null;
     hdg_comm_imin(&left, 1);   /* every piece annihilates the constants */
-    hdg_hdg_null_fixes F;   /* several free constants: the host's native solvers only */
-    if (!st) st = hdg_hdg_null_decide_all(r->p, &r->L, &N, (int)left, r->asym, 0, r->rep, &F, err);
+    hdg_hdg_null_fixes F;
+    if (!st) st = hdg_hdg_null_decide_all(r->p, &r->L, &N, (int)left, r->asym, r->rep, &F, err);
     if (!st) r->fix = F.fix[0];
-    if (st || r->fix.c.t < 0) return st;
-    double *z = hdg_hdg_null_cand_vector(&r->L, r->mesh, r->fix.c);
-    st = upload(r, z, sizeof(double) * (size_t)n, &r->z, err);
-    free(z);
+    if (st || !F.dim || r->fix.c.t < 0) return st;
+    r->nz = F.dim;
+    for (int j = 0; j < F.dim; j++) r->null_mask |= 1u << (F.fix[j].g - 1);
+    if (F.dim > 1) {   /* several free constants: an orthonormal basis (run_hdg_null.h) */
+        r->fixes = hdg_xmalloc(sizeof *r->fixes);
+        *r->fixes = F;
+        r->zh = hdg_hdg_null_basis(&r->L, r->mesh, r->o->dist, &F);
+    } else r->zh = hdg_hdg_null_cand_vector(&r->L, r->mesh, r->fix.c);
+    st = upload(r, r->zh, sizeof(double) * (size_t)n * (size_t)r->nz, &r->z, err);
     if (st) return st;
-    if (r->o->dist) return dist_project(r, err);
+    if (r->o->dist || r->fixes) return host_project(r, err);
     hdg_hdg_data data = {r->p, r->mesh, r->L.k};
     st = hdg_hdg_null_project_rhs(&r->la.ops, n, DPTR(r->z), DPTR(r->rhs), &data, r->rep, err);
     return st ? st : hdg_cuda_linalg_check(&r->la, err);
@@ -301,7 +319,7 @@ static hdg_status mg_setup(drun *r, const char *petsc, dprecond *d, hdg_error *e
     hdg_status st = hdg_cuda_blockmat_download(&r->B, &B, err);
     if (st) return st;
     hdg_report_number(r->rep, "solver.mg.download_seconds", hdg_wtime() - t0);
-    st = hdg_hdg_mg_coarse(&d->mg, &B, r->mesh, r->L.nk, r->z ? r->fix.g : 0, petsc, r->rep, err);
+    st = hdg_hdg_mg_coarse(&d->mg, &B, r->mesh, r->L.nk, r->null_mask, petsc, r->rep, err);
     hdg_blockmat_free(&B);
     if (!st) st = hdg_cuda_csr_upload(&r->la, &d->mg.C.P, &d->dP, err);
     if (!st) st = hdg_cuda_csr_upload(&r->la, &d->mg.C.R, &d->dR, err);
@@ -362,10 +380,10 @@ hdg_status hdg_dcu_dist_setup(drun *r, const hdg_hdg_solver *s, hdg_petsc_dsolve
     hdg_status st = hdg_comm_agree(hdg_cuda_blockmat_download(&r->B, &B, err), err);
     if (st) return st;
     hdg_petsc_dist_mg g = {0};
-    int mg = s->dist_mg && hdg_hdg_dist_mg(r->o, r->mesh, &B, r->L.nk, r->z ? r->fix.g : 0, &g, err);
+    int mg = s->dist_mg && hdg_hdg_dist_mg(r->o, r->mesh, &B, r->L.nk, r->null_mask, &g, err);
     hdg_petsc_dist pd = {d->fgid, d->fstart[d->rank], d->nf_global, d->nf_owned, mg ? &g : NULL};
-    double *z = r->z ? hdg_hdg_null_cand_vector(&r->L, r->mesh, r->fix.c) : NULL;   /* the null space, for PETSc */
-    hdg_petsc_opts po = {s->petsc, r->asym <= HDG_HDG_SYMMETRIC, s->so.rtol, s->so.maxit, s->so.restart, z};
+    double *z = null_host(r);   /* the null space, for PETSc */
+    hdg_petsc_opts po = {s->petsc, r->asym <= HDG_HDG_SYMMETRIC, s->so.rtol, s->so.maxit, s->so.restart, z, r->nz};
     hdg_petsc_info pi;
     st = hdg_petsc_dist_create(&B, &pd, &po, h, &pi, err);
     *init = pi.init_seconds;
@@ -433,10 +451,10 @@ hdg_status hdg_dcu_direct_solve(drun *r, hdg_hdg_solver *s, hdg_solve_info *info
     memset(&B, 0, sizeof B);
     memset(info, 0, sizeof *info);
     double *b = hdg_xmalloc(sizeof(double) * ((size_t)n + 1)), *x = hdg_xcalloc((size_t)n + 1, sizeof(double));
-    double *z = r->z ? hdg_hdg_null_cand_vector(&r->L, r->mesh, r->fix.c) : NULL;
+    double *z = null_host(r);
     hdg_status st = hdg_cuda_blockmat_download(&r->B, &B, err);
     if (!st) st = hdg_cuda_download(r->dev, b, r->rhs, sizeof(double) * (size_t)n, err);
-    hdg_petsc_opts po = {s->petsc, r->asym <= HDG_HDG_SYMMETRIC, s->so.rtol, s->so.maxit, s->so.restart, z};
+    hdg_petsc_opts po = {s->petsc, r->asym <= HDG_HDG_SYMMETRIC, s->so.rtol, s->so.maxit, s->so.restart, z, r->nz};
     hdg_petsc_info pi;
     memset(&pi, 0, sizeof pi);
     if (!st) {
@@ -503,12 +521,12 @@ static hdg_status device_probe(dprobe *p, hdg_error *err)
 {
     drun *r = p->a.r;
     size_t n = (size_t)r->B.nf * r->B.m;
-    double *z = r->z ? hdg_hdg_null_cand_vector(&r->L, r->mesh, r->fix.c) : NULL;
+    double *z = null_host(r);
     hdg_status st = hdg_dcu_dalloc(r, n, &p->a.x, err);
     if (!st) st = hdg_dcu_dalloc(r, n, &p->a.y, err);
     if (!st) st = hdg_dcu_dalloc(r, n, &p->b, err);
     if (!st) st = hdg_dcu_dalloc(r, n, &p->x, err);
-    if (!st) st = hdg_hdg_unique_probe(r->B.nf, r->B.m, NULL, probe_apply, probe_solve, p, z, 1, r->rep, err);
+    if (!st) st = hdg_hdg_unique_probe(r->B.nf, r->B.m, NULL, probe_apply, probe_solve, p, z, r->nz, r->rep, err);
     if (!st && p->a.st) st = hdg_fail(err, p->a.st, "%s", p->a.err.msg);
     hdg_cuda_free(r->dev, p->a.x), hdg_cuda_free(r->dev, p->a.y);
     hdg_cuda_free(r->dev, p->b), hdg_cuda_free(r->dev, p->x);
@@ -535,10 +553,10 @@ static hdg_status direct_probe(drun *r, hdg_hdg_solver *s, hdg_error *err)
 {
     hprobe h;
     memset(&h, 0, sizeof h);
-    double *z = r->z ? hdg_hdg_null_cand_vector(&r->L, r->mesh, r->fix.c) : NULL;
-    h.po = (hdg_petsc_opts){s->petsc, r->asym <= HDG_HDG_SYMMETRIC, s->so.rtol, s->so.maxit, s->so.restart, z};
+    double *z = null_host(r);
+    h.po = (hdg_petsc_opts){s->petsc, r->asym <= HDG_HDG_SYMMETRIC, s->so.rtol, s->so.maxit, s->so.restart, z, r->nz};
     hdg_status st = hdg_cuda_blockmat_download(&r->B, &h.B, err);
-    if (!st) st = hdg_hdg_unique_probe(r->B.nf, r->B.m, NULL, hprobe_apply, hprobe_solve, &h, z, 1, r->rep, err);
+    if (!st) st = hdg_hdg_unique_probe(r->B.nf, r->B.m, NULL, hprobe_apply, hprobe_solve, &h, z, r->nz, r->rep, err);
     hdg_blockmat_free(&h.B);
     free(z);
     return st;
@@ -574,7 +592,7 @@ static hdg_status solve_stage(drun *r, hdg_error *err)
     hdg_linop Mn;
     hdg_cuptr t = 0;
     if (!st && r->z && !(st = hdg_dcu_dalloc(r, (size_t)n, &t, err))) {   /* solve on the complement of the constants */
-        Mn = hdg_hdg_null_precond(&nc, Mp, &r->la.ops, DPTR(r->z), DPTR(t), n);
+        Mn = hdg_hdg_null_precond_all(&nc, Mp, &r->la.ops, DPTR(r->z), r->nz, DPTR(t), n);
         Mp = &Mn;
     }
     if (st) {
@@ -617,14 +635,35 @@ static hdg_status device_mean(drun *r, double *mean, hdg_error *err)
     return st;
 }
 
+/* The means of the fixes' unknowns at the trace r->x (several free constants). */
+static hdg_status fix_means(void *ctx, const double *x, double *mean, hdg_error *err)
+{
+    drun *r = ctx;
+    (void)x;   /* r->x itself */
+    size_t n = (size_t)r->mesh->ne * r->L.nl;
+    double *xe = hdg_xmalloc(sizeof(double) * (n + 1));
+    hdg_status st = hdg_dcu_recover(r, err);
+    if (!st) st = hdg_cuda_download(r->dev, xe, r->xe, sizeof(double) * n, err);
+    for (int i = 0; !st && i < r->fixes->dim; i++)
+        mean[i] = hdg_hdg_domain_mean(&r->L, r->mesh, r->fixes->fix[i].u, r->fixes->fix[i].c.comp, xe);
+    free(xe);
+    return st;
+}
+
 /* As the host's: x + c z fixes the domain mean (a second recovery measures
- * the response of the mean to z). */
+ * the response of the mean to z); several free constants: each its mean. */
 static hdg_status recover_stage(drun *r, hdg_error *err)
 {
-    hdg_status st = hdg_dcu_recover(r, err);
-    if (st || !r->z) return st;
     long long n = (long long)r->B.nf * r->B.m;
     const hdg_vecops *v = &r->la.ops;
+    if (r->fixes) {
+        hdg_status st = hdg_hdg_null_shift_all(r->p, r->mesh, r->fixes, v, n, DPTR(r->z), DPTR(r->x), fix_means, r,
+                                               r->rep, err);
+        if (!st) st = hdg_cuda_linalg_check(&r->la, err);
+        return st ? st : hdg_dcu_recover(r, err);
+    }
+    hdg_status st = hdg_dcu_recover(r, err);
+    if (st || !r->z) return st;
     double m0 = 0, m1 = 0, c, want = hdg_hdg_mean_target(r->p, r->mesh, r->fix.u, r->fix.c.comp);
     if ((st = device_mean(r, &m0, err))) return st;
     v->axpy(v->ctx, n, 1.0, DPTR(r->z), DPTR(r->x));
@@ -772,6 +811,7 @@ static void run_free(drun *r)
     free(r->geom_h);
     free(r->dofdir);
     free(r->eta);
+    free(r->zh), free(r->fixes);
 }
 
 /* Stage times include the device work: each stage ends with a sync. */

@@ -43,7 +43,11 @@ typedef struct drun {
     int null_t;          /* the form's scalar trace candidate for the left null vector test (-1: none) */
     hdg_hdg_null_fix fix; /* the constant null space (run_hdg_null.h): fix.c.t -1 when none */
     int left_null;       /* a non-symmetric K with the constants as left null vector */
-    hdg_cuptr z;         /* its vector on the device (0: none) */
+    hdg_cuptr z;         /* its vector on the device (0: none); several free constants: nz orthonormal ones */
+    double *zh;          /* the same on the host (the PETSc solves, the probes), or NULL */
+    int nz;              /* how many (0: none) */
+    unsigned null_mask;  /* bit c: the constants of trace component c are a null vector (for mg) */
+    hdg_hdg_null_fixes *fixes;   /* several: their 'mean' conditions (NULL with one: fix) */
     double t;            /* the time the kernels see (0 when steady) */
     hdg_cuptr hist;      /* transient: the scheme's history (ne * nl), or 0 */
     int assembled;       /* the topology and the matrix are on the device */

@@ -237,6 +237,10 @@ hdg_status hdg_dcu_time_stage(drun *r, hdg_progress *line, hdg_error *err)
     double final, dt;
     long long nsteps;
     hdg_status st = hdg_hdg_time_plan(r->p, r->o, &final, &dt, &nsteps, err);
+    if (!st && r->o->png && strchr(r->o->png, '%'))   /* frames: drawn by the host's steps (run_hdg_time.c) */
+        st = hdg_fail(err, HDG_EINPUT, "%s: --png %s: the frames of a time-dependent HDG run are drawn by the "
+                      "host backend; use --backend c (or a file name without %% for the final state)", r->p->name,
+                      r->o->png);
     long long n = (long long)r->mesh->ne * r->L.nl;
     if (!st) st = hdg_dcu_dalloc(r, (size_t)n, &r->hist, err);
     if (!st) st = hdg_dcu_dalloc(r, (size_t)n, &r->xe, err);

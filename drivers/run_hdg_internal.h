@@ -44,7 +44,7 @@ typedef struct hdg_run {
     double amax;         /* largest |entry| of K_e */
     double *z;           /* constant null space of the trace system (run_hdg_null.h), or NULL */
     int null_u, null_c;  /* then: the element unknown and component whose mean fixes the constant */
-    int null_g;          /* and 1 + the trace component it is the constants of (for mg), else 0 */
+    unsigned null_mask;  /* bit c: the constants of trace component c are a null vector (for mg) */
     int nz;              /* several free constants (run_hdg_null.h): z holds nz orthonormal vectors, fixes */
     hdg_hdg_null_fixes *fixes;   /* their 'mean' conditions; NULL with one vector (z, null_u, null_c) */
     double t;            /* the time the kernels see (0 when steady) */

@@ -27,12 +27,12 @@ static hdg_linop csr_rect_op(const hdg_csr *C)
     return op;
 }
 
-hdg_status hdg_hdg_mg_coarse(hdg_hdg_mg *h, const hdg_blockmat *B, const hdg_mesh *M, int nk, int singular,
+hdg_status hdg_hdg_mg_coarse(hdg_hdg_mg *h, const hdg_blockmat *B, const hdg_mesh *M, int nk, unsigned null_mask,
                              const char *petsc, hdg_report *rep, hdg_error *err)
 {
     memset(h, 0, sizeof *h);
     double t0 = hdg_wtime();
-    hdg_status st = hdg_mg_coarse_build(&h->C, B, hdg_mesh_dim(M), nk, M->nv, M->ftv, singular, err);   /* topological: periodic */
+    hdg_status st = hdg_mg_coarse_build(&h->C, B, hdg_mesh_dim(M), nk, M->nv, M->ftv, null_mask, err);   /* topological: periodic */
     if (st) return st;
     double t1 = hdg_wtime();
     hdg_petsc_info pi;
@@ -85,10 +85,10 @@ void hdg_hdg_mg_report(hdg_report *rep, const hdg_mg *g)
     hdg_report_int(rep, "solver.mg.smoothing_steps", g->o.nu);
 }
 
-hdg_status hdg_hdg_mg_host(hdg_hdg_mg *h, const hdg_blockmat *B, const hdg_mesh *M, int nk, int singular,
+hdg_status hdg_hdg_mg_host(hdg_hdg_mg *h, const hdg_blockmat *B, const hdg_mesh *M, int nk, unsigned null_mask,
                            const char *petsc, hdg_report *rep, hdg_linop *Mop, hdg_error *err)
 {
-    hdg_status st = hdg_hdg_mg_coarse(h, B, M, nk, singular, petsc, rep, err);
+    hdg_status st = hdg_hdg_mg_coarse(h, B, M, nk, null_mask, petsc, rep, err);
     if (!st) st = hdg_precond_block_init(&h->D, B, err);
     if (st) return st;
     hdg_linop A = hdg_blockmat_op(B), P = csr_rect_op(&h->C.P), R = csr_rect_op(&h->C.R);
@@ -123,12 +123,12 @@ void hdg_hdg_mg_free(hdg_hdg_mg *h)
     memset(h, 0, sizeof *h);
 }
 
-int hdg_hdg_dist_mg(const hdg_run_options *o, const hdg_mesh *M, const hdg_blockmat *B, int nk, int singular,
+int hdg_hdg_dist_mg(const hdg_run_options *o, const hdg_mesh *M, const hdg_blockmat *B, int nk, unsigned null_mask,
                     hdg_petsc_dist_mg *g, hdg_error *err)
 {
     const hdg_mesh_dist *d = o->dist;
     memset(g, 0, sizeof *g);
-    if (!d || !o->dist_mg || singular) return 0;
+    if (!d || !o->dist_mg || null_mask) return 0;
     if (nk > HDG_PETSC_MG_MAX_NK) return 0;
     g->nvf = hdg_mesh_nvf(M);
     if (hdg_mg_hat_coefficients(hdg_mesh_dim(M), nk, g->H, err)) return 0;

@@ -25,10 +25,10 @@ typedef struct hdg_hdg_mg {
 } hdg_hdg_mg;
 
 /* The coarse space and its AMG (both drivers): nk = k+1 face modes,
- * singular: 0, or 1 + the trace component whose constants are the null space
- * of the trace matrix (runtime/solve/mg.h), petsc: options of
+ * null_mask: bit c set when the constants of trace component c are a null
+ * vector of the trace matrix (runtime/solve/mg.h), petsc: options of
  * the coarse solve (or NULL). Reports solver.mg.* and timings. */
-hdg_status hdg_hdg_mg_coarse(hdg_hdg_mg *h, const hdg_blockmat *B, const hdg_mesh *M, int nk, int singular,
+hdg_status hdg_hdg_mg_coarse(hdg_hdg_mg *h, const hdg_blockmat *B, const hdg_mesh *M, int nk, unsigned null_mask,
                              const char *petsc, hdg_report *rep, hdg_error *err);
 /* solver.mg.lmax and solver.mg.smoothing_steps of an initialised cycle. */
 void hdg_hdg_mg_report(hdg_report *rep, const hdg_mg *g);
@@ -37,7 +37,7 @@ hdg_linop hdg_hdg_mg_coarse_op(hdg_hdg_mg *h);
 
 /* Everything on the host: coarse space, block Jacobi, cycle; *Mop the
  * preconditioner. */
-hdg_status hdg_hdg_mg_host(hdg_hdg_mg *h, const hdg_blockmat *B, const hdg_mesh *M, int nk, int singular,
+hdg_status hdg_hdg_mg_host(hdg_hdg_mg *h, const hdg_blockmat *B, const hdg_mesh *M, int nk, unsigned null_mask,
                            const char *petsc, hdg_report *rep, hdg_linop *Mop, hdg_error *err);
 void hdg_hdg_mg_free(hdg_hdg_mg *h);
 
@@ -46,7 +46,7 @@ void hdg_hdg_mg_free(hdg_hdg_mg *h);
  * trace matrix B (Dirichlet eliminated) and mesh; g->fixed is allocated (free
  * it). Returns 0 without building when the run wants no PCMG (not asked, or
  * a null space: then GAMG). */
-int hdg_hdg_dist_mg(const hdg_run_options *o, const hdg_mesh *M, const hdg_blockmat *B, int nk, int singular,
+int hdg_hdg_dist_mg(const hdg_run_options *o, const hdg_mesh *M, const hdg_blockmat *B, int nk, unsigned null_mask,
                     hdg_petsc_dist_mg *g, hdg_error *err);
 
 #endif

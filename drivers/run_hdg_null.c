@@ -131,12 +131,6 @@ static void null_apply(void *ctx, const double *x, double *y)
     project(c, y, y);
 }
 
-hdg_linop hdg_hdg_null_precond(hdg_hdg_null_op *c, const hdg_linop *M, const hdg_vecops *v, const double *z,
-                               double *t, long long n)
-{
-    return hdg_hdg_null_precond_all(c, M, v, z, 1, t, n);
-}
-
 hdg_linop hdg_hdg_null_precond_all(hdg_hdg_null_op *c, const hdg_linop *M, const hdg_vecops *v, const double *z,
                                    int nz, double *t, long long n)
 {

@@ -15,7 +15,7 @@
  * unknown z moves (the domain mean of u, or of its component, is that of g).
  * Without such a condition the problem is refused naming the unknown to give
  * it. Several free constants (each one candidate alone) are projected out
- * together by the host's native solvers (hdg_hdg_null_decide_all); a rotation
+ * together by every solver (hdg_hdg_null_decide_all); a rotation
  * (rigid motions) or a combination of candidates is refused naming them. A non-symmetric K singular on the constants (from the right or the
  * left) is refused: its other null vector is not known. */
 #ifndef HDG_RUN_HDG_NULL_H
@@ -127,15 +127,14 @@ struct hdg_hdg_data;
  * (dim candidates: two trace unknowns with flux conditions only, the translations of a
  * vector trace), each fixed by the 'mean' of the element unknown it moves (u[i], its
  * component c[i].comp); reports solver.null_space, null_vectors, null_mean (the unknowns,
- * comma-separated). multi_ok = 0 (a path that projects one vector only: PETSc, mg, the
- * device, mpirun): refused naming the constants and what solves them. dim <= 1: as
- * hdg_hdg_null_decide (fix[0]). Combinations of candidates and rotations stay refused. */
+ * comma-separated); every solver projects them (the host's and the device's native
+ * solvers, mg, PETSc, mpirun). dim <= 1: as hdg_hdg_null_decide (fix[0]). Combinations of candidates and rotations stay refused. */
 typedef struct hdg_hdg_null_fixes {
     int dim;
     hdg_hdg_null_fix fix[HDG_HDG_NULL_MAXC];
 } hdg_hdg_null_fixes;
 hdg_status hdg_hdg_null_decide_all(const hdg_problem *p, const hdg_lowered *L, const hdg_hdg_null *N, int left,
-                                   double asym, int multi_ok, hdg_report *rep, hdg_hdg_null_fixes *F,
+                                   double asym, hdg_report *rep, hdg_hdg_null_fixes *F,
                                    hdg_error *err);
 
 /* The fixes' null vectors, orthonormalised (Gram-Schmidt, host, nf * m each, contiguous:
@@ -143,20 +142,24 @@ hdg_status hdg_hdg_null_decide_all(const hdg_problem *p, const hdg_lowered *L, c
 double *hdg_hdg_null_basis(const hdg_lowered *L, const hdg_mesh *M, const struct hdg_mesh_dist *d,
                            const hdg_hdg_null_fixes *F);
 
-/* Compatibility and projection along each of nz orthonormal vectors Q (host, n each):
- * the part of b along each (|q.b| / ||b||) as hdg_hdg_null_project_rhs's test, the largest
- * reported as solver.rhs_null_component; an incompatible one refused naming its constants. */
-hdg_status hdg_hdg_null_project_all(const hdg_problem *p, const hdg_hdg_null_fixes *F, long long n, const double *Q,
-                                    double *b, const struct hdg_hdg_data *D, hdg_report *rep, hdg_error *err);
+/* Compatibility and projection along each of the F->dim orthonormal vectors Q (host, nf * m
+ * each, from hdg_hdg_null_basis): the part of b along each (|q.b| / ||b||) as
+ * hdg_hdg_null_project_rhs's test, the largest reported as solver.rhs_null_component; an
+ * incompatible one refused naming its constants. Under mpirun (d) b holds the piece's
+ * partial sums: q.b is summed over every face of every piece, ||b|| over the owned ones
+ * (as hdg_hdg_null_project_dist), and the projection subtracted on the owned faces. */
+hdg_status hdg_hdg_null_project_all(const hdg_problem *p, const hdg_hdg_null_fixes *F, const struct hdg_mesh_dist *d,
+                                    int nf, int m, const double *Q, double *b, const struct hdg_hdg_data *D,
+                                    hdg_report *rep, hdg_error *err);
 
 /* The means of the fixes' unknowns (mean[i] of fix i) from the trace x (recovered by ctx). */
 typedef hdg_status (*hdg_hdg_means_fn)(void *ctx, const double *x, double *mean, hdg_error *err);
-/* x + sum c_j q_j with the c that give every fix its mean (the means are affine in x: one
+/* x + sum c_j q_j (v's vectors: Q and x on the host or the device) with the c that give every fix its mean (the means are affine in x: one
  * recovery at x and one at x + q_j for each j, then a dim x dim solve); fails naming the
  * unknowns when the means do not fix the constants. Reports solver.mean (the first target). */
-hdg_status hdg_hdg_null_shift_all(const hdg_problem *p, const hdg_mesh *M, const hdg_hdg_null_fixes *F, long long n,
-                                  const double *Q, double *x, hdg_hdg_means_fn means, void *ctx, hdg_report *rep,
-                                  hdg_error *err);
+hdg_status hdg_hdg_null_shift_all(const hdg_problem *p, const hdg_mesh *M, const hdg_hdg_null_fixes *F,
+                                  const hdg_vecops *v, long long n, const double *Q, double *x, hdg_hdg_means_fn means,
+                                  void *ctx, hdg_report *rep, hdg_error *err);
 
 /* A time step's trace matrix (the dt() term weighted sigma) with a null space
  * found (e.g. a pure Neumann heat problem at --dt 1e16): refused naming it
@@ -202,15 +205,13 @@ hdg_status hdg_hdg_null_project_dist(const struct hdg_mesh_dist *d, int nf, int 
 typedef struct hdg_hdg_null_op {
     const hdg_linop *M;
     const hdg_vecops *v;
-    const double *z;      /* nz vectors of n, contiguous, orthogonal to each other (nz 1 unless set after) */
+    const double *z;      /* nz vectors of n, contiguous, orthogonal to each other */
     int nz;
     double zz[HDG_HDG_NULL_MAXC];
     double *t;
     long long n;
 } hdg_hdg_null_op;
-hdg_linop hdg_hdg_null_precond(hdg_hdg_null_op *c, const hdg_linop *M, const hdg_vecops *v, const double *z,
-                               double *t, long long n);
-/* The same with P = I - sum q q^T / q^T q over nz orthogonal vectors z (contiguous). */
+/* With nz orthogonal vectors z (contiguous): P = I - sum q q^T / q^T q. */
 hdg_linop hdg_hdg_null_precond_all(hdg_hdg_null_op *c, const hdg_linop *M, const hdg_vecops *v, const double *z,
                                    int nz, double *t, long long n);
 

@@ -41,21 +41,8 @@ static int separate_constants(const hdg_hdg_null *N, const int *used, int count)
     return 1;
 }
 
-static hdg_status multi_elsewhere(const hdg_problem *p, const hdg_hdg_null *N, hdg_error *err)
-{
-    char what[1024];
-    hdg_hdg_null_describe(p, N, what, sizeof what);
-    hdg_loc at = p->boundary_loc.line ? p->boundary_loc : p->loc;
-    return hdg_fail(err, HDG_EINPUT, "%s:%d:%d: the trace matrix has %d free constants (%s), found on the "
-                    "assembled matrix; several are projected out by the host's native solvers only, serial and "
-                    "steady (--backend c, --solver cg or gmres, --precond block, jacobi or none): this run's "
-                    "solver (PETSc, mg, the device or mpirun) removes one; use those options, or give a "
-                    "Dirichlet condition that fixes all but one", p->file, at.line, at.col, N->dim, what);
-}
-
 hdg_status hdg_hdg_null_decide_all(const hdg_problem *p, const hdg_lowered *L, const hdg_hdg_null *N, int left,
-                                   double asym, int multi_ok, hdg_report *rep, hdg_hdg_null_fixes *F,
-                                   hdg_error *err)
+                                   double asym, hdg_report *rep, hdg_hdg_null_fixes *F, hdg_error *err)
 {
     memset(F, 0, sizeof *F);
     if (N->dim <= 1) {
@@ -68,7 +55,6 @@ hdg_status hdg_hdg_null_decide_all(const hdg_problem *p, const hdg_lowered *L, c
     if (st) return st;
     int used[HDG_HDG_NULL_MAXC], count = used_candidates(N, used);
     if (!separate_constants(N, used, count)) return hdg_hdg_null_refuse(p, N, err);
-    if (!multi_ok) return multi_elsewhere(p, N, err);
     char means[512] = "";
     size_t at = 0;
     for (int k = 0; k < N->ncand; k++) {
@@ -120,14 +106,30 @@ static void fix_name(const hdg_problem *p, const hdg_hdg_null_fix *f, char *b, s
     hdg_hdg_null_name_candidate(p, f->c, b, n);
 }
 
-hdg_status hdg_hdg_null_project_all(const hdg_problem *p, const hdg_hdg_null_fixes *F, long long n, const double *Q,
-                                    double *b, const hdg_hdg_data *D, hdg_report *rep, hdg_error *err)
+/* s[0] = q.b over every face of the piece (b: partial sums under mpirun), s[1] = b.b over the
+ * owned ones (every face when serial), summed over the ranks. */
+static void along(const hdg_mesh_dist *d, int nf, int m, const double *q, const double *b, double *s)
 {
-    const hdg_vecops *v = hdg_vecops_host();
-    double bn = v->norm2(v->ctx, n, b), worst = 0, quad = -1;
+    s[0] = s[1] = 0;
+    for (int f = 0; f < nf; f++)
+        for (int i = 0; i < m; i++) {
+            double bi = b[(size_t)f * m + i];
+            s[0] += q[(size_t)f * m + i] * bi;
+            if (!d || d->fowner[f] == d->rank) s[1] += bi * bi;
+        }
+    hdg_comm_sum(s, 2);
+}
+
+hdg_status hdg_hdg_null_project_all(const hdg_problem *p, const hdg_hdg_null_fixes *F, const hdg_mesh_dist *d,
+                                    int nf, int m, const double *Q, double *b, const hdg_hdg_data *D,
+                                    hdg_report *rep, hdg_error *err)
+{
+    double worst = 0, quad = -1, s[2];
+    size_t n = (size_t)nf * (size_t)m;
     for (int j = 0; j < F->dim; j++) {
-        const double *q = Q + (size_t)j * (size_t)n;
-        double qb = v->dot(v->ctx, n, q, b), part = bn > 0 ? fabs(qb) / bn : 0;
+        const double *q = Q + (size_t)j * n;
+        along(d, nf, m, q, b, s);
+        double qb = s[0], part = s[1] > 0 ? fabs(qb) / sqrt(s[1]) : 0;   /* ||q|| = 1 over the owned faces */
         worst = fmax(worst, part);
         if (part > HDG_HDG_COMPATIBLE) {
             if (quad < 0) quad = hdg_hdg_null_quadrature(D->p, D->M, D->k);
@@ -143,7 +145,9 @@ hdg_status hdg_hdg_null_project_all(const hdg_problem *p, const hdg_hdg_null_fix
                 return hdg_fail(err, st, "along %s (null vector %d of %d): %s", what, j + 1, F->dim, msg);
             }
         }
-        v->axpy(v->ctx, n, -qb, q, b);
+        for (int f = 0; f < nf; f++)
+            if (!d || d->fowner[f] == d->rank)
+                for (int i = 0; i < m; i++) b[(size_t)f * m + i] -= qb * q[(size_t)f * m + i];
     }
     hdg_report_number(rep, "solver.rhs_null_component", worst);
     if (quad >= 0) hdg_report_number(rep, "solver.rhs_quadrature_error", quad);
@@ -179,9 +183,9 @@ static int small_solve(double *A, double *r, int n)
     return 1;
 }
 
-hdg_status hdg_hdg_null_shift_all(const hdg_problem *p, const hdg_mesh *M, const hdg_hdg_null_fixes *F, long long n,
-                                  const double *Q, double *x, hdg_hdg_means_fn means, void *ctx, hdg_report *rep,
-                                  hdg_error *err)
+hdg_status hdg_hdg_null_shift_all(const hdg_problem *p, const hdg_mesh *M, const hdg_hdg_null_fixes *F,
+                                  const hdg_vecops *v, long long n, const double *Q, double *x, hdg_hdg_means_fn means,
+                                  void *ctx, hdg_report *rep, hdg_error *err)
 {
     int d = F->dim;
     double m0[HDG_HDG_NULL_MAXC], m1[HDG_HDG_NULL_MAXC], A[HDG_HDG_NULL_MAXC * HDG_HDG_NULL_MAXC],
@@ -189,9 +193,9 @@ hdg_status hdg_hdg_null_shift_all(const hdg_problem *p, const hdg_mesh *M, const
     hdg_status st = means(ctx, x, m0, err);
     for (int j = 0; j < d && !st; j++) {   /* column j: the response of every mean to q_j */
         const double *q = Q + (size_t)j * (size_t)n;
-        for (long long a = 0; a < n; a++) x[a] += q[a];
+        v->axpy(v->ctx, n, 1.0, q, x);
         st = means(ctx, x, m1, err);
-        for (long long a = 0; a < n; a++) x[a] -= q[a];
+        v->axpy(v->ctx, n, -1.0, q, x);
         for (int i = 0; i < d; i++) A[i * d + j] = m1[i] - m0[i];
     }
     if (st) return st;
@@ -209,7 +213,6 @@ hdg_status hdg_hdg_null_shift_all(const hdg_problem *p, const hdg_mesh *M, const
         return hdg_fail(err, HDG_EINPUT, "the 'mean' conditions do not fix the %d free constants (%s, ...): the "
                         "means they name do not move independently with them", d, what);
     }
-    for (int j = 0; j < d; j++)
-        for (long long a = 0; a < n; a++) x[a] += c[j] * Q[(size_t)j * (size_t)n + a];
+    for (int j = 0; j < d; j++) v->axpy(v->ctx, n, c[j], Q + (size_t)j * (size_t)n, x);
     return HDG_OK;
 }

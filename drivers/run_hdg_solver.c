@@ -413,19 +413,3 @@ hdg_status hdg_hdg_unique_probe(int nf, int m, const hdg_mesh_dist *d, hdg_hdg_a
     free(w), free(b), free(x);
     return st;
 }
-
-hdg_status hdg_hdg_null_solver(const hdg_problem *p, int nz, hdg_hdg_solver *s, int precond_given, hdg_error *err)
-{
-    if (!strcmp(s->method, "petsc"))
-        return hdg_fail(err, HDG_EINPUT, "%s: the trace matrix has %d free constants, and the solver chosen is "
-                        "PETSc's (%s), which removes one null vector only: give --solver gmres (or cg when "
-                        "symmetric) with --precond block", p->name, nz, s->reason);
-    if (strcmp(s->precond, "mg")) return HDG_OK;
-    if (precond_given)
-        return hdg_fail(err, HDG_EINPUT, "%s: the trace matrix has %d free constants: --precond mg's coarse "
-                        "solve removes one only; use --precond block or jacobi", p->name, nz);
-    s->precond = "block";
-    size_t at = strlen(s->reason);
-    snprintf(s->reason + at, sizeof s->reason - at, "; block instead of mg: %d free constants (mg removes one)", nz);
-    return HDG_OK;
-}

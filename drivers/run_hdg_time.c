@@ -17,6 +17,7 @@
 
 #include "drivers/nonfinite.h"
 #include "drivers/run_hdg_internal.h"
+#include "drivers/run_png.h"
 #include "drivers/run_hdg_null.h"
 #include "runtime/parallel/comm.h"
 #include "drivers/time_scheme.h"
@@ -90,6 +91,7 @@ typedef struct stepper {
     double *zero;            /* n zeros: the errors kernel on them gives the exact solution's norms */
     double err_max[32];
     hdg_hdg_watch watch;     /* the blow-up watch */
+    hdg_png_hdg_frames png;  /* --png with a frame pattern (run_png.h) */
 } stepper;
 
 /* The element unknowns r->xe (= ops.out) at time t from the history r->hist (sigma of
@@ -202,6 +204,17 @@ static void report_time(stepper *S, const hdg_time_scheme *sc, double dt, long l
     hdg_hdg_report_errors_max(r->p, &r->L, S->err_max, r->rep);
 }
 
+/* The next --png frame of r->xe at t (u* post-processed first). */
+static hdg_status png_frame(stepper *S, double t, hdg_error *err)
+{
+    hdg_run *r = S->r;
+    double t0 = r->t;
+    r->t = t;
+    hdg_status st = r->L.npost ? hdg_hdg_post_stage(r, err) : HDG_OK;
+    r->t = t0;
+    return st ? st : hdg_png_hdg_frame(&S->png, r->p, &r->L, r->mesh, r->xe, r->xp, t, r->o, r->rep, err);
+}
+
 static hdg_status initial_state(void *ctx, double *u, hdg_error *err)
 {
     hdg_run *r = ((stepper *)ctx)->r;
@@ -216,7 +229,12 @@ static hdg_status initial_state(void *ctx, double *u, hdg_error *err)
     hdg_status st = bad >= 0 ? hdg_hdg_initial_not_finite(r->p, bad, err) : HDG_OK;
     if ((st = hdg_comm_agree(st, err))) return st;   /* mpirun: before the norm's sum */
     stepper *S = ctx;
-    return hdg_hdg_watch_step(&S->watch, r->p, state_norm(S, u), NULL, 0, 0.0, r->rep, err);
+    st = hdg_hdg_watch_step(&S->watch, r->p, state_norm(S, u), NULL, 0, 0.0, r->rep, err);
+    if (!st && hdg_png_hdg_frame_due(&S->png, r->o, 0, 1)) {   /* frame 0: the initial state (r->xe, the */
+        memcpy(r->xe, u, sizeof(double) * (size_t)S->n);       /* solves' output, is free until the first) */
+        st = png_frame(S, 0.0, err);
+    }
+    return st;
 }
 
 /* ---------------------------------------------------------------- output */
@@ -245,7 +263,7 @@ static hdg_status step_snapshot(hdg_run *r, double t, long long step, hdg_error 
     return st;
 }
 
-/* After each step: the errors in time, the series file and the step callback when due. */
+/* After each step: the errors in time, the series file, the --png frame and the step callback when due. */
 static hdg_status after_step(void *ctx, long long step, long long nsteps, double t, hdg_error *err)
 {
     stepper *S = ctx;
@@ -255,6 +273,7 @@ static hdg_status after_step(void *ctx, long long step, long long nsteps, double
     if (!st && S->W && step % r->o->every == 0 && step < nsteps) st = series_write(S->W, r, t, err);
     int every = r->o->snapshot_every;
     if (!st && r->o->snapshot && every > 0 && step % every == 0 && step < nsteps) st = step_snapshot(r, t, step, err);
+    if (!st && hdg_png_hdg_frame_due(&S->png, r->o, step, nsteps)) st = png_frame(S, t, err);
     return st;
 }
 
@@ -279,7 +298,8 @@ hdg_status hdg_run_hdg_time(hdg_run *r, hdg_progress *line, hdg_error *err)
     S.zero = hdg_xcalloc((size_t)S.n + 1, sizeof(double));
     hdg_hdg_watch_init(&S.watch, sc.name, dt, nsteps);
     r->t = 0;
-    st = watch_scale(&S, final, err);
+    st = hdg_png_hdg_frames_open(&S.png, r->o, err);
+    if (!st) st = watch_scale(&S, final, err);
     if (!st) st = hdg_hdg_dirichlet_data(r, err);   /* which faces are Dirichlet (the data follow every solve) */
     if (!st) st = hdg_time_run(&sc, dt, nsteps, &S.ops, line, err);
     hdg_progress_end(line);

@@ -202,8 +202,21 @@ void hdg_png_sample_nodal(void *ctx, int e, int n, const double *const *x, doubl
     }
 }
 
-static hdg_status draw_tets(const hdg_mesh *mesh, const hdg_png_field *f, const hdg_run_options *o,
-                            const char *caption, hdg_report *rep, hdg_error *err)
+/* A frame series' range (run_png.h) from the samples' lo, hi: fixed at the first frame
+ * not all zero, [-1.1 M, 1.1 M] with M the largest |value|; *vmin, *vmax the range to draw
+ * in (1, 0 when none: the samples'). */
+static void frame_range(hdg_png_range *R, double lo, double hi, double *vmin, double *vmax)
+{
+    *vmin = 1, *vmax = 0;
+    if (!R) return;
+    double M = fmax(fabs(lo), fabs(hi));
+    if (!R->fixed && M > 0) R->lo = -1.1 * M, R->hi = 1.1 * M, R->fixed = 1;
+    R->clamped = R->fixed && (lo < R->lo || hi > R->hi);
+    if (R->fixed) *vmin = R->lo, *vmax = R->hi;
+}
+
+static hdg_status draw_tets(const hdg_mesh *mesh, const hdg_png_field *f, const hdg_run_options *o, const char *path,
+                            const char *caption, hdg_png_range *R, hdg_report *rep, hdg_error *err)
 {
     double *vxyz = hdg_xmalloc(sizeof(double) * 12 * ((size_t)mesh->ne + 1));
     hdg_png_vertices(mesh, vxyz);
@@ -211,7 +224,10 @@ static hdg_status draw_tets(const hdg_mesh *mesh, const hdg_png_field *f, const 
     hdg_png_tets T = {.ne = mesh->ne, .vxyz = vxyz, .sample = sample_modal, .ctx = &c};
     hdg_png_flat F;
     hdg_status st = hdg_png_flatten(&T, f->deg, o, &F, err);
-    if (!st) st = hdg_png_draw_flat(&F, o, o->png, f->name, caption, 1, 0, rep, err);
+    double lohi[2] = {0, 0}, vmin, vmax;
+    if (!st) hdg_png_flat_range(&F, lohi);
+    frame_range(R, lohi[0], lohi[1], &vmin, &vmax);
+    if (!st) st = hdg_png_draw_flat(&F, o, path, f->name, caption, vmin, vmax, rep, err);
     hdg_png_flat_free(&F);
     free(vxyz), free(c.P);
     return st;
@@ -220,14 +236,22 @@ static hdg_status draw_tets(const hdg_mesh *mesh, const hdg_png_field *f, const 
 hdg_status hdg_png_draw(const hdg_mesh *mesh, const hdg_png_field *f, const hdg_run_options *o, const char *caption,
                         hdg_report *rep, hdg_error *err)
 {
-    if (hdg_mesh_dim(mesh) == 3) return draw_tets(mesh, f, o, caption, rep, err);
-    const char *path = o->png;
+    return hdg_png_draw_to(mesh, f, o, o->png, caption, NULL, rep, err);
+}
+
+hdg_status hdg_png_draw_to(const hdg_mesh *mesh, const hdg_png_field *f, const hdg_run_options *o, const char *path,
+                           const char *caption, hdg_png_range *R, hdg_report *rep, hdg_error *err)
+{
+    if (hdg_mesh_dim(mesh) == 3) return draw_tets(mesh, f, o, path, caption, R, rep, err);
     int width = o->png_width ? o->png_width : 800, height = o->png_height ? o->png_height : 800, edges = o->png_edges;
     int m = hdg_png_subdivision(mesh, f->deg, width, height);
     double *vals = samples(mesh, f, m), *vxy = hdg_xmalloc(sizeof(double) * 6 * (size_t)mesh->ne);
     hdg_png_vertices(mesh, vxy);
+    double lo = INFINITY, hi = -INFINITY, vmin, vmax;
+    for (size_t i = 0; i < (size_t)mesh->ne * (size_t)(m * m); i++) lo = fmin(lo, vals[i]), hi = fmax(hi, vals[i]);
+    frame_range(R, lo, hi, &vmin, &vmax);
     hdg_png_plot pl = {.width = width, .height = height, .ne = mesh->ne, .vxy = vxy, .m = m, .vals = vals,
-                       .vmin = 1, .vmax = 0, .field = f->name, .caption = caption, .edges = edges};
+                       .vmin = vmin, .vmax = vmax, .field = f->name, .caption = caption, .edges = edges};
     hdg_png_layout lay;
     hdg_status st = hdg_png_write(path, &pl, &lay, err);
     if (!st && rep) hdg_png_report(rep, &lay, m);
@@ -309,6 +333,13 @@ static void gather_field(const hdg_mesh *mesh, const hdg_mesh_dist *d, const hdg
 hdg_status hdg_png_hdg(const hdg_problem *p, const hdg_lowered *L, const hdg_mesh *mesh, const double *xe,
                        const double *xp, double t, const hdg_run_options *o, hdg_report *rep, hdg_error *err)
 {
+    return hdg_png_hdg_to(p, L, mesh, xe, xp, t, o, o->png, NULL, rep, err);
+}
+
+hdg_status hdg_png_hdg_to(const hdg_problem *p, const hdg_lowered *L, const hdg_mesh *mesh, const double *xe,
+                          const double *xp, double t, const hdg_run_options *o, const char *path, hdg_png_range *R,
+                          hdg_report *rep, hdg_error *err)
+{
     int u, c;
     hdg_status st = hdg_png_check_slice(o, hdg_mesh_dim(mesh), err);
     if (!st) st = hdg_png_hdg_field(p, L, o->png_field, &u, &c, err);
@@ -331,7 +362,7 @@ hdg_status hdg_png_hdg(const hdg_problem *p, const hdg_lowered *L, const hdg_mes
         f.x = coef, f.stride = f.n, f.base = 0;
     }
     hdg_png_caption(caption, sizeof caption, p->name, name, "k", L->k, hdg_png_mesh_name(mesh), mesh->ne, t);
-    if (!o->dist || o->dist->rank == 0) st = hdg_png_draw(mesh, &f, o, caption, rep, err);
+    if (!o->dist || o->dist->rank == 0) st = hdg_png_draw_to(mesh, &f, o, path, caption, R, rep, err);
     if (o->dist) {
         hdg_mesh_free(&whole);
         free(coef);

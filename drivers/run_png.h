@@ -25,11 +25,42 @@ hdg_status hdg_png_hdg_field(const hdg_problem *p, const hdg_lowered *L, const c
 void hdg_png_caption(char *buf, size_t n, const char *problem, const char *field, const char *deg_name, int deg,
                      const char *mesh, long long ne, double t);
 
+/* The colour range of a frame series: fixed from the first frame not all zero at
+ * [-1.1 M, 1.1 M], M its largest |value| (as explicit DG's frames); clamped: the last
+ * frame drawn had values outside it. */
+typedef struct hdg_png_range {
+    double lo, hi;
+    int fixed, clamped;
+} hdg_png_range;
+
 /* Draws the HDG field o->png_field of the element dofs xe (and xp, the
  * post-processed unknown, or NULL) to o->png; t: the time of a transient
  * run (NAN when steady), in the caption. */
 hdg_status hdg_png_hdg(const hdg_problem *p, const hdg_lowered *L, const hdg_mesh *mesh, const double *xe,
                        const double *xp, double t, const hdg_run_options *o, hdg_report *rep, hdg_error *err);
+/* ... to path, in R's range (NULL: the samples'). */
+hdg_status hdg_png_hdg_to(const hdg_problem *p, const hdg_lowered *L, const hdg_mesh *mesh, const double *xe,
+                          const double *xp, double t, const hdg_run_options *o, const char *path, hdg_png_range *R,
+                          hdg_report *rep, hdg_error *err);
+
+/* ---- transient HDG (run_png_hdg.c): frames ----
+ * o->png with a '%' (hdg_png_pattern_ok) on a problem with dt() terms is a frame series,
+ * as explicit DG's: frame 0 at t = 0, one every o->every steps (o->every 0: only the first
+ * and the last), the last at the final time, numbered 0, 1, 2, ... through the pattern,
+ * in one fixed colour range (hdg_png_range); output.png_frames counts them,
+ * output.png_frames_clamped the frames drawn clamped. A steady HDG run refuses a pattern. */
+typedef struct hdg_png_hdg_frames {
+    int series, nframes, nclamped;
+    hdg_png_range range;
+} hdg_png_hdg_frames;
+/* F for o (F->series: o->png is a pattern); HDG_EINPUT for a bad pattern. */
+hdg_status hdg_png_hdg_frames_open(hdg_png_hdg_frames *F, const hdg_run_options *o, hdg_error *err);
+/* Is a frame due after step `step` of nsteps (0: the initial state)? */
+int hdg_png_hdg_frame_due(const hdg_png_hdg_frames *F, const hdg_run_options *o, long long step, long long nsteps);
+/* Draws the next frame of the element dofs xe (xp: the post-processed ones, or NULL) at t. */
+hdg_status hdg_png_hdg_frame(hdg_png_hdg_frames *F, const hdg_problem *p, const hdg_lowered *L, const hdg_mesh *mesh,
+                             const double *xe, const double *xp, double t, const hdg_run_options *o, hdg_report *rep,
+                             hdg_error *err);
 
 /* Draws a modal field (n modes of degree deg of the orthonormal basis of the
  * mesh's simplex, hdg_simplex_eval's order: Dubiner on triangles, PKD on
@@ -43,6 +74,10 @@ typedef struct hdg_png_field {
 } hdg_png_field;
 hdg_status hdg_png_draw(const hdg_mesh *mesh, const hdg_png_field *f, const hdg_run_options *o, const char *caption,
                         hdg_report *rep, hdg_error *err);
+
+/* hdg_png_draw to path, in R's range (R NULL: the samples'). */
+hdg_status hdg_png_draw_to(const hdg_mesh *mesh, const hdg_png_field *f, const hdg_run_options *o, const char *path,
+                           const char *caption, hdg_png_range *R, hdg_report *rep, hdg_error *err);
 
 /* Tetrahedra (runtime/output/png3d.h): the flat triangles of the section
  * o->png_slice (1..3: x, y, z = o->png_slice_at) or, without it, of the

@@ -67,6 +67,9 @@ int hdgc_problem_order(const hdgc_problem *p);            /* the degree a solve 
 /* 1 for a time-dependent problem: DG (explicit) or HDG with dt() terms (implicit time
  * stepping, `time bdf2, final = T, dt = D`); 0 for a steady HDG problem. */
 int hdgc_problem_transient(const hdgc_problem *p);
+/* 1 for a problem with terms nonlinear in the unknowns (HDG: solved by Newton, the
+ * options newton-*; DG: explicit, no Newton); 0 for a linear one. */
+int hdgc_problem_nonlinear(const hdgc_problem *p);
 int hdgc_problem_dim(const hdgc_problem *p);              /* 2 (mesh triangle) or 3 (mesh tetrahedron) */
 
 /* The file's warnings (diagnostics that are not errors), rendered as `hdgc check` prints

@@ -81,6 +81,7 @@ SIGNATURES = {
     "hdgc_problem_method": (c_char_p, [P_problem]),
     "hdgc_problem_order": (c_int, [P_problem]),
     "hdgc_problem_transient": (c_int, [P_problem]),
+    "hdgc_problem_nonlinear": (c_int, [P_problem]),
     "hdgc_problem_dim": (c_int, [P_problem]),
     "hdgc_problem_warnings": (c_char_p, [P_problem]),
     "hdgc_problem_nparams": (c_int, [P_problem]),

@@ -116,26 +116,44 @@ static PetscErrorCode petsc_matrix(const hdg_blockmat *B, Mat *A)
     return ierr;
 }
 
-/* The constant null space spanned by z (normalised copy). */
-static PetscErrorCode petsc_null_space(Mat A, Vec like, const double *z)
+/* Orthonormalises v[0..n) in place (modified Gram-Schmidt): MatNullSpaceCreate wants
+ * orthonormal vectors. */
+PetscErrorCode hdg_pm_orthonormal(Vec *v, int n)
 {
-    Vec v;
+    PetscErrorCode ierr = 0;
+    for (int j = 0; j < n && !ierr; j++) {
+        for (int i = 0; i < j && !ierr; i++) {
+            PetscScalar s;
+            ierr = VecDot(v[i], v[j], &s);
+            if (!ierr) ierr = VecAXPY(v[j], -s, v[i]);
+        }
+        if (!ierr) ierr = VecNormalize(v[j], NULL);
+    }
+    return ierr;
+}
+
+/* The null space spanned by the nz vectors z (orthonormalised copies). */
+static PetscErrorCode petsc_null_space(Mat A, Vec like, const double *z, int nz)
+{
+    Vec v[HDG_PETSC_MAX_NULL] = {0};
     MatNullSpace ns;
     PetscInt n;
     PetscScalar *p;
-    PetscErrorCode ierr = VecDuplicate(like, &v);
-    if (ierr) return ierr;
-    ierr = VecGetLocalSize(v, &n);
-    if (!ierr) ierr = VecGetArray(v, &p);
-    if (!ierr) {
-        memcpy(p, z, sizeof(double) * (size_t)n);
-        ierr = VecRestoreArray(v, &p);
+    PetscErrorCode ierr = nz < 1 || nz > HDG_PETSC_MAX_NULL ? PETSC_ERR_ARG_OUTOFRANGE : 0;
+    for (int j = 0; j < nz && !ierr; j++) {
+        ierr = VecDuplicate(like, &v[j]);
+        if (!ierr) ierr = VecGetLocalSize(v[j], &n);
+        if (!ierr) ierr = VecGetArray(v[j], &p);
+        if (!ierr) {
+            memcpy(p, z + (size_t)j * (size_t)n, sizeof(double) * (size_t)n);
+            ierr = VecRestoreArray(v[j], &p);
+        }
     }
-    if (!ierr) ierr = VecNormalize(v, NULL);
-    if (!ierr) ierr = MatNullSpaceCreate(PETSC_COMM_SELF, PETSC_FALSE, 1, &v, &ns);
+    if (!ierr) ierr = hdg_pm_orthonormal(v, nz);
+    if (!ierr) ierr = MatNullSpaceCreate(PETSC_COMM_SELF, PETSC_FALSE, nz, v, &ns);
     if (!ierr) ierr = MatSetNullSpace(A, ns);
     if (!ierr) ierr = MatNullSpaceDestroy(&ns);
-    VecDestroy(&v);
+    for (int j = 0; j < nz; j++) VecDestroy(&v[j]);
     return ierr;
 }
 
@@ -319,7 +337,7 @@ hdg_status hdg_petsc_module_solve(const hdg_blockmat *B, const double *b, double
     ierr = petsc_matrix(B, &A);
     if (!ierr) ierr = VecCreateSeqWithArray(PETSC_COMM_SELF, 1, n, b, &vb);
     if (!ierr) ierr = VecCreateSeqWithArray(PETSC_COMM_SELF, 1, n, x, &vx);
-    if (!ierr && o->z) ierr = petsc_null_space(A, vb, o->z);
+    if (!ierr && o->z) ierr = petsc_null_space(A, vb, o->z, o->nz > 0 ? o->nz : 1);
     if (!ierr) what = "solver set-up", ierr = KSPCreate(PETSC_COMM_SELF, &ksp);
     if (!ierr) ierr = hdg_pm_ksp(ksp, A, o);
     if (!ierr) what = "solve", ierr = KSPSolve(ksp, vb, vx);

@@ -26,13 +26,15 @@
 #include "runtime/solve/blockmat.h"
 #include "runtime/solve/csr.h"
 
+#define HDG_PETSC_MAX_NULL 16   /* null vectors (HDG_HDG_NULL_MAXC) */
 typedef struct hdg_petsc_opts {
     const char *options;   /* PETSc options string, or NULL */
     int symmetric;         /* default KSP: cg when 1, else gmres */
     double rtol;
     int maxit;
     int restart;           /* GMRES restart (default of the gmres KSP) */
-    const double *z;       /* nf*m: constant null space of the matrix, or NULL */
+    const double *z;       /* nz vectors of nf*m each: the null space of the matrix, or NULL */
+    int nz;                /* how many (0 with z: 1) */
 } hdg_petsc_opts;
 
 typedef struct hdg_petsc_info {

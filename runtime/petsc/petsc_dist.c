@@ -98,18 +98,22 @@ static void dist_abort(const char *msg)
     MPI_Abort(PETSC_COMM_WORLD, 1);
 }
 
-/* The constant null space z (given on every face of the piece) of the summed matrix. */
-static PetscErrorCode dist_null_space(const hdg_petsc_dist *d, int nf, int m, const double *z, Mat A, Vec like)
+/* The null space of the summed matrix: nz vectors z (each given on every face of the piece). */
+static PetscErrorCode dist_null_space(const hdg_petsc_dist *d, int nf, int m, const double *z, int nz, Mat A,
+                                      Vec like)
 {
-    Vec v = NULL;
+    Vec v[HDG_PETSC_MAX_NULL] = {0};
     MatNullSpace ns;
-    PetscErrorCode ierr = VecDuplicate(like, &v);
-    if (!ierr) ierr = dist_guess(d, nf, m, z, v);
-    if (!ierr) ierr = VecNormalize(v, NULL);
-    if (!ierr) ierr = MatNullSpaceCreate(PETSC_COMM_WORLD, PETSC_FALSE, 1, &v, &ns);
+    PetscErrorCode ierr = nz < 1 || nz > HDG_PETSC_MAX_NULL ? PETSC_ERR_ARG_OUTOFRANGE : 0;
+    for (int j = 0; j < nz && !ierr; j++) {
+        ierr = VecDuplicate(like, &v[j]);
+        if (!ierr) ierr = dist_guess(d, nf, m, z + (size_t)j * (size_t)nf * (size_t)m, v[j]);
+    }
+    if (!ierr) ierr = hdg_pm_orthonormal(v, nz);
+    if (!ierr) ierr = MatNullSpaceCreate(PETSC_COMM_WORLD, PETSC_FALSE, nz, v, &ns);
     if (!ierr) ierr = MatSetNullSpace(A, ns);
     if (!ierr) ierr = MatNullSpaceDestroy(&ns);
-    VecDestroy(&v);
+    for (int j = 0; j < nz; j++) VecDestroy(&v[j]);
     return ierr;
 }
 
@@ -305,7 +309,7 @@ hdg_status hdg_petsc_module_dist_create(const hdg_blockmat *B, const hdg_petsc_d
     if (!ierr) ierr = (h->xloc = malloc(sizeof(double) * ((size_t)B->nf * B->m + 1))) ? 0 : PETSC_ERR_MEM;
     if (!ierr) ierr = VecCreateSeqWithArray(PETSC_COMM_SELF, 1, (PetscInt)B->nf * B->m, h->xloc, &h->loc);
     if (!ierr) ierr = dist_scatter(d, B->nf, B->m, h->vx, h->loc, &h->sc);
-    if (!ierr && o->z) ierr = dist_null_space(d, B->nf, B->m, o->z, h->A, h->vx);
+    if (!ierr && o->z) ierr = dist_null_space(d, B->nf, B->m, o->z, o->nz > 0 ? o->nz : 1, h->A, h->vx);
     if (!ierr) what = "solver set-up", ierr = KSPCreate(PETSC_COMM_WORLD, &h->ksp);
     if (!ierr) ierr = KSPSetInitialGuessNonzero(h->ksp, PETSC_TRUE);
     if (!ierr && d->mg) what = "multigrid set-up", ierr = dist_mg(h, d, B->nf, B->m, o);

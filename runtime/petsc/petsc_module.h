@@ -18,6 +18,8 @@ hdg_status hdg_pm_start_timed(hdg_petsc_info *info, hdg_error *err);
 int hdg_pm_has_option(const char *name);
 /* CG or GMRES + GAMG with o's tolerances, then the options, set up. */
 PetscErrorCode hdg_pm_ksp(KSP ksp, Mat A, const hdg_petsc_opts *o);
+/* Orthonormalises v[0..n) in place (modified Gram-Schmidt), for MatNullSpaceCreate. */
+PetscErrorCode hdg_pm_orthonormal(Vec *v, int n);
 /* Its pieces, for another PC between them: the operator and CG or GMRES (its
  * restart); o's tolerances, then the options; the true residual as the
  * stopping norm (CG unpreconditioned, GMRES right-preconditioned) unless the

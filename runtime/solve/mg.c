@@ -504,7 +504,7 @@ static int first_of(const int *cidx, long long ncv, int ncomp, int c)
 }
 
 hdg_status hdg_mg_coarse_build(hdg_mg_coarse *C, const hdg_blockmat *B, int dim, int nk, int nv, const int *fv,
-                               int singular, hdg_error *err)
+                               unsigned null_mask, hdg_error *err)
 {
     memset(C, 0, sizeof *C);
     if (nk < 1 || B->m % nk)
@@ -536,10 +536,12 @@ hdg_status hdg_mg_coarse_build(hdg_mg_coarse *C, const hdg_blockmat *B, int dim,
         galerkin(&C->Ac, &C->R, &C->AP);
         if (!drop_weak(&C->Ac, cidx, ncv, keep)) break;
     }
-    int j = singular > 0 && singular <= ncomp ? first_of(cidx, ncv, ncomp, singular - 1) : -1;
+    int pinned[32], npin = 0;   /* each null component's first coarse unknown */
+    for (int c = 0; c < ncomp && c < 32; c++)
+        if (null_mask >> c & 1u) pinned[npin] = first_of(cidx, ncv, ncomp, c), npin += pinned[npin] >= 0;
     free(fixed), free(keep), free(cidx), free(H);
     if (C->nc == 0) return hdg_fail(err, HDG_EINPUT, "multigrid: no coarse unknowns (every face is fixed)");
-    if (j >= 0) pin(C, j);
+    for (int i = 0; i < npin; i++) pin(C, pinned[i]);
     return HDG_OK;
 }
 

@@ -36,10 +36,11 @@
  * Ac = P^T B P = R AP.
  * dim 2 (edges) or 3 (triangular faces); nk modes per component (k+1 on an
  * edge, (k+1)(k+2)/2 on a triangle; m a multiple of nk); nv vertices; fv the
- * faces' vertices (dim per face, canonical order). singular > 0: B has the
- * constants of trace component singular - 1 (of the m / nk) as null space;
- * Ac's first coarse unknown of that component is then pinned (its row and
- * column replaced by the identity) so that the coarse solve is regular.
+ * faces' vertices (dim per face, canonical order). null_mask: bit c set when
+ * B has the constants of trace component c (of the m / nk) as a null vector
+ * (several components: several free constants); Ac's first coarse unknown of
+ * each such component is then pinned (its row and column replaced by the
+ * identity) so that the coarse solve is regular.
  * Coarse unknowns whose Galerkin diagonal is not positive are dropped. */
 typedef struct hdg_mg_coarse {
     hdg_csr P, R, AP, Ac;
@@ -59,7 +60,7 @@ hdg_status hdg_mg_hat_coefficients(int dim, int nk, double *H, hdg_error *err);
 unsigned char *hdg_mg_fixed_components(const hdg_blockmat *B, int nk, int *nfixed);
 
 hdg_status hdg_mg_coarse_build(hdg_mg_coarse *C, const hdg_blockmat *B, int dim, int nk, int nv, const int *fv,
-                               int singular, hdg_error *err);
+                               unsigned null_mask, hdg_error *err);
 void hdg_mg_coarse_free(hdg_mg_coarse *C);
 
 typedef struct hdg_mg_opts {

@@ -1,0 +1,71 @@
+# tests/null38.cmake — issue 38, what session 23 left.
+# Several free constants projected by every solver (PETSc's MatNullSpace with several vectors,
+# mg's coarse level with a pinned coarse unknown per free component, mpirun's sums over the
+# ranks, the device's CG on the complement of an orthonormal basis). Each run is compared
+# with the host's native answer (GMRES + block Jacobi) to 1e-8 relative on every error;
+# before, --solver petsc, --precond mg, the device and mpirun refused them by name (exit 1).
+# Transient HDG --png frames (refused before).
+set(N38_HDGC $<TARGET_FILE:hdgc>)
+set(N38_DATA ${HDG_TEST_DIR}/data/hdg)
+set(N38_CMP ${HDG_TEST_DIR}/compare_reports.py)
+
+# native, then each other solver (PETSc, mg, the device on the CUDA emulator with its CG + block
+# and with mg) on the same file and mesh; $2.. the run's arguments
+set(N38_SOLVERS [=[set -e; d=$(mktemp -d); h="$0"; c="$1"; shift; "$h" run "$@" --solver gmres --precond block --quiet --json $d/native.json; "$h" run "$@" --solver petsc --quiet --json $d/petsc.json; "$h" run "$@" --precond mg --quiet --json $d/mg.json; l="petsc mg"; if [ -z "$N38_HOST_ONLY" ]; then HDGC_LIBCUDA=emulator "$h" run "$@" --backend cuda --quiet --json $d/device.json; HDGC_LIBCUDA=emulator "$h" run "$@" --backend cuda --precond mg --quiet --json $d/device_mg.json; l="$l device device_mg"; fi; for s in $l; do python3 "$c" $d/native.json $d/$s.json --rtol 1e-8 --near errors --same solver.null_dimension --same solver.null_mean; done; rm -rf $d]=])
+
+# two trace unknowns with flux data only (the constants of h1 and of h2), square:8
+add_test(NAME null38_two_constants_solvers COMMAND sh -c "${N38_SOLVERS}" ${N38_HDGC} ${N38_CMP}
+  ${N38_DATA}/two_traces_both_neumann.hdg --mesh square:8)
+# the three translations of a vector trace on tetrahedra (cube:2, k = 1; HDG on tetrahedra
+# does not run on the device yet: host solvers only)
+add_test(NAME null38_translations3d_solvers COMMAND sh -c "${N38_SOLVERS}" ${N38_HDGC} ${N38_CMP}
+  ${N38_DATA}/veclap3d_neumann.hdg --mesh cube:2)
+# pure-traction elasticity whose form leaves the two translations free (square:4, k = 2)
+add_test(NAME null38_traction_translations_solvers COMMAND sh -c "${N38_SOLVERS}" ${N38_HDGC} ${N38_CMP}
+  ${N38_DATA}/elasticity_translations.hdg --mesh square:4)
+set_tests_properties(null38_two_constants_solvers null38_translations3d_solvers null38_traction_translations_solvers
+  PROPERTIES TIMEOUT ${HDG_COMPILE_TIMEOUT} WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+set_tests_properties(null38_translations3d_solvers PROPERTIES ENVIRONMENT "N38_HOST_ONLY=1")
+
+find_program(N38_MPIRUN mpirun)
+find_package(Python3 COMPONENTS Interpreter)
+if(N38_MPIRUN AND Python3_Interpreter_FOUND)
+  # under mpirun (PETSc on the summed matrix, the null vectors orthonormal over the owned
+  # faces, the right-hand side projected on them): the serial errors to 1e-8 at np 1 and 3
+  foreach(case "two_constants;two_traces_both_neumann.hdg;square:6;1,3" "translations3d;veclap3d_neumann.hdg;cube:2;2")
+    list(GET case 0 name)
+    list(GET case 1 file)
+    list(GET case 2 mesh)
+    list(GET case 3 np)
+    add_test(NAME null38_mpi_${name} COMMAND ${Python3_EXECUTABLE} ${HDG_TEST_DIR}/mpi_runs.py ${N38_HDGC}
+      --np ${np} --rtol 1e-8 -- ${N38_DATA}/${file} --mesh ${mesh})
+    set_tests_properties(null38_mpi_${name} PROPERTIES TIMEOUT ${HDG_COMPILE_TIMEOUT} RESOURCE_LOCK mpirun ENVIRONMENT
+      "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_MCA_btl_vader_single_copy_mechanism=none")
+  endforeach()
+  # the device (the CUDA emulator) under mpirun: its right-hand side projected on the host
+  # with the ranks' sums, PETSc's null space of two vectors
+  add_test(NAME null38_mpi_two_constants_device COMMAND ${Python3_EXECUTABLE} ${HDG_TEST_DIR}/mpi_runs.py
+    ${N38_HDGC} --np 2 --rtol 1e-8 -- ${N38_DATA}/two_traces_both_neumann.hdg --mesh square:6 --backend cuda)
+  set_tests_properties(null38_mpi_two_constants_device PROPERTIES TIMEOUT ${HDG_COMPILE_TIMEOUT} RESOURCE_LOCK mpirun
+    ENVIRONMENT "HDGC_LIBCUDA=emulator;OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_MCA_btl_vader_single_copy_mechanism=none")
+endif()
+
+# transient HDG --png frames (refused before: "a frame pattern is for the frames of explicit
+# DG"): heat on square:4 with dt = 0.1 to t = 0.5, --every 2: frames 0, 1, 2, 3 at t = 0, 0.2,
+# 0.4, 0.5 (the caption's time), nothing else written; one colour range (+-1.1 x the first
+# frame's largest |u|: [-1.89, 1.89]), no frame clamped
+add_test(NAME null38_heat_png_frames COMMAND sh -c [=[set -e; d=$(mktemp -d); "$0" run "$1" --mesh square:4 --dt 0.1 --png "$d/u_%02d.png" --every 2 --json $d/r.json --quiet; ls $d; python3 - $d <<'PY'
+import json, os, sys
+d = sys.argv[1]
+names = sorted(f for f in os.listdir(d) if f.endswith(".png"))
+assert names == ["u_00.png", "u_01.png", "u_02.png", "u_03.png"], names
+o = json.load(open(os.path.join(d, "r.json")))["output"]
+assert o["png_frames"] == 4 and o["png_frames_clamped"] == 0, o
+assert o["png_caption"].endswith("t = 0.5"), o["png_caption"]
+assert abs(o["png_min"] + o["png_max"]) < 1e-12 and 1.0 < o["png_max"] < 2.0, (o["png_min"], o["png_max"])
+sizes = {os.path.getsize(os.path.join(d, f)) for f in names}
+assert len(sizes) > 1, "the frames are all alike"
+print("ok: 4 frames, range", o["png_min"], o["png_max"])
+PY
+rm -rf $d]=] ${N38_HDGC} ${HDG_EXAMPLES}/heat.hdg)
+set_tests_properties(null38_heat_png_frames PROPERTIES TIMEOUT ${HDG_COMPILE_TIMEOUT} PASS_REGULAR_EXPRESSION "ok: 4 frames")
