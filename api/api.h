@@ -91,4 +91,7 @@ hdg_status hdg_api_idle(const hdgc_problem *p, const char *fn, hdg_error *err);
 /* Parses p->source with p->order and p->sets into p->checked (replacing it). */
 hdg_status hdg_api_reparse(hdgc_problem *p, hdg_error *err);
 
+/* "x=C", "y=C" or "z=C" into o->png_slice (1..3), o->png_slice_at; 0 when v is not that. */
+int hdg_api_slice_value(const char *v, hdg_run_options *o);
+
 #endif

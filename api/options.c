@@ -47,7 +47,7 @@ static int size_value(const char *v, hdg_run_options *o)
 }
 
 /* A=c with A one of x, y, z and c a decimal number: the plane of --slice. */
-static int slice_value(const char *v, hdg_run_options *o)
+int hdg_api_slice_value(const char *v, hdg_run_options *o)
 {
     const char *axes = "xyz", *a = v[0] ? strchr(axes, v[0]) : NULL;
     double c;
@@ -131,7 +131,7 @@ hdg_status hdg_api_option(hdg_run_options *o, hdg_api_extra *x, hdg_api_strings 
     } else if (!strcmp(name, "size")) {
         if (!size_value(value, o)) return hdg_fail(err, HDG_EINPUT, "--size %s: expected WxH, each between 200 and 8192 pixels", value);
     } else if (!strcmp(name, "slice")) {
-        if (!slice_value(value, o))
+        if (!hdg_api_slice_value(value, o))
             return hdg_fail(err, HDG_EINPUT, "--slice %s: expected x=C, y=C or z=C (C a decimal number: the plane "
                             "of a 3D mesh drawn by --png)", value);
     } else if (!strcmp(name, "vtk-format")) {
@@ -142,6 +142,8 @@ hdg_status hdg_api_option(hdg_run_options *o, hdg_api_extra *x, hdg_api_strings 
         if (!on_off(value, &o->png_edges)) return hdg_fail(err, HDG_EINPUT, "edges %s: expected on or off", value);
     } else if (!strcmp(name, "cache")) {
         if (!on_off(value, &o->use_cache)) return hdg_fail(err, HDG_EINPUT, "cache %s: expected on or off", value);
+    } else if (!strcmp(name, "newton-check")) {
+        if (!on_off(value, &o->newton_check)) return hdg_fail(err, HDG_EINPUT, "--newton-check %s: expected on or off", value);
     } else if (!strcmp(name, "fields")) {
         int on;
         if (!on_off(value, &on)) return hdg_fail(err, HDG_EINPUT, "fields %s: expected on or off", value);

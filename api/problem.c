@@ -172,6 +172,7 @@ int hdgc_problem_transient(const hdgc_problem *p)
 {
     return p && (p->checked->method == HDG_METHOD_DG || p->checked->transient);
 }
+int hdgc_problem_nonlinear(const hdgc_problem *p) { return p && p->checked->nonlinear; }
 int hdgc_problem_dim(const hdgc_problem *p) { return p ? p->checked->dim : 2; }
 const char *hdgc_problem_warnings(const hdgc_problem *p) { return p && p->warnings ? p->warnings : ""; }
 
@@ -216,12 +217,15 @@ hdg_status hdgc_problem_set_param(hdgc_problem *p, const char *name, double valu
     return st;
 }
 
-/* A time option the problem has no use for is refused, as `hdgc run` refuses it. */
+/* A time or Newton option the problem has no use for is refused, as `hdgc run` refuses it. */
 static hdg_status option_family(const hdgc_problem *p, const char *name, hdg_error *err)
 {
     static const char *const time[] = {"cfl", "dt", "final-time", "every"};
     const hdg_problem *q = p->checked;
     int dg = q->method == HDG_METHOD_DG, transient = dg || q->transient;
+    if (!strncmp(name, "newton-", 7) && (dg || !q->nonlinear))
+        return hdg_fail(err, HDG_EINPUT, "--%s applies to nonlinear HDG problems (Newton); problem '%s' is %s", name,
+                        q->name, dg ? "explicit DG (no Newton)" : "linear (one linear solve)");
     if (!dg && transient && !strcmp(name, "cfl"))
         return hdg_fail(err, HDG_EINPUT, "--cfl applies to explicit DG problems; problem '%s' is HDG with implicit "
                         "time stepping (its step is the file's 'dt', or the option dt)", q->name);

@@ -269,23 +269,20 @@ hdg_status hdg_bench_kernels(const hdg_bench_kernels_opts *opt, FILE *out, hdg_r
                              hdg_error *err)
 {
     hdg_bench_kernels_opts o = *opt;
-    if (!o.mesh) o.mesh = "square:64";
     if (o.reps < 1) o.reps = 5;
     if (o.threads < 1) o.threads = 1;
     *mismatch = 0;
+    if (!o.kmin || !o.mesh) {   /* the file's order; the default mesh of its dimension */
+        hdg_frontend_options fo = {0, NULL, 0};
+        hdg_problem *p = hdg_cli_load_problem(o.file, &fo);
+        if (!p) return hdg_fail(err, HDG_EINPUT, "%s does not load", o.file);
+        if (!o.kmin) o.kmin = o.kmax = p->degree;
+        if (!o.mesh) o.mesh = p->dim == 3 ? "cube:16" : "square:64";
+        hdg_problem_free(p);
+    }
     hdg_mesh mesh;
     hdg_status st = hdg_mesh_load(&mesh, o.mesh, err);
     if (st) return st;
-    if (!o.kmin) {
-        hdg_frontend_options fo = {0, NULL, 0};
-        hdg_problem *p = hdg_cli_load_problem(o.file, &fo);
-        if (!p) {
-            hdg_mesh_free(&mesh);
-            return hdg_fail(err, HDG_EINPUT, "%s does not load", o.file);
-        }
-        o.kmin = o.kmax = p->degree;
-        hdg_problem_free(p);
-    }
     int threads0 = hdg_parallel_threads();
     if (o.threads > 1) hdg_parallel_set_threads(o.threads);
     if (rep) {

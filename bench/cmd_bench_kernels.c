@@ -20,7 +20,8 @@ static void help(void)
     usage(stdout);
     printf("\n"
            "Compares the kernels hdgc generates for FILE.hdg with hand-written ones\n"
-           "(backends/handwritten/: examples/poisson.hdg and examples/maxwell2d.hdg, orders 1..8).\n"
+           "(backends/handwritten/: examples/poisson.hdg and examples/maxwell2d.hdg, orders 1..8;\n"
+           "examples/poisson3d.hdg on tetrahedra, orders 1..6, C kernels only).\n"
            "Per order, both run over every element of the mesh on the same random inputs:\n"
            "their outputs must agree to 1e-12 relative (max |hw - gen| / max |gen| per\n"
            "output), else the kernel is named with its largest difference and the exit\n"
@@ -32,7 +33,7 @@ static void help(void)
            "\n"
            "options:\n"
            "  --orders a..b   orders (default: the file's)\n"
-           "  --mesh SPEC     as for hdgc run (default square:64)\n"
+           "  --mesh SPEC     as for hdgc run (default square:64; cube:16 for a file on tetrahedra)\n"
            "  --backend NAME  c (default: the host) or cuda (the hand-written CUDA kernels\n"
            "                  against the generated CUDA ones on GPU 0, device event times;\n"
            "                  HDGC_LIBCUDA=emulator runs them on the emulator, whose times\n"

@@ -305,6 +305,9 @@ def parse_args(argv):
     p.add_argument("--repeat", type=int, default=1)
     p.add_argument("--timeout", type=float, default=1800, help="seconds per run")
     p.add_argument("--json", help="write every measurement here")
+    p.add_argument("--tables-from", metavar="A.json,B.json",
+                   help="measure nothing: print the tables of earlier --json files, merged (a later "
+                        "file's (mesh, k) rows replace an earlier's)")
     p.add_argument("--worker", nargs=4, metavar=("CODE", "DIM", "N", "K"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     args.codes = [c for c in args.codes.split(",") if c]
@@ -318,6 +321,19 @@ def parse_args(argv):
 
 def main(argv):
     args = parse_args(argv)
+    if args.tables_from:
+        merged, dim = {}, args.dim
+        for path in args.tables_from.split(","):
+            with open(path) as fh:
+                data = json.load(fh)
+            dim = data.get("dim", dim)
+            for row in data["rows"]:
+                merged[(row["n"], row["k"])] = row
+        rows = [merged[key] for key in sorted(merged)]
+        print(main_table(dim, rows))
+        print()
+        print(accuracy_table(dim, rows))
+        return 0
     if args.worker:
         code, dim, n, k = args.worker[0], int(args.worker[1]), int(args.worker[2]), int(args.worker[3])
         (ngsolve_worker if code == "ngsolve" else dolfinx_worker)(dim, n, k, args.rtol)

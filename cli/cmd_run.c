@@ -18,7 +18,7 @@ static void usage(FILE *f)
                "                [--precond mg|block|jacobi|none] [--format block|csr] [--rtol r] [--maxit n] [--restart m]\n"
                "                [--vtk out.vtu|out.pvtu|out.pvd] [--vtk-format binary|ascii] [--every n]\n"
                "                [--cfl c] [--dt D] [--final-time T]\n"
-               "                [--newton-max-steps n] [--newton-rtol r] [--newton-atol a]\n"
+               "                [--newton-max-steps n] [--newton-rtol r] [--newton-atol a] [--newton-check on|off]\n"
                "                [--png out.png] [--field NAME] [--size WxH] [--edges] [--slice x|y|z=C]\n"
                "                [--kernels generated|handwritten] [--json report.json] [--no-cache] [--quiet]\n");
 }
@@ -31,6 +31,9 @@ static void help(void)
            "against its exact solution. HDG problems (with a trace unknown): element kernels,\n"
            "static condensation, trace system in dense block format, Krylov solve, recovery.\n"
            "Explicit DG problems (with dt() terms): LSERK4 time stepping to the final time.\n"
+           "Nonlinear DG (fluxes nonlinear in the unknowns): dt from the current wave speed every\n"
+           "5 steps, conserved totals reported (totals.*), and a stop naming the element and time\n"
+           "when the state or a term turns non-finite or a shock forms (docs/method.md, 6).\n"
            "HDG problems with dt() terms: implicit time stepping (BDF1-3, SDIRK2-3: the file's\n"
            "'time' line), one trace solve per step or stage on a matrix assembled once.\n"
            "\n"
@@ -73,6 +76,10 @@ static void help(void)
            "  --newton-rtol r     Newton stops at |R| <= r |R_0| + a (default 1e-10), or at\n"
            "  --newton-atol a     the attainable accuracy (|R| within 100 eps of the sum of\n"
            "                      its terms' sizes; docs/solvers.md, Newton); default a = 0\n"
+           "  --newton-check on   each step, the finite-difference check of the residual\n"
+           "                      against the Jacobian along the step (report\n"
+           "                      newton.check_1e-3[], newton.check_1e-4[]: tenfold apart\n"
+           "                      when the Jacobian is right)\n"
            "  --vtk FILE          write the solution (.vtu; DG: .pvd time series, staged as\n"
            "                      FILE.partial.pvd and renamed at the end, so a run that blows\n"
            "                      up never replaces a good series; steady HDG: x.pvd gets\n"
@@ -145,7 +152,7 @@ static int bad(const char *fmt, const char *arg)
 static const char *const api_options[] = {"mesh", "backend", "solver", "petsc", "precond", "format", "vtk",
                                           "vtk-format", "png", "field", "size", "slice", "order", "rtol", "maxit", "every",
                                           "restart", "cfl", "dt", "final-time", "kernels",
-                                          "newton-max-steps", "newton-rtol", "newton-atol"};
+                                          "newton-max-steps", "newton-rtol", "newton-atol", "newton-check"};
 
 typedef struct run_args {
     const char *path, *json;
@@ -261,6 +268,7 @@ static int check_family(const run_args *A, const hdgc_problem *p)
 {
     static const char *const solver[] = {"solver", "precond", "petsc", "format", "rtol", "maxit", "restart"};
     static const char *const time[] = {"cfl", "dt", "final-time", "every"};
+    static const char *const newton[] = {"newton-max-steps", "newton-rtol", "newton-atol", "newton-check"};
     int dg = !strcmp(hdgc_problem_method(p), "DG"), transient = hdgc_problem_transient(p);
     if (!dg && transient && get(A, "cfl")) {
         fprintf(stderr, "hdgc run: --cfl applies to explicit DG problems; %s is HDG with implicit time stepping "
@@ -277,6 +285,12 @@ static int check_family(const run_args *A, const hdgc_problem *p)
         if (get(A, time[i])) {
             fprintf(stderr, "hdgc run: --%s applies to time-dependent (DG) problems; %s is steady HDG\n", time[i],
                     A->path);
+            return 2;
+        }
+    for (size_t i = 0; (dg || !hdgc_problem_nonlinear(p)) && i < sizeof newton / sizeof *newton; i++)
+        if (get(A, newton[i])) {
+            fprintf(stderr, "hdgc run: --%s applies to nonlinear HDG problems (Newton); %s is %s\n", newton[i], A->path,
+                    dg ? "explicit DG (no Newton)" : "linear (one linear solve)");
             return 2;
         }
     return -1;

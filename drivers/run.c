@@ -131,16 +131,11 @@ hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg
 {
     hdg_status dst = hdg_lower_nonlinear_check(p, err);   /* issue 41 */
     if (dst) return dst;
-    int hdg3 = p->dim == 3 && p->method == HDG_METHOD_HDG;   /* HDG on tetrahedra: the host (issue 39) */
     hdg_run_options o;
     hdg_run_options_default(&o);
     if (opt) o = *opt;
     if (!o.mesh) o.mesh = p->dim == 3 ? "cube:4" : "square:8";
     if (!o.backend) o.backend = "c";
-    if (hdg3 && !strcmp(o.backend, "cuda"))
-        return hdg_fail(err, HDG_EINPUT, "%s: --backend cuda: HDG on tetrahedra runs on the host only for now "
-                        "(--backend c)", p->name);
-    if (hdg3) o.backend = "c";   /* auto: the host */
     if (!o.kernels) o.kernels = "generated";
     if (strcmp(o.kernels, "generated") && strcmp(o.kernels, "handwritten"))
         return hdg_fail(err, HDG_EINPUT, "--kernels %s: expected generated or handwritten", o.kernels);

@@ -277,11 +277,21 @@ static hdg_status sample(hdg_dg_data *d, const hdg_dg_engine *eng, long long s, 
         return hdg_comm_agree(bad, err);
     }
     totals(d, nl, U, nl->tot, abs_tot);
-    for (int f = 0; f < d->L.nfields; f++) {
+    int F = d->L.nfields;
+    double drift = 0;
+    for (int f = 0; f < F; f++) {
         if (!nl->samples) nl->tot0[f] = nl->tot[f], nl->scale[f] = fmax(fabs(nl->tot[f]), abs_tot[f]);
         double sc = nl->scale[f] > 0 ? nl->scale[f] : 1.0;
-        nl->drift = fmax(nl->drift, fabs(nl->tot[f] - nl->tot0[f]) / sc);
+        drift = fmax(drift, fabs(nl->tot[f] - nl->tot0[f]) / sc);
     }
+    nl->drift = fmax(nl->drift, drift);
+    if (nl->nhist == nl->caphist) {
+        nl->caphist = nl->caphist ? 2 * nl->caphist : 64;
+        nl->hist = hdg_xrealloc(nl->hist, sizeof(double) * (size_t)nl->caphist * (F + 3));
+    }
+    double *h = nl->hist + (size_t)nl->nhist++ * (F + 3);
+    h[0] = t, h[1] = (double)s, h[2] = drift;
+    memcpy(h + 3, nl->tot, sizeof(double) * F);
     if (last) return HDG_OK;
     if ((st = speed(d, U, s, t, err))) return st;
     nl->samples++;
@@ -361,6 +371,17 @@ void hdg_dg_nl_report(const hdg_dg_data *d, hdg_report *rep, FILE *log)
         hdg_report_number(rep, path, nl->tot[f]);
     }
     hdg_report_number(rep, "totals.max_drift", nl->drift);
+    int F = d->L.nfields;
+    long long every = (nl->nhist + HDG_DG_NL_HISTORY - 1) / HDG_DG_NL_HISTORY;
+    for (long long k = 0; k < nl->nhist; k++) {
+        if (k % every && k != nl->nhist - 1) continue;
+        const double *h = nl->hist + (size_t)k * (F + 3);
+        hdg_report *row = hdg_report_array_push_object(rep, "totals.history");
+        hdg_report_number(row, "t", h[0]);
+        hdg_report_int(row, "step", (long long)h[1]);
+        hdg_report_number(row, "drift", h[2]);
+        for (int f = 0; f < F; f++) hdg_report_number(row, d->L.field_name[f], h[3 + f]);
+    }
     hdg_report_int(rep, "speed_samples", nl->samples);
     hdg_report_number(rep, "speed_max", nl->speedmax);
     hdg_report_number(rep, "dt_min", nl->dtmin);
@@ -378,5 +399,6 @@ void hdg_dg_nl_free(hdg_dg_nl *nl)
 {
     free(nl->w);
     free(nl->Usave);
-    nl->w = nl->Usave = NULL;
+    free(nl->hist);
+    nl->w = nl->Usave = nl->hist = NULL;
 }

@@ -38,6 +38,9 @@
 
 double hdg_dg_smooth_limit(int N);
 
+/* The most entries of totals.history. */
+#define HDG_DG_NL_HISTORY 400
+
 /* Steps between two speed (and admissibility, totals) evaluations. */
 #define HDG_DG_NL_EVERY 5
 
@@ -49,6 +52,8 @@ typedef struct hdg_dg_nl {
     double drift;                        /* largest relative drift of a total so far */
     double smooth_max;                   /* largest smoothness indicator so far */
     double *w;                           /* Np: the nodes' integration weights */
+    double *hist;                        /* per check: t, step, drift, the F totals */
+    long long nhist, caphist;
     double *Usave, tsave;                /* the state at the last check, its time and step */
     long long ssave;
 } hdg_dg_nl;
@@ -75,8 +80,11 @@ hdg_status hdg_dg_nl_nonfinite(struct hdg_dg_data *d, const struct hdg_dg_engine
 hdg_status hdg_dg_nl_end(struct hdg_dg_data *d, const struct hdg_dg_engine *eng, long long s, double t,
                          hdg_error *err);
 
-/* totals.<field>.{start,end}, totals.max_drift, dt_min, dt_max, speed_max;
- * and with a log, one line of totals. */
+/* totals.<field>.{start,end}, totals.max_drift, totals.history (one object
+ * per check: t, step, drift, the totals by field; every k-th of them when
+ * there are more than HDG_DG_NL_HISTORY, the last one always), dt_min,
+ * dt_max, speed_max, speed_samples, smoothness_max; and with a log, one line
+ * of totals. */
 void hdg_dg_nl_report(const struct hdg_dg_data *d, hdg_report *rep, FILE *log);
 void hdg_dg_nl_free(hdg_dg_nl *nl);
 

@@ -159,7 +159,7 @@ hdg_status hdg_hdg_assemble_stage(hdg_run *r, hdg_error *err)
         if (!st) st = hdg_blockmat_init(&r->B, M->nf, m, na, nbr, err);
         free(nbr);
         if (st) return st;
-        hdg_hdg_face_maps(&r->L, &r->maps);
+        if (!r->maps.buf) hdg_hdg_face_maps(&r->L, &r->maps);   /* Newton's residual may have built them */
         r->rhs = hdg_xcalloc((size_t)M->nf * m, sizeof(double));
     }
     return hdg_blockmat_assemble_maps(&r->B, r->rhs, M->ne, r->Ke, r->Fe, M->ef, M->eforient, M->fe,
@@ -553,20 +553,9 @@ static void report_sizes(hdg_run *r)
         if (st) goto done;                                                 \
     } while (0)
 
-/* What HDG on tetrahedra does not do yet (issue 39), refused before any work. */
-static hdg_status tet_scope(const hdg_problem *p, const hdg_mesh *mesh, const hdg_run_options *o, hdg_error *err)
-{
-    if (hdg_mesh_dim(mesh) != 3) return HDG_OK;
-    if (!o->kernels || strcmp(o->kernels, "handwritten")) return HDG_OK;
-    return hdg_fail(err, HDG_EINPUT, "%s: HDG on tetrahedra does not do --kernels handwritten yet: the "
-                    "hand-written kernels are 2D ones", p->name);
-}
-
 hdg_status hdg_run_hdg(const hdg_problem *p, hdg_mesh *mesh, const hdg_run_options *o,
                        hdg_report *rep, hdg_error *err)
 {
-    hdg_status st0 = tet_scope(p, mesh, o, err);
-    if (st0) return st0;
     hdg_run r;
     memset(&r, 0, sizeof r);
     r.p = p, r.mesh = mesh, r.o = o, r.rep = rep;

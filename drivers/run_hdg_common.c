@@ -28,14 +28,6 @@ double *hdg_hdg_params(const hdg_problem *p)
     return v;
 }
 
-double *hdg_hdg_flip(const hdg_lowered *L)
-{
-    int nk = L->k + 1;
-    double *flip = hdg_xmalloc(sizeof(double) * (size_t)L->m);
-    for (int i = 0; i < L->m; i++) flip[i] = (i % nk) % 2 ? -1 : 1;
-    return flip;
-}
-
 /* S_o (nk x nk) for every orientation, S[o][b][a] = sum_q w_q phi_b(o(x_q)) phi_a(x_q) on a rule exact
  * to degree 2k; returns the number of orientations. */
 static int trace_maps_nk(const hdg_lowered *L, double *S)

@@ -17,9 +17,6 @@
 /* The problem's parameter values (nparams + 1 doubles, owned by the caller). */
 double *hdg_hdg_params(const hdg_problem *p);
 
-/* flip[m] of the trace basis: (-1)^i per face mode (runtime/solve/blockmat.h). */
-double *hdg_hdg_flip(const hdg_lowered *L);
-
 /* The orientation maps of L's trace basis (runtime/solve/blockmat.h hdg_face_maps),
  * for any dimension: per trace component S_o[b][a] = integral over the reference face
  * of phi_b(o(x)) phi_a(x) (o(x): hdg_face_orient_coords, the coordinates in the

@@ -154,14 +154,16 @@ hdg_status hdg_dcu_assemble_stage(drun *r, hdg_error *err)
     const hdg_mesh *M = r->mesh;
     if (r->assembled) return hdg_cuda_trace_assemble(&r->T, r->Ke, r->Fe, &r->B, r->rhs, err);
     r->assembled = 1;
-    int *nbr = hdg_xmalloc(sizeof(int) * 5 * ((size_t)M->nf + 1));
-    double *flip = hdg_hdg_flip(&r->L);
-    hdg_status st = hdg_blockmat_neighbours(M->nf, M->ne, M->ef, M->fe, M->flf, nbr, err);
-    if (!st) st = hdg_cuda_topology_upload(&r->la, M->ne, M->nf, M->ef, M->eforient, M->fe, M->flf, nbr, flip,
+    int nfe = hdg_mesh_nfe(M), na = hdg_mesh_na(M);
+    int *nbr = hdg_xmalloc(sizeof(int) * na * ((size_t)M->nf + 1));
+    hdg_hdg_maps maps;   /* S_o of each orientation: sign flips on triangles, dense on tetrahedra */
+    hdg_hdg_face_maps(&r->L, &maps);
+    hdg_status st = hdg_blockmat_neighbours_n(nfe, M->nf, M->ne, M->ef, M->fe, M->flf, nbr, err);
+    if (!st) st = hdg_cuda_topology_upload(&r->la, M->ne, M->nf, M->ef, M->eforient, M->fe, M->flf, nbr, &maps.S,
                                            &r->T, err);
     if (!st) st = hdg_cuda_blockmat_alloc(&r->la, M->nf, nbr, &r->B, err);
     free(nbr);
-    free(flip);
+    hdg_hdg_face_maps_free(&maps);
     if (!st) st = hdg_dcu_dalloc(r, (size_t)M->nf * r->L.m, &r->rhs, err);
     if (!st) st = hdg_cuda_trace_assemble(&r->T, r->Ke, r->Fe, &r->B, r->rhs, err);
     /* the element matrices are not needed any more (a transient run reassembles
@@ -182,8 +184,8 @@ hdg_status hdg_dcu_dirichlet_stage(drun *r, hdg_error *err)
     int m = r->L.m, nk = r->L.nk;
     unsigned char *isdir = hdg_xcalloc((size_t)M->nf + 1, 1), *dofdir = hdg_xcalloc((size_t)M->nf * m + 1, 1);
     double *xD = hdg_xcalloc((size_t)M->nf * m + 1, sizeof(double));
-    int *faces = hdg_xmalloc(sizeof(int) * (size_t)(M->nbf + 1));
-    double *fg = hdg_xmalloc(sizeof(double) * HDG_GF_SIZE * (size_t)(M->nbf + 1));
+    int *faces = hdg_xmalloc(sizeof(int) * (size_t)(M->nbf + 1)), gs = hdg_gf_size(hdg_mesh_dim(M));
+    double *fg = hdg_xmalloc(sizeof(double) * gs * (size_t)(M->nbf + 1));
     hdg_cuptr dfg = 0, duD = 0, disd = 0, dxD = 0;
     hdg_status st = HDG_OK;
     for (int i = 0; i < r->L.ndir && !st; i++) {
@@ -192,7 +194,7 @@ hdg_status hdg_dcu_dirichlet_stage(drun *r, hdg_error *err)
         int nc = r->p->unknowns[r->p->bcs[r->L.dir_bc[i]].unknown].ncomp;
         size_t nu = (size_t)n * nc * nk;
         double *uD = hdg_xmalloc(sizeof(double) * nu);
-        st = upload(r, fg, sizeof(double) * HDG_GF_SIZE * (size_t)n, &dfg, err);
+        st = upload(r, fg, sizeof(double) * gs * (size_t)n, &dfg, err);
         if (!st) st = hdg_dcu_dalloc(r, nu, &duD, err);
         hdg_kargs a = hdg_dcu_kargs(r, dfg, n);
         a.out[0] = DPTR(duD);
@@ -847,7 +849,7 @@ static hdg_status compile_stage(drun *r, hdg_error *err)
     hdg_status st = rank ? HDG_OK : hdg_compile_cuda(r->L.mod, &co, r->dev, &r->cc, err);
     if (hdg_comm_active() && !(st = hdg_comm_agree(st, err)) && rank)
         st = hdg_compile_cuda(r->L.mod, &co, r->dev, &r->cc, err);
-    if (!st) st = hdg_cuda_linalg_open(r->dev, r->L.m, 5, r->o->use_cache, &r->la, err);
+    if (!st) st = hdg_cuda_linalg_open(r->dev, r->L.m, hdg_mesh_na(r->mesh), r->o->use_cache, &r->la, err);
     return st;
 }
 

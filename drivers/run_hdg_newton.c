@@ -27,7 +27,16 @@
  *            non-finite residual: HDG_ESOLVER with the residual history.
  * Reported: newton.residuals[], newton.alphas[], newton.linear_iterations[],
  * newton.steps, newton.converged, newton.attainable (the floor), and
- * newton.quadratic_constant = max r_{n+1} / r_n^2 over the last steps. */
+ * newton.quadratic_constant = max r_{n+1} / r_n^2 over the last steps.
+ *
+ * --newton-check on: before each line search, the finite-difference check of the
+ * residual against the Jacobian along the step. The step solves J(s) d = -R(s),
+ * so R(s + e d) = (1 - e) R(s) + O(e^2): the defect
+ *   rho(e) = |R(s + e d) - (1 - e) R(s)| / (e |R(s)|)
+ * falls tenfold from e = 1e-3 to 1e-4 when the Jacobian kernels are the
+ * derivative of the residual kernel (and the condensed solve and recovery are
+ * right); a wrong Jacobian term leaves rho(1e-4) of the size of that term.
+ * Reported: newton.check_1e-3[], newton.check_1e-4[] (one per step). */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -51,6 +60,7 @@ typedef struct newton {
     double *Rl, *Rt, *Ml, *Mt, *Rg, *Mg;   /* residual kernel outputs; assembled trace rows */
     double hist[HDG_NEWTON_MAX_HISTORY];
     int nhist;
+    int gmres;                /* CG broke down at a step: GMRES from then on (solver chosen by default) */
 } newton;
 
 /* Element-view trace of a global trace vector (as the recovery's uhat). */
@@ -94,6 +104,45 @@ static hdg_status residual(newton *N, const double *sl, const double *st, double
     if (!isfinite(*rn))
         return hdg_fail(err, HDG_ESOLVER, "%s: Newton: the residual is not finite at step %d (the state left the "
                         "range where the nonlinear terms are defined)", r->p->name, N->nhist);
+    return HDG_OK;
+}
+
+/* rho(e) of --newton-check at the state s with |R(s)| = r0 (N->Rl, N->Rg hold R(s) on entry;
+ * R0l, R0g: copies). */
+static hdg_status check_defect(newton *N, double e, double r0, const double *R0l, const double *R0g, double *rho,
+                               hdg_error *err)
+{
+    for (long long i = 0; i < N->nl; i++) N->tl[i] = N->sl[i] + e * N->dl[i];
+    for (long long i = 0; i < N->nt; i++) N->tt[i] = N->st[i] + e * N->dt[i];
+    double rt, ft, s = 0;
+    hdg_status st = residual(N, N->tl, N->tt, &rt, &ft, err);
+    if (st) return st;
+    for (long long i = 0; i < N->nl; i++) s += (N->Rl[i] - (1 - e) * R0l[i]) * (N->Rl[i] - (1 - e) * R0l[i]);
+    for (long long i = 0; i < N->nt; i++)
+        if (!dirichlet_dof(N->r, i)) s += (N->Rg[i] - (1 - e) * R0g[i]) * (N->Rg[i] - (1 - e) * R0g[i]);
+    *rho = sqrt(s) / (e * r0);
+    return HDG_OK;
+}
+
+/* --newton-check: rho(1e-3) and rho(1e-4) at s along d, reported and logged. */
+static hdg_status check_step(newton *N, int step, hdg_error *err)
+{
+    hdg_run *r = N->r;
+    double r0, f0, rho[2];
+    hdg_status st = residual(N, N->sl, N->st, &r0, &f0, err);
+    if (st) return st;
+    double *R0l = hdg_xmalloc(sizeof(double) * (size_t)N->nl), *R0g = hdg_xmalloc(sizeof(double) * (size_t)N->nt);
+    memcpy(R0l, N->Rl, sizeof(double) * (size_t)N->nl);
+    memcpy(R0g, N->Rg, sizeof(double) * (size_t)N->nt);
+    st = check_defect(N, 1e-3, r0, R0l, R0g, &rho[0], err);
+    if (!st) st = check_defect(N, 1e-4, r0, R0l, R0g, &rho[1], err);
+    free(R0l), free(R0g);
+    if (st) return st;
+    hdg_report_array_push_number(r->rep, "newton.check_1e-3", rho[0]);
+    hdg_report_array_push_number(r->rep, "newton.check_1e-4", rho[1]);
+    if (r->o->log)
+        fprintf(r->o->log, "  newton     check step %d: |R(s+e d) - (1-e) R(s)| / (e |R(s)|) = %.3e (e = 1e-3), "
+                "%.3e (e = 1e-4)\n", step + 1, rho[0], rho[1]);
     return HDG_OK;
 }
 
@@ -148,9 +197,24 @@ static hdg_status linear_step(newton *N, int *its, hdg_error *err)
     if (!r->x) r->x = hdg_xmalloc(sizeof(double) * (size_t)N->nt);
     memcpy(r->x, N->st, sizeof(double) * (size_t)N->nt);   /* the guess: the state's trace */
     hdg_hdg_ksp K;
-    hdg_solve_info info;
+    hdg_solve_info info = {0};
     st = hdg_hdg_ksp_init(&K, r, err);
+    int cg = !st && !r->o->solver && !strcmp(K.s.method, "cg");   /* chosen, not given */
+    if (cg && N->gmres) K.s.method = "gmres";
     if (!st) st = hdg_hdg_ksp_solve(&K, r, &info, err);
+    if (st == HDG_ESOLVER && cg && !N->gmres) {
+        /* the Jacobian looked symmetric and definite enough for CG, but is not (near Bratu's
+         * turning point it becomes indefinite): GMRES for this step and the next ones */
+        char why[300];
+        snprintf(why, sizeof why, "step %d: %.200s; GMRES from this step on", N->nhist, err->msg);
+        hdg_report_string(r->rep, "newton.solver_fallback", why);
+        if (r->o->log) fprintf(r->o->log, "  newton     %s\n", why);
+        N->gmres = 1;
+        K.s.method = "gmres";
+        memcpy(r->x, N->st, sizeof(double) * (size_t)N->nt);
+        hdg_error_clear(err);
+        st = hdg_hdg_ksp_solve(&K, r, &info, err);
+    }
     hdg_hdg_ksp_free(&K);
     *its = info.iterations;
     return st ? st : hdg_hdg_recover(r, err);
@@ -260,6 +324,7 @@ hdg_status hdg_run_hdg_newton(hdg_run *r, hdg_error *err)
         for (long long i = 0; i < N.nl; i++) N.dl[i] = r->xe[i] - N.sl[i];
         for (long long i = 0; i < N.nt; i++) N.dt[i] = r->x[i] - N.st[i];
         double alpha, r0 = rn;
+        if (o->newton_check && (st = check_step(&N, step, err))) break;
         st = line_search(&N, r0, &rn, &fl, &alpha, err);
         if (st == HDG_ESOLVER && r0 <= sqrt(DBL_EPSILON) * N.hist[0]) {   /* no decrease left at the floor */
             st = HDG_OK, attained = 1;

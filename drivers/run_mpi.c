@@ -22,6 +22,9 @@ static hdg_status unsupported(const hdg_problem *p, const hdg_run_options *o, hd
 {
     const char *what = NULL;
     if (o->kernels && !strcmp(o->kernels, "handwritten")) what = "--kernels handwritten";
+    /* issue 41: Newton's residual norm (the partition faces' trace rows summed over their two
+     * ranks) and its line search are serial so far; one rank runs it (-np 1 is the serial loop) */
+    if (p->method == HDG_METHOD_HDG && p->nonlinear && hdg_comm_size() > 1) what = "nonlinear HDG (Newton)";
     if (!what) return HDG_OK;
     return hdg_fail(err, HDG_EINPUT, "%s does not run under mpirun yet (run it on one process)", what);
 }

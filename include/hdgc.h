@@ -67,6 +67,9 @@ int hdgc_problem_order(const hdgc_problem *p);            /* the degree a solve 
 /* 1 for a time-dependent problem: DG (explicit) or HDG with dt() terms (implicit time
  * stepping, `time bdf2, final = T, dt = D`); 0 for a steady HDG problem. */
 int hdgc_problem_transient(const hdgc_problem *p);
+/* 1 for a problem with terms nonlinear in the unknowns (HDG: solved by Newton, the
+ * options newton-*; DG: explicit, no Newton); 0 for a linear one. */
+int hdgc_problem_nonlinear(const hdgc_problem *p);
 int hdgc_problem_dim(const hdgc_problem *p);              /* 2 (mesh triangle) or 3 (mesh tetrahedron) */
 
 /* The file's warnings (diagnostics that are not errors), rendered as `hdgc check` prints
@@ -370,6 +373,52 @@ int hdgc_plot_fit(int n, const double *x, const double *y, double *slope, double
 int hdgc_plot_format(const char *path);
 /* Unknown extension, a size out of range: HDG_EINPUT; a path that cannot be written: HDG_EIO. */
 hdg_status hdgc_plot_write(const char *path, const hdgc_plot *pl, hdg_error *err);
+
+/* ------------------------------------------------------------------ fields to files */
+
+/* Fields on the equispaced lattice of degree p of each element, as hdgc_field holds them
+ * (element by element, npe values in lattice order: runtime/output/vtk.h; a result's own fields,
+ * or the caller's): the input of hdgc_vtk_write and hdgc_png_write. */
+typedef struct hdgc_lattice_fields {
+    int dim;                           /* 2: triangles, 3: tetrahedra */
+    int ne;                            /* elements */
+    const double *vertices;            /* ne*(dim+1)*dim: element e's vertices x0 y0 (z0) x1 ...,
+                                        * as its lattice nodes 0, p (, ...) are */
+    int degree;                        /* p: npe = (p+1)(p+2)/2 or (p+1)(p+2)(p+3)/6 values an element */
+    int nfields;
+    const char *const *names;          /* distinct names */
+    const int *ncomp;                  /* per field 1, dim (a vector) or dim*dim (a tensor, row by row);
+                                        * NULL: every field a scalar */
+    const double *const *values;       /* per component, ne*npe values: the fields in order, each its
+                                        * components in order */
+    int ncells;                        /* fields of one value per element (the estimates' eta_K) */
+    const char *const *cell_names;
+    const double *const *cell_values;  /* ncells arrays of ne values */
+} hdgc_lattice_fields;
+
+/* The .vtu that hdgc run --vtk writes of these fields (VTK Lagrange triangles or tetrahedra, a
+ * vector or tensor as one array of 3 or 9 components, the cell fields as cell data; format
+ * "binary" (zlib, the default when NULL) or "ascii"), written atomically. A field of a result
+ * written with its unknown's components gives the CLI's file byte for byte. Bad sizes or
+ * names, non-finite values (named with the element): HDG_EINPUT; an unwritable path: HDG_EIO. */
+hdg_status hdgc_vtk_write(const char *path, const hdgc_lattice_fields *f, const char *format, hdg_error *err);
+
+/* What hdgc_png_write draws (0 or NULL: the defaults of hdgc run --png). */
+typedef struct hdgc_png_options {
+    int width, height;                 /* pixels, 200..8192 (0: 800) */
+    int edges;                         /* 1: the elements' edges (the flat triangles' on tetrahedra) */
+    const char *slice;                 /* tetrahedra: "x=C", "y=C" or "z=C", a plane section (NULL: the
+                                        * boundary surface from azimuth 30, elevation 25) */
+    const char *caption;               /* the text under the picture (NULL: none) */
+} hdgc_png_options;
+
+/* A PNG of the scalar field f->names[field] as hdgc run --png draws one (cairo, viridis, colour
+ * bar): on triangles the field over the mesh, on tetrahedra the section o->slice or the boundary
+ * surface; the field is the polynomial of degree p its lattice values give on each element.
+ * A field of several components, a slice on triangles or a plane that cuts no element:
+ * HDG_EINPUT with what to give. */
+hdg_status hdgc_png_write(const char *path, const hdgc_lattice_fields *f, int field, const hdgc_png_options *o,
+                          hdg_error *err);
 
 #ifdef __cplusplus
 }

@@ -17,3 +17,11 @@ foreach(case "poisson;${HDG_TEST_DIR}/data/hdg/poisson_exp.hdg;--order;3;--mesh;
             $<TARGET_FILE:hdgc> ${args} ${HDG_TEST_DIR}/compare_reports.py
     WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
 endforeach()
+
+# Locals past HDG_EMIT_C_BATCH_STACK_MAX: a batched kernel keeps them in a block it mallocs per
+# call (emit_batch.c, place_locals). poisson3d's local kernel at k = 3 (1.2 MiB of locals 8 wide,
+# 0.6 MiB 4 wide) is batched with M in the block, and the solve is the scalar one to the bit.
+add_test(NAME batch_same_poisson3d_heap
+  COMMAND sh -c "export HDGC_NO_MVEC=1 && HDGC_BATCH=1 \"$0\" run \"$1\" --order 3 --mesh cube:2,perturb=0.2 --json scalar_p3d.json >/dev/null && HDGC_BATCH=4 HDGC_KEEP_SOURCE=batched_p3d.c \"$0\" run \"$1\" --order 3 --mesh cube:2,perturb=0.2 --json batched_p3d.json >/dev/null && python3 \"$2\" scalar_p3d.json batched_p3d.json --same solver.iterations --same solver.residual --same errors && grep -Eq 'batched_kernels.:[[:space:]]*5$' batched_p3d.json && grep -q 'hdg_vd (.restrict M)\\[121\\] = (hdg_vd (.)\\[121\\])(hdg_heap + ' batched_p3d.c && ! grep -q 'one item at a time: its locals' batched_p3d.c"
+          $<TARGET_FILE:hdgc> ${HDG_EXAMPLES}/poisson3d.hdg ${HDG_TEST_DIR}/compare_reports.py
+  WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})

@@ -2,13 +2,19 @@
 """check_newton.py — asserts a Newton run's report (hdgc run --json, nonlinear HDG).
 
     check_newton.py REPORT.json [REPORT2.json] [--max-steps N] [--cmax C] [--line-search]
-                    [--attainable] [--same-steps] [--max-error NAME=BOUND ...]
+                    [--attainable] [--same-steps] [--jacobian-check] [--max-error NAME=BOUND ...]
+                    [--match-errors R]
 
 Every report must say newton.converged, with residuals[] one longer than its steps and
 newton.steps <= N; --cmax: newton.quadratic_constant in (0, C] and, over the steps it was
 taken from, r_{n+1} <= C r_n^2 checked again from the history; --line-search: some
 alpha < 1; --attainable: stopped at the attainable accuracy; --same-steps: every report
-took the same number of steps; --max-error: errors.NAME below BOUND. Prints the history;
+took the same number of steps; --jacobian-check (a run with --newton-check on): on every
+step whose defect at e = 1e-3 lies 100 times above the rounding in it at e = 1e-4
+(eps ||M|| / (1e-4 |R_n|) = 100 floor / |R_n|), the finite-difference defect falls at
+least fivefold from e = 1e-3 to 1e-4 (second order: the Jacobian is the residual's
+derivative), on at least two steps; --max-error: errors.NAME below BOUND; --match-errors R: every report's errors equal
+the first's to relative R. Prints the history;
 exit status 1 on any failure."""
 import json
 import sys
@@ -18,7 +24,7 @@ def main(argv):
     files, opts, i = [], {"errors": {}}, 1
     while i < len(argv):
         a = argv[i]
-        if a in ("--max-steps", "--cmax"):
+        if a in ("--max-steps", "--cmax", "--match-errors"):
             opts[a] = float(argv[i + 1]); i += 2
         elif a == "--max-error":
             n, b = argv[i + 1].split("="); opts["errors"][n] = float(b); i += 2
@@ -53,10 +59,32 @@ def main(argv):
             print("FAIL: no step length below 1"); bad += 1
         if opts.get("--attainable") and not nw.get("attainable"):
             print("FAIL: not stopped at the attainable accuracy"); bad += 1
+        if opts.get("--jacobian-check"):
+            c3, c4 = nw.get("check_1e-3", []), nw.get("check_1e-4", [])
+            if len(c3) != nw["steps"] or len(c4) != nw["steps"]:
+                print("FAIL: %d/%d checks for %d steps" % (len(c3), len(c4), nw["steps"])); bad += 1
+            fl = nw.get("floor", 0)
+            used = [n for n in range(min(len(c3), len(c4))) if c3[n] >= 100 * (100 * fl / r[n])]
+            print("  jacobian check rho(1e-3), rho(1e-4): %s" % ["%.2e/%.2e" % (c3[n], c4[n]) for n in used])
+            if len(used) < 2:
+                print("FAIL: fewer than two steps to check"); bad += 1
+            for n in used:
+                if not (c4[n] <= 0.2 * c3[n]):
+                    print("FAIL: step %d: rho(1e-4) = %.3e > rho(1e-3) / 5 = %.3e: R and J disagree"
+                          % (n + 1, c4[n], c3[n] / 5)); bad += 1
         for n, b in opts["errors"].items():
             e = rep.get("errors", {}).get(n)
             if e is None or not (e < b):
                 print("FAIL: error %s = %s, want < %g" % (n, e, b)); bad += 1
+    if "--match-errors" in opts and files:
+        first = json.load(open(files[0])).get("errors", {})
+        if not first:
+            print("FAIL: %s has no errors to match" % files[0]); bad += 1
+        for f in files[1:]:
+            e = json.load(open(f)).get("errors", {})
+            for n, v in first.items():
+                if n not in e or not abs(e[n] - v) <= opts["--match-errors"] * abs(v):
+                    print("FAIL: %s: error %s = %s, %s has %s" % (f, n, e.get(n), files[0], v)); bad += 1
     if opts.get("--same-steps") and len(set(steps)) != 1:
         print("FAIL: step counts differ: %s" % steps); bad += 1
     return 1 if bad else 0

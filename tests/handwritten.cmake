@@ -18,6 +18,9 @@ endfunction()
 hdg_hw_run(poisson_k3 poisson.hdg solver.iterations 1e-9 --mesh square:8,perturb=0.2 --order 3 --rtol 1e-11)
 hdg_hw_run(poisson_k6_kappa poisson.hdg solver.iterations 1e-7 --mesh square:4,perturb=0.2 --order 6 --set kappa=2.5 --set tau=4 --rtol 1e-11)
 hdg_hw_run(poisson_k8 poisson.hdg solver.iterations 1e-5 --mesh square:4,perturb=0.2 --order 8 --rtol 1e-10)
+# poisson3d on tetrahedra (perturbed cube:3, k = 2 and 4): measured 1e-13 apart at k = 2
+hdg_hw_run(poisson3d_k2 poisson3d.hdg solver.iterations 1e-9 --mesh cube:3,perturb=0.2 --order 2 --rtol 1e-11)
+hdg_hw_run(poisson3d_k4 poisson3d.hdg solver.iterations 1e-8 --mesh cube:2,perturb=0.2 --order 4 --rtol 1e-11)
 hdg_hw_run(maxwell2d_n4 maxwell2d.hdg steps 1e-9 --mesh square:4,perturb=0.2 --final-time 0.3)
 hdg_hw_run(maxwell2d_n2_central maxwell2d.hdg steps 1e-9 --mesh square:4,perturb=0.2 --order 2 --set alpha=0 --final-time 0.3)
 

@@ -9,6 +9,13 @@ add_test(NAME hdg_cuda_high COMMAND test_hdg_cuda high WORKING_DIRECTORY ${CMAKE
 set_tests_properties(hdg_cuda_high PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu)
 add_test(NAME hdg_cuda_emulated COMMAND test_hdg_cuda examples WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
 set_tests_properties(hdg_cuda_emulated PROPERTIES ENVIRONMENT "HDGC_LIBCUDA=emulator;HDG_REQUIRE_GPU=1")
+# HDG on tetrahedra on the device (issue 39): poisson3d k = 1..3 on cube:2, perturbed cube:3, CG + mg;
+# the vector Laplacian (3 trace components), pure Neumann poisson3d, heat3d (BDF3): as above
+add_test(NAME hdg_cuda_emulated_tets COMMAND test_hdg_cuda tets WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+set_tests_properties(hdg_cuda_emulated_tets PROPERTIES TIMEOUT ${HDG_COMPILE_TIMEOUT}
+  ENVIRONMENT "HDGC_LIBCUDA=emulator;HDG_REQUIRE_GPU=1")
+add_test(NAME hdg_cuda_tets COMMAND test_hdg_cuda tets WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+set_tests_properties(hdg_cuda_tets PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu)
 # the CLI on the emulator: auto picks the device and says so; both families run
 hdg_cli_test(run_backend_auto_emulated 0 -e "auto chose cuda: hdgc CUDA emulator" -e "L2 error u +2\\.7292[0-9]+e-05"
   -- $<TARGET_FILE:hdgc> run ${HDG_EXAMPLES}/poisson.hdg --backend auto)
@@ -32,3 +39,10 @@ hdg_cli_test(run_cuda_scaled_emulated 0
   -e "L2 error u +8[.]6386[0-9]*e-08"
   -- $<TARGET_FILE:hdgc> run ${HDG_TEST_DIR}/data/hdg/poisson_exp.hdg --order 3 --mesh square:16 --set kappa=1e-12 --set tau=1e-12 --precond block --backend cuda)
 set_tests_properties(run_cuda_scaled_emulated PROPERTIES ENVIRONMENT "HDGC_LIBCUDA=emulator")
+# ... and every one of the six face orientations of tetrahedra on the device: cube:2, cube:3 with
+# each element's vertices permuted (tests/poisson3d.cmake, poisson3d_orient) solved with --backend cuda
+# against the generated meshes on the host, to 1e-9 (the dense orientation maps in the device's
+# assembly and scatter)
+add_test(NAME poisson3d_orient_cuda_emulated COMMAND test_poisson3d_orient cuda WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+set_tests_properties(poisson3d_orient_cuda_emulated PROPERTIES TIMEOUT ${HDG_COMPILE_TIMEOUT}
+  ENVIRONMENT "HDGC_LIBCUDA=emulator")

@@ -5,6 +5,8 @@
 #                         2.88, 3.71, 4.65; square:4 is left out: the vortex core spans about one element)
 #   nldg_burgers_rates    Burgers before the shock time, exact solution (burgers_smooth.hdg): fitted rates on
 #                         square:8, 16, 32 within 0.35 of N + 1, N = 1..4 (1.95, 2.95, 3.75, 4.69)
+#   nldg_burgers3d_rate   the same on tetrahedra (burgers3d.hdg), N = 2 on cube:4, 8 periodic: rate within
+#                         [2.5, 3.5] (2.74; 2.88 from cube:6 to 12)
 #   nldg_euler_totals     mass, momentum and energy totals conserved to < 1e-12 relative (periodic)
 #   nldg_burgers_shock    past the shock time: the clear stop naming time, element and field, exit 1
 #   nldg_euler_negative   a negative initial density: the term, element and state named at t = 0, exit 1
@@ -23,6 +25,9 @@ if(Python3_Interpreter_FOUND)
   add_test(NAME nldg_burgers_rates COMMAND sh -c
     "\"$0\" convergence \"$1\" --orders 1..4 --meshes 8,16,32 --mesh-options periodic=xy --json nldg_burgers_rates.json --quiet && \"$2\" \"$3\" nldg_burgers_rates.json 0.35 u=1"
     $<TARGET_FILE:hdgc> ${NLDG}/burgers_smooth.hdg ${Python3_EXECUTABLE} ${HDG_TEST_DIR}/check_rates.py)
+  add_test(NAME nldg_burgers3d_rate COMMAND sh -c
+    "\"$0\" convergence \"$1\" --orders 2 --meshes 4,8 --mesh-options periodic=xyz --json nldg_burgers3d_rate.json --quiet && \"$2\" \"$3\" nldg_burgers3d_rate.json 0.5 u=1"
+    $<TARGET_FILE:hdgc> ${NLDG}/burgers3d.hdg ${Python3_EXECUTABLE} ${HDG_TEST_DIR}/check_rates.py)
 endif()
 hdg_cli_test(nldg_euler_totals 0 -e "L2 error rho +1\\.1[0-9]+e-03"
   -e "totals rho 0.98[0-9]+, m.x 0.98[0-9]+, m.y 0.98[0-9]+, E 3.44[0-9]+ \\(max relative drift [0-9.]+e-(1[3-9]|[2-9][0-9])\\)" --

@@ -47,7 +47,13 @@ def main(argv):
     if a.get("steps") != b.get("steps"):
         print("FAIL: steps %s serial, %s on %s ranks" % (a.get("steps"), b.get("steps"), np_))
         bad += 1
-    keys = sorted(k for k in a if k.startswith(("errors.", "totals.")) and k != "totals.max_drift")
+    keys = sorted(k for k in a if k.startswith(("errors.", "totals.")) and k != "totals.max_drift"
+                  and isinstance(a[k], (int, float)))
+    ha, hb = a.get("totals.history", []), b.get("totals.history", [])
+    if len(ha) < 2 or len(ha) != len(hb) or any(x["step"] != y["step"] for x, y in zip(ha, hb)):
+        print("FAIL: totals.history: %d checks serial, %d on %s ranks (at least 2, at the same steps)"
+              % (len(ha), len(hb), np_))
+        bad += 1
     if not any(k.startswith("totals.") for k in keys):
         print("FAIL: no totals in the serial report")
         bad += 1

@@ -536,6 +536,46 @@ static void reports_and_plots(void)
     EXPECT(hdgc_plot_write("p.svg", &pl, &err), HDG_EINPUT, "2 series without their array");
 }
 
+/* A nonlinear HDG problem through the API (issue 41): Newton's report keys, the
+ * attainable accuracy, and the newton-* options refused on linear and DG problems. */
+static void nonlinear(void)
+{
+    hdg_error err = {0};
+    hdgc_problem *p = NULL, *q = poisson("square:2", "1"), *d = NULL;
+    hdgc_result *r = NULL;
+    EXPECT(hdgc_problem_load(HDG_EXAMPLES "/nonlinear_diffusion.hdg", &p, &err), HDG_OK, "");
+    if (!p || !q) return;
+    CHECK(hdgc_problem_nonlinear(p) && !hdgc_problem_nonlinear(q) && !hdgc_problem_transient(p), "nonlinear query");
+    EXPECT(hdgc_problem_set_option(p, "mesh", "square:4", &err), HDG_OK, "");
+    EXPECT(hdgc_problem_set_option(p, "newton-max-steps", "12", &err), HDG_OK, "");
+    EXPECT(hdgc_problem_set_option(p, "newton-check", "on", &err), HDG_OK, "");
+    EXPECT(hdgc_solve(p, &r, &err), HDG_OK, "");
+    double steps = hdgc_result_number(r, "newton.steps"), C = hdgc_result_number(r, "newton.quadratic_constant");
+    /* from u = 0 with kappa(u) up to 14.7: 6 steps measured, quadratic at the end (C 0.03) */
+    CHECK(steps >= 3 && steps <= 8, "newton.steps %g in [3, 8]", steps);
+    CHECK(C > 0 && C < 5, "newton.quadratic_constant %g in (0, 5)", C);
+    const char *rep = hdgc_result_report(r);
+    CHECK(rep && strstr(rep, "\"converged\":\ttrue"), "newton.converged true");
+    CHECK(rep && strstr(rep, "\"residuals\"") && strstr(rep, "\"alphas\"") && strstr(rep, "\"check_1e-4\""),
+          "report: newton.residuals[], alphas[], check_1e-4[]");
+    CHECK(hdgc_result_error(r, "u") < 2e-3, "u error %g < 2e-3", hdgc_result_error(r, "u"));
+    hdgc_result_free(r);
+    r = NULL;
+    /* the step limit: a failure with the history, the report still there */
+    EXPECT(hdgc_problem_set_option(p, "newton-max-steps", "1", &err), HDG_OK, "");
+    EXPECT(hdgc_solve(p, &r, &err), HDG_ESOLVER, "Newton did not converge in 1 steps");
+    CHECK(r && strstr(hdgc_result_report(r), "\"converged\":\tfalse"), "newton.converged false");
+    hdgc_result_free(r);
+    /* newton-* on a linear HDG problem and on explicit DG: refused (as hdgc run refuses them) */
+    EXPECT(hdgc_problem_set_option(q, "newton-rtol", "1e-8", &err), HDG_EINPUT,
+           "--newton-rtol applies to nonlinear HDG problems (Newton); problem 'poisson_exp' is linear");
+    EXPECT(hdgc_problem_load(HDG_EXAMPLES "/burgers2d.hdg", &d, &err), HDG_OK, "");
+    if (d) EXPECT(hdgc_problem_set_option(d, "newton-check", "on", &err), HDG_EINPUT, "is explicit DG (no Newton)");
+    hdgc_problem_free(d);
+    hdgc_problem_free(q);
+    hdgc_problem_free(p);
+}
+
 int main(void)
 {
     from_string();
@@ -547,5 +587,6 @@ int main(void)
     inspection();
     meshes();
     reports_and_plots();
+    nonlinear();
     return test_summary("test_api");
 }

@@ -2,7 +2,8 @@
  * returned (x, y, z) nodes against the exact cavity mode, the lattice's vertex nodes on the
  * mesh of hdgc_result_mesh_simplices, and that mesh given back as arrays
  * (hdgc_problem_set_mesh_simplices, dim 3) giving cube:2's errors; the same for HDG
- * (examples/poisson3d.hdg: u and ustar at the nodes). Includes hdgc.h only. */
+ * (examples/poisson3d.hdg: u and ustar at the nodes); hdgc_vtk_write and hdgc_png_write of
+ * its fields against hdgc run's --vtk and --png files. Includes hdgc.h only. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,9 +149,104 @@ static void hdg_fields(void)
     hdgc_problem_free(p);
 }
 
+static char *slurp(const char *path, long *n)
+{
+    FILE *f = fopen(path, "rb");
+    *n = -1;
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    *n = ftell(f);
+    rewind(f);
+    char *b = malloc((size_t)*n + 1);
+    if (fread(b, 1, (size_t)*n, f) != (size_t)*n) *n = -1;
+    fclose(f);
+    return b;
+}
+
+static int same_file(const char *a, const char *b)
+{
+    long na, nb;
+    char *x = slurp(a, &na), *y = slurp(b, &nb);
+    int same = x && y && na > 0 && na == nb && !memcmp(x, y, (size_t)na);
+    free(x), free(y);
+    return same;
+}
+
+/* hdgc_vtk_write of a result's fields (q as one vector of its 3 components, the estimate as
+ * a cell field) gives hdgc run --vtk's file byte for byte; hdgc_png_write draws u* on a
+ * section and the surface as --png does, and refuses a vector,
+ * a plane outside the mesh and a bad slice with their messages. */
+static void vtk_png(void)
+{
+    hdgc_problem *p = NULL;
+    hdgc_result *r = NULL;
+    hdg_error err;
+    CHECK(hdgc_problem_load(HDG_EXAMPLES "/poisson3d.hdg", &p, &err) == HDG_OK, "load: %s", err.msg);
+    if (!p) return;
+    const char *opts[][2] = {{"order", "2"}, {"mesh", "cube:2"}, {"vtk", "api3d_cli.vtu"}, {"vtk-format", "ascii"},
+                             {"png", "api3d_cli.png"}, {"field", "ustar"}, {"slice", "z=0.37"}};
+    for (size_t i = 0; i < sizeof opts / sizeof *opts; i++)
+        CHECK(hdgc_problem_set_option(p, opts[i][0], opts[i][1], &err) == HDG_OK, "%s: %s", opts[i][0], err.msg);
+    CHECK(hdgc_solve(p, &r, &err) == HDG_OK, "solve: %s", err.msg);
+    const char *comp[] = {"q_x", "q_y", "q_z", "u", "ustar"};
+    const double *vals[5] = {NULL};
+    const hdgc_field *u = NULL;
+    for (int i = 0; i < 5; i++) {
+        const hdgc_field *f = hdgc_result_field_named(r, comp[i]);
+        CHECK(f != NULL, "field %s", comp[i]);
+        if (!f) goto done;
+        vals[i] = f->values, u = f;
+    }
+    int ne = u->ne, q = u->degree, corner[4] = {0, q, (q + 1) * (q + 2) / 2 - 1, u->npe - 1};
+    double *vx = malloc(sizeof(double) * 12 * (size_t)ne);
+    for (int e = 0; e < ne; e++)   /* the vertices: the lattice's corner nodes */
+        for (int k = 0; k < 4; k++) {
+            int i = e * u->npe + corner[k];
+            vx[12 * e + 3 * k] = u->x[i], vx[12 * e + 3 * k + 1] = u->y[i], vx[12 * e + 3 * k + 2] = u->z[i];
+        }
+    const double *eta = NULL;
+    CHECK(hdgc_result_indicators(r, "u", &eta) == ne, "indicators");
+    const char *names[] = {"q", "u", "ustar"}, *cname[] = {"estimate_u"};
+    int ncomp[] = {3, 1, 1};
+    hdgc_lattice_fields F = {3, ne, vx, q, 3, names, ncomp, vals, 1, cname, &eta};
+    CHECK(hdgc_vtk_write("api3d_api.vtu", &F, "ascii", &err) == HDG_OK, "hdgc_vtk_write: %s", err.msg);
+    CHECK(same_file("api3d_api.vtu", "api3d_cli.vtu"), "hdgc_vtk_write's .vtu is not hdgc run --vtk's");
+    CHECK(hdgc_vtk_write("api3d_api.vtu", &F, "xml", &err) == HDG_EINPUT && strstr(err.msg, "expected 'binary' or 'ascii'"),
+          "format xml: %s", err.msg);
+    hdgc_png_options po = {0, 0, 0, "z=0.37", NULL};
+    char caption[256];
+    snprintf(caption, sizeof caption, "poisson3d   ustar   k = 2   cube:2   (48 elements)");
+    po.caption = caption;
+    CHECK(hdgc_png_write("api3d_api.png", &F, 2, &po, &err) == HDG_OK, "hdgc_png_write: %s", err.msg);
+    long n;
+    char *png = slurp("api3d_api.png", &n);
+    CHECK(png && n > 5000 && !memcmp(png, "\x89PNG\r\n\x1a\n", 8), "a PNG of %ld bytes", n);
+    free(png);
+    /* the same picture but for rounding (u* sampled from its lattice values, not its modes:
+     * measured 37 of 640000 pixels differ, by one level of one channel; python/tests/test_3d.py
+     * compares the pixels): the compressed sizes agree to 1% */
+    long nc;
+    free(slurp("api3d_cli.png", &nc));
+    CHECK(nc > 0 && labs(n - nc) <= nc / 100, "hdgc_png_write's section %ld bytes, hdgc run --png's %ld", n, nc);
+    po.slice = NULL;   /* the boundary surface */
+    CHECK(hdgc_png_write("api3d_surface.png", &F, 1, &po, &err) == HDG_OK, "surface: %s", err.msg);
+    CHECK(hdgc_png_write("x.png", &F, 0, NULL, &err) == HDG_EINPUT && strstr(err.msg, "field q has 3 components"),
+          "a vector: %s", err.msg);
+    po.slice = "z=5";
+    CHECK(hdgc_png_write("x.png", &F, 1, &po, &err) == HDG_EINPUT && strstr(err.msg, "z"), "z=5: %s", err.msg);
+    po.slice = "w=1";
+    CHECK(hdgc_png_write("x.png", &F, 1, &po, &err) == HDG_EINPUT && strstr(err.msg, "expected x=C, y=C or z=C"),
+          "w=1: %s", err.msg);
+    free(vx);
+done:
+    hdgc_result_free(r);
+    hdgc_problem_free(p);
+}
+
 int main(void)
 {
     hdg_fields();
+    vtk_png();
     hdgc_problem *p = maxwell3d();
     if (!p) return test_summary("test_api3d");
     hdgc_result *r1 = NULL, *r2 = NULL;

@@ -258,16 +258,16 @@ static void test_source(const char *src)
     hdg_ir_kernel *k = hdg_ir_kernel_new(mod, "big", HDG_KITEM_ELEMENT);
     hdg_ir_tensor *in = hdg_ir_input(k, "x", HDG_SHAPE(1), "");
     hdg_ir_tensor *out = hdg_ir_output(k, "y", HDG_SHAPE(1), "");
-    hdg_ir_tensor *M = hdg_ir_local(k, "M", HDG_IR_DOUBLE, HDG_SHAPE(150, 150));   /* 176 KiB, 703 KiB 4 wide */
+    hdg_ir_tensor *M = hdg_ir_local(k, "M", HDG_IR_DOUBLE, HDG_SHAPE(600, 600));   /* 2813 KiB, 11250 KiB 4 wide */
     hdg_ir_fill(k, M, hdg_ir_call(k, HDG_FN_EXP, hdg_ir_ld1(k, in, hdg_ir_int(k, 0))));
     hdg_ir_assign(k, hdg_ir_ld1(k, out, hdg_ir_int(k, 0)), hdg_ir_ld2(k, M, hdg_ir_int(k, 1), hdg_ir_int(k, 2)));
-    CHECK(hdg_emit_c_unrolled_size(k) == 150 * 150 + 1, "unrolled size %lld", hdg_emit_c_unrolled_size(k));
-    CHECK(hdg_emit_c_batchable(k, 4, why, sizeof why) != NULL && strstr(why, "would take 703 KiB 4 items wide, more than 512 KiB"),
+    CHECK(hdg_emit_c_unrolled_size(k) == 600 * 600 + 1, "unrolled size %lld", hdg_emit_c_unrolled_size(k));
+    CHECK(hdg_emit_c_batchable(k, 4, why, sizeof why) != NULL && strstr(why, "would take 11250 KiB 4 items wide, more than 8192 KiB"),
           "large locals: '%s'", why);
     CHECK(hdg_emit_c_batchable(k, 2, why, sizeof why) == NULL && !why[0], "2 wide: '%s'", why);
-    /* 8 wide the bound doubles (it is the bound of 4 items wide): 1406 KiB is still too much,
+    /* 8 wide the bound doubles (it is the bound of 4 items wide): 22500 KiB is still too much,
        and a kernel with 375 KiB of locals 4 wide (750 KiB 8 wide) batches */
-    CHECK(hdg_emit_c_batchable(k, 8, why, sizeof why) != NULL && strstr(why, "would take 1406 KiB 8 items wide, more than 1024 KiB"),
+    CHECK(hdg_emit_c_batchable(k, 8, why, sizeof why) != NULL && strstr(why, "would take 22500 KiB 8 items wide, more than 16384 KiB"),
           "large locals 8 wide: '%s'", why);
     k = hdg_ir_kernel_new(mod, "mid", HDG_KITEM_ELEMENT);
     in = hdg_ir_input(k, "x", HDG_SHAPE(1), "");

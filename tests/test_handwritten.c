@@ -1,7 +1,8 @@
 /* test_handwritten.c — the hand-written kernels (backends/handwritten/) against
  * the generated ones, through hdg_bench_kernels (what `hdgc bench kernels`
  * runs):
- *   - every set, orders 1..8, on a perturbed mesh: every kernel agrees to
+ *   - every set, its orders (1..8; poisson3d 1..6), on a perturbed mesh (square:4, or
+ *     cube:2 for a problem on tetrahedra): every kernel agrees to
  *     HDG_HW_RTOL on every element, no mismatch;
  *   - a deliberately wrong hand-written kernel (this file's: poisson_local
  *     with one entry of K_e off by 1e-9 relative) is caught: one mismatch,
@@ -15,8 +16,10 @@
 #include "bench/bench_kernels.h"
 #include "compiler/pipeline.h"
 #include "test.h"
+#include "test_problem.h"
 
 #define MESH "square:4,perturb=0.25"
+#define MESH3 "cube:2,perturb=0.25"   /* a set on tetrahedra (poisson3d) */
 
 static int count_rows(const char *json, const char *what)
 {
@@ -29,7 +32,10 @@ static void check_set(const hdg_hw_set *set)
 {
     char file[512];
     snprintf(file, sizeof file, "%s/../%s", HDG_EXAMPLES, set->file);
-    hdg_bench_kernels_opts o = {.file = file, .mesh = MESH, .kmin = set->kmin, .kmax = set->kmax, .reps = 1,
+    hdg_problem *p = test_load_problem(file, 0, NULL, 0);   /* its dimension picks the mesh */
+    const char *mesh = p && p->dim == 3 ? MESH3 : MESH;
+    hdg_problem_free(p);
+    hdg_bench_kernels_opts o = {.file = file, .mesh = mesh, .kmin = set->kmin, .kmax = set->kmax, .reps = 1,
                                 .threads = 1, .msg = stderr};
     hdg_report *rep = hdg_report_new();
     hdg_error err = {0};
@@ -44,7 +50,7 @@ static void check_set(const hdg_hw_set *set)
     CHECK(nk > 0 && rows == nk * (set->kmax - set->kmin + 1), "%s: %d rows for %d kernels x %d orders", set->module,
           rows, nk, set->kmax - set->kmin + 1);
     CHECK(!strstr(json, "\"agree\":\tfalse"), "%s: a row does not agree", set->module);
-    printf("%s: %d kernels x orders %d..%d agree on %s\n", set->module, nk, set->kmin, set->kmax, MESH);
+    printf("%s: %d kernels x orders %d..%d agree on %s\n", set->module, nk, set->kmin, set->kmax, mesh);
     free(json);
     hdg_report_free(rep);
 }

@@ -5,7 +5,9 @@
  * and the post-processed field agree to 1e-10 relative, and the iteration
  * counts to within 2; the solver and preconditioner variants the device
  * supports agree too; --format csr is refused on the device with a message;
- * an out-of-memory device gives the driver's message.
+ * an out-of-memory device gives the driver's message. The group "tets" does
+ * the same on tetrahedra (poisson3d k = 1..3, perturbed, mg; a vector trace;
+ * pure Neumann; heat3d's BDF3 steps).
  *
  * The device is the real GPU when one opens; with HDGC_LIBCUDA=emulator it
  * is the CUDA emulator (runtime/cuda/cuda_emu.h), which runs the same CUDA
@@ -25,6 +27,7 @@
 #include "test_problem.h"
 
 static hdg_cuda_device *dev;
+static double final_time, time_step;   /* > 0: the transient runs' end and step (both backends alike) */
 
 typedef struct outcome {
     hdg_status st;
@@ -51,6 +54,7 @@ static outcome run(const hdg_problem *p, const char *mesh_spec, int on_device, c
     if (precond) o.precond = precond;
     o.format = format;
     o.fields = &r.f;
+    o.final_time = final_time, o.dt = time_step;
     hdg_report *rep;
     r.st = test_run_hdg_on(p, mesh_spec, &o, on_device ? dev : NULL, &rep, r.msg, sizeof r.msg);
     if (!rep) return r;
@@ -140,6 +144,20 @@ int main(int argc, char **argv)
         compare(f[0], 2, "square:4", "cg", "jacobi");
         compare(f[0], 2, "square:4", "gmres", "none");
         refusals();
+    } else if (!strcmp(group, "tets")) {   /* HDG on tetrahedra: dense orientation maps, 4 faces, 7 blocks a row */
+        char t[4][512];
+        snprintf(t[0], 512, "%s/poisson3d.hdg", HDG_EXAMPLES);
+        snprintf(t[1], 512, "%s/hdg/veclap3d.hdg", HDG_TEST_DATA);
+        snprintf(t[2], 512, "%s/hdg/poisson3d_neumann.hdg", HDG_TEST_DATA);
+        snprintf(t[3], 512, "%s/hdg/heat3d.hdg", HDG_TEST_DATA);
+        for (int k = 1; k <= 3; k++) compare(t[0], k, "cube:2", NULL, NULL);
+        compare(t[0], 2, "cube:3,perturb=0.2", NULL, NULL);
+        compare(t[0], 1, "cube:3", "cg", "mg");
+        compare(t[1], 1, "cube:2,perturb=0.2", NULL, NULL);   /* three trace components */
+        compare(t[2], 2, "cube:2", NULL, NULL);               /* the constants projected out */
+        final_time = 0.2, time_step = 0.05;
+        compare(t[3], 2, "cube:2", NULL, NULL);               /* BDF3 steps */
+        final_time = time_step = 0;
     } else if (!strcmp(group, "high")) {   /* real GPUs: larger meshes and degrees */
         for (int k = 4; k <= 8; k += 2) compare(f[0], k, "square:16", NULL, NULL);
         /* Face-block Jacobi whether or not PETSc (mg) is here. On square:16 GMRES

@@ -6,13 +6,18 @@
  * its iterates differing with the order of the unknowns; a wrong map changes the first
  * digit). The generated cube:N has faces in orientations 0 and 1 only; the permuted
  * meshes have all six (counted here), so every dense orientation map S_o of the trace
- * basis (drivers/run_hdg_common.h) is exercised through assembly and recovery. */
+ * basis (drivers/run_hdg_common.h) is exercised through assembly and recovery.
+ * usage: test_poisson3d_orient [BACKEND]: the permuted meshes are solved with --backend
+ * BACKEND (default c; cuda: the device's assembly and scatter with the dense maps, on
+ * the CUDA emulator in CI), the generated ones on the host. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "hdgc.h"
 #include "runtime/mesh/mesh.h"
 #include "test.h"
+
+static const char *backend = "c";   /* of the permuted meshes' runs */
 
 static double solve(const char *mesh, const hdg_mesh *M, double *err_u, double *err_q, double *err_s)
 {
@@ -22,6 +27,7 @@ static double solve(const char *mesh, const hdg_mesh *M, double *err_u, double *
     hdg_status st = hdgc_problem_load_with(HDG_EXAMPLES "/poisson3d.hdg", 2, 0, NULL, NULL, &p, NULL, &err);
     if (!st) st = hdgc_problem_set_option(p, "fields", "off", &err);
     if (!st && mesh) st = hdgc_problem_set_option(p, "mesh", mesh, &err);
+    if (!st) st = hdgc_problem_set_option(p, "backend", M ? backend : "c", &err);
     if (!st && M) {
         int nb = 0, *faces = malloc(sizeof(int) * 3 * (size_t)(M->nbf + 1));
         int *mk = malloc(sizeof(int) * (size_t)(M->nbf + 1));
@@ -83,8 +89,9 @@ static void one(int N)
     hdg_mesh_free(&M);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1) backend = argv[1];
     one(2);
     one(3);
     return test_summary("poisson3d_orient");

@@ -62,12 +62,18 @@ hdg_status hdg_emit_c(const hdg_ir_module *m, hdg_str *out, const hdg_emit_c_opt
  * locals (4 KiB or more each) in one block it mallocs per call instead of on the
  * stack, so high degrees do not overflow a thread's stack (see emit.c). */
 #define HDG_EMIT_C_STACK_MAX (256 * 1024)
-/* A kernel is batched only while its locals, W items wide, take at most this many bytes
- * times max(W, 4) / 4, i.e. while they would fit 4 items wide (the L2 cache of one core of
- * the AMD machines measured; they live on the stack: a batched kernel has no heap block; see
- * emit_batch.c). 8 wide, on a Xeon with 2 MiB of L2, poisson's local and recovery kernels
- * at k = 5, 6 (0.5-0.9 MiB) ran 1.3-1.6x faster than 4 wide (session 19). */
-#define HDG_EMIT_C_BATCH_MAX (512 * 1024)
+/* Batched kernels keep their locals on the stack while they take at most this many bytes
+ * times max(W, 4) / 4 (the L2 cache of one core of the znver3 machines measured; 8 wide, on a
+ * Xeon with 2 MiB of L2, poisson's local and recovery kernels at k = 5, 6 (0.5-0.9 MiB) ran
+ * 1.3-1.6x faster than 4 wide, session 19); larger ones in one 64-byte aligned block the
+ * kernel mallocs per call, as the scalar kernels past HDG_EMIT_C_STACK_MAX do (emit_batch.c). */
+#define HDG_EMIT_C_BATCH_STACK_MAX (512 * 1024)
+/* A kernel is batched only while its locals, W items wide, take at most this many bytes times
+ * max(W, 4) / 4 (16 MiB 8 wide). On a Zen 4 core (1 MiB of L2, 8 wide) batching gained
+ * 1.65-2.15x with 1.3-7.7 MiB of locals (poisson3d's local and recovery kernels at k = 3..5,
+ * poisson's at k = 7, 8 in 2D) and 1.2-1.3x with 12-16 MiB (poisson3d at k = 6), far past L2,
+ * for no longer compile (docs/performance.md, session 24). */
+#define HDG_EMIT_C_BATCH_MAX (8192 * 1024)
 /* Bytes of a local tensor (its shape times its element size). */
 long long hdg_emit_c_local_bytes(const hdg_ir_tensor *t);
 
@@ -75,9 +81,9 @@ long long hdg_emit_c_local_bytes(const hdg_ir_tensor *t);
  * NULL when it can (why, if not NULL, gets the reason in words, "" if none);
  * the batched kernel (opt as resolved by hdg_emit_c); the vector types and
  * helpers batched kernels use, for W lanes. A kernel whose locals would take
- * more than HDG_EMIT_C_BATCH_MAX bytes 4 items wide stays scalar (poisson's
- * local and recovery kernels at k >= 7: batched, they gained 1.1-1.4x at
- * k = 5, 6 with 270-460 KiB of locals, nothing measurable at k = 7 with 690-750 KiB). */
+ * more than HDG_EMIT_C_BATCH_MAX bytes 4 items wide stays scalar (on znver3, 4 wide,
+ * poisson's local and recovery kernels gained 1.1-1.4x at k = 5, 6 with 270-460 KiB of
+ * locals, nothing measurable at k = 7 with 690-750 KiB; on Zen 4, 8 wide, 1.7-2x at k = 7, 8). */
 const char *hdg_emit_c_batchable(const hdg_ir_kernel *k, int W, char *why, size_t size);
 /* A batched kernel whose size with every loop unrolled (hdg_emit_c_unrolled_size: its
  * statements times their loops' trips, dense operations by their multiply-adds) is at

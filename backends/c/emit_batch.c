@@ -26,7 +26,8 @@
  * a dense operation, one with neither a dense operation nor a function call
  * (its loops vectorise over one item's values already), and one whose locals
  * would pass HDG_EMIT_C_BATCH_MAX 4 items wide. hdg_emit_c_batchable says
- * which and why. */
+ * which and why. Locals past HDG_EMIT_C_BATCH_STACK_MAX live in a block the
+ * kernel mallocs per call instead of on the stack. */
 #include "backends/c/emit.h"
 #include "backends/c/emit_dense.h"
 
@@ -42,6 +43,8 @@ typedef struct bctx {
     unsigned char *vv;       /* by var id: varying */
     int W;
     int unroll;              /* every loop of the kernel unrolled (HDG_EMIT_C_UNROLL_MAX) */
+    long long *heap;         /* by tensor id: byte offset of a local in the heap block, -1 on
+                                the stack; NULL: all on the stack (HDG_EMIT_C_BATCH_STACK_MAX) */
     const char *why;         /* first reason the kernel cannot be batched */
 } bctx;
 
@@ -195,7 +198,7 @@ const char *hdg_emit_c_batchable(const hdg_ir_kernel *k, int W, char *why, size_
     bctx b = { .k = k, .W = W };
     analyse(&b);
     if (why && size) snprintf(why, size, "%s", b.why ? b.why : "");
-    if (!b.why) {   /* W times the locals must stay in the cache (see HDG_EMIT_C_BATCH_MAX) */
+    if (!b.why) {   /* W times the locals: see HDG_EMIT_C_BATCH_MAX */
         hdg_str sink;
         hdg_str_init(&sink);
         hdg_emit_c_printer *p = hdg_emit_c_printer_new(k, &sink, NULL);
@@ -401,6 +404,16 @@ static void declare_local(bctx *b, const hdg_ir_tensor *t, int ind)
     hdg_str *out = b->out;
     int lanes = t->type == HDG_IR_INT && b->vt[t->id];   /* pivots: int name[n][W] */
     indent(b, ind);
+    if (b->heap && b->heap[t->id] >= 0) {   /* a pointer (to rows) into the heap block */
+        for (int pass = 0; pass < 2; pass++) {
+            if (pass) hdg_str_puts(out, " = (");
+            hdg_str_printf(out, "%s (*%s%s)", ctype(b, t), pass ? "" : "restrict ", pass ? "" : t->name);
+            for (int d = 1; d < t->rank; d++) hdg_str_printf(out, "[%d]", t->shape[d]);
+            if (lanes) hdg_str_puts(out, "[HDG_W]");
+        }
+        hdg_str_printf(out, ")(hdg_heap + %lld);\n", b->heap[t->id]);
+        return;
+    }
     hdg_str_printf(out, "%s %s", ctype(b, t), t->name);
     if (t->rank == 0) hdg_str_puts(out, "[1]");
     for (int d = 0; d < t->rank; d++) hdg_str_printf(out, "[%d]", t->shape[d]);
@@ -436,6 +449,50 @@ static void scatter(bctx *b, const hdg_ir_tensor *t)
     hdg_str_printf(out, "            hdg_v_put(%s, %d, hdg_rows, hdg_nl);\n        }\n", t->name, t->size);
 }
 
+/* Locals of more than HDG_EMIT_C_BATCH_STACK_MAX bytes in all (times max(W, 4) / 4) go, each
+ * local of 4 KiB or more, into one 64-byte aligned block the kernel mallocs per call (per chunk
+ * of items), as the scalar kernels' past HDG_EMIT_C_STACK_MAX (emit.c): the stack a batched
+ * kernel needs stays bounded whatever the degree. Returns the block's size (0: none). */
+static long long place_locals(bctx *b)
+{
+    const hdg_ir_kernel *k = b->k;
+    long long total = 0, heap = 0;
+    for (int i = 0; i < k->ntensors; i++)
+        if (k->tensors[i]->kind == HDG_IR_LOCAL && hdg_emit_c_uses(b->p, k->tensors[i]))
+            total += vbytes(b, k->tensors[i]);
+    if (total <= (long long)HDG_EMIT_C_BATCH_STACK_MAX * (b->W > 4 ? b->W : 4) / 4) return 0;
+    b->heap = hdg_xmalloc(((size_t)k->m->next_tensor_id + 1) * sizeof *b->heap);
+    for (int i = 0; i <= k->m->next_tensor_id; i++) b->heap[i] = -1;
+    for (int i = 0; i < k->ntensors; i++) {
+        const hdg_ir_tensor *t = k->tensors[i];
+        long long n = vbytes(b, t);
+        if (t->kind != HDG_IR_LOCAL || !hdg_emit_c_uses(b->p, t) || n < 4096) continue;
+        b->heap[t->id] = heap;
+        heap += (n + 63) / 64 * 64;
+    }
+    return heap;
+}
+
+/* The block, aligned to 64 bytes (a vector of 8 doubles) by hand: the generated code declares
+ * malloc and free only. Without memory, every output of the items is NaN (the runtime's checks
+ * of the kernels' results see it) and the kernel returns. */
+static void heap_open(bctx *b, long long bytes)
+{
+    hdg_str *out = b->out;
+    hdg_str_printf(out, "    char *hdg_heap0 = (char *)malloc(%lld);   /* locals too large for the stack */\n",
+                   bytes + 64);
+    hdg_str_puts(out, "    if (!hdg_heap0) {\n");
+    hdg_str_puts(out, "        for (long long e = begin; e < end; ++e) {\n");
+    for (int i = 0; i < b->k->ntensors; i++) {
+        const hdg_ir_tensor *t = b->k->tensors[i];
+        if (t->kind != HDG_IR_OUT || !hdg_emit_c_uses(b->p, t)) continue;
+        hdg_str_printf(out, "            for (int i = 0; i < %d; ++i) a->out[%d][e * %d + i] = NAN;\n",
+                       t->size, t->slot, t->size);
+    }
+    hdg_str_puts(out, "        }\n        return;\n    }\n");
+    hdg_str_puts(out, "    char *hdg_heap = hdg_heap0 + (-(__UINTPTR_TYPE__)hdg_heap0 & 63);\n");
+}
+
 void hdg_emit_c_batch_kernel(const hdg_ir_kernel *k, hdg_str *out, const hdg_emit_c_options *opt, int W)
 {
     hdg_emit_c_options o = *opt;
@@ -450,6 +507,8 @@ void hdg_emit_c_batch_kernel(const hdg_ir_kernel *k, hdg_str *out, const hdg_emi
     hdg_str_printf(out, "void %s(long long begin, long long end, const hdg_kargs *a);\n", k->name);
     hdg_str_printf(out, "void %s(long long begin, long long end, const hdg_kargs *a)\n{\n", k->name);
     hdg_str_puts(out, "    (void)a;\n");
+    long long heap = place_locals(&b);
+    if (heap) heap_open(&b, heap);
     hdg_str_puts(out, "    for (long long e = begin; e < end; e += HDG_W) {\n");
     hdg_str_puts(out, "        const int hdg_nl = end - e < HDG_W ? (int)(end - e) : HDG_W;\n");
     hdg_str_puts(out, "        long long hdg_el[HDG_W];\n");
@@ -469,10 +528,11 @@ void hdg_emit_c_batch_kernel(const hdg_ir_kernel *k, hdg_str *out, const hdg_emi
         const hdg_ir_tensor *t = k->tensors[i];
         if (t->kind == HDG_IR_OUT && hdg_emit_c_uses(b.p, t)) scatter(&b, t);
     }
-    hdg_str_puts(out, "    }\n}\n\n");
+    hdg_str_puts(out, heap ? "    }\n    free(hdg_heap0);\n}\n\n" : "    }\n}\n\n");
     hdg_emit_c_printer_free(b.p);
     free(b.vt);
     free(b.vv);
+    free(b.heap);
 }
 
 /* ----------------------------------------------------------------- helpers */

@@ -54,7 +54,9 @@ static hdg_status replace(hdg_cuda_compiled *cc, const hdg_hw_cuda *hw, int i, h
 
 hdg_status hdg_hw_cuda_overlay(const hdg_hw_set *set, int k, hdg_cuda_compiled *cc, hdg_error *err)
 {
-    if (!set->cuda) return hdg_fail(err, HDG_EINPUT, "no hand-written CUDA kernels for %s", set->module);
+    if (!set->cuda)
+        return hdg_fail(err, HDG_EINPUT, "--kernels handwritten: %s has hand-written C kernels only, no CUDA ones: "
+                        "use --backend c (or the generated kernels on the device)", set->module);
     if (cc->mod2) return hdg_fail(err, HDG_EINTERNAL, "hand-written CUDA kernels already put in place");
     hdg_hw_cuda hw;
     hdg_status st = set->cuda(k, &hw, err);

@@ -8,7 +8,8 @@ static const hdg_hw_set poisson = {"poisson", "examples/poisson.hdg", 1, 8, hdg_
                                    hdg_hw_poisson_cuda};
 static const hdg_hw_set maxwell2d = {"maxwell2d", "examples/maxwell2d.hdg", 1, 8, hdg_hw_maxwell2d_c,
                                      hdg_hw_maxwell2d_cuda};
-static const hdg_hw_set *const sets[] = {&poisson, &maxwell2d, NULL};
+static const hdg_hw_set poisson3d = {"poisson3d", "examples/poisson3d.hdg", 1, 6, hdg_hw_poisson3d_c, NULL};
+static const hdg_hw_set *const sets[] = {&poisson, &maxwell2d, &poisson3d, NULL};
 
 const hdg_hw_set *const *hdg_hw_sets(void) { return sets; }
 

@@ -45,6 +45,17 @@ class hdgc_plot(Structure):
                 ("ylabel", c_char_p), ("nseries", c_int), ("series", POINTER(hdgc_plot_series)), ("fits", c_int)]
 
 
+class hdgc_lattice_fields(Structure):
+    _fields_ = [("dim", c_int), ("ne", c_int), ("vertices", POINTER(c_double)), ("degree", c_int),
+                ("nfields", c_int), ("names", POINTER(c_char_p)), ("ncomp", POINTER(c_int)),
+                ("values", POINTER(POINTER(c_double))), ("ncells", c_int), ("cell_names", POINTER(c_char_p)),
+                ("cell_values", POINTER(POINTER(c_double)))]
+
+
+class hdgc_png_options(Structure):
+    _fields_ = [("width", c_int), ("height", c_int), ("edges", c_int), ("slice", c_char_p), ("caption", c_char_p)]
+
+
 class hdgc_field(Structure):
     _fields_ = [("name", c_char_p), ("ne", c_int), ("npe", c_int), ("degree", c_int),
                 ("x", POINTER(c_double)), ("y", POINTER(c_double)), ("values", POINTER(c_double)),
@@ -70,6 +81,7 @@ SIGNATURES = {
     "hdgc_problem_method": (c_char_p, [P_problem]),
     "hdgc_problem_order": (c_int, [P_problem]),
     "hdgc_problem_transient": (c_int, [P_problem]),
+    "hdgc_problem_nonlinear": (c_int, [P_problem]),
     "hdgc_problem_dim": (c_int, [P_problem]),
     "hdgc_problem_warnings": (c_char_p, [P_problem]),
     "hdgc_problem_nparams": (c_int, [P_problem]),
@@ -137,6 +149,9 @@ SIGNATURES = {
     "hdgc_plot_fit": (c_int, [c_int, POINTER(c_double), POINTER(c_double), POINTER(c_double), POINTER(c_double)]),
     "hdgc_plot_format": (c_int, [c_char_p]),
     "hdgc_plot_write": (hdg_status, [c_char_p, POINTER(hdgc_plot), P_error]),
+    "hdgc_vtk_write": (hdg_status, [c_char_p, POINTER(hdgc_lattice_fields), c_char_p, P_error]),
+    "hdgc_png_write": (hdg_status, [c_char_p, POINTER(hdgc_lattice_fields), c_int, POINTER(hdgc_png_options),
+                                    P_error]),
     "hdg_status_name": (c_char_p, [hdg_status]),
     "hdg_error_clear": (None, [P_error]),
 }

@@ -111,6 +111,11 @@ class Problem:
         return bool(lib.hdgc_problem_transient(self._ptr()))
 
     @property
+    def nonlinear(self):
+        """True for terms nonlinear in the unknowns (HDG: Newton, options newton_*; DG: explicit)."""
+        return bool(lib.hdgc_problem_nonlinear(self._ptr()))
+
+    @property
     def dim(self):
         """2 for a file on triangles (mesh triangle), 3 on tetrahedra (mesh tetrahedron)."""
         return int(lib.hdgc_problem_dim(self._ptr()))

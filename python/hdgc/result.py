@@ -140,28 +140,33 @@ class Result:
         return float(node) if isinstance(node, (int, float)) and not isinstance(node, bool) else math.nan
 
     def to_vtk(self, path, fields=None, format="binary"):
-        """Writes the fields (all, or the names given) as a .vtu of Lagrange triangles, with the
-        error indicators (.indicators) as the cell fields estimate_<unknown>, as `hdgc run --vtk`:
-        a vector's or tensor's components (q_x, q_y) as one array of 3 or 9 components; format
-        "binary" (zlib-compressed, the default) or "ascii"."""
+        """Writes the fields (all, or the names given) as the .vtu that `hdgc run --vtk` writes
+        (through the C API's hdgc_vtk_write: VTK Lagrange triangles or tetrahedra), with the error
+        indicators (.indicators) as the cell fields estimate_<unknown>: a vector's or tensor's
+        components (q_x, q_y (, q_z)) as one array of 3 or 9 components; format "binary"
+        (zlib-compressed, the default) or "ascii"."""
         from .vtk import write_vtu
-        if self.tetrahedra is not None:
-            raise input_error(f"to_vtk {path}: the package writes triangles only; for tetrahedra solve with "
-                              "the run option vtk (solve(vtk='x.vtu'))")
         cells = {f"estimate_{u}": eta for u, eta in self.indicators.items()}
         write_vtu(path, [self.fields[n] for n in (fields or self.fields)], cells, format=format)
         return path
 
-    def plot(self, name, ax=None, path=None, **kw):
-        """matplotlib tripcolor of field `name`, each element cut into p^2 triangles; saves a
-        PNG at path when given. Returns the matplotlib collection."""
-        from .plot import plot_field
+    def plot(self, name, ax=None, path=None, slice=None, size=None, edges=False, **kw):
+        """On triangles: a matplotlib tripcolor of field `name`, each element cut into p^2 triangles;
+        saves a PNG at path when given; returns the matplotlib collection. On tetrahedra: the
+        picture of `hdgc run --png` (the C API's hdgc_png_write: the section slice="z=0.5", or the
+        boundary surface without it; size=(width, height), edges) written to path; shown in ax (or
+        a new figure) when ax is given or path is not, returning the matplotlib image, else
+        returns path."""
         if name not in self.fields:
             raise KeyError(f"no field {name!r}; the fields are {', '.join(self.fields)}")
-        if self.tetrahedra is not None:
-            raise input_error(f"plot {name}: the package draws triangles only; for tetrahedra solve with the "
-                              "run options png and slice (solve(png='u.png', slice='z=0.5'))")
-        return plot_field(self.fields[name], ax=ax, path=path, **kw)
+        if self.fields[name].z is None:   # triangles
+            if slice is not None:
+                raise input_error(f"plot {name}: slice={slice!r}: a plane section is drawn of tetrahedra; "
+                                  "this mesh is 2D (drop slice)")
+            from .plot import plot_field
+            return plot_field(self.fields[name], ax=ax, path=path, **kw)
+        from .plot import plot_png
+        return plot_png(self, name, ax=ax, path=path, slice=slice, size=size, edges=edges, **kw)
 
     def _repr_html_(self):
         """Jupyter: the run (problem, method, order, backend, mesh, solver) and a table of the L2

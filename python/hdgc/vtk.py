@@ -1,69 +1,30 @@
-"""A .vtu (VTK XML UnstructuredGrid) of hdgc fields: one Lagrange triangle (VTK type 69;
-type 5 for degree 1) per element, its points in VTK's order as hdgc's own --vtk output writes
-them, so the connectivity of element e is e*npe .. e*npe+npe-1. The components of a vector
-(NAME_x, NAME_y) or a tensor (NAME_xx, NAME_xy, NAME_yx, NAME_yy) are one array of 3 or 9
-components (z = 0), as `hdgc run --vtk` writes them. Binary (the arrays zlib-compressed in
-blocks, appended raw; runtime/output/vtk.h) or ASCII."""
+"""hdgc fields to files through the C API (include/hdgc.h): a .vtu by hdgc_vtk_write (the writer of
+`hdgc run --vtk`: one VTK Lagrange triangle or tetrahedron per element, type 69 or 71, 5 or 10 at
+degree 1, its points in VTK's order, so the connectivity of element e is e*npe .. e*npe+npe-1)
+and a PNG by hdgc_png_write (the picture of `hdgc run --png`: a section or the boundary surface
+on tetrahedra). The components of a vector (NAME_x, NAME_y (, NAME_z)) or a tensor (NAME_xx ..)
+are one array of 3 or 9 components, as `hdgc run --vtk` writes them."""
+import ctypes
 import os
-import struct
-import sys
-import tempfile
-import zlib
-from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
 from . import lattice
-from .error import input_error
+from ._lib import hdgc_lattice_fields, hdgc_png_options, lib
+from .error import c_string, check, input_error, new_error
 
-VTK_TRIANGLE, VTK_LAGRANGE_TRIANGLE = 5, 69
-
-
-def _rows(f, a, per_row):
-    a = np.asarray(a).reshape(-1)
-    if np.issubdtype(a.dtype, np.floating):
-        text = [repr(float(v)) for v in a]
-    else:
-        text = [str(int(v)) for v in a]
-    for k in range(0, len(text), per_row):
-        f.write(" ".join(text[k:k + per_row]) + "\n")
+_SUFFIXES = {2: (("_x", "_y"), ("_xx", "_xy", "_yx", "_yy")),
+             3: (("_x", "_y", "_z"), ("_xx", "_xy", "_xz", "_yx", "_yy", "_yz", "_zx", "_zy", "_zz"))}
 
 
-BLOCK = 1 << 16
-_DTYPE = {"Float64": np.float64, "Int64": np.int64, "UInt8": np.uint8}
-
-
-class _Out:
-    """The arrays' XML, and in binary the appended data they point into."""
-
-    def __init__(self, f, binary):
-        self.f, self.binary, self.data = f, binary, bytearray()
-
-    def array(self, typ, name, data, ncomp=1, per_row=12):
-        comp = f' NumberOfComponents="{ncomp}"' if ncomp > 1 else ""
-        head = f'        <DataArray type="{typ}" Name={quoteattr(name)}{comp}'
-        if not self.binary:
-            self.f.write(head + ' format="ascii">\n')
-            _rows(self.f, data, per_row)
-            self.f.write("        </DataArray>\n")
-            return
-        self.f.write(head + f' format="appended" offset="{len(self.data)}"/>\n')
-        raw = np.ascontiguousarray(np.asarray(data).reshape(-1), dtype=_DTYPE[typ]).tobytes()
-        blocks = [zlib.compress(raw[k:k + BLOCK]) for k in range(0, len(raw), BLOCK)]
-        self.data += struct.pack(f"={3 + len(blocks)}Q", len(blocks), BLOCK, len(raw) % BLOCK,
-                                 *[len(b) for b in blocks])
-        for b in blocks:
-            self.data += b
-
-
-def _group(fields):
-    """[(name, [Field per component])]: NAME_x, NAME_y as a vector, NAME_xx .. NAME_yy as a tensor."""
+def _group(fields, dim):
+    """[(name, [Field per component])]: a vector's or a tensor's components as one field."""
     names = {g.name: g for g in fields}
     out, used = [], set()
     for g in fields:
         if g.name in used:
             continue
-        for suffixes in (("_x", "_y"), ("_xx", "_xy", "_yx", "_yy")):
+        for suffixes in _SUFFIXES[dim]:
             base = g.name[:-len(suffixes[0])] if g.name.endswith(suffixes[0]) else None
             if base and all(base + s in names for s in suffixes):
                 out.append((base, [names[base + s] for s in suffixes]))
@@ -75,88 +36,71 @@ def _group(fields):
     return out
 
 
-def _components(parts, take):
-    """(ne*npe, ncomp) values in VTK's point order: 1, 3 (x, y, 0) or 9 (xx, xy, 0, yx, yy, 0, 0, 0, 0)."""
-    cols = [np.take_along_axis(g.values, take, 1).reshape(-1) for g in parts]
-    if len(cols) == 1:
-        return cols[0], 1
-    z = np.zeros_like(cols[0])
-    if len(cols) == 2:
-        return np.stack([cols[0], cols[1], z], axis=-1), 3
-    return np.stack([cols[0], cols[1], z, cols[2], cols[3], z, z, z, z], axis=-1), 9
+class LatticeFields:
+    """The C struct hdgc_lattice_fields of hdgc.Field objects on one lattice (same elements,
+    degree and nodes), each element's values put in lattice order (lattice.node_positions);
+    the vertices are the lattice's corner nodes. Keeps the arrays it points to alive."""
+
+    def __init__(self, what, fields, cells=None, group=True):
+        if not fields:
+            raise input_error(f"{what}: no fields to write")
+        f0 = fields[0]
+        for g in fields[1:]:
+            if g.values.shape != f0.values.shape or g.degree != f0.degree or not np.array_equal(g.x, f0.x):
+                raise input_error(f"{what}: fields {f0.name!r} and {g.name!r} are not on the same nodes")
+        dim = 3 if getattr(f0, "z", None) is not None else 2
+        p, (ne, npe) = f0.degree, f0.values.shape
+        pos = lattice.node_positions(f0)   # (ne, npe): lattice index -> node
+
+        def lat(a):
+            return np.ascontiguousarray(np.take_along_axis(np.asarray(a, dtype=float), pos, 1))
+        corners = [0, p, npe - 1] if dim == 2 else [0, p, lattice.size(p) - 1, npe - 1]
+        coords = [lat(c) for c in ([f0.x, f0.y] if dim == 2 else [f0.x, f0.y, f0.z])]
+        self.vertices = np.ascontiguousarray(np.stack([np.stack([c[:, v] for c in coords], -1) for v in corners], 1))
+        groups = _group(fields, dim) if group else [(g.name, [g]) for g in fields]
+        self.names = [c_string(n, f"{what}: field name") for n, _ in groups]
+        self.values = [lat(g.values) for _, parts in groups for g in parts]
+        cells = dict(cells or {})
+        for name, v in cells.items():
+            if np.shape(v) != (ne,):
+                raise input_error(f"{what}: cell field {name!r} needs one value per element ({ne})")
+        self.cell_names = [c_string(n, f"{what}: cell field name") for n in cells]
+        self.cell_values = [np.ascontiguousarray(v, dtype=float) for v in cells.values()]
+        P = ctypes.POINTER(ctypes.c_double)
+
+        def arr(kind, items):
+            return (kind * max(len(items), 1))(*items)
+        self._names = arr(ctypes.c_char_p, self.names)
+        self._ncomp = arr(ctypes.c_int, [len(parts) for _, parts in groups])
+        self._values = arr(P, [v.ctypes.data_as(P) for v in self.values])
+        self._cnames = arr(ctypes.c_char_p, self.cell_names)
+        self._cvalues = arr(P, [v.ctypes.data_as(P) for v in self.cell_values])
+        self.field_names = [n for n, _ in groups]
+        self.c = hdgc_lattice_fields(dim, ne, self.vertices.ctypes.data_as(P), p, len(groups), self._names,
+                                     self._ncomp, self._values, len(self.cell_names), self._cnames, self._cvalues)
 
 
 def write_vtu(path, fields, cells=None, format="binary"):
-    """Writes fields (hdgc.Field, one lattice: same elements and degree) to path, and cells
-    (name -> one value per element, e.g. the error indicators) as cell data; format "binary"
-    (zlib-compressed) or "ascii"."""
+    """Writes fields (hdgc.Field, one lattice) to path, and cells (name -> one value per element,
+    e.g. the error indicators) as cell data; format "binary" (zlib-compressed) or "ascii"."""
     if format not in ("binary", "ascii"):
         raise input_error(f"to_vtk {path}: format {format!r}: expected 'binary' or 'ascii'")
-    if not fields:
-        raise input_error(f"to_vtk {path}: no fields to write")
-    f0 = fields[0]
-    cells = dict(cells or {})
-    for name, v in cells.items():
-        if np.shape(v) != (f0.values.shape[0],) or not np.all(np.isfinite(v)):
-            raise input_error(f"to_vtk {path}: cell field {name!r} needs one finite value per element")
-    for g in fields[1:]:
-        if g.values.shape != f0.values.shape or g.degree != f0.degree or not np.array_equal(g.x, f0.x):
-            raise input_error(f"to_vtk {path}: fields {f0.name!r} and {g.name!r} are not on the same nodes")
-    for g in fields:
-        if not np.all(np.isfinite(g.values)):
-            raise input_error(f"to_vtk {path}: field {g.name!r} has a value that is not finite")
-    p, (ne, npe) = f0.degree, f0.values.shape
-    pos = lattice.node_positions(f0)                       # (ne, npe): lattice index -> node
-    take = np.take_along_axis(pos, np.broadcast_to(lattice.vtk_order(p), pos.shape), axis=1)
-    pts = np.stack([np.take_along_axis(f0.x, take, 1), np.take_along_axis(f0.y, take, 1),
-                    np.zeros((ne, npe))], axis=-1)
-    ctype = VTK_TRIANGLE if p == 1 else VTK_LAGRANGE_TRIANGLE
-    path = os.fspath(path)
-    fd, tmp = tempfile.mkstemp(prefix=".hdgc-", suffix=".vtu", dir=os.path.dirname(os.path.abspath(path)))
-    try:
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            binary = format == "binary"
-            out = _Out(f, binary)
-            order = "LittleEndian" if sys.byteorder == "little" else "BigEndian"
-            f.write('<?xml version="1.0"?>\n')
-            f.write(f"<!-- hdgc (python): {ne} triangles, degree {p}, Lagrange cells, "
-                    f"{'binary (zlib)' if binary else 'ASCII'} -->\n")
-            f.write(f'<VTKFile type="UnstructuredGrid" version="1.0" byte_order="{order}"'
-                    + (' header_type="UInt64" compressor="vtkZLibDataCompressor"' if binary else "")
-                    + ">\n  <UnstructuredGrid>\n")
-            f.write(f'    <Piece NumberOfPoints="{ne * npe}" NumberOfCells="{ne}">\n')
-            groups = [(name, *_components(parts, take)) for name, parts in _group(fields)]
-            attrs = ""
-            for kind, n in (("Scalars", 1), ("Vectors", 3), ("Tensors", 9)):
-                first = next((name for name, _, c in groups if c == n), None)
-                attrs += f" {kind}={quoteattr(first)}" if first else ""
-            f.write(f"      <PointData{attrs}>\n")
-            for name, vals, ncomp in groups:
-                out.array("Float64", name, vals, ncomp=ncomp, per_row=npe * ncomp)
-            f.write("      </PointData>\n")
-            if cells:
-                f.write("      <CellData>\n")
-                for name, v in cells.items():
-                    out.array("Float64", name, v, per_row=16)
-                f.write("      </CellData>\n")
-            f.write("      <Points>\n")
-            out.array("Float64", "Points", pts, ncomp=3, per_row=3)
-            f.write("      </Points>\n      <Cells>\n")
-            out.array("Int64", "connectivity", np.arange(ne * npe), per_row=npe)
-            out.array("Int64", "offsets", npe * np.arange(1, ne + 1), per_row=16)
-            out.array("UInt8", "types", np.full(ne, ctype), per_row=32)
-            f.write("      </Cells>\n    </Piece>\n  </UnstructuredGrid>\n")
-            if binary:
-                f.write('  <AppendedData encoding="raw">\n   _')
-                f.flush()
-                f.buffer.write(bytes(out.data))
-                f.write("\n  </AppendedData>\n")
-            f.write("</VTKFile>\n")
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    L = LatticeFields(f"to_vtk {path}", fields, cells)
+    err = new_error()
+    check(lib.hdgc_vtk_write(c_string(path, "to_vtk: path", path=True), ctypes.byref(L.c), format.encode(),
+                             ctypes.byref(err)), err)
     return path
+
+
+def write_png(path, field, slice=None, size=None, edges=False, caption=None):
+    """Draws the scalar hdgc.Field `field` to the PNG path as `hdgc run --png` does (on tetrahedra
+    the section slice="z=0.5", or without it the boundary surface); size (width, height)."""
+    L = LatticeFields(f"plot {field.name}", [field], group=False)
+    w, h = size or (0, 0)
+    o = hdgc_png_options(int(w), int(h), 1 if edges else 0,
+                         c_string(slice, "plot: slice") if slice is not None else None,
+                         c_string(caption, "plot: caption") if caption is not None else None)
+    err = new_error()
+    check(lib.hdgc_png_write(c_string(path, "plot: path", path=True), ctypes.byref(L.c), 0, ctypes.byref(o),
+                             ctypes.byref(err)), err)
+    return os.fspath(path)

@@ -1,7 +1,8 @@
 """Tetrahedra through the package (issue 39.8): examples/maxwell3d.hdg on cube:2, its fields at
 the returned (x, y, z) nodes against the exact cavity mode, the lattice of hdgc.lattice recovered
 from them, the mesh as .vertices (nv, 3) and .tetrahedra (ne, 4), and that mesh given back with
-Problem.set_mesh(tetrahedra=...) giving cube:2's errors."""
+Problem.set_mesh(tetrahedra=...) giving cube:2's errors; Result.to_vtk and Result.plot on
+tetrahedra against hdgc run's --vtk and --png files."""
 import os
 
 import numpy as np
@@ -68,14 +69,57 @@ def test_step_state_z(maxwell3d):
     assert r.ok and len(seen) == 2 and all(ok for ok, _ in seen) and seen[-1][1]
 
 
-def test_vtk_and_plot_refused(maxwell3d, tmp_path):
-    r = maxwell3d.solve()
-    with pytest.raises(hdgc.Error, match="writes triangles only"):
-        r.to_vtk(str(tmp_path / "x.vtu"))
-    with pytest.raises(hdgc.Error, match="draws triangles only"):
-        r.plot("E_x")
-    path = tmp_path / "s.vtu"
-    assert maxwell3d.solve(vtk=str(path)).ok and path.exists()
+POISSON3D = os.path.join(ROOT, "examples", "poisson3d.hdg")
+
+
+@pytest.mark.parametrize("fmt", ["ascii", "binary"])
+def test_to_vtk_is_the_cli_file(cli, tmp_path, fmt):
+    """Result.to_vtk on tetrahedra (through hdgc_vtk_write) writes hdgc run --vtk's file byte for
+    byte: poisson3d (q one vector of 3 components, u, ustar, the cell field estimate_u; VTK
+    Lagrange tetrahedra, type 71) and maxwell3d (E, H)."""
+    r = hdgc.Problem(POISSON3D).solve(order=2, mesh="cube:2")
+    mine, theirs = tmp_path / "py.vtu", tmp_path / "cli.vtu"
+    assert r.to_vtk(mine, format=fmt) == mine
+    cli("run", POISSON3D, "--order", "2", "--mesh", "cube:2", "--vtk", str(theirs), "--vtk-format", fmt)
+    assert mine.read_bytes() == theirs.read_bytes()
+    if fmt == "ascii":
+        text = mine.read_text()
+        assert 'Name="q" NumberOfComponents="3"' in text and 'Name="estimate_u"' in text
+        assert '<Piece NumberOfPoints="960" NumberOfCells="48">' in text and " 71 " in text
+    m = hdgc.Problem(MAXWELL3D).solve(order=2, mesh="cube:2", final_time=T)
+    m.to_vtk(tmp_path / "m.vtu", format=fmt)
+    cli("run", MAXWELL3D, "--order", "2", "--mesh", "cube:2", "--final-time", str(T), "--vtk",
+        str(tmp_path / "mcli.vtu"), "--vtk-format", fmt)
+    assert (tmp_path / "m.vtu").read_bytes() == (tmp_path / "mcli.vtu").read_bytes()
+
+
+def test_plot_is_the_cli_png(cli, tmp_path):
+    """Result.plot on tetrahedra (through hdgc_png_write) draws hdgc run --png's picture: the section
+    z = 0.37 of ustar and its boundary surface (the field sampled from its lattice values, not its
+    modes: measured 37 and 222 of 640000 pixels differ, by at most 3 levels); shown in matplotlib when asked; a slice on a 2D
+    result and a plane outside the mesh are refused."""
+    plt = pytest.importorskip("matplotlib.pyplot")
+    r = hdgc.Problem(POISSON3D).solve(order=2, mesh="cube:2")
+    for field, view in (("ustar", ["--slice", "z=0.37"]), ("ustar", [])):
+        mine, theirs = tmp_path / f"py_{len(view)}.png", tmp_path / f"cli_{len(view)}.png"
+        kw = {"slice": view[1]} if view else {}
+        assert r.plot(field, path=mine, **kw) == os.fspath(mine)
+        cli("run", POISSON3D, "--order", "2", "--mesh", "cube:2", "--png", str(theirs), "--field", field, *view)
+        a, b = plt.imread(mine), plt.imread(theirs)
+        assert a.shape == b.shape and a.shape[:2] == (800, 800)
+        differ = np.abs(a - b).max(axis=-1)
+        assert (differ > 0).mean() < 1e-3 and differ.max() <= 4 / 255, (field, (differ > 0).sum(), differ.max())
+        assert len(np.unique(a.reshape(-1, a.shape[-1]), axis=0)) > 50   # a picture, not a blank
+    im = r.plot("ustar", slice="x=0.5", size=(400, 300))
+    assert im.get_array().shape[:2] == (300, 400)
+    plt.close("all")
+    with pytest.raises(hdgc.Error, match="plane|z"):
+        r.plot("u", path=tmp_path / "x.png", slice="z=5")
+    with pytest.raises(hdgc.Error, match="expected x=C, y=C or z=C"):
+        r.plot("u", path=tmp_path / "x.png", slice="w=1")
+    r2 = hdgc.Problem(os.path.join(ROOT, "examples", "poisson.hdg")).solve(order=1, mesh="square:2")
+    with pytest.raises(hdgc.Error, match="this mesh is 2D"):
+        r2.plot("u", path=tmp_path / "y.png", slice="z=0.5")
 
 
 def test_hdg_fields_at_xyz():

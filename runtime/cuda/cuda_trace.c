@@ -1,7 +1,8 @@
 /* cuda_trace.c — the HDG trace system on the device (see cuda_trace.h): the
  * kernels are the text below, one thread per trace row t = l*HDG_M + p (or
- * per element, element dof); each mirrors its host routine in blockmat.c
- * line for line. */
+ * per element, element dof); each mirrors its host routine in blockmat.c,
+ * for triangles and tetrahedra alike (HDG_NFE faces an element, the
+ * orientation maps as diagonals or dense). */
 #include "runtime/cuda/cuda_trace.h"
 
 #include <stdint.h>
@@ -12,6 +13,8 @@
 
 static const char kernels[] =
     "\n/* ---- HDG trace system (runtime/cuda/cuda_trace.c) ---- */\n"
+    "\n"
+    "#define HDG_NFE ((HDG_NA + 1) / 2)   /* faces per element: 3 (triangles, na 5) or 4 (tetrahedra, na 7) */\n"
     "\n"
     "/* out[3e..3e+2] = trace, max |K|, max |K - K^T| of element matrix e (nt x nt) */\n"
     "extern \"C\" __global__ void __launch_bounds__(HDG_BLOCK) hdg_rt_kstats(int ne, int nt, const double *__restrict__ K,\n"
@@ -32,31 +35,67 @@ static const char kernels[] =
     "    out[3 * e] = diag + nonfinite, out[3 * e + 1] = amax, out[3 * e + 2] = asym;\n"
     "}\n"
     "\n"
+    "/* The map of element e's local face j (orientation o = eforient[e*NFE + j]): NULL for\n"
+    " * o = 0 (the identity), else S + o*M (a diagonal) or S + o*M*M (dense, row-major). */\n"
+    "static __device__ __forceinline__ const double *hdg_rt_map(const double *__restrict__ S, int dense, int o)\n"
+    "{\n"
+    "    return o ? S + (long long)o * HDG_M * (dense ? HDG_M : 1) : (const double *)0;\n"
+    "}\n"
+    "\n"
     "/* Row t of the trace system: A[(a*M + q)*rows + t] = sum over the (one or two)\n"
-    " * elements of face l of S_j Ke[j*M + p][i*M + q] S_i, rhs[t] = sum of S_j Fe[j*M + p]. */\n"
+    " * elements of face l of (S_j^T Ke[j, i] S_i)[p][q], rhs[t] = (S_j^T Fe[j])[p]\n"
+    " * (hdg_blockmat_assemble_maps: the diagonal maps in the same arithmetic; dense\n"
+    " * ones as (S_j^T K) S_i, the host's products in another order). */\n"
     "extern \"C\" __global__ void __launch_bounds__(HDG_BLOCK) hdg_rt_assemble(int nf, const double *__restrict__ Ke,\n"
     "        const double *__restrict__ Fe, const int *__restrict__ fe, const int *__restrict__ flf,\n"
-    "        const int *__restrict__ eforient, const double *__restrict__ flip, const int *__restrict__ slot,\n"
+    "        const int *__restrict__ eforient, const double *__restrict__ S, int dense, const int *__restrict__ slot,\n"
     "        double *__restrict__ A, double *__restrict__ rhs)\n"
     "{\n"
     "    const long long rows = (long long)nf * HDG_M;\n"
     "    const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
     "    if (t >= rows) return;\n"
-    "    const int l = (int)(t / HDG_M), p = (int)(t % HDG_M), ld = 3 * HDG_M;\n"
+    "    const int l = (int)(t / HDG_M), p = (int)(t % HDG_M), ld = HDG_NFE * HDG_M;\n"
     "    for (int a = 0; a < HDG_NA; a++)\n"
     "        for (int q = 0; q < HDG_M; q++) A[((long long)a * HDG_M + q) * rows + t] = 0.0;\n"
-    "    double r = 0.0;\n"
+    "    double r = 0.0, w[HDG_M];\n"
     "    for (int k = 0; k < 2; k++) {\n"
     "        const int e = fe[2 * l + k], j = flf[2 * l + k];\n"
     "        if (e < 0) continue;\n"
-    "        const double sp = eforient[3 * e + j] ? flip[p] : 1.0;\n"
-    "        const double *__restrict__ Krow = Ke + (long long)e * ld * ld + (long long)(j * HDG_M + p) * ld;\n"
-    "        for (int i = 0; i < 3; i++) {\n"
-    "            const int a = slot[(l * 2 + k) * 3 + i], rev = eforient[3 * e + i];\n"
-    "            for (int q = 0; q < HDG_M; q++)\n"
-    "                A[((long long)a * HDG_M + q) * rows + t] += sp * Krow[i * HDG_M + q] * (rev ? flip[q] : 1.0);\n"
+    "        const double *__restrict__ sj = hdg_rt_map(S, dense, eforient[HDG_NFE * e + j]);\n"
+    "        const double *__restrict__ Kj = Ke + (long long)e * ld * ld + (long long)j * HDG_M * ld;\n"
+    "        const double *__restrict__ Fj = Fe ? Fe + (long long)e * ld + j * HDG_M : (const double *)0;\n"
+    "        for (int i = 0; i < HDG_NFE; i++) {\n"
+    "            const int a = slot[(l * 2 + k) * HDG_NFE + i];\n"
+    "            const double *__restrict__ si = hdg_rt_map(S, dense, eforient[HDG_NFE * e + i]);\n"
+    "            double *__restrict__ Ar = A + (long long)a * HDG_M * rows + t;\n"
+    "            if (!dense) {\n"
+    "                const double sp = sj ? sj[p] : 1.0;\n"
+    "                for (int q = 0; q < HDG_M; q++)\n"
+    "                    Ar[q * rows] += sp * Kj[(long long)p * ld + i * HDG_M + q] * (si ? si[q] : 1.0);\n"
+    "                continue;\n"
+    "            }\n"
+    "            for (int c = 0; c < HDG_M; c++) {   /* w = row p of S_j^T Ke[j, i] */\n"
+    "                double v = 0.0;\n"
+    "                if (!sj) v = Kj[(long long)p * ld + i * HDG_M + c];\n"
+    "                else\n"
+    "                    for (int s = 0; s < HDG_M; s++) v += sj[s * HDG_M + p] * Kj[(long long)s * ld + i * HDG_M + c];\n"
+    "                w[c] = v;\n"
+    "            }\n"
+    "            for (int q = 0; q < HDG_M; q++) {   /* (w S_i)[q] */\n"
+    "                double v = 0.0;\n"
+    "                if (!si) v = w[q];\n"
+    "                else\n"
+    "                    for (int c = 0; c < HDG_M; c++) v += w[c] * si[c * HDG_M + q];\n"
+    "                Ar[q * rows] += v;\n"
+    "            }\n"
     "        }\n"
-    "        if (Fe) r += sp * Fe[(long long)e * ld + j * HDG_M + p];\n"
+    "        if (!Fj) continue;\n"
+    "        if (!dense || !sj) r += (sj ? sj[p] : 1.0) * Fj[p];\n"
+    "        else {\n"
+    "            double v = 0.0;\n"
+    "            for (int s = 0; s < HDG_M; s++) v += sj[s * HDG_M + p] * Fj[s];\n"
+    "            r += v;\n"
+    "        }\n"
     "    }\n"
     "    if (rhs) rhs[t] = r;\n"
     "}\n"
@@ -93,17 +132,22 @@ static const char kernels[] =
     "    rhs[t] = r;\n"
     "}\n"
     "\n"
-    "/* out[(e*3 + j)*M + i] = S_j x[ef[3e+j]*M + i] (hdg_blockmat_scatter_to_elements) */\n"
+    "/* out[(e*NFE + j)*M + i] = (S_j x[ef[e*NFE + j]])[i] (hdg_blockmat_scatter_maps) */\n"
     "extern \"C\" __global__ void __launch_bounds__(HDG_BLOCK) hdg_rt_scatter(int ne, const int *__restrict__ ef,\n"
-    "        const int *__restrict__ eforient, const double *__restrict__ flip, const double *__restrict__ x,\n"
+    "        const int *__restrict__ eforient, const double *__restrict__ S, int dense, const double *__restrict__ x,\n"
     "        double *__restrict__ out)\n"
     "{\n"
     "    const long long u = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
-    "    if (u >= (long long)ne * 3 * HDG_M) return;\n"
+    "    if (u >= (long long)ne * HDG_NFE * HDG_M) return;\n"
     "    const long long ej = u / HDG_M;\n"
     "    const int i = (int)(u % HDG_M);\n"
-    "    const double v = x[(long long)ef[ej] * HDG_M + i];\n"
-    "    out[u] = eforient[ej] ? flip[i] * v : v;\n"
+    "    const double *__restrict__ xf = x + (long long)ef[ej] * HDG_M;\n"
+    "    const double *__restrict__ s = hdg_rt_map(S, dense, eforient[ej]);\n"
+    "    if (!s) { out[u] = xf[i]; return; }\n"
+    "    if (!dense) { out[u] = s[i] * xf[i]; return; }\n"
+    "    double v = 0.0;\n"
+    "    for (int r = 0; r < HDG_M; r++) v += s[i * HDG_M + r] * xf[r];\n"
+    "    out[u] = v;\n"
     "}\n";
 
 void hdg_cuda_trace_source(hdg_str *out) { hdg_str_puts(out, kernels); }
@@ -118,20 +162,26 @@ static hdg_status upload_ints(hdg_cuda_linalg *L, const int *h, size_t n, hdg_cu
 }
 
 hdg_status hdg_cuda_topology_upload(hdg_cuda_linalg *L, int ne, int nf, const int *ef, const int *eforient,
-                                    const int *fe, const int *flf, const int *nbr, const double *flip,
+                                    const int *fe, const int *flf, const int *nbr, const hdg_face_maps *S,
                                     hdg_cuda_topology *T, hdg_error *err)
 {
     memset(T, 0, sizeof *T);
-    T->L = L, T->ne = ne, T->nf = nf;
-    int *slot = hdg_xmalloc(sizeof(int) * ((size_t)nf * 6 + 1));
-    int *orient = eforient ? NULL : hdg_xcalloc((size_t)ne * 3 + 1, sizeof(int));
-    hdg_status st = hdg_blockmat_slots(nf, L->na, nbr, ef, fe, flf, slot, err);
-    if (!st) st = upload_ints(L, ef, (size_t)ne * 3, &T->ef, err);
-    if (!st) st = upload_ints(L, eforient ? eforient : orient, (size_t)ne * 3, &T->eforient, err);
+    int nfe = S->nfe;
+    if (S->m != L->m || 2 * nfe - 1 != L->na)
+        return hdg_fail(err, HDG_EINTERNAL, "device trace module for %d dofs a face and %d blocks a row, given "
+                        "maps of %d dofs and %d faces an element", L->m, L->na, S->m, nfe);
+    T->L = L, T->ne = ne, T->nf = nf, T->nfe = nfe;
+    T->dense = S->diag ? 0 : 1;
+    size_t nmap = (size_t)S->norient * S->m * (T->dense ? S->m : 1);
+    int *slot = hdg_xmalloc(sizeof(int) * ((size_t)nf * 2 * nfe + 1));
+    int *orient = eforient ? NULL : hdg_xcalloc((size_t)ne * nfe + 1, sizeof(int));
+    hdg_status st = hdg_blockmat_slots_n(nfe, nf, L->na, nbr, ef, fe, flf, slot, err);
+    if (!st) st = upload_ints(L, ef, (size_t)ne * nfe, &T->ef, err);
+    if (!st) st = upload_ints(L, eforient ? eforient : orient, (size_t)ne * nfe, &T->eforient, err);
     if (!st) st = upload_ints(L, fe, (size_t)nf * 2, &T->fe, err);
     if (!st) st = upload_ints(L, flf, (size_t)nf * 2, &T->flf, err);
-    if (!st) st = upload_ints(L, slot, (size_t)nf * 6, &T->slot, err);
-    if (!st) st = hdg_cuda_vec_upload(L, flip, L->m, &T->flip, err);
+    if (!st) st = upload_ints(L, slot, (size_t)nf * 2 * nfe, &T->slot, err);
+    if (!st) st = hdg_cuda_vec_upload(L, T->dense ? S->S : S->diag, (long long)nmap, &T->maps, err);
     free(slot);
     free(orient);
     if (st) hdg_cuda_topology_free(T);
@@ -141,7 +191,7 @@ hdg_status hdg_cuda_topology_upload(hdg_cuda_linalg *L, int ne, int nf, const in
 void hdg_cuda_topology_free(hdg_cuda_topology *T)
 {
     if (!T || !T->L) return;
-    hdg_cuptr *p[] = { &T->ef, &T->eforient, &T->fe, &T->flf, &T->slot, &T->flip };
+    hdg_cuptr *p[] = { &T->ef, &T->eforient, &T->fe, &T->flf, &T->slot, &T->maps };
     for (size_t i = 0; i < sizeof p / sizeof *p; i++) hdg_cuda_free(T->L->dev, *p[i]);
     memset(T, 0, sizeof *T);
 }
@@ -172,8 +222,9 @@ hdg_status hdg_cuda_trace_assemble(const hdg_cuda_topology *T, hdg_cuptr Ke, hdg
 {
     hdg_cuda_linalg *L = T->L;
     int nf = T->nf;
-    hdg_cuptr fe = T->fe, flf = T->flf, orient = T->eforient, flip = T->flip, slot = T->slot, A = dB->A;
-    void *p[] = { &nf, &Ke, &Fe, &fe, &flf, &orient, &flip, &slot, &A, &rhs };
+    int dense = T->dense;
+    hdg_cuptr fe = T->fe, flf = T->flf, orient = T->eforient, maps = T->maps, slot = T->slot, A = dB->A;
+    void *p[] = { &nf, &Ke, &Fe, &fe, &flf, &orient, &maps, &dense, &slot, &A, &rhs };
     return hdg_cuda_linalg_launch(L, L->assemble, "hdg_rt_assemble", (long long)nf * L->m, p, err);
 }
 
@@ -190,8 +241,8 @@ hdg_status hdg_cuda_trace_dirichlet(hdg_cuda_blockmat *dB, hdg_cuptr dofd, hdg_c
 hdg_status hdg_cuda_trace_scatter(const hdg_cuda_topology *T, hdg_cuptr x, hdg_cuptr out, hdg_error *err)
 {
     hdg_cuda_linalg *L = T->L;
-    int ne = T->ne;
-    hdg_cuptr ef = T->ef, orient = T->eforient, flip = T->flip;
-    void *p[] = { &ne, &ef, &orient, &flip, &x, &out };
-    return hdg_cuda_linalg_launch(L, L->scatter, "hdg_rt_scatter", (long long)ne * 3 * L->m, p, err);
+    int ne = T->ne, dense = T->dense;
+    hdg_cuptr ef = T->ef, orient = T->eforient, maps = T->maps;
+    void *p[] = { &ne, &ef, &orient, &maps, &dense, &x, &out };
+    return hdg_cuda_linalg_launch(L, L->scatter, "hdg_rt_scatter", (long long)ne * T->nfe * L->m, p, err);
 }

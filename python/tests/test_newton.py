@@ -1,0 +1,38 @@
+"""A nonlinear HDG problem (examples/nonlinear_diffusion.hdg, Newton) through Problem.solve:
+the newton.* report keys, the same numbers as `hdgc run`, the step limit as an Error with
+the report, and the newton_* options refused on a linear problem."""
+import os
+
+import pytest
+
+import hdgc
+from conftest import POISSON, ROOT
+
+ND = os.path.join(ROOT, "examples", "nonlinear_diffusion.hdg")
+
+
+def test_newton_solve_matches_cli(cli):
+    want = cli("run", ND, "--mesh", "square:4", "--order", "2")
+    p = hdgc.Problem(ND)
+    assert p.nonlinear and not hdgc.Problem(POISSON).nonlinear
+    r = p.solve(order=2, mesh="square:4", newton_max_steps=12, newton_check="on")
+    nw = r.report["newton"]
+    # from u = 0 with kappa(u) up to 14.7: 6 steps measured, the last quadratic (C 0.03)
+    assert nw["converged"] and 3 <= nw["steps"] <= 8
+    assert len(nw["residuals"]) == nw["steps"] + 1 and len(nw["alphas"]) == nw["steps"]
+    assert len(nw["check_1e-4"]) == nw["steps"]
+    assert 0 < nw["quadratic_constant"] < 5
+    assert nw["residuals"] == pytest.approx(want["newton"]["residuals"], rel=1e-8, abs=1e-12)
+    for u, e in want["errors"].items():
+        assert abs(r.errors[u] - e) <= 1e-12 * e, (u, r.errors[u], e)
+    assert r.errors["u"] < 2e-3
+
+
+def test_newton_step_limit_and_linear_refusal():
+    p = hdgc.Problem(ND)
+    with pytest.raises(hdgc.Error, match=r"Newton did not converge in 1 steps .*residual history") as e:
+        p.solve(mesh="square:4", newton_max_steps=1)
+    assert e.value.result is not None and e.value.result.report["newton"]["converged"] is False
+    with pytest.raises(hdgc.Error, match=r"--newton-rtol applies to nonlinear HDG problems \(Newton\); "
+                                         r"problem 'poisson_exp' is linear"):
+        hdgc.Problem(POISSON).solve(mesh="square:2", newton_rtol=1e-8)
