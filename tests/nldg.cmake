@@ -7,6 +7,11 @@
 #                         square:8, 16, 32 within 0.35 of N + 1, N = 1..4 (1.95, 2.95, 3.75, 4.69)
 #   nldg_burgers3d_rate   the same on tetrahedra (burgers3d.hdg), N = 2 on cube:4, 8 periodic: rate within
 #                         [2.5, 3.5] (2.74; 2.88 from cube:6 to 12)
+#   nldg_shallow_water_rates  examples/shallow_water.hdg (a depth wave carried with velocity (1, 1), the momentum
+#                         source grad(g h^2/2)) on square:4, 8, 16 periodic, N = 2, 3: fitted rates in h and m
+#                         within 0.4 of N + 1 (N = 3: 3.91, 3.96 in h)
+#   nldg_shallow_water_totals  its totals of h, m.x, m.y kept to < 1e-12 relative (the source is a gradient of
+#                         periodic data)
 #   nldg_euler_totals     mass, momentum and energy totals conserved to < 1e-12 relative (periodic)
 #   nldg_burgers_shock    past the shock time: the clear stop naming time, element and field, exit 1
 #   nldg_euler_negative   a negative initial density: the term, element and state named at t = 0, exit 1
@@ -25,6 +30,9 @@ if(Python3_Interpreter_FOUND)
   add_test(NAME nldg_burgers_rates COMMAND sh -c
     "\"$0\" convergence \"$1\" --orders 1..4 --meshes 8,16,32 --mesh-options periodic=xy --json nldg_burgers_rates.json --quiet && \"$2\" \"$3\" nldg_burgers_rates.json 0.35 u=1"
     $<TARGET_FILE:hdgc> ${NLDG}/burgers_smooth.hdg ${Python3_EXECUTABLE} ${HDG_TEST_DIR}/check_rates.py)
+  add_test(NAME nldg_shallow_water_rates COMMAND sh -c
+    "\"$0\" convergence \"$1\" --orders 2,3 --meshes 4,8,16 --mesh-options periodic=xy --json nldg_shallow_water_rates.json --quiet && \"$2\" \"$3\" nldg_shallow_water_rates.json 0.4 h=1 m=1"
+    $<TARGET_FILE:hdgc> ${HDG_EXAMPLES}/shallow_water.hdg ${Python3_EXECUTABLE} ${HDG_TEST_DIR}/check_rates.py)
   add_test(NAME nldg_burgers3d_rate COMMAND sh -c
     "\"$0\" convergence \"$1\" --orders 2 --meshes 4,8 --mesh-options periodic=xyz --json nldg_burgers3d_rate.json --quiet && \"$2\" \"$3\" nldg_burgers3d_rate.json 0.5 u=1"
     $<TARGET_FILE:hdgc> ${NLDG}/burgers3d.hdg ${Python3_EXECUTABLE} ${HDG_TEST_DIR}/check_rates.py)
@@ -32,6 +40,9 @@ endif()
 hdg_cli_test(nldg_euler_totals 0 -e "L2 error rho +1\\.1[0-9]+e-03"
   -e "totals rho 0.98[0-9]+, m.x 0.98[0-9]+, m.y 0.98[0-9]+, E 3.44[0-9]+ \\(max relative drift [0-9.]+e-(1[3-9]|[2-9][0-9])\\)" --
   $<TARGET_FILE:hdgc> run ${NLDG}/euler_vortex.hdg --mesh square:8,periodic=xy --order 3)
+hdg_cli_test(nldg_shallow_water_totals 0 -e "L2 error h +5\\.4[0-9]+e-05"
+  -e "totals h 1, m.x 1, m.y 1 \\(max relative drift [0-9.]+e-(1[3-9]|[2-9][0-9])\\)" --
+  $<TARGET_FILE:hdgc> run ${HDG_EXAMPLES}/shallow_water.hdg --mesh square:8,periodic=xy)
 hdg_cli_test(nldg_burgers_shock 1
   -e "burgers2d': the solution left the smooth regime at t = 0\\.3[0-9]+ \\(step [0-9]+\\): at element [0-9]+ .* of u's modal energy, above the limit 0\\.00309 = 0\\.25/N\\^4 for N = 3" --
   $<TARGET_FILE:hdgc> run ${HDG_EXAMPLES}/burgers2d.hdg --mesh square:16,periodic=xy --final-time 0.6)
