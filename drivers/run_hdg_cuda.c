@@ -739,7 +739,7 @@ static hdg_status output_stage(drun *r, hdg_error *err)
     if (r->series) o.vtk = NULL;
     if (!st && (o.vtk || o.snapshot))
         st = hdg_hdg_output_at(r->p, &r->L, ne, r->geom_h, xe, xp, r->eta, &o, r->t, r->nsteps, 1, err);
-    if (!st && r->o->png)
+    if (!st && r->o->png && !strchr(r->o->png, '%'))   /* a frame pattern: drawn by the steps */
         st = hdg_png_hdg(r->p, &r->L, r->mesh, xe, xp, r->p->transient ? r->t : NAN, r->o, r->rep, err);
     hdg_run_fields *f = r->o->fields;
     if (!st && f) {

@@ -6,6 +6,7 @@
 
 #include "drivers/nonfinite.h"
 #include "drivers/run_hdg_cuda_internal.h"
+#include "drivers/run_png.h"
 #include "drivers/time_scheme.h"
 #include "runtime/parallel/comm.h"
 #include "support/util.h"
@@ -31,6 +32,7 @@ typedef struct dtime {
     hdg_hdg_watch watch;     /* the blow-up watch */
     hdg_hdg_series W;        /* --vtk x.pvd --every n */
     int many;
+    hdg_png_hdg_frames png;  /* --png with a frame pattern (run_png.h) */
     hdg_petsc_dsolver *dist; /* under mpirun: PETSc's solver of the current matrix */
     double dist_init;
 } dtime;
@@ -113,6 +115,9 @@ static hdg_status dtime_solve(void *ctx, int v, double t, hdg_error *err)
     return hdg_dcu_recover(r, err);
 }
 
+static hdg_status dtime_fields_out(drun *r, hdg_hdg_series *W, hdg_png_hdg_frames *F, double t, long long step,
+                                   hdg_error *err);
+
 static hdg_status dtime_initial(void *ctx, double *u, hdg_error *err)
 {
     dtime *D = ctx;
@@ -132,12 +137,18 @@ static hdg_status dtime_initial(void *ctx, double *u, hdg_error *err)
     }
     if ((st = hdg_comm_agree(st, err))) return st;   /* mpirun: before the norm's sum */
     hdg_comm_sum(&n2, 1);
-    return hdg_hdg_watch_step(&D->watch, r->p, sqrt(n2), NULL, 0, 0.0, r->rep, err);
+    st = hdg_hdg_watch_step(&D->watch, r->p, sqrt(n2), NULL, 0, 0.0, r->rep, err);
+    if (!st && hdg_png_hdg_frame_due(&D->png, r->o, 0, 1)) {   /* frame 0: the initial state through r->xe */
+        r->la.ops.copy(&r->la, (long long)ne * r->L.nl, u, DPTR(r->xe));   /* (free until the first solve) */
+        st = dtime_fields_out(r, NULL, &D->png, 0.0, 0, err);
+    }
+    return st;
 }
 
 /* A state within the run on the host (u* post-processed): the caller's snapshot
- * (step > 0) and/or the next file of the --vtk series (W). */
-static hdg_status dtime_fields_out(drun *r, hdg_hdg_series *W, double t, long long step, hdg_error *err)
+ * (step > 0), the next file of the --vtk series (W) and/or the next --png frame (F). */
+static hdg_status dtime_fields_out(drun *r, hdg_hdg_series *W, hdg_png_hdg_frames *F, double t, long long step,
+                                   hdg_error *err)
 {
     int ne = r->mesh->ne;
     hdg_status st = r->L.npost ? hdg_dcu_post_stage(r, err) : HDG_OK;
@@ -149,6 +160,7 @@ static hdg_status dtime_fields_out(drun *r, hdg_hdg_series *W, double t, long lo
     o.vtk = NULL;
     if (!st && step > 0) st = hdg_hdg_output_at(r->p, &r->L, ne, r->geom_h, xe, xp, NULL, &o, t, step, 0, err);
     if (!st && W) st = hdg_hdg_series_write(W, r->p, &r->L, ne, r->geom_h, xe, xp, r->o, t, err);
+    if (!st && F) st = hdg_png_hdg_frame(F, r->p, &r->L, r->mesh, xe, xp, t, r->o, r->rep, err);
     free(xe), free(xp);
     return st;
 }
@@ -226,8 +238,9 @@ static hdg_status dtime_after(void *ctx, long long step, long long nsteps, doubl
     r->t = t;
     hdg_status st = dtime_watch(D, step, err);
     int every = r->o->snapshot_every, snap = r->o->snapshot && every > 0 && step % every == 0 && step < nsteps;
-    int file = D->many && step % r->o->every == 0 && step < nsteps;
-    if (!st && (snap || file)) st = dtime_fields_out(r, file ? &D->W : NULL, t, snap ? step : 0, err);
+    int file = D->many && step % r->o->every == 0 && step < nsteps, frame = hdg_png_hdg_frame_due(&D->png, r->o, step, nsteps);
+    if (!st && (snap || file || frame))
+        st = dtime_fields_out(r, file ? &D->W : NULL, frame ? &D->png : NULL, t, snap ? step : 0, err);
     return st;
 }
 
@@ -237,10 +250,6 @@ hdg_status hdg_dcu_time_stage(drun *r, hdg_progress *line, hdg_error *err)
     double final, dt;
     long long nsteps;
     hdg_status st = hdg_hdg_time_plan(r->p, r->o, &final, &dt, &nsteps, err);
-    if (!st && r->o->png && strchr(r->o->png, '%'))   /* frames: drawn by the host's steps (run_hdg_time.c) */
-        st = hdg_fail(err, HDG_EINPUT, "%s: --png %s: the frames of a time-dependent HDG run are drawn by the "
-                      "host backend; use --backend c (or a file name without %% for the final state)", r->p->name,
-                      r->o->png);
     long long n = (long long)r->mesh->ne * r->L.nl;
     if (!st) st = hdg_dcu_dalloc(r, (size_t)n, &r->hist, err);
     if (!st) st = hdg_dcu_dalloc(r, (size_t)n, &r->xe, err);
@@ -249,7 +258,8 @@ hdg_status hdg_dcu_time_stage(drun *r, hdg_progress *line, hdg_error *err)
     D.ops = (hdg_time_ops){&D, &r->la.ops, n, DPTR(r->hist), DPTR(r->xe), {0, 0}, dtime_initial, dtime_solve,
                            dtime_after};
     hdg_hdg_watch_init(&D.watch, sc.name, dt, nsteps);
-    st = dtime_errors_alloc(&D, err);
+    st = hdg_png_hdg_frames_open(&D.png, r->o, err);
+    if (!st) st = dtime_errors_alloc(&D, err);
     if (!st) st = dtime_watch_scale(&D, final, err);
     if (!st) st = hdg_time_run(&sc, dt, nsteps, &D.ops, line, err);
     hdg_progress_end(line);
@@ -260,7 +270,7 @@ hdg_status hdg_dcu_time_stage(drun *r, hdg_progress *line, hdg_error *err)
     free(D.e2h);
     r->t = final, r->nsteps = nsteps;
     if (D.many) {   /* the final state's file, then the collection; the output stage writes no .vtu */
-        if (!st) st = dtime_fields_out(r, &D.W, final, 0, err);
+        if (!st) st = dtime_fields_out(r, &D.W, NULL, final, 0, err);
         if (!st) hdg_report_int(r->rep, "output.vtk_files", D.W.n);
         st = hdg_hdg_series_close(&D.W, r->o, st, err);
         r->series = 1;
