@@ -186,6 +186,24 @@ static int symmetric(int n, const double *C, double tol)
     return 1;
 }
 
+/* One step of the repeated squaring in Gelfand's bound: S = M M, M = S / |S|_F; returns |S|_F
+ * (0: M is nilpotent, M unchanged). Shared by both spectral-radius bounds below. */
+static double square_normalised(int n, double *M, double *S)
+{
+    double s2 = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            double s = 0;
+            for (int l = 0; l < n; l++) s += M[i * n + l] * M[l * n + j];
+            S[i * n + j] = s;
+            s2 += s * s;
+        }
+    if (!(s2 > 0)) return 0;
+    s2 = sqrt(s2);
+    for (int i = 0; i < n * n; i++) M[i] = S[i] / s2;
+    return s2;
+}
+
 /* rho = lim |C^k|^(1/k) by repeated squaring of C / |C| (renormalised). */
 static double gelfand(int n, const double *C, double scale)
 {
@@ -197,17 +215,8 @@ static double gelfand(int n, const double *C, double scale)
     L = log(nrm);
     for (int it = 0; it < 50; it++) {
         est = scale * exp(L / k);
-        double s2 = 0;
-        for (int i = 0; i < n; i++)
-            for (int j = 0; j < n; j++) {
-                double s = 0;
-                for (int l = 0; l < n; l++) s += M[i * n + l] * M[l * n + j];
-                S[i * n + j] = s;
-                s2 += s * s;
-            }
+        double s2 = square_normalised(n, M, S);
         if (!(s2 > 0)) { est = 0; break; }   /* nilpotent */
-        s2 = sqrt(s2);
-        for (int i = 0; i < n * n; i++) M[i] = S[i] / s2;
         L = 2 * L + log(s2);
         k *= 2;
         est = scale * exp(L / k);
@@ -330,17 +339,8 @@ static double rho_fast(int n, const double *C)
     L = log(nrm);
     lr = L;
     for (int it = 0; it < 8; it++) {
-        double s2 = 0;
-        for (int i = 0; i < n; i++)
-            for (int j = 0; j < n; j++) {
-                double s = 0;
-                for (int l = 0; l < n; l++) s += M[i * n + l] * M[l * n + j];
-                S[i * n + j] = s;
-                s2 += s * s;
-            }
+        double s2 = square_normalised(n, M, S);
         if (!(s2 > 0)) return 0;   /* nilpotent */
-        s2 = sqrt(s2);
-        for (int i = 0; i < n * n; i++) M[i] = S[i] / s2;
         L = 2 * L + log(s2);
         k *= 2;
         double l2 = L / k;
