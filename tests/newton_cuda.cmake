@@ -8,6 +8,7 @@
 #   newton_cuda_emulated_fallback   near Bratu's turning point: CG breaks down at step 4 on the device
 #                                   as on the host, GMRES from there; Newton then stagnates and the run
 #                                   exits 1 with the residual history (as newton_cg_fallback)
+#   newton_cuda_emulated_time_refused  nonlinear in time (dt() terms) on the device: exit 1, the message
 # The NVRTC compiles of the nonlinear kernels (local and recover with the state, residual,
 # initial): cuda_examples_nonlinear_diffusion, cuda_examples_bratu (tests/cuda.cmake).
 set(NWC_HDGC $<TARGET_FILE:hdgc>)
@@ -26,3 +27,8 @@ hdg_cli_test(newton_cuda_emulated_fallback 1 -e "newton     step 4: CG breakdown
   -e "bratu: Newton stagnated at step [0-9]+: .*residual history \\|R\\| = [0-9.e+-]+, "
   -- ${NWC_HDGC} run ${HDG_EXAMPLES}/bratu.hdg --mesh square:4 --order 1 --set lambda=6.78 --backend cuda)
 set_tests_properties(newton_cuda_emulated_fallback PROPERTIES ENVIRONMENT "HDGC_LIBCUDA=emulator")
+# not yet on the device: Newton inside time steps (examples/nonlinear_heat.hdg), refused before any work
+hdg_cli_test(newton_cuda_emulated_time_refused 1
+  -e "nonlinear_heat: nonlinear HDG \\(Newton\\) in time runs on the host only so far: --backend c"
+  -- ${NWC_HDGC} run ${HDG_EXAMPLES}/nonlinear_heat.hdg --mesh square:2 --backend cuda)
+set_tests_properties(newton_cuda_emulated_time_refused PROPERTIES ENVIRONMENT "HDGC_LIBCUDA=emulator")
