@@ -224,8 +224,8 @@ hdg_status hdg_dcu_null_stage(drun *r, hdg_error *err)
     if (!st) r->fix = F.fix[0];
     if (st || !F.dim || r->fix.c.t < 0) return st;
     r->nz = F.dim;
-    for (int j = 0; j < F.dim; j++) r->null_mask |= 1u << (F.fix[j].g - 1);
-    if (F.dim > 1) {   /* several free constants: an orthonormal basis (run_hdg_null.h) */
+    r->null_mask = hdg_hdg_null_mask(r->p, &F);
+    if (F.dim > 1 || r->fix.c.comp < 0) {   /* several free constants, rotations: an orthonormal basis (run_hdg_null.h) */
         r->fixes = hdg_xmalloc(sizeof *r->fixes);
         *r->fixes = F;
         r->zh = hdg_hdg_null_basis(&r->L, r->mesh, r->o->dist, &F);
