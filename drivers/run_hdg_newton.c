@@ -10,7 +10,9 @@
  *   s_0      the projection of `initial` (element unknowns; 0 where none is
  *            given), the trace 0 and the Dirichlet data on Dirichlet dofs;
  *   |R|      the 2-norm of the element rows and of the assembled trace rows,
- *            Dirichlet dofs excluded;
+ *            Dirichlet dofs excluded (under mpirun: a partition face's rows summed
+ *            over its two ranks, counted on its owner, the sums over every rank
+ *            and rank 0's bits on all, so that every rank stops and searches alike);
  *   stop     |R| <= rtol |R_0| + atol, or |R| at the attainable accuracy: at most
  *            HDG_NEWTON_FLOOR eps ||M||, M the sums of the absolute values of the
  *            terms of R (the residual kernel's M_l, M_t, assembled alike): what
@@ -45,6 +47,8 @@
 
 #include "drivers/nonfinite.h"
 #include "drivers/run_hdg_internal.h"
+#include "runtime/parallel/comm.h"
+#include "runtime/parallel/mesh_dist.h"
 #include "support/util.h"
 
 #define HDG_NEWTON_FLOOR 100.0
@@ -77,7 +81,23 @@ static int dirichlet_dof(const hdg_run *r, long long i)
     return r->isdir && r->isdir[i / m] && r->dofdir[i];
 }
 
-/* |R(sl, st)| and the floor eps ||M||. */
+/* A row of the norms: under mpirun a trace row counts on the rank that owns its face (the
+ * element rows are each on one rank). */
+static int counted(const hdg_run *r, long long i)
+{
+    const hdg_mesh_dist *d = r->o->dist;
+    return !dirichlet_dof(r, i) && (!d || d->fowner[i / r->L.m] == d->rank);
+}
+
+/* Sums of the ranks' partial sums, rank 0's bits on every rank: each takes the same decisions. */
+static void global_sums(double *s, int n)
+{
+    hdg_comm_sum(s, n);
+    hdg_comm_bcast(s, sizeof(double) * (size_t)n, 0);
+}
+
+/* |R(sl, st)| and the floor eps ||M||; under mpirun the partition faces' trace rows summed
+ * over their two ranks (as the distributed trace system is) and the norms over every rank. */
 static hdg_status residual(newton *N, const double *sl, const double *st, double *rn, double *floor_, hdg_error *err)
 {
     hdg_run *r = N->r;
@@ -95,12 +115,15 @@ static hdg_status residual(newton *N, const double *sl, const double *st, double
     memset(N->Mg, 0, sizeof(double) * (size_t)N->nt);
     hdg_blockmat_assemble_rhs_maps(M->nf, N->Rg, N->Rt, M->ef, M->eforient, M->fe, M->flf, &r->maps.S);
     hdg_blockmat_assemble_rhs_maps(M->nf, N->Mg, N->Mt, M->ef, M->eforient, M->fe, M->flf, &r->maps.S);
-    double s = 0, m = 0;
-    for (long long i = 0; i < N->nl; i++) s += N->Rl[i] * N->Rl[i], m += N->Ml[i] * N->Ml[i];
+    hdg_mesh_dist_face_sum(r->o->dist, r->L.m, N->Rg);
+    hdg_mesh_dist_face_sum(r->o->dist, r->L.m, N->Mg);
+    double sm[2] = {0, 0};
+    for (long long i = 0; i < N->nl; i++) sm[0] += N->Rl[i] * N->Rl[i], sm[1] += N->Ml[i] * N->Ml[i];
     for (long long i = 0; i < N->nt; i++)
-        if (!dirichlet_dof(r, i)) s += N->Rg[i] * N->Rg[i], m += N->Mg[i] * N->Mg[i];
-    *rn = sqrt(s);
-    *floor_ = HDG_NEWTON_FLOOR * DBL_EPSILON * sqrt(m);
+        if (counted(r, i)) sm[0] += N->Rg[i] * N->Rg[i], sm[1] += N->Mg[i] * N->Mg[i];
+    global_sums(sm, 2);
+    *rn = sqrt(sm[0]);
+    *floor_ = HDG_NEWTON_FLOOR * DBL_EPSILON * sqrt(sm[1]);
     if (!isfinite(*rn))
         return hdg_fail(err, HDG_ESOLVER, "%s: Newton: the residual is not finite at step %d (the state left the "
                         "range where the nonlinear terms are defined)", r->p->name, N->nhist);
@@ -119,7 +142,8 @@ static hdg_status check_defect(newton *N, double e, double r0, const double *R0l
     if (st) return st;
     for (long long i = 0; i < N->nl; i++) s += (N->Rl[i] - (1 - e) * R0l[i]) * (N->Rl[i] - (1 - e) * R0l[i]);
     for (long long i = 0; i < N->nt; i++)
-        if (!dirichlet_dof(N->r, i)) s += (N->Rg[i] - (1 - e) * R0g[i]) * (N->Rg[i] - (1 - e) * R0g[i]);
+        if (counted(N->r, i)) s += (N->Rg[i] - (1 - e) * R0g[i]) * (N->Rg[i] - (1 - e) * R0g[i]);
+    global_sums(&s, 1);
     *rho = sqrt(s) / (e * r0);
     return HDG_OK;
 }
@@ -198,7 +222,7 @@ static hdg_status linear_step(newton *N, int *its, hdg_error *err)
     memcpy(r->x, N->st, sizeof(double) * (size_t)N->nt);   /* the guess: the state's trace */
     hdg_hdg_ksp K;
     hdg_solve_info info = {0};
-    st = hdg_hdg_ksp_init(&K, r, err);
+    st = hdg_comm_agree(hdg_hdg_ksp_init(&K, r, err), err);
     int cg = !st && !r->o->solver && !strcmp(K.s.method, "cg");   /* chosen, not given */
     if (cg && N->gmres) K.s.method = "gmres";
     if (!st) st = hdg_hdg_ksp_solve(&K, r, &info, err);
@@ -294,7 +318,7 @@ hdg_status hdg_run_hdg_newton(hdg_run *r, hdg_error *err)
     if (maxs > HDG_NEWTON_MAX_HISTORY - 1) maxs = HDG_NEWTON_MAX_HISTORY - 1;
     alloc_state(&N);
     double rn, fl;
-    hdg_status st = first_guess(&N, err);
+    hdg_status st = hdg_comm_agree(first_guess(&N, err), err);   /* a bad datum on one rank: all stop */
     if (!st) st = residual(&N, N.sl, N.st, &rn, &fl, err);
     int step = 0, linear = 0, attained = 0;
     double t0 = hdg_wtime();
