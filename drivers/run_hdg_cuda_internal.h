@@ -1,7 +1,8 @@
-/* run_hdg_cuda_internal.h — the device HDG driver's state and stages
- * (run_hdg_cuda.c), shared with its implicit time stepping
- * (run_hdg_cuda_time.c), as run_hdg_internal.h is on the host. Not a public
- * interface: compiler/ only. */
+/* run_hdg_cuda_internal.h — the device HDG driver's state and stages, shared
+ * by its files: the driver, set-up and compile (run_hdg_cuda.c), the stages
+ * around the solve (run_hdg_cuda_stages.c), the solve (run_hdg_cuda_solve.c)
+ * and implicit time stepping (run_hdg_cuda_time.c), as run_hdg_internal.h is
+ * on the host. Not a public interface: compiler/ only. */
 #ifndef HDG_RUN_HDG_CUDA_INTERNAL_H
 #define HDG_RUN_HDG_CUDA_INTERNAL_H
 
@@ -77,6 +78,18 @@ typedef struct dprecond {
 hdg_kargs hdg_dcu_kargs(const drun *r, hdg_cuptr geom, long long n);
 hdg_status hdg_dcu_launch(drun *r, const char *name, long long n, const hdg_kargs *a, hdg_error *err);
 hdg_status hdg_dcu_dalloc(drun *r, size_t doubles, hdg_cuptr *p, hdg_error *err);
+/* A device copy of bytes at h (*p allocated). */
+hdg_status hdg_dcu_upload(drun *r, const void *h, size_t bytes, hdg_cuptr *p, hdg_error *err);
+
+/* K x on host vectors, the product on the device (hdg_dcu_definiteness, hdg_dcu_null_find);
+ * y = 0 after a failure, which the callers check (a->st) before using y. */
+typedef struct hdg_dcu_apply {
+    drun *r;
+    hdg_cuptr x, y;
+    hdg_status st;
+    hdg_error err;
+} hdg_dcu_apply;
+void hdg_dcu_device_apply(void *ctx, const double *x, double *y);
 /* F_e back on the host to name the element with NaN/Inf. */
 hdg_status hdg_dcu_fe_finite(drun *r, hdg_error *err);
 /* K_e, F_e (sign decided); the trace matrix and rhs (re)assembled from them;
@@ -104,6 +117,17 @@ hdg_status hdg_dcu_dist_apply(drun *r, hdg_hdg_solver *s, hdg_petsc_dsolver *h, 
 /* The element unknowns from r->x (with the history r->hist); u*. */
 hdg_status hdg_dcu_recover(drun *r, hdg_error *err);
 hdg_status hdg_dcu_post_stage(drun *r, hdg_error *err);
+
+/* The steady stages of hdg_run_hdg_cuda, in its order after the Dirichlet
+ * stage (run_hdg_cuda_stages.c, run_hdg_cuda_solve.c): the null space (the
+ * right-hand side checked and projected), the trace solve into r->x, recovery
+ * with the mean fixed, the errors, the estimate, the output. */
+hdg_status hdg_dcu_null_stage(drun *r, hdg_error *err);
+hdg_status hdg_dcu_solve_stage(drun *r, hdg_error *err);
+hdg_status hdg_dcu_recover_stage(drun *r, hdg_error *err);
+hdg_status hdg_dcu_errors_stage(drun *r, hdg_error *err);
+hdg_status hdg_dcu_estimate_stage(drun *r, hdg_error *err);
+hdg_status hdg_dcu_output_stage(drun *r, hdg_error *err);
 
 /* Transient HDG on the device (run_hdg_cuda_time.c): the steps to the final
  * time; post-processing, errors and output then follow as for a steady run. */

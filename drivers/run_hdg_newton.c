@@ -46,26 +46,13 @@
 #include <string.h>
 
 #include "drivers/nonfinite.h"
-#include "drivers/run_hdg_internal.h"
+#include "drivers/run_hdg_newton.h"
 #include "runtime/parallel/comm.h"
 #include "runtime/parallel/mesh_dist.h"
 #include "support/util.h"
 
 #define HDG_NEWTON_FLOOR 100.0
 #define HDG_NEWTON_HALVINGS 10
-#define HDG_NEWTON_MAX_HISTORY 256
-
-typedef struct newton {
-    hdg_run *r;
-    long long nl, nt;         /* ne nl, nf m */
-    double *sl, *st;          /* the state */
-    double *dl, *dt;          /* the full step d = s' - s */
-    double *tl, *tt;          /* a trial state of the line search */
-    double *Rl, *Rt, *Ml, *Mt, *Rg, *Mg;   /* residual kernel outputs; assembled trace rows */
-    double hist[HDG_NEWTON_MAX_HISTORY];
-    int nhist;
-    int gmres;                /* CG broke down at a step: GMRES from then on (solver chosen by default) */
-} newton;
 
 /* Element-view trace of a global trace vector (as the recovery's uhat). */
 static void to_elements(hdg_run *r, const double *x, double *xe)
@@ -98,7 +85,7 @@ static void global_sums(double *s, int n)
 
 /* |R(sl, st)| and the floor eps ||M||; under mpirun the partition faces' trace rows summed
  * over their two ranks (as the distributed trace system is) and the norms over every rank. */
-static hdg_status residual(newton *N, const double *sl, const double *st, double *rn, double *floor_, hdg_error *err)
+static hdg_status residual(hdg_newton *N, const double *sl, const double *st, double *rn, double *floor_, hdg_error *err)
 {
     hdg_run *r = N->r;
     const hdg_mesh *M = r->mesh;
@@ -132,7 +119,7 @@ static hdg_status residual(newton *N, const double *sl, const double *st, double
 
 /* rho(e) of --newton-check at the state s with |R(s)| = r0 (N->Rl, N->Rg hold R(s) on entry;
  * R0l, R0g: copies). */
-static hdg_status check_defect(newton *N, double e, double r0, const double *R0l, const double *R0g, double *rho,
+static hdg_status check_defect(hdg_newton *N, double e, double r0, const double *R0l, const double *R0g, double *rho,
                                hdg_error *err)
 {
     for (long long i = 0; i < N->nl; i++) N->tl[i] = N->sl[i] + e * N->dl[i];
@@ -149,7 +136,7 @@ static hdg_status check_defect(newton *N, double e, double r0, const double *R0l
 }
 
 /* --newton-check: rho(1e-3) and rho(1e-4) at s along d, reported and logged. */
-static hdg_status check_step(newton *N, int step, hdg_error *err)
+static hdg_status check_step(hdg_newton *N, int step, hdg_error *err)
 {
     hdg_run *r = N->r;
     double r0, f0, rho[2];
@@ -171,7 +158,7 @@ static hdg_status check_step(newton *N, int step, hdg_error *err)
 }
 
 /* The history as text: "r0, r1, ..." (at most the last 40). */
-static void history_text(const newton *N, char *buf, size_t n)
+static void history_text(const hdg_newton *N, char *buf, size_t n)
 {
     size_t l = 0;
     buf[0] = 0;
@@ -179,16 +166,19 @@ static void history_text(const newton *N, char *buf, size_t n)
         l += (size_t)snprintf(buf + l, n - l, "%s%.3e", l ? ", " : "", N->hist[i]);
 }
 
-static hdg_status fail_history(newton *N, const char *why, hdg_error *err)
+static hdg_status fail_history(hdg_newton *N, const char *why, hdg_error *err)
 {
     char h[1024];
     history_text(N, h, sizeof h);
     hdg_report_bool(N->r->rep, "newton.converged", 0);
+    if (N->where)
+        return hdg_fail(err, HDG_ESOLVER, "%s: Newton at %s %s; residual history |R| = %s", N->r->p->name, N->where,
+                        why, h);
     return hdg_fail(err, HDG_ESOLVER, "%s: Newton %s; residual history |R| = %s", N->r->p->name, why, h);
 }
 
 /* s_0: the projection of the first guess, the trace 0 with the Dirichlet data. */
-static hdg_status first_guess(newton *N, hdg_error *err)
+static hdg_status first_guess(hdg_newton *N, hdg_error *err)
 {
     hdg_run *r = N->r;
     int ne = r->mesh->ne;
@@ -206,7 +196,7 @@ static hdg_status first_guess(newton *N, hdg_error *err)
 }
 
 /* Newton's linear system at s, solved: r->x = s'_t, r->xe = s'_l. */
-static hdg_status linear_step(newton *N, int *its, hdg_error *err)
+static hdg_status linear_step(hdg_newton *N, int *its, hdg_error *err)
 {
     hdg_run *r = N->r;
     const hdg_mesh *M = r->mesh;
@@ -248,7 +238,7 @@ static hdg_status linear_step(newton *N, int *its, hdg_error *err)
  * a half from a residual already below sqrt(eps) |R_0|, where a Newton step in its
  * quadratic range would have gained many digits: what is left is rounding (in R, and
  * in the linear solve's tolerance relative to the right-hand side's size). */
-static int stagnated(const newton *N)
+static int stagnated(const hdg_newton *N)
 {
     int n = N->nhist;
     return n >= 2 && N->hist[n - 1] > 0.5 * N->hist[n - 2] && N->hist[n - 2] <= sqrt(DBL_EPSILON) * N->hist[0];
@@ -258,9 +248,9 @@ static int stagnated(const newton *N)
  * the final residual of a run stopped at the attainable accuracy (below that,
  * rounding, not Newton, sets r_{n+1}), and above 100 times the floor eps ||M||, and
  * whose r_n is below 1e-1 r_0 (past the global phase); 0 when none. */
-static double quadratic_constant(const newton *N, int attained, double fl)
+double hdg_newton_quadratic_constant(const hdg_newton *N)
 {
-    double C = 0, lo = fmax(attained ? 100 * N->hist[N->nhist - 1] : 0, 100 * fl);
+    double C = 0, lo = fmax(N->attained ? 100 * N->hist[N->nhist - 1] : 0, 100 * N->fl);
     for (int n = N->nhist - 2, used = 0; n >= 0 && used < 2; n--) {
         if (!(N->hist[n + 1] > lo) || !(N->hist[n] < 1e-1 * N->hist[0])) continue;
         double c = N->hist[n + 1] / (N->hist[n] * N->hist[n]);
@@ -270,8 +260,9 @@ static double quadratic_constant(const newton *N, int attained, double fl)
     return C;
 }
 
-static void alloc_state(newton *N)
+void hdg_newton_init(hdg_newton *N, hdg_run *r)
 {
+    *N = (hdg_newton){.r = r, .nl = (long long)r->mesh->ne * r->L.nl, .nt = (long long)r->mesh->nf * r->L.m};
     double **v[] = {&N->sl, &N->dl, &N->tl, &N->Rl, &N->Ml};
     for (size_t i = 0; i < sizeof v / sizeof *v; i++) *v[i] = hdg_xcalloc((size_t)N->nl, sizeof(double));
     double **w[] = {&N->st, &N->dt, &N->tt, &N->Rg, &N->Mg};
@@ -280,14 +271,14 @@ static void alloc_state(newton *N)
     N->Mt = hdg_xcalloc((size_t)N->r->mesh->ne * N->r->L.nt, sizeof(double));
 }
 
-static void free_state(newton *N)
+void hdg_newton_free(hdg_newton *N)
 {
     free(N->sl), free(N->dl), free(N->tl), free(N->Rl), free(N->Ml);
     free(N->st), free(N->dt), free(N->tt), free(N->Rg), free(N->Mg), free(N->Rt), free(N->Mt);
 }
 
 /* One backtracking line search from s along d; on success s is the new state and *rn its |R|. */
-static hdg_status line_search(newton *N, double r0, double *rn, double *fl, double *alpha, hdg_error *err)
+static hdg_status line_search(hdg_newton *N, double r0, double *rn, double *fl, double *alpha, hdg_error *err)
 {
     double a = 1;
     for (int h = 0; h <= HDG_NEWTON_HALVINGS; h++, a /= 2) {
@@ -308,83 +299,98 @@ static hdg_status line_search(newton *N, double r0, double *rn, double *fl, doub
     return HDG_ESOLVER;
 }
 
-hdg_status hdg_run_hdg_newton(hdg_run *r, hdg_error *err)
+hdg_status hdg_newton_solve(hdg_newton *N, const char *where, hdg_error *err)
 {
+    hdg_run *r = N->r;
     const hdg_run_options *o = r->o;
-    const hdg_mesh *M = r->mesh;
-    newton N = {.r = r, .nl = (long long)M->ne * r->L.nl, .nt = (long long)M->nf * r->L.m};
     int maxs = o->newton_max_steps > 0 ? o->newton_max_steps : 25;
     double rtol = o->newton_rtol > 0 ? o->newton_rtol : 1e-10, atol = o->newton_atol > 0 ? o->newton_atol : 0;
     if (maxs > HDG_NEWTON_MAX_HISTORY - 1) maxs = HDG_NEWTON_MAX_HISTORY - 1;
-    alloc_state(&N);
+    N->where = where;
+    N->nhist = N->steps = N->linear = N->attained = 0;
     double rn, fl;
-    hdg_status st = hdg_comm_agree(first_guess(&N, err), err);   /* a bad datum on one rank: all stop */
-    if (!st) st = residual(&N, N.sl, N.st, &rn, &fl, err);
-    int step = 0, linear = 0, attained = 0;
+    hdg_status st = residual(N, N->sl, N->st, &rn, &fl, err);
+    int step = 0;
     double t0 = hdg_wtime();
     while (!st) {
-        N.hist[N.nhist++] = rn;
-        hdg_report_array_push_number(r->rep, "newton.residuals", rn);
-        if (o->log) fprintf(o->log, "  newton %2d  |R| %.6e%s\n", step, rn, step ? "" : "  (first guess)");
-        if (rn <= rtol * N.hist[0] + atol) break;
-        if (rn <= fl || stagnated(&N)) { attained = 1; break; }
+        N->hist[N->nhist++] = rn;
+        if (N->arrays) hdg_report_array_push_number(r->rep, "newton.residuals", rn);
+        if (o->log)
+            fprintf(o->log, "  newton %2d  |R| %.6e%s\n", step, rn,
+                    step ? "" : where ? "  (the last solution)" : "  (first guess)");
+        if (rn <= rtol * N->hist[0] + atol) break;
+        if (rn <= fl || stagnated(N)) { N->attained = 1; break; }
         if (step == maxs) {
             char why[160];
             snprintf(why, sizeof why, "did not converge in %d steps (--newton-max-steps; |R| %.3e > %.3e)", maxs, rn,
-                     fmax(rtol * N.hist[0] + atol, fl));
-            st = fail_history(&N, why, err);
+                     fmax(rtol * N->hist[0] + atol, fl));
+            st = fail_history(N, why, err);
             break;
         }
         int its = 0;
-        if ((st = linear_step(&N, &its, err))) {
+        if ((st = linear_step(N, &its, err))) {
             if (st != HDG_ESOLVER) break;
             char why[600];
             snprintf(why, sizeof why, "step %d: the linear solve failed (%.400s)", step + 1, err->msg);
-            st = fail_history(&N, why, err);
+            st = fail_history(N, why, err);
             break;
         }
-        linear += its;
-        hdg_report_array_push_number(r->rep, "newton.linear_iterations", its);
-        for (long long i = 0; i < N.nl; i++) N.dl[i] = r->xe[i] - N.sl[i];
-        for (long long i = 0; i < N.nt; i++) N.dt[i] = r->x[i] - N.st[i];
+        N->linear += its;
+        if (N->arrays) hdg_report_array_push_number(r->rep, "newton.linear_iterations", its);
+        for (long long i = 0; i < N->nl; i++) N->dl[i] = r->xe[i] - N->sl[i];
+        for (long long i = 0; i < N->nt; i++) N->dt[i] = r->x[i] - N->st[i];
         double alpha, r0 = rn;
-        if (o->newton_check && (st = check_step(&N, step, err))) break;
-        st = line_search(&N, r0, &rn, &fl, &alpha, err);
-        if (st == HDG_ESOLVER && r0 <= sqrt(DBL_EPSILON) * N.hist[0]) {   /* no decrease left at the floor */
-            st = HDG_OK, attained = 1;
+        if (o->newton_check && (st = check_step(N, step, err))) break;
+        st = line_search(N, r0, &rn, &fl, &alpha, err);
+        if (st == HDG_ESOLVER && r0 <= sqrt(DBL_EPSILON) * N->hist[0]) {   /* no decrease left at the floor */
+            st = HDG_OK, N->attained = 1;
             break;
         }
         if (st == HDG_ESOLVER) {
             char why[160];
             snprintf(why, sizeof why, "stagnated at step %d: no step length down to 2^-%d decreases |R| %.3e "
                      "(a start too far from a solution, or no solution)", step + 1, HDG_NEWTON_HALVINGS, r0);
-            st = fail_history(&N, why, err);
+            st = fail_history(N, why, err);
             break;
         }
         if (st) break;
-        hdg_report_array_push_number(r->rep, "newton.alphas", alpha);
+        if (N->arrays) hdg_report_array_push_number(r->rep, "newton.alphas", alpha);
         if (o->log && alpha < 1) fprintf(o->log, "  newton     line search: step length %g\n", alpha);
         step++;
     }
-    hdg_report_int(r->rep, "newton.steps", step);
-    hdg_report_int(r->rep, "newton.linear_iterations_total", linear);
-    hdg_report_number(r->rep, "newton.seconds", hdg_wtime() - t0);
+    N->steps = step, N->rn = rn, N->fl = fl;
+    N->seconds = hdg_wtime() - t0;
+    N->where = NULL;
+    r->state_l = NULL;
+    return st;
+}
+
+hdg_status hdg_run_hdg_newton(hdg_run *r, hdg_error *err)
+{
+    const hdg_run_options *o = r->o;
+    hdg_newton N;
+    hdg_newton_init(&N, r);
+    N.arrays = 1;
+    hdg_status st = hdg_comm_agree(first_guess(&N, err), err);   /* a bad datum on one rank: all stop */
+    if (!st) st = hdg_newton_solve(&N, NULL, err);
+    hdg_report_int(r->rep, "newton.steps", N.steps);
+    hdg_report_int(r->rep, "newton.linear_iterations_total", N.linear);
+    hdg_report_number(r->rep, "newton.seconds", N.seconds);
     if (!st) {
-        double C = quadratic_constant(&N, attained, fl);
+        double C = hdg_newton_quadratic_constant(&N);
         hdg_report_bool(r->rep, "newton.converged", 1);
-        hdg_report_bool(r->rep, "newton.attainable", attained);
-        hdg_report_number(r->rep, "newton.floor", fl);
+        hdg_report_bool(r->rep, "newton.attainable", N.attained);
+        hdg_report_number(r->rep, "newton.floor", N.fl);
         hdg_report_number(r->rep, "newton.quadratic_constant", C);
         if (o->log)
             fprintf(o->log, "  newton converged in %d steps (%s), |R| %.3e, quadratic constant C = max r_{n+1}/r_n^2 "
-                    "= %.3g\n", step, attained ? "the attainable accuracy" : "the tolerance", rn, C);
+                    "= %.3g\n", N.steps, N.attained ? "the attainable accuracy" : "the tolerance", N.rn, C);
         /* the solution: the state (the last recovery was at s', the line search may have taken less) */
         if (!r->xe) r->xe = hdg_xmalloc(sizeof(double) * (size_t)N.nl);
         if (!r->x) r->x = hdg_xmalloc(sizeof(double) * (size_t)N.nt);
         memcpy(r->xe, N.sl, sizeof(double) * (size_t)N.nl);
         memcpy(r->x, N.st, sizeof(double) * (size_t)N.nt);
     }
-    r->state_l = NULL;
-    free_state(&N);
+    hdg_newton_free(&N);
     return st;
 }
