@@ -131,6 +131,7 @@ hdg_status hdg_hdg_local_stage(hdg_run *r, hdg_error *err)
     a.out[0] = r->Ke;
     a.out[1] = r->Fe;
     if (r->L.nonlinear) a.in[0] = r->state_l, a.in[1] = r->state_te;   /* Newton's state */
+    if (r->L.nonlinear) a.in[2] = r->hist;   /* transient: the time scheme's history (else unread) */
     hdg_launch(f, ne, &a);
     hdg_status st = HDG_OK;
     double diag, amax, asym;

@@ -94,7 +94,7 @@ static hdg_status residual(hdg_newton *N, const double *sl, const double *st, do
     double *ste = hdg_xmalloc(sizeof(double) * (size_t)M->ne * r->L.nt);
     to_elements(r, st, ste);
     hdg_kargs a = hdg_hdg_kargs(r, r->geom, M->ne);
-    a.in[0] = sl, a.in[1] = ste;
+    a.in[0] = sl, a.in[1] = ste, a.in[2] = r->hist;   /* hist: transient only */
     a.out[0] = N->Rl, a.out[1] = N->Rt, a.out[2] = N->Ml, a.out[3] = N->Mt;
     hdg_launch(f, M->ne, &a);
     free(ste);
@@ -112,8 +112,9 @@ static hdg_status residual(hdg_newton *N, const double *sl, const double *st, do
     *rn = sqrt(sm[0]);
     *floor_ = HDG_NEWTON_FLOOR * DBL_EPSILON * sqrt(sm[1]);
     if (!isfinite(*rn))
-        return hdg_fail(err, HDG_ESOLVER, "%s: Newton: the residual is not finite at step %d (the state left the "
-                        "range where the nonlinear terms are defined)", r->p->name, N->nhist);
+        return hdg_fail(err, HDG_ESOLVER, "%s: Newton%s%s: the residual is not finite at step %d (the state left the "
+                        "range where the nonlinear terms are defined)", r->p->name, N->where ? " at " : "",
+                        N->where ? N->where : "", N->nhist);
     return HDG_OK;
 }
 
@@ -191,8 +192,15 @@ static hdg_status first_guess(hdg_newton *N, hdg_error *err)
     if (bad >= 0) return hdg_hdg_initial_not_finite(r->p, bad, err);
     hdg_status st = hdg_hdg_dirichlet_data(r, err);
     if (st) return st;
-    for (long long i = 0; i < N->nt; i++) N->st[i] = dirichlet_dof(r, i) ? r->xD[i] : 0;
+    for (long long i = 0; i < N->nt; i++) N->st[i] = 0;
+    hdg_newton_dirichlet(N);
     return HDG_OK;
+}
+
+void hdg_newton_dirichlet(hdg_newton *N)
+{
+    for (long long i = 0; i < N->nt; i++)
+        if (dirichlet_dof(N->r, i)) N->st[i] = N->r->xD[i];
 }
 
 /* Newton's linear system at s, solved: r->x = s'_t, r->xe = s'_l. */
@@ -307,7 +315,7 @@ hdg_status hdg_newton_solve(hdg_newton *N, const char *where, hdg_error *err)
     double rtol = o->newton_rtol > 0 ? o->newton_rtol : 1e-10, atol = o->newton_atol > 0 ? o->newton_atol : 0;
     if (maxs > HDG_NEWTON_MAX_HISTORY - 1) maxs = HDG_NEWTON_MAX_HISTORY - 1;
     N->where = where;
-    N->nhist = N->steps = N->linear = N->attained = 0;
+    N->nhist = N->steps = N->linear = N->linear_max = N->attained = 0;
     double rn, fl;
     hdg_status st = residual(N, N->sl, N->st, &rn, &fl, err);
     int step = 0;
@@ -315,9 +323,8 @@ hdg_status hdg_newton_solve(hdg_newton *N, const char *where, hdg_error *err)
     while (!st) {
         N->hist[N->nhist++] = rn;
         if (N->arrays) hdg_report_array_push_number(r->rep, "newton.residuals", rn);
-        if (o->log)
-            fprintf(o->log, "  newton %2d  |R| %.6e%s\n", step, rn,
-                    step ? "" : where ? "  (the last solution)" : "  (first guess)");
+        if (o->log && !N->quiet)
+            fprintf(o->log, "  newton %2d  |R| %.6e%s\n", step, rn, step ? "" : "  (first guess)");
         if (rn <= rtol * N->hist[0] + atol) break;
         if (rn <= fl || stagnated(N)) { N->attained = 1; break; }
         if (step == maxs) {
@@ -336,6 +343,7 @@ hdg_status hdg_newton_solve(hdg_newton *N, const char *where, hdg_error *err)
             break;
         }
         N->linear += its;
+        if (its > N->linear_max) N->linear_max = its;
         if (N->arrays) hdg_report_array_push_number(r->rep, "newton.linear_iterations", its);
         for (long long i = 0; i < N->nl; i++) N->dl[i] = r->xe[i] - N->sl[i];
         for (long long i = 0; i < N->nt; i++) N->dt[i] = r->x[i] - N->st[i];
@@ -355,7 +363,7 @@ hdg_status hdg_newton_solve(hdg_newton *N, const char *where, hdg_error *err)
         }
         if (st) break;
         if (N->arrays) hdg_report_array_push_number(r->rep, "newton.alphas", alpha);
-        if (o->log && alpha < 1) fprintf(o->log, "  newton     line search: step length %g\n", alpha);
+        if (o->log && !N->quiet && alpha < 1) fprintf(o->log, "  newton     line search: step length %g\n", alpha);
         step++;
     }
     N->steps = step, N->rn = rn, N->fl = fl;

@@ -21,16 +21,20 @@ typedef struct hdg_newton {
     int nhist;
     int gmres;                /* CG broke down at a step: GMRES from then on (solver chosen by default) */
     int arrays;               /* report the per-step arrays (newton.residuals[], ...: the steady run) */
+    int quiet;                /* no log line per step (the time steps: the progress line instead) */
     const char *where;        /* during a solve: its where (hdg_newton_solve) */
     /* the last solve: its steps, linear iterations, stop at the attainable accuracy, the
      * final |R| and floor eps ||M||, the seconds of its steps */
-    int steps, linear, attained;
+    int steps, linear, linear_max, attained;
     double rn, fl, seconds;
 } hdg_newton;
 
 /* The state's storage for the run r (zeroed) and its release. */
 void hdg_newton_init(hdg_newton *N, hdg_run *r);
 void hdg_newton_free(hdg_newton *N);
+
+/* The Dirichlet data r->xD on the Dirichlet dofs of the state's trace. */
+void hdg_newton_dirichlet(hdg_newton *N);
 
 /* Newton from the state (N->sl, N->st) at r's time, sigma and history: on success the
  * state is the solution. where: NULL (steady), or the words naming the time step for a

@@ -10,8 +10,8 @@ Runs `HDGC run RUN-ARGS` on one process (no mpirun) and under
     distributed run's;
   - mpi.elements_min/max add up (elements_max >= mesh.elements / N);
   - with --newton (nonlinear HDG): newton.converged, the same newton.steps,
-    newton.* keys and line-search step lengths (newton.alphas) as the serial
-    run's, and its residual history to relative
+    newton.* keys, line-search step lengths (newton.alphas) and, in time,
+    Newton steps of each time step as the serial run's, and its residual history to relative
     1e-8 wherever the serial |R_n| > 1e-6 |R_0| (below that the inner solves'
     tolerances, PETSc's against the serial solver's, set the digits).
 With --expect-rc: each distributed run must exit with that code and print
@@ -52,9 +52,10 @@ def newton_diff(serial, rep):
         return f"newton.steps {b.get('steps')} (serial {a.get('steps')})"
     if sorted(a) != sorted(b):
         return f"newton keys {sorted(set(a) ^ set(b))}"
-    if a.get("alphas") != b.get("alphas"):
-        return f"newton.alphas {b.get('alphas')} (serial {a.get('alphas')})"
-    ra, rb = a["residuals"], b["residuals"]
+    for k in ("alphas", "steps_per_time_step"):
+        if a.get(k) != b.get(k):
+            return f"newton.{k} {b.get(k)} (serial {a.get(k)})"
+    ra, rb = a.get("residuals", []), b.get("residuals", [])
     for n, (x, y) in enumerate(zip(ra, rb)):
         if x > 1e-6 * ra[0] and not abs(y - x) <= 1e-8 * x:
             return f"newton.residuals[{n}] {y:.12e} (serial {x:.12e})"

@@ -27,11 +27,18 @@ if(COMMAND hdg_mpi_test AND Python3_Interpreter_FOUND)
   # on tetrahedra (tests/data/hdg/newton_diffusion3d.hdg): 4 steps on cube:3 at np 2 as serially
   hdg_mpi_test(newton_mpi_diffusion3d ${NMPI_RUNS} --np 2 --rtol 1e-9 --its 100 --newton
     -- ${NMPI_DATA}/newton_diffusion3d.hdg --mesh cube:3 --rtol 1e-14)
+  # in time (examples/nonlinear_heat.hdg, BDF2, 10 steps on square:4): the Newton steps of every
+  # time step and the errors at t = 0.2 as serially (measured 3e-12)
+  hdg_mpi_test(newton_mpi_time ${NMPI_RUNS} --np 2,3 --rtol 1e-9 --its 100 --newton
+    -- ${HDG_EXAMPLES}/nonlinear_heat.hdg --mesh square:4 --final-time 0.2 --rtol 1e-14)
   # failures: the step limit and Bratu past its turning point (no solution: the line search finds no
   # decrease) end every rank with exit 1, no hang, the message and the history printed once (rank 0's)
   hdg_mpi_test(newton_mpi_max_steps ${NMPI_RUNS} --np 2,3 --expect-rc 1 --once
     --expect "Newton did not converge in 1 steps \\(--newton-max-steps. .*residual history \\|R\\| = [0-9.e+-]+, [0-9.e+-]+$"
     -- ${NMPI_DATA}/newton_diffusion.hdg --mesh square:4 --newton-max-steps 1)
+  hdg_mpi_test(newton_mpi_time_max_steps ${NMPI_RUNS} --np 2 --expect-rc 1 --once
+    --expect "nonlinear_heat: Newton at time step 1 \\(the solve at t = 0\\.0058[0-9]+\\) did not converge in 1 steps"
+    -- ${HDG_EXAMPLES}/nonlinear_heat.hdg --mesh square:4 --newton-max-steps 1)
   hdg_mpi_test(newton_mpi_turning_point ${NMPI_RUNS} --np 2 --expect-rc 1 --once
     --expect "bratu: Newton .*residual history \\|R\\| = [0-9.e+-]+, "
     -- ${HDG_EXAMPLES}/bratu.hdg --mesh square:4 --set lambda=7)
