@@ -42,10 +42,10 @@ if(COMMAND hdg_mpi_test AND Python3_Interpreter_FOUND)
   hdg_mpi_test(newton_mpi_turning_point ${NMPI_RUNS} --np 2 --expect-rc 1 --once
     --expect "bratu: Newton .*residual history \\|R\\| = [0-9.e+-]+, "
     -- ${HDG_EXAMPLES}/bratu.hdg --mesh square:4 --set lambda=7)
-  # --backend cuda with several ranks: refused on every rank (the device's Newton operations do not
-  # give the serial solution under mpirun yet: errors 40x the serial ones on the emulator)
+  # --backend cuda with several ranks: refused on every rank by the device driver (its Newton
+  # operations there gave errors 40x the serial ones on the emulator)
   hdg_mpi_test(newton_mpi_cuda_refused ${CMAKE_COMMAND} -E env HDGC_LIBCUDA=emulator ${NMPI_RUNS} --np 2
-    --expect-rc 1 --once --expect "nonlinear HDG \\(Newton\\) with --backend cuda does not run under mpirun yet"
+    --expect-rc 1 --once --expect "nonlinear HDG \\(Newton\\) under mpirun runs on the host only so far: --backend c"
     -- ${NMPI_DATA}/newton_diffusion.hdg --mesh square:4 --backend cuda)
 endif()
 # serial, on tetrahedra: rates k+1 (u, q) and k+2 (u*) within 0.3 at k = 1, 2 on cube:2,3,4
