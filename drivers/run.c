@@ -109,18 +109,26 @@ void hdg_run_mean_unused(const hdg_problem *p, hdg_report *rep)
 {
     const char *used = hdg_report_get_string(rep, "solver.null_mean");
     if (!used && hdg_report_get_string(rep, "solver.null_space")) return;
+    const char *space = hdg_report_get_string(rep, "solver.null_space");
     for (int u = 0; u < p->nunknowns; u++) {
         const hdg_unknown *x = &p->unknowns[u];
-        if (x->trace || x->post || !x->mean_value[0] || (used && mean_listed(used, x->name))) continue;
+        const char *kw = x->rigid ? "rigid" : "mean";
         char msg[512];
-        if (used)
-            snprintf(msg, sizeof msg, "%s:%d:%d: 'mean %s = ...' was not used: the free constant of the "
-                     "solution moves '%s', whose 'mean' fixed it; '%s' is unique", p->file, x->mean_loc.line,
-                     x->mean_loc.col, x->name, used, x->name);
+        if (x->trace || x->post || !x->mean_value[0]) continue;
+        if (used && mean_listed(used, x->name)) {
+            if (!x->rigid || (space && !strcmp(space, "rigid motions"))) continue;
+            snprintf(msg, sizeof msg, "%s:%d:%d: 'rigid %s = ...' fixed only the free constants, as 'mean %s' "
+                     "would: no rotation of the solution is free (the trace matrix does not annihilate them)",
+                     p->file, x->mean_loc.line, x->mean_loc.col, x->name, x->name);
+        } else if (used)
+            snprintf(msg, sizeof msg, "%s:%d:%d: '%s %s = ...' was not used: the free constant of the "
+                     "solution moves '%s', whose '%s' fixed it; '%s' is unique", p->file, x->mean_loc.line,
+                     x->mean_loc.col, kw, x->name, used, kw, x->name);
         else
-            snprintf(msg, sizeof msg, "%s:%d:%d: 'mean %s = ...' was not used: the solution is unique (%s), so "
-                     "its mean is that of the solution", p->file, x->mean_loc.line, x->mean_loc.col, x->name,
-                     p->transient ? "the dt() term" : "a Dirichlet face, a Robin or reaction term");
+            snprintf(msg, sizeof msg, "%s:%d:%d: '%s %s = ...' was not used: the solution is unique (%s), so "
+                     "its %s is that of the solution", p->file, x->mean_loc.line, x->mean_loc.col, kw, x->name,
+                     p->transient ? "the dt() term" : "a Dirichlet face, a Robin or reaction term",
+                     x->rigid ? "rigid-motion part" : "mean");
         hdg_report_string(rep, "warnings.mean", msg);
         return;
     }
@@ -214,8 +222,9 @@ hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg
     char pmsg[1024];
     if (!st && hdg_periodic_data_check(p, mesh, pmsg, sizeof pmsg)) hdg_report_string(rep, "mesh.warning", pmsg);
     int hdg = p->method == HDG_METHOD_HDG;
-    if (!st && dev && hdg && p->nonlinear)   /* issue 41: Newton runs on the host only so far */
-        st = hdg_fail(err, HDG_EINPUT, "%s: nonlinear HDG (Newton) runs on the host only so far: --backend c", p->name);
+    if (!st && dev && hdg && p->nonlinear && (p->transient || o.dist))   /* issue 41: steady and serial on the device */
+        st = hdg_fail(err, HDG_EINPUT, "%s: nonlinear HDG (Newton) %s runs on the host only so far: --backend c",
+                      p->name, p->transient ? "in time" : "under mpirun");
     if (!st && dev) st = hdg ? hdg_run_hdg_cuda(p, mesh, &o, dev, rep, err) : hdg_run_dg_cuda(p, mesh, &o, dev, rep, err);
     else if (!st) st = hdg ? hdg_run_hdg(p, mesh, &o, rep, err) : hdg_run_dg(p, mesh, &o, rep, err);
     if (!st) hdg_run_mean_unused(p, rep);

@@ -125,7 +125,8 @@ static void report_device(drun *r)
 
 static void run_free(drun *r)
 {
-    hdg_cuptr *p[] = { &r->geom, &r->params, &r->Ke, &r->Fe, &r->rhs, &r->x, &r->uh, &r->xe, &r->xp, &r->z, &r->hist };
+    hdg_cuptr *p[] = { &r->geom, &r->params, &r->Ke, &r->Fe, &r->rhs, &r->x, &r->uh, &r->xe, &r->xp, &r->z, &r->hist,
+                       &r->sl, &r->ste };
     for (size_t i = 0; i < sizeof p / sizeof *p; i++) hdg_cuda_free(r->dev, *p[i]);
     hdg_cuda_blockmat_free(&r->B);
     hdg_cuda_topology_free(&r->T);
@@ -134,7 +135,7 @@ static void run_free(drun *r)
     hdg_lowered_free(&r->L);
     hdg_geom_free(&r->geo);
     free(r->geom_h);
-    free(r->dofdir);
+    free(r->dofdir), free(r->xD);
     free(r->eta);
     free(r->zh), free(r->fixes);
 }
@@ -201,6 +202,10 @@ hdg_status hdg_run_hdg_cuda(const hdg_problem *p, struct hdg_mesh *mesh, const h
     if (o->kernels && !strcmp(o->kernels, "handwritten")) STAGE("handwritten", use_handwritten(&r, err));
     if (p->transient) {   /* implicit time stepping: the steps, then the final state's stages */
         STAGE("steps", hdg_dcu_time_stage(&r, &line, err));
+        goto final;
+    }
+    if (p->nonlinear) {   /* Newton: run_hdg_cuda_newton.c */
+        STAGE("newton", hdg_dcu_newton_stage(&r, err));
         goto final;
     }
     STAGE("local", hdg_dcu_local_stage(&r, err));

@@ -37,6 +37,7 @@ typedef struct drun {
     double *geom_h;                     /* ne * ngeom, kept for VTK */
     double *eta;                        /* ne: the error estimate per element (host), or NULL */
     unsigned char *dofdir;              /* nf * m: the Dirichlet dofs of the last elimination (host) */
+    double *xD;                         /* nf * m: their values (host) */
     hdg_cuptr geom, params, Ke, Fe, rhs, x, uh, xe, xp;
     int negated;
     double asym;         /* relative asymmetry of K_e */
@@ -54,6 +55,8 @@ typedef struct drun {
     int assembled;       /* the topology and the matrix are on the device */
     long long nsteps;    /* transient: the steps done (the final snapshot's step) */
     int series;          /* transient: the --vtk series is written (the output stage writes no .vtu) */
+    hdg_cuptr sl, ste;   /* nonlinear (Newton): the state the local and recover kernels read: the element
+                          * dofs (ne * nl) and the trace, element view (ne * nt) */
 } drun;
 
 #define DPTR(p) ((double *)(uintptr_t)(p))
@@ -97,6 +100,12 @@ hdg_status hdg_dcu_fe_finite(drun *r, hdg_error *err);
 hdg_status hdg_dcu_local_stage(drun *r, hdg_error *err);
 hdg_status hdg_dcu_assemble_stage(drun *r, hdg_error *err);
 hdg_status hdg_dcu_dirichlet_stage(drun *r, hdg_error *err);
+/* The topology, the matrix and rhs allocated on the device (once; the assembly's first step). */
+hdg_status hdg_dcu_trace_setup(drun *r, hdg_error *err);
+/* The Dirichlet stage's two halves: the data at r->t (r->dofdir, r->xD, r->null_t), and
+ * their elimination from r->B, r->rhs. */
+hdg_status hdg_dcu_dirichlet_data(drun *r, hdg_error *err);
+hdg_status hdg_dcu_dirichlet_eliminate(drun *r, hdg_error *err);
 /* The null space of the device trace matrix (run_hdg_null.h; collective under mpirun). */
 hdg_status hdg_dcu_null_find(drun *r, hdg_hdg_null *N, hdg_error *err);
 /* The device preconditioner of r->B (mg, block, jacobi, none); petsc: the options of mg's
@@ -132,5 +141,10 @@ hdg_status hdg_dcu_output_stage(drun *r, hdg_error *err);
 /* Transient HDG on the device (run_hdg_cuda_time.c): the steps to the final
  * time; post-processing, errors and output then follow as for a steady run. */
 hdg_status hdg_dcu_time_stage(drun *r, hdg_progress *line, hdg_error *err);
+
+/* Nonlinear HDG on the device (run_hdg_cuda_newton.c): Newton's loop of the host
+ * (run_hdg_newton.h) with the device's operations; the solution in r->x, r->xe, then
+ * post-processing, errors and output follow as for a linear run. */
+hdg_status hdg_dcu_newton_stage(drun *r, hdg_error *err);
 
 #endif

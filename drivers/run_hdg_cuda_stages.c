@@ -68,6 +68,7 @@ hdg_status hdg_dcu_local_stage(drun *r, hdg_error *err)
     hdg_kargs a = hdg_dcu_kargs(r, r->geom, ne);
     a.out[0] = DPTR(r->Ke);
     a.out[1] = DPTR(r->Fe);
+    if (r->L.nonlinear) a.in[0] = DPTR(r->sl), a.in[1] = DPTR(r->ste);   /* Newton's state */
     if (!st) st = hdg_dcu_launch(r, r->L.local, ne, &a, err);
     if (!st) st = hdg_dcu_dalloc(r, 3 * (size_t)ne, &stats, err);
     if (!st) st = hdg_cuda_element_stats(&r->la, ne, nt, r->Ke, stats, err);
@@ -94,10 +95,10 @@ hdg_status hdg_dcu_local_stage(drun *r, hdg_error *err)
     return st;
 }
 
-hdg_status hdg_dcu_assemble_stage(drun *r, hdg_error *err)
+hdg_status hdg_dcu_trace_setup(drun *r, hdg_error *err)
 {
     const hdg_mesh *M = r->mesh;
-    if (r->assembled) return hdg_cuda_trace_assemble(&r->T, r->Ke, r->Fe, &r->B, r->rhs, err);
+    if (r->assembled) return HDG_OK;
     r->assembled = 1;
     int nfe = hdg_mesh_nfe(M), na = hdg_mesh_na(M);
     int *nbr = hdg_xmalloc(sizeof(int) * na * ((size_t)M->nf + 1));
@@ -110,10 +111,17 @@ hdg_status hdg_dcu_assemble_stage(drun *r, hdg_error *err)
     free(nbr);
     hdg_hdg_face_maps_free(&maps);
     if (!st) st = hdg_dcu_dalloc(r, (size_t)M->nf * r->L.m, &r->rhs, err);
+    return st;
+}
+
+hdg_status hdg_dcu_assemble_stage(drun *r, hdg_error *err)
+{
+    int first = !r->assembled;
+    hdg_status st = hdg_dcu_trace_setup(r, err);
     if (!st) st = hdg_cuda_trace_assemble(&r->T, r->Ke, r->Fe, &r->B, r->rhs, err);
     /* the element matrices are not needed any more (a transient run reassembles
      * from them every step): their memory is the largest allocation of the run */
-    if (!st && !r->p->transient) {
+    if (!st && first && !r->p->transient) {
         hdg_cuda_free(r->dev, r->Ke);
         r->Ke = 0;
     }
@@ -121,9 +129,8 @@ hdg_status hdg_dcu_assemble_stage(drun *r, hdg_error *err)
 }
 
 /* The Dirichlet kernels run on the device over the boundary faces; their
- * values come back to be placed (a few faces), then the elimination runs on
- * the device. */
-hdg_status hdg_dcu_dirichlet_stage(drun *r, hdg_error *err)
+ * values come back to be placed (a few faces): r->dofdir, r->xD. */
+hdg_status hdg_dcu_dirichlet_data(drun *r, hdg_error *err)
 {
     const hdg_mesh *M = r->mesh;
     int m = r->L.m, nk = r->L.nk;
@@ -131,7 +138,7 @@ hdg_status hdg_dcu_dirichlet_stage(drun *r, hdg_error *err)
     double *xD = hdg_xcalloc((size_t)M->nf * m + 1, sizeof(double));
     int *faces = hdg_xmalloc(sizeof(int) * (size_t)(M->nbf + 1)), gs = hdg_gf_size(hdg_mesh_dim(M));
     double *fg = hdg_xmalloc(sizeof(double) * gs * (size_t)(M->nbf + 1));
-    hdg_cuptr dfg = 0, duD = 0, disd = 0, dxD = 0;
+    hdg_cuptr dfg = 0, duD = 0;
     hdg_status st = HDG_OK;
     for (int i = 0; i < r->L.ndir && !st; i++) {
         int n = hdg_hdg_dirichlet_faces(r->p, &r->L, M, i, faces, fg);
@@ -152,14 +159,29 @@ hdg_status hdg_dcu_dirichlet_stage(drun *r, hdg_error *err)
         dfg = duD = 0;
     }
     if (!st) r->null_t = hdg_hdg_null_candidate(r->p, M, isdir);
-    if (!st) st = hdg_dcu_upload(r, dofdir, (size_t)M->nf * m, &disd, err);   /* the elimination is per dof */
-    if (!st) st = hdg_dcu_upload(r, xD, sizeof(double) * (size_t)M->nf * m, &dxD, err);
+    free(faces), free(fg), free(isdir);
+    free(r->dofdir), free(r->xD);
+    r->dofdir = dofdir;   /* for the definiteness (hdg_dcu_definiteness) */
+    r->xD = xD;
+    return st;
+}
+
+/* The elimination of r->dofdir at r->xD from r->B, r->rhs, on the device. */
+hdg_status hdg_dcu_dirichlet_eliminate(drun *r, hdg_error *err)
+{
+    size_t n = (size_t)r->mesh->nf * r->L.m;
+    hdg_cuptr disd = 0, dxD = 0;
+    hdg_status st = hdg_dcu_upload(r, r->dofdir, n, &disd, err);   /* the elimination is per dof */
+    if (!st) st = hdg_dcu_upload(r, r->xD, sizeof(double) * n, &dxD, err);
     if (!st) st = hdg_cuda_trace_dirichlet(&r->B, disd, dxD, r->rhs, hdg_hdg_dirichlet_diag(r->amax), err);
     hdg_cuda_free(r->dev, disd), hdg_cuda_free(r->dev, dxD);
-    free(faces), free(fg), free(isdir), free(xD);
-    free(r->dofdir);
-    r->dofdir = dofdir;   /* for the definiteness (hdg_dcu_definiteness) */
     return st;
+}
+
+hdg_status hdg_dcu_dirichlet_stage(drun *r, hdg_error *err)
+{
+    hdg_status st = hdg_dcu_dirichlet_data(r, err);
+    return st ? st : hdg_dcu_dirichlet_eliminate(r, err);
 }
 
 /* Under mpirun, or with several free constants: the right-hand side projected on the host
@@ -224,8 +246,8 @@ hdg_status hdg_dcu_null_stage(drun *r, hdg_error *err)
     if (!st) r->fix = F.fix[0];
     if (st || !F.dim || r->fix.c.t < 0) return st;
     r->nz = F.dim;
-    for (int j = 0; j < F.dim; j++) r->null_mask |= 1u << (F.fix[j].g - 1);
-    if (F.dim > 1) {   /* several free constants: an orthonormal basis (run_hdg_null.h) */
+    r->null_mask = hdg_hdg_null_mask(r->p, &F);
+    if (F.dim > 1 || r->fix.c.comp < 0) {   /* several free constants, rotations: an orthonormal basis (run_hdg_null.h) */
         r->fixes = hdg_xmalloc(sizeof *r->fixes);
         *r->fixes = F;
         r->zh = hdg_hdg_null_basis(&r->L, r->mesh, r->o->dist, &F);
@@ -248,6 +270,7 @@ hdg_status hdg_dcu_recover(drun *r, hdg_error *err)
     hdg_kargs a = hdg_dcu_kargs(r, r->geom, ne);
     a.in[0] = DPTR(r->uh);
     a.in[1] = DPTR(r->hist);
+    if (r->L.nonlinear) a.in[r->L.recover_state] = DPTR(r->sl), a.in[r->L.recover_state + 1] = DPTR(r->ste);
     a.out[0] = DPTR(r->xe);
     if (!st) st = hdg_dcu_launch(r, r->L.recover, ne, &a, err);
     return st;

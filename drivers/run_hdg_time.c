@@ -10,13 +10,23 @@
  * Every solve then costs the rhs kernel (F_e from the data at its time and h),
  * the rhs assembly, the Dirichlet data at its time lifted with B0, a Krylov solve
  * warm-started from the last trace, and the recovery. After each step: the errors
- * in time, the --vtk series file and the step callback when due. */
+ * in time, the --vtk series file and the step callback when due.
+ *
+ * Nonlinear problems (issue 41): every solve is Newton's (run_hdg_newton.h) on the
+ * stage's equation sigma M u + R(u) = M h, warm-started from the last solve's state
+ * (the initial state's projection and the trace 0 for the first), the Dirichlet
+ * dofs of the trace set to the data at the solve's time; the local kernel reads
+ * sigma and h itself, so no matrix is kept between solves. Reported: newton.steps
+ * (over all solves), newton.steps_per_time_step[], newton.steps_max (one solve's),
+ * newton.solves, newton.linear_iterations_total; a solve that fails names the time
+ * step and its time with the residual history (exit 1). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "drivers/nonfinite.h"
-#include "drivers/run_hdg_internal.h"
+#include "drivers/run_hdg_newton.h"
 #include "drivers/run_png.h"
 #include "drivers/run_hdg_null.h"
 #include "runtime/parallel/comm.h"
@@ -92,7 +102,38 @@ typedef struct stepper {
     double err_max[32];
     hdg_hdg_watch watch;     /* the blow-up watch */
     hdg_png_hdg_frames png;  /* --png with a frame pattern (run_png.h) */
+    hdg_newton *nw;          /* nonlinear: Newton's state (the last solve's solution), else NULL */
+    long long step;          /* the time steps done */
+    long long nw_steps, nw_step_now, nw_solves;   /* Newton steps: all, this time step's; solves */
+    int nw_max;              /* the most Newton steps of one solve */
+    int nw_failed;           /* a Newton solve failed */
+    double nw_seconds;
 } stepper;
+
+/* Nonlinear: Newton for the element unknowns r->xe at time t, sigma of level v, the
+ * history r->hist, from the last solve's state. */
+static hdg_status newton_solve(stepper *S, int v, double t, hdg_error *err)
+{
+    hdg_run *r = S->r;
+    hdg_newton *N = S->nw;
+    r->t = t;
+    r->params[r->L.p_sigma] = S->ops.sigma[v];
+    hdg_status st = hdg_hdg_dirichlet_data(r, err);
+    if (st) return hdg_hdg_at_time(err, t, st);
+    hdg_newton_dirichlet(N);
+    char where[96];
+    snprintf(where, sizeof where, "time step %lld (the solve at t = %.6g)", S->step + 1, t);
+    st = hdg_newton_solve(N, where, err);
+    S->nw_steps += N->steps, S->nw_step_now += N->steps, S->nw_solves++, S->nw_seconds += N->seconds;
+    S->its += N->linear, S->solves += N->steps, S->nlevels += N->steps;
+    if (N->steps > S->nw_max) S->nw_max = N->steps;
+    if (N->linear_max > S->its_max) S->its_max = N->linear_max;
+    if (st) return S->nw_failed = 1, st;
+    memcpy(r->xe, N->sl, sizeof(double) * (size_t)N->nl);   /* the solution: the state */
+    if (!r->x) r->x = hdg_xmalloc(sizeof(double) * (size_t)N->nt);
+    memcpy(r->x, N->st, sizeof(double) * (size_t)N->nt);
+    return HDG_OK;
+}
 
 /* The element unknowns r->xe (= ops.out) at time t from the history r->hist (sigma of
  * level v). */
@@ -100,6 +141,7 @@ static hdg_status implicit_solve(void *ctx, int v, double t, hdg_error *err)
 {
     stepper *S = ctx;
     hdg_run *r = S->r;
+    if (S->nw) return newton_solve(S, v, t, err);
     S->lv[v].sigma = S->ops.sigma[v];
     const hdg_mesh *M = r->mesh;
     int nt = r->L.nt, ne = M->ne;
@@ -197,6 +239,21 @@ static hdg_status watch_scale(stepper *S, double final, hdg_error *err)
     return st;
 }
 
+/* Newton's totals over the solves (nonlinear), also after a failure. */
+static void report_newton(stepper *S, int converged)
+{
+    hdg_report *R = S->r->rep;
+    hdg_report_int(R, "newton.steps", S->nw_steps);
+    hdg_report_int(R, "newton.steps_max", S->nw_max);
+    hdg_report_int(R, "newton.solves", S->nw_solves);
+    hdg_report_int(R, "newton.linear_iterations_total", S->its);
+    hdg_report_number(R, "newton.seconds", S->nw_seconds);
+    hdg_report_bool(R, "newton.converged", converged);
+    if (S->r->o->log && converged && S->nw_solves)
+        fprintf(S->r->o->log, "  newton: %lld solves in %lld time steps, %lld Newton steps (at most %d in one solve)\n",
+                S->nw_solves, S->step, S->nw_steps, S->nw_max);
+}
+
 static void report_time(stepper *S, const hdg_time_scheme *sc, double dt, long long nsteps, double final)
 {
     hdg_run *r = S->r;
@@ -229,6 +286,7 @@ static hdg_status initial_state(void *ctx, double *u, hdg_error *err)
     hdg_status st = bad >= 0 ? hdg_hdg_initial_not_finite(r->p, bad, err) : HDG_OK;
     if ((st = hdg_comm_agree(st, err))) return st;   /* mpirun: before the norm's sum */
     stepper *S = ctx;
+    if (S->nw) memcpy(S->nw->sl, u, sizeof(double) * (size_t)S->n);   /* Newton's first start */
     st = hdg_hdg_watch_step(&S->watch, r->p, state_norm(S, u), NULL, 0, 0.0, r->rep, err);
     if (!st && hdg_png_hdg_frame_due(&S->png, r->o, 0, 1)) {   /* frame 0: the initial state (r->xe, the */
         memcpy(r->xe, u, sizeof(double) * (size_t)S->n);       /* solves' output, is free until the first) */
@@ -269,6 +327,9 @@ static hdg_status after_step(void *ctx, long long step, long long nsteps, double
     stepper *S = ctx;
     hdg_run *r = S->r;
     r->t = t;
+    S->step = step;
+    if (S->nw) hdg_report_array_push_number(r->rep, "newton.steps_per_time_step", (double)S->nw_step_now);
+    S->nw_step_now = 0;
     hdg_status st = track_errors(S, step, err);
     if (!st && S->W && step % r->o->every == 0 && step < nsteps) st = series_write(S->W, r, t, err);
     int every = r->o->snapshot_every;
@@ -297,12 +358,15 @@ hdg_status hdg_run_hdg_time(hdg_run *r, hdg_progress *line, hdg_error *err)
     if (L->npost) S.zero_post = hdg_xcalloc((size_t)ne * L->npost_dofs, sizeof(double));
     S.zero = hdg_xcalloc((size_t)S.n + 1, sizeof(double));
     hdg_hdg_watch_init(&S.watch, sc.name, dt, nsteps);
+    hdg_newton nw;
+    if (L->nonlinear) hdg_newton_init(&nw, r), nw.quiet = 1, S.nw = &nw;
     r->t = 0;
     st = hdg_png_hdg_frames_open(&S.png, r->o, err);
     if (!st) st = watch_scale(&S, final, err);
     if (!st) st = hdg_hdg_dirichlet_data(r, err);   /* which faces are Dirichlet (the data follow every solve) */
     if (!st) st = hdg_time_run(&sc, dt, nsteps, &S.ops, line, err);
     hdg_progress_end(line);
+    if (S.nw) report_newton(&S, !S.nw_failed);
     if (!st) {
         r->t = final;
         report_time(&S, &sc, dt, nsteps, final);
@@ -322,5 +386,6 @@ hdg_status hdg_run_hdg_time(hdg_run *r, hdg_progress *line, hdg_error *err)
     level_free(&S.lv[1]);
     free(S.e2), free(S.zero_post), free(S.zero);
     hdg_hdg_watch_free(&S.watch);
+    if (S.nw) hdg_newton_free(S.nw), r->state_l = NULL;
     return st;
 }

@@ -229,7 +229,10 @@ typedef struct hdg_unknown {
                                   -1 for every other unknown */
     const hdg_expr *mean_value[HDG_MAX_COMP]; /* 'mean u = g' on an element unknown of the main system (HDG): the
                                   domain mean of u is that of g, which fixes the constant of a solution
-                                  known up to one (pure Neumann); NULL when absent */
+                                  known up to one (pure Neumann); NULL when absent. With 'rigid u = g'
+                                  (rigid true) g itself: the L2 projections of u and g on the rigid
+                                  motions agree, int (u - g).r = 0 for every translation and rotation r */
+    bool rigid;
     hdg_loc mean_loc;
     const hdg_expr *exact[HDG_MAX_COMP];  /* NULL when no exact solution was given */
     const hdg_expr *initial[HDG_MAX_COMP];/* DG: at t = 0 (given, else exact at t = 0, else 0) */

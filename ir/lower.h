@@ -114,7 +114,11 @@ typedef struct hdg_lowered {
      * the element part of s'. <name>_residual: in[0], in[1] the state; out R_l (nl), R_t (nt;
      * the element's share of the trace rows, summed over a face's two elements as K_e is
      * assembled), M_l, M_t (the sums of the absolute values of the terms of R_l, R_t) with
-     * R = J(s) s - F(s) = L s + N(s) - f. The initial kernel projects the first guess. */
+     * R = J(s) s - F(s) = L s + N(s) - f. The initial kernel projects the first guess.
+     * Nonlinear and transient (Newton at every stage of the time scheme): the local and
+     * residual kernels read "hist" too (in[2], after the state), their time atoms as the
+     * linear path's (sigma c (u, w) in A, c (h, w) in the source column), so F_e and R are
+     * the stage's; no rhs kernel (the local kernel gives F_e at every Newton step). */
     int nonlinear, recover_state;
     char residual[64];
     char rhs[64];          /* <name>_rhs: F_e only, per step */

@@ -116,10 +116,7 @@ hdg_status hdg_lower_hdg(const hdg_problem *p, hdg_lowered *out, hdg_error *err)
     out->np = c.np, out->nk = c.nk;
     hdg_status st = layout(&c);
     if (st) return st;
-    if (p->nonlinear) {   /* Newton (lower_hdg_newton.c) */
-        if (p->transient)
-            return hdg_fail(err, HDG_EINPUT, "%s: nonlinear terms with dt(): Newton inside implicit time steps is "
-                            "not available yet (steady nonlinear problems are)", p->file);
+    if (p->nonlinear) {   /* Newton (lower_hdg_newton.c); with dt() terms at every stage of the time scheme */
         out->nonlinear = 1;
         if ((st = hdg_lh_state_leaves(&c))) return st;
     }
@@ -133,14 +130,9 @@ hdg_status hdg_lower_hdg(const hdg_problem *p, hdg_lowered *out, hdg_error *err)
         goto fail;
     hdg_lh_local_kernel(&c);
     hdg_lh_recover_kernel(&c);
-    if (out->transient) {
-        hdg_lh_rhs_kernel(&c);
-        if ((st = hdg_lh_initial_kernel(&c))) goto fail;
-    }
-    if (out->nonlinear) {
-        hdg_lh_residual_kernel(&c);
-        if ((st = hdg_lh_initial_kernel(&c))) goto fail;
-    }
+    if (out->transient && !out->nonlinear) hdg_lh_rhs_kernel(&c);   /* Newton's local kernel gives F_e */
+    if (out->nonlinear) hdg_lh_residual_kernel(&c);
+    if ((out->transient || out->nonlinear) && (st = hdg_lh_initial_kernel(&c))) goto fail;
     if (out->post_unknown >= 0 && (st = hdg_lh_post_kernel(&c))) goto fail;
     if ((st = hdg_lh_errors_kernel(&c))) goto fail;
     if (out->post_unknown >= 0 && (st = hdg_lh_estimate_kernel(&c))) goto fail;

@@ -152,6 +152,7 @@ void hdg_lh_residual_kernel(lower *c);
 void hdg_lh_local_kernel(lower *c);
 void hdg_lh_recover_kernel(lower *c);
 void hdg_lh_rhs_kernel(lower *c);
+hdg_ir_tensor *hdg_lh_hist_input(lower *c, hdg_ir_kernel *k);   /* the input "hist" (transient) */
 hdg_status hdg_lh_initial_kernel(lower *c);
 hdg_status hdg_lh_errors_kernel(lower *c);
 hdg_status hdg_lh_dirichlet_kernel(lower *c, int ib, int bc);

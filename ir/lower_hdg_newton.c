@@ -226,6 +226,7 @@ void hdg_lh_residual_kernel(lower *c)
     hdg_ir_kernel *k = hdg_ir_kernel_new(c->m, L->residual, HDG_KITEM_ELEMENT);
     hdg_ir_tensor *g = hdg_lh_elem_geom(c, k);
     hdg_lh_state_inputs(c, k, g);
+    if (L->transient) c->hist = hdg_lh_hist_input(c, k);   /* in[2]: the time scheme's history */
     hdg_ir_tensor *out[4] = {
         hdg_ir_output(k, "R_l", HDG_SHAPE(L->nl), "Newton residual, element rows"),
         hdg_ir_output(k, "R_t", HDG_SHAPE(L->nt), "Newton residual, the element's share of the trace rows"),
@@ -257,4 +258,5 @@ void hdg_lh_residual_kernel(lower *c)
     }
     hdg_ir_set_origin(k, NULL, 0, 0, NULL);
     hdg_lh_state_done(c);
+    c->hist = NULL;
 }

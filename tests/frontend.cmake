@@ -6,7 +6,8 @@
 # --- golden summaries: hdgc check examples/NAME.hdg == tests/data/frontend/NAME.summary
 # (regenerate after an intended change: sh tests/data/frontend/golden.sh hdgc --update)
 foreach(ex poisson reaction_diffusion convection_diffusion maxwell2d acoustics2d advection2d heat elasticity
-       anisotropic poisson3d maxwell3d acoustics3d nonlinear_diffusion bratu burgers2d euler2d)
+       anisotropic poisson3d maxwell3d acoustics3d nonlinear_diffusion bratu burgers2d euler2d
+       nonlinear_heat)
   if(EXISTS ${CMAKE_SOURCE_DIR}/examples/${ex}.hdg)
     add_test(NAME frontend_golden_${ex}
       COMMAND sh ${HDG_TEST_DIR}/data/frontend/golden.sh $<TARGET_FILE:hdgc> ${ex}

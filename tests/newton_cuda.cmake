@@ -1,0 +1,34 @@
+# tests/newton_cuda.cmake — Newton for nonlinear HDG on the device (--backend cuda; issue 41;
+# drivers/run_hdg_cuda_newton.c, docs/solvers.md "Newton"), on the CUDA emulator
+# (HDGC_LIBCUDA=emulator: the device paths without a GPU):
+#   newton_cuda_emulated_diffusion  tests/data/hdg/newton_diffusion.hdg, k = 1, 2, 3 on square:4: the
+#                                   device run takes the host's Newton steps and gives its errors to
+#                                   1e-10 relative (measured: 5 steps at each k, the same Krylov
+#                                   iterations per step, errors within 1.1e-12, |R| within 5e-14)
+#   newton_cuda_emulated_fallback   near Bratu's turning point: CG breaks down at step 4 on the device
+#                                   as on the host, GMRES from there; Newton then stagnates and the run
+#                                   exits 1 with the residual history (as newton_cg_fallback)
+#   newton_cuda_emulated_time_refused  nonlinear in time (dt() terms) on the device: exit 1, the message
+# The NVRTC compiles of the nonlinear kernels (local and recover with the state, residual,
+# initial): cuda_examples_nonlinear_diffusion, cuda_examples_bratu (tests/cuda.cmake).
+set(NWC_HDGC $<TARGET_FILE:hdgc>)
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_Interpreter_FOUND)
+  # host and device at each order: same steps, errors to 1e-10 relative, the device report's backend
+  function(nwc_match name file mesh orders)
+    add_test(NAME ${name} COMMAND sh -c
+      "for k in ${orders}; do '${NWC_HDGC}' run '${file}' --mesh ${mesh} --order $k --json ${name}_h$k.json --quiet && '${NWC_HDGC}' run '${file}' --mesh ${mesh} --order $k --backend cuda --json ${name}_d$k.json --quiet && grep -Eq '\"backend\":[[:space:]]*\"cuda\"' ${name}_d$k.json && '${Python3_EXECUTABLE}' '${HDG_TEST_DIR}/check_newton.py' ${name}_h$k.json ${name}_d$k.json --same-steps --match-errors 1e-10 || exit 1; done"
+      WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+    set_tests_properties(${name} PROPERTIES TIMEOUT ${HDG_COMPILE_TIMEOUT} ENVIRONMENT "HDGC_LIBCUDA=emulator")
+  endfunction()
+  nwc_match(newton_cuda_emulated_diffusion ${HDG_TEST_DIR}/data/hdg/newton_diffusion.hdg square:4 "1 2 3")
+endif()
+hdg_cli_test(newton_cuda_emulated_fallback 1 -e "newton     step 4: CG breakdown at iteration [0-9]+: .*GMRES from this step on"
+  -e "bratu: Newton stagnated at step [0-9]+: .*residual history \\|R\\| = [0-9.e+-]+, "
+  -- ${NWC_HDGC} run ${HDG_EXAMPLES}/bratu.hdg --mesh square:4 --order 1 --set lambda=6.78 --backend cuda)
+set_tests_properties(newton_cuda_emulated_fallback PROPERTIES ENVIRONMENT "HDGC_LIBCUDA=emulator")
+# not yet on the device: Newton inside time steps (examples/nonlinear_heat.hdg), refused before any work
+hdg_cli_test(newton_cuda_emulated_time_refused 1
+  -e "nonlinear_heat: nonlinear HDG \\(Newton\\) in time runs on the host only so far: --backend c"
+  -- ${NWC_HDGC} run ${HDG_EXAMPLES}/nonlinear_heat.hdg --mesh square:2 --backend cuda)
+set_tests_properties(newton_cuda_emulated_time_refused PROPERTIES ENVIRONMENT "HDGC_LIBCUDA=emulator")
