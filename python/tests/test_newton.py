@@ -36,3 +36,24 @@ def test_newton_step_limit_and_linear_refusal():
     with pytest.raises(hdgc.Error, match=r"--newton-rtol applies to nonlinear HDG problems \(Newton\); "
                                          r"problem 'poisson_exp' is linear"):
         hdgc.Problem(POISSON).solve(mesh="square:2", newton_rtol=1e-8)
+
+
+NH = os.path.join(ROOT, "examples", "nonlinear_heat.hdg")
+
+
+def test_newton_in_time_steps_matches_cli(cli):
+    """examples/nonlinear_heat.hdg (dt() terms): Newton at every time step, the same numbers as
+    `hdgc run`; the step limit names the time step."""
+    want = cli("run", NH, "--mesh", "square:4", "--final-time", "0.2")
+    r = hdgc.Problem(NH).solve(mesh="square:4", final_time=0.2)
+    nw = r.report["newton"]
+    # 10 steps of BDF2 (the first two SDIRK2 stages): 3 Newton steps per step measured, 6 the first
+    assert nw["converged"] and len(nw["steps_per_time_step"]) == 10 == r.report["time"]["steps"]
+    assert sum(nw["steps_per_time_step"]) == nw["steps"] and max(nw["steps_per_time_step"][1:]) <= 4
+    assert nw["steps_per_time_step"] == want["newton"]["steps_per_time_step"]
+    for u, e in want["errors"].items():
+        assert abs(r.errors[u] - e) <= 1e-12 * e, (u, r.errors[u], e)
+    with pytest.raises(hdgc.Error, match=r"Newton at time step 1 \(the solve at t = 0\.00585786\) did not "
+                                         r"converge in 1 steps .*residual history") as e:
+        hdgc.Problem(NH).solve(mesh="square:4", newton_max_steps=1)
+    assert e.value.result is not None and e.value.result.report["newton"]["converged"] is False
