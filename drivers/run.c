@@ -222,9 +222,6 @@ hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg
     char pmsg[1024];
     if (!st && hdg_periodic_data_check(p, mesh, pmsg, sizeof pmsg)) hdg_report_string(rep, "mesh.warning", pmsg);
     int hdg = p->method == HDG_METHOD_HDG;
-    if (!st && dev && hdg && p->nonlinear && (p->transient || o.dist))   /* issue 41: steady and serial on the device */
-        st = hdg_fail(err, HDG_EINPUT, "%s: nonlinear HDG (Newton) %s runs on the host only so far: --backend c",
-                      p->name, p->transient ? "in time" : "under mpirun");
     if (!st && dev) st = hdg ? hdg_run_hdg_cuda(p, mesh, &o, dev, rep, err) : hdg_run_dg_cuda(p, mesh, &o, dev, rep, err);
     else if (!st) st = hdg ? hdg_run_hdg(p, mesh, &o, rep, err) : hdg_run_dg(p, mesh, &o, rep, err);
     if (!st) hdg_run_mean_unused(p, rep);

@@ -91,7 +91,7 @@ hdg_status hdg_dcu_local_stage(drun *r, hdg_error *err)
         r->la.ops.scal(&r->la, (long long)ne * nt, -1.0, DPTR(r->Fe));
         st = hdg_cuda_linalg_check(&r->la, err);
     }
-    if (!st) st = left_null(r, err);
+    if (!st && !r->L.nonlinear) st = left_null(r, err);   /* for the null stage (Newton runs none) */
     return st;
 }
 

@@ -5,6 +5,8 @@
 #                                   device run takes the host's Newton steps and gives its errors to
 #                                   1e-10 relative (measured: 5 steps at each k, the same Krylov
 #                                   iterations per step, errors within 1.1e-12, |R| within 5e-14)
+#   newton_cuda_emulated_block      the same at k = 3 on square:2 with the kernels a block per element
+#   newton_cuda_emulated_check      --newton-check on on the device: R's finite differences against J
 #   newton_cuda_emulated_fallback   near Bratu's turning point: CG breaks down at step 4 on the device
 #                                   as on the host, GMRES from there; Newton then stagnates and the run
 #                                   exits 1 with the residual history (as newton_cg_fallback)
@@ -15,13 +17,22 @@ set(NWC_HDGC $<TARGET_FILE:hdgc>)
 find_package(Python3 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND)
   # host and device at each order: same steps, errors to 1e-10 relative, the device report's backend
-  function(nwc_match name file mesh orders)
+  function(nwc_match name file mesh orders env)
     add_test(NAME ${name} COMMAND sh -c
       "for k in ${orders}; do '${NWC_HDGC}' run '${file}' --mesh ${mesh} --order $k --json ${name}_h$k.json --quiet && '${NWC_HDGC}' run '${file}' --mesh ${mesh} --order $k --backend cuda --json ${name}_d$k.json --quiet && grep -Eq '\"backend\":[[:space:]]*\"cuda\"' ${name}_d$k.json && '${Python3_EXECUTABLE}' '${HDG_TEST_DIR}/check_newton.py' ${name}_h$k.json ${name}_d$k.json --same-steps --match-errors 1e-10 || exit 1; done"
       WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
-    set_tests_properties(${name} PROPERTIES TIMEOUT ${HDG_COMPILE_TIMEOUT} ENVIRONMENT "HDGC_LIBCUDA=emulator")
+    set_tests_properties(${name} PROPERTIES TIMEOUT ${HDG_COMPILE_TIMEOUT} ENVIRONMENT "HDGC_LIBCUDA=emulator${env}")
   endfunction()
-  nwc_match(newton_cuda_emulated_diffusion ${HDG_TEST_DIR}/data/hdg/newton_diffusion.hdg square:4 "1 2 3")
+  nwc_match(newton_cuda_emulated_diffusion ${HDG_TEST_DIR}/data/hdg/newton_diffusion.hdg square:4 "1 2 3" "")
+  # the kernels a block per element (locals in shared memory, __syncthreads checked by the emulator)
+  nwc_match(newton_cuda_emulated_block ${HDG_TEST_DIR}/data/hdg/newton_diffusion.hdg square:2 "3" ";HDGC_CUDA_MAPPING=block")
+  # --newton-check on on the device: the device's residual kernel is the derivative of its Jacobian
+  # (rho falls tenfold from e = 1e-3 to 1e-4; measured 3.61e-7/3.61e-9, 7.22e-5/7.22e-6, 6.47e-6/6.47e-7
+  # on the steps above the rounding, as on the host), 5 steps, quadratic
+  add_test(NAME newton_cuda_emulated_check COMMAND sh -c
+    "'${NWC_HDGC}' run '${HDG_TEST_DIR}/data/hdg/newton_diffusion.hdg' --mesh square:4 --order 1 --newton-check on --backend cuda --json nwc_check.json --quiet && '${Python3_EXECUTABLE}' '${HDG_TEST_DIR}/check_newton.py' nwc_check.json --jacobian-check --cmax 5 --max-steps 6"
+    WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+  set_tests_properties(newton_cuda_emulated_check PROPERTIES TIMEOUT ${HDG_COMPILE_TIMEOUT} ENVIRONMENT "HDGC_LIBCUDA=emulator")
 endif()
 hdg_cli_test(newton_cuda_emulated_fallback 1 -e "newton     step 4: CG breakdown at iteration [0-9]+: .*GMRES from this step on"
   -e "bratu: Newton stagnated at step [0-9]+: .*residual history \\|R\\| = [0-9.e+-]+, "

@@ -101,7 +101,10 @@ if(N38_MPIRUN AND Python3_Interpreter_FOUND)
     --np 2,3 --rtol 1e-8 -- ${N38_DATA}/elasticity_traction_rigid.hdg --mesh square:6)
   add_test(NAME null38_mpi_rigid_device COMMAND ${Python3_EXECUTABLE} ${HDG_TEST_DIR}/mpi_runs.py ${N38_HDGC}
     --np 2 --rtol 1e-8 -- ${N38_DATA}/elasticity_traction_rigid.hdg --mesh square:6 --backend cuda)
-  set_tests_properties(null38_mpi_rigid PROPERTIES TIMEOUT ${HDG_COMPILE_TIMEOUT} RESOURCE_LOCK mpirun ENVIRONMENT
+  # 6 rigid motions on tetrahedra at np 2 (measured 4e-13)
+  add_test(NAME null38_mpi_rigid3d COMMAND ${Python3_EXECUTABLE} ${HDG_TEST_DIR}/mpi_runs.py ${N38_HDGC}
+    --np 2 --rtol 1e-8 -- ${N38_DATA}/elasticity3d_traction_rigid.hdg --mesh cube:2)
+  set_tests_properties(null38_mpi_rigid null38_mpi_rigid3d PROPERTIES TIMEOUT ${HDG_COMPILE_TIMEOUT} RESOURCE_LOCK mpirun ENVIRONMENT
     "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_MCA_btl_vader_single_copy_mechanism=none")
   set_tests_properties(null38_mpi_rigid_device PROPERTIES TIMEOUT ${HDG_COMPILE_TIMEOUT} RESOURCE_LOCK mpirun
     ENVIRONMENT "HDGC_LIBCUDA=emulator;OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_MCA_btl_vader_single_copy_mechanism=none")
