@@ -11,7 +11,9 @@
  *   s_0      the projection of `initial` (element unknowns; 0 where none is
  *            given), the trace 0 and the Dirichlet data on Dirichlet dofs;
  *   |R|      the 2-norm of the element rows and of the assembled trace rows,
- *            Dirichlet dofs excluded;
+ *            Dirichlet dofs excluded (under mpirun: a partition face's rows summed
+ *            over its two ranks, counted on its owner, the sums over every rank
+ *            and rank 0's bits on all, so that every rank stops and searches alike);
  *   stop     |R| <= rtol |R_0| + atol, or |R| at the attainable accuracy: at most
  *            HDG_NEWTON_FLOOR eps ||M||, M the sums of the absolute values of the
  *            terms of R (the residual kernel's M_l, M_t, assembled alike): what
@@ -51,6 +53,8 @@
 
 #include "drivers/nonfinite.h"
 #include "drivers/run_hdg_newton.h"
+#include "runtime/parallel/comm.h"
+#include "runtime/parallel/mesh_dist.h"
 #include "support/util.h"
 
 #define HDG_NEWTON_FLOOR 100.0
@@ -93,16 +97,36 @@ static hdg_status host_residual(hdg_newton *N, const double *sl, const double *s
     return HDG_OK;
 }
 
-/* |R(sl, st)| and the floor eps ||M||. */
+/* A trace row of the norms: under mpirun it counts on the rank that owns its face (the
+ * element rows are each on one rank). */
+static int counted(const hdg_newton *N, long long i)
+{
+    const hdg_mesh_dist *d = N->o->dist;
+    return !d || d->fowner[i / N->m] == d->rank;
+}
+
+/* Sums of the ranks' partial sums, rank 0's bits on every rank: each takes the same decisions. */
+static void global_sums(double *s, int n)
+{
+    hdg_comm_sum(s, n);
+    hdg_comm_bcast(s, sizeof(double) * (size_t)n, 0);
+}
+
+/* |R(sl, st)| and the floor eps ||M||; under mpirun the partition faces' trace rows summed
+ * over their two ranks (as the distributed trace system is) and the norms over every rank. */
 static hdg_status residual(hdg_newton *N, const double *sl, const double *st, double *rn, double *floor_, hdg_error *err)
 {
     hdg_status rs = N->ops->residual(N, sl, st, err);
     if (rs) return rs;
-    double s = 0, m = 0;
-    for (long long i = 0; i < N->nl; i++) s += N->Rl[i] * N->Rl[i], m += N->Ml[i] * N->Ml[i];
-    for (long long i = 0; i < N->nt; i++) s += N->Rg[i] * N->Rg[i], m += N->Mg[i] * N->Mg[i];
-    *rn = sqrt(s);
-    *floor_ = HDG_NEWTON_FLOOR * DBL_EPSILON * sqrt(m);
+    hdg_mesh_dist_face_sum(N->o->dist, N->m, N->Rg);
+    hdg_mesh_dist_face_sum(N->o->dist, N->m, N->Mg);
+    double sm[2] = {0, 0};
+    for (long long i = 0; i < N->nl; i++) sm[0] += N->Rl[i] * N->Rl[i], sm[1] += N->Ml[i] * N->Ml[i];
+    for (long long i = 0; i < N->nt; i++)
+        if (counted(N, i)) sm[0] += N->Rg[i] * N->Rg[i], sm[1] += N->Mg[i] * N->Mg[i];
+    global_sums(sm, 2);
+    *rn = sqrt(sm[0]);
+    *floor_ = HDG_NEWTON_FLOOR * DBL_EPSILON * sqrt(sm[1]);
     if (!isfinite(*rn))
         return hdg_fail(err, HDG_ESOLVER, "%s: Newton%s%s: the residual is not finite at step %d (the state left the "
                         "range where the nonlinear terms are defined)", N->p->name, N->where ? " at " : "",
@@ -121,7 +145,9 @@ static hdg_status check_defect(hdg_newton *N, double e, double r0, const double 
     hdg_status st = residual(N, N->tl, N->tt, &rt, &ft, err);
     if (st) return st;
     for (long long i = 0; i < N->nl; i++) s += (N->Rl[i] - (1 - e) * R0l[i]) * (N->Rl[i] - (1 - e) * R0l[i]);
-    for (long long i = 0; i < N->nt; i++) s += (N->Rg[i] - (1 - e) * R0g[i]) * (N->Rg[i] - (1 - e) * R0g[i]);
+    for (long long i = 0; i < N->nt; i++)
+        if (counted(N, i)) s += (N->Rg[i] - (1 - e) * R0g[i]) * (N->Rg[i] - (1 - e) * R0g[i]);
+    global_sums(&s, 1);
     *rho = sqrt(s) / (e * r0);
     return HDG_OK;
 }
@@ -221,7 +247,7 @@ static hdg_status linear_step(hdg_newton *N, int *its, hdg_error *err)
     memcpy(r->x, N->st, sizeof(double) * (size_t)N->nt);   /* the guess: the state's trace */
     hdg_hdg_ksp K;
     hdg_solve_info info = {0};
-    st = hdg_hdg_ksp_init(&K, r, err);
+    st = hdg_comm_agree(hdg_hdg_ksp_init(&K, r, err), err);
     int cg = !st && !r->o->solver && !strcmp(K.s.method, "cg");   /* chosen, not given */
     if (cg && N->gmres) K.s.method = "gmres";
     if (!st) st = hdg_hdg_ksp_solve(&K, r, &info, err);
@@ -284,7 +310,7 @@ void hdg_newton_init_ops(hdg_newton *N, const hdg_newton_ops *ops, void *ctx, co
                          const hdg_run_options *o, hdg_report *rep, const hdg_mesh *M, const hdg_lowered *L)
 {
     *N = (hdg_newton){.ops = ops, .ctx = ctx, .p = p, .o = o, .rep = rep, .nl = (long long)M->ne * L->nl,
-                      .nt = (long long)M->nf * L->m};
+                      .nt = (long long)M->nf * L->m, .m = L->m};
     double **v[] = {&N->sl, &N->dl, &N->tl, &N->Rl, &N->Ml};
     for (size_t i = 0; i < sizeof v / sizeof *v; i++) *v[i] = hdg_xcalloc((size_t)N->nl, sizeof(double));
     double **w[] = {&N->st, &N->dt, &N->tt, &N->Rg, &N->Mg};
@@ -397,7 +423,7 @@ hdg_status hdg_newton_run(hdg_newton *N, hdg_error *err)
     const hdg_run_options *o = N->o;
     hdg_report *rep = N->rep;
     N->arrays = 1;
-    hdg_status st = N->ops->first_guess(N, err);
+    hdg_status st = hdg_comm_agree(N->ops->first_guess(N, err), err);   /* a bad datum on one rank: all stop */
     if (!st) st = hdg_newton_solve(N, NULL, err);
     hdg_report_int(rep, "newton.steps", N->steps);
     hdg_report_int(rep, "newton.linear_iterations_total", N->linear);

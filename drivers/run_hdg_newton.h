@@ -40,6 +40,7 @@ struct hdg_newton {
     const hdg_run_options *o;
     hdg_report *rep;
     long long nl, nt;         /* ne nl, nf m */
+    int m;                    /* trace dofs a face */
     double *sl, *st;          /* the state: the start on entry to a solve, the solution after it */
     double *dl, *dt;          /* the full step d = s' - s */
     double *tl, *tt;          /* a trial state of the line search */

@@ -119,7 +119,8 @@ static hdg_status newton_solve(stepper *S, int v, double t, hdg_error *err)
     r->t = t;
     r->params[r->L.p_sigma] = S->ops.sigma[v];
     hdg_status st = hdg_hdg_dirichlet_data(r, err);
-    if (st) return hdg_hdg_at_time(err, t, st);
+    if (st) st = hdg_hdg_at_time(err, t, st);
+    if ((st = hdg_comm_agree(st, err))) return st;   /* mpirun: before Newton's collectives */
     hdg_newton_dirichlet(N);
     char where[96];
     snprintf(where, sizeof where, "time step %lld (the solve at t = %.6g)", S->step + 1, t);

@@ -78,15 +78,7 @@ if(Python3_Interpreter_FOUND)
     WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
   set_tests_properties(newton_petsc_serial PROPERTIES TIMEOUT ${HDG_COMPILE_TIMEOUT})
 endif()
-# under mpirun with 2 ranks: refused on every rank, exit 1, no hang (Newton's norms and line
-# search are serial so far; docs/solvers.md); -np 1 runs the serial loop
-find_program(NWT_MPIRUN mpirun)
-if(NWT_MPIRUN)
-  add_test(NAME newton_mpi_refused COMMAND sh -c
-    "out=$(timeout 300 '${NWT_MPIRUN}' -np 2 '${NWT_HDGC}' run '${NWT_BRATU}' --mesh square:4 --quiet 2>&1); rc=$?; echo \"$out\"; [ $rc -ne 0 ] && [ $rc -ne 124 ] && echo \"$out\" | grep -q 'nonlinear HDG (Newton) does not run under mpirun yet (run it on one process)'")
-  set_tests_properties(newton_mpi_refused PROPERTIES TIMEOUT ${HDG_COMPILE_TIMEOUT} RESOURCE_LOCK mpirun ENVIRONMENT
-    "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_MCA_btl_vader_single_copy_mechanism=none")
-endif()
+# under mpirun: tests/newton_mpi.cmake
 # CG chosen (the Jacobian looks symmetric) and broken down near Bratu's turning point: the step
 # is solved again with GMRES, the report and the log say so (newton.solver_fallback); at
 # lambda = 6.78 on square:4, k = 1 the discrete problem is past its own turning point, so Newton
