@@ -13,10 +13,15 @@
  *                Newton's system), trace assembly, the Dirichlet elimination,
  *                the Krylov solve (the solver the linear run would choose,
  *                warm-started from s_t; a chosen CG that breaks down: GMRES, as on
- *                the host) and the recovery with the state, all on the device;
+ *                the host; under mpirun PETSc's solver of the pieces summed, on the
+ *                host as for a linear device run) and the recovery with the state,
+ *                all on the device;
  *                s' = (s'_l, s'_t) back;
  *   solution     the state to the device as the run's x_e and trace, for the
  *                post-processing, errors, estimate and output stages.
+ * The steady run (hdg_dcu_newton_stage) and every solve of the time stepping
+ * (run_hdg_cuda_time.c: hdg_dcu_newton_open, the kernels reading sigma and the
+ * history r->hist) use them alike.
  * What crosses per step: the state and s' (ne nl + nf m doubles each way) and,
  * per residual, the state up and the residual rows down (2 ne (nl + nt)). */
 #include <stdlib.h>
