@@ -26,6 +26,8 @@
 #   nldg_wavespeed_exact  euler_wavespeed_check.hdg: a field d driven by the lift of (wavespeed - max(|v.n| + c))
 #                         on every face stays at 1: its L2 error < 1e-13 (7e-16 measured; a speed off by 1e-10
 #                         would show), totals conserved to < 1e-13
+#   nldg_wavespeed_exact_3d  the same on tetrahedra (euler3d_wavespeed_check.hdg: an entropy wave, 6 fields, A_n
+#                         6 x 6 with a triple eigenvalue v.n): d's L2 error < 1e-13 (5e-16 measured)
 #   nldg_wavespeed_complex  a system that is not hyperbolic (eigenvalues nx, +-3i nx): the builtin takes the safe
 #                         bound 3 |nx| (= rho), not the largest real root |nx|: wavespeed_complex.hdg's d stays at 1
 #   nldg_burgers_ws_rates Burgers with the builtin (burgers_ws.hdg): rates within 0.35 of N + 1, N = 1..3 on
@@ -63,6 +65,8 @@ hdg_cli_test(nldg_euler_totals 0 -e "L2 error rho +1\\.1[0-9]+e-03"
 hdg_cli_test(nldg_wavespeed_exact 0 -e "L2 error d +[0-9.]+e-(1[3-9]|[2-9][0-9])"
   -e "totals rho 0.98[0-9]+, m.x 0.98[0-9]+, m.y 0.98[0-9]+, E 3.44[0-9]+, d 1 \\(max relative drift [0-9.]+e-(1[3-9]|[2-9][0-9])\\)" --
   $<TARGET_FILE:hdgc> run ${NLDG}/euler_wavespeed_check.hdg --mesh square:8,periodic=xy --order 3)
+hdg_cli_test(nldg_wavespeed_exact_3d 0 -e "L2 error d +[0-9.]+e-(1[3-9]|[2-9][0-9])" --
+  $<TARGET_FILE:hdgc> run ${NLDG}/euler3d_wavespeed_check.hdg --mesh cube:3,periodic=xyz)
 hdg_cli_test(nldg_wavespeed_complex 0 -e "L2 error d +[0-9.]+e-(1[3-9]|[2-9][0-9])" --
   $<TARGET_FILE:hdgc> run ${NLDG}/wavespeed_complex.hdg --mesh square:4,periodic=xy)
 hdg_cli_test(nldg_shallow_water_totals 0 -e "L2 error h +5\\.4[0-9]+e-05"
