@@ -22,7 +22,7 @@
 #                         device whenever the wave speed changes it); the digits are the hand-written flux's
 # The builtin 'wavespeed' (ir/lower_dg_wavespeed.c: the spectral radius of the normal flux Jacobian, both sides):
 #   nldg_euler_ws_rates_N  the vortex with the builtin (euler_vortex_ws.hdg): density rate in [N + 0.5, N + 1.5],
-#                         N = 1..3 (as the hand-written |v.n| + c: the errors agree to 1e-13)
+#                         N = 1..3 (as the hand-written |v.n| + c: the errors agree to 2e-13, rounding)
 #   nldg_wavespeed_exact  euler_wavespeed_check.hdg: a field d driven by the lift of (wavespeed - max(|v.n| + c))
 #                         on every face stays at 1: its L2 error < 1e-13 (7e-16 measured; a speed off by 1e-10
 #                         would show), totals conserved to < 1e-13
