@@ -579,7 +579,7 @@ hdg_status hdg_run_hdg(const hdg_problem *p, hdg_mesh *mesh, const hdg_run_optio
         goto fields;
     }
     if (p->nonlinear) {   /* Newton: run_hdg_newton.c */
-        STAGE("newton", hdg_run_hdg_newton(&r, err));
+        STAGE("newton", o->newton_snes ? hdg_run_hdg_snes(&r, err) : hdg_run_hdg_newton(&r, err));
         goto post;
     }
     STAGE("local", hdg_hdg_local_stage(&r, err));

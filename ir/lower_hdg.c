@@ -138,6 +138,7 @@ hdg_status hdg_lower_hdg(const hdg_problem *p, hdg_lowered *out, hdg_error *err)
     if (out->post_unknown >= 0 && (st = hdg_lh_estimate_kernel(&c))) goto fail;
     for (int i = 0; i < out->ndir; i++)
         if ((st = hdg_lh_dirichlet_kernel(&c, i, out->dir_bc[i]))) goto fail;
+    if (out->nonlinear) hdg_lh_jinv_kernels(&c);   /* last: every other kernel stays as it was */
     if ((st = hdg_ir_verify_module(out->mod, err))) goto fail;
     hdg_lh_host_free(&c);
     return HDG_OK;
