@@ -143,6 +143,8 @@ static hdg_status blockmat_copy(hdg_blockmat *dst, const hdg_blockmat *src, hdg_
     return HDG_OK;
 }
 
+static int check_inverse(snes_run *S, const double *x, hdg_error *err);
+
 /* J at x: K_e at the state, the trace matrix (B0; r->B eliminated) and its solver. */
 static int snes_jacobian(void *ctx, const double *x, hdg_error *err)
 {
@@ -161,7 +163,7 @@ static int snes_jacobian(void *ctx, const double *x, hdg_error *err)
     if (hdg_hdg_ksp_init(&S->K, r, err)) return -1;
     S->ksp_ready = 1;
     if (S->gmres && !S->o.solver && !strcmp(S->K.s.method, "cg")) S->K.s.method = "gmres";
-    return 0;
+    return S->user->newton_check ? check_inverse(S, x, err) : 0;
 }
 
 /* The trace solve of J^-1 b (r->rhs, r->x); a chosen CG that breaks down: GMRES from then on. */
@@ -211,6 +213,52 @@ static int snes_apply(void *ctx, const double *b, double *y, hdg_error *err)
     a.out[0] = y;
     hdg_launch(fr, ne, &a);
     (void)nt;
+    return 0;
+}
+
+/* --newton-check on under SNES, at every Jacobian: J^-1 applied to a pseudo-random b (entries
+ * in [-1, 1], Dirichlet rows too) against the residual's central differences along y = J^-1 b:
+ *   rho(e) = |(F(x + h y) - F(x - h y)) / 2h - b| / |b|,  h = e |x| / |y|,
+ * O(e^2) when J^-1 is the inverse of the residual's derivative (a hundredfold fall from
+ * e = 1e-3 to 1e-4 until rounding), O(1) when it is not. Reported: newton.jinv_check_1e-3[],
+ * newton.jinv_check_1e-4[]. */
+static double norm2(const double *v, long long n)
+{
+    double s = 0;
+    for (long long i = 0; i < n; i++) s += v[i] * v[i];
+    return sqrt(s);
+}
+
+static int check_inverse(snes_run *S, const double *x, hdg_error *err)
+{
+    long long n = S->nl + S->nt;
+    double *b = hdg_xmalloc(sizeof(double) * (size_t)n * 5), *y = b + n, *xs = y + n, *Fp = xs + n, *Fm = Fp + n;
+    unsigned long long g = 0x9E3779B97F4A7C15ull ^ (unsigned long long)S->nhist;
+    for (long long i = 0; i < n; i++) {
+        g = g * 6364136223846793005ull + 1442695040888963407ull;
+        b[i] = 2.0 * (double)(g >> 11) * 0x1.0p-53 - 1.0;
+    }
+    int its = S->its_step, tot = S->its_total, app = S->applies, rc = snes_apply(S, b, y, err);
+    S->its_step = its, S->its_total = tot, S->applies = app;
+    double xn = norm2(x, n), yn = norm2(y, n), bn = norm2(b, n), fl = S->floor_, rho[2] = {0, 0}, dummy;
+    for (int t = 0; t < 2 && !rc; t++) {
+        double h = (t ? 1e-4 : 1e-3) * (xn > 0 ? xn : 1) / (yn > 0 ? yn : 1), s = 0;
+        for (long long i = 0; i < n; i++) xs[i] = x[i] + h * y[i];
+        rc = snes_residual(S, xs, Fp, &dummy, err);
+        for (long long i = 0; i < n && rc >= 0; i++) xs[i] = x[i] - h * y[i];
+        if (rc >= 0) rc = snes_residual(S, xs, Fm, &dummy, err) < 0 ? -1 : rc;
+        for (long long i = 0; i < n && rc >= 0; i++) s += pow((Fp[i] - Fm[i]) / (2 * h) - b[i], 2);
+        rho[t] = rc ? NAN : sqrt(s) / bn;
+        if (rc > 0) rc = 0;
+    }
+    S->floor_ = fl;
+    free(b);
+    if (rc) return rc;
+    hdg_report_array_push_number(S->r->rep, "newton.jinv_check_1e-3", rho[0]);
+    hdg_report_array_push_number(S->r->rep, "newton.jinv_check_1e-4", rho[1]);
+    if (S->user->log)
+        fprintf(S->user->log, "  newton     check J^-1 at step %d: |(F(x+hy) - F(x-hy))/2h - b| / |b| = %.3e "
+                "(h = 1e-3 |x|/|y|), %.3e (1e-4)\n", S->nhist, rho[0], rho[1]);
     return 0;
 }
 

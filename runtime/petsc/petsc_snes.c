@@ -173,8 +173,7 @@ hdg_status hdg_petsc_module_snes_solve(const hdg_petsc_snes_ops *ops, const hdg_
     if (c.failed) st = err->code ? err->code : HDG_EINTERNAL;   /* the callback's own message */
     else if (ierr) st = hdg_pm_petsc_fail(ierr, HDG_EINPUT, what, err);
     else if (info->reason_code <= 0)
-        st = hdg_pm_fail(err, HDG_ESOLVER, "SNES %s diverged: %s after %d steps", info->snes_type, info->reason,
-                         info->steps);
+        st = hdg_pm_fail(err, HDG_ESOLVER, "%s after %d steps", info->reason, info->steps);
     if (!st) st = hdg_pm_unused_options(db, o->options, err);
     SNESDestroy(&snes);
     MatDestroy(&J);
