@@ -567,6 +567,7 @@ hdg_status hdg_run_hdg(const hdg_problem *p, hdg_mesh *mesh, const hdg_run_optio
     hdg_compile_options co = HDG_COMPILE_OPTIONS_DEFAULT;
     co.use_cache = o->use_cache;
     STAGE("lower", hdg_lower_hdg(p, &r.L, err));
+    if (!o->newton_snes) hdg_lowered_drop_jinv(&r.L);   /* only SNES applies J^-1 (run_hdg_snes.c) */
     if (o->png && (st = hdg_png_hdg_field(p, &r.L, o->png_field, &(int){0}, &(int){0}, err))) goto done;
     STAGE("compile", compile_stage(&r, &co, err));
     report_sizes(&r);

@@ -131,6 +131,7 @@ typedef struct hdg_lowered {
      * view), in[1], in[2] the state, in[3] b_l: out x = A^-1 (b_l - B uhat). A, B, C at s as in the
      * local kernel (the sources left out: the load is b). Then K y_t = b_t + sum_e Fe, y_l = x. */
     char jinv_local[64], jinv_recover[64];
+    int jinv_kernel0, jinv_table0;   /* the module's kernels and tables before them */
     char rhs[64];          /* <name>_rhs: F_e only, per step */
     char initial[64];      /* <name>_initial: projection of the initial state (transient; Newton's first guess) */
     char dirichlet[HDG_LOWER_MAX_BC][64];
@@ -160,5 +161,8 @@ static inline hdg_status hdg_lower_nonlinear_check(const hdg_problem *p, hdg_err
  * with the location of the construct. */
 hdg_status hdg_lower_hdg(const hdg_problem *p, hdg_lowered *out, hdg_error *err);
 void hdg_lowered_free(hdg_lowered *l);
+/* A run that does not go through SNES compiles no jinv kernels: the module as it was before
+ * them (its source, and so the kernel cache's key, the same as without them). */
+void hdg_lowered_drop_jinv(hdg_lowered *l);
 
 #endif
