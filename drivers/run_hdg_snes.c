@@ -145,6 +145,18 @@ static hdg_status blockmat_copy(hdg_blockmat *dst, const hdg_blockmat *src, hdg_
 
 static int check_inverse(snes_run *S, const double *x, hdg_error *err);
 
+/* A trace solve refused its options: the message says they came as --petsc's -trace_* ones. */
+static int trace_options_failed(snes_run *S, hdg_error *err)
+{
+    if (err->code == HDG_EINPUT && S->o.petsc) {
+        char m[sizeof err->msg];
+        snprintf(m, sizeof m, "--newton snes: the trace solve with --petsc's -trace_* options (\"%.200s\" without "
+                 "\"trace_\"): %.1500s", S->o.petsc, err->msg);
+        hdg_fail(err, HDG_EINPUT, "%s", m);
+    }
+    return -1;
+}
+
 /* J at x: K_e at the state, the trace matrix (B0; r->B eliminated) and its solver. */
 static int snes_jacobian(void *ctx, const double *x, hdg_error *err)
 {
@@ -160,7 +172,7 @@ static int snes_jacobian(void *ctx, const double *x, hdg_error *err)
     S->diag = hdg_hdg_dirichlet_diag(r->amax);
     hdg_blockmat_apply_dirichlet_dofs(&r->B, r->rhs, r->isdir, r->mixed ? r->dofdir : NULL, r->xD, S->diag);
     if (S->ksp_ready) hdg_hdg_ksp_free(&S->K), S->ksp_ready = 0;
-    if (hdg_hdg_ksp_init(&S->K, r, err)) return -1;
+    if (hdg_hdg_ksp_init(&S->K, r, err)) return trace_options_failed(S, err);
     S->ksp_ready = 1;
     if (S->gmres && !S->o.solver && !strcmp(S->K.s.method, "cg")) S->K.s.method = "gmres";
     return S->user->newton_check ? check_inverse(S, x, err) : 0;
@@ -191,7 +203,7 @@ static int snes_apply(void *ctx, const double *b, double *y, hdg_error *err)
     snes_run *S = ctx;
     hdg_run *r = S->r;
     const hdg_mesh *M = r->mesh;
-    int ne = M->ne, nt = r->L.nt;
+    int ne = M->ne;
     hdg_kernel_fn fl = hdg_hdg_kernel(r, r->L.jinv_local, err), fr = fl ? hdg_hdg_kernel(r, r->L.jinv_recover, err) : NULL;
     if (!fr) return -1;
     hdg_kargs a = hdg_hdg_kargs(r, r->geom, ne);
@@ -204,7 +216,7 @@ static int snes_apply(void *ctx, const double *b, double *y, hdg_error *err)
     for (long long i = 0; i < S->nt; i++) S->rhs[i] = (S->rhs[i] + bt[i]) * (r->negated ? -1 : 1);
     hdg_blockmat_dirichlet_rhs(&S->B0, S->rhs, r->isdir, r->mixed ? r->dofdir : NULL, bt, S->diag);
     memcpy(r->rhs, S->rhs, sizeof(double) * (size_t)S->nt);
-    if (trace_solve(S, err)) return -1;
+    if (trace_solve(S, err)) return trace_options_failed(S, err);
     S->applies++;
     memcpy(y + S->nl, r->x, sizeof(double) * (size_t)S->nt);
     to_elements(r, r->x, S->ye);
@@ -212,7 +224,6 @@ static int snes_apply(void *ctx, const double *b, double *y, hdg_error *err)
     a.in[0] = S->ye, a.in[1] = S->sl, a.in[2] = S->ste, a.in[3] = b;
     a.out[0] = y;
     hdg_launch(fr, ne, &a);
-    (void)nt;
     return 0;
 }
 

@@ -83,3 +83,8 @@ if(COMMAND hdg_mpi_test)
     -e "nonlinear_diffusion: --newton snes .* not under mpirun: use --newton hdgc"
     -- ${HDG_MPIRUN} --oversubscribe --allow-run-as-root -np 2 ${SNES_HDGC} run ${SNES_ND} --mesh square:2 --newton snes --quiet)
 endif()
+# --petsc's -trace_* options go to the trace solve (without "trace_"): a misspelt one is refused
+# naming where it came from
+hdg_cli_test(newton_snes_trace_option 1
+  -e "--newton snes: the trace solve with --petsc's -trace_\\* options .*option -ksp_typo was not used"
+  -- ${SNES_HDGC} run ${SNES_ND} --mesh square:4 --newton snes --solver petsc --petsc "-trace_ksp_typo cg" --quiet)
