@@ -109,21 +109,48 @@ void hdg_run_mean_unused(const hdg_problem *p, hdg_report *rep)
 {
     const char *used = hdg_report_get_string(rep, "solver.null_mean");
     if (!used && hdg_report_get_string(rep, "solver.null_space")) return;
+    const char *space = hdg_report_get_string(rep, "solver.null_space");
     for (int u = 0; u < p->nunknowns; u++) {
         const hdg_unknown *x = &p->unknowns[u];
-        if (x->trace || x->post || !x->mean_value[0] || (used && mean_listed(used, x->name))) continue;
+        const char *kw = x->rigid ? "rigid" : "mean";
         char msg[512];
-        if (used)
-            snprintf(msg, sizeof msg, "%s:%d:%d: 'mean %s = ...' was not used: the free constant of the "
-                     "solution moves '%s', whose 'mean' fixed it; '%s' is unique", p->file, x->mean_loc.line,
-                     x->mean_loc.col, x->name, used, x->name);
+        if (x->trace || x->post || !x->mean_value[0]) continue;
+        if (used && mean_listed(used, x->name)) {
+            if (!x->rigid || (space && !strcmp(space, "rigid motions"))) continue;
+            snprintf(msg, sizeof msg, "%s:%d:%d: 'rigid %s = ...' fixed only the free constants, as 'mean %s' "
+                     "would: no rotation of the solution is free (the trace matrix does not annihilate them)",
+                     p->file, x->mean_loc.line, x->mean_loc.col, x->name, x->name);
+        } else if (used)
+            snprintf(msg, sizeof msg, "%s:%d:%d: '%s %s = ...' was not used: the free constant of the "
+                     "solution moves '%s', whose '%s' fixed it; '%s' is unique", p->file, x->mean_loc.line,
+                     x->mean_loc.col, kw, x->name, used, kw, x->name);
         else
-            snprintf(msg, sizeof msg, "%s:%d:%d: 'mean %s = ...' was not used: the solution is unique (%s), so "
-                     "its mean is that of the solution", p->file, x->mean_loc.line, x->mean_loc.col, x->name,
-                     p->transient ? "the dt() term" : "a Dirichlet face, a Robin or reaction term");
+            snprintf(msg, sizeof msg, "%s:%d:%d: '%s %s = ...' was not used: the solution is unique (%s), so "
+                     "its %s is that of the solution", p->file, x->mean_loc.line, x->mean_loc.col, kw, x->name,
+                     p->transient ? "the dt() term" : "a Dirichlet face, a Robin or reaction term",
+                     x->rigid ? "rigid-motion part" : "mean");
         hdg_report_string(rep, "warnings.mean", msg);
         return;
     }
+}
+
+/* --newton snes (drivers/run_hdg_snes.c) where it does not run yet. */
+static hdg_status snes_refusal(const hdg_problem *p, const char *where, hdg_error *err)
+{
+    return hdg_fail(err, HDG_EINPUT, "%s: --newton snes (PETSc's SNES) runs steady nonlinear problems on the host, "
+                    "serial, so far; not %s: use --newton hdgc (hdgc's own Newton, the default), which does",
+                    p->name, where);
+}
+
+static hdg_status snes_refused(const hdg_problem *p, const hdg_run_options *o, hdg_error *err)
+{
+    if (!o->newton_snes) return HDG_OK;
+    if (!p->nonlinear || p->method != HDG_METHOD_HDG)
+        return hdg_fail(err, HDG_EINPUT, "--newton applies to nonlinear HDG problems (Newton); problem '%s' is %s",
+                        p->name, p->method != HDG_METHOD_HDG ? "explicit DG (no Newton)" : "linear (one linear solve)");
+    if (!strcmp(o->backend, "cuda")) return snes_refusal(p, "with --backend cuda", err);
+    if (p->transient) return snes_refusal(p, "with dt() terms (Newton in every time step)", err);
+    return HDG_OK;
 }
 
 hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg_report *rep,
@@ -142,6 +169,9 @@ hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg
     if (o.solver && !strcmp(o.solver, "petsc") && !strcmp(o.backend, "cuda"))
         return hdg_fail(err, HDG_EINPUT, "--solver petsc runs on the host only (for now): use --backend c");
     if (o.solver && !strcmp(o.solver, "petsc")) o.backend = "c";   /* auto: the host */
+    hdg_status sst = snes_refused(p, &o, err);
+    if (sst) return sst;
+    if (o.newton_snes) o.backend = "c";
     if (p->transient && strcmp(o.kernels, "generated"))
         return hdg_fail(err, HDG_EINPUT, "%s: --kernels %s: the hand-written kernels are steady; a problem with "
                                          "dt() terms runs on its generated kernels", p->name, o.kernels);
@@ -161,6 +191,7 @@ hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg
     }
     hdg_status cst = hdg_comm_start(err);   /* MPI when started by mpirun */
     if (cst) return cst;
+    if (hdg_comm_active() && o.newton_snes) return snes_refusal(p, "under mpirun", err);
     if (hdg_comm_active()) return hdg_run_problem_mpi(p, &o, rep, err);
     const char *backend;
     hdg_cuda_device *dev = NULL;
@@ -214,8 +245,6 @@ hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg
     char pmsg[1024];
     if (!st && hdg_periodic_data_check(p, mesh, pmsg, sizeof pmsg)) hdg_report_string(rep, "mesh.warning", pmsg);
     int hdg = p->method == HDG_METHOD_HDG;
-    if (!st && dev && hdg && p->nonlinear)   /* issue 41: Newton runs on the host only so far */
-        st = hdg_fail(err, HDG_EINPUT, "%s: nonlinear HDG (Newton) runs on the host only so far: --backend c", p->name);
     if (!st && dev) st = hdg ? hdg_run_hdg_cuda(p, mesh, &o, dev, rep, err) : hdg_run_dg_cuda(p, mesh, &o, dev, rep, err);
     else if (!st) st = hdg ? hdg_run_hdg(p, mesh, &o, rep, err) : hdg_run_dg(p, mesh, &o, rep, err);
     if (!st) hdg_run_mean_unused(p, rep);

@@ -131,6 +131,7 @@ hdg_status hdg_hdg_local_stage(hdg_run *r, hdg_error *err)
     a.out[0] = r->Ke;
     a.out[1] = r->Fe;
     if (r->L.nonlinear) a.in[0] = r->state_l, a.in[1] = r->state_te;   /* Newton's state */
+    if (r->L.nonlinear) a.in[2] = r->hist;   /* transient: the time scheme's history (else unread) */
     hdg_launch(f, ne, &a);
     hdg_status st = HDG_OK;
     double diag, amax, asym;
@@ -223,11 +224,11 @@ static hdg_status null_stage(hdg_run *r, hdg_error *err)
     hdg_status st = hdg_hdg_null_decide_all(r->p, &r->L, &N, (int)left, r->asym, r->rep, &F, err);
     if (st || !F.dim) return st;
     hdg_hdg_data data = {r->p, r->mesh, r->L.k};
-    if (F.dim > 1) {   /* several free constants: an orthonormal basis, every solver projects them */
+    if (F.dim > 1 || F.fix[0].c.comp < 0) {   /* several free constants, rotations: an orthonormal basis, every solver projects them */
         r->fixes = hdg_xmalloc(sizeof *r->fixes);
         *r->fixes = F;
         r->nz = F.dim;
-        for (int j = 0; j < F.dim; j++) r->null_mask |= 1u << (F.fix[j].g - 1);
+        r->null_mask = hdg_hdg_null_mask(r->p, &F);
         r->z = hdg_hdg_null_basis(&r->L, r->mesh, r->o->dist, &F);
         return hdg_hdg_null_project_all(r->p, &F, r->o->dist, r->B.nf, r->B.m, r->z, r->rhs, &data, r->rep, err);
     }
@@ -566,6 +567,7 @@ hdg_status hdg_run_hdg(const hdg_problem *p, hdg_mesh *mesh, const hdg_run_optio
     hdg_compile_options co = HDG_COMPILE_OPTIONS_DEFAULT;
     co.use_cache = o->use_cache;
     STAGE("lower", hdg_lower_hdg(p, &r.L, err));
+    if (!o->newton_snes) hdg_lowered_drop_jinv(&r.L);   /* only SNES applies J^-1 (run_hdg_snes.c) */
     if (o->png && (st = hdg_png_hdg_field(p, &r.L, o->png_field, &(int){0}, &(int){0}, err))) goto done;
     STAGE("compile", compile_stage(&r, &co, err));
     report_sizes(&r);
@@ -578,7 +580,7 @@ hdg_status hdg_run_hdg(const hdg_problem *p, hdg_mesh *mesh, const hdg_run_optio
         goto fields;
     }
     if (p->nonlinear) {   /* Newton: run_hdg_newton.c */
-        STAGE("newton", hdg_run_hdg_newton(&r, err));
+        STAGE("newton", o->newton_snes ? hdg_run_hdg_snes(&r, err) : hdg_run_hdg_newton(&r, err));
         goto post;
     }
     STAGE("local", hdg_hdg_local_stage(&r, err));

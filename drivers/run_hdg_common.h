@@ -239,7 +239,7 @@ hdg_status hdg_hdg_estimate(const hdg_problem *p, const hdg_mesh *M, const hdg_l
                             hdg_report *rep, hdg_error *err);
 
 /* --vtk BASE.pvd --every n of a time-dependent HDG run, staged as explicit DG's
- * (run_dg_common.c): every state written (the fields as hdg_hdg_output takes them, u*
+ * (run_dg_vtk.c): every state written (the fields as hdg_hdg_output takes them, u*
  * already post-processed) goes to BASE.partial_NNNNN.vtu (.pvtu under mpirun, with pieces
  * BASE.partial_NNNNN_p<rank>.vtu), listed with its time by BASE.partial.pvd, rewritten
  * after each; only a run that reaches its final time renames them to BASE_NNNNN.vtu,

@@ -147,6 +147,7 @@ hdg_linop hdg_hdg_null_precond_all(hdg_hdg_null_op *c, const hdg_linop *M, const
  * are orthogonal to constants); psi_0 at the reference centroid. */
 double hdg_hdg_domain_mean(const hdg_lowered *L, const hdg_mesh *M, int u, int comp, const double *xe)
 {
+    if (comp < 0) return hdg_hdg_rigid_moment(L, M, u, -1 - comp, xe);
     double r = -1.0 / 3, s = -1.0 / 3, P0 = 0, sum = 0, tot = 0;
     if (hdg_mesh_dim(M) == 2) hdg_dubiner_eval(0, 1, &r, &s, &P0, NULL, NULL);
     else {
@@ -166,6 +167,7 @@ double hdg_hdg_domain_mean(const hdg_lowered *L, const hdg_mesh *M, int u, int c
 
 double hdg_hdg_mean_target(const hdg_problem *p, const hdg_mesh *M, int u, int comp)
 {
+    if (comp < 0) return hdg_hdg_rigid_target(p, M, u, -1 - comp);
     hdg_error err;
     hdg_quad q;
     if (hdg_quad_simplex(&q, hdg_mesh_dim(M), 2 * p->degree + 4, &err)) return NAN;

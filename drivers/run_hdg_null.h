@@ -15,8 +15,11 @@
  * unknown z moves (the domain mean of u, or of its component, is that of g).
  * Without such a condition the problem is refused naming the unknown to give
  * it. Several free constants (each one candidate alone) are projected out
- * together by every solver (hdg_hdg_null_decide_all); a rotation
- * (rigid motions) or a combination of candidates is refused naming them. A non-symmetric K singular on the constants (from the right or the
+ * together by every solver (hdg_hdg_null_decide_all); so are free rotations
+ * (the rigid motions of a displacement trace), fixed by the 'rigid u = g'
+ * condition of the unknown they move (int (u - g).r = 0 for each free
+ * translation and rotation r; run_hdg_null_rigid.c); a combination of
+ * candidates is refused naming them. A non-symmetric K singular on the constants (from the right or the
  * left) is refused: its other null vector is not known. */
 #ifndef HDG_RUN_HDG_NULL_H
 #define HDG_RUN_HDG_NULL_H
@@ -122,13 +125,18 @@ hdg_status hdg_hdg_null_decide(const hdg_problem *p, const hdg_lowered *L, const
 
 struct hdg_hdg_data;
 
-/* Several free constants (issue 38 item 2), decided as hdg_hdg_null_decide: a null space
+/* Several free constants (issue 38 item 2), decided as hdg_hdg_null_decide (also one free
+ * rotation alone): a null space
  * of dimension dim >= 2 spanned by candidates that are constants, each alone a null vector
  * (dim candidates: two trace unknowns with flux conditions only, the translations of a
  * vector trace), each fixed by the 'mean' of the element unknown it moves (u[i], its
  * component c[i].comp); reports solver.null_space, null_vectors, null_mean (the unknowns,
  * comma-separated); every solver projects them (the host's and the device's native
- * solvers, mg, PETSc, mpirun). dim <= 1: as hdg_hdg_null_decide (fix[0]). Combinations of candidates and rotations stay refused. */
+ * solvers, mg, PETSc, mpirun). dim <= 1: as hdg_hdg_null_decide (fix[0]). Free rotations
+ * (c.comp = -1 - j, rotation j) are fixes too: their unknown is the one with 'rigid u = g'
+ * (hdg_hdg_rigid_unknown; its constants use the same condition's means), g its first trace
+ * component; solver.null_space is then "rigid motions". Combinations of candidates stay
+ * refused. */
 typedef struct hdg_hdg_null_fixes {
     int dim;
     hdg_hdg_null_fix fix[HDG_HDG_NULL_MAXC];
@@ -160,6 +168,22 @@ typedef hdg_status (*hdg_hdg_means_fn)(void *ctx, const double *x, double *mean,
 hdg_status hdg_hdg_null_shift_all(const hdg_problem *p, const hdg_mesh *M, const hdg_hdg_null_fixes *F,
                                   const hdg_vecops *v, long long n, const double *Q, double *x, hdg_hdg_means_fn means,
                                   void *ctx, hdg_report *rep, hdg_error *err);
+
+/* ---- free rotations (run_hdg_null_rigid.c) ----
+ * The element unknown whose 'rigid u = g' fixes rotation candidate c (as
+ * hdg_hdg_null_unknown); fails (HDG_EINPUT) naming the null space N and saying
+ * to write 'rigid u = g' (instead of a 'mean' when one is given). */
+hdg_status hdg_hdg_rigid_unknown(const hdg_problem *p, const hdg_hdg_null *N, hdg_hdg_null_cand c, int *u,
+                                 hdg_error *err);
+/* (1 / |domain|) int u . r_rot of element unknown u (xe: ne * nl, its first dim components),
+ * and the same of its condition's g; rotation rot as the candidates number them. Summed over
+ * the ranks under mpirun. hdg_hdg_domain_mean and hdg_hdg_mean_target call them for a
+ * component comp < 0 (rot = -1 - comp). */
+double hdg_hdg_rigid_moment(const hdg_lowered *L, const hdg_mesh *M, int u, int rot, const double *xe);
+double hdg_hdg_rigid_target(const hdg_problem *p, const hdg_mesh *M, int u, int rot);
+/* The multigrid's null_mask of the fixes: bit g - 1 of each free constant; a free rotation
+ * sets every component of its trace and HDG_MG_NULL_ROTATIONS (runtime/solve/mg.h). */
+unsigned hdg_hdg_null_mask(const hdg_problem *p, const hdg_hdg_null_fixes *F);
 
 /* A time step's trace matrix (the dt() term weighted sigma) with a null space
  * found (e.g. a pure Neumann heat problem at --dt 1e16): refused naming it
@@ -216,7 +240,8 @@ hdg_linop hdg_hdg_null_precond_all(hdg_hdg_null_op *c, const hdg_linop *M, const
                                    int nz, double *t, long long n);
 
 /* The domain mean of component comp of element unknown u from the element dofs xe (ne * nl),
- * and the mean its condition asks for. */
+ * and the mean its condition asks for (comp < 0: the moment of rotation -1 - comp, as
+ * hdg_hdg_rigid_moment and hdg_hdg_rigid_target). */
 double hdg_hdg_domain_mean(const hdg_lowered *L, const hdg_mesh *M, int u, int comp, const double *xe);
 double hdg_hdg_mean_target(const hdg_problem *p, const hdg_mesh *M, int u, int comp);
 

@@ -390,8 +390,8 @@ hdg_status hdg_hdg_null_refuse(const hdg_problem *p, const hdg_hdg_null *N, hdg_
     hdg_loc at = p->boundary_loc.line ? p->boundary_loc : p->loc;
     return hdg_fail(err, HDG_EINPUT, "%s:%d:%d: the solution is not unique: the trace matrix has a null space of "
                     "dimension %d (%s%s), found on the assembled matrix; a 'mean' condition fixes the constants "
-                    "of one component of one trace unknown, not a rotation or a combination of them, so give "
-                    "Dirichlet conditions that fix those (e.g. every component of the displacement on part of "
-                    "the boundary)", p->file, at.line, at.col, N->dim, what,
+                    "of one component of one trace unknown, 'rigid u = g' the translations and rotations of a "
+                    "displacement, not a combination of them, so give Dirichlet conditions that fix those (e.g. "
+                    "every component of the displacement on part of the boundary)", p->file, at.line, at.col, N->dim, what,
                     N->dim == (p->dim == 3 ? 6 : 3) && strstr(what, "rotation") ? ": the rigid motions" : "");
 }

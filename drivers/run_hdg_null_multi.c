@@ -32,20 +32,21 @@ static int used_candidates(const hdg_hdg_null *N, int *used)
     return count;
 }
 
-/* dim constants, each a null vector alone: every used candidate a constant and as many as dim. */
-static int separate_constants(const hdg_hdg_null *N, const int *used, int count)
+/* The null space spanned by dim candidates (constants and rotations), no combination of
+ * more: as many used as dim. */
+static int separate_candidates(const hdg_hdg_null *N, int count) { return count == N->dim; }
+
+/* One rotation alone: decided here, not by hdg_hdg_null_decide (a constant's path). */
+static int rotation_alone(const hdg_hdg_null *N)
 {
-    if (count != N->dim) return 0;
-    for (int k = 0; k < N->ncand; k++)
-        if (used[k] && N->cand[k].comp < 0) return 0;
-    return 1;
+    return N->dim == 1 && N->single >= 0 && N->cand[N->single].comp < 0;
 }
 
 hdg_status hdg_hdg_null_decide_all(const hdg_problem *p, const hdg_lowered *L, const hdg_hdg_null *N, int left,
                                    double asym, hdg_report *rep, hdg_hdg_null_fixes *F, hdg_error *err)
 {
     memset(F, 0, sizeof *F);
-    if (N->dim <= 1) {
+    if (N->dim <= 1 && !rotation_alone(N)) {
         hdg_status st = hdg_hdg_null_decide(p, L, N, left, asym, rep, &F->fix[0], err);
         F->dim = !st && F->fix[0].c.t >= 0;
         return st;
@@ -54,15 +55,23 @@ hdg_status hdg_hdg_null_decide_all(const hdg_problem *p, const hdg_lowered *L, c
     hdg_status st = hdg_hdg_null_symmetric(asym, err);
     if (st) return st;
     int used[HDG_HDG_NULL_MAXC], count = used_candidates(N, used);
-    if (!separate_constants(N, used, count)) return hdg_hdg_null_refuse(p, N, err);
+    if (!separate_candidates(N, count)) return hdg_hdg_null_refuse(p, N, err);
     char means[512] = "";
     size_t at = 0;
+    int rotations = 0;
+    for (int k = 0; k < N->ncand; k++)   /* the rotations first: a 'mean' beside them is refused for them */
+        if (used[k] && N->cand[k].comp < 0) {
+            int u;
+            if ((st = hdg_hdg_rigid_unknown(p, N, N->cand[k], &u, err))) return st;
+            rotations++;
+        }
     for (int k = 0; k < N->ncand; k++) {
         if (!used[k]) continue;
         hdg_hdg_null_fix *f = &F->fix[F->dim++];
         f->c = N->cand[k];
-        if ((st = hdg_hdg_null_unknown(p, f->c, &f->u, err))) return st;
-        f->g = 1 + L->toff[f->c.t] / L->nk + f->c.comp;
+        st = f->c.comp < 0 ? hdg_hdg_rigid_unknown(p, N, f->c, &f->u, err) : hdg_hdg_null_unknown(p, f->c, &f->u, err);
+        if (st) return st;
+        f->g = 1 + L->toff[f->c.t] / L->nk + (f->c.comp < 0 ? 0 : f->c.comp);
         int again = 0;   /* each unknown named once */
         for (int i = 0; i + 1 < F->dim; i++) again |= F->fix[i].u == f->u;
         if (!again && at < sizeof means)
@@ -70,7 +79,7 @@ hdg_status hdg_hdg_null_decide_all(const hdg_problem *p, const hdg_lowered *L, c
     }
     char what[1024];
     hdg_hdg_null_describe(p, N, what, sizeof what);
-    hdg_report_string(rep, "solver.null_space", "constants");
+    hdg_report_string(rep, "solver.null_space", rotations ? "rigid motions" : "constants");
     hdg_report_string(rep, "solver.null_vectors", what);
     hdg_report_string(rep, "solver.null_mean", means);
     hdg_report_int(rep, "solver.null_dimension", F->dim);
@@ -203,15 +212,18 @@ hdg_status hdg_hdg_null_shift_all(const hdg_problem *p, const hdg_mesh *M, const
         const hdg_hdg_null_fix *f = &F->fix[i];
         double want = hdg_hdg_mean_target(p, M, f->u, f->c.comp);
         if (!isfinite(want))
-            return hdg_fail(err, HDG_EINPUT, "the 'mean' condition of '%s' is not finite", p->unknowns[f->u].name);
+            return hdg_fail(err, HDG_EINPUT, "%s:%d:%d: the '%s' condition of '%s' is not finite (its %s over the "
+                            "domain is %g)", p->file, p->unknowns[f->u].mean_loc.line, p->unknowns[f->u].mean_loc.col,
+                            p->unknowns[f->u].rigid ? "rigid" : "mean", p->unknowns[f->u].name,
+                            f->c.comp < 0 ? "moment along a rotation" : "mean", want);
         if (i == 0) hdg_report_number(rep, "solver.mean", want);
         c[i] = want - m0[i];
     }
     if (!small_solve(A, c, d)) {
         char what[128];
         fix_name(p, &F->fix[0], what, sizeof what);
-        return hdg_fail(err, HDG_EINPUT, "the 'mean' conditions do not fix the %d free constants (%s, ...): the "
-                        "means they name do not move independently with them", d, what);
+        return hdg_fail(err, HDG_EINPUT, "the 'mean'/'rigid' conditions do not fix the %d free null vectors (%s, "
+                        "...): the means and moments they name do not move independently with them", d, what);
     }
     for (int j = 0; j < d; j++) v->axpy(v->ctx, n, c[j], Q + (size_t)j * (size_t)n, x);
     return HDG_OK;

@@ -10,13 +10,23 @@
  * Every solve then costs the rhs kernel (F_e from the data at its time and h),
  * the rhs assembly, the Dirichlet data at its time lifted with B0, a Krylov solve
  * warm-started from the last trace, and the recovery. After each step: the errors
- * in time, the --vtk series file and the step callback when due. */
+ * in time, the --vtk series file and the step callback when due.
+ *
+ * Nonlinear problems (issue 41): every solve is Newton's (run_hdg_newton.h) on the
+ * stage's equation sigma M u + R(u) = M h, warm-started from the last solve's state
+ * (the initial state's projection and the trace 0 for the first), the Dirichlet
+ * dofs of the trace set to the data at the solve's time; the local kernel reads
+ * sigma and h itself, so no matrix is kept between solves. Reported: newton.steps
+ * (over all solves), newton.steps_per_time_step[], newton.steps_max (one solve's),
+ * newton.solves, newton.linear_iterations_total; a solve that fails names the time
+ * step and its time with the residual history (exit 1). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "drivers/nonfinite.h"
-#include "drivers/run_hdg_internal.h"
+#include "drivers/run_hdg_newton_time.h"
 #include "drivers/run_png.h"
 #include "drivers/run_hdg_null.h"
 #include "runtime/parallel/comm.h"
@@ -92,7 +102,32 @@ typedef struct stepper {
     double err_max[32];
     hdg_hdg_watch watch;     /* the blow-up watch */
     hdg_png_hdg_frames png;  /* --png with a frame pattern (run_png.h) */
+    hdg_newton *nw;          /* nonlinear: Newton's state (the last solve's solution), else NULL */
+    long long step;          /* the time steps done */
+    hdg_newton_tally tally;  /* nonlinear: the Newton steps (run_hdg_newton_time.h) */
 } stepper;
+
+/* Nonlinear: Newton for the element unknowns r->xe at time t, sigma of level v, the
+ * history r->hist, from the last solve's state. */
+static hdg_status newton_solve(stepper *S, int v, double t, hdg_error *err)
+{
+    hdg_run *r = S->r;
+    hdg_newton *N = S->nw;
+    r->t = t;
+    r->params[r->L.p_sigma] = S->ops.sigma[v];
+    hdg_status st = hdg_hdg_dirichlet_data(r, err);
+    if (st) st = hdg_hdg_at_time(err, t, st);
+    if ((st = hdg_comm_agree(st, err))) return st;   /* mpirun: before Newton's collectives */
+    hdg_newton_dirichlet(N);
+    st = hdg_newton_time_solve(N, &S->tally, S->step + 1, t, err);
+    S->its += N->linear, S->solves += N->steps, S->nlevels += N->steps;
+    if (N->linear_max > S->its_max) S->its_max = N->linear_max;
+    if (st) return st;
+    memcpy(r->xe, N->sl, sizeof(double) * (size_t)N->nl);   /* the solution: the state */
+    if (!r->x) r->x = hdg_xmalloc(sizeof(double) * (size_t)N->nt);
+    memcpy(r->x, N->st, sizeof(double) * (size_t)N->nt);
+    return HDG_OK;
+}
 
 /* The element unknowns r->xe (= ops.out) at time t from the history r->hist (sigma of
  * level v). */
@@ -100,6 +135,7 @@ static hdg_status implicit_solve(void *ctx, int v, double t, hdg_error *err)
 {
     stepper *S = ctx;
     hdg_run *r = S->r;
+    if (S->nw) return newton_solve(S, v, t, err);
     S->lv[v].sigma = S->ops.sigma[v];
     const hdg_mesh *M = r->mesh;
     int nt = r->L.nt, ne = M->ne;
@@ -229,6 +265,7 @@ static hdg_status initial_state(void *ctx, double *u, hdg_error *err)
     hdg_status st = bad >= 0 ? hdg_hdg_initial_not_finite(r->p, bad, err) : HDG_OK;
     if ((st = hdg_comm_agree(st, err))) return st;   /* mpirun: before the norm's sum */
     stepper *S = ctx;
+    if (S->nw) memcpy(S->nw->sl, u, sizeof(double) * (size_t)S->n);   /* Newton's first start */
     st = hdg_hdg_watch_step(&S->watch, r->p, state_norm(S, u), NULL, 0, 0.0, r->rep, err);
     if (!st && hdg_png_hdg_frame_due(&S->png, r->o, 0, 1)) {   /* frame 0: the initial state (r->xe, the */
         memcpy(r->xe, u, sizeof(double) * (size_t)S->n);       /* solves' output, is free until the first) */
@@ -269,6 +306,8 @@ static hdg_status after_step(void *ctx, long long step, long long nsteps, double
     stepper *S = ctx;
     hdg_run *r = S->r;
     r->t = t;
+    S->step = step;
+    if (S->nw) hdg_newton_time_step_done(&S->tally, r->rep);
     hdg_status st = track_errors(S, step, err);
     if (!st && S->W && step % r->o->every == 0 && step < nsteps) st = series_write(S->W, r, t, err);
     int every = r->o->snapshot_every;
@@ -297,12 +336,15 @@ hdg_status hdg_run_hdg_time(hdg_run *r, hdg_progress *line, hdg_error *err)
     if (L->npost) S.zero_post = hdg_xcalloc((size_t)ne * L->npost_dofs, sizeof(double));
     S.zero = hdg_xcalloc((size_t)S.n + 1, sizeof(double));
     hdg_hdg_watch_init(&S.watch, sc.name, dt, nsteps);
+    hdg_newton nw;
+    if (L->nonlinear) hdg_newton_init(&nw, r), nw.quiet = 1, S.nw = &nw;
     r->t = 0;
     st = hdg_png_hdg_frames_open(&S.png, r->o, err);
     if (!st) st = watch_scale(&S, final, err);
     if (!st) st = hdg_hdg_dirichlet_data(r, err);   /* which faces are Dirichlet (the data follow every solve) */
     if (!st) st = hdg_time_run(&sc, dt, nsteps, &S.ops, line, err);
     hdg_progress_end(line);
+    if (S.nw) hdg_newton_time_report(&S.tally, r->rep, r->o->log, S.step);
     if (!st) {
         r->t = final;
         report_time(&S, &sc, dt, nsteps, final);
@@ -322,5 +364,6 @@ hdg_status hdg_run_hdg_time(hdg_run *r, hdg_progress *line, hdg_error *err)
     level_free(&S.lv[1]);
     free(S.e2), free(S.zero_post), free(S.zero);
     hdg_hdg_watch_free(&S.watch);
+    if (S.nw) hdg_newton_free(S.nw), r->state_l = NULL;
     return st;
 }

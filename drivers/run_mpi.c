@@ -18,13 +18,10 @@
 #include "support/util.h"
 
 /* What does not run distributed yet: refused with the reason on every rank. */
-static hdg_status unsupported(const hdg_problem *p, const hdg_run_options *o, hdg_error *err)
+static hdg_status unsupported(const hdg_run_options *o, hdg_error *err)
 {
     const char *what = NULL;
     if (o->kernels && !strcmp(o->kernels, "handwritten")) what = "--kernels handwritten";
-    /* issue 41: Newton's residual norm (the partition faces' trace rows summed over their two
-     * ranks) and its line search are serial so far; one rank runs it (-np 1 is the serial loop) */
-    if (p->method == HDG_METHOD_HDG && p->nonlinear && hdg_comm_size() > 1) what = "nonlinear HDG (Newton)";
     if (!what) return HDG_OK;
     return hdg_fail(err, HDG_EINPUT, "%s does not run under mpirun yet (run it on one process)", what);
 }
@@ -156,7 +153,7 @@ hdg_status hdg_run_problem_mpi(const hdg_problem *p, hdg_run_options *o, hdg_rep
     share_cores(rep);
     static _Thread_local char petsc[2048];   /* o->petsc points at it for the run */
     if (!strcmp(o->backend, "auto")) o->backend = "c";
-    hdg_status st = unsupported(p, o, err);
+    hdg_status st = unsupported(o, err);
     if (!st && p->method == HDG_METHOD_HDG) st = solver_options(o, petsc, sizeof petsc, err);
     if (st) return st;   /* the same on every rank */
     if (o->fields || o->snapshot) {   /* the API's: the result holds the report alone */

@@ -36,6 +36,7 @@ static const hdg_expr *dbody(hdg_problem *p, int fi, int c, int var)
 static bool depends(const hdg_expr *e, const target *v)
 {
     if (e->kind == HDG_EX_COORD) return !v->state && e->index == (int)v->var;
+    if (e->kind == HDG_EX_WAVESPEED) return false;
     if (e->kind == HDG_EX_STATE)
         return v->state ? e->index == v->unknown && e->comp == v->comp && e->op == v->op && e->side == v->side
                         : v->var != HDG_VAR_T;
@@ -103,6 +104,7 @@ static const hdg_expr *d(hdg_problem *p, const hdg_expr *e, const target *v)
     const hdg_expr *a = e->nkids > 0 ? e->kid[0] : NULL, *b = e->nkids > 1 ? e->kid[1] : NULL;
     switch (e->kind) {
     case HDG_EX_NUM: case HDG_EX_PI: case HDG_EX_PARAM: case HDG_EX_NORMAL: case HDG_EX_CMP:
+    case HDG_EX_WAVESPEED:   /* held fixed (frontend.h); the expansion refuses its space derivatives */
         return num(p, 0);
     case HDG_EX_COORD: return num(p, !v->state && e->index == (int)v->var ? 1 : 0);
     case HDG_EX_STATE: return d_state(p, e, v);

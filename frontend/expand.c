@@ -54,6 +54,10 @@ static bool diff_fac(sema *S, const ectx *cx, fac *f, bool trial, hdg_op op, hdg
  * the interior side (as diff_fac asks of an unknown factor). */
 bool expand_state_diff_ok(sema *S, const ectx *cx, const hdg_expr *e, hdg_var var, hdg_loc at)
 {
+    if (e->kind == HDG_EX_WAVESPEED) {
+        sema_error(S, at, "'wavespeed' cannot be differentiated");
+        return false;
+    }
     if (e->kind == HDG_EX_STATE) {
         fac f = {e->index, e->comp, (hdg_op)e->op, (hdg_side)e->side, false};
         if (var == HDG_VAR_T) {
@@ -134,6 +138,18 @@ static bool normals_ok(sema *S, const ectx *cx, const char *name, hdg_loc at)
     if (cx->normals) return true;
     sema_error(S, at, "the normal '%s' is only defined on faces: use it inside <a, b> "
                       "or in a boundary condition", name);
+    return false;
+}
+
+/* 'wavespeed': a face integral of an explicit DG equation (docs/language.md). */
+static bool wavespeed_ok(sema *S, const ectx *cx, hdg_loc at)
+{
+    const char *why = cx->mode != X_EQUATION ? "it is not defined in data, conditions or exact solutions"
+                      : cx->hdg ? "it is an explicit DG numerical flux's speed, and this is an HDG problem"
+                      : cx->integral != 2 ? "it is defined on faces only: use it inside <a, b>"
+                      : NULL;
+    if (!why) return true;
+    sema_error(S, at, "'wavespeed' (the spectral radius of the normal flux Jacobian) cannot be used here: %s", why);
     return false;
 }
 
@@ -224,6 +240,9 @@ static val name_value(sema *S, const ectx *cx, const ast *a)
         for (int k = 0; k < p->dim; k++) c[k] = poly_data(S, ex_leaf(p, HDG_EX_NORMAL, k));
         return val_fieldn(p->dim, c);
     }
+    case SYM_WAVESPEED:
+        if (!wavespeed_ok(S, cx, a->loc)) return val_err();
+        return val_data1(S, ex_leaf(p, HDG_EX_WAVESPEED, 0));
     case SYM_FN: case SYM_OP:
         sema_error(S, a->loc, "'%s' is a function: call it as %s(...)", s->name, s->name);
         return val_err();

@@ -13,6 +13,7 @@ static const char *kind_noun(sym_kind k)
     case SYM_PI: return "a constant";
     case SYM_COORD: return "a coordinate";
     case SYM_NORMAL: case SYM_VNORMAL: return "the normal";
+    case SYM_WAVESPEED: return "the wave speed";
     case SYM_DEGREE: return "the degree";
     case SYM_PARAM: return "a param";
     case SYM_SPACE: return "a space";

@@ -300,9 +300,17 @@ bool hdg_expr_has_normal(const hdg_expr *e)
 
 bool hdg_expr_has_state(const hdg_expr *e)
 {
-    if (e->kind == HDG_EX_STATE) return true;
+    if (e->kind == HDG_EX_STATE || e->kind == HDG_EX_WAVESPEED) return true;
     for (int i = 0; i < e->nkids; i++)
         if (hdg_expr_has_state(e->kid[i])) return true;
+    return false;
+}
+
+bool hdg_expr_has_wavespeed(const hdg_expr *e)
+{
+    if (e->kind == HDG_EX_WAVESPEED) return true;
+    for (int i = 0; i < e->nkids; i++)
+        if (hdg_expr_has_wavespeed(e->kid[i])) return true;
     return false;
 }
 
@@ -316,7 +324,9 @@ bool ex_mentions_unknown(const hdg_expr *e, int unknown)
 
 bool ex_is_const(const hdg_expr *e)
 {
-    if (e->kind == HDG_EX_COORD || e->kind == HDG_EX_NORMAL || e->kind == HDG_EX_STATE) return false;
+    if (e->kind == HDG_EX_COORD || e->kind == HDG_EX_NORMAL || e->kind == HDG_EX_STATE ||
+        e->kind == HDG_EX_WAVESPEED)
+        return false;
     for (int i = 0; i < e->nkids; i++)
         if (!ex_is_const(e->kid[i])) return false;
     return true;
@@ -346,6 +356,7 @@ double hdg_expr_eval(const hdg_expr *e, const hdg_eval_env *env)
     case HDG_EX_IF: return hdg_expr_eval(k[0], env) != 0 ? hdg_expr_eval(k[1], env) : hdg_expr_eval(k[2], env);
     case HDG_EX_STATE:
         return env->state ? env->state(env->state_ctx, e->index, e->comp, e->op, e->side) : NAN;
+    case HDG_EX_WAVESPEED: return env->wavespeed;
     case HDG_EX_CALL: {
         if (!env->problem) return NAN;
         const hdg_func *f = &env->problem->funcs[e->index];
@@ -470,6 +481,7 @@ static void print(hdg_str *b, const hdg_problem *p, const hdg_expr *e, int need)
         if (p) hdg_str_puts(b, hdg_comp_suffix(p->funcs[e->index].ncomp, e->comp));
         break;
     case HDG_EX_STATE: print_state(b, p, e); break;
+    case HDG_EX_WAVESPEED: hdg_str_puts(b, "wavespeed"); break;
     }
     if (paren) hdg_str_putc(b, ')');
 }

@@ -84,9 +84,14 @@ typedef enum hdg_expr_kind {
     HDG_EX_BUILTIN,  /* index: hdg_builtin, kid[0] the argument */
     HDG_EX_CMP,      /* index: hdg_cmp, kid[0] op kid[1]: 1 when true, 0 when false */
     HDG_EX_IF,       /* kid[0] != 0 ? kid[1] : kid[2] */
-    HDG_EX_STATE     /* nonlinear problems: the current value of an unknown, a leaf: index = unknown,
+    HDG_EX_STATE,    /* nonlinear problems: the current value of an unknown, a leaf: index = unknown,
                         comp = its component, op = value or dx/dy/dz, side = interior/exterior (DG;
                         NONE for HDG) — the state Newton linearizes about, or the DG state */
+    HDG_EX_WAVESPEED /* explicit DG face terms ('wavespeed', docs/language.md): a leaf, the largest
+                        over both sides of the spectral radius of the normal flux Jacobian
+                        A_n(U) = sum_d n_d dF_d/dU at the face point. It reads the state (a term with
+                        it is nonlinear), is the same seen from either side (ext() keeps it) and is
+                        held fixed by every derivative (its Jacobian atoms omit it) */
 } hdg_expr_kind;
 
 /* HDG_VAR_Z (dim 3 only) comes after t so that the 2D values keep their numbers. */
@@ -124,6 +129,7 @@ typedef struct hdg_eval_env {
        point; NULL: NaN */
     double (*state)(void *ctx, int unknown, int comp, int op, int side);
     void *state_ctx;
+    double wavespeed;                    /* the value of HDG_EX_WAVESPEED (0 unless set) */
 } hdg_eval_env;
 
 /* Slow-path evaluation (checks, host-side boundary data, tests). */
@@ -141,7 +147,8 @@ const hdg_expr *hdg_expr_at_time(struct hdg_problem *p, const hdg_expr *e, doubl
  * and x, y, z, t are held fixed). NULL only when too large, as hdg_expr_diff. */
 const hdg_expr *hdg_expr_diff_state(struct hdg_problem *p, const hdg_expr *e, int unknown, int comp,
                                     int op, int side);   /* op: hdg_op, side: hdg_side */
-bool hdg_expr_has_state(const hdg_expr *e);              /* mentions some STATE leaf */
+bool hdg_expr_has_state(const hdg_expr *e);              /* mentions some STATE or WAVESPEED leaf */
+bool hdg_expr_has_wavespeed(const hdg_expr *e);          /* mentions 'wavespeed' */
 
 bool hdg_expr_depends(const hdg_expr *e, hdg_var var);   /* mentions x, y, z or t */
 bool hdg_expr_has_normal(const hdg_expr *e);             /* mentions nx, ny or nz */
@@ -222,7 +229,10 @@ typedef struct hdg_unknown {
                                   -1 for every other unknown */
     const hdg_expr *mean_value[HDG_MAX_COMP]; /* 'mean u = g' on an element unknown of the main system (HDG): the
                                   domain mean of u is that of g, which fixes the constant of a solution
-                                  known up to one (pure Neumann); NULL when absent */
+                                  known up to one (pure Neumann); NULL when absent. With 'rigid u = g'
+                                  (rigid true) g itself: the L2 projections of u and g on the rigid
+                                  motions agree, int (u - g).r = 0 for every translation and rotation r */
+    bool rigid;
     hdg_loc mean_loc;
     const hdg_expr *exact[HDG_MAX_COMP];  /* NULL when no exact solution was given */
     const hdg_expr *initial[HDG_MAX_COMP];/* DG: at t = 0 (given, else exact at t = 0, else 0) */

@@ -72,7 +72,7 @@ typedef struct ilist {
 typedef enum decl_kind {
     D_PROBLEM, D_MESH, D_DEGREE, D_PARAM, D_FUNC, D_SPACE, D_UNKNOWN, D_TRACE,
     D_FLUX, D_EQUATION, D_BCVALUE, D_BCEXT, D_EXACT, D_INITIAL, D_TIME,
-    D_POST, D_MEAN
+    D_POST, D_MEAN, D_RIGID
 } decl_kind;
 
 typedef struct decl {
@@ -80,7 +80,7 @@ typedef struct decl {
     hdg_loc loc;            /* the keyword */
     const char *name;       /* declared name; BCVALUE: the unknown/flux; TIME: method;
                                MEAN: the unknown (label: the unknown whose mean it takes when the
-                               value, expr, is a bare name) */
+                               value, expr, is a bare name); RIGID: the unknown */
     hdg_loc name_loc;
     const char *label;      /* BC: dirichlet / neumann / user label */
     hdg_loc label_loc;

@@ -43,6 +43,7 @@ static int tensor_power(bool is_int, double n, double m)
 %token SPACE "space" UNKNOWN "unknown" TRACE "trace" FLUX "flux"
 %token EQUATION "equation" BOUNDARY "boundary" EXACT "exact" INITIAL "initial"
 %token TIME "time" FOR "for" ON "on" IF "if" POSTPROCESS "postprocess" MEAN "mean"
+%token RIGID "rigid"
 %token LE "<=" GE ">=" EQ "==" NE "!="
 
 %type <node> expr primary cond
@@ -106,6 +107,10 @@ decl:
         d->name = $2; d->name_loc = L(@2); d->expr = $4;
         if ($4->kind == AST_NAME) { d->label = $4->name; d->label_loc = $4->loc; }
         decl_add(pc, d);
+    }
+  | RIGID NAME '=' expr {
+        decl *d = decl_new(pc, D_RIGID, L(@1));
+        d->name = $2; d->name_loc = L(@2); d->expr = $4; decl_add(pc, d);
     }
   | FLUX NAME '=' expr {
         decl *d = decl_new(pc, D_FLUX, L(@1));
@@ -313,7 +318,7 @@ static void symbol_text(char *buf, size_t n, yysymbol_kind_t sym, const char *to
     }
     const char *s = yysymbol_name(sym);
     if (s[0] == '"') snprintf(buf, n, "'%.*s'", (int)strlen(s) - 2, s + 1);
-    else if (sym >= YYSYMBOL_PROBLEM && sym <= YYSYMBOL_MEAN) snprintf(buf, n, "'%s'", s);   /* a keyword */
+    else if (sym >= YYSYMBOL_PROBLEM && sym <= YYSYMBOL_RIGID) snprintf(buf, n, "'%s'", s);   /* a keyword */
     else snprintf(buf, n, "%s", s);
 }
 
@@ -324,7 +329,7 @@ static bool starts_decl(yysymbol_kind_t s)
     case YYSYMBOL_PROBLEM: case YYSYMBOL_MESH: case YYSYMBOL_DEGREE: case YYSYMBOL_PARAM: case YYSYMBOL_FUNC:
     case YYSYMBOL_SPACE: case YYSYMBOL_UNKNOWN: case YYSYMBOL_TRACE: case YYSYMBOL_FLUX: case YYSYMBOL_EQUATION:
     case YYSYMBOL_BOUNDARY: case YYSYMBOL_EXACT: case YYSYMBOL_INITIAL: case YYSYMBOL_TIME:
-    case YYSYMBOL_POSTPROCESS: case YYSYMBOL_MEAN: case YYSYMBOL_YYEOF:
+    case YYSYMBOL_POSTPROCESS: case YYSYMBOL_MEAN: case YYSYMBOL_RIGID: case YYSYMBOL_YYEOF:
         return true;
     default: return false;
     }
@@ -337,7 +342,7 @@ static const char *misspelt_keyword(const char *tok, const yysymbol_kind_t *expe
     const char *words[64];
     int nw = 0;
     for (int i = 0; i < n && nw < 64; i++)
-        if (expected[i] >= YYSYMBOL_PROBLEM && expected[i] <= YYSYMBOL_MEAN) words[nw++] = yysymbol_name(expected[i]);
+        if (expected[i] >= YYSYMBOL_PROBLEM && expected[i] <= YYSYMBOL_RIGID) words[nw++] = yysymbol_name(expected[i]);
     const char *near = hdg_closest_name(tok, words, nw);
     return near && near[0] == tok[0] ? near : NULL;   /* 'junk' is no misspelt 'func' */
 }

@@ -87,7 +87,8 @@ bool sema_shadow_builtin(sema *S, const symbol *old, hdg_loc loc, const char *wh
     }
     hdg_diag_add(S->d, HDG_DIAG_WARNING, loc, "'%s' is also the name of a builtin %s; this file's definition "
                  "hides the builtin here", old->name, old->kind == SYM_FN || old->kind == SYM_OP ? "function"
-                 : old->kind == SYM_PI ? "constant" : "value (the normal)");
+                 : old->kind == SYM_PI ? "constant" : old->kind == SYM_WAVESPEED ? "value (the wave speed)"
+                 : "value (the normal)");
     return true;
 }
 
@@ -151,6 +152,7 @@ static void define_builtins(sema *S)
     sema_define(S, "ny", SYM_NORMAL, 1, none);
     if (d3) sema_define(S, "nz", SYM_NORMAL, 2, none);
     sema_define(S, "n", SYM_VNORMAL, 0, none);
+    sema_define(S, "wavespeed", SYM_WAVESPEED, 0, none);
     for (int i = 0; i < 7; i++) sema_define(S, fns[i], SYM_FN, i, none);
     for (int i = 0; i < (d3 ? OP_COUNT : OP_COUNT_2D); i++) sema_define(S, ops[i], SYM_OP, i, none);
 }

@@ -7,7 +7,7 @@
 #include "frontend/internal.h"
 
 typedef enum sym_kind {
-    SYM_PI, SYM_COORD, SYM_NORMAL, SYM_VNORMAL, SYM_FN, SYM_OP,   /* builtins */
+    SYM_PI, SYM_COORD, SYM_NORMAL, SYM_VNORMAL, SYM_FN, SYM_OP, SYM_WAVESPEED,   /* builtins */
     SYM_DEGREE, SYM_PARAM, SYM_FUNC, SYM_SPACE, SYM_UNKNOWN, SYM_FLUX
 } sym_kind;
 

@@ -437,6 +437,8 @@ void sema_equations(sema *S, decl *ds, pairing *pr)
             const hdg_residual *r = &p->equations[i].residuals[k];
             for (int j = 0; j < r->njac; j++)
                 if (r->jac[j].side == HDG_SIDE_EXTERIOR) p->unknowns[r->jac[j].trial].needs_exterior = true;
+            if (hdg_expr_has_wavespeed(r->coef))   /* the speed of both sides: every unknown's exterior */
+                for (int u = 0; u < p->nunknowns; u++) p->unknowns[u].needs_exterior |= !p->unknowns[u].trace;
         }
     for (int u = 0; u < p->nunknowns && !pr->eq_failed && p->nequations > 0; u++) {
         const hdg_unknown *x = &p->unknowns[u];

@@ -17,16 +17,55 @@ static void mean_value_decl(sema *S, decl *d, const pairing *pr, decl **first, h
 {
     if (pr->failed[ui]) return;
     if (first[ui]) {
-        sema_error(S, d->loc, "duplicate mean condition for '%s' (first at %s)", u->name,
-                   sema_fmt_loc(S, first[ui]->loc));
+        if (first[ui]->kind == d->kind)
+            sema_error(S, d->loc, "duplicate %s condition for '%s' (first at %s)", d->kind == D_RIGID ? "rigid" : "mean",
+                       u->name, sema_fmt_loc(S, first[ui]->loc));
+        else
+            sema_error(S, d->loc, "both 'mean %s' and 'rigid %s' are given (the other at %s): 'rigid' fixes the "
+                       "mean of '%s' too; keep one", u->name, u->name, sema_fmt_loc(S, first[ui]->loc), u->name);
         return;
     }
     first[ui] = d;
-    ectx cx = sema_data_ctx("a mean condition", sema_all_coords(S) & ~(1u << HDG_VAR_T), false);   /* x, y (z) */
+    bool rigid = d->kind == D_RIGID;
+    ectx cx = sema_data_ctx(rigid ? "a rigid condition" : "a mean condition", sema_all_coords(S) & ~(1u << HDG_VAR_T),
+                            false);   /* x, y (z) */
     const hdg_expr *e[HDG_MAX_COMP] = {NULL};
-    if (!sema_data_expr(S, &cx, d->expr, u->ncomp, NULL, e, "the mean value")) return;
+    if (!sema_data_expr(S, &cx, d->expr, u->ncomp, NULL, e, rigid ? "the rigid condition's value" : "the mean value"))
+        return;
     for (int c = 0; c < u->ncomp; c++) u->mean_value[c] = e[c];
     u->mean_loc = d->loc;
+    u->rigid = rigid;
+}
+
+/* 'rigid u = g' on a vector element unknown of the main system with one component per
+ * coordinate (a displacement): u and g have the same L2 projection on the rigid motions
+ * (translations and rotations), int (u - g).r = 0 for each; it fixes the rigid motions a
+ * traction-only elasticity problem leaves free (the driver refuses one without it). */
+static void rigid_decl(sema *S, decl *d, const pairing *pr, decl **first)
+{
+    hdg_problem *p = S->p;
+    symbol *s = sema_lookup(S, d->name);
+    if (s && s->failed) return;
+    if (!s) {
+        const char *near = sema_suggest(S, d->name, NULL, SUGGEST_UNKNOWN);
+        if (near) sema_error(S, d->name_loc, "undefined name '%s'; did you mean '%s'?", d->name, near);
+        else sema_error(S, d->name_loc, "undefined name '%s'", d->name);
+        return;
+    }
+    hdg_unknown *u = s->kind == SYM_UNKNOWN ? &p->unknowns[s->index] : NULL;
+    if (!u || u->trace || u->post) {
+        sema_error(S, d->name_loc, "a rigid condition fixes the rigid motions of an element unknown of the main "
+                   "system, and '%s' is %s", d->name,
+                   !u ? "not an unknown" : u->trace ? "a trace unknown" : "a post-processed unknown");
+        return;
+    }
+    if (u->ncomp != p->dim) {
+        sema_error(S, d->name_loc, "'rigid %s = g' needs a vector unknown with one component per coordinate (%d in "
+                   "%dD: a displacement), and '%s' is a %s%s", u->name, p->dim, p->dim, u->name, shape_noun(u->ncomp),
+                   u->ncomp == 1 ? "; a scalar's constant is fixed by 'mean'" : "");
+        return;
+    }
+    mean_value_decl(S, d, pr, first, u, s->index);
 }
 
 /* 'mean ustar = u': the post-processed unknown takes the element mean of u. */
@@ -88,6 +127,7 @@ void sema_postprocessing(sema *S, decl *ds, pairing *pr)
     decl **first = hdg_arena_alloc(S->tmp, (size_t)(p->nunknowns + 1) * sizeof(decl *));
     for (decl *d = ds; d; d = d->next)
         if (d->kind == D_MEAN) mean_decl(S, d, pr, first);
+        else if (d->kind == D_RIGID && p->method != HDG_METHOD_DG) rigid_decl(S, d, pr, first);
     for (int u = 0; u < p->nunknowns; u++) {
         const hdg_unknown *x = &p->unknowns[u];
         if (!x->post || pr->failed[u] || first[u]) continue;
@@ -110,8 +150,9 @@ void sema_no_post(sema *S, decl *ds, pairing *pr)
         if (d->kind == D_POST)
             sema_error(S, d->loc, "postprocess is for HDG problems (a local step after the trace solve); "
                        "this problem is DG");
-        else if (d->kind == D_MEAN)
-            sema_error(S, d->loc, "mean conditions are for HDG problems; this problem is DG");
+        else if (d->kind == D_MEAN || d->kind == D_RIGID)
+            sema_error(S, d->loc, "%s conditions are for HDG problems; this problem is DG",
+                       d->kind == D_MEAN ? "mean" : "rigid");
     for (int u = 0; u < p->nunknowns; u++) {
         if (p->unknowns[u].post) pr->failed[u] = true;
         int nc = p->unknowns[u].ncomp;

@@ -80,6 +80,7 @@ hdg_ir_expr *dg_lx(hdg_ir_kernel *k, const hdg_problem *p, const hdg_expr *e, co
         if (a->type == HDG_IR_DOUBLE) a = hdg_ir_cmp(k, HDG_E_NE, a, hdg_ir_num(k, 0));
         b = dg_lx(k, p, e->kid[1], v);
         return hdg_ir_select(k, a, b, dg_lx(k, p, e->kid[2], v));
+    case HDG_EX_WAVESPEED: return v->wavespeed ? v->wavespeed : undefined(k, "wavespeed");
     case HDG_EX_STATE: {   /* nonlinear problems: the state at the point (values only: dg_analyze_residuals) */
         hdg_ir_expr *const *st = v->st[e->side == HDG_SIDE_EXTERIOR];
         int f = v->field_of && e->index >= 0 && e->index < 64 && e->comp >= 0 && e->comp < 3

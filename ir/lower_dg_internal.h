@@ -38,6 +38,7 @@ typedef struct dgc {
     int nqv, nqvp, nqf;             /* nqvp: nqv rounded up to DG_PAD */
     hdg_ir_tensor *IvT, *SvT, *xv[3];
     hdg_ir_tensor *IfQ, *LIFTqT, *xfq[3];
+    int wavespeed;                  /* some face residual reads 'wavespeed' (lower_dg_wavespeed.c) */
 } dgc;
 
 /* Variables visible to a coefficient: NULL where undefined. */
@@ -47,6 +48,7 @@ typedef struct xenv {
      * (NULL where undefined), and the field of (unknown, component) */
     hdg_ir_expr *const *st[2];
     const int (*field_of)[3];
+    hdg_ir_expr *wavespeed;         /* 'wavespeed' at a face point (NULL elsewhere) */
 } xenv;
 
 /* lower_dg.c: errors at a term's file position; names and fields of atoms */
@@ -81,6 +83,11 @@ void dg_nonlinear_tables(dgc *c, hdg_error *err);
 void dg_build_volume_nl(dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *U, hdg_ir_tensor *G, hdg_ir_tensor *R);
 void dg_build_surface_nl(dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *U, hdg_ir_tensor *G, hdg_ir_tensor *M,
                          hdg_ir_tensor *R);
+/* lower_dg_wavespeed.c: 'wavespeed' in face residuals (needs every field's exterior), and its value at
+ * a face point from the interior and exterior states by field */
+hdg_status dg_analyze_wavespeed(dgc *c, hdg_error *err);
+hdg_ir_expr *dg_wavespeed(dgc *c, hdg_ir_kernel *k, const xenv *v, hdg_ir_expr *const *uin,
+                          hdg_ir_expr *const *uex);
 /* lower_dg_surface.c, shared with the nonlinear faces */
 int dg_set_index(dgc *c, const hdg_markers *m, hdg_error *err, hdg_loc loc);
 hdg_ir_expr *dg_boundary_value(dgc *c, hdg_ir_kernel *k, int f, hdg_ir_expr *bc, hdg_ir_expr *const *uin,

@@ -68,7 +68,7 @@ hdg_status dg_analyze_residuals(dgc *c, hdg_error *err)
             hdg_status st = residual_leaves(c, r, err);
             if (st) return st;
         }
-    return HDG_OK;
+    return dg_analyze_wavespeed(c, err);
 }
 
 /* ---------------------------------------------------------------- tables */
@@ -323,8 +323,9 @@ void dg_build_surface_nl(dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *U, hdg_ir_tens
         snprintf(name, sizeof name, "%s_ex", dg_field_name(c, g));
         uex[g] = hdg_ir_let(k, name, hdg_ir_select(k, interior, nbv, dg_boundary_value(c, k, g, fv.bc, uin, &v)));
     }
-    v.st[0] = uin, v.st[1] = uex;
     v.field_of = (const int (*)[3])c->field_of;
+    if (c->wavespeed) v.wavespeed = dg_wavespeed(c, k, &v, uin, uex);
+    v.st[0] = uin, v.st[1] = uex;
     hdg_ir_expr *sum[HDG_DG_MAX_FIELDS] = {0};
     for (int e = 0; e < p->nequations; e++)
         for (int i = 0; i < p->equations[e].nresiduals; i++) {

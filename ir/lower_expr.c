@@ -78,6 +78,7 @@ hdg_ir_expr *hdg_lower_expr(hdg_ir_kernel *k, const hdg_lower_env *env, const hd
         hdg_ir_expr *y = x ? hdg_lower_expr(k, env, e->kid[2]) : NULL;
         return y ? hdg_ir_select(k, a, x, y) : NULL;
     }
+    case HDG_EX_WAVESPEED: break;   /* explicit DG only (the frontend refuses it in HDG) */
     case HDG_EX_STATE: {   /* nonlinear problems: where the lowering put the state */
         hdg_ir_expr *v = env->state ? env->state(env->state_ctx, k, e->index, e->comp, e->op, e->side) : NULL;
         if (!v) hdg_ir_builder_error(k, "the state of unknown %d is not available here", e->index);

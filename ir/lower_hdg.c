@@ -116,10 +116,7 @@ hdg_status hdg_lower_hdg(const hdg_problem *p, hdg_lowered *out, hdg_error *err)
     out->np = c.np, out->nk = c.nk;
     hdg_status st = layout(&c);
     if (st) return st;
-    if (p->nonlinear) {   /* Newton (lower_hdg_newton.c) */
-        if (p->transient)
-            return hdg_fail(err, HDG_EINPUT, "%s: nonlinear terms with dt(): Newton inside implicit time steps is "
-                            "not available yet (steady nonlinear problems are)", p->file);
+    if (p->nonlinear) {   /* Newton (lower_hdg_newton.c); with dt() terms at every stage of the time scheme */
         out->nonlinear = 1;
         if ((st = hdg_lh_state_leaves(&c))) return st;
     }
@@ -133,19 +130,16 @@ hdg_status hdg_lower_hdg(const hdg_problem *p, hdg_lowered *out, hdg_error *err)
         goto fail;
     hdg_lh_local_kernel(&c);
     hdg_lh_recover_kernel(&c);
-    if (out->transient) {
-        hdg_lh_rhs_kernel(&c);
-        if ((st = hdg_lh_initial_kernel(&c))) goto fail;
-    }
-    if (out->nonlinear) {
-        hdg_lh_residual_kernel(&c);
-        if ((st = hdg_lh_initial_kernel(&c))) goto fail;
-    }
+    if (out->transient && !out->nonlinear) hdg_lh_rhs_kernel(&c);   /* Newton's local kernel gives F_e */
+    if (out->nonlinear) hdg_lh_residual_kernel(&c);
+    if ((out->transient || out->nonlinear) && (st = hdg_lh_initial_kernel(&c))) goto fail;
     if (out->post_unknown >= 0 && (st = hdg_lh_post_kernel(&c))) goto fail;
     if ((st = hdg_lh_errors_kernel(&c))) goto fail;
     if (out->post_unknown >= 0 && (st = hdg_lh_estimate_kernel(&c))) goto fail;
     for (int i = 0; i < out->ndir; i++)
         if ((st = hdg_lh_dirichlet_kernel(&c, i, out->dir_bc[i]))) goto fail;
+    out->jinv_kernel0 = out->mod->nkernels, out->jinv_table0 = out->mod->ntables;
+    if (out->nonlinear) hdg_lh_jinv_kernels(&c);   /* last: every other kernel stays as it was */
     if ((st = hdg_ir_verify_module(out->mod, err))) goto fail;
     hdg_lh_host_free(&c);
     return HDG_OK;
@@ -153,6 +147,13 @@ fail:
     hdg_lh_host_free(&c);
     hdg_lowered_free(out);
     return st;
+}
+
+void hdg_lowered_drop_jinv(hdg_lowered *l)
+{
+    if (!l->mod || !l->jinv_local[0]) return;
+    hdg_ir_module_truncate(l->mod, l->jinv_kernel0, l->jinv_table0);
+    l->jinv_local[0] = l->jinv_recover[0] = '\0';
 }
 
 void hdg_lowered_free(hdg_lowered *l)

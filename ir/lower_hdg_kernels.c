@@ -124,6 +124,7 @@ void hdg_lh_local_kernel(lower *c)
     hdg_ir_kernel *k = hdg_ir_kernel_new(c->m, L->local, HDG_KITEM_ELEMENT);
     hdg_ir_tensor *g = hdg_lh_elem_geom(c, k);
     if (L->nonlinear) hdg_lh_state_inputs(c, k, g);   /* in[0], in[1]: Newton's state */
+    if (L->nonlinear && L->transient) c->hist = hdg_lh_hist_input(c, k);   /* in[2]: F_e with the history */
     hdg_ir_tensor *Ke = hdg_ir_output(k, "Ke", HDG_SHAPE(L->nt, L->nt), "element trace matrix K_e");
     hdg_ir_tensor *Fe = hdg_ir_output(k, "Fe", HDG_SHAPE(L->nt), "element trace load F_e");
     elim_plan P;
@@ -159,6 +160,7 @@ void hdg_lh_local_kernel(lower *c)
     hdg_ir_end(k);
     hdg_ir_set_origin(k, NULL, 0, 0, NULL);
     hdg_lh_state_done(c);
+    c->hist = NULL;
 }
 
 /* x = A^-1 r by the plan P, on M whose first nl columns are A and column nl
@@ -173,7 +175,7 @@ static void elim_solve(lower *c, hdg_ir_kernel *k, const elim_plan *P, hdg_ir_te
 }
 
 /* Solves A x = r in place (A destroyed), by blocks where the plan pays. */
-static void solve_local(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *A, hdg_ir_tensor *r)
+void hdg_lh_solve_local(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *A, hdg_ir_tensor *r)
 {
     hdg_lowered *L = c->L;
     elim_plan P;
@@ -193,7 +195,7 @@ static void solve_local(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *A, hdg_ir_ten
 }
 
 /* The transient kernels' history input (docs/ir.md): h per element dof. */
-static hdg_ir_tensor *hist_input(lower *c, hdg_ir_kernel *k)
+hdg_ir_tensor *hdg_lh_hist_input(lower *c, hdg_ir_kernel *k)
 {
     return hdg_ir_input(k, "hist", HDG_SHAPE(c->L->nl),
                         "time scheme history h (modal): (c dt(u), w) = sigma c (u, w) - c (h, w)");
@@ -207,7 +209,7 @@ void hdg_lh_recover_kernel(lower *c)
     hdg_ir_tensor *g = hdg_lh_elem_geom(c, k);
     hdg_ir_tensor *uh = hdg_ir_input(k, "uhat", HDG_SHAPE(L->nt),
                                      "trace dofs of the element's faces, element orientation");
-    c->hist = L->transient ? hist_input(c, k) : NULL;
+    c->hist = L->transient ? hdg_lh_hist_input(c, k) : NULL;
     if (L->nonlinear) {   /* Newton's state after uhat (and hist) */
         L->recover_state = c->hist ? 2 : 1;
         hdg_lh_state_inputs(c, k, g);
@@ -238,7 +240,7 @@ void hdg_lh_recover_kernel(lower *c)
     hdg_ir_expr *i = hdg_ir_for(k, "i", L->nl);
     hdg_ir_assign(k, hdg_ir_ld1(k, r, i), hdg_ir_ld2(k, bk.B, i, I(k, L->nt)));
     hdg_ir_end(k);
-    solve_local(c, k, bk.A, r);
+    hdg_lh_solve_local(c, k, bk.A, r);
     hdg_ir_copy(k, x, r);
     hdg_ir_set_origin(k, NULL, 0, 0, NULL);
     hdg_lh_state_done(c);
@@ -252,7 +254,7 @@ void hdg_lh_rhs_kernel(lower *c)
     snprintf(L->rhs, sizeof L->rhs, "%s_rhs", c->m->name);
     hdg_ir_kernel *k = hdg_ir_kernel_new(c->m, L->rhs, HDG_KITEM_ELEMENT);
     hdg_ir_tensor *g = hdg_lh_elem_geom(c, k);
-    c->hist = hist_input(c, k);
+    c->hist = hdg_lh_hist_input(c, k);
     hdg_ir_tensor *Fe = hdg_ir_output(k, "Fe", HDG_SHAPE(L->nt), "element trace load F_e");
     blocks bk = hdg_lh_system_blocks(k, L, 1);
     hdg_ir_tensor *r = hdg_ir_local(k, "r", HDG_IR_DOUBLE, HDG_SHAPE(L->nl));
@@ -262,7 +264,7 @@ void hdg_lh_rhs_kernel(lower *c)
     hdg_ir_expr *i = hdg_ir_for(k, "i", L->nl);
     hdg_ir_assign(k, hdg_ir_ld1(k, r, i), hdg_ir_ld2(k, bk.B, i, I(k, L->nt)));
     hdg_ir_end(k);
-    solve_local(c, k, bk.A, r);
+    hdg_lh_solve_local(c, k, bk.A, r);
     i = hdg_ir_for(k, "i", L->nt);
     hdg_ir_assign(k, hdg_ir_ld1(k, Fe, i), hdg_ir_ld2(k, bk.D, i, I(k, L->nt)));
     hdg_ir_expr *j = hdg_ir_for(k, "j", L->nl);

@@ -3,7 +3,7 @@
 
     check_newton.py REPORT.json [REPORT2.json] [--max-steps N] [--cmax C] [--line-search]
                     [--attainable] [--same-steps] [--jacobian-check] [--max-error NAME=BOUND ...]
-                    [--match-errors R]
+                    [--match-errors R] [--per-time-step N]
 
 Every report must say newton.converged, with residuals[] one longer than its steps and
 newton.steps <= N; --cmax: newton.quadratic_constant in (0, C] and, over the steps it was
@@ -15,16 +15,44 @@ step whose defect at e = 1e-3 lies 100 times above the rounding in it at e = 1e-
 least fivefold from e = 1e-3 to 1e-4 (second order: the Jacobian is the residual's
 derivative), on at least two steps; --max-error: errors.NAME below BOUND; --match-errors R: every report's errors equal
 the first's to relative R. Prints the history;
-exit status 1 on any failure."""
+exit status 1 on any failure.
+
+A transient report (Newton at every time step: newton.steps_per_time_step[]) must say
+newton.converged, with one entry per time step summing to newton.steps; --max-steps N
+bounds newton.steps_max (one solve), --per-time-step N every time step's Newton steps but
+the first's (its start is the initial state with the trace 0), each at least 1;
+--max-error, --match-errors as above; --same-steps: every report took the same Newton steps
+at every time step."""
 import json
 import sys
+
+
+def check_transient(f, rep, nw, opts):
+    per, bad = nw["steps_per_time_step"], 0
+    print("%s: %s time steps, Newton steps %s (max one solve %s), total %s" % (
+        f, rep.get("time", {}).get("steps"), per, nw.get("steps_max"), nw.get("steps")))
+    if not nw.get("converged") or len(per) != rep.get("time", {}).get("steps") or sum(per) != nw.get("steps"):
+        print("FAIL: not converged, or the steps per time step do not match the time steps or the total")
+        return 1
+    if "--max-steps" in opts and not nw.get("steps_max", 1e9) <= opts["--max-steps"]:
+        print("FAIL: %s steps in one solve > %d" % (nw.get("steps_max"), opts["--max-steps"])); bad += 1
+    if "--per-time-step" in opts:
+        over = [(n + 1, k) for n, k in enumerate(per) if k < 1 or (n > 0 and k > opts["--per-time-step"])]
+        if over:
+            print("FAIL: time steps (step, Newton steps) outside [1, %d]: %s" % (opts["--per-time-step"], over[:10]))
+            bad += 1
+    for n, b in opts["errors"].items():
+        e = rep.get("errors", {}).get(n)
+        if e is None or not (e < b):
+            print("FAIL: error %s = %s, want < %g" % (n, e, b)); bad += 1
+    return bad
 
 
 def main(argv):
     files, opts, i = [], {"errors": {}}, 1
     while i < len(argv):
         a = argv[i]
-        if a in ("--max-steps", "--cmax", "--match-errors"):
+        if a in ("--max-steps", "--cmax", "--match-errors", "--per-time-step"):
             opts[a] = float(argv[i + 1]); i += 2
         elif a == "--max-error":
             n, b = argv[i + 1].split("="); opts["errors"][n] = float(b); i += 2
@@ -36,6 +64,10 @@ def main(argv):
     for f in files:
         rep = json.load(open(f))
         nw = rep.get("newton", {})
+        if "steps_per_time_step" in nw:
+            bad += check_transient(f, rep, nw, opts)
+            steps.append(tuple(nw["steps_per_time_step"]))
+            continue
         r = nw.get("residuals", [])
         print("%s: steps %s, |R| %s, alphas %s, C %s" % (f, nw.get("steps"), ["%.2e" % x for x in r],
                                                        nw.get("alphas"), nw.get("quadratic_constant")))

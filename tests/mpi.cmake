@@ -78,13 +78,13 @@ if(HDG_MPIRUN AND Python3_Interpreter_FOUND)
     -- ${H}/poisson_neumann.hdg --mesh square:2 --order 3)
   # the null space per trace unknown (issue 38 item 2), decided alike on every rank from the
   # summed Gram matrices: a free vertical translation fixed by 'mean u' (component 1), a second
-  # trace unknown's constants fixed by 'mean u2', and the rigid motions refused on every rank
+  # trace unknown's constants fixed by 'mean u2', and the rigid motions with 'mean u' only refused on every rank
   hdg_mpi_test(mpi_hdg_roller_free ${RUNS} --np 1,3 --rtol 1e-5
     -- ${H}/elasticity_roller_free.hdg --mesh square:6)
   hdg_mpi_test(mpi_hdg_second_trace_neumann ${RUNS} --np 1,3 --rtol 1e-5
     -- ${H}/two_traces_neumann.hdg --mesh square:6)
   hdg_mpi_test(mpi_hdg_rigid_motions ${RUNS} --np 3 --expect-rc 1
-    --expect "null space of dimension 3 .*the rigid motions"
+    --expect "null space of dimension 3 .*the rigid motions.*write 'rigid u = g' instead"
     -- ${H}/elasticity_traction_sym.hdg --mesh square:4)
   # periodic meshes: the identification travels with each piece (periodic faces inside a
   # piece are paired, those between ranks are partition faces); a torus is also pure Neumann
@@ -110,10 +110,12 @@ if(HDG_MPIRUN AND Python3_Interpreter_FOUND)
     --expect "(rank [12]: )?func 'f' .* is NaN at .* element 110 is not finite"
     -- ${H}/poisson_nan_corner.hdg --mesh square:8)
   # out of memory on rank 1 only (its address space limited): the job ends with the message
-  # (not under the sanitizers: AddressSanitizer cannot reserve its shadow memory under ulimit -v)
+  # (not under the sanitizers: AddressSanitizer cannot reserve its shadow memory under ulimit -v).
+  # 1.2 GB: since the distributed matrix is preallocated exactly (runtime/petsc/petsc_dist.c) the
+  # run fits in 1.5 GB; it fails in PETSc's set-up from 1.0 to 1.3 GB (measured, cold cache too)
   if(NOT HDG_SANITIZE)
     hdg_mpi_test(mpi_hdg_oom_one_rank ${RUNS} --np 2 --expect-rc 1 --expect "rank 1: error: .*(memory|PETSc)"
-      --wrap "sh ${HDG_TEST_DIR}/mpi_limit_rank.sh 1 1500000"
+      --wrap "sh ${HDG_TEST_DIR}/mpi_limit_rank.sh 1 1200000"
       -- ${H}/poisson_exp.hdg --mesh square:300 --order 4)
   endif()
   # the Python package under mpirun (not under the sanitizers: an ASan libhdgc.so cannot be

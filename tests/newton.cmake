@@ -57,6 +57,14 @@ hdg_cli_test(newton_max_steps 1
   -- ${NWT_HDGC} run ${NWT_ND} --mesh square:4 --newton-max-steps 1 --quiet)
 hdg_cli_test(newton_step_lines 0 -e "^  newton  0  \\|R\\| " -e "newton converged in [0-9]+ steps .*quadratic constant C = "
   -- ${NWT_HDGC} run ${NWT_BRATU} --mesh square:4)
+# --newton-check's log line says when |R(s)| is so near rounding that the quotients say nothing
+# (|R(s + e d) - (1 - e) R(s)| at e = 1e-4 below the floor 100 eps ||M||): not at the first three
+# steps (tenfold apart, measured), at the last (|R(s)| 1.6e-8 before step 5, rho 9.7e-4 and 9.5e-3)
+hdg_cli_test(newton_check_rounding 0
+  -e "check step 3: .* = [0-9.e+-]+ \\(e = 1e-3\\), [0-9.e+-]+ \\(e = 1e-4\\)$"
+  -e "check step 5: .* \\(e = 1e-4\\) \\(\\|R\\(s\\)\\| near rounding: no test\\)$"
+  -n "check step [123]: .*near rounding"
+  -- ${NWT_HDGC} run ${NWT_ND} --mesh square:4 --newton-check on)
 hdg_cli_test(newton_quiet 0 -n "newton" -- ${NWT_HDGC} run ${NWT_BRATU} --mesh square:4 --quiet)
 hdg_cli_test(newton_bad_option 2 -e "--newton-rtol 2: expected a number in \\(0, 1\\)"
   -- ${NWT_HDGC} run ${NWT_BRATU} --mesh square:4 --newton-rtol 2)
@@ -78,15 +86,7 @@ if(Python3_Interpreter_FOUND)
     WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
   set_tests_properties(newton_petsc_serial PROPERTIES TIMEOUT ${HDG_COMPILE_TIMEOUT})
 endif()
-# under mpirun with 2 ranks: refused on every rank, exit 1, no hang (Newton's norms and line
-# search are serial so far; docs/solvers.md); -np 1 runs the serial loop
-find_program(NWT_MPIRUN mpirun)
-if(NWT_MPIRUN)
-  add_test(NAME newton_mpi_refused COMMAND sh -c
-    "out=$(timeout 300 '${NWT_MPIRUN}' -np 2 '${NWT_HDGC}' run '${NWT_BRATU}' --mesh square:4 --quiet 2>&1); rc=$?; echo \"$out\"; [ $rc -ne 0 ] && [ $rc -ne 124 ] && echo \"$out\" | grep -q 'nonlinear HDG (Newton) does not run under mpirun yet (run it on one process)'")
-  set_tests_properties(newton_mpi_refused PROPERTIES TIMEOUT ${HDG_COMPILE_TIMEOUT} RESOURCE_LOCK mpirun ENVIRONMENT
-    "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_MCA_btl_vader_single_copy_mechanism=none")
-endif()
+# under mpirun: tests/newton_mpi.cmake
 # CG chosen (the Jacobian looks symmetric) and broken down near Bratu's turning point: the step
 # is solved again with GMRES, the report and the log say so (newton.solver_fallback); at
 # lambda = 6.78 on square:4, k = 1 the discrete problem is past its own turning point, so Newton

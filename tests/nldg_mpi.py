@@ -11,18 +11,10 @@ import subprocess
 import sys
 import tempfile
 
+from mpi_dg import flat   # the report flattened to dotted keys, as mpi_dg.py compares it
+
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
            OMPI_MCA_rmaps_base_oversubscribe="1", OMPI_MCA_btl_vader_single_copy_mechanism="none")
-
-
-def flat(d, pre=""):
-    out = {}
-    for k, v in d.items():
-        if isinstance(v, dict):
-            out.update(flat(v, pre + k + "."))
-        else:
-            out[pre + k] = v
-    return out
 
 
 def run(cmd, path):

@@ -8,7 +8,9 @@
  * With HDGC_CUDA_MAPPING=block every kernel whose locals fit in shared memory
  * is mapped a block per item (the ctests cuda_examples_block_*), and then
  * the HDG local kernels at k = 4 and 8 must be, with no stack left for locals.
- * The 3D files (poisson3d, heat3d of tests/data/hdg, maxwell3d, acoustics3d) at k = 1, 2, 4.
+ * The 3D files (poisson3d, heat3d of tests/data/hdg, maxwell3d, acoustics3d) at k = 1, 2, 4; the
+ * nonlinear examples (nonlinear_diffusion, bratu, nonlinear_heat: Newton's kernels) at k = 1, 2, 3,
+ * the nonlinear DG ones (euler2d, burgers2d, shallow_water) at N = 1, 2, 4.
  * usage: test_cuda_examples [EXAMPLE]   (the six 2D ones when none is given)
  * Exit 77 (skip) only when libnvrtc itself is missing. */
 #include <stdio.h>
@@ -105,6 +107,12 @@ int main(int argc, char **argv)
         {"acoustics2d", HDG_EXAMPLES, {1, 4, 8}},      {"advection2d", HDG_EXAMPLES, {1, 4, 8}},
         {"poisson3d", HDG_EXAMPLES, {1, 2, 4}},        {"heat3d", HDG_TEST_DATA "/hdg", {1, 2, 4}},
         {"maxwell3d", HDG_EXAMPLES, {1, 2, 4}},        {"acoustics3d", HDG_EXAMPLES, {1, 2, 4}},
+        /* nonlinear HDG (Newton): local and recover read the state, the residual and initial kernels */
+        {"nonlinear_diffusion", HDG_EXAMPLES, {1, 2, 3}}, {"bratu", HDG_EXAMPLES, {1, 2, 3}},
+        {"nonlinear_heat", HDG_EXAMPLES, {1, 2, 3}},
+        /* nonlinear explicit DG: quadrature kernels, the builtin 'wavespeed' (euler2d) in the faces */
+        {"euler2d", HDG_EXAMPLES, {1, 2, 4}},          {"burgers2d", HDG_EXAMPLES, {1, 2, 4}},
+        {"shallow_water", HDG_EXAMPLES, {1, 2, 4}},
     };
     int found = 0;
     for (size_t e = 0; e < sizeof examples / sizeof *examples; e++)

@@ -1,6 +1,6 @@
 /* test_dg_speed.c — the explicit DG time step follows the characteristic
  * speed of the equations (drivers/dg_speed.c), and the drivers' guards
- * (drivers/run_dg_common.c):
+ * (drivers/run_dg_common.c, run_dg_loop.c):
  *   1. spectral radius: symmetric, non-symmetric with eigenvalues +-2, a
  *      rotation (+-i: 1), nilpotent (0);
  *   2. speeds read from the forms: maxwell2d and acoustics2d 1, advection2d

@@ -15,10 +15,10 @@
 #include "frontend/frontend.h"
 #include "test.h"
 
-static hdg_problem *load(const char *name)
+static hdg_problem *load_from(const char *dir, const char *name)
 {
     char path[512];
-    snprintf(path, sizeof path, "%s/%s.hdg", HDG_EXAMPLES, name);
+    snprintf(path, sizeof path, "%s/%s.hdg", dir, name);
     hdg_diags d;
     hdg_diags_init(&d);
     hdg_problem *p = hdg_problem_load(path, NULL, &d);
@@ -26,6 +26,8 @@ static hdg_problem *load(const char *name)
     hdg_diags_free(&d);
     return p;
 }
+
+static hdg_problem *load(const char *name) { return load_from(HDG_EXAMPLES, name); }
 
 /* ---------------------------------------------------------------- a sample state */
 
@@ -201,9 +203,10 @@ static void burgers2d(void)
     hdg_problem_free(p);
 }
 
+/* tests/data/nldg/euler_vortex.hdg: examples/euler2d.hdg with the wave speed written by hand */
 static void euler2d(void)
 {
-    hdg_problem *p = load("euler2d");
+    hdg_problem *p = load_from(HDG_TEST_DATA "/nldg", "euler_vortex");
     if (!p) return;
     int n = check_problem("euler2d", p);
     shape s[3];
@@ -216,6 +219,30 @@ static void euler2d(void)
           "euler2d: every flux term depends on rho, m.x, m.y, E on both sides (got %d, %d, %d)",
           s[0].roles[HDG_ROLE_FLUX], s[1].roles[HDG_ROLE_FLUX], s[2].roles[HDG_ROLE_FLUX]);
     CHECK(n == 3 * (s[0].njac + s[1].njac + s[2].njac), "euler2d: every derivative compared");
+    hdg_problem_free(p);
+}
+
+/* examples/euler2d.hdg: the same with 'wavespeed', which its Jacobians hold fixed: the mass flux term
+ * 0.5*wavespeed*jump(rho) reads rho on both sides only; the momentum rows' Fm reads rho, m.x, m.y (its
+ * E part is linear), the energy row all four; wavespeed needs every unknown's exterior state. */
+static void euler2d_wavespeed(void)
+{
+    hdg_problem *p = load("euler2d");
+    if (!p) return;
+    int n = check_problem("euler2d", p);
+    shape s[3];
+    for (int e = 0; e < 3; e++) s[e] = shape_of(&p->equations[e]);
+    CHECK(s[0].roles[HDG_ROLE_FLUX] == 2 && s[1].roles[HDG_ROLE_FLUX] == 12 && s[2].roles[HDG_ROLE_FLUX] == 8,
+          "euler2d (wavespeed): 2, 12, 8 flux derivatives (got %d, %d, %d)",
+          s[0].roles[HDG_ROLE_FLUX], s[1].roles[HDG_ROLE_FLUX], s[2].roles[HDG_ROLE_FLUX]);
+    int ws = 0;
+    for (int e = 0; e < 3; e++)
+        for (int r = 0; r < p->equations[e].nresiduals; r++)
+            ws += hdg_expr_has_wavespeed(p->equations[e].residuals[r].coef);
+    CHECK(ws == 4, "euler2d: 'wavespeed' in the 4 face terms (got %d)", ws);
+    for (int u = 0; u < p->nunknowns; u++)
+        CHECK(p->unknowns[u].needs_exterior, "euler2d: wavespeed needs ext(%s)", p->unknowns[u].name);
+    CHECK(n == 3 * (s[0].njac + s[1].njac + s[2].njac), "euler2d (wavespeed): every derivative compared");
     hdg_problem_free(p);
 }
 
@@ -322,6 +349,7 @@ int main(void)
     bratu();
     burgers2d();
     euler2d();
+    euler2d_wavespeed();
     nonlinear3d();
     diffusion_source();
     euler_vortex();

@@ -11,6 +11,7 @@
 #include "support/util.h"
 
 #define TAG_PIECE 11
+#define TAG_FACE_SUM 12
 
 /* The element graph in CSR: elements sharing a face. */
 static void element_graph(const hdg_mesh *m, int **xadj, int **adj)
@@ -183,6 +184,12 @@ static void pack_piece(const hdg_mesh *M, const int *part, const long long *gid,
     for (int i = 0; i < n; i++)
         for (int j = 0; j < nfe; j++) put(b, &gid[M->ef[nfe * key[i] + j]], sizeof(long long));
     for (int i = 0; i < n; i++) put(b, &M->eforient[nfe * key[i]], (size_t)nfe * sizeof(int));
+    for (int i = 0; i < n; i++)   /* the rank across each face that leaves the piece, else -1 */
+        for (int j = 0; j < nfe; j++) {
+            int e = (int)key[i], f = M->ef[nfe * e + j];
+            int o = M->fe[2 * f] == e ? M->fe[2 * f + 1] : M->fe[2 * f], q = o >= 0 && !in[o] ? part[o] : -1;
+            put(b, &q, sizeof q);
+        }
     int periodic = M->vtop != NULL;   /* the topological vertex of each local vertex */
     put(b, &periodic, sizeof periodic);
     for (int v = 0; v < M->nv && periodic; v++)
@@ -255,7 +262,54 @@ static void interface_orientation(hdg_mesh *m, const int *gorient)
     }
 }
 
-static hdg_status unpack_piece(const char *at, hdg_mesh *m, hdg_mesh_dist *d, int P, hdg_error *err)
+static int cmp_share(const void *a, const void *b)
+{
+    const long long *x = a, *y = b;
+    return x[0] != y[0] ? (x[0] > y[0]) - (x[0] < y[0]) : (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* The partition faces by neighbour rank (eother: the rank across each element face,
+ * -1 inside the piece or on the domain's boundary), in global id order. */
+static void face_shares(const hdg_mesh *m, hdg_mesh_dist *d, const int *eother)
+{
+    int nfe = hdg_mesh_nfe(m), n = 0;
+    long long *k = hdg_xmalloc(sizeof(long long) * 3 * ((size_t)m->nf + 1));
+    for (int f = 0; f < m->nf; f++) {
+        int q = m->fe[2 * f + 1] < 0 ? eother[nfe * m->fe[2 * f] + m->flf[2 * f]] : -1;
+        if (q >= 0) k[3 * n] = q, k[3 * n + 1] = d->fgid[f], k[3 * n + 2] = f, n++;
+    }
+    qsort(k, (size_t)n, 3 * sizeof(long long), cmp_share);
+    d->fnbr = hdg_xmalloc(sizeof(int) * ((size_t)n + 1));
+    d->fshare_off = hdg_xcalloc((size_t)n + 2, sizeof(int));
+    d->fshare = hdg_xmalloc(sizeof(int) * ((size_t)n + 1));
+    for (int i = 0; i < n; i++) {
+        if (i == 0 || k[3 * i] != k[3 * i - 3]) d->fshare_off[d->nfnbr] = i, d->fnbr[d->nfnbr++] = (int)k[3 * i];
+        d->fshare[i] = (int)k[3 * i + 2];
+    }
+    d->fshare_off[d->nfnbr] = n;
+    free(k);
+}
+
+void hdg_mesh_dist_face_sum(const hdg_mesh_dist *d, int m, double *v)
+{
+    if (!d || d->nfnbr == 0) return;
+    int nn = d->nfnbr, tot = d->fshare_off[nn];
+    double *sb = hdg_xmalloc(sizeof(double) * (size_t)m * ((size_t)tot + 1));
+    double *rb = hdg_xmalloc(sizeof(double) * (size_t)m * ((size_t)tot + 1));
+    void **sp = hdg_xmalloc(sizeof(void *) * 2 * (size_t)nn), **rp = sp + nn;
+    size_t *bytes = hdg_xmalloc(sizeof(size_t) * (size_t)nn);
+    for (int i = 0; i < tot; i++) memcpy(sb + (size_t)i * m, v + (size_t)d->fshare[i] * m, sizeof(double) * (size_t)m);
+    for (int k = 0; k < nn; k++) {
+        sp[k] = sb + (size_t)d->fshare_off[k] * m, rp[k] = rb + (size_t)d->fshare_off[k] * m;
+        bytes[k] = sizeof(double) * (size_t)m * (size_t)(d->fshare_off[k + 1] - d->fshare_off[k]);
+    }
+    hdg_comm_exchange_end(hdg_comm_exchange_begin(nn, d->fnbr, sp, bytes, rp, bytes, TAG_FACE_SUM));
+    for (int i = 0; i < tot; i++)
+        for (int c = 0; c < m; c++) v[(size_t)d->fshare[i] * m + c] += rb[(size_t)i * m + c];
+    free(sb), free(rb), free(sp), free(bytes);
+}
+
+static hdg_status unpack_piece(const char *at, hdg_mesh *m, hdg_mesh_dist *d, int P, int ghosts, hdg_error *err)
 {
     int hdr[6];
     long long glob[4];
@@ -291,6 +345,8 @@ static hdg_status unpack_piece(const char *at, hdg_mesh *m, hdg_mesh_dist *d, in
     memcpy(egf, get(&at, sizeof(long long) * nn), sizeof(long long) * nn);
     int *gorient = hdg_xmalloc(sizeof(int) * (nn + 1));
     memcpy(gorient, get(&at, sizeof(int) * nn), sizeof(int) * nn);
+    int *eother = hdg_xmalloc(sizeof(int) * (nn + 1));
+    memcpy(eother, get(&at, sizeof(int) * nn), sizeof(int) * nn);
     int periodic;
     memcpy(&periodic, get(&at, sizeof periodic), sizeof periodic);
     if (periodic) piece_vtop(m, (const int *)get(&at, sizeof(int) * 2 * (size_t)nv));
@@ -323,6 +379,7 @@ static hdg_status unpack_piece(const char *at, hdg_mesh *m, hdg_mesh_dist *d, in
             d->fgid[f] = g, d->fowner[f] = o;
             d->nf_owned += o == d->rank;
         }
+        if (!ghosts) face_shares(m, d, eother);   /* (with ghosts a partition face has one rank) */
     }
     if (!st) {   /* ghost exchange: the ghosts of each owner are contiguous */
         d->nbr = hdg_xmalloc(sizeof(int) * ((size_t)P + 1));
@@ -355,7 +412,7 @@ static hdg_status unpack_piece(const char *at, hdg_mesh *m, hdg_mesh_dist *d, in
         d->send_elem = send;
         free(lst);
     }
-    free(eowner), free(egf), free(gorient);
+    free(eowner), free(egf), free(gorient), free(eother);
     return st;
 }
 
@@ -432,7 +489,7 @@ hdg_status hdg_mesh_distribute(const hdg_mesh *whole, int ghosts, hdg_mesh *piec
         mine.n = len;
         hdg_comm_recv(mine.p, len, 0, TAG_PIECE);
     }
-    st = unpack_piece(mine.p, piece, d, P, err);
+    st = unpack_piece(mine.p, piece, d, P, ghosts, err);
     free(mine.p);
     return hdg_comm_agree(st, err);
 }
@@ -441,5 +498,6 @@ void hdg_mesh_dist_free(hdg_mesh_dist *d)
 {
     free(d->egid), free(d->fgid), free(d->fowner), free(d->fstart), free(d->vgid), free(d->vstart);
     free(d->nbr), free(d->send_off), free(d->send_elem), free(d->recv_off);
+    free(d->fnbr), free(d->fshare_off), free(d->fshare);
     memset(d, 0, sizeof *d);
 }

@@ -48,6 +48,11 @@ typedef struct hdg_mesh_dist {
      * recv_off[i] .. recv_off[i+1]-1, counted from ne_owned. */
     int nnbr;
     int *nbr, *send_off, *send_elem, *recv_off;
+    /* Partition faces shared with each neighbour rank (ghosts = 0, HDG): nfnbr
+     * ranks fnbr[i], the faces fshare[fshare_off[i] .. fshare_off[i+1]-1] (piece
+     * numbering) in global id order, so that both sides list a pair's faces alike. */
+    int nfnbr;
+    int *fnbr, *fshare_off, *fshare;
 } hdg_mesh_dist;
 
 /* The part (0..nparts-1) of every element of m, from METIS on the element
@@ -67,6 +72,13 @@ hdg_status hdg_mesh_distribute(const hdg_mesh *whole, int ghosts, hdg_mesh *piec
  * parts. Each array has nparts entries (NULL: not wanted). */
 void hdg_mesh_partition_stats(const hdg_mesh *m, int nparts, const int *part, int *nelem, int *nhalo,
                               int *nnbr);
+
+/* Collective among neighbours (ghosts = 0): v holds m values a face of the piece,
+ * partial sums on the partition faces (e.g. trace rows assembled from this
+ * rank's elements); on return each partition face holds the sum over the two
+ * ranks that share it, the same bits on both (a + b = b + a). Without d, or
+ * with no partition face, nothing happens. */
+void hdg_mesh_dist_face_sum(const hdg_mesh_dist *d, int m, double *v);
 
 void hdg_mesh_dist_free(hdg_mesh_dist *d);
 

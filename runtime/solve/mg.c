@@ -503,6 +503,20 @@ static int first_of(const int *cidx, long long ncv, int ncomp, int c)
     return -1;
 }
 
+/* Rigid motions free: the coarse unknowns of the null components at the dim vertices of
+ * the first face that has them all (pinned[], at most 3 x 31); their count. */
+static int pin_face(const int *cidx, int ncomp, unsigned mask, int nf, int nvf, const int *fv, int *pinned)
+{
+    for (int l = 0; l < nf; l++) {
+        int n = 0, ok = 1;
+        for (int v = 0; v < nvf && ok; v++)
+            for (int c = 0; c < ncomp && c < 31 && ok; c++)
+                if (mask >> c & 1u) ok = (pinned[n++] = cidx[(long long)fv[(size_t)nvf * l + v] * ncomp + c]) >= 0;
+        if (ok) return n;
+    }
+    return 0;
+}
+
 hdg_status hdg_mg_coarse_build(hdg_mg_coarse *C, const hdg_blockmat *B, int dim, int nk, int nv, const int *fv,
                                unsigned null_mask, hdg_error *err)
 {
@@ -536,9 +550,11 @@ hdg_status hdg_mg_coarse_build(hdg_mg_coarse *C, const hdg_blockmat *B, int dim,
         galerkin(&C->Ac, &C->R, &C->AP);
         if (!drop_weak(&C->Ac, cidx, ncv, keep)) break;
     }
-    int pinned[32], npin = 0;   /* each null component's first coarse unknown */
-    for (int c = 0; c < ncomp && c < 32; c++)
-        if (null_mask >> c & 1u) pinned[npin] = first_of(cidx, ncv, ncomp, c), npin += pinned[npin] >= 0;
+    int pinned[96], npin = 0;   /* each null component's first coarse unknown */
+    if (null_mask & HDG_MG_NULL_ROTATIONS) npin = pin_face(cidx, ncomp, null_mask, B->nf, nvf, fv, pinned);
+    else
+        for (int c = 0; c < ncomp && c < 31; c++)
+            if (null_mask >> c & 1u) pinned[npin] = first_of(cidx, ncv, ncomp, c), npin += pinned[npin] >= 0;
     free(fixed), free(keep), free(cidx), free(H);
     if (C->nc == 0) return hdg_fail(err, HDG_EINPUT, "multigrid: no coarse unknowns (every face is fixed)");
     for (int i = 0; i < npin; i++) pin(C, pinned[i]);

@@ -40,8 +40,12 @@
  * B has the constants of trace component c (of the m / nk) as a null vector
  * (several components: several free constants); Ac's first coarse unknown of
  * each such component is then pinned (its row and column replaced by the
- * identity) so that the coarse solve is regular.
+ * identity) so that the coarse solve is regular. With HDG_MG_NULL_ROTATIONS set too
+ * (rigid motions: rotations of those components free as well) every such component is
+ * pinned instead at each vertex of the first face whose vertices all carry it (dim
+ * vertices, not collinear: only the zero rigid motion vanishes there).
  * Coarse unknowns whose Galerkin diagonal is not positive are dropped. */
+#define HDG_MG_NULL_ROTATIONS (1u << 31)
 typedef struct hdg_mg_coarse {
     hdg_csr P, R, AP, Ac;
     int nc;          /* coarse unknowns */
