@@ -191,6 +191,7 @@ hdg_status hdg_run_hdg_cuda(const hdg_problem *p, struct hdg_mesh *mesh, const h
     hdg_progress line;   /* the stage names on a terminal (o->progress) */
     hdg_progress_begin(&line, o->progress ? stderr : NULL);
     STAGE("lower", hdg_lower_hdg(p, &r.L, err));
+    hdg_lowered_drop_jinv(&r.L);   /* SNES (their only user) runs on the host */
     STAGE("compile", compile_stage(&r, err));
     report_device(&r);
     hdg_hdg_report_dofs(rep, mesh, &r.L);
