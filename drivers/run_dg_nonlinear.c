@@ -227,7 +227,7 @@ static hdg_status speed(hdg_dg_data *d, const double *U, long long s, double t, 
     if (e >= 0) {
         char what[900], sv[300];
         state_text(d, U, e, 0, sv, sizeof sv);
-        snprintf(what, sizeof what, "the wave speed is not finite at element %d: %s (the state at its first node: %s)",
+        snprintf(what, sizeof what, "no wave speed at element %d: %s (the state at its first node: %s)",
                  e, d->speed.why, sv);
         st = inadmissible(d, what, s, t, err);
         d->speed.known = 1;   /* the verdict travels through agree, not the speed's reduction */
@@ -248,10 +248,10 @@ static hdg_status fixed_step(hdg_dg_data *d, double t)
     hdg_dg_nl *nl = &d->nl;
     double unit = d->speed.known ? d->speed.unit : INFINITY;
     d->cfl_eff = unit > 0 && unit < INFINITY ? d->dt / unit : 0;
-    if (nl->samples == 1) nl->unitmin = unit, nl->cflmax = d->cfl_eff, nl->warn_t = -1;
+    if (nl->samples == 1) nl->unitmin = unit, nl->cflmax = d->cfl_eff;
     nl->unitmin = fmin(nl->unitmin, unit);
     nl->cflmax = fmax(nl->cflmax, d->cfl_eff);
-    if (d->cfl_eff > 1 && nl->warn_t < 0) nl->warn_t = t, nl->warn_cfl = d->cfl_eff, nl->warn_unit = unit;
+    if (d->cfl_eff > 1 && !nl->warned) nl->warned = 1, nl->warn_t = t, nl->warn_cfl = d->cfl_eff, nl->warn_unit = unit;
     nl->dtmin = nl->dtmax = d->dt;
     return HDG_OK;
 }
@@ -434,7 +434,7 @@ void hdg_dg_nl_report(const hdg_dg_data *d, hdg_report *rep, FILE *log)
 void hdg_dg_nl_warn(const hdg_dg_data *d, const hdg_run_options *opt, hdg_report *rep)
 {
     const hdg_dg_nl *nl = &d->nl;
-    if (!d->nl_fixed || !(nl->warn_t >= 0)) return;
+    if (!d->nl_fixed || !nl->warned) return;
     char from[64], msg[700];
     if (opt->dt > 0) snprintf(from, sizeof from, "--dt %g", opt->dt);
     else snprintf(from, sizeof from, "the file's 'dt = %g'", d->p->time.dt);

@@ -50,8 +50,8 @@ typedef struct hdg_dg_nl {
     double dtmin, dtmax, speedmax;
     double unitmin, cflmax;              /* a fixed dt: the wave speed's step at cfl 1 (smallest), the
                                             largest cfl the fixed dt amounts to */
-    double warn_t;                       /* a fixed dt: when its cfl first exceeded 1 (-1: never) */
-    double warn_cfl, warn_unit;
+    int warned;                          /* a fixed dt: its cfl exceeded 1 (first at warn_t) */
+    double warn_t, warn_cfl, warn_unit;
     double tot0[HDG_DG_MAX_FIELDS], tot[HDG_DG_MAX_FIELDS], scale[HDG_DG_MAX_FIELDS];
     double drift;                        /* largest relative drift of a total so far */
     double smooth_max;                   /* largest smoothness indicator so far */
