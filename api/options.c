@@ -142,6 +142,10 @@ hdg_status hdg_api_option(hdg_run_options *o, hdg_api_extra *x, hdg_api_strings 
         if (!on_off(value, &o->png_edges)) return hdg_fail(err, HDG_EINPUT, "edges %s: expected on or off", value);
     } else if (!strcmp(name, "cache")) {
         if (!on_off(value, &o->use_cache)) return hdg_fail(err, HDG_EINPUT, "cache %s: expected on or off", value);
+    } else if (!strcmp(name, "newton")) {
+        if (strcmp(value, "hdgc") && strcmp(value, "snes"))
+            return hdg_fail(err, HDG_EINPUT, "--newton %s: expected hdgc (hdgc's own loop) or snes (PETSc's SNES)", value);
+        o->newton_snes = !strcmp(value, "snes");
     } else if (!strcmp(name, "newton-check")) {
         if (!on_off(value, &o->newton_check)) return hdg_fail(err, HDG_EINPUT, "--newton-check %s: expected on or off", value);
     } else if (!strcmp(name, "fields")) {

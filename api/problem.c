@@ -223,7 +223,7 @@ static hdg_status option_family(const hdgc_problem *p, const char *name, hdg_err
     static const char *const time[] = {"cfl", "dt", "final-time", "every"};
     const hdg_problem *q = p->checked;
     int dg = q->method == HDG_METHOD_DG, transient = dg || q->transient;
-    if (!strncmp(name, "newton-", 7) && (dg || !q->nonlinear))
+    if ((!strncmp(name, "newton-", 7) || !strcmp(name, "newton")) && (dg || !q->nonlinear))
         return hdg_fail(err, HDG_EINPUT, "--%s applies to nonlinear HDG problems (Newton); problem '%s' is %s", name,
                         q->name, dg ? "explicit DG (no Newton)" : "linear (one linear solve)");
     if (!dg && transient && !strcmp(name, "cfl"))

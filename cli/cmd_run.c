@@ -18,7 +18,8 @@ static void usage(FILE *f)
                "                [--precond mg|block|jacobi|none] [--format block|csr] [--rtol r] [--maxit n] [--restart m]\n"
                "                [--vtk out.vtu|out.pvtu|out.pvd] [--vtk-format binary|ascii] [--every n]\n"
                "                [--cfl c] [--dt D] [--final-time T]\n"
-               "                [--newton-max-steps n] [--newton-rtol r] [--newton-atol a] [--newton-check on|off]\n"
+               "                [--newton hdgc|snes] [--newton-max-steps n] [--newton-rtol r] [--newton-atol a]\n"
+               "                [--newton-check on|off]\n"
                "                [--png out.png] [--field NAME] [--size WxH] [--edges] [--slice x|y|z=C]\n"
                "                [--kernels generated|handwritten] [--json report.json] [--no-cache] [--quiet]\n");
 }
@@ -71,6 +72,12 @@ static void help(void)
            "                      residual may dominate the error warns\n"
            "  --maxit n           iteration limit (default max(1000, 2 x unknowns))\n"
            "  --restart m         GMRES restart length (default 100, at most the unknowns)\n"
+           "  --newton NAME       nonlinear HDG problems: hdgc (default: hdgc's own Newton loop) or\n"
+           "                      snes: PETSc's SNES owns the iteration (host, serial, steady),\n"
+           "                      each step J^-1 F by static condensation as a PCShell; --petsc\n"
+           "                      takes any -snes_*/-ksp_*/-pc_* option (\"-snes_monitor\n"
+           "                      -snes_linesearch_type basic\"), -trace_* ones go to the trace\n"
+           "                      solve (--solver petsc: \"-trace_pc_type gamg\"); docs/solvers.md\n"
            "  --newton-max-steps n  nonlinear HDG problems: Newton's step limit (default 25);\n"
            "                      a run that reaches it fails with the residual history\n"
            "  --newton-rtol r     Newton stops at |R| <= r |R_0| + a (default 1e-10), or at\n"
@@ -152,7 +159,7 @@ static int bad(const char *fmt, const char *arg)
 static const char *const api_options[] = {"mesh", "backend", "solver", "petsc", "precond", "format", "vtk",
                                           "vtk-format", "png", "field", "size", "slice", "order", "rtol", "maxit", "every",
                                           "restart", "cfl", "dt", "final-time", "kernels",
-                                          "newton-max-steps", "newton-rtol", "newton-atol", "newton-check"};
+                                          "newton", "newton-max-steps", "newton-rtol", "newton-atol", "newton-check"};
 
 typedef struct run_args {
     const char *path, *json;
@@ -268,7 +275,7 @@ static int check_family(const run_args *A, const hdgc_problem *p)
 {
     static const char *const solver[] = {"solver", "precond", "petsc", "format", "rtol", "maxit", "restart"};
     static const char *const time[] = {"cfl", "dt", "final-time", "every"};
-    static const char *const newton[] = {"newton-max-steps", "newton-rtol", "newton-atol", "newton-check"};
+    static const char *const newton[] = {"newton", "newton-max-steps", "newton-rtol", "newton-atol", "newton-check"};
     int dg = !strcmp(hdgc_problem_method(p), "DG"), transient = hdgc_problem_transient(p);
     if (!dg && transient && get(A, "cfl")) {
         fprintf(stderr, "hdgc run: --cfl applies to explicit DG problems; %s is HDG with implicit time stepping "

@@ -134,6 +134,25 @@ void hdg_run_mean_unused(const hdg_problem *p, hdg_report *rep)
     }
 }
 
+/* --newton snes (drivers/run_hdg_snes.c) where it does not run yet. */
+static hdg_status snes_refusal(const hdg_problem *p, const char *where, hdg_error *err)
+{
+    return hdg_fail(err, HDG_EINPUT, "%s: --newton snes (PETSc's SNES) runs steady nonlinear problems on the host, "
+                    "serial, so far; not %s: use --newton hdgc (hdgc's own Newton, the default), which does",
+                    p->name, where);
+}
+
+static hdg_status snes_refused(const hdg_problem *p, const hdg_run_options *o, hdg_error *err)
+{
+    if (!o->newton_snes) return HDG_OK;
+    if (!p->nonlinear || p->method != HDG_METHOD_HDG)
+        return hdg_fail(err, HDG_EINPUT, "--newton applies to nonlinear HDG problems (Newton); problem '%s' is %s",
+                        p->name, p->method != HDG_METHOD_HDG ? "explicit DG (no Newton)" : "linear (one linear solve)");
+    if (!strcmp(o->backend, "cuda")) return snes_refusal(p, "with --backend cuda", err);
+    if (p->transient) return snes_refusal(p, "with dt() terms (Newton in every time step)", err);
+    return HDG_OK;
+}
+
 hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg_report *rep,
                            hdg_error *err)
 {
@@ -150,6 +169,9 @@ hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg
     if (o.solver && !strcmp(o.solver, "petsc") && !strcmp(o.backend, "cuda"))
         return hdg_fail(err, HDG_EINPUT, "--solver petsc runs on the host only (for now): use --backend c");
     if (o.solver && !strcmp(o.solver, "petsc")) o.backend = "c";   /* auto: the host */
+    hdg_status sst = snes_refused(p, &o, err);
+    if (sst) return sst;
+    if (o.newton_snes) o.backend = "c";
     if (p->transient && strcmp(o.kernels, "generated"))
         return hdg_fail(err, HDG_EINPUT, "%s: --kernels %s: the hand-written kernels are steady; a problem with "
                                          "dt() terms runs on its generated kernels", p->name, o.kernels);
@@ -169,6 +191,7 @@ hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg
     }
     hdg_status cst = hdg_comm_start(err);   /* MPI when started by mpirun */
     if (cst) return cst;
+    if (hdg_comm_active() && o.newton_snes) return snes_refusal(p, "under mpirun", err);
     if (hdg_comm_active()) return hdg_run_problem_mpi(p, &o, rep, err);
     const char *backend;
     hdg_cuda_device *dev = NULL;

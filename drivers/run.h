@@ -77,6 +77,7 @@ typedef struct hdg_run_options {
     double newton_rtol;        /* ... |R| <= newton_rtol |R_0| + newton_atol stops it (<= 0: 1e-10) */
     double newton_atol;        /* (<= 0: 0; the attainable accuracy stops it too: docs/solvers.md) */
     int newton_check;          /* --newton-check on: the finite-difference check of R against J each step */
+    int newton_snes;           /* --newton snes: Newton through PETSc's SNES (drivers/run_hdg_snes.c), not hdgc's loop */
     const char *vtk;           /* output file (.vtu; DG: .pvd time series) or NULL */
     int vtk_ascii;             /* --vtk-format ascii: ASCII .vtu files (0: binary, zlib-compressed) */
     int every;                 /* DG: write every n steps (0: only the end) */

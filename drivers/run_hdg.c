@@ -567,6 +567,7 @@ hdg_status hdg_run_hdg(const hdg_problem *p, hdg_mesh *mesh, const hdg_run_optio
     hdg_compile_options co = HDG_COMPILE_OPTIONS_DEFAULT;
     co.use_cache = o->use_cache;
     STAGE("lower", hdg_lower_hdg(p, &r.L, err));
+    if (!o->newton_snes) hdg_lowered_drop_jinv(&r.L);   /* only SNES applies J^-1 (run_hdg_snes.c) */
     if (o->png && (st = hdg_png_hdg_field(p, &r.L, o->png_field, &(int){0}, &(int){0}, err))) goto done;
     STAGE("compile", compile_stage(&r, &co, err));
     report_sizes(&r);
@@ -579,7 +580,7 @@ hdg_status hdg_run_hdg(const hdg_problem *p, hdg_mesh *mesh, const hdg_run_optio
         goto fields;
     }
     if (p->nonlinear) {   /* Newton: run_hdg_newton.c */
-        STAGE("newton", hdg_run_hdg_newton(&r, err));
+        STAGE("newton", o->newton_snes ? hdg_run_hdg_snes(&r, err) : hdg_run_hdg_newton(&r, err));
         goto post;
     }
     STAGE("local", hdg_hdg_local_stage(&r, err));

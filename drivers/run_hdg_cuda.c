@@ -187,13 +187,11 @@ hdg_status hdg_run_hdg_cuda(const hdg_problem *p, struct hdg_mesh *mesh, const h
     r.p = p, r.mesh = mesh, r.o = o, r.rep = rep, r.dev = dev;
     r.null_t = -1;
     r.fix.c.t = -1;
-    if (p->nonlinear && (p->transient || o->dist))   /* issue 41: Newton on the device is steady and serial */
-        return hdg_fail(err, HDG_EINPUT, "%s: nonlinear HDG (Newton) %s runs on the host only so far: --backend c",
-                        p->name, p->transient ? "in time" : "under mpirun");
     hdg_status st;
     hdg_progress line;   /* the stage names on a terminal (o->progress) */
     hdg_progress_begin(&line, o->progress ? stderr : NULL);
     STAGE("lower", hdg_lower_hdg(p, &r.L, err));
+    hdg_lowered_drop_jinv(&r.L);   /* SNES (their only user) runs on the host */
     STAGE("compile", compile_stage(&r, err));
     report_device(&r);
     hdg_hdg_report_dofs(rep, mesh, &r.L);
@@ -203,7 +201,8 @@ hdg_status hdg_run_hdg_cuda(const hdg_problem *p, struct hdg_mesh *mesh, const h
     }
     STAGE("geometry", setup_stage(&r, err));
     if (o->kernels && !strcmp(o->kernels, "handwritten")) STAGE("handwritten", use_handwritten(&r, err));
-    if (p->transient) {   /* implicit time stepping: the steps, then the final state's stages */
+    if (p->transient) {   /* implicit time stepping (Newton at every solve when nonlinear): the steps, then the
+                             final state's stages */
         STAGE("steps", hdg_dcu_time_stage(&r, &line, err));
         goto final;
     }

@@ -118,11 +118,12 @@ hdg_status hdg_dcu_definiteness(drun *r, hdg_hdg_definite *d, hdg_error *err);
 hdg_status hdg_dcu_direct_solve(drun *r, hdg_hdg_solver *s, hdg_solve_info *info, hdg_error *err);
 void hdg_dcu_precond_free(dprecond *d);
 /* Under mpirun: PETSc's solver of the pieces' matrices summed (set up from
- * r->B brought to the host), and one solve with r->rhs into r->x. */
+ * r->B brought to the host), and one solve with r->rhs into r->x from the device
+ * vector guess (0: from zero). */
 hdg_status hdg_dcu_dist_setup(drun *r, const hdg_hdg_solver *s, hdg_petsc_dsolver **h, double *init,
                               hdg_error *err);
-hdg_status hdg_dcu_dist_apply(drun *r, hdg_hdg_solver *s, hdg_petsc_dsolver *h, double init, hdg_solve_info *info,
-                              hdg_error *err);
+hdg_status hdg_dcu_dist_apply(drun *r, hdg_hdg_solver *s, hdg_petsc_dsolver *h, double init, hdg_cuptr guess,
+                              hdg_solve_info *info, hdg_error *err);
 /* The element unknowns from r->x (with the history r->hist); u*. */
 hdg_status hdg_dcu_recover(drun *r, hdg_error *err);
 hdg_status hdg_dcu_post_stage(drun *r, hdg_error *err);
@@ -146,5 +147,15 @@ hdg_status hdg_dcu_time_stage(drun *r, hdg_progress *line, hdg_error *err);
  * (run_hdg_newton.h) with the device's operations; the solution in r->x, r->xe, then
  * post-processing, errors and output follow as for a linear run. */
 hdg_status hdg_dcu_newton_stage(drun *r, hdg_error *err);
+/* The same pieces for the time steps (run_hdg_cuda_time.c): the device's Newton on r (its
+ * state's storage on the device and the host; close also after a failure), its state
+ * (hdg_newton_solve from it; the solution op puts it in r->xe, r->x), and the Dirichlet
+ * data r->xD on the Dirichlet dofs of the state's trace. */
+typedef struct hdg_dcu_newton hdg_dcu_newton;
+struct hdg_newton;
+hdg_status hdg_dcu_newton_open(drun *r, hdg_dcu_newton **D, hdg_error *err);
+struct hdg_newton *hdg_dcu_newton_state(hdg_dcu_newton *D);
+void hdg_dcu_newton_dirichlet(hdg_dcu_newton *D);
+void hdg_dcu_newton_close(hdg_dcu_newton *D);
 
 #endif

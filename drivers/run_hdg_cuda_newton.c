@@ -13,27 +13,36 @@
  *                Newton's system), trace assembly, the Dirichlet elimination,
  *                the Krylov solve (the solver the linear run would choose,
  *                warm-started from s_t; a chosen CG that breaks down: GMRES, as on
- *                the host) and the recovery with the state, all on the device;
+ *                the host; under mpirun PETSc's solver of the pieces summed, on the
+ *                host as for a linear device run) and the recovery with the state,
+ *                all on the device;
  *                s' = (s'_l, s'_t) back;
  *   solution     the state to the device as the run's x_e and trace, for the
  *                post-processing, errors, estimate and output stages.
+ * The steady run (hdg_dcu_newton_stage) and every solve of the time stepping
+ * (run_hdg_cuda_time.c: hdg_dcu_newton_open, the kernels reading sigma and the
+ * history r->hist) use them alike.
  * What crosses per step: the state and s' (ne nl + nf m doubles each way) and,
  * per residual, the state up and the residual rows down (2 ne (nl + nt)). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "drivers/nonfinite.h"
 #include "drivers/run_hdg_cuda_internal.h"
 #include "drivers/run_hdg_newton.h"
+#include "runtime/parallel/comm.h"
 #include "runtime/solve/blockmat.h"
 #include "runtime/solve/krylov.h"
 #include "support/util.h"
 
-typedef struct dnewton {
+struct hdg_dcu_newton {
     drun *r;
+    hdg_newton N;
     hdg_cuptr st;               /* the state's trace (nf m) */
     hdg_cuptr Rl, Ml, Rt, Mt;   /* the residual kernel's outputs */
     hdg_hdg_maps maps;          /* the orientation maps, for the trace rows (host) */
-} dnewton;
+};
+typedef struct hdg_dcu_newton dnewton;
 
 static hdg_status download(drun *r, double *h, hdg_cuptr d, long long n, hdg_error *err)
 {
@@ -73,7 +82,7 @@ static hdg_status dev_residual(hdg_newton *N, const double *sl, const double *st
     long long nte = (long long)M->ne * r->L.nt;
     hdg_status s = to_device(D, sl, st, err);
     hdg_kargs a = hdg_dcu_kargs(r, r->geom, M->ne);
-    a.in[0] = DPTR(r->sl), a.in[1] = DPTR(r->ste);
+    a.in[0] = DPTR(r->sl), a.in[1] = DPTR(r->ste), a.in[2] = DPTR(r->hist);   /* hist: transient only */
     a.out[0] = DPTR(D->Rl), a.out[1] = DPTR(D->Rt), a.out[2] = DPTR(D->Ml), a.out[3] = DPTR(D->Mt);
     if (!s) s = hdg_dcu_launch(r, r->L.residual, M->ne, &a, err);
     if (!s) s = download(r, N->Rl, D->Rl, N->nl, err);
@@ -123,7 +132,16 @@ static hdg_status krylov(dnewton *D, hdg_newton *N, int *its, hdg_error *err)
     hdg_status st = hdg_dcu_definiteness(r, &def, err);
     if (!st) st = hdg_hdg_choose_solver(r->o, r->asym, n, &def, &s, err);
     if (!st && !r->x) st = hdg_dcu_dalloc(r, (size_t)n, &r->x, err);
-    if (st) return st;
+    if ((st = hdg_comm_agree(st, err))) return st;
+    if (r->o->dist) {   /* under mpirun: PETSc's solver of the pieces summed, from the state's trace */
+        hdg_petsc_dsolver *h = NULL;
+        double init = 0;
+        st = hdg_dcu_dist_setup(r, &s, &h, &init, err);
+        if (!st) st = hdg_dcu_dist_apply(r, &s, h, init, D->st, &info, err);
+        hdg_petsc_dist_free(h);
+        *its = info.iterations;
+        return st;
+    }
     if (!strcmp(s.method, "petsc")) {   /* indefinite: PETSc's direct solve on the host (serial) */
         st = hdg_dcu_direct_solve(r, &s, &info, err);
         *its = info.iterations;
@@ -177,28 +195,55 @@ static hdg_status dev_solution(hdg_newton *N, hdg_error *err)
 
 static const hdg_newton_ops dev_ops = {dev_first_guess, dev_residual, dev_linear_step, dev_solution};
 
-hdg_status hdg_dcu_newton_stage(drun *r, hdg_error *err)
+hdg_status hdg_dcu_newton_open(drun *r, hdg_dcu_newton **out, hdg_error *err)
 {
     const hdg_mesh *M = r->mesh;
     size_t nl = (size_t)M->ne * r->L.nl, nte = (size_t)M->ne * r->L.nt;
-    dnewton D;
-    memset(&D, 0, sizeof D);
-    D.r = r;
-    hdg_newton N;
-    hdg_newton_init_ops(&N, &dev_ops, &D, r->p, r->o, r->rep, M, &r->L);
-    hdg_hdg_face_maps(&r->L, &D.maps);
+    hdg_dcu_newton *D = hdg_xcalloc(1, sizeof *D);
+    D->r = r;
+    *out = D;
+    hdg_newton_init_ops(&D->N, &dev_ops, D, r->p, r->o, r->rep, M, &r->L);
+    hdg_hdg_face_maps(&r->L, &D->maps);
     hdg_status st = hdg_dcu_trace_setup(r, err);   /* the topology, for the state's scatter */
-    if (!st) st = hdg_dcu_dalloc(r, nl, &r->sl, err);
-    if (!st) st = hdg_dcu_dalloc(r, nte, &r->ste, err);
-    if (!st) st = hdg_dcu_dalloc(r, (size_t)N.nt, &D.st, err);
-    if (!st) st = hdg_dcu_dalloc(r, nl, &D.Rl, err);
-    if (!st) st = hdg_dcu_dalloc(r, nl, &D.Ml, err);
-    if (!st) st = hdg_dcu_dalloc(r, nte, &D.Rt, err);
-    if (!st) st = hdg_dcu_dalloc(r, nte, &D.Mt, err);
-    if (!st) st = hdg_newton_run(&N, err);
-    hdg_cuptr *p[] = {&D.st, &D.Rl, &D.Ml, &D.Rt, &D.Mt, &r->Ke, &r->Fe};
+    if (!st && !r->sl) st = hdg_dcu_dalloc(r, nl, &r->sl, err);
+    if (!st && !r->ste) st = hdg_dcu_dalloc(r, nte, &r->ste, err);
+    if (!st) st = hdg_dcu_dalloc(r, (size_t)D->N.nt, &D->st, err);
+    if (!st) st = hdg_dcu_dalloc(r, nl, &D->Rl, err);
+    if (!st) st = hdg_dcu_dalloc(r, nl, &D->Ml, err);
+    if (!st) st = hdg_dcu_dalloc(r, nte, &D->Rt, err);
+    if (!st) st = hdg_dcu_dalloc(r, nte, &D->Mt, err);
+    return st;
+}
+
+hdg_newton *hdg_dcu_newton_state(hdg_dcu_newton *D)
+{
+    return &D->N;
+}
+
+void hdg_dcu_newton_dirichlet(hdg_dcu_newton *D)
+{
+    for (long long i = 0; i < D->N.nt; i++)
+        if (D->r->dofdir[i]) D->N.st[i] = D->r->xD[i];
+}
+
+void hdg_dcu_newton_close(hdg_dcu_newton *D)
+{
+    if (!D) return;
+    drun *r = D->r;
+    hdg_cuptr *p[] = {&D->st, &D->Rl, &D->Ml, &D->Rt, &D->Mt};
     for (size_t i = 0; i < sizeof p / sizeof *p; i++) hdg_cuda_free(r->dev, *p[i]), *p[i] = 0;
-    hdg_hdg_face_maps_free(&D.maps);
-    hdg_newton_free(&N);
+    hdg_hdg_face_maps_free(&D->maps);
+    hdg_newton_free(&D->N);
+    free(D);
+}
+
+hdg_status hdg_dcu_newton_stage(drun *r, hdg_error *err)
+{
+    hdg_dcu_newton *D = NULL;
+    hdg_status st = hdg_dcu_newton_open(r, &D, err);
+    if (!st) st = hdg_newton_run(&D->N, err);
+    hdg_dcu_newton_close(D);
+    hdg_cuda_free(r->dev, r->Ke), hdg_cuda_free(r->dev, r->Fe);
+    r->Ke = r->Fe = 0;
     return st;
 }

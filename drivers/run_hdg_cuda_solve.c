@@ -119,12 +119,14 @@ hdg_status hdg_dcu_dist_setup(drun *r, const hdg_hdg_solver *s, hdg_petsc_dsolve
     return st;
 }
 
-hdg_status hdg_dcu_dist_apply(drun *r, hdg_hdg_solver *s, hdg_petsc_dsolver *h, double init, hdg_solve_info *info,
-                             hdg_error *err)
+hdg_status hdg_dcu_dist_apply(drun *r, hdg_hdg_solver *s, hdg_petsc_dsolver *h, double init, hdg_cuptr guess,
+                             hdg_solve_info *info, hdg_error *err)
 {
     long long n = (long long)r->B.nf * r->B.m;
     double *b = hdg_xmalloc(sizeof(double) * ((size_t)n + 1)), *x = hdg_xcalloc((size_t)n + 1, sizeof(double));
-    hdg_status st = hdg_comm_agree(hdg_cuda_download(r->dev, b, r->rhs, sizeof(double) * (size_t)n, err), err);
+    hdg_status st = hdg_cuda_download(r->dev, b, r->rhs, sizeof(double) * (size_t)n, err);
+    if (!st && guess) st = hdg_cuda_download(r->dev, x, guess, sizeof(double) * (size_t)n, err);
+    st = hdg_comm_agree(st, err);
     hdg_petsc_info pi;
     memset(&pi, 0, sizeof pi);
     if (!st) st = hdg_petsc_dist_apply(h, b, x, &pi, err);
@@ -151,7 +153,7 @@ static hdg_status dist_solve(drun *r, hdg_hdg_solver *s, hdg_error *err)
     double init = 0;
     hdg_solve_info info;
     hdg_status st = hdg_dcu_dist_setup(r, s, &h, &init, err);
-    if (!st) st = hdg_dcu_dist_apply(r, s, h, init, &info, err);
+    if (!st) st = hdg_dcu_dist_apply(r, s, h, init, 0, &info, err);
     hdg_petsc_dist_free(h);
     return st;
 }

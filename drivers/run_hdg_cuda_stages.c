@@ -69,6 +69,7 @@ hdg_status hdg_dcu_local_stage(drun *r, hdg_error *err)
     a.out[0] = DPTR(r->Ke);
     a.out[1] = DPTR(r->Fe);
     if (r->L.nonlinear) a.in[0] = DPTR(r->sl), a.in[1] = DPTR(r->ste);   /* Newton's state */
+    if (r->L.nonlinear) a.in[2] = DPTR(r->hist);   /* transient: the time scheme's history (else unread) */
     if (!st) st = hdg_dcu_launch(r, r->L.local, ne, &a, err);
     if (!st) st = hdg_dcu_dalloc(r, 3 * (size_t)ne, &stats, err);
     if (!st) st = hdg_cuda_element_stats(&r->la, ne, nt, r->Ke, stats, err);

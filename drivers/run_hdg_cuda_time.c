@@ -1,11 +1,14 @@
 /* run_hdg_cuda_time.c — implicit time stepping of HDG on the device
- * (run_hdg_cuda_internal.h), the device twin of run_hdg_time.c. */
+ * (run_hdg_cuda_internal.h), the device twin of run_hdg_time.c; a nonlinear
+ * problem's solves are Newton's (the shared loop with the device's operations,
+ * run_hdg_cuda_newton.c), as on the host. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "drivers/nonfinite.h"
 #include "drivers/run_hdg_cuda_internal.h"
+#include "drivers/run_hdg_newton_time.h"
 #include "drivers/run_png.h"
 #include "drivers/time_scheme.h"
 #include "runtime/parallel/comm.h"
@@ -35,17 +38,27 @@ typedef struct dtime {
     hdg_png_hdg_frames png;  /* --png with a frame pattern (run_png.h) */
     hdg_petsc_dsolver *dist; /* under mpirun: PETSc's solver of the current matrix */
     double dist_init;
+    hdg_dcu_newton *nw;      /* nonlinear: Newton's state (the last solve's solution), else NULL */
+    long long step;          /* the time steps done */
+    hdg_newton_tally tally;  /* nonlinear: the Newton steps (run_hdg_newton_time.h) */
 } dtime;
+
+/* sigma into the kernels' parameters on the device. */
+static hdg_status dtime_sigma(drun *r, double sigma, hdg_error *err)
+{
+    double *params = hdg_hdg_params(r->p);
+    params[r->L.p_sigma] = sigma;
+    hdg_status st = hdg_cuda_upload(r->dev, r->params, params, sizeof(double) * ((size_t)r->p->nparams + 1), err);
+    free(params);
+    return st;
+}
 
 /* K_e at sigma of level v and time t, the matrix, its elimination and solver. */
 static hdg_status dtime_level(dtime *D, int v, double t, hdg_error *err)
 {
     drun *r = D->r;
     if (D->ready) hdg_dcu_precond_free(&D->d), D->ready = 0;
-    double *params = hdg_hdg_params(r->p);
-    params[r->L.p_sigma] = D->ops.sigma[v];
-    hdg_status st = hdg_cuda_upload(r->dev, r->params, params, sizeof(double) * ((size_t)r->p->nparams + 1), err);
-    free(params);
+    hdg_status st = dtime_sigma(r, D->ops.sigma[v], err);
     hdg_cuda_free(r->dev, r->Ke), hdg_cuda_free(r->dev, r->Fe);
     r->Ke = r->Fe = 0;
     r->t = t;
@@ -74,10 +87,30 @@ static hdg_status dtime_level(dtime *D, int v, double t, hdg_error *err)
     return st;
 }
 
+/* Nonlinear: Newton (the host's loop, the device's operations: run_hdg_cuda_newton.c) for
+ * the element unknowns at time t, sigma of level v, the history r->hist, from the last
+ * solve's state; the Dirichlet dofs of its trace set to the data at t (as on the host,
+ * run_hdg_time.c). No matrix is kept between solves: the local kernel reads sigma and h. */
+static hdg_status dtime_newton(dtime *D, int v, double t, hdg_error *err)
+{
+    drun *r = D->r;
+    hdg_newton *N = hdg_dcu_newton_state(D->nw);
+    r->t = t;
+    hdg_status st = dtime_sigma(r, D->ops.sigma[v], err);
+    if (!st && (st = hdg_dcu_dirichlet_data(r, err))) st = hdg_hdg_at_time(err, t, st);
+    if ((st = hdg_comm_agree(st, err))) return st;   /* mpirun: before Newton's collectives */
+    hdg_dcu_newton_dirichlet(D->nw);
+    st = hdg_newton_time_solve(N, &D->tally, D->step + 1, t, err);
+    D->its += N->linear, D->solves += N->steps, D->nlevels += N->steps;
+    if (N->linear_max > D->its_max) D->its_max = N->linear_max;
+    return st ? st : N->ops->solution(N, err);   /* the state into r->xe (the scheme's out) and r->x */
+}
+
 static hdg_status dtime_solve(void *ctx, int v, double t, hdg_error *err)
 {
     dtime *D = ctx;
     drun *r = D->r;
+    if (D->nw) return dtime_newton(D, v, t, err);
     int ne = r->mesh->ne, nt = r->L.nt;
     hdg_status st = D->cur == v && !(D->tdep && D->built_t != t) ? HDG_OK : dtime_level(D, v, t, err);
     if (st) st = hdg_hdg_at_time(err, t, st);
@@ -95,7 +128,7 @@ static hdg_status dtime_solve(void *ctx, int v, double t, hdg_error *err)
     hdg_solve_info info;
     memset(&info, 0, sizeof info);
     if (D->dist) {
-        if ((st = hdg_dcu_dist_apply(r, &D->s, D->dist, D->dist_init, &info, err))) return st;
+        if ((st = hdg_dcu_dist_apply(r, &D->s, D->dist, D->dist_init, 0, &info, err))) return st;
         D->its += info.iterations, D->solves++;
         if (info.iterations > D->its_max) D->its_max = info.iterations;
         return hdg_dcu_recover(r, err);
@@ -135,6 +168,9 @@ static hdg_status dtime_initial(void *ctx, double *u, hdg_error *err)
         free(h);
         if (!st) st = hdg_hdg_initial_not_finite(r->p, bad, err);
     }
+    if (!st && D->nw)   /* Newton's first start (its trace 0) */
+        st = hdg_cuda_download(r->dev, hdg_dcu_newton_state(D->nw)->sl, (hdg_cuptr)(uintptr_t)u,
+                               sizeof(double) * (size_t)ne * r->L.nl, err);
     if ((st = hdg_comm_agree(st, err))) return st;   /* mpirun: before the norm's sum */
     hdg_comm_sum(&n2, 1);
     st = hdg_hdg_watch_step(&D->watch, r->p, sqrt(n2), NULL, 0, 0.0, r->rep, err);
@@ -236,6 +272,8 @@ static hdg_status dtime_after(void *ctx, long long step, long long nsteps, doubl
     dtime *D = ctx;
     drun *r = D->r;
     r->t = t;
+    D->step = step;
+    if (D->nw) hdg_newton_time_step_done(&D->tally, r->rep);
     hdg_status st = dtime_watch(D, step, err);
     int every = r->o->snapshot_every, snap = r->o->snapshot && every > 0 && step % every == 0 && step < nsteps;
     int file = D->many && step % r->o->every == 0 && step < nsteps, frame = hdg_png_hdg_frame_due(&D->png, r->o, step, nsteps);
@@ -260,9 +298,12 @@ hdg_status hdg_dcu_time_stage(drun *r, hdg_progress *line, hdg_error *err)
     hdg_hdg_watch_init(&D.watch, sc.name, dt, nsteps);
     st = hdg_png_hdg_frames_open(&D.png, r->o, err);
     if (!st) st = dtime_errors_alloc(&D, err);
+    if (!st && r->L.nonlinear && !(st = hdg_dcu_newton_open(r, &D.nw, err))) hdg_dcu_newton_state(D.nw)->quiet = 1;
     if (!st) st = dtime_watch_scale(&D, final, err);
     if (!st) st = hdg_time_run(&sc, dt, nsteps, &D.ops, line, err);
     hdg_progress_end(line);
+    if (D.nw) hdg_newton_time_report(&D.tally, r->rep, r->o->log, D.step);
+    hdg_dcu_newton_close(D.nw);
     if (D.ready) hdg_dcu_precond_free(&D.d);
     hdg_petsc_dist_free(D.dist);
     hdg_cuda_free(r->dev, D.e2), hdg_cuda_free(r->dev, D.zp), hdg_cuda_free(r->dev, D.zx);

@@ -92,5 +92,7 @@ hdg_status hdg_run_hdg_time(hdg_run *r, hdg_progress *line, hdg_error *err);
 /* Nonlinear HDG (run_hdg_newton.c): Newton from the first guess to the converged
  * state in r->xe, r->x (docs/solvers.md, "Newton"). */
 hdg_status hdg_run_hdg_newton(hdg_run *r, hdg_error *err);
+/* The same through PETSc's SNES (--newton snes; run_hdg_snes.c): host, serial, steady. */
+hdg_status hdg_run_hdg_snes(hdg_run *r, hdg_error *err);
 
 #endif

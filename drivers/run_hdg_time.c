@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include "drivers/nonfinite.h"
-#include "drivers/run_hdg_newton.h"
+#include "drivers/run_hdg_newton_time.h"
 #include "drivers/run_png.h"
 #include "drivers/run_hdg_null.h"
 #include "runtime/parallel/comm.h"
@@ -104,10 +104,7 @@ typedef struct stepper {
     hdg_png_hdg_frames png;  /* --png with a frame pattern (run_png.h) */
     hdg_newton *nw;          /* nonlinear: Newton's state (the last solve's solution), else NULL */
     long long step;          /* the time steps done */
-    long long nw_steps, nw_step_now, nw_solves;   /* Newton steps: all, this time step's; solves */
-    int nw_max;              /* the most Newton steps of one solve */
-    int nw_failed;           /* a Newton solve failed */
-    double nw_seconds;
+    hdg_newton_tally tally;  /* nonlinear: the Newton steps (run_hdg_newton_time.h) */
 } stepper;
 
 /* Nonlinear: Newton for the element unknowns r->xe at time t, sigma of level v, the
@@ -122,14 +119,10 @@ static hdg_status newton_solve(stepper *S, int v, double t, hdg_error *err)
     if (st) st = hdg_hdg_at_time(err, t, st);
     if ((st = hdg_comm_agree(st, err))) return st;   /* mpirun: before Newton's collectives */
     hdg_newton_dirichlet(N);
-    char where[96];
-    snprintf(where, sizeof where, "time step %lld (the solve at t = %.6g)", S->step + 1, t);
-    st = hdg_newton_solve(N, where, err);
-    S->nw_steps += N->steps, S->nw_step_now += N->steps, S->nw_solves++, S->nw_seconds += N->seconds;
+    st = hdg_newton_time_solve(N, &S->tally, S->step + 1, t, err);
     S->its += N->linear, S->solves += N->steps, S->nlevels += N->steps;
-    if (N->steps > S->nw_max) S->nw_max = N->steps;
     if (N->linear_max > S->its_max) S->its_max = N->linear_max;
-    if (st) return S->nw_failed = 1, st;
+    if (st) return st;
     memcpy(r->xe, N->sl, sizeof(double) * (size_t)N->nl);   /* the solution: the state */
     if (!r->x) r->x = hdg_xmalloc(sizeof(double) * (size_t)N->nt);
     memcpy(r->x, N->st, sizeof(double) * (size_t)N->nt);
@@ -240,21 +233,6 @@ static hdg_status watch_scale(stepper *S, double final, hdg_error *err)
     return st;
 }
 
-/* Newton's totals over the solves (nonlinear), also after a failure. */
-static void report_newton(stepper *S, int converged)
-{
-    hdg_report *R = S->r->rep;
-    hdg_report_int(R, "newton.steps", S->nw_steps);
-    hdg_report_int(R, "newton.steps_max", S->nw_max);
-    hdg_report_int(R, "newton.solves", S->nw_solves);
-    hdg_report_int(R, "newton.linear_iterations_total", S->its);
-    hdg_report_number(R, "newton.seconds", S->nw_seconds);
-    hdg_report_bool(R, "newton.converged", converged);
-    if (S->r->o->log && converged && S->nw_solves)
-        fprintf(S->r->o->log, "  newton: %lld solves in %lld time steps, %lld Newton steps (at most %d in one solve)\n",
-                S->nw_solves, S->step, S->nw_steps, S->nw_max);
-}
-
 static void report_time(stepper *S, const hdg_time_scheme *sc, double dt, long long nsteps, double final)
 {
     hdg_run *r = S->r;
@@ -329,8 +307,7 @@ static hdg_status after_step(void *ctx, long long step, long long nsteps, double
     hdg_run *r = S->r;
     r->t = t;
     S->step = step;
-    if (S->nw) hdg_report_array_push_number(r->rep, "newton.steps_per_time_step", (double)S->nw_step_now);
-    S->nw_step_now = 0;
+    if (S->nw) hdg_newton_time_step_done(&S->tally, r->rep);
     hdg_status st = track_errors(S, step, err);
     if (!st && S->W && step % r->o->every == 0 && step < nsteps) st = series_write(S->W, r, t, err);
     int every = r->o->snapshot_every;
@@ -367,7 +344,7 @@ hdg_status hdg_run_hdg_time(hdg_run *r, hdg_progress *line, hdg_error *err)
     if (!st) st = hdg_hdg_dirichlet_data(r, err);   /* which faces are Dirichlet (the data follow every solve) */
     if (!st) st = hdg_time_run(&sc, dt, nsteps, &S.ops, line, err);
     hdg_progress_end(line);
-    if (S.nw) report_newton(&S, !S.nw_failed);
+    if (S.nw) hdg_newton_time_report(&S.tally, r->rep, r->o->log, S.step);
     if (!st) {
         r->t = final;
         report_time(&S, &sc, dt, nsteps, final);

@@ -228,6 +228,13 @@ void hdg_ir_module_free(hdg_ir_module *m)
     free(a);
 }
 
+void hdg_ir_module_truncate(hdg_ir_module *m, int nkernels, int ntables)
+{
+    for (int i = nkernels; i < m->nkernels; i++) free(m->kernels[i]->tensors), m->kernels[i] = NULL;
+    if (nkernels < m->nkernels) m->nkernels = nkernels;
+    if (ntables < m->ntables) m->ntables = ntables;
+}
+
 hdg_ir_kernel *hdg_ir_kernel_new(hdg_ir_module *m, const char *name, int item)
 {
     hdg_ir_kernel *k = hdg_ir_alloc(m, sizeof *k);

@@ -200,6 +200,9 @@ void *hdg_ir_alloc(hdg_ir_module *m, size_t n);
 const char *hdg_ir_strdup(hdg_ir_module *m, const char *s);
 
 hdg_ir_kernel *hdg_ir_kernel_new(hdg_ir_module *m, const char *name, int item);
+/* The module as it was when it had nkernels kernels and ntables tables: the later ones dropped
+ * (the module then emits as it did before they were made). */
+void hdg_ir_module_truncate(hdg_ir_module *m, int nkernels, int ntables);
 
 /* ---------------------------------------------------------------- tensors */
 

@@ -20,6 +20,9 @@
  *   <name>_residual, <name>_initial  (nonlinear HDG, Newton) per element: the
  *                   residual at a state; the first guess's projection (the
  *                   local and recover kernels read the state: hdg_lowered)
+ *   <name>_jinv_local, <name>_jinv_recover  (nonlinear HDG) per element: the
+ *                   Jacobian's condensation and recovery for a load given as
+ *                   input (SNES's exact inverse: hdg_lowered)
  *
  * Bases: element unknowns use the orthonormal Dubiner/PKD basis of degree k
  * (modal) on the reference simplex of the problem's dimension (refel.h), trace
@@ -121,6 +124,14 @@ typedef struct hdg_lowered {
      * the stage's; no rhs kernel (the local kernel gives F_e at every Newton step). */
     int nonlinear, recover_state;
     char residual[64];
+    /* ... and J(s)^-1 applied to any b = (b_l, b_t) by static condensation (Newton through PETSc's
+     * SNES, drivers/run_hdg_snes.c): <name>_jinv_local, in[0], in[1] the state, in[2] b_l (nl): out
+     * Fe (nt) = -C A^-1 b_l, the element's share of the condensed trace load (K_e is the local
+     * kernel's at the same state); <name>_jinv_recover, in[0] uhat (the trace solution y_t, element
+     * view), in[1], in[2] the state, in[3] b_l: out x = A^-1 (b_l - B uhat). A, B, C at s as in the
+     * local kernel (the sources left out: the load is b). Then K y_t = b_t + sum_e Fe, y_l = x. */
+    char jinv_local[64], jinv_recover[64];
+    int jinv_kernel0, jinv_table0;   /* the module's kernels and tables before them */
     char rhs[64];          /* <name>_rhs: F_e only, per step */
     char initial[64];      /* <name>_initial: projection of the initial state (transient; Newton's first guess) */
     char dirichlet[HDG_LOWER_MAX_BC][64];
@@ -150,5 +161,8 @@ static inline hdg_status hdg_lower_nonlinear_check(const hdg_problem *p, hdg_err
  * with the location of the construct. */
 hdg_status hdg_lower_hdg(const hdg_problem *p, hdg_lowered *out, hdg_error *err);
 void hdg_lowered_free(hdg_lowered *l);
+/* A run that does not go through SNES compiles no jinv kernels: the module as it was before
+ * them (its source, and so the kernel cache's key, the same as without them). */
+void hdg_lowered_drop_jinv(hdg_lowered *l);
 
 #endif

@@ -138,6 +138,8 @@ hdg_status hdg_lower_hdg(const hdg_problem *p, hdg_lowered *out, hdg_error *err)
     if (out->post_unknown >= 0 && (st = hdg_lh_estimate_kernel(&c))) goto fail;
     for (int i = 0; i < out->ndir; i++)
         if ((st = hdg_lh_dirichlet_kernel(&c, i, out->dir_bc[i]))) goto fail;
+    out->jinv_kernel0 = out->mod->nkernels, out->jinv_table0 = out->mod->ntables;
+    if (out->nonlinear) hdg_lh_jinv_kernels(&c);   /* last: every other kernel stays as it was */
     if ((st = hdg_ir_verify_module(out->mod, err))) goto fail;
     hdg_lh_host_free(&c);
     return HDG_OK;
@@ -145,6 +147,13 @@ fail:
     hdg_lh_host_free(&c);
     hdg_lowered_free(out);
     return st;
+}
+
+void hdg_lowered_drop_jinv(hdg_lowered *l)
+{
+    if (!l->mod || !l->jinv_local[0]) return;
+    hdg_ir_module_truncate(l->mod, l->jinv_kernel0, l->jinv_table0);
+    l->jinv_local[0] = l->jinv_recover[0] = '\0';
 }
 
 void hdg_lowered_free(hdg_lowered *l)

@@ -376,6 +376,7 @@ static int emit_atom(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *g, const blocks 
     side ts = hdg_lh_test_side(c, eq, a), rs = hdg_lh_trial_side(c, a);
     int source = a->trial < 0;
     if (c->rhs_only && !source && rs.trace) return 0;
+    if (c->no_source && source) return 0;
     int tcol = source || rs.trace || hist;   /* B or D */
     dest d = {!ts.trace ? (tcol ? bk->B : bk->A) : (tcol ? bk->D : bk->C), ts.trace ? bk->tr_row : 0,
               tcol ? bk->tr_col : 0};

@@ -39,6 +39,8 @@ typedef struct lower {
      * source column instead of v to a trace column (no B block built to be applied) */
     hdg_ir_tensor *uhat;
     int rhs_only;           /* the rhs kernel: atoms of trace trials skipped */
+    int no_source;          /* the jinv kernels (lower_hdg_newton.c): source atoms (and residuals'
+                               Newton sources) skipped, the element rows' load comes from an input */
     int nproduct;           /* product tables made so far (their names: TP0, TP1, ...) */
     /* nonlinear problems (lower_hdg_newton.c): the state leaves the residuals read (unknown,
      * component, op), the extra quadrature degree; in a kernel that reads the state, its inputs
@@ -147,12 +149,15 @@ void hdg_lh_env_state(lower *c, hdg_lower_env *env);   /* the STATE hook, when t
 hdg_ir_expr *hdg_lh_residual_coef(lower *c, hdg_ir_kernel *k, hdg_lower_env *env, const hdg_residual *r);
 void hdg_lh_state_done(lower *c);   /* the kernel is done with the state */
 void hdg_lh_residual_kernel(lower *c);
+void hdg_lh_jinv_kernels(lower *c);   /* <name>_jinv_local, <name>_jinv_recover (SNES's exact J^-1) */
 
 /* ---- lower_hdg_kernels.c and lower_hdg_post.c: the kernels */
 void hdg_lh_local_kernel(lower *c);
 void hdg_lh_recover_kernel(lower *c);
 void hdg_lh_rhs_kernel(lower *c);
 hdg_ir_tensor *hdg_lh_hist_input(lower *c, hdg_ir_kernel *k);   /* the input "hist" (transient) */
+/* Solves A x = r in place (A destroyed), by blocks where the plan pays (recover, rhs, jinv kernels). */
+void hdg_lh_solve_local(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *A, hdg_ir_tensor *r);
 hdg_status hdg_lh_initial_kernel(lower *c);
 hdg_status hdg_lh_errors_kernel(lower *c);
 hdg_status hdg_lh_dirichlet_kernel(lower *c, int ib, int bc);

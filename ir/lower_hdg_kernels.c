@@ -175,7 +175,7 @@ static void elim_solve(lower *c, hdg_ir_kernel *k, const elim_plan *P, hdg_ir_te
 }
 
 /* Solves A x = r in place (A destroyed), by blocks where the plan pays. */
-static void solve_local(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *A, hdg_ir_tensor *r)
+void hdg_lh_solve_local(lower *c, hdg_ir_kernel *k, hdg_ir_tensor *A, hdg_ir_tensor *r)
 {
     hdg_lowered *L = c->L;
     elim_plan P;
@@ -240,7 +240,7 @@ void hdg_lh_recover_kernel(lower *c)
     hdg_ir_expr *i = hdg_ir_for(k, "i", L->nl);
     hdg_ir_assign(k, hdg_ir_ld1(k, r, i), hdg_ir_ld2(k, bk.B, i, I(k, L->nt)));
     hdg_ir_end(k);
-    solve_local(c, k, bk.A, r);
+    hdg_lh_solve_local(c, k, bk.A, r);
     hdg_ir_copy(k, x, r);
     hdg_ir_set_origin(k, NULL, 0, 0, NULL);
     hdg_lh_state_done(c);
@@ -264,7 +264,7 @@ void hdg_lh_rhs_kernel(lower *c)
     hdg_ir_expr *i = hdg_ir_for(k, "i", L->nl);
     hdg_ir_assign(k, hdg_ir_ld1(k, r, i), hdg_ir_ld2(k, bk.B, i, I(k, L->nt)));
     hdg_ir_end(k);
-    solve_local(c, k, bk.A, r);
+    hdg_lh_solve_local(c, k, bk.A, r);
     i = hdg_ir_for(k, "i", L->nt);
     hdg_ir_assign(k, hdg_ir_ld1(k, Fe, i), hdg_ir_ld2(k, bk.D, i, I(k, L->nt)));
     hdg_ir_expr *j = hdg_ir_for(k, "j", L->nl);

@@ -260,3 +260,76 @@ void hdg_lh_residual_kernel(lower *c)
     hdg_lh_state_done(c);
     c->hist = NULL;
 }
+
+/* ---------------------------------------------------------------- J^-1 b */
+
+/* The exact inverse of Newton's Jacobian J(s) on any b = (b_l, b_t) (the preconditioner of
+ * Newton through PETSc's SNES, drivers/run_hdg_snes.c): the element rows A y_l + B y_t = b_l,
+ * the assembled trace rows sum_e (C y_l + D y_t) = b_t give K y_t = b_t - sum_e C A^-1 b_l with
+ * the local kernel's K_e at s, then y_l = A^-1 (b_l - B y_t). The two kernels build A, B, C at s
+ * as the local and recover kernels do, with the sources left out (c->no_source) and b_l in the
+ * source column instead. Only nonlinear problems have them, after every other kernel. */
+static hdg_ir_tensor *jinv_load(lower *c, hdg_ir_kernel *k)
+{
+    return hdg_ir_input(k, "b_l", HDG_SHAPE(c->L->nl), "J^-1 b: the element rows' load b_l (modal)");
+}
+
+static void jinv_local_kernel(lower *c)
+{
+    hdg_lowered *L = c->L;
+    snprintf(L->jinv_local, sizeof L->jinv_local, "%s_jinv_local", c->m->name);
+    hdg_ir_kernel *k = hdg_ir_kernel_new(c->m, L->jinv_local, HDG_KITEM_ELEMENT);
+    hdg_ir_tensor *g = hdg_lh_elem_geom(c, k);
+    hdg_lh_state_inputs(c, k, g);   /* in[0], in[1] */
+    hdg_ir_tensor *b = jinv_load(c, k);   /* in[2] */
+    hdg_ir_tensor *Fe = hdg_ir_output(k, "Fe", HDG_SHAPE(L->nt), "-C A^-1 b_l: the element's share of the load");
+    blocks bk = hdg_lh_system_blocks(k, L, 1);
+    c->rhs_only = 1, c->no_source = 1;   /* A and C only */
+    hdg_lh_emit_system(c, k, g, &bk);
+    c->rhs_only = 0, c->no_source = 0;
+    hdg_ir_set_origin(k, c->p->file, 0, 0, "J^-1 b: -C A^-1 b_l");
+    hdg_ir_tensor *r = hdg_ir_local(k, "r", HDG_IR_DOUBLE, HDG_SHAPE(L->nl));
+    hdg_ir_expr *i = hdg_ir_for(k, "i", L->nl);
+    hdg_ir_assign(k, hdg_ir_ld1(k, r, i), hdg_ir_ld1(k, b, i));
+    hdg_ir_end(k);
+    hdg_lh_solve_local(c, k, bk.A, r);
+    i = hdg_ir_for(k, "i", L->nt);
+    hdg_ir_assign(k, hdg_ir_ld1(k, Fe, i), hdg_ir_num(k, 0));
+    hdg_ir_expr *j = hdg_ir_for(k, "j", L->nl);
+    hdg_ir_accum(k, hdg_ir_ld1(k, Fe, i), hdg_ir_neg(k, hdg_ir_mul(k, hdg_ir_ld2(k, bk.C, i, j), hdg_ir_ld1(k, r, j))));
+    hdg_ir_end(k), hdg_ir_end(k);
+    hdg_ir_set_origin(k, NULL, 0, 0, NULL);
+    hdg_lh_state_done(c);
+}
+
+static void jinv_recover_kernel(lower *c)
+{
+    hdg_lowered *L = c->L;
+    snprintf(L->jinv_recover, sizeof L->jinv_recover, "%s_jinv_recover", c->m->name);
+    hdg_ir_kernel *k = hdg_ir_kernel_new(c->m, L->jinv_recover, HDG_KITEM_ELEMENT);
+    hdg_ir_tensor *g = hdg_lh_elem_geom(c, k);
+    hdg_ir_tensor *uh = hdg_ir_input(k, "uhat", HDG_SHAPE(L->nt),
+                                     "J^-1 b: the trace part y_t of the element's faces, element orientation");
+    hdg_lh_state_inputs(c, k, g);   /* in[1], in[2] */
+    hdg_ir_tensor *b = jinv_load(c, k);   /* in[3] */
+    hdg_ir_tensor *x = hdg_ir_output(k, "x", HDG_SHAPE(L->nl), "J^-1 b: the element part y_l (modal)");
+    blocks bk = hdg_lh_system_blocks(k, L, 0);   /* the source column gets -B uhat */
+    c->uhat = uh, c->no_source = 1;
+    hdg_lh_emit_system(c, k, g, &bk);
+    c->uhat = NULL, c->no_source = 0;
+    hdg_ir_set_origin(k, c->p->file, 0, 0, "J^-1 b: A^-1 (b_l - B y_t)");
+    hdg_ir_tensor *r = hdg_ir_local(k, "r", HDG_IR_DOUBLE, HDG_SHAPE(L->nl));
+    hdg_ir_expr *i = hdg_ir_for(k, "i", L->nl);
+    hdg_ir_assign(k, hdg_ir_ld1(k, r, i), hdg_ir_add(k, hdg_ir_ld1(k, b, i), hdg_ir_ld2(k, bk.B, i, I(k, L->nt))));
+    hdg_ir_end(k);
+    hdg_lh_solve_local(c, k, bk.A, r);
+    hdg_ir_copy(k, x, r);
+    hdg_ir_set_origin(k, NULL, 0, 0, NULL);
+    hdg_lh_state_done(c);
+}
+
+void hdg_lh_jinv_kernels(lower *c)
+{
+    jinv_local_kernel(c);
+    jinv_recover_kernel(c);
+}

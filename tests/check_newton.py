@@ -21,7 +21,8 @@ A transient report (Newton at every time step: newton.steps_per_time_step[]) mus
 newton.converged, with one entry per time step summing to newton.steps; --max-steps N
 bounds newton.steps_max (one solve), --per-time-step N every time step's Newton steps but
 the first's (its start is the initial state with the trace 0), each at least 1;
---max-error as above."""
+--max-error, --match-errors as above; --same-steps: every report took the same Newton steps
+at every time step."""
 import json
 import sys
 
@@ -65,6 +66,7 @@ def main(argv):
         nw = rep.get("newton", {})
         if "steps_per_time_step" in nw:
             bad += check_transient(f, rep, nw, opts)
+            steps.append(tuple(nw["steps_per_time_step"]))
             continue
         r = nw.get("residuals", [])
         print("%s: steps %s, |R| %s, alphas %s, C %s" % (f, nw.get("steps"), ["%.2e" % x for x in r],

@@ -6,7 +6,8 @@
 For every order k in the table and every UNKNOWN given, the least-squares slope of
 log(error) against log(1/N), N the resolution of each run's mesh spec (cube:N or
 square:N, options after it ignored: the nominal h of a perturbed mesh, whose longest
-edge does not halve exactly), must be within TOL of k + OFFSET. Every run must have
+edge does not halve exactly) or, for a mesh file (a Gmsh file with refine=L), the run's
+measured h, must be within TOL of k + OFFSET. Every run must have
 succeeded and every error be finite and positive. Prints one line per order and
 unknown; exit status 1 on any failure."""
 import json
@@ -37,12 +38,13 @@ def main(argv):
             xs, ys = [], []
             for r in rs:
                 m = re.match(r"(?:cube|square):(\d+)", r["mesh"])
+                h = 1.0 / int(m.group(1)) if m else r.get("h")
                 e = r.get("errors", {}).get(u)
-                if not m or e is None or not (e > 0 and math.isfinite(e)):
+                if not h or h <= 0 or e is None or not (e > 0 and math.isfinite(e)):
                     print("order %d %s: no error on %s" % (k, u, r["mesh"]))
                     bad += 1
                     continue
-                xs.append(math.log(1.0 / int(m.group(1))))
+                xs.append(math.log(h))
                 ys.append(math.log(e))
             if len(xs) < 2:
                 bad += 1

@@ -18,7 +18,7 @@ With --expect-rc: each distributed run must exit with that code and print
 every --expect TEXT (a regular expression) on stderr, within the timeout (a
 hang fails); with --once, each exactly once (rank 0 speaks for the job). --wrap CMD runs `CMD HDGC ...` under mpirun (a per-rank shell
 wrapper, e.g. a memory limit on one rank). --mpi-args "A|B|...": arguments given to the
-distributed runs only (split at |)."""
+distributed runs only (split at |). --backend NAME: every distributed run must report that backend."""
 import argparse
 import json
 import os
@@ -74,6 +74,7 @@ def main():
     ap.add_argument("--newton", action="store_true")
     ap.add_argument("--wrap")
     ap.add_argument("--mpi-args", default="", help="options added under mpirun only")
+    ap.add_argument("--backend", help="the backend every distributed run must report")
     cut = sys.argv.index("--") if "--" in sys.argv else len(sys.argv)
     a = ap.parse_args(sys.argv[1:cut])
     args = sys.argv[cut + 1:]
@@ -110,6 +111,9 @@ def main():
             line = f"np={n}: ranks {mpi.get('ranks')} elements {mpi.get('elements_min')}..{mpi.get('elements_max')} iterations {its}"
             if mpi.get("ranks") != n or mpi.get("elements_max", 0) * n < rep["mesh"]["elements"]:
                 line += " FAIL(mpi.*)"
+                bad += 1
+            if a.backend and rep.get("backend") != a.backend:
+                line += f" FAIL(backend {rep.get('backend')}, want {a.backend})"
                 bad += 1
             why = newton_diff(serial, rep) if a.newton else ""
             if why:

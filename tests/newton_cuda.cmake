@@ -12,7 +12,18 @@
 #   newton_cuda_emulated_fallback   near Bratu's turning point: CG breaks down at step 4 on the device
 #                                   as on the host, GMRES from there; Newton then stagnates and the run
 #                                   exits 1 with the residual history (as newton_cg_fallback)
-#   newton_cuda_emulated_time_refused  nonlinear in time (dt() terms) on the device: exit 1, the message
+#   newton_cuda_emulated_time       Newton in implicit time steps on the device
+#                                   (drivers/run_hdg_cuda_time.c): examples/nonlinear_heat.hdg, k = 1, 2
+#                                   on square:2 to t = 0.06 (dt 0.02), BDF2 (its SDIRK2 start and two
+#                                   BDF2 steps) and SDIRK2: the host's Newton steps at every time step
+#                                   and its errors to 1e-10 relative (measured: steps 6 3 3 and 6 6 6,
+#                                   the same Krylov iterations, errors within 2.7e-13)
+#   newton_cuda_emulated_time3d     the same on tetrahedra: tests/data/hdg/nonlinear_heat3d.hdg,
+#                                   k = 1, 2 on cube:2, BDF2 to t = 0.02 (dt 0.01) (measured: errors
+#                                   within 6.3e-13)
+#   newton_cuda_emulated_time_fail  a Newton solve that fails in a time step on the device: exit 1,
+#                                   the time step, its time and the residual history named (the
+#                                   host's message, newton_time_max_steps)
 # The NVRTC compiles of the nonlinear kernels (local and recover with the state, residual,
 # initial): cuda_examples_nonlinear_diffusion, cuda_examples_bratu (tests/cuda.cmake).
 set(NWC_HDGC $<TARGET_FILE:hdgc>)
@@ -46,8 +57,22 @@ hdg_cli_test(newton_cuda_emulated_fallback 1 -e "newton     step 4: CG breakdown
   -e "bratu: Newton stagnated at step [0-9]+: .*residual history \\|R\\| = [0-9.e+-]+, "
   -- ${NWC_HDGC} run ${HDG_EXAMPLES}/bratu.hdg --mesh square:4 --order 1 --set lambda=6.78 --backend cuda)
 set_tests_properties(newton_cuda_emulated_fallback PROPERTIES ENVIRONMENT "HDGC_LIBCUDA=emulator")
-# not yet on the device: Newton inside time steps (examples/nonlinear_heat.hdg), refused before any work
-hdg_cli_test(newton_cuda_emulated_time_refused 1
-  -e "nonlinear_heat: nonlinear HDG \\(Newton\\) in time runs on the host only so far: --backend c"
-  -- ${NWC_HDGC} run ${HDG_EXAMPLES}/nonlinear_heat.hdg --mesh square:2 --backend cuda)
-set_tests_properties(newton_cuda_emulated_time_refused PROPERTIES ENVIRONMENT "HDGC_LIBCUDA=emulator")
+if(Python3_Interpreter_FOUND)
+  # in time, host and device at each order and scheme (the file's 'time' line rewritten for the
+  # scheme): the same Newton steps at every time step, errors to 1e-10 relative
+  function(nwc_time_match name file mesh orders schemes args)
+    add_test(NAME ${name} COMMAND sh -c
+      "for s in ${schemes}; do sed \"s/^time bdf2/time $s/\" '${file}' > ${name}_$s.hdg && for k in ${orders}; do '${NWC_HDGC}' run ${name}_$s.hdg --mesh ${mesh} --order $k ${args} --json ${name}_h$s$k.json --quiet && '${NWC_HDGC}' run ${name}_$s.hdg --mesh ${mesh} --order $k ${args} --backend cuda --json ${name}_d$s$k.json --quiet && grep -Eq '\"backend\":[[:space:]]*\"cuda\"' ${name}_d$s$k.json && grep -Eq '\"method\":[[:space:]]*\"'$s'\"' ${name}_d$s$k.json && '${Python3_EXECUTABLE}' '${HDG_TEST_DIR}/check_newton.py' ${name}_h$s$k.json ${name}_d$s$k.json --same-steps --match-errors 1e-10 --max-steps 4 || exit 1; done; done"
+      WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+    set_tests_properties(${name} PROPERTIES TIMEOUT ${HDG_COMPILE_TIMEOUT} ENVIRONMENT "HDGC_LIBCUDA=emulator")
+  endfunction()
+  nwc_time_match(newton_cuda_emulated_time ${HDG_EXAMPLES}/nonlinear_heat.hdg square:2 "1 2" "bdf2 sdirk2"
+    "--final-time 0.06")
+  nwc_time_match(newton_cuda_emulated_time3d ${HDG_TEST_DIR}/data/hdg/nonlinear_heat3d.hdg cube:2 "1 2" "bdf2"
+    "--final-time 0.02 --set step=0.01")
+endif()
+# a Newton failure in a time step on the device: exit 1 with the host's message
+hdg_cli_test(newton_cuda_emulated_time_fail 1
+  -e "nonlinear_heat: Newton at time step 1 \\(the solve at t = 0\\.0058[0-9]+\\) did not converge in 1 steps \\(--newton-max-steps. .*residual history \\|R\\| = [0-9.e+-]+, [0-9.e+-]+$"
+  -- ${NWC_HDGC} run ${HDG_EXAMPLES}/nonlinear_heat.hdg --mesh square:2 --newton-max-steps 1 --backend cuda --quiet)
+set_tests_properties(newton_cuda_emulated_time_fail PROPERTIES ENVIRONMENT "HDGC_LIBCUDA=emulator")

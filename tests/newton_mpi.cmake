@@ -42,11 +42,29 @@ if(COMMAND hdg_mpi_test AND Python3_Interpreter_FOUND)
   hdg_mpi_test(newton_mpi_turning_point ${NMPI_RUNS} --np 2 --expect-rc 1 --once
     --expect "bratu: Newton .*residual history \\|R\\| = [0-9.e+-]+, "
     -- ${HDG_EXAMPLES}/bratu.hdg --mesh square:4 --set lambda=7)
-  # --backend cuda with several ranks: refused on every rank by the device driver (its Newton
-  # operations there gave errors 40x the serial ones on the emulator)
-  hdg_mpi_test(newton_mpi_cuda_refused ${CMAKE_COMMAND} -E env HDGC_LIBCUDA=emulator ${NMPI_RUNS} --np 2
-    --expect-rc 1 --once --expect "nonlinear HDG \\(Newton\\) under mpirun runs on the host only so far: --backend c"
-    -- ${NMPI_DATA}/newton_diffusion.hdg --mesh square:4 --backend cuda)
+  # --backend cuda with several ranks (a device per rank, the emulator here; --mpi-args: the device
+  # under mpirun only, so the reference is the serial host run): the device's residual rows summed
+  # over the partition faces by the shared loop, each linear step solved by PETSc's solver of the
+  # pieces summed from the state's trace (drivers/run_hdg_cuda_newton.c). The serial host's steps,
+  # step lengths and history, its errors to 1e-9 relative (measured within 1.2e-11)
+  set(NMPI_CUDA ${CMAKE_COMMAND} -E env HDGC_LIBCUDA=emulator ${NMPI_RUNS})
+  hdg_mpi_test(newton_mpi_cuda_emulated ${NMPI_CUDA} --np 2,3 --rtol 1e-9 --its 100 --newton
+    --backend cuda "--mpi-args=--backend|cuda" -- ${NMPI_DATA}/newton_diffusion.hdg --mesh square:4 --rtol 1e-14)
+  # ... the line search and --newton-check on the device at np 3
+  hdg_mpi_test(newton_mpi_cuda_emulated_line_search ${NMPI_CUDA} --np 3 --rtol 1e-9 --its 100 --newton
+    --backend cuda "--mpi-args=--backend|cuda" -- ${NMPI_DATA}/newton_diffusion.hdg --mesh square:4 --set amp=0.7
+    --newton-max-steps 20 --newton-check on --rtol 1e-14)
+  # ... in time (drivers/run_hdg_cuda_time.c): nonlinear_heat BDF2, 10 steps on square:4, the serial
+  # host's Newton steps at every time step, errors within 5.2e-12 (measured); tetrahedra at np 2
+  hdg_mpi_test(newton_mpi_cuda_emulated_time ${NMPI_CUDA} --np 2,3 --rtol 1e-9 --its 100 --newton
+    --backend cuda "--mpi-args=--backend|cuda" -- ${HDG_EXAMPLES}/nonlinear_heat.hdg --mesh square:4 --final-time 0.2 --rtol 1e-14)
+  hdg_mpi_test(newton_mpi_cuda_emulated_time3d ${NMPI_CUDA} --np 2 --rtol 1e-9 --its 100 --newton
+    --backend cuda "--mpi-args=--backend|cuda" -- ${NMPI_DATA}/nonlinear_heat3d.hdg --mesh cube:2 --final-time 0.05
+    --set step=0.01 --rtol 1e-14)
+  # ... and a failing Newton in a time step: every rank exits 1, the host's message printed once
+  hdg_mpi_test(newton_mpi_cuda_emulated_time_fail ${NMPI_CUDA} --np 2 --expect-rc 1 --once
+    --expect "nonlinear_heat: Newton at time step 1 \\(the solve at t = 0\\.0058[0-9]+\\) did not converge in 1 steps"
+    -- ${HDG_EXAMPLES}/nonlinear_heat.hdg --mesh square:4 --newton-max-steps 1 --backend cuda)
 endif()
 # serial, on tetrahedra: rates k+1 (u, q) and k+2 (u*) within 0.3 at k = 1, 2 on cube:2,3,4
 # (measured 2.02/1.81/2.81 and 2.98/2.76/3.71)

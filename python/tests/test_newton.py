@@ -57,3 +57,20 @@ def test_newton_in_time_steps_matches_cli(cli):
                                          r"converge in 1 steps .*residual history") as e:
         hdgc.Problem(NH).solve(mesh="square:4", newton_max_steps=1)
     assert e.value.result is not None and e.value.result.report["newton"]["converged"] is False
+
+
+def test_newton_snes_matches_cli(cli):
+    """newton="snes" (PETSc's SNES owns the iteration, J^-1 by static condensation as its
+    preconditioner): the same steps and errors as `hdgc run --newton snes`, the errors of hdgc's
+    loop (from this hard start the line searches differ: bt's first step 0.35, then full steps,
+    7 steps; the loop's halving 1/2, 1/2, 6 steps)."""
+    want = cli("run", ND, "--mesh", "square:4", "--newton", "snes")
+    r = hdgc.Problem(ND).solve(mesh="square:4", newton="snes", petsc="-snes_linesearch_type bt")
+    own = hdgc.Problem(ND).solve(mesh="square:4")
+    nw = r.report["newton"]
+    assert nw["method"] == "snes" and nw["reason"].startswith("CONVERGED") and nw["linesearch"] == "bt"
+    assert nw["steps"] == want["newton"]["steps"] and 3 <= nw["steps"] <= 9
+    assert nw["alphas"][0] < 1 and nw["residuals"] == pytest.approx(want["newton"]["residuals"], rel=1e-8, abs=1e-12)
+    for u, e in own.errors.items():
+        assert abs(r.errors[u] - e) <= 1e-10 * e, (u, r.errors[u], e)
+        assert abs(want["errors"][u] - e) <= 1e-10 * e, (u, want["errors"][u], e)

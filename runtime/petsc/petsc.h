@@ -169,6 +169,54 @@ hdg_status hdg_petsc_module_dist_apply(hdg_petsc_dsolver *h, const double *b, do
                                        hdg_error *err);
 void hdg_petsc_module_dist_free(hdg_petsc_dsolver *h);
 
+/* ---------------------------------------------------------------- SNES (issue 41) */
+
+/* Newton for nonlinear HDG through PETSc's SNES (`--newton snes`; drivers/run_hdg_snes.c,
+ * runtime/petsc/petsc_snes.c), serial. SNES owns the iteration on x (n values: the element
+ * rows, then the trace rows); the driver gives F(x), sets the Jacobian up at a state and
+ * applies its exact inverse (static condensation, a trace solve, recovery) as a PCShell.
+ * The operator the KSP multiplies by is PETSc's matrix-free J v (MatCreateSNESMF: finite
+ * differences of F), which only a Krylov -ksp_type or the line search's slope reads: with
+ * the default KSP preonly one step is J^-1 applied to F once, hdgc's own Newton step.
+ * Defaults: newtonls with its bt line search, KSP preonly, PC shell, rtol/atol/max_it as
+ * given; the options string (after PETSC_OPTIONS) wins, and one that the solve did not use
+ * is refused. Callbacks return 0, or -1 with err filled; residual returns 1 for a state
+ * where F is not finite (SNESSetFunctionDomainError: the line search backs off). */
+typedef struct hdg_petsc_snes_ops {
+    void *ctx;
+    long long n;
+    int (*residual)(void *ctx, const double *x, double *F, double *floor_, hdg_error *err);
+    int (*jacobian)(void *ctx, const double *x, hdg_error *err);
+    int (*apply)(void *ctx, const double *b, double *y, hdg_error *err);
+    /* each iteration's |F| (it 0: the start) and the step length its line search took (1 at it 0) */
+    void (*monitor)(void *ctx, int it, double fnorm, double lambda);
+} hdg_petsc_snes_ops;
+
+typedef struct hdg_petsc_snes_opts {
+    const char *options;   /* the user's PETSc options (-snes_*, -ksp_*, -pc_*), or NULL */
+    double rtol, atol;     /* SNES tolerances on |F| (atol <= 0: PETSc's) */
+    int max_it;            /* SNES's step limit */
+} hdg_petsc_snes_opts;
+
+typedef struct hdg_petsc_snes_info {
+    char snes_type[32], linesearch[32], ksp_type[32], pc_type[32], reason[48];
+    int reason_code;       /* SNESConvergedReason: > 0 converged */
+    int steps;             /* SNES iterations */
+    int ksp_iterations;    /* of SNES's KSP (preonly: one a step) */
+    int floor_stop;        /* converged at the attainable accuracy (|F| <= floor) */
+    double init_seconds, prior_seconds;   /* as hdg_petsc_info */
+} hdg_petsc_snes_info;
+
+/* The solve from x (in: the first guess; out: the last iterate). HDG_ESOLVER when SNES
+ * diverged (info filled, the reason named in err), HDG_EINPUT for a bad or unused option,
+ * a callback's status when one failed. */
+hdg_status hdg_petsc_snes_solve(const hdg_petsc_snes_ops *ops, const hdg_petsc_snes_opts *o, double *x,
+                                hdg_petsc_snes_info *info, hdg_error *err);
+typedef hdg_status (*hdg_petsc_snes_solve_fn)(const hdg_petsc_snes_ops *ops, const hdg_petsc_snes_opts *o,
+                                              double *x, hdg_petsc_snes_info *info, hdg_error *err);
+hdg_status hdg_petsc_module_snes_solve(const hdg_petsc_snes_ops *ops, const hdg_petsc_snes_opts *o, double *x,
+                                       hdg_petsc_snes_info *info, hdg_error *err);
+
 /* Inside the module: PETSc started once (collective under mpirun). */
 hdg_status hdg_petsc_module_start(hdg_error *err);
 

@@ -73,6 +73,7 @@ typedef struct module_fns {
     hdg_petsc_dist_create_fn dist_create;
     hdg_petsc_dist_apply_fn dist_apply;
     hdg_petsc_dist_free_fn dist_free;
+    hdg_petsc_snes_solve_fn snes_solve;
 } module_fns;
 
 static int lookup(void *h, module_fns *f)
@@ -80,11 +81,13 @@ static int lookup(void *h, module_fns *f)
     static const char *names[] = {"hdg_petsc_module_solve", "hdg_petsc_module_amg_create",
                                   "hdg_petsc_module_amg_apply", "hdg_petsc_module_amg_free",
                                   "hdg_comm_module_ops", "hdg_petsc_module_dist_create",
-                                  "hdg_petsc_module_dist_apply", "hdg_petsc_module_dist_free"};
+                                  "hdg_petsc_module_dist_apply", "hdg_petsc_module_dist_free",
+                                  "hdg_petsc_module_snes_solve"};
     void **slot[] = {(void **)&f->solve, (void **)&f->amg_create, (void **)&f->amg_apply,
                      (void **)&f->amg_free, (void **)&f->comm_ops, (void **)&f->dist_create,
-                     (void **)&f->dist_apply, (void **)&f->dist_free};   /* POSIX: object to function pointer */
-    for (int i = 0; i < 8; i++)
+                     (void **)&f->dist_apply, (void **)&f->dist_free,
+                     (void **)&f->snes_solve};   /* POSIX: object to function pointer */
+    for (int i = 0; i < (int)(sizeof names / sizeof *names); i++)
         if (!(*slot[i] = dlsym(h, names[i]))) return i;
     return -1;
 }
@@ -265,4 +268,19 @@ hdg_status hdg_petsc_dist_apply(hdg_petsc_dsolver *h, const double *b, double *x
 void hdg_petsc_dist_free(hdg_petsc_dsolver *h)
 {
     if (h) load("mpirun", NULL)->dist_free(h);
+}
+
+hdg_status hdg_petsc_snes_solve(const hdg_petsc_snes_ops *ops, const hdg_petsc_snes_opts *o, double *x,
+                                hdg_petsc_snes_info *info, hdg_error *err)
+{
+    memset(info, 0, sizeof *info);
+    double entered = hdg_wtime();
+    const module_fns *f = load("--newton snes", err);
+    hdg_petsc_info pi = {0};
+    unreported_load(&pi, entered);   /* the module adds its initialisation */
+    info->init_seconds = pi.init_seconds, info->prior_seconds = pi.prior_seconds;
+    if (f) quick_singleton();
+    hdg_status st = f ? f->snes_solve(ops, o, x, info, err) : err->code;
+    forget_singleton();
+    return st;
 }
