@@ -57,7 +57,7 @@ static hdg_status inadmissible(const hdg_dg_data *d, const char *what, long long
 {
     return hdg_fail(err, HDG_ESOLVER, "DG problem '%s': the state left the admissible set at t = %.6g (step %lld)%s: "
                                       "%s (the solution is no longer smooth or physical there: a shock, a vacuum or "
-                                      "an unstable step; see docs/solvers.md, nonlinear DG)",
+                                      "an unstable step; see docs/method.md, section 6)",
                     d->p->name, t, s, hdg_comm_size() > 1 ? " on some rank" : "", what);
 }
 
@@ -295,7 +295,7 @@ static hdg_status sample(hdg_dg_data *d, const hdg_dg_engine *eng, long long s, 
                                              "%.3g of %s's modal energy, above the limit %.3g = 0.25/N^4 for N = %d: "
                                              "a shock (or a front the mesh does not resolve); explicit DG has no "
                                              "limiter yet, so it stops here rather than go on with Gibbs "
-                                             "oscillations (docs/solvers.md, nonlinear DG): end before the shock "
+                                             "oscillations (docs/method.md, section 6): end before the shock "
                                              "time, or refine%s",
                            d->p->name, t, s, se, x[0], x[1], d->L.dim == 3 ? ", ..." : "", sm,
                            d->L.field_name[sf], lim, d->L.N, fixed_hint(d, hint, sizeof hint));
