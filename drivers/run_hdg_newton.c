@@ -297,6 +297,18 @@ void hdg_newton_fallback(hdg_newton *N, hdg_error *err)
     hdg_error_clear(err);
 }
 
+/* A trace solve accepted at its rounding floor (the solver's stopping rule) whose relative
+ * residual is still above HDG_NEWTON_LINEAR_MAX gives no Newton step: the floor eps ||A|| ||x||
+ * is that large only when x is, as for a singular or nearly singular Jacobian. */
+#define HDG_NEWTON_LINEAR_MAX 1e-2
+static hdg_status inexact(hdg_status st, const hdg_solve_info *info, const char *method, hdg_error *err)
+{
+    if (st || info->residual <= HDG_NEWTON_LINEAR_MAX) return st;
+    return hdg_fail(err, HDG_ESOLVER, "%s stopped at a relative residual of %.3g after %d iterations, above %g: the "
+                    "Jacobian is singular or nearly so (its rounding floor eps ||A|| ||x|| / ||b|| is %.2g)", method,
+                    info->residual, info->iterations, HDG_NEWTON_LINEAR_MAX, info->floor);
+}
+
 /* Newton's linear system at s, solved: r->x = s'_t, r->xe = s'_l, copied into N->dl, N->dt. */
 static hdg_status linear_step(hdg_newton *N, int *its, hdg_error *err)
 {
@@ -317,12 +329,12 @@ static hdg_status linear_step(hdg_newton *N, int *its, hdg_error *err)
     st = hdg_comm_agree(hdg_hdg_ksp_init(&K, r, err), err);
     int cg = !st && !r->o->solver && !strcmp(K.s.method, "cg");   /* chosen, not given */
     if (cg && N->gmres) K.s.method = "gmres";
-    if (!st) st = hdg_hdg_ksp_solve(&K, r, &info, err);
+    if (!st) st = inexact(hdg_hdg_ksp_solve(&K, r, &info, err), &info, K.s.method, err);
     if (st == HDG_ESOLVER && cg && !N->gmres) {
         hdg_newton_fallback(N, err);
         K.s.method = "gmres";
         memcpy(r->x, N->st, sizeof(double) * (size_t)N->nt);
-        st = hdg_hdg_ksp_solve(&K, r, &info, err);
+        st = inexact(hdg_hdg_ksp_solve(&K, r, &info, err), &info, K.s.method, err);
     }
     hdg_hdg_ksp_free(&K);
     *its = info.iterations;
