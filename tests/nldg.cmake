@@ -22,10 +22,16 @@
 #                         device whenever the wave speed changes it); the digits are the hand-written flux's
 # The builtin 'wavespeed' (ir/lower_dg_wavespeed.c: the spectral radius of the normal flux Jacobian, both sides):
 #   nldg_euler_ws_rates_N  the vortex with the builtin (euler_vortex_ws.hdg): density rate in [N + 0.5, N + 1.5],
-#                         N = 1..3 (as the hand-written |v.n| + c: the errors agree to 1e-13)
+#                         N = 1..3 (as the hand-written |v.n| + c: the errors agree to 2e-13, rounding)
 #   nldg_wavespeed_exact  euler_wavespeed_check.hdg: a field d driven by the lift of (wavespeed - max(|v.n| + c))
 #                         on every face stays at 1: its L2 error < 1e-13 (7e-16 measured; a speed off by 1e-10
 #                         would show), totals conserved to < 1e-13
+#   nldg_wavespeed_exact_3d  the same on tetrahedra (euler3d_wavespeed_check.hdg: an entropy wave, 6 fields, A_n
+#                         6 x 6 with a triple eigenvalue v.n): d's L2 error < 1e-13 (5e-16 measured)
+#   nldg_wavespeed_two_fields  two fields (the closed form): p_t + 4 u_x = 0, u_t + p_x = 0 with the builtin gives
+#                         the errors of the hand-written speed 2 |nx| (--set hand=1) to 7 digits; _complex: b = -1
+#                         (eigenvalues -+ 2i nx), the builtin is the modulus 2 |nx| as written by hand (the bound R
+#                         = 4 |nx| of three or more fields would give p's error 4.560692e-02, not 4.754399e-02)
 #   nldg_wavespeed_complex  a system that is not hyperbolic (eigenvalues nx, +-3i nx): the builtin takes the safe
 #                         bound 3 |nx| (= rho), not the largest real root |nx|: wavespeed_complex.hdg's d stays at 1
 #   nldg_burgers_ws_rates Burgers with the builtin (burgers_ws.hdg): rates within 0.35 of N + 1, N = 1..3 on
@@ -63,6 +69,12 @@ hdg_cli_test(nldg_euler_totals 0 -e "L2 error rho +1\\.1[0-9]+e-03"
 hdg_cli_test(nldg_wavespeed_exact 0 -e "L2 error d +[0-9.]+e-(1[3-9]|[2-9][0-9])"
   -e "totals rho 0.98[0-9]+, m.x 0.98[0-9]+, m.y 0.98[0-9]+, E 3.44[0-9]+, d 1 \\(max relative drift [0-9.]+e-(1[3-9]|[2-9][0-9])\\)" --
   $<TARGET_FILE:hdgc> run ${NLDG}/euler_wavespeed_check.hdg --mesh square:8,periodic=xy --order 3)
+hdg_cli_test(nldg_wavespeed_exact_3d 0 -e "L2 error d +[0-9.]+e-(1[3-9]|[2-9][0-9])" --
+  $<TARGET_FILE:hdgc> run ${NLDG}/euler3d_wavespeed_check.hdg --mesh cube:3,periodic=xyz)
+hdg_cli_test(nldg_wavespeed_two_fields 0 -e "L2 error p +5\\.086664e-02" -e "L2 error u +2\\.543332e-02" --
+  $<TARGET_FILE:hdgc> run ${NLDG}/wavespeed_two_fields.hdg --mesh square:4,periodic=xy)
+hdg_cli_test(nldg_wavespeed_two_fields_complex 0 -e "L2 error p +4\\.754399e-02" -e "L2 error u +1\\.115186e-01" --
+  $<TARGET_FILE:hdgc> run ${NLDG}/wavespeed_two_fields.hdg --mesh square:4,periodic=xy --set b=-1 --final-time 0.01)
 hdg_cli_test(nldg_wavespeed_complex 0 -e "L2 error d +[0-9.]+e-(1[3-9]|[2-9][0-9])" --
   $<TARGET_FILE:hdgc> run ${NLDG}/wavespeed_complex.hdg --mesh square:4,periodic=xy)
 hdg_cli_test(nldg_shallow_water_totals 0 -e "L2 error h +5\\.4[0-9]+e-05"
