@@ -137,8 +137,8 @@ void hdg_run_mean_unused(const hdg_problem *p, hdg_report *rep)
 /* --newton snes (drivers/run_hdg_snes.c) where it does not run yet. */
 static hdg_status snes_refusal(const hdg_problem *p, const char *where, hdg_error *err)
 {
-    return hdg_fail(err, HDG_EINPUT, "%s: --newton snes (PETSc's SNES) runs steady nonlinear problems on the host, "
-                    "serial, so far; not %s: use --newton hdgc (hdgc's own Newton, the default), which does",
+    return hdg_fail(err, HDG_EINPUT, "%s: --newton snes (PETSc's SNES) runs on the host, serial, so far; not %s: "
+                    "use --newton hdgc (hdgc's own Newton, the default), which does",
                     p->name, where);
 }
 
@@ -149,7 +149,6 @@ static hdg_status snes_refused(const hdg_problem *p, const hdg_run_options *o, h
         return hdg_fail(err, HDG_EINPUT, "--newton applies to nonlinear HDG problems (Newton); problem '%s' is %s",
                         p->name, p->method != HDG_METHOD_HDG ? "explicit DG (no Newton)" : "linear (one linear solve)");
     if (!strcmp(o->backend, "cuda")) return snes_refusal(p, "with --backend cuda", err);
-    if (p->transient) return snes_refusal(p, "with dt() terms (Newton in every time step)", err);
     return HDG_OK;
 }
 

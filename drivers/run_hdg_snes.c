@@ -1,7 +1,9 @@
 /* run_hdg_snes.c — Newton for nonlinear HDG through PETSc's SNES (`--newton snes`, issue 41;
  * docs/solvers.md, "Newton"): SNES owns the iteration, hdgc gives it F, the Jacobian's set-up
  * and the Jacobian's exact inverse (runtime/petsc/petsc.h, "SNES"; the module's side is
- * runtime/petsc/petsc_snes.c). Host, serial, steady; refused elsewhere.
+ * runtime/petsc/petsc_snes.c). Host, serial: the steady run (hdg_run_hdg_snes) and every
+ * implicit solve of the time stepping (hdg_snes_attach: run_hdg_time.c's Newton state gets it
+ * as its solve); refused on the device and under mpirun (drivers/run.c).
  *
  *   x      the state s = (s_l, s_t): the element dofs (ne x nl), then the trace dofs (nf x m),
  *          from the first guess of hdgc's own Newton (run_hdg_newton.c's host operations);
@@ -35,7 +37,9 @@
 
 typedef struct snes_run {
     hdg_run *r;
-    hdg_newton N;                /* the state's storage, first guess and residual rows */
+    hdg_newton *N;               /* the state's storage, first guess and residual rows: own, or the
+                                    time stepping's (hdg_snes_attach) */
+    hdg_newton own;
     hdg_run_options o;           /* r->o with --petsc's -trace_* options only, for the trace solves */
     const hdg_run_options *user; /* the run's options */
     char snes_opts[SNES_OPTS], trace_opts[SNES_OPTS];
@@ -46,10 +50,11 @@ typedef struct snes_run {
     hdg_hdg_ksp K;
     int ksp_ready, gmres;
     double diag;                 /* the Dirichlet rows' diagonal */
-    int its_step, its_total, its_max, applies;
+    int its_step, its_total, its_max, applies;   /* trace solve iterations: this step, this solve, one step */
     double hist[HDG_NEWTON_MAX_HISTORY];
     int nhist;
     double floor_;               /* the floor of the last F */
+    double *x;                   /* SNES's x */
 } snes_run;
 
 static int dirichlet_dof(const hdg_run *r, long long i)
@@ -117,7 +122,7 @@ static void to_elements(hdg_run *r, const double *x, double *xe)
 static int snes_residual(void *ctx, const double *x, double *F, double *floor_, hdg_error *err)
 {
     snes_run *S = ctx;
-    hdg_newton *N = &S->N;
+    hdg_newton *N = S->N;
     hdg_run *r = S->r;
     if (N->ops->residual(N, x, x + S->nl, err)) return -1;
     double m2 = 0;
@@ -186,14 +191,13 @@ static hdg_status trace_solve(snes_run *S, hdg_error *err)
     memset(r->x, 0, sizeof(double) * (size_t)S->nt);
     hdg_status st = hdg_hdg_ksp_solve(&S->K, r, &info, err);
     if (st == HDG_ESOLVER && !S->o.solver && !strcmp(S->K.s.method, "cg")) {
-        S->N.nhist = S->nhist;
-        hdg_newton_fallback(&S->N, err);
+        S->N->nhist = S->nhist;
+        hdg_newton_fallback(S->N, err);
         S->gmres = 1, S->K.s.method = "gmres";
         memset(r->x, 0, sizeof(double) * (size_t)S->nt);
         st = hdg_hdg_ksp_solve(&S->K, r, &info, err);
     }
     S->its_step += info.iterations, S->its_total += info.iterations;
-    if (info.iterations > S->its_max) S->its_max = info.iterations;
     return st;
 }
 
@@ -277,13 +281,15 @@ static void snes_monitor(void *ctx, int it, double fnorm, double lambda)
 {
     snes_run *S = ctx;
     const hdg_run_options *o = S->user;
+    int arrays = S->N->arrays, log = o->log && !S->N->quiet;
     if (S->nhist < HDG_NEWTON_MAX_HISTORY) S->hist[S->nhist++] = fnorm;
-    hdg_report_array_push_number(S->r->rep, "newton.residuals", fnorm);
-    if (it > 0) hdg_report_array_push_number(S->r->rep, "newton.linear_iterations", S->its_step);
-    if (it > 0) hdg_report_array_push_number(S->r->rep, "newton.alphas", lambda);
+    if (arrays) hdg_report_array_push_number(S->r->rep, "newton.residuals", fnorm);
+    if (arrays && it > 0) hdg_report_array_push_number(S->r->rep, "newton.linear_iterations", S->its_step);
+    if (arrays && it > 0) hdg_report_array_push_number(S->r->rep, "newton.alphas", lambda);
+    if (S->its_step > S->its_max) S->its_max = S->its_step;
     S->its_step = 0;
-    if (o->log && it > 0 && lambda < 1) fprintf(o->log, "  newton     line search: step length %g\n", lambda);
-    if (o->log) fprintf(o->log, "  newton %2d  |R| %.6e%s\n", it, fnorm, it ? "" : "  (first guess; SNES)");
+    if (log && it > 0 && lambda < 1) fprintf(o->log, "  newton     line search: step length %g\n", lambda);
+    if (log) fprintf(o->log, "  newton %2d  |R| %.6e%s\n", it, fnorm, it ? "" : "  (first guess; SNES)");
 }
 
 /* The history "r0, r1, ..." (at most the last 40). */
@@ -313,74 +319,123 @@ static void report(snes_run *S, const hdg_petsc_snes_info *in, double seconds)
     if (S->o.petsc) hdg_report_string(rep, "newton.trace_options", S->o.petsc);
 }
 
-static void snes_free(snes_run *S)
+static void snes_close(snes_run *S)
 {
+    if (!S) return;
     if (S->ksp_ready) hdg_hdg_ksp_free(&S->K);
     hdg_blockmat_free(&S->B0);
-    free(S->sl), free(S->ste), free(S->Fe), free(S->ye), free(S->rhs);
+    free(S->sl), free(S->ste), free(S->Fe), free(S->ye), free(S->rhs), free(S->x);
     S->r->state_l = NULL, S->r->state_te = NULL;
     S->r->o = S->user;
-    hdg_newton_free(&S->N);
+    if (S->N == &S->own) hdg_newton_free(&S->own);
+    free(S);
 }
 
-hdg_status hdg_run_hdg_snes(hdg_run *r, hdg_error *err)
+/* The SNES of run r on N's state (N: NULL for one of its own). r->o is the trace solves' options
+ * until snes_close. */
+static hdg_status snes_open(hdg_run *r, hdg_newton *N, snes_run **out, hdg_error *err)
 {
-    hdg_status st;
     snes_run *S = hdg_xcalloc(1, sizeof *S);
     S->r = r, S->user = r->o, S->o = *r->o;
-    hdg_newton_init(&S->N, r);
-    S->nl = S->N.nl, S->nt = S->N.nt;
+    if (!N) hdg_newton_init(&S->own, r), N = &S->own;
+    S->N = N, S->nl = N->nl, S->nt = N->nt;
     long long net = (long long)r->mesh->ne * r->L.nt;
     S->sl = hdg_xcalloc((size_t)S->nl, sizeof(double));
     S->ste = hdg_xcalloc((size_t)net, sizeof(double)), S->ye = hdg_xcalloc((size_t)net, sizeof(double));
     S->Fe = hdg_xcalloc((size_t)net, sizeof(double));
     S->rhs = hdg_xcalloc((size_t)S->nt, sizeof(double));
-    st = split_options(r->o->petsc, S->snes_opts, S->trace_opts, err);
+    S->x = hdg_xcalloc((size_t)(S->nl + S->nt), sizeof(double));
+    if (!r->x) r->x = hdg_xcalloc((size_t)S->nt, sizeof(double));
+    hdg_status st = split_options(r->o->petsc, S->snes_opts, S->trace_opts, err);
     S->o.petsc = S->trace_opts[0] ? S->trace_opts : NULL;
     r->o = &S->o;   /* the trace solves see the -trace_* options only */
-    if (!st) st = S->N.ops->first_guess(&S->N, err);
-    double *x = hdg_xmalloc(sizeof(double) * (size_t)(S->nl + S->nt));
-    if (!st) {
-        memcpy(x, S->N.sl, sizeof(double) * (size_t)S->nl);
-        memcpy(x + S->nl, S->N.st, sizeof(double) * (size_t)S->nt);
-    }
+    *out = S;
+    return st;
+}
+
+/* SNES from N's state (sl, st) to the solution in it, as hdg_newton_solve (N->steps, linear,
+ * linear_max, seconds, hist, rn, fl, attained filled). where: NULL, or the time step's words. */
+static hdg_status snes_solve(snes_run *S, const char *where, hdg_petsc_snes_info *info, hdg_error *err)
+{
+    hdg_newton *N = S->N;
     const hdg_run_options *o = S->user;
+    memcpy(S->x, N->sl, sizeof(double) * (size_t)S->nl);
+    memcpy(S->x + S->nl, N->st, sizeof(double) * (size_t)S->nt);
+    S->nhist = S->its_step = S->its_total = S->its_max = 0;
     hdg_petsc_snes_ops ops = {S, S->nl + S->nt, snes_residual, snes_jacobian, snes_apply, snes_monitor};
     hdg_petsc_snes_opts so = {S->snes_opts[0] ? S->snes_opts : NULL, o->newton_rtol > 0 ? o->newton_rtol : 1e-10,
                               o->newton_atol, o->newton_max_steps > 0 ? o->newton_max_steps : 25};
-    hdg_petsc_snes_info info = {0};
     double t0 = hdg_wtime();
-    if (!st) {
-        if (!r->x) r->x = hdg_xcalloc((size_t)S->nt, sizeof(double));
-        st = hdg_petsc_snes_solve(&ops, &so, x, &info, err);
-        report(S, &info, hdg_wtime() - t0);
-    }
+    hdg_status st = hdg_petsc_snes_solve(&ops, &so, S->x, info, err);
+    N->seconds = hdg_wtime() - t0;
+    N->steps = info->steps, N->linear = S->its_total, N->linear_max = S->its_max;
+    N->nhist = S->nhist;
+    memcpy(N->hist, S->hist, sizeof(double) * (size_t)S->nhist);
+    N->attained = info->floor_stop, N->fl = S->floor_, N->rn = S->nhist ? S->hist[S->nhist - 1] : 0;
     if (st == HDG_ESOLVER) {
         char h[1024], msg[sizeof err->msg];
         history_text(S, h, sizeof h);
-        snprintf(msg, sizeof msg, "%.100s: Newton (SNES %s, line search %s) did not converge: %.600s; residual "
-                 "history |R| = %.1000s", r->p->name, info.snes_type, info.linesearch, err->msg, h);
+        snprintf(msg, sizeof msg, "%.100s: Newton (SNES %s, line search %s)%s%.100s did not converge: %.600s; "
+                 "residual history |R| = %.1000s", S->r->p->name, info->snes_type, info->linesearch,
+                 where ? " at " : "", where ? where : "", err->msg, h);
         hdg_fail(err, HDG_ESOLVER, "%s", msg);
+    }
+    if (st) return st;
+    memcpy(N->sl, S->x, sizeof(double) * (size_t)S->nl);
+    memcpy(N->st, S->x + S->nl, sizeof(double) * (size_t)S->nt);
+    return HDG_OK;
+}
+
+/* hdg_newton.solve of the time stepping (hdg_snes_attach). */
+static hdg_status snes_solve_hook(hdg_newton *N, const char *where, hdg_error *err)
+{
+    hdg_petsc_snes_info info;
+    return snes_solve(N->solve_ctx, where, &info, err);
+}
+
+hdg_status hdg_snes_attach(hdg_newton *N, hdg_error *err)
+{
+    snes_run *S;
+    hdg_status st = snes_open(N->r, N, &S, err);
+    if (st) {
+        snes_close(S);
+        return st;
+    }
+    N->solve = snes_solve_hook, N->solve_ctx = S;
+    hdg_report_string(N->r->rep, "newton.method", "snes");
+    return HDG_OK;
+}
+
+void hdg_snes_detach(hdg_newton *N)
+{
+    if (!N->solve_ctx) return;
+    snes_close(N->solve_ctx);
+    N->solve = NULL, N->solve_ctx = NULL;
+}
+
+hdg_status hdg_run_hdg_snes(hdg_run *r, hdg_error *err)
+{
+    snes_run *S;
+    hdg_status st = snes_open(r, NULL, &S, err);
+    hdg_newton *N = S->N;
+    N->arrays = 1;
+    if (!st) st = N->ops->first_guess(N, err);
+    hdg_petsc_snes_info info = {0};
+    if (!st) {
+        st = snes_solve(S, NULL, &info, err);
+        report(S, &info, N->seconds);
     }
     hdg_report_bool(r->rep, "newton.converged", !st);
     if (!st) {
-        S->N.nhist = S->nhist < HDG_NEWTON_MAX_HISTORY ? S->nhist : HDG_NEWTON_MAX_HISTORY;
-        memcpy(S->N.hist, S->hist, sizeof(double) * (size_t)S->N.nhist);
-        S->N.attained = info.floor_stop, S->N.fl = S->floor_;
-        double C = hdg_newton_quadratic_constant(&S->N);
+        double C = hdg_newton_quadratic_constant(N);
         hdg_report_bool(r->rep, "newton.attainable", info.floor_stop);
         hdg_report_number(r->rep, "newton.floor", S->floor_);
         hdg_report_number(r->rep, "newton.quadratic_constant", C);
-        if (o->log)
-            fprintf(o->log, "  newton converged in %d steps (SNES %s, %s), |R| %.3e, quadratic constant C = max "
-                    "r_{n+1}/r_n^2 = %.3g\n", info.steps, info.snes_type, info.reason,
-                    S->nhist ? S->hist[S->nhist - 1] : 0.0, C);
-        memcpy(S->N.sl, x, sizeof(double) * (size_t)S->nl);
-        memcpy(S->N.st, x + S->nl, sizeof(double) * (size_t)S->nt);
-        st = S->N.ops->solution(&S->N, err);
+        if (S->user->log)
+            fprintf(S->user->log, "  newton converged in %d steps (SNES %s, %s), |R| %.3e, quadratic constant C = "
+                    "max r_{n+1}/r_n^2 = %.3g\n", info.steps, info.snes_type, info.reason, N->rn, C);
+        st = N->ops->solution(N, err);
     }
-    free(x);
-    snes_free(S);
-    free(S);
+    snes_close(S);
     return st;
 }
