@@ -1,9 +1,10 @@
 /* run_hdg_snes.c — Newton for nonlinear HDG through PETSc's SNES (`--newton snes`, issue 41;
  * docs/solvers.md, "Newton"): SNES owns the iteration, hdgc gives it F, the Jacobian's set-up
  * and the Jacobian's exact inverse (runtime/petsc/petsc.h, "SNES"; the module's side is
- * runtime/petsc/petsc_snes.c). Host, serial: the steady run (hdg_run_hdg_snes) and every
- * implicit solve of the time stepping (hdg_snes_attach: run_hdg_time.c's Newton state gets it
- * as its solve); refused on the device and under mpirun (drivers/run.c).
+ * runtime/petsc/petsc_snes.c). Host, serial or under mpirun: the steady run (hdg_run_hdg_snes)
+ * and every implicit solve of the time stepping (hdg_snes_attach: run_hdg_time.c's Newton state
+ * gets it as its solve); refused on the device (drivers/run.c). Under mpirun SNES's rows on a
+ * rank are its elements' and its owned faces' (trace_of, rows_of).
  *
  *   x      the state s = (s_l, s_t): the element dofs (ne x nl), then the trace dofs (nf x m),
  *          from the first guess of hdgc's own Newton (run_hdg_newton.c's host operations);
@@ -29,6 +30,8 @@
 #include <string.h>
 
 #include "drivers/run_hdg_newton.h"
+#include "runtime/parallel/comm.h"
+#include "runtime/parallel/mesh_dist.h"
 #include "runtime/petsc/petsc.h"
 #include "support/util.h"
 
@@ -54,12 +57,53 @@ typedef struct snes_run {
     double hist[HDG_NEWTON_MAX_HISTORY];
     int nhist;
     double floor_;               /* the floor of the last F */
-    double *x;                   /* SNES's x */
+    double *x;                   /* SNES's x: this rank's rows (ns of them) */
+    /* SNES's rows: the element dofs (nl), then the trace dofs of the faces this rank owns (all
+     * serially; under mpirun a partition face's rows are its owner's): nown faces ofaces[] */
+    long long ns;
+    int nown, *ofaces;
+    double *ft, *bt;             /* nt scratch: a full trace of the piece */
+    const hdg_mesh_dist *dist;
 } snes_run;
 
 static int dirichlet_dof(const hdg_run *r, long long i)
 {
     return r->isdir && r->isdir[i / r->L.m] && r->dofdir[i];
+}
+
+/* The trace of the piece (nt) from SNES's trace rows (the owned faces): the partition faces
+ * this rank does not own get their owner's values (0 here, then summed over the two ranks). */
+static void trace_of(const snes_run *S, const double *xt, double *t)
+{
+    int m = S->r->L.m;
+    if (!S->dist) {   /* every face owned (under mpirun a rank may own all of its faces: it still sums) */
+        memcpy(t, xt, sizeof(double) * (size_t)S->nt);
+        return;
+    }
+    memset(t, 0, sizeof(double) * (size_t)S->nt);
+    for (int k = 0; k < S->nown; k++) memcpy(t + (size_t)S->ofaces[k] * m, xt + (size_t)k * m, sizeof(double) * m);
+    hdg_mesh_dist_face_sum(S->dist, m, t);
+}
+
+/* SNES's trace rows from a trace of the piece (its owned faces'). */
+static void rows_of(const snes_run *S, const double *t, double *xt)
+{
+    int m = S->r->L.m;
+    for (int k = 0; k < S->nown; k++) memcpy(xt + (size_t)k * m, t + (size_t)S->ofaces[k] * m, sizeof(double) * m);
+}
+
+/* The same return code on every rank (-1 before 1 before 0): a callback's collectives wait for all. */
+static int agreed(const snes_run *S, int rc, hdg_error *err)
+{
+    if (!S->dist) return rc;
+    double v[2] = {rc < 0, rc > 0};
+    hdg_comm_sum(v, 2);
+    if (v[0] > 0) {
+        hdg_status st = hdg_comm_agree(rc < 0 ? (err->code ? err->code : HDG_EINTERNAL) : HDG_OK, err);
+        (void)st;
+        return -1;
+    }
+    return v[1] > 0 ? 1 : 0;
 }
 
 /* A token of an options string: its start and length (after blanks); 0 at the end. */
@@ -118,24 +162,32 @@ static void to_elements(hdg_run *r, const double *x, double *xe)
     hdg_blockmat_scatter_maps(M->ne, M->ef, M->eforient, &r->maps.S, x, xe);
 }
 
-/* F(x): the residual rows, x_t - g on the Dirichlet dofs; the floor 100 eps ||M||. */
+/* F(x): the residual rows, x_t - g on the Dirichlet dofs; the floor 100 eps ||M|| (under mpirun
+ * the partition faces' rows summed over their two ranks, the sums over every rank). */
 static int snes_residual(void *ctx, const double *x, double *F, double *floor_, hdg_error *err)
 {
     snes_run *S = ctx;
     hdg_newton *N = S->N;
     hdg_run *r = S->r;
-    if (N->ops->residual(N, x, x + S->nl, err)) return -1;
+    int m = r->L.m;
+    trace_of(S, x + S->nl, S->ft);
+    if (N->ops->residual(N, x, S->ft, err)) return agreed(S, -1, err);
+    hdg_mesh_dist_face_sum(S->dist, m, N->Rg);
+    hdg_mesh_dist_face_sum(S->dist, m, N->Mg);
     double m2 = 0;
     int finite = 1;
     for (long long i = 0; i < S->nl; i++) F[i] = N->Rl[i], m2 += N->Ml[i] * N->Ml[i], finite &= isfinite(F[i]);
-    for (long long i = 0; i < S->nt; i++) {
-        int d = dirichlet_dof(r, i);
-        F[S->nl + i] = d ? x[S->nl + i] - r->xD[i] : N->Rg[i];
-        if (!d) m2 += N->Mg[i] * N->Mg[i];
-        finite &= isfinite(F[S->nl + i]);
-    }
+    for (int k = 0; k < S->nown; k++)
+        for (int j = 0; j < m; j++) {
+            long long i = (long long)S->ofaces[k] * m + j, o = S->nl + (long long)k * m + j;
+            int d = dirichlet_dof(r, i);
+            F[o] = d ? S->ft[i] - r->xD[i] : N->Rg[i];
+            if (!d) m2 += N->Mg[i] * N->Mg[i];
+            finite &= isfinite(F[o]);
+        }
+    if (S->dist) hdg_comm_sum(&m2, 1), hdg_comm_bcast(&m2, sizeof m2, 0);
     *floor_ = S->floor_ = SNES_FLOOR * DBL_EPSILON * sqrt(m2);
-    return finite ? 0 : 1;
+    return agreed(S, finite ? 0 : 1, err);
 }
 
 static hdg_status blockmat_copy(hdg_blockmat *dst, const hdg_blockmat *src, hdg_error *err)
@@ -168,16 +220,17 @@ static int snes_jacobian(void *ctx, const double *x, hdg_error *err)
     snes_run *S = ctx;
     hdg_run *r = S->r;
     memcpy(S->sl, x, sizeof(double) * (size_t)S->nl);
-    to_elements(r, x + S->nl, S->ste);
+    trace_of(S, x + S->nl, S->ft);
+    to_elements(r, S->ft, S->ste);
     r->state_l = S->sl, r->state_te = S->ste;
     hdg_status st = hdg_hdg_local_stage(r, err);
     if (!st) st = hdg_hdg_assemble_stage(r, err);
     if (!st) st = blockmat_copy(&S->B0, &r->B, err);
-    if (st) return -1;
+    if ((st = hdg_comm_agree(st, err))) return -1;
     S->diag = hdg_hdg_dirichlet_diag(r->amax);
     hdg_blockmat_apply_dirichlet_dofs(&r->B, r->rhs, r->isdir, r->mixed ? r->dofdir : NULL, r->xD, S->diag);
     if (S->ksp_ready) hdg_hdg_ksp_free(&S->K), S->ksp_ready = 0;
-    if (hdg_hdg_ksp_init(&S->K, r, err)) return trace_options_failed(S, err);
+    if (hdg_comm_agree(hdg_hdg_ksp_init(&S->K, r, err), err)) return trace_options_failed(S, err);
     S->ksp_ready = 1;
     if (S->gmres && !S->o.solver && !strcmp(S->K.s.method, "cg")) S->K.s.method = "gmres";
     return S->user->newton_check ? check_inverse(S, x, err) : 0;
@@ -214,15 +267,18 @@ static int snes_apply(void *ctx, const double *b, double *y, hdg_error *err)
     a.in[0] = S->sl, a.in[1] = S->ste, a.in[2] = b;
     a.out[0] = S->Fe;
     hdg_launch(fl, ne, &a);
-    const double *bt = b + S->nl;
+    double *bt = S->bt;   /* b's trace rows on the owned faces, 0 elsewhere: a partial sum as the rhs */
+    memset(bt, 0, sizeof(double) * (size_t)S->nt);
+    for (int k = 0; k < S->nown; k++)
+        memcpy(bt + (size_t)S->ofaces[k] * r->L.m, b + S->nl + (size_t)k * r->L.m, sizeof(double) * r->L.m);
     memset(S->rhs, 0, sizeof(double) * (size_t)S->nt);
     hdg_blockmat_assemble_rhs_maps(M->nf, S->rhs, S->Fe, M->ef, M->eforient, M->fe, M->flf, &r->maps.S);
     for (long long i = 0; i < S->nt; i++) S->rhs[i] = (S->rhs[i] + bt[i]) * (r->negated ? -1 : 1);
     hdg_blockmat_dirichlet_rhs(&S->B0, S->rhs, r->isdir, r->mixed ? r->dofdir : NULL, bt, S->diag);
     memcpy(r->rhs, S->rhs, sizeof(double) * (size_t)S->nt);
-    if (trace_solve(S, err)) return trace_options_failed(S, err);
+    if (agreed(S, trace_solve(S, err) ? -1 : 0, err)) return trace_options_failed(S, err);
     S->applies++;
-    memcpy(y + S->nl, r->x, sizeof(double) * (size_t)S->nt);
+    rows_of(S, r->x, y + S->nl);
     to_elements(r, r->x, S->ye);
     a = hdg_hdg_kargs(r, r->geom, ne);
     a.in[0] = S->ye, a.in[1] = S->sl, a.in[2] = S->ste, a.in[3] = b;
@@ -237,25 +293,26 @@ static int snes_apply(void *ctx, const double *b, double *y, hdg_error *err)
  * O(e^2) when J^-1 is the inverse of the residual's derivative (a hundredfold fall from
  * e = 1e-3 to 1e-4 until rounding), O(1) when it is not. Reported: newton.jinv_check_1e-3[],
  * newton.jinv_check_1e-4[]. */
-static double norm2(const double *v, long long n)
+static double norm2(const snes_run *S, const double *v, long long n)
 {
     double s = 0;
     for (long long i = 0; i < n; i++) s += v[i] * v[i];
+    if (S->dist) hdg_comm_sum(&s, 1), hdg_comm_bcast(&s, sizeof s, 0);
     return sqrt(s);
 }
 
 static int check_inverse(snes_run *S, const double *x, hdg_error *err)
 {
-    long long n = S->nl + S->nt;
+    long long n = S->ns;
     double *b = hdg_xmalloc(sizeof(double) * (size_t)n * 5), *y = b + n, *xs = y + n, *Fp = xs + n, *Fm = Fp + n;
-    unsigned long long g = 0x9E3779B97F4A7C15ull ^ (unsigned long long)S->nhist;
+    unsigned long long g = 0x9E3779B97F4A7C15ull ^ (unsigned long long)S->nhist ^ ((unsigned long long)hdg_comm_rank() << 32);
     for (long long i = 0; i < n; i++) {
         g = g * 6364136223846793005ull + 1442695040888963407ull;
         b[i] = 2.0 * (double)(g >> 11) * 0x1.0p-53 - 1.0;
     }
     int its = S->its_step, tot = S->its_total, app = S->applies, rc = snes_apply(S, b, y, err);
     S->its_step = its, S->its_total = tot, S->applies = app;
-    double xn = norm2(x, n), yn = norm2(y, n), bn = norm2(b, n), fl = S->floor_, rho[2] = {0, 0}, dummy;
+    double xn = norm2(S, x, n), yn = norm2(S, y, n), bn = norm2(S, b, n), fl = S->floor_, rho[2] = {0, 0}, dummy;
     for (int t = 0; t < 2 && !rc; t++) {
         double h = (t ? 1e-4 : 1e-3) * (xn > 0 ? xn : 1) / (yn > 0 ? yn : 1), s = 0;
         for (long long i = 0; i < n; i++) xs[i] = x[i] + h * y[i];
@@ -263,6 +320,7 @@ static int check_inverse(snes_run *S, const double *x, hdg_error *err)
         for (long long i = 0; i < n && rc >= 0; i++) xs[i] = x[i] - h * y[i];
         if (rc >= 0) rc = snes_residual(S, xs, Fm, &dummy, err) < 0 ? -1 : rc;
         for (long long i = 0; i < n && rc >= 0; i++) s += pow((Fp[i] - Fm[i]) / (2 * h) - b[i], 2);
+        if (S->dist && rc >= 0) hdg_comm_sum(&s, 1), hdg_comm_bcast(&s, sizeof s, 0);
         rho[t] = rc ? NAN : sqrt(s) / bn;
         if (rc > 0) rc = 0;
     }
@@ -325,6 +383,7 @@ static void snes_close(snes_run *S)
     if (S->ksp_ready) hdg_hdg_ksp_free(&S->K);
     hdg_blockmat_free(&S->B0);
     free(S->sl), free(S->ste), free(S->Fe), free(S->ye), free(S->rhs), free(S->x);
+    free(S->ofaces), free(S->ft), free(S->bt);
     S->r->state_l = NULL, S->r->state_te = NULL;
     S->r->o = S->user;
     if (S->N == &S->own) hdg_newton_free(&S->own);
@@ -344,7 +403,14 @@ static hdg_status snes_open(hdg_run *r, hdg_newton *N, snes_run **out, hdg_error
     S->ste = hdg_xcalloc((size_t)net, sizeof(double)), S->ye = hdg_xcalloc((size_t)net, sizeof(double));
     S->Fe = hdg_xcalloc((size_t)net, sizeof(double));
     S->rhs = hdg_xcalloc((size_t)S->nt, sizeof(double));
-    S->x = hdg_xcalloc((size_t)(S->nl + S->nt), sizeof(double));
+    S->ft = hdg_xcalloc((size_t)S->nt, sizeof(double)), S->bt = hdg_xcalloc((size_t)S->nt, sizeof(double));
+    S->dist = r->o->dist;
+    const hdg_mesh *M = r->mesh;
+    S->ofaces = hdg_xmalloc(sizeof(int) * (size_t)(M->nf > 0 ? M->nf : 1));
+    for (int f = 0; f < M->nf; f++)
+        if (!S->dist || S->dist->fowner[f] == S->dist->rank) S->ofaces[S->nown++] = f;
+    S->ns = S->nl + (long long)S->nown * r->L.m;
+    S->x = hdg_xcalloc((size_t)S->ns, sizeof(double));
     if (!r->x) r->x = hdg_xcalloc((size_t)S->nt, sizeof(double));
     hdg_status st = split_options(r->o->petsc, S->snes_opts, S->trace_opts, err);
     S->o.petsc = S->trace_opts[0] ? S->trace_opts : NULL;
@@ -360,11 +426,11 @@ static hdg_status snes_solve(snes_run *S, const char *where, hdg_petsc_snes_info
     hdg_newton *N = S->N;
     const hdg_run_options *o = S->user;
     memcpy(S->x, N->sl, sizeof(double) * (size_t)S->nl);
-    memcpy(S->x + S->nl, N->st, sizeof(double) * (size_t)S->nt);
+    rows_of(S, N->st, S->x + S->nl);
     S->nhist = S->its_step = S->its_total = S->its_max = 0;
-    hdg_petsc_snes_ops ops = {S, S->nl + S->nt, snes_residual, snes_jacobian, snes_apply, snes_monitor};
+    hdg_petsc_snes_ops ops = {S, S->ns, snes_residual, snes_jacobian, snes_apply, snes_monitor};
     hdg_petsc_snes_opts so = {S->snes_opts[0] ? S->snes_opts : NULL, o->newton_rtol > 0 ? o->newton_rtol : 1e-10,
-                              o->newton_atol, o->newton_max_steps > 0 ? o->newton_max_steps : 25};
+                              o->newton_atol, o->newton_max_steps > 0 ? o->newton_max_steps : 25, S->dist != NULL};
     double t0 = hdg_wtime();
     hdg_status st = hdg_petsc_snes_solve(&ops, &so, S->x, info, err);
     N->seconds = hdg_wtime() - t0;
@@ -382,7 +448,7 @@ static hdg_status snes_solve(snes_run *S, const char *where, hdg_petsc_snes_info
     }
     if (st) return st;
     memcpy(N->sl, S->x, sizeof(double) * (size_t)S->nl);
-    memcpy(N->st, S->x + S->nl, sizeof(double) * (size_t)S->nt);
+    trace_of(S, S->x + S->nl, N->st);
     return HDG_OK;
 }
 
