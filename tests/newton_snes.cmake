@@ -99,3 +99,8 @@ if(COMMAND hdg_mpi_test AND Python3_Interpreter_FOUND)
   hdg_mpi_test(newton_snes_mpi_time ${SNES_RUNS} --np 2 --rtol 1e-9 --its 100 --newton
     -- ${HDG_EXAMPLES}/nonlinear_heat.hdg --mesh square:4 --final-time 0.2 --newton snes --rtol 1e-14)
 endif()
+# --petsc's -trace_* options go to the trace solve (without "trace_"): a misspelt one is refused
+# naming where it came from
+hdg_cli_test(newton_snes_trace_option 1
+  -e "--newton snes: the trace solve with --petsc's -trace_\\* options .*option -ksp_typo was not used"
+  -- ${SNES_HDGC} run ${SNES_ND} --mesh square:4 --newton snes --solver petsc --petsc "-trace_ksp_typo cg" --quiet)
