@@ -22,12 +22,17 @@ recovery; DOLFINx's assembly + KSP set-up + solve. Mesh, space and form compilat
 timed for any of them. Errors: L2 of hdgc's u* and u, of NGSolve's u (element part) and of
 DOLFINx's u_h, each against the exact solution at quadrature degree 2k + 6.
 
+Tables: every run; the cheapest run of each code reaching L2 error 1e-4, 1e-6, 1e-8; and the
+time to reach them interpolated (log-log) between the two meshes of a degree that bracket the
+threshold, the smallest over k, which depends less on which N were run.
+
 NGSolve is a benchmark peer only: `python3 -m venv V && V/bin/pip install ngsolve`, passed as
 --ngsolve-python V/bin/python. DOLFINx: Debian's python3-dolfinx (--dolfinx-python).
 `--help` needs none of them.
 """
 import argparse
 import json
+import math
 import os
 import shlex
 import subprocess
@@ -162,6 +167,9 @@ def one_core_env(cache):
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "HDG_THREADS"):
         env[var] = "1"
     env.setdefault("HDGC_CACHE_DIR", cache)
+    # DOLFINx's MPI singleton as hdgc's: no orted to start (which failed under load)
+    env.setdefault("OMPI_MCA_ess_singleton_isolated", "1")
+    env.setdefault("OMPI_MCA_pml", "ob1")
     return env
 
 
@@ -205,7 +213,13 @@ def run_one(args, code, n, k, env, report):
     return run_hdgc(args, n, k, env, report) if code == "hdgc" else run_worker(args, code, n, k, env)
 
 
-def measure(args, env, report):
+def save(args, started, rows):
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump({"date": started, "argv": args.argv, "dim": args.dim, "rows": rows}, fh, indent=1)
+
+
+def measure(args, env, report, started):
     rows = []
     for n in args.n:
         for k in args.k:
@@ -220,6 +234,7 @@ def measure(args, env, report):
                 if row[c]:
                     row[c]["times"] = [x["time"] for x in runs[c]]
             rows.append(row)
+            save(args, started, rows)     # after each row: a failed run keeps the others
             print(row_line(args.dim, row), file=sys.stderr)
     return rows
 
@@ -262,6 +277,62 @@ def cheapest(rows, code, thr):
             if best is None or r["time"] < best["time"]:
                 best = dict(r, n=row["n"], k=row["k"])
     return best
+
+
+def interpolated(rows, code, thr):
+    """Time to reach L2 error thr along each k's mesh sweep, log-log interpolated between the
+    two meshes that bracket thr (so that how finely N was sampled matters less); the smallest
+    over k. A k whose coarsest run is already below thr counts with that run's time (an upper
+    bound, marked '<='). Returns (time, k, bound) or None."""
+    best = None
+    for k in sorted({row["k"] for row in rows}):
+        pts = sorted((row["n"], row[code]["error"], row[code]["time"]) for row in rows
+                     if row["k"] == k and row[code] and row[code].get("error") is not None)
+        for i, (_, e, t) in enumerate(pts):
+            if e > thr:
+                continue
+            if i == 0:
+                cand = (t, k, True)
+            else:
+                e0, t0 = pts[i - 1][1], pts[i - 1][2]
+                w = math.log(e0 / thr) / math.log(e0 / e) if e0 > e else 1.0
+                cand = (math.exp(math.log(t0) + w * (math.log(t) - math.log(t0))), k, False)
+            if best is None or cand[0] < best[0]:
+                best = cand
+            break
+    return best
+
+
+def interpolated_table(rows):
+    lines = ["| L2 error | hdgc (u*) | NGSolve (u) | DOLFINx (u) | hdgc / faster peer |",
+             "|---|---|---|---|---|"]
+    for thr in THRESHOLDS:
+        best = {c: interpolated(rows, c, thr) for c in CODES}
+        cells = ["%s%.3f s (k=%d)" % ("<= " if b[2] else "", b[0], b[1]) if b else "not reached"
+                 for b in (best[c] for c in CODES)]
+        peers = [best[c][0] for c in ("ngsolve", "dolfinx") if best[c]]
+        ratio = "%.2f" % (best["hdgc"][0] / min(peers)) if best["hdgc"] and peers else "-"
+        lines.append("| %.0e | %s | %s |" % (thr, " | ".join(cells), ratio))
+    return "\n".join(lines)
+
+
+def range_table(dim, rows, lo=1e5, hi=2e6):
+    """Each hdgc run of lo..hi trace unknowns (issue 39's range) against the time each peer
+    needs for the same L2 error (interpolated as above, the smallest over k)."""
+    lines = ["| hdgc run | trace dofs | hdgc time (s) | L2 u* | NGSolve to that error (s) | "
+             "DOLFINx to that error (s) | hdgc / faster peer |", "|---|---|---|---|---|---|---|"]
+    for row in rows:
+        h = row["hdgc"]
+        if not h or h.get("error") is None or not lo <= h["dofs"] <= hi:
+            continue
+        best = {c: interpolated(rows, c, h["error"]) for c in ("ngsolve", "dolfinx")}
+        cells = ["%s%.3f (k=%d)" % ("<= " if b[2] else "", b[0], b[1]) if b else "not reached"
+                 for b in best.values()]
+        peers = [b[0] for b in best.values() if b]
+        ratio = "%.2f" % (h["time"] / min(peers)) if peers else "-"
+        lines.append("| %s k=%d | %d | %.3f | %.2e | %s | %s |" % (
+            mesh_spec(dim, row["n"]), row["k"], h["dofs"], h["time"], h["error"], " | ".join(cells), ratio))
+    return "\n".join(lines)
 
 
 def accuracy_table(dim, rows):
@@ -321,6 +392,7 @@ def parse_args(argv):
 
 def main(argv):
     args = parse_args(argv)
+    args.argv = argv
     if args.tables_from:
         merged, dim = {}, args.dim
         for path in args.tables_from.split(","):
@@ -333,6 +405,10 @@ def main(argv):
         print(main_table(dim, rows))
         print()
         print(accuracy_table(dim, rows))
+        print()
+        print(interpolated_table(rows))
+        print()
+        print(range_table(dim, rows))
         return 0
     if args.worker:
         code, dim, n, k = args.worker[0], int(args.worker[1]), int(args.worker[2]), int(args.worker[3])
@@ -344,16 +420,17 @@ def main(argv):
     for k in args.k:                      # warm the kernel and JIT caches (not timed)
         for code in args.codes:
             run_one(args, code, 2, k, env, report)
-    rows = measure(args, env, report)
+    rows = measure(args, env, report, started)
     print("Peer benchmark %dD, %s; hdgc %s; peers' CG rtol %g; one core each"
           % (args.dim, started, args.hdgc_args or "(defaults)", args.rtol))
     print()
     print(main_table(args.dim, rows))
     print()
     print(accuracy_table(args.dim, rows))
-    if args.json:
-        with open(args.json, "w") as fh:
-            json.dump({"date": started, "argv": argv, "dim": args.dim, "rows": rows}, fh, indent=1)
+    print()
+    print(interpolated_table(rows))
+    print()
+    print(range_table(args.dim, rows))
     if os.path.exists(report):
         os.remove(report)
     return 0

@@ -350,7 +350,19 @@ static double rho_fast(int n, const double *C)
     return scale * exp(lr);
 }
 
-static double max_over_directions_sampled(int dim, int F, double (*A)[MAXF * MAXF])
+/* tr(C^2) = sum of the squared eigenvalues, >= 0 when they are real: a negative one (beyond
+ * rounding, eps |C|_F^2) proves a pair that is not real, a system not hyperbolic at this state. */
+static int not_real(int F, const double *C)
+{
+    double tr = 0, fr = 0;
+    for (int i = 0; i < F; i++)
+        for (int j = 0; j < F; j++) tr += C[i * F + j] * C[j * F + i], fr += C[i * F + j] * C[i * F + j];
+    return tr < -1e-8 * fr;
+}
+
+/* The largest rho over the sampled directions; -1 when A_n at one of them has eigenvalues
+ * that are not real (n in bad). */
+static double max_over_directions_sampled(int dim, int F, double (*A)[MAXF * MAXF], double *bad)
 {
     if (F == 1) return dim == 2 ? hypot(A[0][0], A[1][0]) : sqrt(A[0][0] * A[0][0] + A[1][0] * A[1][0] + A[2][0] * A[2][0]);
     double C[MAXF * MAXF], best = 0, n[3];
@@ -362,6 +374,10 @@ static double max_over_directions_sampled(int dim, int F, double (*A)[MAXF * MAX
             for (int q = 0; q < F * F; q++) {
                 C[q] = A[0][q] * n[0] + A[1][q] * n[1];
                 if (dim == 3) C[q] += A[2][q] * n[2];
+            }
+            if (not_real(F, C)) {
+                memcpy(bad, n, sizeof n);
+                return -1;
             }
             best = fmax(best, rho_fast(F, C));
         }
@@ -484,7 +500,17 @@ int hdg_dg_char_speed_state(const hdg_problem *p, const hdg_dg_lowered *L, const
             fm.node = i;
             node_point(m, re, e, i, x);
             if (form_eval(&fm, x, t, A, R, out->why, sizeof out->why)) { bad = e; break; }
-            s = fmax(s, max_over_directions_sampled(fm.dim, fm.F, A));
+            double nb[3] = {0, 0, 0}, si = max_over_directions_sampled(fm.dim, fm.F, A, nb);
+            if (si < 0 && !fm.dep_state) si = max_over_directions(fm.dim, fm.F, A);   /* linear: the file's system */
+            if (si < 0) {
+                snprintf(out->why, sizeof out->why, "at node %d (%.4g, %.4g%s) the flux Jacobian A_n for n = (%.3g, "
+                         "%.3g%s) has eigenvalues that are not real (tr(A_n^2) < 0): the equations are not hyperbolic "
+                         "at this state (for gas dynamics or shallow water: a negative density, pressure or depth)",
+                         i, x[0], x[1], fm.dim == 3 ? ", ..." : "", nb[0], nb[1], fm.dim == 3 ? ", ..." : "");
+                bad = e;
+                break;
+            }
+            s = fmax(s, si);
             r = fmax(r, react_rate(fm.F, R));
         }
         if (bad >= 0) break;

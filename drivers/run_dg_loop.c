@@ -305,7 +305,7 @@ hdg_status hdg_dg_integrate(hdg_dg_data *d, const hdg_dg_engine *eng, const hdg_
 
     for (s = 0; s < nsteps; s++) {
         double t = d->nl.on ? tcur : (double)s * dt, secs = 0;
-        if (d->nl.on && s > 0 && !d->nl_fixed && (st = hdg_dg_nl_step(d, eng, s, t, &dt, &nsteps, err))) goto done;
+        if (d->nl.on && s > 0 && (st = hdg_dg_nl_step(d, eng, s, t, &dt, &nsteps, err))) goto done;
         if ((st = eng->step(eng->ctx, t, dt, &secs, err))) goto done;
         t_stages += secs;
         nstages += 5;
@@ -349,6 +349,7 @@ hdg_status hdg_dg_integrate(hdg_dg_data *d, const hdg_dg_engine *eng, const hdg_
     if (opt->log) log_summary(d, opt, e0, eprev, t_steps, rep);
     if (d->nl.on) hdg_dg_nl_report(d, rep, opt->log);
 done:
+    if (d->nl.on) hdg_dg_nl_warn(d, opt, rep);
     hdg_progress_end(&line);
     if (st) {   /* the errors where it stopped, when they can still be had */
         hdg_dg_vtk_failed(&v, err);

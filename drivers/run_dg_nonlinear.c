@@ -57,7 +57,7 @@ static hdg_status inadmissible(const hdg_dg_data *d, const char *what, long long
 {
     return hdg_fail(err, HDG_ESOLVER, "DG problem '%s': the state left the admissible set at t = %.6g (step %lld)%s: "
                                       "%s (the solution is no longer smooth or physical there: a shock, a vacuum or "
-                                      "an unstable step; see docs/solvers.md, nonlinear DG)",
+                                      "an unstable step; see docs/method.md, section 6)",
                     d->p->name, t, s, hdg_comm_size() > 1 ? " on some rank" : "", what);
 }
 
@@ -227,17 +227,43 @@ static hdg_status speed(hdg_dg_data *d, const double *U, long long s, double t, 
     if (e >= 0) {
         char what[900], sv[300];
         state_text(d, U, e, 0, sv, sizeof sv);
-        snprintf(what, sizeof what, "the wave speed is not finite at element %d: %s (the state at its first node: %s)",
+        snprintf(what, sizeof what, "no wave speed at element %d: %s (the state at its first node: %s)",
                  e, d->speed.why, sv);
         st = inadmissible(d, what, s, t, err);
         d->speed.known = 1;   /* the verdict travels through agree, not the speed's reduction */
     }
     if ((st = agree(st, err))) return st;
     hdg_dg_speed_reduce(&d->speed);
-    if (!d->speed.known)
+    if (!d->speed.known && !d->nl_fixed)   /* a fixed dt runs without one (a state at rest) */
         return hdg_fail(err, HDG_ESOLVER, "DG problem '%s': no wave speed at t = %.6g (step %lld): %s", d->p->name, t,
                         s, d->speed.why);
     return HDG_OK;
+}
+
+/* A fixed dt (--dt, the file's dt) is kept as given: the cfl it amounts to against the
+ * state's wave speed is recorded, and the first time it exceeds 1 (the step of Hesthaven
+ * and Warburton, docs/method.md section 5) the run warns (hdg_dg_nl_warn). */
+static hdg_status fixed_step(hdg_dg_data *d, double t)
+{
+    hdg_dg_nl *nl = &d->nl;
+    double unit = d->speed.known ? d->speed.unit : INFINITY;
+    d->cfl_eff = unit > 0 && unit < INFINITY ? d->dt / unit : 0;
+    if (nl->samples == 1) nl->unitmin = unit, nl->cflmax = d->cfl_eff;
+    nl->unitmin = fmin(nl->unitmin, unit);
+    nl->cflmax = fmax(nl->cflmax, d->cfl_eff);
+    if (d->cfl_eff > 1 && !nl->warned) nl->warned = 1, nl->warn_t = t, nl->warn_cfl = d->cfl_eff, nl->warn_unit = unit;
+    nl->dtmin = nl->dtmax = d->dt;
+    return HDG_OK;
+}
+
+/* After a failure with a fixed dt above cfl 1: it may be the cause. */
+static const char *fixed_hint(const hdg_dg_data *d, char *buf, size_t n)
+{
+    buf[0] = 0;
+    if (d->nl_fixed && d->nl.cflmax > 1)
+        snprintf(buf, n, "; or the fixed time step dt = %.4g, cfl %.3g against the wave speed, is unstable: try a "
+                 "smaller dt or --cfl", d->dt, d->nl.cflmax);
+    return buf;
 }
 
 /* The checks and the step at time t before step s. */
@@ -262,16 +288,17 @@ static hdg_status sample(hdg_dg_data *d, const hdg_dg_engine *eng, long long s, 
         hdg_status bad = HDG_OK;
         if (smine == sm && se >= 0) {
             double x[3];
+            char hint[200];
             node_xy(d, se, 0, x);
             bad = hdg_fail(err, HDG_ESOLVER, "DG problem '%s': the solution left the smooth regime at t = %.6g (step "
                                              "%lld): at element %d (near (%.4g, %.4g%s)) the top-degree modes hold "
                                              "%.3g of %s's modal energy, above the limit %.3g = 0.25/N^4 for N = %d: "
                                              "a shock (or a front the mesh does not resolve); explicit DG has no "
                                              "limiter yet, so it stops here rather than go on with Gibbs "
-                                             "oscillations (docs/solvers.md, nonlinear DG): end before the shock "
-                                             "time, or refine",
+                                             "oscillations (docs/method.md, section 6): end before the shock "
+                                             "time, or refine%s",
                            d->p->name, t, s, se, x[0], x[1], d->L.dim == 3 ? ", ..." : "", sm,
-                           d->L.field_name[sf], lim, d->L.N);
+                           d->L.field_name[sf], lim, d->L.N, fixed_hint(d, hint, sizeof hint));
         }
         if (!hdg_comm_active()) return bad;
         return hdg_comm_agree(bad, err);
@@ -296,6 +323,7 @@ static hdg_status sample(hdg_dg_data *d, const hdg_dg_engine *eng, long long s, 
     if ((st = speed(d, U, s, t, err))) return st;
     nl->samples++;
     nl->speedmax = fmax(nl->speedmax, d->speed.max);
+    if (d->nl_fixed) return fixed_step(d, t);
     double dt = d->cfl * d->speed.unit, left = d->final - t;
     if (!(dt > 0) || !isfinite(dt))
         return hdg_fail(err, HDG_ESOLVER, "DG problem '%s': the time step from the wave speed is %g at t = %.6g",
@@ -387,12 +415,34 @@ void hdg_dg_nl_report(const hdg_dg_data *d, hdg_report *rep, FILE *log)
     hdg_report_number(rep, "dt_min", nl->dtmin);
     hdg_report_number(rep, "dt_max", nl->dtmax);
     hdg_report_number(rep, "smoothness_max", nl->smooth_max);
+    if (d->nl_fixed) {
+        hdg_report_number(rep, "dt_speed_min", nl->unitmin);
+        hdg_report_number(rep, "time.cfl_effective_max", nl->cflmax);
+    }
     if (!log) return;
     fprintf(log, "  totals");
     for (int f = 0; f < d->L.nfields; f++) fprintf(log, "%s %s %.10g", f ? "," : "", d->L.field_name[f], nl->tot[f]);
     fprintf(log, " (max relative drift %.2e)\n", nl->drift);
-    fprintf(log, "  dt from the wave speed: %.4g .. %.4g (%lld speed samples, max speed %.4g)\n", nl->dtmin, nl->dtmax,
-            nl->samples, nl->speedmax);
+    if (d->nl_fixed)
+        fprintf(log, "  dt fixed at %.4g: cfl up to %.3g against the wave speed (%lld speed samples, max speed "
+                "%.4g)\n", d->dt, nl->cflmax, nl->samples, nl->speedmax);
+    else
+        fprintf(log, "  dt from the wave speed: %.4g .. %.4g (%lld speed samples, max speed %.4g)\n", nl->dtmin,
+                nl->dtmax, nl->samples, nl->speedmax);
+}
+
+void hdg_dg_nl_warn(const hdg_dg_data *d, const hdg_run_options *opt, hdg_report *rep)
+{
+    const hdg_dg_nl *nl = &d->nl;
+    if (!d->nl_fixed || !nl->warned) return;
+    char from[64], msg[700];
+    if (opt->dt > 0) snprintf(from, sizeof from, "--dt %g", opt->dt);
+    else snprintf(from, sizeof from, "the file's 'dt = %g'", d->p->time.dt);
+    snprintf(msg, sizeof msg, "the fixed time step dt = %.4g (from %s) is cfl %.3g against the wave speed at "
+             "t = %.6g (the step at cfl 1 is %.4g there): explicit LSERK4 is stable up to about cfl 1 (docs/method.md, "
+             "section 5), and above it the result may be inaccurate or blow up; give a smaller dt or a cfl "
+             "(--cfl, which replaces the file's dt)", d->dt, from, nl->warn_cfl, nl->warn_t, nl->warn_unit);
+    hdg_report_string(rep, "warnings.dt", msg);
 }
 
 void hdg_dg_nl_free(hdg_dg_nl *nl)

@@ -48,6 +48,10 @@ typedef struct hdg_dg_nl {
     int on;                              /* the problem has residual terms */
     long long samples;                   /* speed evaluations */
     double dtmin, dtmax, speedmax;
+    double unitmin, cflmax;              /* a fixed dt: the wave speed's step at cfl 1 (smallest), the
+                                            largest cfl the fixed dt amounts to */
+    int warned;                          /* a fixed dt: its cfl exceeded 1 (first at warn_t) */
+    double warn_t, warn_cfl, warn_unit;
     double tot0[HDG_DG_MAX_FIELDS], tot[HDG_DG_MAX_FIELDS], scale[HDG_DG_MAX_FIELDS];
     double drift;                        /* largest relative drift of a total so far */
     double smooth_max;                   /* largest smoothness indicator so far */
@@ -86,6 +90,9 @@ hdg_status hdg_dg_nl_end(struct hdg_dg_data *d, const struct hdg_dg_engine *eng,
  * dt_max, speed_max, speed_samples, smoothness_max; and with a log, one line
  * of totals. */
 void hdg_dg_nl_report(const struct hdg_dg_data *d, hdg_report *rep, FILE *log);
+/* A fixed dt above cfl 1 against the state's wave speed: warnings.dt in the report. */
+void hdg_dg_nl_warn(const struct hdg_dg_data *d, const hdg_run_options *opt, hdg_report *rep);
+
 void hdg_dg_nl_free(hdg_dg_nl *nl);
 
 #endif

@@ -53,6 +53,7 @@
 
 #include "drivers/nonfinite.h"
 #include "drivers/run_hdg_newton.h"
+#include "drivers/run_hdg_null.h"
 #include "runtime/parallel/comm.h"
 #include "runtime/parallel/mesh_dist.h"
 #include "support/util.h"
@@ -112,6 +113,38 @@ static void global_sums(double *s, int n)
     hdg_comm_bcast(s, sizeof(double) * (size_t)n, 0);
 }
 
+/* Where the residual is not finite (serial host runs name the element): the state there,
+ * or, when it is finite, a term or a derivative that is not defined at it. The residual
+ * kernel evaluates R = J(s) s - F(s), so an infinite derivative (sqrt(u) at u = 0) makes
+ * R NaN even where the term itself is finite. */
+static void nonfinite_where(const hdg_newton *N, const double *sl, char *b, size_t n)
+{
+    const hdg_run *r = N->r;
+    snprintf(b, n, " (the state left the range where the nonlinear terms or their derivatives are defined)");
+    if (!r || r->o->dist) return;
+    const hdg_mesh *M = r->mesh;
+    int e = hdg_nonfinite_first(N->Rl, M->ne, r->L.nl, r->L.nl);
+    if (e < 0) e = hdg_nonfinite_first(N->Rt, M->ne, r->L.nt, r->L.nt);
+    if (e < 0) return;
+    int nv = hdg_mesh_nfe(M), dim = hdg_mesh_dim(M);
+    double c[3] = {0, 0, 0};
+    for (int i = 0; i < nv; i++) {
+        int v = M->ev[(size_t)nv * e + i];
+        c[0] += M->vx[v] / nv, c[1] += M->vy[v] / nv;
+        if (dim == 3) c[2] += M->vz[v] / nv;
+    }
+    char near[96];
+    if (dim == 3) snprintf(near, sizeof near, "(%.4g, %.4g, %.4g)", c[0], c[1], c[2]);
+    else snprintf(near, sizeof near, "(%.4g, %.4g)", c[0], c[1]);
+    if (hdg_nonfinite_first(sl + (size_t)e * r->L.nl, 1, r->L.nl, r->L.nl) >= 0)
+        snprintf(b, n, ", first on element %d (centroid %s), where the state itself is not finite", e, near);
+    else
+        snprintf(b, n, ", first on element %d (centroid %s), where the state is finite: a nonlinear term or one of its "
+                 "derivatives (hdgc check lists them) is not defined there: a log or sqrt of a negative number, a "
+                 "division by zero, an overflow, or an infinite derivative of a finite term (sqrt(u) or u^0.5 at u = 0: Newton "
+                 "needs d/du = 1/(2 sqrt(u))); start elsewhere ('initial') or write the term so it is smooth", e, near);
+}
+
 /* |R(sl, st)| and the floor eps ||M||; under mpirun the partition faces' trace rows summed
  * over their two ranks (as the distributed trace system is) and the norms over every rank. */
 static hdg_status residual(hdg_newton *N, const double *sl, const double *st, double *rn, double *floor_, hdg_error *err)
@@ -127,10 +160,12 @@ static hdg_status residual(hdg_newton *N, const double *sl, const double *st, do
     global_sums(sm, 2);
     *rn = sqrt(sm[0]);
     *floor_ = HDG_NEWTON_FLOOR * DBL_EPSILON * sqrt(sm[1]);
-    if (!isfinite(*rn))
-        return hdg_fail(err, HDG_ESOLVER, "%s: Newton%s%s: the residual is not finite at step %d (the state left the "
-                        "range where the nonlinear terms are defined)", N->p->name, N->where ? " at " : "",
-                        N->where ? N->where : "", N->nhist);
+    if (!isfinite(*rn)) {
+        char at[700];
+        nonfinite_where(N, sl, at, sizeof at);
+        return hdg_fail(err, HDG_ESOLVER, "%s: Newton%s%s: the residual is not finite at step %d%s", N->p->name,
+                        N->where ? " at " : "", N->where ? N->where : "", N->nhist, at);
+    }
     return HDG_OK;
 }
 
@@ -152,7 +187,9 @@ static hdg_status check_defect(hdg_newton *N, double e, double r0, const double 
     return HDG_OK;
 }
 
-/* --newton-check: rho(1e-3) and rho(1e-4) at s along d, reported and logged. */
+/* --newton-check: rho(1e-3) and rho(1e-4) at s along d, reported and logged. Near convergence
+ * |R(s + e d) - (1 - e) R(s)| = rho(1e-4) 1e-4 |R(s)| falls below the floor f0 = 100 eps ||M||,
+ * where rounding in R decides the quotients: the log line says so, as a reader cannot tell. */
 static hdg_status check_step(hdg_newton *N, int step, hdg_error *err)
 {
     double r0, f0, rho[2];
@@ -169,7 +206,8 @@ static hdg_status check_step(hdg_newton *N, int step, hdg_error *err)
     hdg_report_array_push_number(N->rep, "newton.check_1e-4", rho[1]);
     if (N->o->log)
         fprintf(N->o->log, "  newton     check step %d: |R(s+e d) - (1-e) R(s)| / (e |R(s)|) = %.3e (e = 1e-3), "
-                "%.3e (e = 1e-4)\n", step + 1, rho[0], rho[1]);
+                "%.3e (e = 1e-4)%s\n", step + 1, rho[0], rho[1],
+                rho[1] * 1e-4 * r0 < f0 ? " (|R(s)| near rounding: no test)" : "");
     return HDG_OK;
 }
 
@@ -182,15 +220,44 @@ static void history_text(const hdg_newton *N, char *buf, size_t n)
         l += (size_t)snprintf(buf + l, n - l, "%s%.3e", l ? ", " : "", N->hist[i]);
 }
 
+static void blockmat_apply(void *ctx, const double *x, double *y) { hdg_blockmat_spmv(ctx, x, y); }
+
+/* Why Newton may have failed: the last Jacobian (the host's trace matrix, Dirichlet rows
+ * eliminated) has a null space among the candidates of run_hdg_null.h, as a pure Neumann
+ * problem's has (the solution is not unique, and the loop fixes no free constant). */
+static void null_hint(const hdg_newton *N, char *b, size_t n)
+{
+    b[0] = 0;
+    hdg_run *r = N->r;
+    if (!r || !r->B.A || r->B.nf != r->mesh->nf) return;
+    hdg_hdg_null Z;
+    hdg_hdg_null_find(r->p, &r->L, r->mesh, r->o->dist, blockmat_apply, &r->B, r->amax, &Z);
+    double dir = 0;
+    for (int f = 0; r->isdir && f < r->mesh->nf && !dir; f++) dir = r->isdir[f] ? 1 : 0;
+    if (r->o->dist) hdg_comm_max(&dir, 1);
+    if (!Z.dim && !dir) {   /* the null vector of a nonlinear Jacobian need not be a constant: say what is known */
+        snprintf(b, n, " (no face has Dirichlet data: if the solution is determined only up to a constant, as "
+                 "with pure Neumann conditions, Newton cannot converge; it fixes no free constant yet)");
+        return;
+    }
+    if (!Z.dim) return;
+    char what[600];
+    hdg_hdg_null_describe(r->p, &Z, what, sizeof what);
+    snprintf(b, n, " (the Jacobian has a null space: %s; the solution is not unique, as with pure Neumann "
+             "conditions, and Newton does not fix a free constant yet: give a Dirichlet face or a Robin or "
+             "reaction term)", what);
+}
+
 static hdg_status fail_history(hdg_newton *N, const char *why, hdg_error *err)
 {
-    char h[1024];
+    char h[1024], z[800];
     history_text(N, h, sizeof h);
+    null_hint(N, z, sizeof z);
     hdg_report_bool(N->rep, "newton.converged", 0);
     if (N->where)
-        return hdg_fail(err, HDG_ESOLVER, "%s: Newton at %s %s; residual history |R| = %s", N->p->name, N->where,
-                        why, h);
-    return hdg_fail(err, HDG_ESOLVER, "%s: Newton %s; residual history |R| = %s", N->p->name, why, h);
+        return hdg_fail(err, HDG_ESOLVER, "%s: Newton at %s %s%s; residual history |R| = %s", N->p->name, N->where,
+                        why, z, h);
+    return hdg_fail(err, HDG_ESOLVER, "%s: Newton %s%s; residual history |R| = %s", N->p->name, why, z, h);
 }
 
 /* s_0: the projection of the first guess, the trace 0 with the Dirichlet data. */
@@ -230,6 +297,18 @@ void hdg_newton_fallback(hdg_newton *N, hdg_error *err)
     hdg_error_clear(err);
 }
 
+/* A trace solve accepted at its rounding floor (the solver's stopping rule) whose relative
+ * residual is still above HDG_NEWTON_LINEAR_MAX gives no Newton step: the floor eps ||A|| ||x||
+ * is that large only when x is, as for a singular or nearly singular Jacobian. */
+#define HDG_NEWTON_LINEAR_MAX 1e-2
+static hdg_status inexact(hdg_status st, const hdg_solve_info *info, const char *method, hdg_error *err)
+{
+    if (st || info->residual <= HDG_NEWTON_LINEAR_MAX) return st;
+    return hdg_fail(err, HDG_ESOLVER, "%s stopped at a relative residual of %.3g after %d iterations, above %g: the "
+                    "Jacobian is singular or nearly so (its rounding floor eps ||A|| ||x|| / ||b|| is %.2g)", method,
+                    info->residual, info->iterations, HDG_NEWTON_LINEAR_MAX, info->floor);
+}
+
 /* Newton's linear system at s, solved: r->x = s'_t, r->xe = s'_l, copied into N->dl, N->dt. */
 static hdg_status linear_step(hdg_newton *N, int *its, hdg_error *err)
 {
@@ -250,12 +329,12 @@ static hdg_status linear_step(hdg_newton *N, int *its, hdg_error *err)
     st = hdg_comm_agree(hdg_hdg_ksp_init(&K, r, err), err);
     int cg = !st && !r->o->solver && !strcmp(K.s.method, "cg");   /* chosen, not given */
     if (cg && N->gmres) K.s.method = "gmres";
-    if (!st) st = hdg_hdg_ksp_solve(&K, r, &info, err);
+    if (!st) st = inexact(hdg_hdg_ksp_solve(&K, r, &info, err), &info, K.s.method, err);
     if (st == HDG_ESOLVER && cg && !N->gmres) {
         hdg_newton_fallback(N, err);
         K.s.method = "gmres";
         memcpy(r->x, N->st, sizeof(double) * (size_t)N->nt);
-        st = hdg_hdg_ksp_solve(&K, r, &info, err);
+        st = inexact(hdg_hdg_ksp_solve(&K, r, &info, err), &info, K.s.method, err);
     }
     hdg_hdg_ksp_free(&K);
     *its = info.iterations;
@@ -333,9 +412,11 @@ void hdg_newton_free(hdg_newton *N)
 }
 
 /* One backtracking line search from s along d; on success s is the new state and *rn its |R|. */
-static hdg_status line_search(hdg_newton *N, double r0, double *rn, double *fl, double *alpha, hdg_error *err)
+static hdg_status line_search(hdg_newton *N, double r0, double *rn, double *fl, double *alpha, int *nonfinite,
+                              hdg_error *err)
 {
     double a = 1;
+    *nonfinite = 0;
     for (int h = 0; h <= HDG_NEWTON_HALVINGS; h++, a /= 2) {
         for (long long i = 0; i < N->nl; i++) N->tl[i] = N->sl[i] + a * N->dl[i];
         for (long long i = 0; i < N->nt; i++) N->tt[i] = N->st[i] + a * N->dt[i];
@@ -343,6 +424,7 @@ static hdg_status line_search(hdg_newton *N, double r0, double *rn, double *fl, 
         hdg_error e2 = {0};
         hdg_status st = residual(N, N->tl, N->tt, &rt, &ft, &e2);
         if (st && st != HDG_ESOLVER) { *err = e2; return st; }
+        if (st) ++*nonfinite;
         if (!st && rt <= (1 - 1e-4 * a) * r0) {
             memcpy(N->sl, N->tl, sizeof(double) * (size_t)N->nl);
             memcpy(N->st, N->tt, sizeof(double) * (size_t)N->nt);
@@ -383,7 +465,7 @@ hdg_status hdg_newton_solve(hdg_newton *N, const char *where, hdg_error *err)
         }
         int its = 0;
         if ((st = N->ops->linear_step(N, &its, err))) {
-            if (st != HDG_ESOLVER) break;
+            if (st != HDG_ESOLVER && st != HDG_EINPUT) break;   /* a singular Jacobian is EINPUT: the history too */
             char why[600];
             snprintf(why, sizeof why, "step %d: the linear solve failed (%.400s)", step + 1, err->msg);
             st = fail_history(N, why, err);
@@ -396,15 +478,20 @@ hdg_status hdg_newton_solve(hdg_newton *N, const char *where, hdg_error *err)
         for (long long i = 0; i < N->nt; i++) N->dt[i] -= N->st[i];
         double alpha, r0 = rn;
         if (o->newton_check && (st = check_step(N, step, err))) break;
-        st = line_search(N, r0, &rn, &fl, &alpha, err);
+        int nonfinite = 0;
+        st = line_search(N, r0, &rn, &fl, &alpha, &nonfinite, err);
         if (st == HDG_ESOLVER && r0 <= sqrt(DBL_EPSILON) * N->hist[0]) {   /* no decrease left at the floor */
             st = HDG_OK, N->attained = 1;
             break;
         }
         if (st == HDG_ESOLVER) {
-            char why[160];
+            char why[400], nf[240] = "";
+            if (nonfinite)   /* the trial states left the range where the terms are defined */
+                snprintf(nf, sizeof nf, "; at %d of the %d step lengths the residual was not finite: the steps leave "
+                         "the range where the nonlinear terms or their derivatives are defined (sqrt(u), u^0.5 or "
+                         "log(u) past u = 0)", nonfinite, HDG_NEWTON_HALVINGS + 1);
             snprintf(why, sizeof why, "stagnated at step %d: no step length down to 2^-%d decreases |R| %.3e "
-                     "(a start too far from a solution, or no solution)", step + 1, HDG_NEWTON_HALVINGS, r0);
+                     "(a start too far from a solution, or no solution%s)", step + 1, HDG_NEWTON_HALVINGS, r0, nf);
             st = fail_history(N, why, err);
             break;
         }

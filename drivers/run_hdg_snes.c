@@ -441,9 +441,17 @@ static hdg_status snes_solve(snes_run *S, const char *where, hdg_petsc_snes_info
     if (st == HDG_ESOLVER) {
         char h[1024], msg[sizeof err->msg];
         history_text(S, h, sizeof h);
-        snprintf(msg, sizeof msg, "%.100s: Newton (SNES %s, line search %s)%s%.100s did not converge: %.600s; "
+        const char *dom = !strcmp(info->reason, "DIVERGED_FUNCTION_DOMAIN")
+                              ? (info->steps ? " (the residual at a state SNES tried was not finite: the state left "
+                                               "the range where the nonlinear terms or their derivatives are defined)"
+                                             : " (the residual of the first guess is not finite: a nonlinear term or "
+                                               "one of its derivatives is not defined there, e.g. sqrt(u) or u^0.5 "
+                                               "from u = 0, whose derivative is infinite; start elsewhere with "
+                                               "'initial')")
+                              : "";
+        snprintf(msg, sizeof msg, "%.100s: Newton (SNES %s, line search %s)%s%.100s did not converge: %.600s%s; "
                  "residual history |R| = %.1000s", S->r->p->name, info->snes_type, info->linesearch,
-                 where ? " at " : "", where ? where : "", err->msg, h);
+                 where ? " at " : "", where ? where : "", err->msg, dom, h[0] ? h : "(none)");
         hdg_fail(err, HDG_ESOLVER, "%s", msg);
     }
     if (st) return st;

@@ -246,12 +246,15 @@ static void func_decl(sema *S, decl *d, symbol *s)
         int v = !strcmp(it->name, "x") ? HDG_VAR_X : !strcmp(it->name, "y") ? HDG_VAR_Y
               : !strcmp(it->name, "t") ? HDG_VAR_T : d3 && !strcmp(it->name, "z") ? HDG_VAR_Z : -1;
         if (v < 0) {
+            /* kappa(s) or kappa(u) for a coefficient of the unknown: say how that is written */
+            const char *hint = ": a func of an unknown is written in x and called with it "
+                               "('func kappa(x) = 1 + x^2', then kappa(u))";
             if (d3)
                 sema_error(S, it->loc, "func arguments must be x, y, z or t (funcs are functions of the "
-                           "coordinates)");
+                           "coordinates)%s", hint);
             else
                 sema_error(S, it->loc, "func arguments must be x, y or t (funcs are functions of the "
-                           "coordinates)%s", !strcmp(it->name, "z") ? ": 'z' needs 'mesh tetrahedron'" : "");
+                           "coordinates)%s", !strcmp(it->name, "z") ? ": 'z' needs 'mesh tetrahedron'" : hint);
             ok = false;
         } else if (mask & (1u << v)) {
             sema_error(S, it->loc, "argument '%s' appears twice", it->name);

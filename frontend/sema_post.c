@@ -27,6 +27,12 @@ static void mean_value_decl(sema *S, decl *d, const pairing *pr, decl **first, h
     }
     first[ui] = d;
     bool rigid = d->kind == D_RIGID;
+    if (S->p->nonlinear && S->p->method == HDG_METHOD_HDG) {   /* run_hdg_newton.c has no null-space stage */
+        sema_error(S, d->loc, "'%s %s = ...' in a problem with terms nonlinear in the unknowns: Newton does not fix "
+                   "a free constant %sof the solution yet; make the solution unique with a Dirichlet face (or a "
+                   "Robin or reaction term)", rigid ? "rigid" : "mean", u->name, rigid ? "or rigid motion " : "");
+        return;
+    }
     ectx cx = sema_data_ctx(rigid ? "a rigid condition" : "a mean condition", sema_all_coords(S) & ~(1u << HDG_VAR_T),
                             false);   /* x, y (z) */
     const hdg_expr *e[HDG_MAX_COMP] = {NULL};

@@ -79,6 +79,8 @@ frontend_bad(exact_shape -e "exact_shape[.]hdg:14:11: error: the exact solution 
 frontend_bad(ext_in_hdg -e "ext_in_hdg[.]hdg:13:10: error: exterior states ext[(]u[)] = [.][.][.] are for DG problems. an HDG problem uses 'boundary dirichlet' or 'boundary neumann'" -e "^ {9}\\^$")
 frontend_bad(func_arity -e "func_arity[.]hdg:11:61: error: func 'uex' takes 2 arguments, not 1" -e "^ {60}\\^$")
 frontend_bad(func_bad_arg -e "func_bad_arg[.]hdg:5:13: error: func arguments must be x, y or t [(]funcs are functions of the coordinates[)]" -e "^ {12}\\^$")
+# a func of an unknown written with the unknown's name as its argument: the message shows how (issue 41)
+frontend_bad(func_unknown_arg -e "func_unknown_arg[.]hdg:5:12: error: func arguments must be x, y or t [(]funcs are functions of the coordinates[)]: a func of an unknown is written in x and called with it [(]'func kappa[(]x[)] = 1 [+] x\\^2', then kappa[(]u[)][)]$" -e "^ {11}\\^$")
 frontend_bad(func_recursive_flux -e "func_recursive_flux[.]hdg:11:11: error: flux 'f1' is defined in terms of itself" -e "^ {10}\\^$")
 # grad of a vector is the matrix (d v_i / d x_j): paired with a vector it is a shape error
 frontend_bad(grad_vector -e "grad_vector[.]hdg:11:71: error: the two sides of [(]a, b[)] have different shapes: a matrix and a vector" -e "^ {70}\\^$")

@@ -57,6 +57,14 @@ hdg_cli_test(newton_max_steps 1
   -- ${NWT_HDGC} run ${NWT_ND} --mesh square:4 --newton-max-steps 1 --quiet)
 hdg_cli_test(newton_step_lines 0 -e "^  newton  0  \\|R\\| " -e "newton converged in [0-9]+ steps .*quadratic constant C = "
   -- ${NWT_HDGC} run ${NWT_BRATU} --mesh square:4)
+# --newton-check's log line says when |R(s)| is so near rounding that the quotients say nothing
+# (|R(s + e d) - (1 - e) R(s)| at e = 1e-4 below the floor 100 eps ||M||): not at the first three
+# steps (tenfold apart, measured), at the last (|R(s)| 1.6e-8 before step 5, rho 9.7e-4 and 9.5e-3)
+hdg_cli_test(newton_check_rounding 0
+  -e "check step 3: .* = [0-9.e+-]+ \\(e = 1e-3\\), [0-9.e+-]+ \\(e = 1e-4\\)$"
+  -e "check step 5: .* \\(e = 1e-4\\) \\(\\|R\\(s\\)\\| near rounding: no test\\)$"
+  -n "check step [123]: .*near rounding"
+  -- ${NWT_HDGC} run ${NWT_ND} --mesh square:4 --newton-check on)
 hdg_cli_test(newton_quiet 0 -n "newton" -- ${NWT_HDGC} run ${NWT_BRATU} --mesh square:4 --quiet)
 hdg_cli_test(newton_bad_option 2 -e "--newton-rtol 2: expected a number in \\(0, 1\\)"
   -- ${NWT_HDGC} run ${NWT_BRATU} --mesh square:4 --newton-rtol 2)
