@@ -449,8 +449,8 @@ static hdg_status snes_solve(snes_run *S, const char *where, hdg_petsc_snes_info
                                                "from u = 0, whose derivative is infinite; start elsewhere with "
                                                "'initial')")
                               : "";
-        snprintf(msg, sizeof msg, "%.100s: Newton (SNES %s, line search %s)%s%.100s did not converge: %.600s%s; "
-                 "residual history |R| = %.1000s", S->r->p->name, info->snes_type, info->linesearch,
+        snprintf(msg, sizeof msg, "%.100s: Newton (SNES %s, line search %s)%s%.100s did not converge: %.400s%s; "
+                 "residual history |R| = %.800s", S->r->p->name, info->snes_type, info->linesearch,
                  where ? " at " : "", where ? where : "", err->msg, dom, h[0] ? h : "(none)");
         hdg_fail(err, HDG_ESOLVER, "%s", msg);
     }
