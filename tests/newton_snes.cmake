@@ -104,3 +104,8 @@ endif()
 hdg_cli_test(newton_snes_trace_option 1
   -e "--newton snes: the trace solve with --petsc's -trace_\\* options .*option -ksp_typo was not used"
   -- ${SNES_HDGC} run ${SNES_ND} --mesh square:4 --newton snes --solver petsc --petsc "-trace_ksp_typo cg" --quiet)
+# the jinv kernels are in every nonlinear module's IR (hdgc emit shows them) but compiled only by a
+# --newton snes run: the C source of a run without it has none (and so is what it was before them)
+add_test(NAME newton_snes_kernels_dropped COMMAND sh -c
+  "rm -rf sk && mkdir sk && '${SNES_HDGC}' emit '${SNES_ND}' -o sk >/dev/null && grep -q 'nonlinear_diffusion_jinv_local' sk/*.c && grep -q 'nonlinear_diffusion_jinv_recover' sk/*.c && HDGC_KEEP_SOURCE=sk/run.c '${SNES_HDGC}' run '${SNES_ND}' --mesh square:2 --quiet && ! grep -q jinv sk/run.c && grep -q nonlinear_diffusion_residual sk/run.c && HDGC_KEEP_SOURCE=sk/snes.c '${SNES_HDGC}' run '${SNES_ND}' --mesh square:2 --newton snes --quiet && grep -q nonlinear_diffusion_jinv_local sk/snes.c"
+  WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
