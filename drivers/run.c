@@ -134,22 +134,15 @@ void hdg_run_mean_unused(const hdg_problem *p, hdg_report *rep)
     }
 }
 
-/* --newton snes (drivers/run_hdg_snes.c) where it does not run yet. */
-static hdg_status snes_refusal(const hdg_problem *p, const char *where, hdg_error *err)
-{
-    return hdg_fail(err, HDG_EINPUT, "%s: --newton snes (PETSc's SNES) runs steady nonlinear problems on the host, "
-                    "serial, so far; not %s: use --newton hdgc (hdgc's own Newton, the default), which does",
-                    p->name, where);
-}
-
 static hdg_status snes_refused(const hdg_problem *p, const hdg_run_options *o, hdg_error *err)
 {
     if (!o->newton_snes) return HDG_OK;
     if (!p->nonlinear || p->method != HDG_METHOD_HDG)
         return hdg_fail(err, HDG_EINPUT, "--newton applies to nonlinear HDG problems (Newton); problem '%s' is %s",
                         p->name, p->method != HDG_METHOD_HDG ? "explicit DG (no Newton)" : "linear (one linear solve)");
-    if (!strcmp(o->backend, "cuda")) return snes_refusal(p, "with --backend cuda", err);
-    if (p->transient) return snes_refusal(p, "with dt() terms (Newton in every time step)", err);
+    if (!strcmp(o->backend, "cuda"))   /* drivers/run_hdg_snes.c runs on the host */
+        return hdg_fail(err, HDG_EINPUT, "%s: --newton snes (PETSc's SNES) runs on the host only so far, not with "
+                        "--backend cuda: use --newton hdgc (hdgc's own Newton, the default), which does", p->name);
     return HDG_OK;
 }
 
@@ -191,7 +184,6 @@ hdg_status hdg_run_problem(const hdg_problem *p, const hdg_run_options *opt, hdg
     }
     hdg_status cst = hdg_comm_start(err);   /* MPI when started by mpirun */
     if (cst) return cst;
-    if (hdg_comm_active() && o.newton_snes) return snes_refusal(p, "under mpirun", err);
     if (hdg_comm_active()) return hdg_run_problem_mpi(p, &o, rep, err);
     const char *backend;
     hdg_cuda_device *dev = NULL;

@@ -438,6 +438,7 @@ static hdg_status line_search(hdg_newton *N, double r0, double *rn, double *fl, 
 
 hdg_status hdg_newton_solve(hdg_newton *N, const char *where, hdg_error *err)
 {
+    if (N->solve) return N->solve(N, where, err);   /* --newton snes (run_hdg_snes.c) */
     const hdg_run_options *o = N->o;
     int maxs = o->newton_max_steps > 0 ? o->newton_max_steps : 25;
     double rtol = o->newton_rtol > 0 ? o->newton_rtol : 1e-10, atol = o->newton_atol > 0 ? o->newton_atol : 0;

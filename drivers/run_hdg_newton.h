@@ -55,6 +55,11 @@ struct hdg_newton {
      * final |R| and floor eps ||M||, the seconds of its steps */
     int steps, linear, linear_max, attained;
     double rn, fl, seconds;
+    /* another solver of the same equations from the same state (--newton snes in time steps:
+     * run_hdg_snes.c, hdg_snes_attach): when set, hdg_newton_solve is it; it fills what the
+     * loop fills (the state, steps, linear, linear_max, seconds, hist, rn, fl, attained) */
+    hdg_status (*solve)(hdg_newton *N, const char *where, hdg_error *err);
+    void *solve_ctx;
 };
 
 /* The state's storage for the run r (zeroed), the host's operations, and its release. */
@@ -79,6 +84,11 @@ void hdg_newton_dirichlet(hdg_newton *N);
  * failure's message ("time step 3 (t = 0.03)"). A failure: HDG_ESOLVER with the residual
  * history, newton.converged false in the report. */
 hdg_status hdg_newton_solve(hdg_newton *N, const char *where, hdg_error *err);
+
+/* PETSc's SNES as N's solve (N->solve, the host run N->r; drivers/run_hdg_snes.c), and its
+ * release (before hdg_newton_free); r->o is the trace solves' options in between. */
+hdg_status hdg_snes_attach(hdg_newton *N, hdg_error *err);
+void hdg_snes_detach(hdg_newton *N);
 
 /* max r_{n+1} / r_n^2 over the last steps of the last solve (see run_hdg_newton.c). */
 double hdg_newton_quadratic_constant(const hdg_newton *N);

@@ -339,7 +339,8 @@ hdg_status hdg_run_hdg_time(hdg_run *r, hdg_progress *line, hdg_error *err)
     hdg_newton nw;
     if (L->nonlinear) hdg_newton_init(&nw, r), nw.quiet = 1, S.nw = &nw;
     r->t = 0;
-    st = hdg_png_hdg_frames_open(&S.png, r->o, err);
+    st = S.nw && r->o->newton_snes ? hdg_snes_attach(S.nw, err) : HDG_OK;   /* SNES per solve */
+    if (!st) st = hdg_png_hdg_frames_open(&S.png, r->o, err);
     if (!st) st = watch_scale(&S, final, err);
     if (!st) st = hdg_hdg_dirichlet_data(r, err);   /* which faces are Dirichlet (the data follow every solve) */
     if (!st) st = hdg_time_run(&sc, dt, nsteps, &S.ops, line, err);
@@ -364,6 +365,6 @@ hdg_status hdg_run_hdg_time(hdg_run *r, hdg_progress *line, hdg_error *err)
     level_free(&S.lv[1]);
     free(S.e2), free(S.zero_post), free(S.zero);
     hdg_hdg_watch_free(&S.watch);
-    if (S.nw) hdg_newton_free(S.nw), r->state_l = NULL;
+    if (S.nw) hdg_snes_detach(S.nw), hdg_newton_free(S.nw), r->state_l = NULL;
     return st;
 }

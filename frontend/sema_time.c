@@ -45,6 +45,7 @@ void sema_solutions(sema *S, decl *d, const pairing *pr)
             continue;
         }
         if (initial && p->transient && !under_dt(p, s->index)) {
+            if (pr->eq_failed) continue;   /* its dt() term may be in the failed equation (a refused c(u) dt(u)) */
             sema_error(S, it->loc, "initial condition for '%s', which has no dt() term: in HDG only the "
                                    "unknowns under dt() start from an initial state", it->name);
             continue;

@@ -4,6 +4,7 @@
 
     check_snes.py REPORT.json [--reason NAME] [--snes-type T] [--linesearch T] [--ksp-type T]
                   [--pc-type T] [--jinv-check BOUND] [--first-rise] [--first-fall] [--full-steps]
+                  [--same-time-steps REPORT]
 
 Every report: newton.method snes, and each key given equal to its value (newton.reason,
 newton.snes_type, newton.linesearch, newton.ksp_type, newton.pc_type); --jinv-check (a run
@@ -11,7 +12,9 @@ with --newton-check on): one J^-1 check per step, every rho(1e-4) at most BOUND,
 rho(1e-3) lies above 1e-8 (above rounding, which grows as h falls) it falls at least twentyfold to
 rho(1e-4) (central differences: second order, when J^-1 inverts the residual's derivative);
 --first-rise: the first step raised |R| (a full step taken regardless); --first-fall: it lowered
-|R|; --full-steps: every step length 1. Exit status 1 on any failure."""
+|R|; --full-steps: every step length 1; --same-time-steps REPORT (HDG in time): the Newton steps
+of every time step (newton.steps_per_time_step[]) those of REPORT (hdgc's own loop). Exit status
+1 on any failure."""
 import json
 import sys
 
@@ -20,7 +23,8 @@ def main(argv):
     files, opts, i = [], {}, 1
     while i < len(argv):
         a = argv[i]
-        if a in ("--reason", "--snes-type", "--linesearch", "--ksp-type", "--pc-type", "--jinv-check"):
+        if a in ("--reason", "--snes-type", "--linesearch", "--ksp-type", "--pc-type", "--jinv-check",
+                 "--same-time-steps"):
             opts[a] = argv[i + 1]; i += 2
         elif a.startswith("--"):
             opts[a] = True; i += 1
@@ -44,6 +48,11 @@ def main(argv):
             print("FAIL: the first step did not raise |R|"); bad += 1
         if opts.get("--first-fall") and not (len(r) > 1 and r[1] < r[0]):
             print("FAIL: the first step did not lower |R|"); bad += 1
+        if "--same-time-steps" in opts:
+            want = json.load(open(opts["--same-time-steps"])).get("newton", {}).get("steps_per_time_step")
+            if not want or nw.get("steps_per_time_step") != want:
+                print("FAIL: Newton steps per time step %s, %s has %s" % (nw.get("steps_per_time_step"),
+                                                                     opts["--same-time-steps"], want)); bad += 1
         if opts.get("--full-steps") and (not al or any(a != 1 for a in al)):
             print("FAIL: a step length below 1 (or none): %s" % al); bad += 1
         if "--jinv-check" in opts:

@@ -172,7 +172,8 @@ void hdg_petsc_module_dist_free(hdg_petsc_dsolver *h);
 /* ---------------------------------------------------------------- SNES (issue 41) */
 
 /* Newton for nonlinear HDG through PETSc's SNES (`--newton snes`; drivers/run_hdg_snes.c,
- * runtime/petsc/petsc_snes.c), serial. SNES owns the iteration on x (n values: the element
+ * runtime/petsc/petsc_snes.c), serial or over PETSC_COMM_WORLD (opts.world; one solve a call:
+ * the steady run, or one implicit solve of a time scheme). SNES owns the iteration on x (n values: the element
  * rows, then the trace rows); the driver gives F(x), sets the Jacobian up at a state and
  * applies its exact inverse (static condensation, a trace solve, recovery) as a PCShell.
  * The operator the KSP multiplies by is PETSc's matrix-free J v (MatCreateSNESMF: finite
@@ -196,6 +197,7 @@ typedef struct hdg_petsc_snes_opts {
     const char *options;   /* the user's PETSc options (-snes_*, -ksp_*, -pc_*), or NULL */
     double rtol, atol;     /* SNES tolerances on |F| (atol <= 0: PETSc's) */
     int max_it;            /* SNES's step limit */
+    int world;             /* under mpirun: x is this rank's rows of one vector over PETSC_COMM_WORLD */
 } hdg_petsc_snes_opts;
 
 typedef struct hdg_petsc_snes_info {

@@ -154,9 +154,11 @@ hdg_status hdg_petsc_module_snes_solve(const hdg_petsc_snes_ops *ops, const hdg_
     Vec X = NULL, F = NULL;
     Mat J = NULL;
     const char *what = "SNES set-up";
-    ierr = VecCreateSeqWithArray(PETSC_COMM_SELF, 1, (PetscInt)ops->n, x, &X);
+    MPI_Comm comm = o->world ? PETSC_COMM_WORLD : PETSC_COMM_SELF;
+    ierr = o->world ? VecCreateMPIWithArray(comm, 1, (PetscInt)ops->n, PETSC_DECIDE, x, &X)
+                    : VecCreateSeqWithArray(comm, 1, (PetscInt)ops->n, x, &X);
     if (!ierr) ierr = VecDuplicate(X, &F);
-    if (!ierr) ierr = SNESCreate(PETSC_COMM_SELF, &snes);
+    if (!ierr) ierr = SNESCreate(comm, &snes);
     if (!ierr) ierr = setup(snes, F, &J, &c, o);
     if (!ierr) what = "SNES solve", ierr = SNESSolve(snes, NULL, X);
     if (snes) {

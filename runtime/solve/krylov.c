@@ -328,10 +328,16 @@ static hdg_status stagnated(const solver *s, hdg_solve_info *info, int it, doubl
 {
     int ok = s->o.attainable > 0 &&
              (rnorm <= s->o.attainable * s->bnorm || rnorm <= HDG_ROUNDING_FLOOR_FACTOR * fl);
+    int singular = ok && rnorm > HDG_ROUNDING_FLOOR_MAX * s->bnorm;
+    ok = ok && !singular;
     set_info(s, info, it, rnorm, ok);
     if (info) info->floor = fl / s->bnorm;
     if (ok && info) info->stagnated = 1;
     if (ok) return HDG_OK;
+    if (singular)
+        return hdg_fail(err, HDG_ESOLVER, "%s stagnated at relative residual %.3g after %d iterations, at its rounding "
+                        "floor eps ||A|| ||x|| / ||b|| = %.2g: a floor that high means a huge x, the system is "
+                        "singular or nearly so", s->name, rnorm / s->bnorm, it, fl / s->bnorm);
     return hdg_fail(err, HDG_ESOLVER, "%s stagnated at relative residual %.3g after %d iterations (the rounding "
                     "floor eps ||A|| ||x|| / ||b|| is %.2g): rtol %.3g is below what double precision reaches "
                     "for this system (ask for a larger rtol)",

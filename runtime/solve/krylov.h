@@ -75,6 +75,11 @@ typedef struct hdg_solve_opts {
  * (1e-10 at square:512, k = 3) or with large penalties. */
 #define HDG_ROUNDING_FLOOR_FACTOR 10.0
 
+/* A floor above this relative residual is no attainable accuracy: eps ||A|| ||x|| is that
+ * large only when x is, as for a singular or nearly singular system; such a stagnation is an
+ * error whatever the floor (a Newton step of a degenerate Jacobian was accepted at 5.27). */
+#define HDG_ROUNDING_FLOOR_MAX 1e-2
+
 /* rtol 1e-10, atol 0, maxit 1000, restart 30, no monitor, stagnation an error. */
 hdg_solve_opts hdg_solve_opts_default(void);
 
