@@ -148,7 +148,15 @@ enum { JUNROLL = 4 };
 void dg_product(hdg_ir_kernel *k, hdg_ir_tensor *C, const int *crow, hdg_ir_tensor *A, const int *arow,
                     int n, hdg_ir_tensor *T, int accumulate)
 {
-    int K = T->shape[0], w = T->shape[1];
+    dg_product_part(k, C, crow, A, NULL, arow, n, T, NULL, T->shape[0], accumulate);
+}
+
+/* dg_product over K rows of T from row toff on, with A's columns from aoff
+ * on (NULL: 0): C[crow[g]][i] (+)= sum_(j < K) A[arow[g]][aoff + j] T[toff + j][i]. */
+void dg_product_part(hdg_ir_kernel *k, hdg_ir_tensor *C, const int *crow, hdg_ir_tensor *A, hdg_ir_expr *aoff,
+                     const int *arow, int n, hdg_ir_tensor *T, hdg_ir_expr *toff, int K, int accumulate)
+{
+    int w = T->shape[1];
     hdg_ir_expr *a[HDG_DG_MAX_FIELDS][JUNROLL], *row[JUNROLL];
     for (int j0 = 0; j0 < K;) {
         /* JUNROLL rows per pass (the first pass alone when it assigns), then the rest */
@@ -157,14 +165,17 @@ void dg_product(hdg_ir_kernel *k, hdg_ir_tensor *C, const int *crow, hdg_ir_tens
         hdg_ir_expr *jb = nb > 1 ? hdg_ir_for(k, "jb", nb) : hdg_ir_int(k, 0);
         for (int q = 0; q < u; q++) {
             row[q] = hdg_ir_add(k, hdg_ir_int(k, j0 + q), hdg_ir_mul(k, jb, hdg_ir_int(k, u)));
+            hdg_ir_expr *col = aoff ? hdg_ir_add(k, aoff, row[q]) : row[q];
             for (int g = 0; g < n; g++)
-                a[g][q] = hdg_ir_let(k, "a", hdg_ir_ld2(k, A, hdg_ir_int(k, arow[g]), row[q]));
+                a[g][q] = hdg_ir_let(k, "a", hdg_ir_ld2(k, A, hdg_ir_int(k, arow[g]), col));
         }
         hdg_ir_expr *i = hdg_ir_for(k, "i", w);
         for (int g = 0; g < n; g++) {
             hdg_ir_expr *sum = NULL;
-            for (int q = 0; q < u; q++)
-                sum = dg_add_term(k, sum, hdg_ir_mul(k, a[g][q], hdg_ir_ld2(k, T, row[q], i)));
+            for (int q = 0; q < u; q++) {
+                hdg_ir_expr *tr = toff ? hdg_ir_add(k, toff, row[q]) : row[q];
+                sum = dg_add_term(k, sum, hdg_ir_mul(k, a[g][q], hdg_ir_ld2(k, T, tr, i)));
+            }
             hdg_ir_expr *dst = hdg_ir_ld2(k, C, hdg_ir_int(k, crow[g]), i);
             if (accumulate || j0 > 0) hdg_ir_accum(k, dst, sum);
             else hdg_ir_assign(k, dst, sum);

@@ -37,7 +37,10 @@ typedef struct dgc {
     int nonlinear, nl_value;        /* residuals; some volume residual without a test derivative */
     int nqv, nqvp, nqf;             /* nqvp: nqv rounded up to DG_PAD */
     hdg_ir_tensor *IvT, *SvT, *xv[3];
-    hdg_ir_tensor *IfQ, *LIFTqT, *xfq[3];
+    /* the face rule in nqfr frames per face (face_frame in lower_dg_nonlinear.c): tables
+     * by row (f nqfr + frame) nqf + q; QfFrame: the frame of the exterior node table's row */
+    int nqfr;
+    hdg_ir_tensor *IfQ, *LIFTqT, *xfq[3], *QfFrame;
     int wavespeed;                  /* some face residual reads 'wavespeed' (lower_dg_wavespeed.c) */
 } dgc;
 
@@ -66,6 +69,8 @@ xenv dg_point_env(const dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *G, hdg_ir_tenso
 hdg_ir_expr *dg_add_term(hdg_ir_kernel *k, hdg_ir_expr *sum, hdg_ir_expr *t);
 void dg_product(hdg_ir_kernel *k, hdg_ir_tensor *C, const int *crow, hdg_ir_tensor *A, const int *arow,
                 int n, hdg_ir_tensor *T, int accumulate);
+void dg_product_part(hdg_ir_kernel *k, hdg_ir_tensor *C, const int *crow, hdg_ir_tensor *A, hdg_ir_expr *aoff,
+                     const int *arow, int n, hdg_ir_tensor *T, hdg_ir_expr *toff, int K, int accumulate);
 
 /* lower_dg_tables.c */
 int dg_strong(const dgc *c, const hdg_atom *a);

@@ -142,60 +142,100 @@ static int face_rule(const dgc *c, double **xi, double **w, hdg_error *err)
     return n;
 }
 
-/* The face points in the element's reference coordinates: point q of face f
- * at barycentric (l0, l1 [, l2]) of the face's vertices (l_a = (1 + xi_(a-1))/2,
- * l0 = 1 - the others); reference vertex v has coordinate d equal to 1 when
- * v == d + 1, else -1. */
-static void face_points(const dgc *c, int nqf, const double *xi, double *const *X)
+/* Frames: both elements of a face must integrate its numerical flux at the
+ * same physical points, or the two sides' integrals of a flux that is not a
+ * polynomial of degree <= 2N + 1 (|u|, max, sqrt in a Rusanov flux) differ
+ * and the scheme loses conservation at the size of the quadrature error
+ * (Burgers on cube:3, N = 2: 1.6e-7 of the total in 4 steps). Each element
+ * places the rule on its face in a frame: frame r puts the rule's vertex k
+ * at the face's vertex (k + r) mod dim (face_points). On an edge one frame
+ * serves: Gauss-Legendre is symmetric, and the neighbour runs the edge the
+ * other way. On a triangle the collapsed rule is symmetric in its two base
+ * vertices (Gauss-Legendre in the collapsed direction), so its point set
+ * is fixed by the face vertex at its apex (rule vertex 2): 3 frames, and
+ * the element that sees its neighbour's vertex order as the permutation pi
+ * (hdg_face_orient_perm: b_k = a_pi(k)) puts the apex at a position p with
+ * p(o) = pi_o(p(o^-1)), which makes both sides' apex one vertex: a fixed
+ * point of pi where pi has one (the last: the identity keeps frame 0), and
+ * for the two rotations position dim - 1 on the side that sees o = 1 and
+ * pi_2(dim - 1) on the side that sees its inverse o = 2. */
+static int face_frames(int dim) { return dim == 2 ? 1 : dim; }
+
+static int face_frame(int dim, int o)
+{
+    if (face_frames(dim) == 1) return 0;
+    const int *pi = hdg_face_orient_perm(dim, o);
+    int p = -1;
+    for (int k = 0; k < dim; k++)
+        if (pi[k] == k) p = k;
+    if (p < 0) p = o == 1 ? dim - 1 : pi[dim - 1];
+    return (p + 1) % dim;   /* the apex (rule vertex dim - 1) at (dim - 1 + r) mod dim */
+}
+
+/* The face points in the element's reference coordinates, by frame: point q
+ * of face f in frame r at rule barycentric (l0, l1 [, l2]) (l_a = (1 +
+ * xi_(a-1))/2, l0 = 1 - the others) of the face's vertex (a + r) mod dim;
+ * reference vertex v has coordinate d equal to 1 when v == d + 1, else -1.
+ * X[d][(f nfr + r) nqf + q]. */
+static void face_points(const dgc *c, int nqf, int nfr, const double *xi, double *const *X)
 {
     int dim = c->dim, nfe = c->nfe;
     for (int f = 0; f < nfe; f++) {
         const int *fv = hdg_simplex_face_vertices(dim, f);
-        for (int q = 0; q < nqf; q++) {
-            double l[3], l0 = 1;
-            for (int a = 1; a < dim; a++) l[a] = 0.5 * (1 + xi[(a - 1) * nqf + q]), l0 -= l[a];
-            l[0] = l0;
-            for (int d = 0; d < dim; d++) {
-                double s = 0;
-                for (int a = 0; a < dim; a++) s += l[a] * (fv[a] == d + 1 ? 1.0 : -1.0);
-                X[d][f * nqf + q] = s;
+        for (int r = 0; r < nfr; r++)
+            for (int q = 0; q < nqf; q++) {
+                double l[3], l0 = 1;
+                for (int a = 1; a < dim; a++) l[a] = 0.5 * (1 + xi[(a - 1) * nqf + q]), l0 -= l[a];
+                l[0] = l0;
+                for (int d = 0; d < dim; d++) {
+                    double s = 0;
+                    for (int a = 0; a < dim; a++) s += l[a] * (fv[(a + r) % dim] == d + 1 ? 1.0 : -1.0);
+                    X[d][(f * nfr + r) * nqf + q] = s;
+                }
             }
-        }
     }
 }
 
-/* If (nfe nqf x Nfp): the face nodes' interpolation to the face points (the
- * element's, restricted to the face's nodes); LIFTq^T (nfe nqf x Npp). */
+/* If (nfe nfr nqf x Nfp): the face nodes' interpolation to the face points
+ * (the element's, restricted to the face's nodes); LIFTqT (nfe nfr nqf x
+ * Npp); QfFrame: the frame of each row of the exterior node table FmR (its
+ * orientation's, face_frame). */
 static void face_quad_tables(dgc *c, hdg_error *err)
 {
     hdg_refel *re = &c->re;
     hdg_ir_module *m = c->L->mod;
-    int Np = re->Np, Nfp = re->Nfp, Npp = c->Npp, dim = c->dim, nfe = c->nfe;
+    int Np = re->Np, Nfp = re->Nfp, Npp = c->Npp, dim = c->dim, nfe = c->nfe, nfr = face_frames(dim);
+    int no = dim == 2 ? 1 : re->Norient;   /* rows of FmR per face (lower_dg_tables.c) */
     double *xi = NULL, *w = NULL;
     int nqf = face_rule(c, &xi, &w, err);
     if (nqf < 0) { free(xi), free(w); return; }
-    int n = nfe * nqf;
+    int n = nfe * nfr * nqf;
     double *X[3] = {0};
     for (int d = 0; d < dim; d++) X[d] = hdg_xmalloc(sizeof(double) * (size_t)n);
-    face_points(c, nqf, xi, X);
+    face_points(c, nqf, nfr, xi, X);
     double *Ie = hdg_xmalloc(sizeof(double) * (size_t)n * Np);
     hdg_refel_interp_x(re, n, (const double *const *)X, Ie);
     double *If = hdg_xmalloc(sizeof(double) * (size_t)n * Nfp), *LT = hdg_xcalloc((size_t)n * Npp, sizeof(double));
     for (int f = 0; f < nfe; f++)
-        for (int q = 0; q < nqf; q++) {
-            int fq = f * nqf + q;
+        for (int fq = f * nfr * nqf; fq < (f + 1) * nfr * nqf; fq++) {
             for (int mm = 0; mm < Nfp; mm++) If[fq * Nfp + mm] = Ie[(size_t)fq * Np + re->Fmask[f * Nfp + mm]];
             for (int i = 0; i < Np; i++) {
                 double s = 0;
                 for (int mm = 0; mm < Nfp; mm++) s += re->Minv[i * Np + re->Fmask[f * Nfp + mm]] * If[fq * Nfp + mm];
-                LT[(size_t)fq * Npp + i] = s * w[q];
+                LT[(size_t)fq * Npp + i] = s * w[fq % nqf];
             }
         }
-    c->nqf = nqf;
+    c->nqf = nqf, c->nqfr = nfr;
     c->IfQ = hdg_ir_table(m, "IfQ", HDG_SHAPE(n, Nfp), If);
     c->LIFTqT = hdg_ir_table(m, "LIFTqT", HDG_SHAPE(n, Npp), LT);
     static const char *const xname[3] = { "rfq", "sfq", "tfq" };
     for (int d = 0; d < dim; d++) c->xfq[d] = hdg_ir_table(m, xname[d], HDG_SHAPE(n), X[d]);
+    if (nfr > 1) {
+        int *fr = hdg_xmalloc(sizeof(int) * (size_t)nfe * no);
+        for (int row = 0; row < nfe * no; row++) fr[row] = face_frame(dim, row % no);
+        c->QfFrame = hdg_ir_table_int(m, "QfFrame", HDG_SHAPE(nfe * no), fr);
+        free(fr);
+    }
     for (int d = 0; d < dim; d++) free(X[d]);
     free(Ie), free(If), free(LT), free(xi), free(w);
 }
@@ -274,6 +314,15 @@ void dg_build_volume_nl(dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *U, hdg_ir_tenso
 
 /* ---------------------------------------------------------------- faces */
 
+/* The first table row of face f's points in the frame of its exterior node
+ * table row nlf: (f nqfr + QfFrame[nlf]) nqf; NULL with one frame (rows f nqf + q). */
+static hdg_ir_expr *frame_base(const dgc *c, hdg_ir_kernel *k, hdg_ir_expr *f, hdg_ir_expr *nlf)
+{
+    if (c->nqfr == 1) return NULL;
+    hdg_ir_expr *fr = hdg_ir_add(k, hdg_ir_mul(k, f, hdg_ir_int(k, c->nqfr)), hdg_ir_ld1(k, c->QfFrame, nlf));
+    return hdg_ir_let(k, "fqb", hdg_ir_mul(k, fr, hdg_ir_int(k, c->nqf)));
+}
+
 void dg_build_surface_nl(dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *U, hdg_ir_tensor *G, hdg_ir_tensor *M,
                          hdg_ir_tensor *R)
 {
@@ -293,11 +342,13 @@ void dg_build_surface_nl(dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *U, hdg_ir_tens
     hdg_ir_expr *t = hdg_ir_time(k);
     hdg_ir_expr *f = hdg_ir_for(k, "f", c->nfe);
     face_vals fv = dg_face_lets(c, k, G, M, f);
+    hdg_ir_expr *fb = frame_base(c, k, f, fv.nlf);
     hdg_ir_expr *q = hdg_ir_for(k, "q", nqf);
     hdg_ir_expr *fq = hdg_ir_let(k, "fq", hdg_ir_add(k, hdg_ir_mul(k, f, hdg_ir_int(k, nqf)), q));
+    hdg_ir_expr *tq = fb ? hdg_ir_let(k, "tq", hdg_ir_add(k, fb, q)) : fq;   /* the point's table row */
     hdg_ir_fill(k, T, hdg_ir_num(k, 0));
     hdg_ir_expr *mm = hdg_ir_for(k, "m", Nfp);
-    hdg_ir_expr *w = hdg_ir_let(k, "w", hdg_ir_ld2(k, c->IfQ, fq, mm));
+    hdg_ir_expr *w = hdg_ir_let(k, "w", hdg_ir_ld2(k, c->IfQ, tq, mm));
     hdg_ir_expr *node = hdg_ir_let(k, "node", hdg_ir_ld2(k, c->Fm, f, mm));
     hdg_ir_expr *enode = hdg_ir_let(k, "enode", hdg_ir_ld2(k, c->FmR, fv.nlf, mm));
     for (int g = 0; g < F; g++) {
@@ -308,7 +359,7 @@ void dg_build_surface_nl(dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *U, hdg_ir_tens
                          hdg_ir_mul(k, w, hdg_ir_load_row(k, U, fv.nbr, 2, (hdg_ir_expr *[]){ gi, enode })));
     }
     hdg_ir_end(k);
-    xenv v = dg_point_env(c, k, G, c->xfq, fq, NULL, t);
+    xenv v = dg_point_env(c, k, G, c->xfq, tq, NULL, t);
     v.nx = fv.n[0], v.ny = fv.n[1], v.nz = fv.n[2];
     hdg_ir_expr *uin[HDG_DG_MAX_FIELDS], *uex[HDG_DG_MAX_FIELDS] = {0};
     char name[80];
@@ -341,5 +392,12 @@ void dg_build_surface_nl(dgc *c, hdg_ir_kernel *k, hdg_ir_tensor *U, hdg_ir_tens
                       hdg_ir_neg(k, hdg_ir_mul(k, fv.fs, sum[rows[g]])));
     hdg_ir_end(k);
     hdg_ir_end(k);
-    dg_product(k, R, rows, Gq, rows, nrows, c->LIFTqT, 1);
+    if (!fb) {   /* one frame: one product over all faces' points */
+        dg_product(k, R, rows, Gq, rows, nrows, c->LIFTqT, 1);
+        return;
+    }
+    f = hdg_ir_for(k, "f", c->nfe);   /* each face's points through the rows of its frame */
+    fb = frame_base(c, k, f, hdg_ir_let(k, "nlf", hdg_ir_ld1(k, M, hdg_ir_add(k, hdg_ir_int(k, c->nfe), f))));
+    dg_product_part(k, R, rows, Gq, hdg_ir_mul(k, f, hdg_ir_int(k, nqf)), rows, nrows, c->LIFTqT, fb, nqf, 1);
+    hdg_ir_end(k);
 }

@@ -37,6 +37,15 @@
 #   nldg_burgers_ws_rates Burgers with the builtin (burgers_ws.hdg): rates within 0.35 of N + 1, N = 1..3 on
 #                         square:8, 16, 32 before the shock (1.95, 2.95, 3.75, as the hand-written flux)
 #   nldg_mpi_euler_ws     mpirun -np 2 with the builtin equals the serial run to 1e-12
+# Conservation on tetrahedra (both sides of a face integrate the flux at the same points: the face rule's
+# frames, ir/lower_dg_nonlinear.c), on tests/data/nldg/shuffled_cube_v22.msh made periodic: perturbed
+# interior vertices, all 6 face orientations (test_dg3d_maps), the paired sides:
+#   nldg_totals_3d_burgers  burgers3d.hdg (a max of |u| in the flux), N = 2 to t = 0.2: the total of u
+#                         drifts < 1e-12 relative (5.6e-16 measured; 5.3e-7 when each side used its own points)
+#   nldg_totals_3d_burgers_cuda  the same on the CUDA emulator (--backend cuda): the host's error and total
+#   nldg_totals_3d_euler  euler3d_wavespeed_check.hdg (6 fields, the builtin wavespeed): all totals < 1e-12
+#                         (1.3e-16; 1.5e-10 before), d's L2 error < 1e-13
+#   nldg_mpi_burgers3d    mpirun -np 2 equals the serial run to 1e-12, both runs' totals drift < 1e-12
 find_package(Python3 COMPONENTS Interpreter)
 set(NLDG ${HDG_TEST_DIR}/data/nldg)
 if(Python3_Interpreter_FOUND)
@@ -80,6 +89,21 @@ hdg_cli_test(nldg_wavespeed_complex 0 -e "L2 error d +[0-9.]+e-(1[3-9]|[2-9][0-9
 hdg_cli_test(nldg_shallow_water_totals 0 -e "L2 error h +5\\.4[0-9]+e-05"
   -e "totals h 1, m.x 1, m.y 1 \\(max relative drift [0-9.]+e-(1[3-9]|[2-9][0-9])\\)" --
   $<TARGET_FILE:hdgc> run ${HDG_EXAMPLES}/shallow_water.hdg --mesh square:8,periodic=xy)
+set(NLDG_SHUFFLED ${NLDG}/shuffled_cube_v22.msh,periodic=left:right,front:back,bottom:top)
+set(NLDG_DRIFT "max relative drift ([0-9.]+e-(1[3-9]|[2-9][0-9])|0\\.00e\\+00)\\)")
+foreach(B c cuda)
+  set(name nldg_totals_3d_burgers)
+  if(B STREQUAL "cuda")
+    set(name nldg_totals_3d_burgers_cuda)
+  endif()
+  hdg_cli_test(${name} 0 -e "16 steps" -e "L2 error u +5\\.5277[0-9]+e-02" -e "totals u 0\\.4995224863 \\(${NLDG_DRIFT}" --
+    env HDGC_LIBCUDA=emulator $<TARGET_FILE:hdgc> run ${NLDG}/burgers3d.hdg --mesh ${NLDG_SHUFFLED} --final-time 0.2
+    --backend ${B})
+endforeach()
+set_tests_properties(nldg_totals_3d_burgers_cuda PROPERTIES TIMEOUT ${HDG_COMPILE_TIMEOUT})
+hdg_cli_test(nldg_totals_3d_euler 0 -e "L2 error d +[0-9.]+e-(1[3-9]|[2-9][0-9])"
+  -e "totals rho 1\\.005[0-9]+, m.x 1\\.005[0-9]+, m.y 0\\.50[0-9]+, m.z -0\\.30[0-9]+, E 3\\.17[0-9]+, d 1 \\(${NLDG_DRIFT}" --
+  $<TARGET_FILE:hdgc> run ${NLDG}/euler3d_wavespeed_check.hdg --mesh ${NLDG_SHUFFLED})
 hdg_cli_test(nldg_burgers_shock 1
   -e "burgers2d': the solution left the smooth regime at t = 0\\.3[0-9]+ \\(step [0-9]+\\): at element [0-9]+ .* of u's modal energy, above the limit 0\\.00309 = 0\\.25/N\\^4 for N = 3" -e "Gibbs oscillations [(]docs/method[.]md, section 6[)]" --
   $<TARGET_FILE:hdgc> run ${HDG_EXAMPLES}/burgers2d.hdg --mesh square:16,periodic=xy --final-time 0.6)
@@ -97,6 +121,9 @@ if(NLDG_MPIRUN AND Python3_Interpreter_FOUND)
   add_test(NAME nldg_mpi_euler_ws COMMAND ${Python3_EXECUTABLE} ${HDG_TEST_DIR}/nldg_mpi.py $<TARGET_FILE:hdgc>
     ${NLDG_MPIRUN} 2 1e-12 -- ${NLDG}/euler_vortex_ws.hdg --mesh square:8,periodic=xy --order 2)
   set_tests_properties(nldg_mpi_euler_ws PROPERTIES TIMEOUT ${HDG_COMPILE_TIMEOUT} RESOURCE_LOCK mpirun)
+  add_test(NAME nldg_mpi_burgers3d COMMAND ${Python3_EXECUTABLE} ${HDG_TEST_DIR}/nldg_mpi.py $<TARGET_FILE:hdgc>
+    ${NLDG_MPIRUN} 2 1e-12 -- ${NLDG}/burgers3d.hdg --mesh ${NLDG_SHUFFLED} --final-time 0.2)
+  set_tests_properties(nldg_mpi_burgers3d PROPERTIES TIMEOUT ${HDG_COMPILE_TIMEOUT} RESOURCE_LOCK mpirun)
 endif()
 # the host's figures, then the device driver's on the emulator (the same digits)
 foreach(B c cuda)
