@@ -58,7 +58,6 @@
 #include "runtime/parallel/mesh_dist.h"
 #include "support/util.h"
 
-#define HDG_NEWTON_FLOOR 100.0
 #define HDG_NEWTON_HALVINGS 10
 
 /* Element-view trace of a global trace vector (as the recovery's uhat). */
@@ -211,13 +210,12 @@ static hdg_status check_step(hdg_newton *N, int step, hdg_error *err)
     return HDG_OK;
 }
 
-/* The history as text: "r0, r1, ..." (at most the last 40). */
-static void history_text(const hdg_newton *N, char *buf, size_t n)
+void hdg_newton_history_text(const double *hist, int nhist, char *buf, size_t n)
 {
     size_t l = 0;
     buf[0] = 0;
-    for (int i = N->nhist > 40 ? N->nhist - 40 : 0; i < N->nhist && l + 16 < n; i++)
-        l += (size_t)snprintf(buf + l, n - l, "%s%.3e", l ? ", " : "", N->hist[i]);
+    for (int i = nhist > 40 ? nhist - 40 : 0; i < nhist && l + 16 < n; i++)
+        l += (size_t)snprintf(buf + l, n - l, "%s%.3e", l ? ", " : "", hist[i]);
 }
 
 static void blockmat_apply(void *ctx, const double *x, double *y) { hdg_blockmat_spmv(ctx, x, y); }
@@ -251,7 +249,7 @@ static void null_hint(const hdg_newton *N, char *b, size_t n)
 static hdg_status fail_history(hdg_newton *N, const char *why, hdg_error *err)
 {
     char h[1024], z[800];
-    history_text(N, h, sizeof h);
+    hdg_newton_history_text(N->hist, N->nhist, h, sizeof h);
     null_hint(N, z, sizeof z);
     hdg_report_bool(N->rep, "newton.converged", 0);
     if (N->where)

@@ -13,6 +13,9 @@
 #include "drivers/run_hdg_internal.h"
 
 #define HDG_NEWTON_MAX_HISTORY 256
+/* The attainable accuracy: |R| below HDG_NEWTON_FLOOR eps ||M|| (M the residual's sums of absolute
+ * values) is rounding; the stop of hdgc's loop and of SNES (run_hdg_snes.c). */
+#define HDG_NEWTON_FLOOR 100.0
 
 typedef struct hdg_newton hdg_newton;
 
@@ -89,6 +92,9 @@ hdg_status hdg_newton_solve(hdg_newton *N, const char *where, hdg_error *err);
  * release (before hdg_newton_free); r->o is the trace solves' options in between. */
 hdg_status hdg_snes_attach(hdg_newton *N, hdg_error *err);
 void hdg_snes_detach(hdg_newton *N);
+
+/* A residual history as text for a failure's message: "r0, r1, ..." (at most the last 40). */
+void hdg_newton_history_text(const double *hist, int nhist, char *buf, size_t n);
 
 /* max r_{n+1} / r_n^2 over the last steps of the last solve (see run_hdg_newton.c). */
 double hdg_newton_quadratic_constant(const hdg_newton *N);

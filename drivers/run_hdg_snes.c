@@ -35,7 +35,6 @@
 #include "runtime/petsc/petsc.h"
 #include "support/util.h"
 
-#define SNES_FLOOR 100.0   /* as run_hdg_newton.c's HDG_NEWTON_FLOOR */
 #define SNES_OPTS 4096
 
 typedef struct snes_run {
@@ -186,7 +185,7 @@ static int snes_residual(void *ctx, const double *x, double *F, double *floor_, 
             finite &= isfinite(F[o]);
         }
     if (S->dist) hdg_comm_sum(&m2, 1), hdg_comm_bcast(&m2, sizeof m2, 0);
-    *floor_ = S->floor_ = SNES_FLOOR * DBL_EPSILON * sqrt(m2);
+    *floor_ = S->floor_ = HDG_NEWTON_FLOOR * DBL_EPSILON * sqrt(m2);
     return agreed(S, finite ? 0 : 1, err);
 }
 
@@ -350,14 +349,6 @@ static void snes_monitor(void *ctx, int it, double fnorm, double lambda)
     if (log) fprintf(o->log, "  newton %2d  |R| %.6e%s\n", it, fnorm, it ? "" : "  (first guess; SNES)");
 }
 
-/* The history "r0, r1, ..." (at most the last 40). */
-static void history_text(const snes_run *S, char *buf, size_t n)
-{
-    size_t l = 0;
-    buf[0] = 0;
-    for (int i = S->nhist > 40 ? S->nhist - 40 : 0; i < S->nhist && l + 16 < n; i++)
-        l += (size_t)snprintf(buf + l, n - l, "%s%.3e", l ? ", " : "", S->hist[i]);
-}
 
 static void report(snes_run *S, const hdg_petsc_snes_info *in, double seconds)
 {
@@ -440,7 +431,7 @@ static hdg_status snes_solve(snes_run *S, const char *where, hdg_petsc_snes_info
     N->attained = info->floor_stop, N->fl = S->floor_, N->rn = S->nhist ? S->hist[S->nhist - 1] : 0;
     if (st == HDG_ESOLVER) {
         char h[1024], msg[sizeof err->msg];
-        history_text(S, h, sizeof h);
+        hdg_newton_history_text(S->hist, S->nhist, h, sizeof h);
         const char *dom = !strcmp(info->reason, "DIVERGED_FUNCTION_DOMAIN")
                               ? (info->steps ? " (the residual at a state SNES tried was not finite: the state left "
                                                "the range where the nonlinear terms or their derivatives are defined)"
