@@ -11,9 +11,13 @@ Physical surfaces 1 left (x = 0), 2 right, 3 front (y = 0), 4 back, 5 bottom (z 
 6 top; volume 10. Used periodic (periodic=left:right,front:back,bottom:top) by
 nldg_totals_3d_* (tests/nldg.cmake)."""
 import itertools
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "mesh3d"))
+from gen_tets import KUHN, sign, write22  # noqa: E402  (the Kuhn cells, the Gmsh 2.2 writer)
 
 N = 3
-KUHN = [(0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)]
 EVEN = [(0, 1, 2, 3), (1, 2, 0, 3), (2, 0, 1, 3), (0, 2, 3, 1), (2, 3, 0, 1), (3, 0, 2, 1),
         (0, 3, 1, 2), (3, 1, 0, 2), (1, 0, 3, 2), (1, 3, 2, 0), (3, 2, 1, 0), (2, 1, 3, 0)]
 NAMES = {1: "left", 2: "right", 3: "front", 4: "back", 5: "bottom", 6: "top"}
@@ -25,15 +29,6 @@ def lcg(seed):
     while True:
         s = (6364136223846793005 * s + 1442695040888963407) % (1 << 64)
         yield (s >> 11) / float(1 << 53)
-
-
-def sign(p):
-    s = 1
-    for i in range(len(p)):
-        for j in range(i + 1, len(p)):
-            if p[i] > p[j]:
-                s = -s
-    return s
 
 
 def mesh():
@@ -80,26 +75,5 @@ def mesh():
     return coords, tets, tris
 
 
-def write22(path, coords, tets, tris):
-    with open(path, "w") as f:
-        f.write("$MeshFormat\n2.2 0 8\n$EndMeshFormat\n")
-        f.write("$PhysicalNames\n%d\n" % (len(NAMES) + 1))
-        for t, nm in NAMES.items():
-            f.write('2 %d "%s"\n' % (t, nm))
-        f.write('3 10 "solid"\n$EndPhysicalNames\n')
-        f.write("$Nodes\n%d\n" % len(coords))
-        for i, (x, y, z) in enumerate(coords):
-            f.write("%d %.17g %.17g %.17g\n" % (i + 1, x, y, z))
-        f.write("$EndNodes\n$Elements\n%d\n" % (len(tris) + len(tets)))
-        e = 1
-        for phys, v in tris:
-            f.write("%d 2 2 %d %d %d %d %d\n" % (e, phys, phys, *v))
-            e += 1
-        for v in tets:
-            f.write("%d 4 2 10 1 %d %d %d %d\n" % (e, *v))
-            e += 1
-        f.write("$EndElements\n")
-
-
 if __name__ == "__main__":
-    write22("shuffled_cube_v22.msh", *mesh())
+    write22("shuffled_cube_v22.msh", *mesh(), names=NAMES)
