@@ -1,6 +1,7 @@
-/* dg_speed.c — characteristic speed and energy class of an explicit DG
- * problem, read from its atoms (see dg_speed.h). */
-#include "drivers/dg_speed.h"
+/* dg_speed.c — the characteristic speed of an explicit DG problem, read from its
+ * atoms (see dg_speed.h); the form it reads them into is shared with the energy
+ * class (dg_energy.c) through dg_speed_internal.h. */
+#include "drivers/dg_speed_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -15,30 +16,6 @@
 #define M_PI 3.14159265358979323846
 #endif
 
-enum { KIND_A, KIND_B, KIND_C, KIND_R };   /* A, B, C: dx, dy, dz terms (kind = direction) */
-#define MAXF HDG_DG_MAX_FIELDS
-
-/* One volume atom with an unknown: coefficient, row and column field, which
- * matrix it adds to and with what sign. */
-typedef struct vterm {
-    const hdg_atom *a;
-    int row, col, kind;
-    double sign;
-} vterm;
-
-typedef struct form {
-    const hdg_problem *p;
-    int F, dim;
-    const hdg_atom *time[MAXF];   /* the dt() atom of each row */
-    vterm *t;
-    int nt;
-    int dep_xy, dep_t;            /* some coefficient depends on x, y (or z), on t */
-    int dep_state;                /* nonlinear: the Jacobian atoms of residuals read the state */
-    const double *U;              /* dep_state: the element's state (fields x Np) and the node */
-    int Np, node;
-    int field_of[64][3];
-} form;
-
 /* HDG_EX_STATE leaves at the form's point: the node's value (values only:
  * the lowering refuses derivatives of the state in DG residuals). */
 static double state_at(void *ctx, int unknown, int comp, int op, int side)
@@ -50,14 +27,14 @@ static double state_at(void *ctx, int unknown, int comp, int op, int side)
     return f >= 0 ? fm->U[(size_t)f * fm->Np + fm->node] : NAN;
 }
 
-static int depends_xy(const hdg_expr *e)
+int hdg_dgs_depends_xy(const hdg_expr *e)
 {
     return hdg_expr_depends(e, HDG_VAR_X) || hdg_expr_depends(e, HDG_VAR_Y) || hdg_expr_depends(e, HDG_VAR_Z);
 }
 
 /* The environment of a coefficient at the point x (dim coordinates), time t
  * and normal n (NULL: 0). */
-static hdg_eval_env env_at(const hdg_problem *p, int dim, const double *x, double t, const double *n)
+hdg_eval_env hdg_dgs_env_at(const hdg_problem *p, int dim, const double *x, double t, const double *n)
 {
     hdg_eval_env env = {.x = x[0], .y = x[1], .t = t, .nx = n ? n[0] : 0, .ny = n ? n[1] : 0, .problem = p};
     if (dim == 3) env.z = x[2], env.nz = n ? n[2] : 0;
@@ -67,7 +44,7 @@ static hdg_eval_env env_at(const hdg_problem *p, int dim, const double *x, doubl
 /* The direction (0, 1, 2) of a derivative operator. */
 static int op_kind(int op) { return op == HDG_OP_DX ? KIND_A : op == HDG_OP_DY ? KIND_B : KIND_C; }
 
-static void form_build(form *fm, const hdg_problem *p, const hdg_dg_lowered *L)
+void hdg_dgs_form_build(form *fm, const hdg_problem *p, const hdg_dg_lowered *L)
 {
     memset(fm, 0, sizeof *fm);
     fm->p = p;
@@ -119,24 +96,24 @@ static void form_build(form *fm, const hdg_problem *p, const hdg_dg_lowered *L)
     }
     for (int f = 0; f < fm->F; f++)
         if (fm->time[f]) {
-            fm->dep_xy |= depends_xy(fm->time[f]->coef);
+            fm->dep_xy |= hdg_dgs_depends_xy(fm->time[f]->coef);
             fm->dep_t |= hdg_expr_depends(fm->time[f]->coef, HDG_VAR_T);
         }
     for (int i = 0; i < fm->nt; i++) {
-        fm->dep_xy |= depends_xy(fm->t[i].a->coef);
+        fm->dep_xy |= hdg_dgs_depends_xy(fm->t[i].a->coef);
         fm->dep_t |= hdg_expr_depends(fm->t[i].a->coef, HDG_VAR_T);
     }
 }
 
-static const char *fname(const hdg_problem *p) { return p->file ? p->file : "<input>"; }
+const char *hdg_dgs_fname(const hdg_problem *p) { return p->file ? p->file : "<input>"; }
 
 /* A[d] (d < dim) and R (F x F, row-major) at (x, t), rows divided by c_T.
  * Returns 0, or -1 with why filled (c_T not positive, a value not finite). */
-static int form_eval(const form *fm, const double *x, double t, double (*A)[MAXF * MAXF], double *R, char *why,
+int hdg_dgs_form_eval(const form *fm, const double *x, double t, double (*A)[MAXF * MAXF], double *R, char *why,
                      size_t n)
 {
     int F = fm->F;
-    hdg_eval_env env = env_at(fm->p, fm->dim, x, t, NULL);
+    hdg_eval_env env = hdg_dgs_env_at(fm->p, fm->dim, x, t, NULL);
     if (fm->dep_state) env.state = state_at, env.state_ctx = (void *)fm;
     char at[160];
     if (fm->dim == 2) snprintf(at, sizeof at, "(x, y, t) = (%g, %g, %g)", x[0], x[1], t);
@@ -147,7 +124,7 @@ static int form_eval(const form *fm, const double *x, double t, double (*A)[MAXF
         const vterm *v = &fm->t[i];
         double c = hdg_expr_eval(v->a->coef, &env);
         if (!isfinite(c)) {
-            snprintf(why, n, "%s:%d:%d: the coefficient of this term is %g at %s", fname(fm->p), v->a->loc.line,
+            snprintf(why, n, "%s:%d:%d: the coefficient of this term is %g at %s", hdg_dgs_fname(fm->p), v->a->loc.line,
                      v->a->loc.col, c, at);
             return -1;
         }
@@ -157,7 +134,7 @@ static int form_eval(const form *fm, const double *x, double t, double (*A)[MAXF
     for (int f = 0; f < F; f++) {
         double c = fm->time[f] ? hdg_expr_eval(fm->time[f]->coef, &env) : 1.0;
         if (!(c > 0) || !isfinite(c)) {
-            snprintf(why, n, "%s:%d:%d: the dt() coefficient is %g at %s, not positive", fname(fm->p),
+            snprintf(why, n, "%s:%d:%d: the dt() coefficient is %g at %s, not positive", hdg_dgs_fname(fm->p),
                      fm->time[f]->loc.line, fm->time[f]->loc.col, c, at);
             return -1;
         }
@@ -171,14 +148,14 @@ static int form_eval(const form *fm, const double *x, double t, double (*A)[MAXF
 
 /* ------------------------------------------------------------ spectral radius */
 
-static double max_abs(int n, const double *C)
+double hdg_dgs_max_abs(int n, const double *C)
 {
     double s = 0;
     for (int i = 0; i < n * n; i++) s = fmax(s, fabs(C[i]));
     return s;
 }
 
-static int symmetric(int n, const double *C, double tol)
+int hdg_dgs_symmetric(int n, const double *C, double tol)
 {
     for (int i = 0; i < n; i++)
         for (int j = 0; j < i; j++)
@@ -229,9 +206,9 @@ static double gelfand(int n, const double *C, double scale)
 double hdg_spectral_radius(int n, const double *C)
 {
     if (n == 1) return fabs(C[0]);
-    double scale = max_abs(n, C);
+    double scale = hdg_dgs_max_abs(n, C);
     if (!(scale > 0)) return 0;
-    if (!symmetric(n, C, 1e-14 * scale)) return gelfand(n, C, scale);
+    if (!hdg_dgs_symmetric(n, C, 1e-14 * scale)) return gelfand(n, C, scale);
     double *W = hdg_xmalloc(sizeof(double) * n * n), *ev = hdg_xmalloc(sizeof(double) * n);
     memcpy(W, C, sizeof(double) * n * n);
     double r = hdg_sym_eig(n, W, ev) ? gelfand(n, C, scale) : fmax(fabs(ev[0]), fabs(ev[n - 1]));
@@ -274,7 +251,7 @@ static double max_over_directions_2d(int F, const double *A, const double *B)
 }
 
 /* The unit vector of polar angle th and azimuth ph. */
-static void sphere_dir(double th, double ph, double *n)
+void hdg_dgs_sphere_dir(double th, double ph, double *n)
 {
     n[0] = sin(th) * cos(ph), n[1] = sin(th) * sin(ph), n[2] = cos(th);
 }
@@ -283,7 +260,7 @@ static void sphere_dir(double th, double ph, double *n)
 static double rho_dir3(int F, double (*A)[MAXF * MAXF], double th, double ph, double *C)
 {
     double n[3];
-    sphere_dir(th, ph, n);
+    hdg_dgs_sphere_dir(th, ph, n);
     for (int i = 0; i < F * F; i++) C[i] = A[0][i] * n[0] + A[1][i] * n[1] + A[2][i] * n[2];
     return hdg_spectral_radius(F, C);
 }
@@ -330,7 +307,7 @@ static double max_over_directions(int dim, int F, double (*A)[MAXF * MAXF])
 static double rho_fast(int n, const double *C)
 {
     if (n == 1) return fabs(C[0]);
-    double scale = max_abs(n, C);
+    double scale = hdg_dgs_max_abs(n, C);
     if (!(scale > 0)) return 0;
     double M[MAXF * MAXF], S[MAXF * MAXF], nrm = 0, L, k = 1, lr;   /* lr = log(rho / scale) */
     for (int i = 0; i < n * n; i++) M[i] = C[i] / scale, nrm += M[i] * M[i];
@@ -370,7 +347,7 @@ static double max_over_directions_sampled(int dim, int F, double (*A)[MAXF * MAX
     for (int i = 0; i < KT; i++)
         for (int j = 0; j < KP; j++) {
             if (dim == 2) n[0] = cos(M_PI * j / KP), n[1] = sin(M_PI * j / KP), n[2] = 0;
-            else sphere_dir(0.5 * M_PI * (i + 0.5) / KT, 2 * M_PI * j / KP, n);
+            else hdg_dgs_sphere_dir(0.5 * M_PI * (i + 0.5) / KT, 2 * M_PI * j / KP, n);
             for (int q = 0; q < F * F; q++) {
                 C[q] = A[0][q] * n[0] + A[1][q] * n[1];
                 if (dim == 3) C[q] += A[2][q] * n[2];
@@ -391,9 +368,9 @@ static double max_over_directions_sampled(int dim, int F, double (*A)[MAXF * MAX
  * radius and the disk. */
 static double react_rate(int F, const double *R)
 {
-    double scale = max_abs(F, R);
+    double scale = hdg_dgs_max_abs(F, R);
     if (!(scale > 0)) return 0;
-    if (!symmetric(F, R, 1e-14 * scale)) return hdg_spectral_radius(F, R) / hdg_lserk4_disk_radius;
+    if (!hdg_dgs_symmetric(F, R, 1e-14 * scale)) return hdg_spectral_radius(F, R) / hdg_lserk4_disk_radius;
     double W[MAXF * MAXF], ev[MAXF];
     memcpy(W, R, sizeof(double) * F * F);
     if (hdg_sym_eig(F, W, ev)) return hdg_spectral_radius(F, R) / hdg_lserk4_disk_radius;
@@ -412,7 +389,7 @@ static int speed_at(const form *fm, int npts, const double *x, double final, dou
     double A[3][MAXF * MAXF], R[MAXF * MAXF], s = 0, r = 0;
     for (int k = 0; k < nt; k++)
         for (int i = 0; i < npts; i++) {
-            if (form_eval(fm, x + 3 * i, final * k / 8.0, A, R, why, n)) return -1;
+            if (hdg_dgs_form_eval(fm, x + 3 * i, final * k / 8.0, A, R, why, n)) return -1;
             s = fmax(s, max_over_directions(fm->dim, F, A));
             r = fmax(r, react_rate(F, R));
         }
@@ -448,7 +425,7 @@ void hdg_dg_char_speed_piece(const hdg_problem *p, const hdg_dg_lowered *L, cons
     memset(out, 0, sizeof *out);
     out->dim = L->dim;
     form fm;
-    form_build(&fm, p, L);
+    hdg_dgs_form_build(&fm, p, L);
     int Np = re->Np;
     double *x = hdg_xcalloc(3 * (size_t)Np, sizeof(double)), s0 = 0, r0 = 0;
     double kN = hdg_dg_dt(re->N, 1.0, 1.0);
@@ -474,7 +451,7 @@ void hdg_dg_char_speed_piece(const hdg_problem *p, const hdg_dg_lowered *L, cons
 int hdg_dg_speed_state_dependent(const hdg_problem *p, const hdg_dg_lowered *L)
 {
     form fm;
-    form_build(&fm, p, L);
+    hdg_dgs_form_build(&fm, p, L);
     free(fm.t);
     return fm.dep_state;
 }
@@ -487,7 +464,7 @@ int hdg_dg_char_speed_state(const hdg_problem *p, const hdg_dg_lowered *L, const
     out->dim = L->dim;
     out->rmin = out->unit = INFINITY;
     form fm;
-    form_build(&fm, p, L);
+    hdg_dgs_form_build(&fm, p, L);
     fm.Np = re->Np;
     double x[3] = {0}, kN = hdg_dg_dt(re->N, 1.0, 1.0), A[3][MAXF * MAXF], R[MAXF * MAXF];
     int bad = -1;
@@ -499,7 +476,7 @@ int hdg_dg_char_speed_state(const hdg_problem *p, const hdg_dg_lowered *L, const
         for (int i = 0; bad < 0 && i < re->Np; i++) {
             fm.node = i;
             node_point(m, re, e, i, x);
-            if (form_eval(&fm, x, t, A, R, out->why, sizeof out->why)) { bad = e; break; }
+            if (hdg_dgs_form_eval(&fm, x, t, A, R, out->why, sizeof out->why)) { bad = e; break; }
             double nb[3] = {0, 0, 0}, si = max_over_directions_sampled(fm.dim, fm.F, A, nb);
             if (si < 0 && !fm.dep_state) si = max_over_directions(fm.dim, fm.F, A);   /* linear: the file's system */
             if (si < 0) {
@@ -541,260 +518,3 @@ void hdg_dg_char_speed(const hdg_problem *p, const hdg_dg_lowered *L, const hdg_
     hdg_dg_speed_settle(out);
 }
 
-/* ------------------------------------------------------------ energy class */
-
-static int why_at(char *why, size_t n, const hdg_problem *p, hdg_loc loc, const char *what)
-{
-    snprintf(why, n, "%s:%d:%d: %s", fname(p), loc.line, loc.col, what);
-    return 0;
-}
-
-static int sources_free(const hdg_problem *p, char *why, size_t n)
-{
-    for (int e = 0; e < p->nequations; e++)
-        for (int i = 0; i < p->equations[e].natoms; i++) {
-            const hdg_atom *a = &p->equations[e].atoms[i];
-            if (a->role == HDG_ROLE_SOURCE && !hdg_expr_is_num(a->coef, 0))
-                return why_at(why, n, p, a->loc, "a source term");
-        }
-    return 1;
-}
-
-static int ext_data_free(const hdg_problem *p, const hdg_dg_lowered *L, char *why, size_t n)
-{
-    for (int b = 0; b < p->nbcs; b++)
-        for (int r = 0; r < p->bcs[b].nrules; r++) {
-            const hdg_ext_rule *x = &p->bcs[b].rules[r];
-            int f = 0;
-            while (f < L->nfields && !(L->field_unknown[f] == x->unknown && L->field_comp[f] == x->comp)) f++;
-            if (f < L->nfields && L->needs_ext[f] && x->data && !hdg_expr_is_num(x->data, 0)) {
-                char msg[200];
-                snprintf(msg, sizeof msg, "boundary '%s' gives exterior data for %s", p->bcs[b].label,
-                         L->field_name[f]);
-                return why_at(why, n, p, x->loc, msg);
-            }
-        }
-    return 1;
-}
-
-/* ------------------------------------------------------------ faces */
-
-/* The face terms of a row field's equation, per normal: Fi (x interior
- * values), Fe (x exterior values), over c (the common dt() coefficient). */
-typedef struct faces {
-    const hdg_problem *p;
-    const hdg_dg_lowered *L;
-    int field_of[64][3];
-    double c;
-} faces;
-
-static int row_of(const faces *fc, const hdg_equation *q, int test_comp)
-{
-    for (int i = 0; i < q->natoms; i++)
-        if (q->atoms[i].role == HDG_ROLE_TIME && q->atoms[i].test_comp == test_comp)
-            return fc->field_of[q->atoms[i].trial][q->atoms[i].trial_comp];
-    return -1;
-}
-
-static void face_mats(const faces *fc, const double *nv, double *Fi, double *Fe)
-{
-    const hdg_problem *p = fc->p;
-    int F = fc->L->nfields;
-    const double x0[3] = { 0, 0, 0 };
-    hdg_eval_env env = env_at(p, fc->L->dim, x0, 0, nv);
-    memset(Fi, 0, sizeof(double) * F * F);
-    memset(Fe, 0, sizeof(double) * F * F);
-    for (int e = 0; e < p->nequations; e++)
-        for (int i = 0; i < p->equations[e].natoms; i++) {
-            const hdg_atom *a = &p->equations[e].atoms[i];
-            if (a->role != HDG_ROLE_FLUX) continue;
-            int r = row_of(fc, &p->equations[e], a->test_comp), col = fc->field_of[a->trial][a->trial_comp];
-            double *M = a->side == HDG_SIDE_EXTERIOR ? Fe : Fi;
-            M[r * F + col] += hdg_expr_eval(a->coef, &env) / fc->c;
-        }
-}
-
-/* ext = M u on the faces of condition b */
-static void ext_mat(const faces *fc, const hdg_bc *bc, const double *nv, double *M)
-{
-    int F = fc->L->nfields;
-    const double x0[3] = { 0, 0, 0 };
-    hdg_eval_env env = env_at(fc->p, fc->L->dim, x0, 0, nv);
-    memset(M, 0, sizeof(double) * F * F);
-    for (int r = 0; r < bc->nrules; r++) {
-        int f = fc->field_of[bc->rules[r].unknown][bc->rules[r].comp];
-        for (int j = 0; j < bc->rules[r].nterms; j++) {
-            const hdg_ext_term *t = &bc->rules[r].terms[j];
-            M[f * F + fc->field_of[t->unknown][t->comp]] += hdg_expr_eval(t->coef, &env);
-        }
-    }
-}
-
-/* The smallest eigenvalue of the symmetric part of the n x n matrix K, relative to its size. */
-static double min_sym_eig(int n, const double *K)
-{
-    double *S = hdg_xmalloc(sizeof(double) * n * n), *ev = hdg_xmalloc(sizeof(double) * n), scale = max_abs(n, K);
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < n; j++) S[i * n + j] = 0.5 * (K[i * n + j] + K[j * n + i]);
-    double r = hdg_sym_eig(n, S, ev) ? -1 : scale > 0 ? ev[0] / scale : 0;
-    free(S);
-    free(ev);
-    return r;
-}
-
-/* The k-th of the normals the face check samples: 64 on the circle in 2D;
- * in 3D a 9 x 16 grid of polar and azimuthal angles over the sphere (144,
- * the poles included). */
-static int check_normals(int dim) { return dim == 2 ? 64 : 9 * 16; }
-
-static void check_normal(int dim, int k, double *nv)
-{
-    if (dim == 2) {
-        nv[0] = cos(M_PI * k / 32), nv[1] = sin(M_PI * k / 32), nv[2] = 0;
-        return;
-    }
-    sphere_dir(M_PI * (k / 16) / 8, 2 * M_PI * (k % 16) / 16, nv);
-}
-
-/* The face terms cannot feed energy: with V(n) = (A_weak - A_strong) n / 2
- * the volume terms' share of the faces, every interior face (u, w: the two
- * sides) and every boundary face (w = M u) adds a quadratic form >= 0 to
- * -dE/dt. Checked at the normals of check_normal; coefficients must not
- * vary in space or time. Vd[d] (d < dim): the share's matrix of direction d. */
-/* V(n) entry ij: Vx nx + Vy ny (+ Vz nz). */
-static double vshare(double (*Vd)[MAXF * MAXF], int dim, const double *nv, int ij)
-{
-    double V = Vd[0][ij] * nv[0] + Vd[1][ij] * nv[1];
-    return dim == 2 ? V : V + Vd[2][ij] * nv[2];
-}
-
-static int faces_dissipate(const faces *fc, double (*Vd)[MAXF * MAXF], char *why, size_t n)
-{
-    const hdg_problem *p = fc->p;
-    int F = fc->L->nfields, F2 = 2 * F;
-    for (int e = 0; e < p->nequations; e++)
-        for (int i = 0; i < p->equations[e].natoms; i++) {
-            const hdg_atom *a = &p->equations[e].atoms[i];
-            if (a->role == HDG_ROLE_FLUX && (a->markers || depends_xy(a->coef) || hdg_expr_depends(a->coef, HDG_VAR_T)))
-                return why_at(why, n, p, a->loc, "a face term varies in space or time or sits on some markers only");
-        }
-    for (int b = 0; b < p->nbcs; b++)
-        for (int r = 0; r < p->bcs[b].nrules; r++)
-            for (int j = 0; j < p->bcs[b].rules[r].nterms; j++) {
-                const hdg_expr *c = p->bcs[b].rules[r].terms[j].coef;
-                if (depends_xy(c) || hdg_expr_depends(c, HDG_VAR_T))
-                    return why_at(why, n, p, p->bcs[b].rules[r].loc, "an exterior state varies in space or time");
-            }
-    double *Fi = hdg_xmalloc(sizeof(double) * 4 * F * F), *Fe = Fi + F * F, *Gi = Fe + F * F, *Ge = Gi + F * F;
-    double *K = hdg_xmalloc(sizeof(double) * F2 * F2), *M = hdg_xmalloc(sizeof(double) * F * F);
-    int ok = 1, dim = fc->L->dim;
-    for (int k = 0; k < check_normals(dim) && ok; k++) {
-        double nv[3], mv[3];
-        check_normal(dim, k, nv);
-        for (int d = 0; d < 3; d++) mv[d] = -nv[d];
-        face_mats(fc, nv, Fi, Fe);
-        face_mats(fc, mv, Gi, Ge);
-        for (int i = 0; i < F; i++)
-            for (int j = 0; j < F; j++) {
-                double V = vshare(Vd, dim, nv, i * F + j);
-                K[i * F2 + j] = Fi[i * F + j] - V;
-                K[i * F2 + F + j] = Fe[i * F + j];
-                K[(F + i) * F2 + j] = Ge[i * F + j];
-                K[(F + i) * F2 + F + j] = Gi[i * F + j] + V;
-            }
-        if (min_sym_eig(F2, K) < -1e-12) ok = why_at(why, n, p, p->loc, "the face terms can feed energy (a flux "
-                                                                          "that is neither upwind nor central)");
-        for (int b = 0; b < p->nbcs && ok; b++) {
-            ext_mat(fc, &p->bcs[b], nv, M);
-            for (int i = 0; i < F; i++)
-                for (int j = 0; j < F; j++) {
-                    double s = Fi[i * F + j] - vshare(Vd, dim, nv, i * F + j);
-                    for (int l = 0; l < F; l++) s += Fe[i * F + l] * M[l * F + j];
-                    K[i * F + j] = s;
-                }
-            if (min_sym_eig(F, K) < -1e-12)
-                ok = why_at(why, n, p, p->bcs[b].loc, "this boundary condition can feed energy");
-        }
-    }
-    free(Fi);
-    free(K);
-    free(M);
-    return ok;
-}
-
-/* Vd[d] = (A_weak - A_strong) / 2 for each direction d (constant
- * coefficients, over c): the volume terms' share of the face integrals of
- * dE/dt. 0 when a part is not symmetric (no such identity). */
-static int volume_faces(const form *fm, double c, double (*Vd)[MAXF * MAXF])
-{
-    int F = fm->F;
-    double S[3][MAXF * MAXF], W[3][MAXF * MAXF];
-    memset(S, 0, sizeof S);
-    memset(W, 0, sizeof W);
-    const double x0[3] = { 0, 0, 0 };
-    hdg_eval_env env = env_at(fm->p, fm->dim, x0, 0, NULL);
-    for (int i = 0; i < fm->nt; i++) {
-        const vterm *v = &fm->t[i];
-        if (v->kind == KIND_R) continue;
-        double *M = v->sign > 0 ? S[v->kind] : W[v->kind];
-        M[v->row * F + v->col] += v->sign * hdg_expr_eval(v->a->coef, &env) / c;
-    }
-    for (int d = 0; d < fm->dim; d++) {
-        double scale = fmax(max_abs(F, S[d]), max_abs(F, W[d]));
-        if (!symmetric(F, S[d], 1e-12 * scale) || !symmetric(F, W[d], 1e-12 * scale)) return 0;
-    }
-    for (int d = 0; d < fm->dim; d++)
-        for (int i = 0; i < F * F; i++) Vd[d][i] = 0.5 * (W[d][i] - S[d][i]);
-    return 1;
-}
-
-int hdg_dg_energy_bounded(const hdg_problem *p, const hdg_dg_lowered *L, char *why, size_t n)
-{
-    if (!sources_free(p, why, n) || !ext_data_free(p, L, why, n)) return 0;
-    form fm;
-    form_build(&fm, p, L);
-    int F = fm.F, ok = 1;
-    double A[3][MAXF * MAXF], R[MAXF * MAXF], c0 = 0;
-    const double x0[3] = { 0, 0, 0 };
-    if (fm.dep_xy || fm.dep_t) {
-        snprintf(why, n, "coefficients of the volume or dt() terms vary in space or time");
-        ok = 0;
-    }
-    if (ok && form_eval(&fm, x0, 0, A, R, why, n)) ok = 0;
-    hdg_eval_env env = env_at(p, fm.dim, x0, 0, NULL);
-    for (int f = 0; ok && f < F; f++) {
-        double c = hdg_expr_eval(fm.time[f]->coef, &env);
-        if (f == 0) c0 = c;
-        if (c != c0) ok = why_at(why, n, p, fm.time[f]->loc, "the dt() coefficients differ between fields");
-    }
-    double scale = 0;
-    int sym = 1;
-    for (int d = 0; d < fm.dim; d++) scale = fmax(scale, max_abs(F, A[d]));
-    for (int d = 0; d < fm.dim; d++) sym = sym && symmetric(F, A[d], 1e-12 * scale);
-    if (ok && !sym) {
-        snprintf(why, n, fm.dim == 2 ? "the flux Jacobians A, B are not symmetric"
-                                     : "the flux Jacobians A, B, C are not symmetric");
-        ok = 0;
-    }
-    if (ok && !volume_faces(&fm, c0, A)) {   /* A now holds the Vd */
-        snprintf(why, n, fm.dim == 2 ? "the strong- and weak-form parts of A, B are not symmetric each"
-                                     : "the strong- and weak-form parts of A, B, C are not symmetric each");
-        ok = 0;
-    }
-    if (ok) {
-        faces fc = { p, L, {{0}}, c0 };
-        for (int f = 0; f < L->nfields; f++) fc.field_of[L->field_unknown[f]][L->field_comp[f]] = f;
-        ok = faces_dissipate(&fc, A, why, n);
-    }
-    if (ok && max_abs(F, R) > 0) {   /* d/dt E gets -U^T R U: R's symmetric part must be >= 0 */
-        double S[MAXF * MAXF], ev[MAXF];
-        for (int i = 0; i < F; i++)
-            for (int j = 0; j < F; j++) S[i * F + j] = 0.5 * (R[i * F + j] + R[j * F + i]);
-        if (hdg_sym_eig(F, S, ev) || ev[0] < -1e-12 * max_abs(F, R)) {
-            snprintf(why, n, "the (u, v) terms can feed energy");
-            ok = 0;
-        }
-    }
-    free(fm.t);
-    return ok;
-}
