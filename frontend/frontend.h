@@ -238,6 +238,9 @@ typedef struct hdg_unknown {
     const hdg_expr *initial[HDG_MAX_COMP];/* DG: at t = 0 (given, else exact at t = 0, else 0) */
     bool initial_given;
     bool needs_exterior;       /* DG: some flux uses its exterior value */
+    bool no_condition;         /* a trace unknown (HDG) or an exterior value (DG) that no boundary
+                                  condition gives: only a mesh without boundary faces (a torus) runs
+                                  it, as the run's marker check decides; `hdgc check` notes it */
     hdg_loc loc;
 } hdg_unknown;
 

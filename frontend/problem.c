@@ -181,6 +181,11 @@ static int check_markers(const hdg_problem *p, const char *const *names, int n, 
                              names[i], p->unknowns[u].name);
         }
     }
+    for (int u = 0; d->nerrors > before && u < p->nunknowns; u++)
+        if (p->unknowns[u].no_condition)   /* the file may be meant for a torus */
+            hdg_diag_add(d, HDG_DIAG_NOTE, p->unknowns[u].loc, "no boundary condition gives %s%s%s at all: a mesh "
+                         "without boundary faces (square:N,periodic=xy) needs none", p->unknowns[u].trace ? "'" : "ext(",
+                         p->unknowns[u].name, p->unknowns[u].trace ? "'" : ")");
     return d->nerrors - before;
 }
 
@@ -482,9 +487,29 @@ static bool has_robin(const hdg_bc *c, int nc)
     return false;
 }
 
+/* The unknowns no condition covers (sema_coverage): fine on a mesh without boundary faces. */
+static void summary_uncovered(hdg_str *b, const hdg_problem *p)
+{
+    for (int u = 0; u < p->nunknowns; u++) {
+        const hdg_unknown *x = &p->unknowns[u];
+        if (!x->no_condition) continue;
+        if (x->trace)
+            hdg_str_printf(b, "  none for the trace unknown '%s' (%d:%d): only a mesh without boundary faces "
+                           "(square:N,periodic=xy) runs it; others need one, e.g. 'boundary dirichlet %s = 0 on all'\n",
+                           x->name, x->loc.line, x->loc.col, x->name);
+        else
+            hdg_str_printf(b, "  none defines ext(%s) (%d:%d), which a flux uses: only a mesh without boundary faces "
+                           "(square:N,periodic=xy) runs it; others need one, e.g. 'boundary wall on all: ext(%s) = "
+                           "%s'\n", x->name, x->loc.line, x->loc.col, x->name, x->name);
+    }
+}
+
 static void summary_bcs(hdg_str *b, const hdg_problem *p)
 {
-    if (p->nbcs) hdg_str_puts(b, "boundary conditions:\n");
+    bool none = false;
+    for (int u = 0; u < p->nunknowns; u++) none = none || p->unknowns[u].no_condition;
+    if (p->nbcs || none) hdg_str_puts(b, "boundary conditions:\n");
+    summary_uncovered(b, p);
     for (int i = 0; i < p->nbcs; i++) {
         const hdg_bc *c = &p->bcs[i];
         hdg_str_printf(b, "  %s on ", c->label);
